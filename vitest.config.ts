@@ -1,0 +1,24 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+
+// vitest runs the TypeScript sources directly (no transformer needed for the runtime);
+// `fw` and its JSX runtime resolve to the sources, as the tsconfig `paths` say.
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^fw\/jsx-(dev-)?runtime$/, replacement: here("./runtime/html/jsx-runtime.ts") },
+      { find: /^fw$/, replacement: here("./runtime/index.ts") },
+    ],
+  },
+  esbuild: {
+    jsx: "automatic",
+    jsxImportSource: "fw",
+  },
+  test: {
+    include: ["spec/**/*.test.ts", "spec/**/*.test.tsx"],
+    testTimeout: 20_000,
+    pool: "forks",
+  },
+});
