@@ -12,9 +12,8 @@ export default defineConfig({
       { find: /^fw$/, replacement: here("./runtime/index.ts") },
     ],
   },
-  esbuild: {
-    jsx: "automatic",
-    jsxImportSource: "fw",
+  oxc: {
+    jsx: { runtime: "automatic", importSource: "fw" },
   },
   test: {
     include: ["spec/**/*.test.ts", "spec/**/*.test.tsx"],

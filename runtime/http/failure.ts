@@ -1,0 +1,119 @@
+import type { Method } from "./method.js";
+
+/**
+ * The sealed failure set of spec section 7. A failure carries no status and no headers: the
+ * one mapping to a status is `statusOf`, an exhaustive switch at the boundary. Handlers throw
+ * these to reach the framework's own statuses (there is no NotFound response constructor).
+ */
+abstract class FailureBase extends Error {
+  abstract readonly kind: string;
+}
+
+export class NotFound extends FailureBase {
+  readonly kind = "NotFound" as const;
+  constructor(readonly detail = "Nothing is served at this address.") {
+    super(detail);
+  }
+}
+
+export class MethodNotAllowed extends FailureBase {
+  readonly kind = "MethodNotAllowed" as const;
+  /** The methods the matched path does accept: they build the mandatory `Allow` header. */
+  constructor(readonly allowed: readonly Method[]) {
+    super(`This address accepts ${allowed.join(", ")} only.`);
+  }
+  get detail(): string {
+    return this.message;
+  }
+}
+
+export class NotImplemented extends FailureBase {
+  readonly kind = "NotImplemented" as const;
+  constructor(readonly detail = "This request method is not supported.") {
+    super(detail);
+  }
+}
+
+export class BadRequest extends FailureBase {
+  readonly kind = "BadRequest" as const;
+  constructor(readonly detail = "The request could not be read.") {
+    super(detail);
+  }
+}
+
+export class PayloadTooLarge extends FailureBase {
+  readonly kind = "PayloadTooLarge" as const;
+  constructor(readonly limit: number) {
+    super(`The request body is larger than the ${limit}-byte limit.`);
+  }
+  get detail(): string {
+    return this.message;
+  }
+}
+
+export class Forbidden extends FailureBase {
+  readonly kind = "Forbidden" as const;
+  /** `detail` says which kind of refusal it was (spec 5.6): there is no 401. */
+  constructor(readonly detail = "This request is refused.") {
+    super(detail);
+  }
+}
+
+export class InternalServerError extends FailureBase {
+  readonly kind = "InternalServerError" as const;
+  readonly detail = "The server could not complete this request.";
+  /** The cause is read by both the logger and (in dev only) the renderer. */
+  constructor(override readonly cause: unknown) {
+    super("Internal server error");
+  }
+}
+
+/** The closed union: `statusOf` must name every case, with no default. */
+export type HttpFailure =
+  | NotFound
+  | MethodNotAllowed
+  | NotImplemented
+  | BadRequest
+  | PayloadTooLarge
+  | Forbidden
+  | InternalServerError;
+
+export function isHttpFailure(value: unknown): value is HttpFailure {
+  return (
+    value instanceof NotFound ||
+    value instanceof MethodNotAllowed ||
+    value instanceof NotImplemented ||
+    value instanceof BadRequest ||
+    value instanceof PayloadTooLarge ||
+    value instanceof Forbidden ||
+    value instanceof InternalServerError
+  );
+}
+
+/**
+ * The one mapping from failure to status: no default, so a case added to the union without a
+ * status here fails the build ("not all code paths return a value").
+ */
+export function statusOf(failure: HttpFailure): number {
+  switch (failure.kind) {
+    case "NotFound":
+      return 404;
+    case "MethodNotAllowed":
+      return 405;
+    case "NotImplemented":
+      return 501;
+    case "BadRequest":
+      return 400;
+    case "PayloadTooLarge":
+      return 413;
+    case "Forbidden":
+      return 403;
+    case "InternalServerError":
+      return 500;
+  }
+}
+
+/** Whatever reached the boundary, as a member of the sealed set. */
+export function asFailure(thrown: unknown): HttpFailure {
+  return isHttpFailure(thrown) ? thrown : new InternalServerError(thrown);
+}

@@ -1,0 +1,70 @@
+import { BadRequest } from "./failure.js";
+
+/** At most this many fields in one form or query string; more is a 400. */
+export const MAX_FIELDS = 1000;
+
+/**
+ * Read-only name → values pairs, from a query string or an urlencoded form. Backed by a Map,
+ * so a field named `__proto__` is just a field.
+ */
+export class Fields {
+  constructor(private readonly map: ReadonlyMap<string, readonly string[]> = new Map()) {}
+
+  static readonly empty = new Fields();
+
+  /** Parses `application/x-www-form-urlencoded` text; a malformed encoding is a 400. */
+  static parse(text: string, what: "form" | "query"): Fields {
+    if (text === "") return Fields.empty;
+    const map = new Map<string, string[]>();
+    let count = 0;
+    for (const pair of text.split("&")) {
+      if (pair === "") continue;
+      if (++count > MAX_FIELDS) {
+        throw new BadRequest(`The ${what} has more than ${MAX_FIELDS} fields.`);
+      }
+      const eq = pair.indexOf("=");
+      const name = decode(eq === -1 ? pair : pair.slice(0, eq), what);
+      const value = eq === -1 ? "" : decode(pair.slice(eq + 1), what);
+      const values = map.get(name);
+      if (values === undefined) map.set(name, [value]);
+      else values.push(value);
+    }
+    return new Fields(map);
+  }
+
+  /** The first value of `name`. */
+  get(name: string): string | undefined {
+    return this.map.get(name)?.[0];
+  }
+
+  getAll(name: string): readonly string[] {
+    return this.map.get(name) ?? [];
+  }
+
+  has(name: string): boolean {
+    return this.map.has(name);
+  }
+
+  get names(): string[] {
+    return [...this.map.keys()];
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  /** Every (name, value) pair, in order of first appearance of each name. */
+  *entries(): IterableIterator<[string, string]> {
+    for (const [name, values] of this.map) for (const value of values) yield [name, value];
+  }
+}
+
+function decode(text: string, what: string): string {
+  const spaced = text.includes("+") ? text.replaceAll("+", " ") : text;
+  if (!spaced.includes("%")) return spaced;
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    throw new BadRequest(`The ${what} has a malformed percent-encoding.`);
+  }
+}

@@ -1,0 +1,194 @@
+import { BadRequest } from "./failure.js";
+import { Fields } from "./fields.js";
+import { RequestHeaders } from "./headers.js";
+import type { Method } from "./method.js";
+import { Session } from "./session.js";
+
+/** The reserved session entry holding the CSRF token (spec 5.8). */
+export const CSRF_ENTRY = "_csrf";
+
+type DefaultParams = Readonly<Record<string, string>>;
+
+/** What a request is built from; everything is optional, so a test can build one by hand. */
+export interface RequestInit<P = DefaultParams> {
+  readonly method?: Method;
+  readonly path?: string;
+  readonly params?: P;
+  /** Query text after "?" (without it) or parsed fields. */
+  readonly query?: string | Fields;
+  readonly headers?: RequestHeaders | Readonly<Record<string, string>>;
+  readonly body?: Uint8Array | string;
+  /** The parsed form; when left out, an urlencoded body is parsed on first read. */
+  readonly form?: Fields;
+  readonly session?: Session;
+  readonly secure?: boolean;
+  readonly currentUser?: string;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function textOf(body: Uint8Array): string {
+  try {
+    return utf8.decode(body);
+  } catch {
+    throw new BadRequest("The request body is not valid UTF-8.");
+  }
+}
+
+function bytesOf(body: Uint8Array | string | undefined): Uint8Array {
+  if (body === undefined) return new Uint8Array(0);
+  return typeof body === "string" ? Buffer.from(body, "utf8") : body;
+}
+
+function headersOf(headers: RequestInit["headers"]): RequestHeaders {
+  return headers instanceof RequestHeaders ? headers : new RequestHeaders(headers ?? {});
+}
+
+// Lets copyRequest carry the query and form over unparsed (parsing could throw a 400).
+let rawQuery: (request: Sent<unknown>) => string | Fields;
+let rawForm: (request: Request<unknown>) => Fields | undefined;
+
+/** Parts both request kinds share: what the program or browser sent, read whole. */
+abstract class Sent<P> {
+  static {
+    rawQuery = (request) => request.#query;
+  }
+
+  readonly method: Method;
+  /** The path as requested, without the query. */
+  readonly path: string;
+  /** The path parameters, decoded for the types the handler asked for. */
+  readonly params: P;
+  readonly headers: RequestHeaders;
+  /** The entire body, read up to `maxBodySize`. */
+  readonly body: Uint8Array;
+  #query: string | Fields;
+
+  protected constructor(init: RequestInit<P>) {
+    this.method = init.method ?? "GET";
+    this.path = init.path ?? "/";
+    this.params = init.params ?? ({} as P);
+    this.headers = headersOf(init.headers);
+    this.body = bytesOf(init.body);
+    this.#query = init.query ?? "";
+  }
+
+  /** The query string's fields; a malformed encoding is a 400. */
+  get query(): Fields {
+    if (typeof this.#query === "string") this.#query = Fields.parse(this.#query, "query");
+    return this.#query;
+  }
+
+  /** The body as UTF-8 text; invalid UTF-8 is a 400. */
+  get text(): string {
+    return textOf(this.body);
+  }
+}
+
+/**
+ * One browser request, read whole (spec 2.5). Immutable. `session` is read from the signed
+ * cookie once the route matched; `currentUser` is written only by a guard's wrapper or by the
+ * table's `identify` on a socket upgrade, never from anything the client sent.
+ */
+export class Request<P = DefaultParams> extends Sent<P> {
+  readonly session: Session;
+  /** The browser reached the application over HTTPS; decides the cookie's Secure attribute. */
+  readonly secure: boolean;
+  /** The key of the user the guard identified; undefined means nobody. */
+  readonly currentUser: string | undefined;
+  #form: Fields | undefined;
+
+  static {
+    rawForm = (request) => request.#form;
+  }
+
+  constructor(init: RequestInit<P> = {}) {
+    super(init);
+    this.session = init.session ?? Session.empty;
+    this.secure = init.secure ?? false;
+    this.currentUser = init.currentUser;
+    this.#form = init.form;
+  }
+
+  /** The submitted form (urlencoded bodies only); empty for any other body. */
+  get form(): Fields {
+    if (this.#form === undefined) {
+      this.#form = isUrlEncoded(this.headers.get("content-type"))
+        ? Fields.parse(this.text, "form")
+        : Fields.empty;
+    }
+    return this.#form;
+  }
+
+  /** True when the session holds a CSRF token (not on error pages, unmatched requests, first visits' layouts). */
+  get hasCsrf(): boolean {
+    return this.session.get(CSRF_ENTRY) !== undefined;
+  }
+
+  /**
+   * The session's CSRF token, for forms (`<input name="_csrf">`). Throws where there is none:
+   * on error pages, on unmatched requests, and in the layout of a first visit (spec 2.17).
+   */
+  get csrf(): string {
+    const token = this.session.get(CSRF_ENTRY);
+    if (token === undefined) {
+      throw new Error(
+        "This request carries no CSRF token: error pages, unmatched requests and the layout of a " +
+          "first visit have none. Check request.hasCsrf before rendering a form there.",
+      );
+    }
+    return token;
+  }
+}
+
+/**
+ * A request on an API route (spec 2.6): sent by a program, no session takes part. No session,
+ * flash, CSRF token, cookies or form; the Cookie header stays among the headers as sent.
+ */
+export class ApiRequest<P = DefaultParams> extends Sent<P> {
+  constructor(init: Omit<RequestInit<P>, "session" | "form" | "secure" | "currentUser"> = {}) {
+    super(init);
+  }
+
+  /** Turns a served request into an API request, dropping everything session-bound. */
+  static of<P>(request: Request<P>): ApiRequest<P> {
+    return new ApiRequest<P>({
+      method: request.method,
+      path: request.path,
+      params: request.params,
+      query: request.query,
+      headers: request.headers,
+      body: request.body,
+    });
+  }
+}
+
+export function isUrlEncoded(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const semi = contentType.indexOf(";");
+  const type = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+  return type === "application/x-www-form-urlencoded";
+}
+
+/** A copy of `request` with some members replaced. For the runtime and guards, not the public API. */
+export function copyRequest<P, Q = P>(
+  request: Request<P>,
+  changes: Omit<RequestInit<Q>, "query" | "body" | "headers" | "path" | "method"> & { readonly method?: Method },
+): Request<Q> {
+  return new Request<Q>({
+    method: changes.method ?? request.method,
+    path: request.path,
+    params: changes.params ?? (request.params as unknown as Q),
+    query: rawQuery(request),
+    headers: request.headers,
+    body: request.body,
+    ...optional("form", changes.form ?? rawForm(request)),
+    session: changes.session ?? request.session,
+    secure: changes.secure ?? request.secure,
+    ...optional("currentUser", "currentUser" in changes ? changes.currentUser : request.currentUser),
+  });
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [k in K]?: V };
+}

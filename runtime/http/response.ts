@@ -1,0 +1,104 @@
+import type { Cookie } from "./cookie.js";
+import { BadRequest } from "./failure.js";
+import { isNode, type Html } from "../html/node.js";
+import type { Session } from "./session.js";
+
+/**
+ * A response body. `html` content is framed by the layout (or sent as written when it is a
+ * whole `<html>` document). A streaming case is reserved and absent (spec 2.7).
+ */
+export type Body =
+  | { readonly type: "empty" }
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "bytes"; readonly bytes: Uint8Array }
+  | { readonly type: "html"; readonly html: Html };
+
+export type Header = readonly [name: string, value: string];
+
+const EMPTY: Body = { type: "empty" };
+
+/** What a handler may answer with: page content, text, or bytes. */
+export type Content = Html | string | Uint8Array;
+
+/**
+ * A response (spec 2.7): any integer status, ordered headers with duplicates allowed, a body,
+ * and optionally the session to keep. A response that names no session keeps the request's.
+ */
+export class Response {
+  constructor(
+    readonly status: number,
+    readonly headers: readonly Header[] = [],
+    readonly body: Body = EMPTY,
+    readonly session: Session | undefined = undefined,
+  ) {
+    if (!Number.isInteger(status) || status < 100 || status > 999) {
+      throw new Error(`Response status ${status} is not a three-digit integer.`);
+    }
+  }
+
+  /** A copy with one more header (duplicates kept: Set-Cookie repeats). */
+  withHeader(name: string, value: string): Response {
+    checkHeader(name, value);
+    return new Response(this.status, [...this.headers, [name, value]], this.body, this.session);
+  }
+
+  /** A copy that hands the session to keep; written into the cookie after dispatch. */
+  withSession(session: Session): Response {
+    return new Response(this.status, this.headers, this.body, session);
+  }
+
+  /** A copy that sets a cookie of the application's own. */
+  withCookie(cookie: Cookie): Response {
+    return this.withHeader("set-cookie", cookie.render());
+  }
+
+  /** The first value of header `name` (any case). */
+  header(name: string): string | undefined {
+    const lower = name.toLowerCase();
+    return this.headers.find(([n]) => n.toLowerCase() === lower)?.[1];
+  }
+}
+
+const HTML_TYPE = "text/html; charset=utf-8";
+const TEXT_TYPE = "text/plain; charset=utf-8";
+
+function bodyOf(content: Content): { body: Body; type: string } {
+  if (typeof content === "string") return { body: { type: "text", text: content }, type: TEXT_TYPE };
+  if (content instanceof Uint8Array) return { body: { type: "bytes", bytes: content }, type: "application/octet-stream" };
+  if (isNode(content)) return { body: { type: "html", html: content }, type: HTML_TYPE };
+  throw new Error("Response content must be JSX, a string or a Uint8Array.");
+}
+
+/** 200 with content: JSX is an HTML page (framed by the layout), a string plain text. */
+export function Ok(content: Content, options: { readonly contentType?: string } = {}): Response {
+  return status(200, content, options);
+}
+
+/** Any status with optional content, for everything but Ok and Redirect. */
+export function status(code: number, content?: Content, options: { readonly contentType?: string } = {}): Response {
+  if (content === undefined) return new Response(code);
+  const { body, type } = bodyOf(content);
+  const contentType = options.contentType ?? type;
+  checkHeader("content-type", contentType);
+  return new Response(code, [["content-type", contentType]], body);
+}
+
+/**
+ * A redirect, 303 See Other by default (the answer to a form post). A target holding CR, LF or
+ * NUL is refused: it could split the response, and it only ever comes from hostile input.
+ */
+export function Redirect(location: string, code: 301 | 302 | 303 | 307 | 308 = 303): Response {
+  if (/[\r\n\0]/.test(location)) {
+    throw new BadRequest("The redirect target contains a line break or NUL.");
+  }
+  return new Response(code, [["location", location]]);
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+function checkHeader(name: string, value: string): void {
+  if (!TOKEN.test(name)) throw new Error(`Header name ${JSON.stringify(name)} is not an HTTP token.`);
+  if (/[\r\n\0]/.test(value)) {
+    throw new Error(`Header ${name}: its value contains CR, LF or NUL, which would split the response.`);
+  }
+}

@@ -1,0 +1,101 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { secretKey, type Secret } from "./secret.js";
+import { Session } from "./session.js";
+
+/** The session cookie's name (DESIGN.md). */
+export const SESSION_COOKIE = "fw_session";
+
+/** What a browser keeps of one cookie, at most (RFC 6265 section 6.1). */
+export const MAX_COOKIE_BYTES = 4096;
+
+/**
+ * Signs and reads the session cookie: `base64url(JSON payload) "." base64url(HMAC-SHA256)`.
+ * The payload holds the entries, the pending flash and the issue time. Anything that does not
+ * verify (tampered, truncated, garbage, expired, signed with another secret) reads as empty.
+ */
+export class SessionCodec {
+  readonly #keys: readonly Buffer[];
+
+  /**
+   * @param secrets the current secret first; older ones still verify (rotation) but never sign.
+   * @param maxAgeMs a session older than this (from its issue time) reads as empty.
+   */
+  constructor(secrets: readonly [Secret, ...Secret[]], readonly maxAgeMs: number) {
+    this.#keys = secrets.map(secretKey);
+  }
+
+  encode(session: Session, now: number): string {
+    const payload = Buffer.from(
+      JSON.stringify({
+        i: Math.floor((session.issuedAt ?? now) / 1000),
+        e: Object.fromEntries(session.entries),
+        f: Object.fromEntries(session.pending),
+      }),
+    ).toString("base64url");
+    return `${payload}.${this.sign(this.#keys[0] as Buffer, payload)}`;
+  }
+
+  /** The session a cookie value carries; its pending flash arrives as incoming flash. */
+  decode(value: string, now: number): Session {
+    const dot = value.indexOf(".");
+    if (dot <= 0 || dot !== value.lastIndexOf(".")) return Session.empty;
+    const payload = value.slice(0, dot);
+    if (!this.verifies(payload, value.slice(dot + 1))) return Session.empty;
+    return this.read(payload, now);
+  }
+
+  private verifies(payload: string, signature: string): boolean {
+    const given = Buffer.from(signature, "base64url");
+    if (given.length !== 32) return false;
+    return this.#keys.some((key) => timingSafeEqual(given, Buffer.from(this.sign(key, payload), "base64url")));
+  }
+
+  private sign(key: Buffer, payload: string): string {
+    return createHmac("sha256", key).update(payload).digest("base64url");
+  }
+
+  private read(payload: string, now: number): Session {
+    let data: unknown;
+    try {
+      data = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+    } catch {
+      return Session.empty;
+    }
+    if (typeof data !== "object" || data === null) return Session.empty;
+    const { i, e, f } = data as Record<string, unknown>;
+    if (typeof i !== "number" || !Number.isFinite(i)) return Session.empty;
+    const issuedAt = i * 1000;
+    if (now - issuedAt > this.maxAgeMs || issuedAt - now > 60_000) return Session.empty;
+    const entries = stringMap(e);
+    const incoming = stringMap(f);
+    if (entries === undefined || incoming === undefined) return Session.empty;
+    return new Session(entries, new Map(), incoming, issuedAt);
+  }
+}
+
+function stringMap(value: unknown): Map<string, string> | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const map = new Map<string, string>();
+  for (const [name, entry] of Object.entries(value)) {
+    if (typeof entry !== "string") return undefined;
+    map.set(name, entry);
+  }
+  return map;
+}
+
+/**
+ * Whether the cookie must be written: something kept changed, a flash is pending, or a
+ * delivered flash must be dropped from what goes out (spec 2.9).
+ */
+export function sessionChanged(arrived: Session, outgoing: Session): boolean {
+  if (outgoing.pending.size > 0 || arrived.incoming.size > 0) return true;
+  if (outgoing.issuedAt !== arrived.issuedAt) return true;
+  return !sameEntries(arrived.entries, outgoing.entries);
+}
+
+function sameEntries(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  if (a === b) return true;
+  if (a.size !== b.size) return false;
+  for (const [name, value] of a) if (b.get(name) !== value) return false;
+  return true;
+}

@@ -1,0 +1,34 @@
+/**
+ * fw — the public API of the HTTP core. Names are re-exported one by one; everything else under
+ * runtime/ is internal. Optional modules (auth, …) have entries of their own.
+ */
+export { METHODS, type Method } from "./http/method.js";
+export {
+  NotFound,
+  MethodNotAllowed,
+  NotImplemented,
+  BadRequest,
+  PayloadTooLarge,
+  Forbidden,
+  InternalServerError,
+  type HttpFailure,
+} from "./http/failure.js";
+export { Fields } from "./http/fields.js";
+export { RequestHeaders } from "./http/headers.js";
+export { Request, ApiRequest, type RequestInit } from "./http/request.js";
+export { Response, Ok, Redirect, status, type Body, type Content, type Header } from "./http/response.js";
+export { Cookie } from "./http/cookie.js";
+export { Session } from "./http/session.js";
+export { Secret } from "./http/secret.js";
+export { PathPattern, type Segment } from "./routing/path-pattern.js";
+export { FromPath, type ParamDecoders } from "./routing/from-path.js";
+export { Route, Origin, type HttpRoute, type WsRoute, type Handler, type ApiHandler, type HttpRouteInit, type ApiRouteInit } from "./routing/route.js";
+export type { Kind } from "./routing/kind.js";
+export { RouteTable, type Identify } from "./routing/route-table.js";
+export { BootError } from "./routing/boot-error.js";
+export type { WsListener, WsConnection } from "./ws/listener.js";
+export type { Problem } from "./server/problem.js";
+export { defaultLayout, type Layout, type LayoutProps } from "./server/layout.js";
+export { HttpApp, DEFAULT_MAX_BODY_SIZE, DEFAULT_SESSION_MAX_AGE_S, type HttpAppOptions, type ServeOptions, type Console } from "./server/http-app.js";
+export type { RunningServer } from "./server/server.js";
+export { raw, escapeHtml, renderHtml, Fragment, type Html, type Child, type Node } from "./html/index.js";

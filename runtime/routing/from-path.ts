@@ -1,0 +1,60 @@
+import { BadRequest } from "../http/failure.js";
+
+/**
+ * Converts one decoded path segment to the type a handler asked for (spec 2.3). `read` answers
+ * `undefined` when the text does not convert; dispatch then answers 400 (BadRequest).
+ * The transformer derives these through typia for the types handlers declare.
+ */
+export interface FromPath<A> {
+  /** The type, as people read it: used in the 400 detail. */
+  readonly type: string;
+  read(segment: string): { readonly value: A } | undefined;
+}
+
+/** Decoders for each parameter of a pattern, by name. */
+export type ParamDecoders = Readonly<Record<string, FromPath<unknown>>>;
+
+const INTEGER = /^-?(0|[1-9][0-9]*)$/;
+
+export const FromPath = {
+  string: { type: "string", read: (segment: string) => ({ value: segment }) } satisfies FromPath<string>,
+
+  /** A safe integer written in plain decimal (no sign "+", no leading zeros, no exponent). */
+  int: {
+    type: "integer",
+    read: (segment: string) => {
+      if (!INTEGER.test(segment)) return undefined;
+      const value = Number(segment);
+      return Number.isSafeInteger(value) ? { value } : undefined;
+    },
+  } satisfies FromPath<number>,
+
+  /** One of a fixed set of strings. */
+  oneOf<const T extends string>(...values: readonly T[]): FromPath<T> {
+    const allowed: ReadonlySet<string> = new Set(values);
+    return {
+      type: values.map((v) => JSON.stringify(v)).join(" | "),
+      read: (segment) => (allowed.has(segment) ? { value: segment as T } : undefined),
+    };
+  },
+} as const;
+
+/** Applies each decoder to its raw parameter; the first failure is a 400 naming it. */
+export function decodeParams(
+  raw: Readonly<Record<string, string>>,
+  decoders: ParamDecoders | undefined,
+): Readonly<Record<string, unknown>> {
+  if (decoders === undefined) return raw;
+  const out: Record<string, unknown> = { ...raw };
+  for (const name of Object.keys(decoders)) {
+    const decoder = decoders[name];
+    const segment = raw[name];
+    if (decoder === undefined || segment === undefined) continue;
+    const result = decoder.read(segment);
+    if (result === undefined) {
+      throw new BadRequest(`The path parameter "${name}" is not a valid ${decoder.type}.`);
+    }
+    out[name] = result.value;
+  }
+  return out;
+}

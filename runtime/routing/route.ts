@@ -1,0 +1,126 @@
+import { ApiRequest, type Request } from "../http/request.js";
+import type { Response } from "../http/response.js";
+import { isMethod, type Method } from "../http/method.js";
+import { API, BROWSER, type Kind } from "./kind.js";
+import { PathPattern } from "./path-pattern.js";
+import type { ParamDecoders } from "./from-path.js";
+import type { WsListener } from "../ws/listener.js";
+import { BootError } from "./boot-error.js";
+
+/**
+ * A browser route's handler (spec 2.4). `P` is the params type the handler reads; dispatch has
+ * decoded them through the route's `params` decoders before the call.
+ * `any` is the default so that a table can hold handlers that each narrowed `P` differently.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: see above
+export type Handler<P = any> = (request: Request<P>) => Response | Promise<Response>;
+
+/** An API route's handler: it takes an `ApiRequest`, and that alone makes the route an API route. */
+// biome-ignore lint/suspicious/noExplicitAny: as for Handler
+export type ApiHandler<P = any> = (request: ApiRequest<P>) => Response | Promise<Response>;
+
+/** Which of two routes on one method and path wins (spec 2.1, 4.3). */
+export const Origin = { Handwritten: "Handwritten", Resource: "Resource" } as const;
+export type Origin = (typeof Origin)[keyof typeof Origin];
+
+export interface HttpRoute {
+  readonly case: "http";
+  readonly method: Method;
+  readonly path: PathPattern;
+  readonly kind: Kind;
+  readonly origin: Origin;
+  /** Always called with a `Request`; an API route's handler is adapted through `ApiRequest.of`. */
+  readonly handler: Handler;
+  /** Decoders for the path parameters; a parameter without one stays a string. */
+  readonly params?: ParamDecoders;
+  /** Where the handler comes from, for `routes` and messages: a source file or a function name. */
+  readonly source: string;
+  /** The guard that covers this route, as `routes` prints it; none on an unguarded route. */
+  readonly guard?: string;
+}
+
+export interface WsRoute {
+  readonly case: "ws";
+  readonly path: PathPattern;
+  readonly origin: Origin;
+  readonly listener: WsListener;
+  readonly source: string;
+  readonly guard?: string;
+}
+
+/** A route is one of two cases (spec 2.1). */
+export type Route = HttpRoute | WsRoute;
+
+export interface HttpRouteInit {
+  readonly method: Method;
+  readonly path: string;
+  readonly handler: Handler;
+  readonly params?: ParamDecoders;
+  readonly origin?: Origin;
+  readonly source?: string;
+  readonly guard?: string;
+}
+
+export interface ApiRouteInit extends Omit<HttpRouteInit, "handler"> {
+  readonly handler: ApiHandler;
+}
+
+function sourceOf(handler: { readonly name: string }, source: string | undefined): string {
+  return source ?? (handler.name !== "" ? handler.name : "(anonymous handler)");
+}
+
+function checkedMethod(method: string, path: string): Method {
+  if (!isMethod(method)) {
+    throw new BootError(`Route ${method} ${path}: "${method}" is not a method fw serves.`);
+  }
+  return method;
+}
+
+function http(init: HttpRouteInit): HttpRoute {
+  return {
+    case: "http",
+    method: checkedMethod(init.method, init.path),
+    path: PathPattern.parse(init.path),
+    kind: BROWSER,
+    origin: init.origin ?? Origin.Handwritten,
+    handler: init.handler,
+    ...(init.params === undefined ? {} : { params: init.params }),
+    source: sourceOf(init.handler, init.source),
+    ...(init.guard === undefined ? {} : { guard: init.guard }),
+  };
+}
+
+function api(init: ApiRouteInit): HttpRoute {
+  const apiHandler = init.handler;
+  const handler: Handler = (request: Request) => apiHandler(ApiRequest.of(request));
+  return { ...http({ ...init, handler, source: sourceOf(apiHandler, init.source) }), kind: API };
+}
+
+type Shorthand = (path: string, handler: Handler, options?: Omit<HttpRouteInit, "method" | "path" | "handler">) => HttpRoute;
+
+function shorthand(method: Method): Shorthand {
+  return (path, handler, options) => http({ ...options, method, path, handler });
+}
+
+/** Constructors for hand-built routes; the generated table uses the same ones. */
+export const Route = {
+  http,
+  api,
+  get: shorthand("GET"),
+  post: shorthand("POST"),
+  put: shorthand("PUT"),
+  patch: shorthand("PATCH"),
+  delete: shorthand("DELETE"),
+  head: shorthand("HEAD"),
+  options: shorthand("OPTIONS"),
+  ws(path: string, listener: WsListener, options?: { readonly origin?: Origin; readonly source?: string; readonly guard?: string }): WsRoute {
+    return {
+      case: "ws",
+      path: PathPattern.parse(path),
+      origin: options?.origin ?? Origin.Handwritten,
+      listener,
+      source: options?.source ?? "(websocket listener)",
+      ...(options?.guard === undefined ? {} : { guard: options.guard }),
+    };
+  },
+} as const;

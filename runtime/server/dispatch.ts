@@ -1,0 +1,254 @@
+import type { IncomingMessage } from "node:http";
+import { Cookie, requestCookies } from "../http/cookie.js";
+import { asFailure, BadRequest, MethodNotAllowed, NotFound, NotImplemented, type HttpFailure } from "../http/failure.js";
+import { Fields } from "../http/fields.js";
+import { RequestHeaders } from "../http/headers.js";
+import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
+import { splitPath, splitTarget } from "../http/path.js";
+import { copyRequest, CSRF_ENTRY, isUrlEncoded, Request } from "../http/request.js";
+import type { Body, Response } from "../http/response.js";
+import { Session, withoutReserved, withReserved } from "../http/session.js";
+import { MAX_COOKIE_BYTES, SESSION_COOKIE, sessionChanged, type SessionCodec } from "../http/session-codec.js";
+import { decodeParams } from "../routing/from-path.js";
+import { API } from "../routing/kind.js";
+import type { Matcher } from "../routing/matcher.js";
+import type { HttpRoute } from "../routing/route.js";
+import { ClientGone, readBody } from "./body.js";
+import { checkCsrf, mintToken } from "./csrf.js";
+import { renderPage, type Layout } from "./layout.js";
+import { plainProblem, problemContent, problemOf } from "./problem.js";
+
+/** What goes on the wire: status, headers as a flat [name, value, …] list, and the body. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: string[];
+  readonly body: string | Uint8Array;
+  /** Close the connection after answering (a body left unread, for one). */
+  readonly close?: boolean;
+}
+
+export interface DispatchOptions {
+  readonly matcher: Matcher;
+  readonly codec: SessionCodec;
+  readonly layout: Layout;
+  readonly maxBodySize: number;
+  /** Show a 500's stack on its page (dev only). */
+  readonly dev: boolean;
+  /** Believe `X-Forwarded-Proto` from a proxy in front (only when it is yours). */
+  readonly trustProxy: boolean;
+  /** Logs a cause once; called for every 500. */
+  readonly logError: (what: string, cause: unknown) => void;
+}
+
+/** How far a request got before something failed: what its problem page may show. */
+interface Progress {
+  method: string;
+  path: string;
+  session: Session;
+  headers: RequestHeaders | undefined;
+}
+
+const HTML_TYPE = "text/html; charset=utf-8";
+
+/**
+ * Runs one request through the table: health check, matching, body, `_method`, session, CSRF,
+ * parameter decoding, the handler, the layout, and the session cookie. Every failure, whatever
+ * threw it, is answered here through the sealed set.
+ */
+export class Dispatcher {
+  constructor(private readonly options: DispatchOptions) {}
+
+  /** The answer to one request; undefined when the client left before it could be read. */
+  async dispatch(incoming: IncomingMessage): Promise<Answer | undefined> {
+    const progress: Progress = { method: incoming.method ?? "", path: "/", session: Session.empty, headers: undefined };
+    try {
+      return await this.answer(incoming, progress);
+    } catch (thrown) {
+      if (thrown instanceof ClientGone) return undefined;
+      return this.failure(thrown, progress);
+    }
+  }
+
+  /** A failure page for a request that never reaches `dispatch` (CONNECT, for one). */
+  refuse(failure: HttpFailure, method: string, path: string): Answer {
+    return this.failure(failure, { method, path, session: Session.empty, headers: undefined });
+  }
+
+  private async answer(incoming: IncomingMessage, progress: Progress): Promise<Answer> {
+    const method = progress.method;
+    const target = incoming.url ?? "/";
+    if (target.charCodeAt(0) !== 47 /* "/" */) throw new BadRequest("The request target must be a path.");
+    const { path, query } = splitTarget(target);
+    progress.path = path;
+    if (!isMethod(method)) throw new NotImplemented(`fw does not serve ${method} requests.`);
+    if (path === "/fw/health" && (method === "GET" || method === "HEAD")) return health();
+    const segments = splitPath(path);
+    let lookup = this.options.matcher.lookup(method, segments);
+    if (lookup.type === "none") {
+      if (this.options.matcher.lookupWs(segments) !== undefined) {
+        throw new BadRequest("This address accepts WebSocket connections only.");
+      }
+      throw new NotFound();
+    }
+    const body = await readBody(incoming, this.options.maxBodySize);
+    const headers = RequestHeaders.fromNode(incoming.headers);
+    progress.headers = headers;
+    let form: Fields | undefined;
+    let effective: Method = method;
+    if (method === "POST" && isUrlEncoded(incoming.headers["content-type"])) {
+      form = Fields.parse(new Request({ body }).text, "form");
+      const override = methodOverride(form);
+      if (override !== undefined) {
+        effective = override;
+        lookup = this.options.matcher.lookup(override, segments);
+      }
+    }
+    if (lookup.type === "method") throw new MethodNotAllowed(lookup.allowed);
+    if (lookup.type === "none") throw new NotFound();
+    const request = new Request({
+      method: effective,
+      path,
+      params: lookup.params,
+      query,
+      headers,
+      body,
+      ...(form === undefined ? {} : { form }),
+      secure: this.isSecure(incoming),
+    });
+    return lookup.route.kind === API
+      ? this.api(lookup.route, request)
+      : this.browser(lookup.route, request, progress);
+  }
+
+  /** An API route: no cookie is read, the session is empty, and none is written (spec 2.1, 5.7). */
+  private async api(route: HttpRoute, sent: Request): Promise<Answer> {
+    const request = copyRequest(sent, { params: decodeParams(sent.params, route.params) });
+    const response = await route.handler(request);
+    return this.toAnswer(response, request);
+  }
+
+  private async browser(route: HttpRoute, sent: Request, progress: Progress): Promise<Answer> {
+    const cookies = requestCookies(sent.headers.get("cookie"), SESSION_COOKIE);
+    // Two session cookies are ambiguous: neither is believed.
+    const arrived = cookies.length === 1 ? this.options.codec.decode(cookies[0] as string, Date.now()) : Session.empty;
+    progress.session = arrived;
+    const token = arrived.get(CSRF_ENTRY);
+    if (UNSAFE.has(sent.method)) checkCsrf(sent.form, token);
+    const params = decodeParams(sent.params, route.params);
+    const asArrived = copyRequest(sent, { session: arrived, params });
+    const session = token === undefined ? withReserved(arrived, CSRF_ENTRY, mintToken()) : arrived;
+    const request = session === arrived ? asArrived : copyRequest(asArrived, { session });
+    const response = await route.handler(request);
+    const answer = this.toAnswer(response, asArrived);
+    const outgoing = response.session ?? session;
+    if (!sessionChanged(arrived, outgoing)) return answer;
+    return withCookie(answer, this.sessionCookie(outgoing, sent.secure, cookies.length > 0));
+  }
+
+  private sessionCookie(outgoing: Session, secure: boolean, hadCookie: boolean): string | undefined {
+    if (outgoing.isEmpty) return hadCookie ? Cookie.expired(SESSION_COOKIE, { secure }).render() : undefined;
+    const cookie = Cookie.of(SESSION_COOKIE, this.options.codec.encode(outgoing, Date.now()), { secure }).render();
+    if (Buffer.byteLength(cookie) > MAX_COOKIE_BYTES) {
+      throw new Error(
+        `The session cookie would be ${Buffer.byteLength(cookie)} bytes, over the ${MAX_COOKIE_BYTES} a browser keeps ` +
+          `(it would drop it silently). Keep less in the session: store an id and look the rest up.`,
+      );
+    }
+    return cookie;
+  }
+
+  private toAnswer(response: Response, layoutRequest: Request<unknown>): Answer {
+    const headers: string[] = [];
+    for (const [name, value] of response.headers) headers.push(name, value);
+    return { status: response.status, headers, body: this.bodyText(response.body, layoutRequest) };
+  }
+
+  private bodyText(body: Body, layoutRequest: Request<unknown>): string | Uint8Array {
+    switch (body.type) {
+      case "empty":
+        return "";
+      case "text":
+        return body.text;
+      case "bytes":
+        return body.bytes;
+      case "html":
+        return framed(() => renderPage(body.html, this.options.layout, layoutRequest));
+    }
+  }
+
+  private isSecure(incoming: IncomingMessage): boolean {
+    if ("encrypted" in incoming.socket && incoming.socket.encrypted === true) return true;
+    return this.options.trustProxy && incoming.headers["x-forwarded-proto"] === "https";
+  }
+
+  /** Any thrown value, as a problem page framed by the layout; a layout that throws → plain 500. */
+  private failure(thrown: unknown, progress: Progress): Answer {
+    if (thrown instanceof LayoutFailed) return this.plain500("The layout threw", thrown.cause);
+    const failure = asFailure(thrown);
+    if (failure.kind === "InternalServerError") this.options.logError(`${progress.method} ${progress.path}`, failure.cause);
+    const problem = problemOf(failure, progress.path);
+    const trace = this.options.dev && failure.kind === "InternalServerError" ? traceOf(failure.cause) : undefined;
+    // Error pages carry no CSRF token (spec 2.17); the rest of the session stays readable.
+    const request = new Request({
+      path: progress.path,
+      session: withoutReserved(progress.session, CSRF_ENTRY),
+      ...(progress.headers === undefined ? {} : { headers: progress.headers }),
+    });
+    let page: string;
+    try {
+      page = renderPage(problemContent(problem, trace), this.options.layout, request);
+    } catch (cause) {
+      return this.plain500("The layout threw while framing an error page", cause);
+    }
+    return { status: problem.status, headers: ["content-type", HTML_TYPE, ...extraHeaders(failure)], body: page, close: failure.kind === "PayloadTooLarge" };
+  }
+
+  private plain500(what: string, cause: unknown): Answer {
+    this.options.logError(what, cause);
+    return { status: 500, headers: ["content-type", "text/plain; charset=utf-8"], body: plainProblem(500) };
+  }
+}
+
+/** Thrown when the layout fails on a page: answered as a plain 500, not another framed page. */
+class LayoutFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super("The layout threw");
+  }
+}
+
+function framed(render: () => string): string {
+  try {
+    return render();
+  } catch (cause) {
+    throw new LayoutFailed(cause);
+  }
+}
+
+function methodOverride(form: Fields): Method | undefined {
+  const asked = form.getAll("_method");
+  if (asked.length === 0) return undefined;
+  if (asked.length > 1) throw new BadRequest("The form sends _method more than once.");
+  const method = (asked[0] as string).toUpperCase();
+  if (!isMethod(method) || !OVERRIDABLE.has(method)) {
+    throw new BadRequest(`_method may ask for PUT, PATCH or DELETE only, not ${JSON.stringify(asked[0])}.`);
+  }
+  return method;
+}
+
+function extraHeaders(failure: HttpFailure): string[] {
+  return failure.kind === "MethodNotAllowed" ? ["allow", failure.allowed.join(", ")] : [];
+}
+
+function traceOf(cause: unknown): string {
+  return cause instanceof Error ? (cause.stack ?? String(cause)) : String(cause);
+}
+
+function withCookie(answer: Answer, cookie: string | undefined): Answer {
+  if (cookie === undefined) return answer;
+  answer.headers.push("set-cookie", cookie);
+  return answer;
+}
+
+function health(): Answer {
+  return { status: 200, headers: ["content-type", "text/plain; charset=utf-8"], body: "ok" };
+}

@@ -1,0 +1,186 @@
+import { Secret } from "../http/secret.js";
+import { SessionCodec } from "../http/session-codec.js";
+import { BootError } from "../routing/boot-error.js";
+import { checkRoutes } from "../routing/conflicts.js";
+import { Matcher } from "../routing/matcher.js";
+import type { RouteTable } from "../routing/route-table.js";
+import { Dispatcher } from "./dispatch.js";
+import { defaultLayout, type Layout } from "./layout.js";
+import { listRoutes } from "./routes-listing.js";
+import { devSecret, MissingSecret, productionSecret } from "./secrets.js";
+import { startServer, type RunningServer } from "./server.js";
+
+/** The default cap on a request body: 1 MiB (DESIGN.md). */
+export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
+/** A session older than this (from when it was first written) reads as empty: 14 days. */
+export const DEFAULT_SESSION_MAX_AGE_S = 14 * 24 * 60 * 60;
+
+export interface HttpAppOptions {
+  /** The route table, matched in order. */
+  readonly routes: RouteTable;
+  /** Default: `PORT` from the environment, else 3000. */
+  readonly port?: number;
+  /** Default: `HOST` from the environment, else 127.0.0.1 (set 0.0.0.0 to serve other machines). */
+  readonly host?: string;
+  /** Default 1 MiB; a larger body is answered 413. */
+  readonly maxBodySize?: number;
+  /** Default: `FW_SECRET` from the environment. A string is wrapped in a `Secret`. */
+  readonly secret?: Secret | string;
+  /** Older secrets whose cookies still verify (never used to sign): for rotation. */
+  readonly previousSecrets?: readonly (Secret | string)[];
+  /** The one frame every HTML reply comes back in. */
+  readonly layout?: Layout;
+  /** Seconds after which a session reads as empty. Default 14 days. */
+  readonly sessionMaxAge?: number;
+  /** One access-log line per request on stdout. Default on. */
+  readonly accessLog?: boolean;
+  /** Believe `X-Forwarded-Proto` (only behind a proxy of your own). Default off. */
+  readonly trustProxy?: boolean;
+  /** How long in-flight requests may finish after SIGTERM. Default 10 s. */
+  readonly shutdownGraceMs?: number;
+}
+
+/** How `serve` runs: what `main` picks from the command, and what tests pass. */
+export interface ServeOptions {
+  readonly dev?: boolean;
+  readonly port?: number;
+  readonly host?: string;
+  readonly accessLog?: boolean;
+}
+
+/** Where the app writes: injectable so tests can read what a command printed. */
+export interface Console {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const processConsole: Console = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+};
+
+const USAGE = `usage: <app> [command]
+  (none)   boot the server (needs FW_SECRET)
+  dev      serve with dev defaults (a dev secret kept under .fw/, stack traces on error pages)
+  routes   print the route table in match order, and every warning`;
+
+/**
+ * The application entry (spec section 1): it names the routes and may set the server's
+ * settings; it never listens itself. `main` reads the first program argument and runs it.
+ * Settings can be passed to the constructor or overridden by a subclass's fields.
+ */
+export class HttpApp {
+  routes: RouteTable;
+  port: number;
+  host: string;
+  maxBodySize: number;
+  secret: Secret | undefined;
+  previousSecrets: readonly Secret[];
+  layout: Layout;
+  sessionMaxAge: number;
+  accessLog: boolean;
+  trustProxy: boolean;
+  shutdownGraceMs: number;
+  console: Console = processConsole;
+
+  constructor(options: HttpAppOptions) {
+    const env = process.env;
+    this.routes = options.routes;
+    this.port = options.port ?? portFrom(env["PORT"]);
+    this.host = options.host ?? env["HOST"] ?? "127.0.0.1";
+    this.maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE;
+    this.secret = asSecret(options.secret);
+    this.previousSecrets = (options.previousSecrets ?? []).map((s) => asSecret(s) as Secret);
+    this.layout = options.layout ?? defaultLayout;
+    this.sessionMaxAge = options.sessionMaxAge ?? DEFAULT_SESSION_MAX_AGE_S;
+    this.accessLog = options.accessLog ?? true;
+    this.trustProxy = options.trustProxy ?? false;
+    this.shutdownGraceMs = options.shutdownGraceMs ?? 10_000;
+  }
+
+  /**
+   * Runs the command named by the first program argument and resolves with the exit code
+   * (a served app resolves only once it has shut down).
+   */
+  async main(args: readonly string[] = process.argv.slice(2)): Promise<number> {
+    const command = args[0];
+    try {
+      if (command === undefined) return await this.runUntilStopped({});
+      if (command === "dev") return await this.runUntilStopped({ dev: true });
+      if (command === "routes") return this.printRoutes();
+    } catch (error) {
+      if (error instanceof BootError || error instanceof MissingSecret) {
+        this.console.err(`fw: cannot boot: ${error.message}`);
+        return 1;
+      }
+      throw error;
+    }
+    this.console.err(`fw: unknown command ${JSON.stringify(command)}\n${USAGE}`);
+    return 2;
+  }
+
+  /** Checks the table, then listens. Boot problems throw `BootError` / `MissingSecret`. */
+  async serve(options: ServeOptions = {}): Promise<RunningServer> {
+    const dev = options.dev ?? false;
+    const { routes, warnings } = checkRoutes(this.routes.routes);
+    for (const warning of warnings) this.console.err(`warning: ${warning}`);
+    const secret = dev
+      ? devSecret(this.secret, process.env, process.cwd(), (line) => this.console.err(line))
+      : productionSecret(this.secret, process.env);
+    const dispatcher = new Dispatcher({
+      matcher: new Matcher(routes),
+      codec: new SessionCodec([secret, ...this.previousSecrets], this.sessionMaxAge * 1000),
+      layout: this.layout,
+      maxBodySize: this.maxBodySize,
+      dev,
+      trustProxy: this.trustProxy,
+      logError: (what, cause) => this.console.err(`fw: 500 ${what}: ${describeCause(cause)}`),
+    });
+    const running = await startServer(dispatcher, {
+      port: options.port ?? this.port,
+      host: options.host ?? this.host,
+      accessLog: options.accessLog ?? this.accessLog,
+      graceMs: this.shutdownGraceMs,
+      out: (line) => this.console.out(line),
+    });
+    this.console.out(`fw: serving ${routes.length} routes on ${running.url}${dev ? " (dev)" : ""}`);
+    return running;
+  }
+
+  /** Serves until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish. */
+  private async runUntilStopped(options: ServeOptions): Promise<number> {
+    const running = await this.serve(options);
+    await new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off("SIGTERM", stop).off("SIGINT", stop);
+        this.console.out("fw: stopping: finishing in-flight requests");
+        void running.close().then(resolve);
+      };
+      process.on("SIGTERM", stop).on("SIGINT", stop);
+    });
+    return 0;
+  }
+
+  private printRoutes(): number {
+    const { routes, warnings } = checkRoutes(this.routes.routes);
+    this.console.out(listRoutes(routes, warnings).trimEnd());
+    return 0;
+  }
+}
+
+function asSecret(value: Secret | string | undefined): Secret | undefined {
+  return typeof value === "string" ? new Secret(value) : value;
+}
+
+function portFrom(value: string | undefined): number {
+  if (value === undefined || value === "") return 3000;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new BootError(`PORT=${JSON.stringify(value)} is not a port number (0-65535).`);
+  }
+  return port;
+}
+
+function describeCause(cause: unknown): string {
+  return cause instanceof Error ? (cause.stack ?? `${cause.name}: ${cause.message}`) : String(cause);
+}

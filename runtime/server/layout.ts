@@ -1,0 +1,54 @@
+import type { Request } from "../http/request.js";
+import type { Child, Html } from "../html/node.js";
+import { isDocument, liftTitle, renderDocument } from "../html/render.js";
+
+/** What the layout is given to frame one page (spec 2.17). */
+export interface LayoutProps {
+  /** Plain text of the first `<title>` the route wrote (lifted out of `content`), if any. */
+  readonly title: string | undefined;
+  /** The page's content, without its title. */
+  readonly content: Child;
+  /**
+   * The request as it arrived: the session as read, not what the reply does to it. A first
+   * visit, an error page and an unmatched request carry no CSRF token (`request.hasCsrf`).
+   */
+  readonly request: Request<unknown>;
+}
+
+/** The one frame every HTML reply comes back in; it returns the document from `<html>` down. */
+export type Layout = (props: LayoutProps) => Html;
+
+/** The frame used when the application names none. */
+export const defaultLayout: Layout = ({ title, content }) => ({
+  $$: "element",
+  tag: "html",
+  attrs: { lang: "en" },
+  children: [
+    {
+      $$: "element",
+      tag: "head",
+      attrs: {},
+      children: [
+        { $$: "element", tag: "meta", attrs: { charset: "utf-8" }, children: [] },
+        { $$: "element", tag: "meta", attrs: { name: "viewport", content: "width=device-width, initial-scale=1" }, children: [] },
+        { $$: "element", tag: "title", attrs: {}, children: [title ?? "fw"] },
+      ],
+    },
+    { $$: "element", tag: "body", attrs: {}, children: [content] },
+  ],
+});
+
+/**
+ * Renders page content to a whole document: a route's own `<html>` is sent as written; anything
+ * else goes through the layout, whose result must itself be an `<html>` element. The doctype is
+ * prepended either way. Throws when the layout throws (the caller answers a plain 500).
+ */
+export function renderPage(html: Html, layout: Layout, request: Request<unknown>): string {
+  if (isDocument(html)) return renderDocument(html);
+  const { title, content } = liftTitle(html);
+  const framed = layout({ title, content, request });
+  if (!isDocument(framed)) {
+    throw new Error("The layout must return an <html> element: it frames whole documents.");
+  }
+  return renderDocument(framed);
+}

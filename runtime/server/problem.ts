@@ -1,0 +1,55 @@
+import { STATUS_CODES } from "node:http";
+import { statusOf, type HttpFailure } from "../http/failure.js";
+import type { Element, Html } from "../html/node.js";
+
+/**
+ * A failure as the RFC 9457 section 3 data model (spec 2.16): `type` stays "about:blank", so
+ * `title` is the status phrase. Only the data model: application/problem+json is not served.
+ */
+export interface Problem {
+  readonly type: "about:blank";
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  /** The request path. */
+  readonly instance: string;
+}
+
+export function problemOf(failure: HttpFailure, instance: string): Problem {
+  const status = statusOf(failure);
+  return { type: "about:blank", title: phrase(status), status, detail: failure.detail, instance };
+}
+
+export function phrase(status: number): string {
+  return STATUS_CODES[status] ?? "Unknown";
+}
+
+function el(tag: string, attrs: Record<string, unknown>, ...children: Element["children"]): Element {
+  return { $$: "element", tag, attrs, children };
+}
+
+/**
+ * The problem page's content, framed by the layout like any page. Every value is text in the
+ * tree, so the renderer escapes it. `trace` (dev only) is the cause's stack.
+ */
+export function problemContent(problem: Problem, trace?: string): Html {
+  return {
+    $$: "fragment",
+    children: [
+      el("title", {}, problem.title),
+      el(
+        "main",
+        { class: "fw-problem", "data-status": problem.status },
+        el("h1", {}, `${problem.status} ${problem.title}`),
+        el("p", { class: "fw-problem-detail" }, problem.detail),
+        el("p", { class: "fw-problem-instance" }, el("code", {}, problem.instance)),
+        trace === undefined ? null : el("pre", { class: "fw-problem-trace" }, trace),
+      ),
+    ],
+  };
+}
+
+/** The answer when even the layout failed: plain text, nothing from the request reflected. */
+export function plainProblem(status: number): string {
+  return `${status} ${phrase(status)}\n`;
+}
