@@ -1,0 +1,43 @@
+import { raw, type Layout } from "fw";
+
+const css = `
+  body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+  header { display: flex; gap: 1rem; align-items: baseline; border-bottom: 1px solid #ddd; margin-bottom: 1.5rem; }
+  header a { color: inherit; }
+  .flash { background: #e8f5e9; border: 1px solid #a5d6a7; padding: .5rem .75rem; border-radius: 4px; }
+  .error { color: #b00020; }
+  label { display: block; margin-top: .75rem; }
+  input, textarea { font: inherit; width: 100%; box-sizing: border-box; }
+  .fw-problem h1 { color: #b00020; }
+`;
+
+/** The one frame of every page: title, navigation, and the flash the last request left. */
+export const layout: Layout = ({ title, content, request }) => {
+  const notice = request.session.flashed("notice");
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{title === undefined ? "fw example" : `${title} · fw example`}</title>
+        <style>{raw(css)}</style>
+      </head>
+      <body>
+        <header>
+          <strong>
+            <a href="/">fw example</a>
+          </strong>
+          <nav>
+            <a href="/guestbook">Guestbook</a>
+          </nav>
+        </header>
+        {notice === undefined ? null : (
+          <p class="flash" role="status">
+            {notice}
+          </p>
+        )}
+        <main>{content}</main>
+      </body>
+    </html>
+  );
+};

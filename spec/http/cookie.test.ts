@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { Cookie } from "../../runtime/index.js";
+import { requestCookies } from "../../runtime/http/cookie.js";
+
+describe("2.8 Cookie", () => {
+  it("renders Path=/, HttpOnly and SameSite=Lax, with no lifetime, Expires or Domain", () => {
+    const rendered = Cookie.of("fw_session", "abc.def", { secure: false }).render();
+    expect(rendered).toBe("fw_session=abc.def; Path=/; HttpOnly; SameSite=Lax");
+    expect(rendered).not.toMatch(/Expires|Domain|Max-Age/i);
+  });
+
+  it("adds Secure only when the request came over HTTPS", () => {
+    expect(Cookie.of("a", "b", { secure: true }).render()).toBe("a=b; Path=/; HttpOnly; SameSite=Lax; Secure");
+  });
+
+  it("Cookie.expired sets Max-Age=0 and an empty value", () => {
+    expect(Cookie.expired("fw_session", { secure: false }).render()).toBe(
+      "fw_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0",
+    );
+  });
+
+  it.each([["bad name"], ["semi;colon"], ["a=b"], [""], ["tab\t"], ["ünï"]])(
+    "refuses the name %j, which is not an RFC 2616 token",
+    (name) => {
+      expect(() => Cookie.of(name, "v", { secure: false })).toThrow(/RFC 2616 token/);
+    },
+  );
+
+  it.each([
+    ["has space", /a space at index 3/],
+    ['quo"te', /double quote/],
+    ["com,ma", /a comma/],
+    ["semi;colon", /a semicolon/],
+    ["back\\slash", /a backslash/],
+    ["nul\0", /control character U\+0000/],
+    ["é", /character "é"/],
+  ])("refuses the value %j, naming the violation", (value, message) => {
+    expect(() => Cookie.of("n", value, { secure: false })).toThrow(message);
+  });
+
+  it("accepts every cookie-octet (base64url and punctuation)", () => {
+    const octets = "!#$%&'()*+-./0123456789:<=>?@ABCXYZ[]^_`abcxyz{|}~";
+    expect(Cookie.of("n", octets, { secure: false }).value).toBe(octets);
+  });
+
+  it("reads every value of a name from a Cookie header", () => {
+    expect(requestCookies("a=1; fw_session=x.y; b=2", "fw_session")).toEqual(["x.y"]);
+    expect(requestCookies("fw_session=1; fw_session=2", "fw_session")).toEqual(["1", "2"]);
+    expect(requestCookies(undefined, "fw_session")).toEqual([]);
+    expect(requestCookies("garbage;;==;", "fw_session")).toEqual([]);
+  });
+});

@@ -1,0 +1,147 @@
+import { createHmac } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { Secret, Session } from "../../runtime/index.js";
+import { sessionChanged, SessionCodec } from "../../runtime/http/session-codec.js";
+import { withReserved } from "../../runtime/http/session.js";
+
+const secret = new Secret("a".repeat(32));
+const other = new Secret("b".repeat(32));
+const DAY = 24 * 60 * 60 * 1000;
+const now = Date.UTC(2026, 10, 22);
+const codec = new SessionCodec([secret], DAY);
+
+/** The session a browser would send back on its next request. */
+function roundTrip(session: Session, at = now, using = codec): Session {
+  return using.decode(codec.encode(session, at), at);
+}
+
+describe("2.9 Session value", () => {
+  it("keeps entries until removed, immutably", () => {
+    const a = Session.empty.set("user", "42");
+    const b = a.remove("user");
+    expect(a.get("user")).toBe("42");
+    expect(b.get("user")).toBeUndefined();
+    expect(Session.empty.get("user")).toBeUndefined();
+  });
+
+  it("refuses names beginning with an underscore from outside", () => {
+    expect(() => Session.empty.set("_csrf", "x")).toThrow(/reserved by fw/);
+    expect(() => Session.empty.flash("_x", "x")).toThrow(/reserved/);
+    expect(() => Session.empty.remove("_csrf")).toThrow(/reserved/);
+  });
+
+  it("lists only the application's own names", () => {
+    expect(withReserved(Session.empty.set("a", "1"), "_csrf", "t").names).toEqual(["a"]);
+  });
+});
+
+describe("2.9 Flash lifecycle", () => {
+  it("a flash written now is readable on the next request only", () => {
+    const writing = Session.empty.flash("notice", "Saved");
+    expect(writing.flashed("notice")).toBeUndefined(); // not on the request that wrote it
+    const next = roundTrip(writing);
+    expect(next.flashed("notice")).toBe("Saved");
+    // The request after: the delivered flash is dropped from what goes out.
+    const after = roundTrip(next);
+    expect(after.flashed("notice")).toBeUndefined();
+  });
+
+  it("entries survive round trips while flashes come and go", () => {
+    const next = roundTrip(Session.empty.set("user", "7").flash("notice", "hi"));
+    expect(next.get("user")).toBe("7");
+    expect(roundTrip(next).get("user")).toBe("7");
+  });
+});
+
+describe("2.9 Signed cookie codec", () => {
+  const cookie = codec.encode(Session.empty.set("user", "7"), now);
+
+  it("is signed with HMAC-SHA256: payload.signature in base64url", () => {
+    expect(cookie).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+  });
+
+  it("reads a tampered, truncated or garbage cookie as an empty session", () => {
+    const [payload, signature] = cookie.split(".") as [string, string];
+    const forged = Buffer.from(JSON.stringify({ i: now / 1000, e: { user: "1" }, f: {} })).toString("base64url");
+    for (const bad of [
+      `${forged}.${signature}`,
+      `${payload}.${signature.slice(0, -2)}`,
+      cookie.slice(0, 10),
+      `${payload}`,
+      `.${signature}`,
+      `${payload}.${signature}.x`,
+      "%%%not-base64%%%",
+      "",
+      `${payload}X.${signature}`,
+    ]) {
+      expect(codec.decode(bad, now).isEmpty, bad).toBe(true);
+    }
+  });
+
+  it("reads a validly signed payload of the wrong shape as empty", () => {
+    const signed = (data: unknown): string => {
+      const body = Buffer.from(JSON.stringify(data)).toString("base64url");
+      return `${body}.${createHmac("sha256", "a".repeat(32)).update(body).digest("base64url")}`;
+    };
+    const i = now / 1000;
+    expect(codec.decode(signed({ i, e: { user: "1" }, f: {} }), now).get("user")).toBe("1"); // the control
+    for (const data of [1, null, [], { e: {}, f: {} }, { i: "x", e: {}, f: {} }, { i, e: { n: 1 }, f: {} }, { i, e: [], f: {} }, { i, e: {}, f: null }]) {
+      expect(codec.decode(signed(data), now).isEmpty, JSON.stringify(data)).toBe(true);
+    }
+  });
+
+  it("reads a `__proto__` key in a signed payload as plain data, polluting nothing", () => {
+    const body = Buffer.from(`{"i":${now / 1000},"e":{"__proto__":"p","polluted":"x"},"f":{}}`).toString("base64url");
+    const value = `${body}.${createHmac("sha256", "a".repeat(32)).update(body).digest("base64url")}`;
+    const read = codec.decode(value, now);
+    expect(read.get("__proto__")).toBe("p");
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+  });
+
+  it("a cookie signed with another secret reads as empty; an older secret still verifies during rotation", () => {
+    const foreign = new SessionCodec([other], DAY);
+    expect(codec.decode(foreign.encode(Session.empty.set("u", "1"), now), now).isEmpty).toBe(true);
+    const rotated = new SessionCodec([other, secret], DAY);
+    expect(rotated.decode(cookie, now).get("user")).toBe("7");
+  });
+
+  it("a session older than the maximum age reads as empty", () => {
+    expect(codec.decode(cookie, now + DAY - 1000).get("user")).toBe("7");
+    expect(codec.decode(cookie, now + DAY + 1000).isEmpty).toBe(true);
+  });
+
+  it("keeps the first issue time across rewrites, so the maximum age is absolute", () => {
+    const read = codec.decode(cookie, now + 1000);
+    expect(read.issuedAt).toBe(now);
+    const rewritten = codec.encode(read.set("more", "1"), now + DAY / 2);
+    expect(codec.decode(rewritten, now + DAY + 1000).isEmpty).toBe(true);
+  });
+
+  it("cleared() starts a new session with a new issue time", () => {
+    const read = codec.decode(cookie, now);
+    const renewed = codec.decode(codec.encode(read.cleared().set("user", "8"), now + DAY / 2), now + DAY + 1000);
+    expect(renewed.get("user")).toBe("8");
+  });
+});
+
+describe("2.9 Written only when changed", () => {
+  const arrived = codec.decode(codec.encode(Session.empty.set("a", "1"), now), now);
+
+  it("a session only read is unchanged", () => {
+    expect(sessionChanged(arrived, arrived)).toBe(false);
+    expect(sessionChanged(Session.empty, Session.empty)).toBe(false);
+  });
+
+  it("a new entry, a removal, a pending flash, a delivered flash or a clear is a change", () => {
+    expect(sessionChanged(arrived, arrived.set("b", "2"))).toBe(true);
+    expect(sessionChanged(arrived, arrived.remove("a"))).toBe(true);
+    expect(sessionChanged(arrived, arrived.flash("n", "x"))).toBe(true);
+    expect(sessionChanged(arrived, arrived.cleared().set("a", "1"))).toBe(true);
+    const withFlash = codec.decode(codec.encode(Session.empty.flash("n", "x"), now), now);
+    expect(sessionChanged(withFlash, withFlash)).toBe(true);
+  });
+
+  it("setting an entry to the value it had is no change", () => {
+    expect(sessionChanged(arrived, arrived.set("a", "1"))).toBe(false);
+  });
+});

@@ -1,0 +1,494 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  BadRequest,
+  Forbidden,
+  FromPath,
+  NotFound,
+  Ok,
+  Redirect,
+  Request,
+  Route,
+  RouteTable,
+  status,
+  type Layout,
+} from "../../runtime/index.js";
+import { csrfFrom, rawRequest, serve, sessionCookie, type Served } from "../support/serve.js";
+
+const layout: Layout = ({ title, content, request }) => (
+  <html lang="en">
+    <head>
+      <title>{`${title ?? "untitled"} | site`}</title>
+    </head>
+    <body>
+      <p id="flash">{request.session.flashed("notice") ?? ""}</p>
+      <p id="layout-csrf">{request.hasCsrf ? "has-token" : "no-token"}</p>
+      {content}
+    </body>
+  </html>
+);
+
+const formPage = (request: Request) =>
+  Ok(
+    <>
+      <title>Form</title>
+      <form method="post" action="/form">
+        <input type="hidden" name="_csrf" value={request.csrf} />
+      </form>
+    </>,
+  );
+
+const echo = (request: Request) => Ok(`${request.method} ${request.form.get("x") ?? ""}`);
+
+const table = RouteTable.of(
+  Route.get("/", () => Ok(<p>home</p>)),
+  Route.get("/form", formPage),
+  Route.post("/form", (request) =>
+    Redirect("/form").withSession(request.session.flash("notice", `saved ${request.form.get("x") ?? ""}`)),
+  ),
+  Route.post("/echo", echo),
+  Route.put("/echo", echo),
+  Route.patch("/echo", echo),
+  Route.delete("/echo", echo),
+  Route.get("/read-only", (request) => Ok(`user=${request.session.get("user") ?? "none"}`)),
+  Route.get("/login-as/:name", (request) => Redirect("/").withSession(request.session.set("user", request.params["name"] ?? ""))),
+  Route.get("/logout", (request) => Redirect("/").withSession(request.session.cleared())),
+  Route.get("/big-session", (request) => Ok("big").withSession(request.session.set("blob", "x".repeat(5000)))),
+  Route.get("/items/:id", (request: Request<{ id: number }>) => Ok(`item ${request.params.id + 1}`), { params: { id: FromPath.int } }),
+  Route.get("/segments/:one", (request) => Ok(`one=${request.params["one"]}`)),
+  Route.get("/files/*rest", (request) => Ok(`rest=${request.params["rest"]}`)),
+  Route.get("/document", () => Ok(<html><head><title>mine</title></head><body>whole</body></html>)),
+  Route.get("/teapot", () => status(418, "short and stout").withHeader("x-a", "1").withHeader("x-a", "2")),
+  Route.get("/throws", () => {
+    throw new Error("secret detail 7f3a");
+  }),
+  Route.get("/not-found", () => {
+    throw new NotFound("No such <thing>.");
+  }),
+  Route.get("/forbidden", () => {
+    throw new Forbidden();
+  }),
+  Route.get("/bad", () => {
+    throw new BadRequest();
+  }),
+  Route.get("/redirect-crlf", () => Redirect("/x\r\nSet-Cookie: evil=1")),
+  Route.get("/query", (request) => Ok(`q=${request.query.get("q") ?? ""}`)),
+  Route.api({ method: "GET", path: "/api/whoami", handler: (request) => Ok(`cookie header: ${request.headers.get("cookie") ?? "none"}`) }),
+  Route.api({ method: "POST", path: "/api/items", handler: (request) => status(201, request.text) }),
+  { ...Route.get("/copied", (request) => Ok(`user=${request.session.get("user") ?? "nobody"}`)), kind: Route.api({ method: "GET", path: "/x", handler: () => Ok("") }).kind },
+  Route.ws("/socket", { message() {} }),
+);
+
+let app: Served;
+beforeAll(async () => {
+  app = await serve({ routes: table, layout, maxBodySize: 1000 });
+});
+afterAll(() => app.close());
+
+/** A browser visit: GET `path`, keeping the cookie, returning the page and the cookie to send next. */
+async function visit(path: string, cookie?: string): Promise<{ html: string; cookie: string | undefined; response: globalThis.Response }> {
+  const response = await app.get(path, cookie === undefined ? {} : { headers: { cookie } });
+  return { html: await response.text(), cookie: sessionCookie(response) ?? cookie, response };
+}
+
+describe("2.18 Method", () => {
+  it.each(["TRACE", "PROPFIND", "PURGE"])("%s reaching the app → 501 problem page", async (method) => {
+    const answer = await rawRequest(app.port, `${method} / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1.1 501 Not Implemented/);
+    expect(answer).toContain("<h1>501 Not Implemented</h1>");
+  });
+
+  it("CONNECT → 501 instead of a dropped socket", async () => {
+    const answer = await rawRequest(app.port, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
+    expect(answer).toMatch(/^HTTP\/1.1 501 Not Implemented/);
+  });
+
+  it("a method Node's parser cannot read → 501 in plain text", async () => {
+    const answer = await rawRequest(app.port, "FROB / HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect(answer).toMatch(/^HTTP\/1.1 (501|400)/);
+  });
+});
+
+describe("2.3 / 4.1 Paths", () => {
+  it("ignores a trailing slash", async () => {
+    expect(await (await app.get("/segments/a/")).text()).toBe("one=a");
+    expect((await app.get("/form/")).status).toBe(200);
+  });
+
+  it("decodes each segment after splitting: %2F stays inside its segment", async () => {
+    expect(await (await app.get("/segments/a%2Fb")).text()).toBe("one=a/b");
+    expect((await app.get("/segments/a/b")).status).toBe(404);
+  });
+
+  it("a catch-all captures the rest, including nothing", async () => {
+    expect(await (await app.get("/files/a/b%20c/d")).text()).toBe("rest=a/b c/d");
+    expect(await (await app.get("/files")).text()).toBe("rest=");
+  });
+
+  it.each(["/segments/%E0%A4%A", "/segments/%ZZ", "/segments/%C0%AF", "/segments/%FF", "/segments/..", "/segments/%2e%2e", "/segments/%00"])(
+    "a malformed, overlong or dot segment (%s) → 400",
+    async (path) => {
+      const response = await rawRequest(app.port, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(response).toMatch(/^HTTP\/1.1 400 Bad Request/);
+    },
+  );
+
+  it("a FromPath conversion that fails → 400 naming the parameter; one that works reaches the handler typed", async () => {
+    expect(await (await app.get("/items/41")).text()).toBe("item 42");
+    const bad = await app.get("/items/forty");
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("The path parameter &quot;id&quot; is not a valid integer.");
+  });
+});
+
+describe("4.3 Matching outcomes", () => {
+  it("nothing matches → 404 problem page framed by the layout, without a CSRF token", async () => {
+    const response = await app.get("/nowhere/<script>");
+    expect(response.status).toBe(404);
+    const html = await response.text();
+    expect(html.startsWith("<!DOCTYPE html><html")).toBe(true);
+    expect(html).toContain("<title>Not Found | site</title>");
+    expect(html).toContain("no-token");
+    expect(html).toContain("/nowhere/%3Cscript%3E");
+    expect(sessionCookie(response)).toBeUndefined();
+  });
+
+  it("path matches but not the method → 405 with Allow (HEAD beside GET)", async () => {
+    const response = await app.get("/echo");
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST, PUT, PATCH, DELETE");
+    const form = await fetch(app.url + "/form", { method: "DELETE" });
+    expect(form.status).toBe(405);
+    expect(form.headers.get("allow")).toBe("GET, POST, HEAD");
+  });
+
+  it("HEAD is served by the GET route with the body dropped and its length kept", async () => {
+    const get = await app.get("/read-only");
+    const head = await fetch(app.url + "/read-only", { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    expect(head.headers.get("content-length")).toBe(get.headers.get("content-length"));
+  });
+
+  it("OPTIONS with no OPTIONS route → 405 with Allow", async () => {
+    const response = await fetch(app.url + "/form", { method: "OPTIONS" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, POST, HEAD");
+  });
+
+  it("a plain GET to a WebSocket route → 400 saying it takes sockets only", async () => {
+    const response = await app.get("/socket");
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("WebSocket connections only");
+  });
+});
+
+describe("2.7 Response", () => {
+  it("any status, ordered headers with duplicates", async () => {
+    const response = await app.get("/teapot");
+    expect(response.status).toBe(418);
+    expect(response.headers.get("x-a")).toBe("1, 2");
+    expect(await response.text()).toBe("short and stout");
+  });
+
+  it("a redirect is 303 by default; a Location with CR/LF is refused with 400, not sent", async () => {
+    const response = await app.get("/login-as/x");
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe("/");
+    const crlf = await app.get("/redirect-crlf");
+    expect(crlf.status).toBe(400);
+    expect(crlf.headers.get("set-cookie")).toBeNull();
+  });
+});
+
+describe("2.17 Layout", () => {
+  it("lifts the first <title> the route wrote and frames the content", async () => {
+    const { html } = await visit("/form");
+    expect(html).toMatch(/^<!DOCTYPE html><html lang="en"><head><title>Form \| site<\/title>/);
+    expect(html.match(/<title>/g)).toHaveLength(1);
+    expect(html).toContain('<form method="post" action="/form">');
+  });
+
+  it("the layout gets the request as it arrived: a first visit has no CSRF token there, a later one has", async () => {
+    const first = await visit("/form");
+    expect(first.html).toContain("no-token");
+    expect(first.cookie).toBeDefined();
+    const second = await visit("/form", first.cookie);
+    expect(second.html).toContain("has-token");
+  });
+
+  it("a route returning a whole <html> document is sent as written, with the doctype", async () => {
+    expect(await (await app.get("/document")).text()).toBe(
+      "<!DOCTYPE html><html><head><title>mine</title></head><body>whole</body></html>",
+    );
+  });
+
+  it("a layout that throws → plain-text 500; the server goes on serving", async () => {
+    const throwing = await serve({
+      routes: RouteTable.of(Route.get("/", () => Ok(<p>x</p>)), Route.get("/text", () => Ok("fine"))),
+      layout: ({ request }) => <html>{request.csrf}</html>,
+    });
+    try {
+      const response = await throwing.get("/");
+      expect(response.status).toBe(500);
+      expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+      expect(await response.text()).toBe("500 Internal Server Error\n");
+      const notFound = await throwing.get("/missing");
+      expect(notFound.status).toBe(500);
+      expect(await notFound.text()).toBe("500 Internal Server Error\n");
+      expect(await (await throwing.get("/text")).text()).toBe("fine");
+      expect(throwing.err.join("\n")).toContain("no CSRF token");
+    } finally {
+      await throwing.close();
+    }
+  });
+});
+
+describe("2.9 Session cookie", () => {
+  it("is written after dispatch when something changed, and not when a page only reads", async () => {
+    const login = await app.get("/login-as/ada");
+    const cookie = sessionCookie(login);
+    expect(cookie).toMatch(/^fw_session=/);
+    expect(login.headers.get("set-cookie")).toMatch(/; Path=\/; HttpOnly; SameSite=Lax$/);
+    const read = await app.get("/read-only", { headers: { cookie: cookie as string } });
+    expect(await read.text()).toBe("user=ada");
+    expect(read.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("a flash is shown once, on the next request only", async () => {
+    const first = await visit("/form");
+    const token = csrfFrom(first.html);
+    const posted = await app.post("/form", { _csrf: token, x: "<b>" }, { headers: { cookie: first.cookie as string } });
+    expect(posted.status).toBe(303);
+    expect(posted.headers.get("location")).toBe("/form");
+    const cookie = sessionCookie(posted) as string;
+    const shown = await visit("/form", cookie);
+    expect(shown.html).toContain('<p id="flash">saved &lt;b&gt;</p>');
+    const again = await visit("/form", shown.cookie);
+    expect(again.html).toContain('<p id="flash"></p>');
+  });
+
+  it.each([
+    ["tampered", (c: string) => c.replace(/.$/, (ch) => (ch === "A" ? "B" : "A"))],
+    ["truncated", (c: string) => c.slice(0, c.length - 10)],
+    ["garbage", () => "fw_session=%%%garbage"],
+    ["duplicated", (c: string) => `${c}; ${c}`],
+  ])("a %s cookie reads as an empty session, never an error", async (_, mangle) => {
+    const cookie = sessionCookie(await app.get("/login-as/bob")) as string;
+    const response = await app.get("/read-only", { headers: { cookie: mangle(cookie) } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("user=none");
+  });
+
+  it("a session emptied by the handler expires the cookie", async () => {
+    const cookie = sessionCookie(await app.get("/login-as/cy")) as string;
+    const out = await app.get("/logout", { headers: { cookie } });
+    expect(out.headers.get("set-cookie")).toMatch(/^fw_session=; .*Max-Age=0$/);
+  });
+
+  it("a session over 4096 bytes → 500 naming the cause, not a cookie the browser drops", async () => {
+    const response = await app.get("/big-session");
+    expect(response.status).toBe(500);
+    expect(response.headers.get("set-cookie")).toBeNull();
+    expect(app.err.join("\n")).toMatch(/session cookie would be \d+ bytes, over the 4096/);
+  });
+});
+
+describe("5.8 CSRF", () => {
+  async function withToken(): Promise<{ cookie: string; token: string }> {
+    const page = await visit("/form");
+    return { cookie: page.cookie as string, token: csrfFrom(page.html) };
+  }
+
+  it("mints one token per session after a route matched, and keeps it", async () => {
+    const { cookie, token } = await withToken();
+    const again = await visit("/form", cookie);
+    expect(csrfFrom(again.html)).toBe(token);
+    expect(again.response.headers.get("set-cookie")).toBeNull();
+  });
+
+  it.each(["POST", "PUT", "PATCH", "DELETE"])("%s without the token → 403; with it → served", async (method) => {
+    const { cookie, token } = await withToken();
+    const override = method === "POST" ? {} : { _method: method };
+    const refused = await app.post("/echo", { ...override, x: "1" }, { headers: { cookie } });
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain("CSRF");
+    const served = await app.post("/echo", { ...override, _csrf: token, x: "1" }, { headers: { cookie } });
+    expect(served.status).toBe(200);
+    expect(await served.text()).toBe(`${method} 1`);
+  });
+
+  it("a wrong token, a duplicated token, a token from another session → 403", async () => {
+    const mine = await withToken();
+    const theirs = await withToken();
+    for (const body of [
+      `_csrf=wrong&x=1`,
+      `_csrf=${mine.token}&_csrf=${mine.token}`,
+      `_csrf=${theirs.token}`,
+    ]) {
+      expect((await app.post("/echo", body, { headers: { cookie: mine.cookie } })).status, body).toBe(403);
+    }
+  });
+
+  it("only the form field counts: a token in the query or a header → 403", async () => {
+    const { cookie, token } = await withToken();
+    expect((await app.post(`/echo?_csrf=${token}`, { x: "1" }, { headers: { cookie } })).status).toBe(403);
+    expect((await app.post("/echo", { x: "1" }, { headers: { cookie, "x-csrf-token": token } })).status).toBe(403);
+  });
+
+  it("a non-form body on a browser route → 403 (the token cannot be in it)", async () => {
+    const { cookie, token } = await withToken();
+    const response = await fetch(app.url + "/echo", { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify({ _csrf: token }) });
+    expect(response.status).toBe(403);
+  });
+
+  it("GET, HEAD and OPTIONS are never checked; API routes are exempt", async () => {
+    expect((await app.get("/read-only")).status).toBe(200);
+    expect((await fetch(app.url + "/read-only", { method: "HEAD" })).status).toBe(200);
+    const api = await fetch(app.url + "/api/items", { method: "POST", body: "made" });
+    expect(api.status).toBe(201);
+    expect(await api.text()).toBe("made");
+  });
+});
+
+describe("_method override", () => {
+  it("is read only from a POST's form body, and only to PUT, PATCH or DELETE", async () => {
+    const page = await visit("/form");
+    const token = csrfFrom(page.html);
+    const cookie = page.cookie as string;
+    expect((await app.post("/echo", { _method: "GET", _csrf: token }, { headers: { cookie } })).status).toBe(400);
+    expect((await app.post("/echo", { _method: "POST", _csrf: token }, { headers: { cookie } })).status).toBe(400);
+    expect((await app.post("/echo", "_method=PUT&_method=DELETE", { headers: { cookie } })).status).toBe(400);
+    expect(await (await app.post("/echo", { _method: "delete", _csrf: token, x: "2" }, { headers: { cookie } })).text()).toBe("DELETE 2");
+    // On GET it is never read: the query's _method changes nothing.
+    expect((await app.get("/read-only?_method=DELETE")).status).toBe(200);
+    // A query _method on a POST is not read either.
+    expect(await (await app.post("/echo?_method=PUT", { _csrf: token, x: "3" }, { headers: { cookie } })).text()).toBe("POST 3");
+  });
+
+  it("asking for a method the path does not accept → 405", async () => {
+    const page = await visit("/form");
+    const response = await app.post("/form", { _method: "PATCH", _csrf: csrfFrom(page.html) }, { headers: { cookie: page.cookie as string } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, POST, HEAD");
+  });
+});
+
+describe("2.6 / 5.7 API routes", () => {
+  it("read no cookie and write none; the Cookie header stays among the headers as sent", async () => {
+    const cookie = sessionCookie(await app.get("/login-as/dee")) as string;
+    const response = await app.get("/api/whoami", { headers: { cookie } });
+    expect(await response.text()).toBe(`cookie header: ${cookie}`);
+    expect(response.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("a page given the API kind by copying is reached as nobody", async () => {
+    const cookie = sessionCookie(await app.get("/login-as/eve")) as string;
+    const response = await app.get("/copied", { headers: { cookie } });
+    expect(await response.text()).toBe("user=nobody");
+    expect(response.headers.get("set-cookie")).toBeNull();
+  });
+});
+
+describe("8 Body size", () => {
+  it("a Content-Length over the cap → 413 at once, without waiting for the body", async () => {
+    const answer = await rawRequest(
+      app.port,
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5000\r\n\r\n",
+      3000,
+    );
+    expect(answer).toMatch(/^HTTP\/1.1 413 Payload Too Large/);
+    expect(answer.toLowerCase()).toContain("connection: close");
+  });
+
+  it("a chunked body over the cap → 413 and buffering stops", async () => {
+    const chunk = "x".repeat(600);
+    const hex = chunk.length.toString(16);
+    const answer = await rawRequest(
+      app.port,
+      `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n${hex}\r\n${chunk}\r\n${hex}\r\n${chunk}\r\n`,
+      3000,
+    );
+    expect(answer).toMatch(/^HTTP\/1.1 413 Payload Too Large/);
+  });
+
+  it("a body within the cap is read whole", async () => {
+    const api = await fetch(app.url + "/api/items", { method: "POST", body: "y".repeat(999) });
+    expect(await api.text()).toHaveLength(999);
+  });
+
+  it("a form with malformed percent-encoding → 400", async () => {
+    expect((await app.post("/echo", "x=%E0%A4%A")).status).toBe(400);
+  });
+
+  it("a form with more than 1000 fields → 400", async () => {
+    const big = await serve({ routes: table, layout });
+    try {
+      const body = Array.from({ length: 1001 }, (_, i) => `f${i}=1`).join("&");
+      expect((await big.post("/echo", body)).status).toBe(400);
+    } finally {
+      await big.close();
+    }
+  });
+});
+
+describe("7 Failures", () => {
+  it.each([
+    ["/not-found", 404, "Not Found"],
+    ["/forbidden", 403, "Forbidden"],
+    ["/bad", 400, "Bad Request"],
+  ])("%s → %i problem page with title, status, detail and instance, framed by the layout", async (path, code, title) => {
+    const response = await app.get(path);
+    expect(response.status).toBe(code);
+    const html = await response.text();
+    expect(html).toContain(`<title>${title} | site</title>`);
+    expect(html).toContain(`<h1>${code} ${title}</h1>`);
+    expect(html).toContain(`<code>${path}</code>`);
+  });
+
+  it("reflected values are escaped", async () => {
+    expect(await (await app.get("/not-found")).text()).toContain("No such &lt;thing&gt;.");
+  });
+
+  it("a handler that throws → 500 with no message or stack in production; cause logged once; the server goes on", async () => {
+    const response = await app.get("/throws");
+    expect(response.status).toBe(500);
+    const html = await response.text();
+    expect(html).not.toContain("secret detail");
+    expect(html).not.toContain("at ");
+    expect(app.err.filter((line) => line.includes("secret detail 7f3a"))).toHaveLength(1);
+    expect((await app.get("/read-only")).status).toBe(200);
+  });
+
+  it("dev shows the cause's stack on the 500 page, escaped", async () => {
+    const dev = await serve({ routes: table, layout }, { dev: true });
+    try {
+      const html = await (await dev.get("/throws")).text();
+      expect(html).toContain("Error: secret detail 7f3a");
+      expect(html).toContain('<pre class="fw-problem-trace">');
+    } finally {
+      await dev.close();
+    }
+  });
+});
+
+describe("4.6 /fw/health", () => {
+  it("answers ok, asked before the table, reading and writing no cookie", async () => {
+    const catchAll = await serve({ routes: RouteTable.of(Route.get("/*all", () => Ok("app"))) });
+    try {
+      const response = await catchAll.get("/fw/health", { headers: { cookie: "fw_session=garbage" } });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe("ok");
+      expect(response.headers.get("set-cookie")).toBeNull();
+      expect(await (await catchAll.get("/fw/other")).text()).toBe("app");
+    } finally {
+      await catchAll.close();
+    }
+  });
+});
+
+describe("query", () => {
+  it("is parsed per field; a malformed encoding → 400", async () => {
+    expect(await (await app.get("/query?q=a%20b&q=c")).text()).toBe("q=a b");
+    expect((await app.get("/query?q=%ZZ")).status).toBe(400);
+  });
+});
