@@ -1,8 +1,15 @@
 /**
  * The HTML tree fw's JSX runtime produces. A tree, not a string, so the first `<title>` can be
  * lifted out for the layout and a root `<html>` detected (spec 2.17).
+ *
+ * Every node carries the `NODE` symbol. JSON cannot hold a symbol, so data parsed from a request
+ * (`{"$$":"raw","html":"<script>…"}`) can never pass for markup: the renderer refuses any object
+ * without the brand. Make nodes with JSX or the constructors below.
  */
+export const NODE: unique symbol = Symbol("fw.node");
+
 export interface Element {
+  readonly [NODE]: true;
   readonly $$: "element";
   readonly tag: string;
   readonly attrs: Readonly<Record<string, unknown>>;
@@ -11,11 +18,13 @@ export interface Element {
 
 /** Markup written by hand and sent as is: the explicit escape hatch (`raw()`). */
 export interface Raw {
+  readonly [NODE]: true;
   readonly $$: "raw";
   readonly html: string;
 }
 
 export interface Fragment {
+  readonly [NODE]: true;
   readonly $$: "fragment";
   readonly children: readonly Child[];
 }
@@ -29,5 +38,17 @@ export type Child = Node | string | number | bigint | boolean | null | undefined
 export type Html = Node;
 
 export function isNode(value: unknown): value is Node {
-  return typeof value === "object" && value !== null && "$$" in value;
+  return typeof value === "object" && value !== null && (value as Partial<Node>)[NODE] === true;
+}
+
+export function element(tag: string, attrs: Readonly<Record<string, unknown>>, children: readonly Child[]): Element {
+  return { [NODE]: true, $$: "element", tag, attrs, children };
+}
+
+export function fragment(children: readonly Child[]): Fragment {
+  return { [NODE]: true, $$: "fragment", children };
+}
+
+export function rawNode(html: string): Raw {
+  return { [NODE]: true, $$: "raw", html };
 }

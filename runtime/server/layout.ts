@@ -1,5 +1,5 @@
 import type { Request } from "../http/request.js";
-import type { Child, Html } from "../html/node.js";
+import { element, type Child, type Html } from "../html/node.js";
 import { isDocument, liftTitle, renderDocument } from "../html/render.js";
 
 /** What the layout is given to frame one page (spec 2.17). */
@@ -19,24 +19,15 @@ export interface LayoutProps {
 export type Layout = (props: LayoutProps) => Html;
 
 /** The frame used when the application names none. */
-export const defaultLayout: Layout = ({ title, content }) => ({
-  $$: "element",
-  tag: "html",
-  attrs: { lang: "en" },
-  children: [
-    {
-      $$: "element",
-      tag: "head",
-      attrs: {},
-      children: [
-        { $$: "element", tag: "meta", attrs: { charset: "utf-8" }, children: [] },
-        { $$: "element", tag: "meta", attrs: { name: "viewport", content: "width=device-width, initial-scale=1" }, children: [] },
-        { $$: "element", tag: "title", attrs: {}, children: [title ?? "fw"] },
-      ],
-    },
-    { $$: "element", tag: "body", attrs: {}, children: [content] },
-  ],
-});
+export const defaultLayout: Layout = ({ title, content }) =>
+  element("html", { lang: "en" }, [
+    element("head", {}, [
+      element("meta", { charset: "utf-8" }, []),
+      element("meta", { name: "viewport", content: "width=device-width, initial-scale=1" }, []),
+      element("title", {}, [title ?? "fw"]),
+    ]),
+    element("body", {}, [content]),
+  ]);
 
 /**
  * Renders page content to a whole document: a route's own `<html>` is sent as written; anything

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { statusOf, type HttpFailure } from "../http/failure.js";
-import type { Element, Html } from "../html/node.js";
+import { element, fragment, type Element, type Html } from "../html/node.js";
 
 /**
  * A failure as the RFC 9457 section 3 data model (spec 2.16): `type` stays "about:blank", so
@@ -25,7 +25,7 @@ export function phrase(status: number): string {
 }
 
 function el(tag: string, attrs: Record<string, unknown>, ...children: Element["children"]): Element {
-  return { $$: "element", tag, attrs, children };
+  return element(tag, attrs, children);
 }
 
 /**
@@ -33,9 +33,7 @@ function el(tag: string, attrs: Record<string, unknown>, ...children: Element["c
  * tree, so the renderer escapes it. `trace` (dev only) is the cause's stack.
  */
 export function problemContent(problem: Problem, trace?: string): Html {
-  return {
-    $$: "fragment",
-    children: [
+  return fragment([
       el("title", {}, problem.title),
       el(
         "main",
@@ -45,8 +43,7 @@ export function problemContent(problem: Problem, trace?: string): Html {
         el("p", { class: "fw-problem-instance" }, el("code", {}, problem.instance)),
         trace === undefined ? null : el("pre", { class: "fw-problem-trace" }, trace),
       ),
-    ],
-  };
+  ]);
 }
 
 /** The answer when even the layout failed: plain text, nothing from the request reflected. */

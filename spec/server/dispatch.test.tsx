@@ -308,7 +308,7 @@ describe("5.8 CSRF", () => {
 
   it.each(["POST", "PUT", "PATCH", "DELETE"])("%s without the token → 403; with it → served", async (method) => {
     const { cookie, token } = await withToken();
-    const override = method === "POST" ? {} : { _method: method };
+    const override: Record<string, string> = method === "POST" ? {} : { _method: method };
     const refused = await app.post("/echo", { ...override, x: "1" }, { headers: { cookie } });
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain("CSRF");

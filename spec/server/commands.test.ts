@@ -1,0 +1,171 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { HttpApp, Ok, Route, RouteTable } from "../../runtime/index.js";
+import { TEST_SECRET } from "../support/serve.js";
+
+// These run the example as `npm start` does: its compiled output (npm test builds first).
+const main = resolve("dist/example/main.js");
+
+interface Ran {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+function run(args: string[], env: Record<string, string | undefined> = {}, cwd = process.cwd()): Promise<Ran> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [main, ...args], { cwd, env: { ...process.env, FW_SECRET: undefined, ...env } });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk) => (out += chunk));
+    child.stderr.on("data", (chunk) => (err += chunk));
+    child.on("close", (code) => done({ code, out, err }));
+  });
+}
+
+/** Starts the example, waits for its banner, and returns the URL and a way to stop it. */
+function boot(args: string[], env: Record<string, string>, cwd = process.cwd()) {
+  const child = spawn(process.execPath, [main, ...args], { cwd, env: { ...process.env, PORT: "0", ...env } });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk) => (out += chunk));
+  child.stderr.on("data", (chunk) => (err += chunk));
+  const exited = new Promise<number | null>((done) => child.on("close", done));
+  const url = new Promise<string>((ready, fail) => {
+    child.stdout.on("data", () => {
+      const match = /serving \d+ routes on (http:\/\/\S+)/.exec(out);
+      if (match?.[1] !== undefined) ready(match[1]);
+    });
+    void exited.then(() => fail(new Error(`exited before serving:\n${out}\n${err}`)));
+  });
+  return { url, exited, child, output: () => ({ out, err }) };
+}
+
+describe("1 HttpApp commands", () => {
+  it("`routes` prints method, path, handler, origin and kind in match order, and exits 0", async () => {
+    const { code, out } = await run(["routes"]);
+    expect(code).toBe(0);
+    const lines = out.trim().split("\n");
+    expect(lines[0]).toMatch(/^METHOD\s+PATH\s+HANDLER\s+ORIGIN\s+KIND/);
+    expect(lines.slice(1).map((line) => line.split(/\s+/).slice(0, 2).join(" "))).toEqual([
+      "GET /",
+      "GET /guestbook",
+      "POST /guestbook",
+      "GET /guestbook/:id",
+      "GET /api/entries",
+    ]);
+    expect(out).toMatch(/GET\s+\/api\/entries\s+example\/pages.tsx#guestbook.api\s+Handwritten\s+api/);
+  });
+
+  it("an unknown command prints the usage on stderr and exits 2", async () => {
+    const { code, out, err } = await run(["serve-please"]);
+    expect(code).toBe(2);
+    expect(out).toBe("");
+    expect(err).toContain('unknown command "serve-please"');
+    expect(err).toContain("usage:");
+  });
+
+  it("booting without FW_SECRET refuses, saying how to set it", async () => {
+    const { code, err } = await run([]);
+    expect(code).toBe(1);
+    expect(err).toContain("FW_SECRET is not set");
+    expect(err).toContain("export FW_SECRET=");
+  });
+
+  it("booting with a short FW_SECRET refuses", async () => {
+    const { code, err } = await run([], { FW_SECRET: "short" });
+    expect(code).toBe(1);
+    expect(err).toMatch(/FW_SECRET is too short.*at least 32/);
+  });
+
+  it("boots with FW_SECRET: a banner with the URL, one access-log line per request, SIGTERM → exit 0", async () => {
+    const app = boot([], { FW_SECRET: TEST_SECRET });
+    const url = await app.url;
+    expect((await fetch(`${url}/guestbook?secret=hidden`)).status).toBe(200);
+    expect((await fetch(`${url}/nowhere`)).status).toBe(404);
+    app.child.kill("SIGTERM");
+    expect(await app.exited).toBe(0);
+    const { out } = app.output();
+    expect(out).toMatch(/^fw: serving 5 routes on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(out).toMatch(/\nGET \/guestbook 200 \d+\.\dms\n/);
+    expect(out).toMatch(/\nGET \/nowhere 404 \d+\.\dms\n/);
+    expect(out).not.toContain("hidden"); // the query is never logged
+  });
+
+  it("`dev` boots without FW_SECRET on a random secret kept under .fw/, so sessions survive restarts", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "fw-dev-"));
+    const first = boot(["dev"], { FW_SECRET: "" }, cwd);
+    const url = await first.url;
+    const page = await fetch(`${url}/guestbook`);
+    const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0] as string;
+    const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] as string;
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+    expect(first.output().err).toContain(".fw/dev-secret");
+    expect(readFileSync(join(cwd, ".fw", "dev-secret"), "utf8").trim().length).toBeGreaterThanOrEqual(43);
+
+    const second = boot(["dev"], { FW_SECRET: "" }, cwd);
+    const again = await fetch(`${await second.url}/guestbook`, { headers: { cookie } });
+    expect(/name="_csrf" value="([^"]+)"/.exec(await again.text())?.[1]).toBe(token);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+    expect(second.output().err).not.toContain("dev-secret"); // no second notice
+  });
+});
+
+describe("1 Graceful shutdown", () => {
+  it("SIGTERM stops accepting, lets an in-flight request finish with its full body, then main resolves 0", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((open) => (release = open));
+    let entered: () => void = () => {};
+    const inside = new Promise<void>((open) => (entered = open));
+    const app = new HttpApp({
+      secret: TEST_SECRET,
+      port: 0,
+      accessLog: false,
+      routes: RouteTable.of(
+        Route.get("/slow", async () => {
+          entered();
+          await gate;
+          return Ok("z".repeat(100_000));
+        }),
+      ),
+    });
+    const lines: string[] = [];
+    app.console = { out: (line) => lines.push(line), err: (line) => lines.push(line) };
+    const exit = app.main([]);
+    await waitFor(() => lines.some((line) => line.includes("serving")));
+    const url = /on (http:\S+)/.exec(lines.join("\n"))?.[1] as string;
+    const slow = fetch(`${url}/slow`);
+    await inside;
+    process.emit("SIGTERM");
+    await waitFor(() => lines.some((line) => line.includes("stopping")));
+    await expect(fetch(`${url}/slow`)).rejects.toThrow(); // no new connections
+    release();
+    const response = await slow;
+    expect(response.headers.get("connection")).toBe("close");
+    expect(await response.text()).toHaveLength(100_000);
+    expect(await exit).toBe(0);
+  });
+
+  it("sets Node's slow-client timeouts", async () => {
+    const app = new HttpApp({ secret: TEST_SECRET, routes: RouteTable.empty, accessLog: false });
+    app.console = { out: () => {}, err: () => {} };
+    const running = await app.serve({ port: 0 });
+    try {
+      expect(running.server.headersTimeout).toBe(20_000);
+      expect(running.server.requestTimeout).toBe(60_000);
+      expect(running.server.keepAliveTimeout).toBe(5_000);
+    } finally {
+      await running.close();
+    }
+  });
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!condition()) throw new Error("timed out waiting");
+}
