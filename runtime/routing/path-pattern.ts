@@ -34,7 +34,8 @@ export class PathPattern {
     return (
       "/" +
       this.segments
-        .map((s) => (s.type === "literal" ? encodeURIComponent(s.value) : s.type === "param" ? ":" : "*"))
+        // encodeURIComponent leaves "*" alone, so a literal "*" is escaped to stay apart from a catch-all.
+        .map((s) => (s.type === "literal" ? encodeURIComponent(s.value).replaceAll("*", "%2A") : s.type === "param" ? ":" : "*"))
         .join("/")
     );
   }

@@ -1,0 +1,156 @@
+import { BootError } from "./boot-error.js";
+import { emptyTrie, insertPattern, type Ranked, type TrieNode } from "./matcher.js";
+import type { Segment } from "./path-pattern.js";
+import { Origin, type Route } from "./route.js";
+
+/** A table that passed the boot checks: what to serve, and what to tell the developer. */
+export interface CheckedRoutes {
+  readonly routes: readonly Route[];
+  /** One line each, printed at boot and by the `routes` command. */
+  readonly warnings: readonly string[];
+}
+
+/** A route no request can reach, because the earlier route `by` matches every path it does. */
+export interface Shadowing {
+  readonly route: Route;
+  readonly by: Route;
+}
+
+/**
+ * The boot checks of spec 4.3, in table order: two handwritten or two derived routes on one
+ * method and path fail boot; a derived route beside a handwritten one is dropped with a
+ * warning; a route shadowed by an earlier one is kept with a warning.
+ */
+export function checkRoutes(routes: readonly Route[]): CheckedRoutes {
+  const { kept, warnings } = dropDuplicates(routes);
+  return { routes: kept, warnings: [...warnings, ...findShadowed(kept).map(shadowWarning)] };
+}
+
+/** How a route is named in messages: method (WS for a socket), pattern and source. */
+function describe(route: Route): string {
+  return `${methodKey(route)} ${route.path.text} (from ${route.source})`;
+}
+
+/** Routes compete only within one key: an HTTP method, or "WS" for every socket route. */
+function methodKey(route: Route): string {
+  return route.case === "ws" ? "WS" : route.method;
+}
+
+/**
+ * Method and pattern with parameter names erased. Not `PathPattern.shape`: it leaves a literal
+ * "*" (written "%2A") unescaped, which would read as a catch-all. JSON keeps literals (strings)
+ * apart from the markers (numbers) whatever characters the literals hold.
+ */
+function pathKey(route: Route): string {
+  const marks = route.path.segments.map((s) => (s.type === "literal" ? s.value : s.type === "param" ? 0 : 1));
+  return `${methodKey(route)} ${JSON.stringify(marks)}`;
+}
+
+interface Pair {
+  handwritten?: Route;
+  resource?: Route;
+}
+
+function dropDuplicates(routes: readonly Route[]): { kept: readonly Route[]; warnings: string[] } {
+  const pairs = new Map<string, Pair>();
+  for (const route of routes) {
+    const key = pathKey(route);
+    const pair = pairs.get(key) ?? {};
+    pairs.set(key, pair);
+    const slot = route.origin === Origin.Handwritten ? "handwritten" : "resource";
+    const earlier = pair[slot];
+    if (earlier !== undefined) throw new BootError(duplicateMessage(earlier, route));
+    pair[slot] = route;
+  }
+  const dropped = new Set<Route>();
+  const warnings: string[] = [];
+  for (const { handwritten, resource } of pairs.values()) {
+    if (handwritten === undefined || resource === undefined) continue;
+    dropped.add(resource);
+    warnings.push(
+      `${describe(resource)} is dropped: the handwritten ${describe(handwritten)} is on the same method ` +
+        `and path and is served instead; remove the action from the resource to silence this.`,
+    );
+  }
+  return { kept: dropped.size === 0 ? routes : routes.filter((r) => !dropped.has(r)), warnings };
+}
+
+function duplicateMessage(earlier: Route, later: Route): string {
+  const both = earlier.origin === Origin.Handwritten ? "handwritten" : "derived";
+  const fix =
+    both === "handwritten"
+      ? "remove one, or change its method or path"
+      : "mount the resource only once, or remove the action from one of them";
+  return `${describe(earlier)} and ${describe(later)} are two ${both} routes on one method and path: ${fix}.`;
+}
+
+function shadowWarning({ route, by }: Shadowing): string {
+  const how = methodKey(route) === methodKey(by) ? "" : " (a HEAD request is served by the GET route)";
+  return (
+    `${describe(route)} is never reached: the earlier ${describe(by)} matches every path it does${how}; ` +
+    `move it before ${methodKey(by)} ${by.path.text}, or remove one.`
+  );
+}
+
+/**
+ * Each route whose every path an earlier route of the same method already matches (an earlier
+ * GET also serves HEAD), with the first such earlier route. Patterns sit in one trie per
+ * method, so each route walks only the branches that could cover it, not every earlier route.
+ */
+export function findShadowed(routes: readonly Route[]): readonly Shadowing[] {
+  const tries = new Map<string, TrieNode<Route>>();
+  routes.forEach((route, rank) => {
+    const key = methodKey(route);
+    const trie = tries.get(key) ?? emptyTrie<Route>();
+    tries.set(key, trie);
+    insertPattern(trie, route.path, { rank, value: route });
+  });
+  const found: Shadowing[] = [];
+  routes.forEach((route, rank) => {
+    const search = new CoverSearch(route.path.segments, rank);
+    search.run(tries.get(methodKey(route)));
+    if (methodKey(route) === "HEAD") search.run(tries.get("GET"));
+    if (search.best !== undefined) found.push({ route, by: search.best.value });
+  });
+  return found;
+}
+
+/**
+ * Finds the lowest-ranked pattern in a trie that covers `pattern`, ranked below `bound`.
+ * Walking the covered pattern: its literal is covered by the same literal, a `:param` or a
+ * catch-all; its `:param` by a `:param` or a catch-all; its catch-all only by a catch-all.
+ */
+class CoverSearch {
+  best: Ranked<Route> | undefined = undefined;
+
+  constructor(
+    private readonly pattern: readonly Segment[],
+    private bound: number,
+  ) {}
+
+  run(root: TrieNode<Route> | undefined): void {
+    if (root !== undefined) this.descend(root, 0);
+  }
+
+  private visit(at: TrieNode<Route>, index: number): void {
+    if (at.rest !== undefined) this.take(at.rest); // a catch-all covers whatever is left, even nothing
+    const segment = this.pattern[index];
+    if (segment === undefined) {
+      if (at.end !== undefined) this.take(at.end);
+      return;
+    }
+    if (segment.type === "rest") return;
+    if (segment.type === "literal") this.descend(at.literals?.get(segment.value), index + 1);
+    this.descend(at.param, index + 1);
+  }
+
+  private descend(child: TrieNode<Route> | undefined, index: number): void {
+    if (child !== undefined && child.minRank < this.bound) this.visit(child, index);
+  }
+
+  private take(entry: Ranked<Route>): void {
+    if (entry.rank >= this.bound) return;
+    this.best = entry;
+    this.bound = entry.rank;
+  }
+}
