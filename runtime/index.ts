@@ -26,6 +26,8 @@ export { Route, Origin, type HttpRoute, type WsRoute, type Handler, type ApiHand
 export type { Kind } from "./routing/kind.js";
 export { RouteTable, type Identify } from "./routing/route-table.js";
 export { BootError } from "./routing/boot-error.js";
+export { assembleTable, type GuardDeclaration } from "./routing/assemble.js";
+export { derives, Form, Resource, type Companion, type Derivation, type ModelOptions } from "./resource/derives.js";
 export type { WsListener, WsConnection } from "./ws/listener.js";
 export type { Problem } from "./server/problem.js";
 export { defaultLayout, type Layout, type LayoutProps } from "./server/layout.js";

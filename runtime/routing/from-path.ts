@@ -29,6 +29,23 @@ export const FromPath = {
     },
   } satisfies FromPath<number>,
 
+  /**
+   * A decoder from a parse function that throws on bad input (typia's
+   * `http.createParameter<T>()`, which the generated table uses for the types handlers declare).
+   */
+  typia<A>(type: string, parse: (segment: string) => A): FromPath<A> {
+    return {
+      type,
+      read: (segment) => {
+        try {
+          return { value: parse(segment) };
+        } catch {
+          return undefined;
+        }
+      },
+    };
+  },
+
   /** One of a fixed set of strings. */
   oneOf<const T extends string>(...values: readonly T[]): FromPath<T> {
     const allowed: ReadonlySet<string> = new Set(values);

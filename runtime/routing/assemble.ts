@@ -1,0 +1,37 @@
+import type { Route } from "./route.js";
+import { RouteTable, type Identify } from "./route-table.js";
+
+/**
+ * What a `Guarded` declaration gives the table (spec 2.12), seen structurally so the HTTP core
+ * never imports the auth module: `through` wraps a covered route, `carries` are the guard's
+ * own routes (login, logout), `identify` names the user on a socket upgrade.
+ */
+export interface GuardDeclaration {
+  readonly through: (route: Route) => Route;
+  readonly carries: RouteTable | readonly Route[];
+  readonly identify: Identify;
+}
+
+/**
+ * The generated table (spec 4.5): the rows in match order, then every declaration's `carries`
+ * taken distinct (equal routes from separate instances are mounted once, or boot would fail on
+ * the duplicate), with `identify` composed from every declaration.
+ */
+export function assembleTable(guards: readonly GuardDeclaration[], rows: readonly Route[]): RouteTable {
+  const carried: Route[] = [];
+  for (const guard of guards) {
+    const routes = guard.carries instanceof RouteTable ? guard.carries.routes : guard.carries;
+    for (const route of routes) if (!carried.some((held) => sameRoute(held, route))) carried.push(route);
+  }
+  const identify: Identify = (request) => guards.reduce((current, guard) => guard.identify(current), request);
+  return new RouteTable([...rows, ...carried], guards.length === 0 ? undefined : identify);
+}
+
+/** Equal routes: same case, method and pattern, and the very same handler or listener. */
+function sameRoute(a: Route, b: Route): boolean {
+  if (a.case === "http" && b.case === "http") {
+    return a.method === b.method && a.path.text === b.path.text && a.handler === b.handler && a.kind === b.kind;
+  }
+  if (a.case === "ws" && b.case === "ws") return a.path.text === b.path.text && a.listener === b.listener;
+  return false;
+}

@@ -1,0 +1,46 @@
+import * as path from "node:path";
+
+/** The plugin's options as written in tsconfig's `compilerOptions.plugins` entry. */
+export interface PluginOptions {
+  /** Folder of route files, relative to the tsconfig. Default `src/app`. */
+  readonly appDir?: string;
+  /** Root that model names are taken relative to (`src/models/Post.ts` → `models.Post`). Default `src`. */
+  readonly srcDir?: string;
+  /** The generated module, relative to the tsconfig. Default `src/.fw/routes.ts`. */
+  readonly out?: string;
+  /** The module that exports capabilities by name. Default `src/capabilities.ts` (if it exists). */
+  readonly capabilities?: string;
+  /** Names the auth module: then a model or page without `guarded` fails the build. */
+  readonly auth?: string;
+  /** The module specifier fw is imported by in generated code. Default `fw`. */
+  readonly fwModule?: string;
+}
+
+/** Resolved, absolute configuration: what the generator is a pure function of (with the program). */
+export interface FwConfig {
+  readonly projectDir: string;
+  readonly appDir: string;
+  readonly srcDir: string;
+  readonly out: string;
+  readonly capabilities: string;
+  readonly auth: string | undefined;
+  readonly fwModule: string;
+}
+
+export function resolveConfig(options: PluginOptions, projectDir: string): FwConfig {
+  const at = (file: string): string => path.resolve(projectDir, file);
+  return {
+    projectDir,
+    appDir: at(options.appDir ?? "src/app"),
+    srcDir: at(options.srcDir ?? "src"),
+    out: at(options.out ?? "src/.fw/routes.ts"),
+    capabilities: at(options.capabilities ?? "src/capabilities.ts"),
+    auth: options.auth,
+    fwModule: options.fwModule ?? "fw",
+  };
+}
+
+/** A path as messages and `// from` comments show it: relative to the project, with `/`. */
+export function shown(config: FwConfig, file: string): string {
+  return path.relative(config.projectDir, file).split(path.sep).join("/");
+}

@@ -1,0 +1,56 @@
+import type * as ts from "typescript";
+
+/**
+ * Every user mistake the transformer reports, with a stable code (tsc prints `TS9100x`).
+ * README's "Build diagnostics" section explains each one and its fix; keep the two in step
+ * (a test checks that every code here is documented).
+ */
+export const Codes = {
+  missingExport: 91001,
+  notAHandler: 91002,
+  unknownRequestType: 91003,
+  missingCapability: 91004,
+  mistypedCapability: 91005,
+  duplicateRoute: 91006,
+  catchAllNotLast: 91007,
+  nestedDerives: 91008,
+  missingGuard: 91009,
+  paramNotInPath: 91010,
+  capabilitiesNotObject: 91011,
+  duplicateParamName: 91012,
+} as const;
+
+export type Code = (typeof Codes)[keyof typeof Codes];
+
+/** A user mistake found while generating: where it is, what it is, and what to write instead. */
+export interface Finding {
+  readonly code: Code;
+  readonly category: "error" | "warning";
+  readonly file: ts.SourceFile | undefined;
+  /** Offset and length in `file`; the whole first line when absent. */
+  readonly start?: number;
+  readonly length?: number;
+  readonly message: string;
+}
+
+export function toDiagnostic(finding: Finding, tsApi: typeof ts): ts.Diagnostic {
+  return {
+    category: finding.category === "error" ? tsApi.DiagnosticCategory.Error : tsApi.DiagnosticCategory.Warning,
+    code: finding.code,
+    file: finding.file,
+    start: finding.file === undefined ? undefined : (finding.start ?? 0),
+    length: finding.file === undefined ? undefined : (finding.length ?? firstLineLength(finding.file)),
+    messageText: `fw: ${finding.message}`,
+  };
+}
+
+function firstLineLength(file: ts.SourceFile): number {
+  const end = file.text.indexOf("\n");
+  return end === -1 ? file.text.length : end;
+}
+
+/** Where a node is, for a finding. */
+export function at(node: ts.Node): { start: number; length: number } {
+  const start = node.getStart();
+  return { start, length: node.getEnd() - start };
+}

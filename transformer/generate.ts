@@ -1,0 +1,87 @@
+import type * as ts from "typescript";
+import { checkCapabilities } from "./capabilities.js";
+import { shown, type FwConfig } from "./config.js";
+import { Codes, type Finding } from "./diagnostics.js";
+import { emitModule, type Row } from "./emit.js";
+import { analyseHandler, routeExport, type Checking } from "./handlers.js";
+import { discoverModels, type Model } from "./models.js";
+import { sortRows } from "./order.js";
+import { checkRouteFiles } from "./route-conflicts.js";
+import { scanAppDir, type RouteFile } from "./scan.js";
+
+export interface Generated {
+  /** The generated module's text. */
+  readonly text: string;
+  readonly rows: readonly Row[];
+  readonly models: readonly Model[];
+  /** User mistakes, each to become a diagnostic in the file it names. */
+  readonly findings: readonly Finding[];
+}
+
+/**
+ * The whole generator, a pure function of (program, config): scan the app folder, read each
+ * handler with the checker, check capabilities and guards, order the rows (spec 4.2), find the
+ * models, print the module. Nothing here writes a file or changes the program.
+ */
+export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts): Generated {
+  const findings: Finding[] = [];
+  const c: Checking = { ts: tsApi, checker: program.getTypeChecker(), shown: (file) => shown(config, file), findings };
+  const sourceOf = (file: string): ts.SourceFile | undefined => program.getSourceFile(file);
+  const scanned = scanAppDir(config.appDir).filter((route) => included(route, sourceOf, c));
+  const routes = checkRouteFiles(scanned, sourceOf, c.shown, findings);
+  const rows = routes.flatMap((route) => rowOf(c, config, route, sourceOf));
+  const models = discoverModels({ ts: tsApi, checker: c.checker, srcDir: config.srcDir, shown: c.shown, findings }, program.getSourceFiles());
+  if (config.auth !== undefined) models.forEach((model) => checkModelGuard(c, model, config.auth as string));
+  const sorted = sortRows(rows);
+  const text = emitModule({ out: config.out, fwModule: config.fwModule, capabilitiesFile: config.capabilities, rows: sorted, models, appDirShown: c.shown(config.appDir) });
+  return { text, rows: sorted, models, findings };
+}
+
+function included(route: RouteFile, sourceOf: (file: string) => ts.SourceFile | undefined, c: Checking): boolean {
+  if (sourceOf(route.file) !== undefined) return true;
+  c.findings.push({
+    code: Codes.missingExport,
+    category: "error",
+    file: undefined,
+    message: `${c.shown(route.file)} would mount ${route.role.method} ${route.pattern}, but it is not part of the compilation. Add its folder to \`include\` in tsconfig.json.`,
+  });
+  return false;
+}
+
+function rowOf(c: Checking, config: FwConfig, route: RouteFile, sourceOf: (file: string) => ts.SourceFile | undefined): Row[] {
+  const source = sourceOf(route.file) as ts.SourceFile;
+  const names = route.pattern.split("/").filter((s) => s.startsWith(":") || s.startsWith("*")).map((s) => s.slice(1));
+  const handler = analyseHandler(c, route, source, names);
+  if (handler === undefined) return [];
+  if (handler.case === "http" && handler.capabilities.length > 0) {
+    const site = { source, handler: route.role.exportName, capabilitiesFile: config.capabilities };
+    if (!checkCapabilities(c, site, sourceOf(config.capabilities), handler.capabilities)) return [];
+  }
+  const guarded = routeExport(c, source, "guarded") !== undefined;
+  if (config.auth !== undefined && !guarded) {
+    c.findings.push({
+      code: Codes.missingGuard,
+      category: "error",
+      file: source,
+      message: `${c.shown(route.file)} (${route.role.method} ${route.pattern}) declares no \`guarded\`. With the auth module on (${config.auth}), every page says who may reach it: export const guarded = Guarded.public; or a guard from ${config.auth}.`,
+    });
+  }
+  const method = handler.case === "ws" ? "WS" : route.role.method;
+  return [{ file: route.file, shown: c.shown(route.file), method, pattern: route.pattern, exportName: route.role.exportName, handler, guarded }];
+}
+
+/** With the auth module on, a model's companion must declare `guarded` (or `owned`). */
+function checkModelGuard(c: Checking, model: Model, auth: string): void {
+  const options = model.call.arguments.find((a) => c.ts.isObjectLiteralExpression(a));
+  const declares = (name: string): boolean =>
+    options !== undefined && c.ts.isObjectLiteralExpression(options) && options.properties.some((p) => p.name !== undefined && p.name.getText() === name);
+  if (declares("guarded") || declares("owned")) return;
+  c.findings.push({
+    code: Codes.missingGuard,
+    category: "error",
+    file: model.call.getSourceFile(),
+    start: model.call.getStart(),
+    length: model.call.getWidth(),
+    message: `the model ${model.name} declares no \`guarded\`. With the auth module on (${auth}), every model says who may reach its routes: add \`guarded: Guarded.public\` (or a guard from ${auth}) to derives<${model.name}>(…, { … }).`,
+  });
+}

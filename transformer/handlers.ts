@@ -1,0 +1,155 @@
+import type * as ts from "typescript";
+import { at, Codes, type Finding } from "./diagnostics.js";
+import { fwTypeName } from "./fw-symbols.js";
+import type { RouteFile } from "./scan.js";
+
+/** A path parameter the handler reads, and whether it needs a typia decoder (non-string). */
+export interface ParamUse {
+  readonly name: string;
+  readonly type: string;
+  readonly decode: boolean;
+}
+
+/** One capability a handler asks for in its second parameter, and who supplies it. */
+export interface CapabilityUse {
+  readonly name: string;
+  /** The type as the handler wrote it, for messages. */
+  readonly type: string;
+  /** The type itself, to check what the capabilities module exports against. */
+  readonly required: ts.Type;
+}
+
+export type Handler =
+  | { readonly case: "http"; readonly api: boolean; readonly params: readonly ParamUse[]; readonly capabilities: readonly CapabilityUse[] }
+  | { readonly case: "ws" };
+
+/** What the analysis needs from the compiler. */
+export interface Checking {
+  readonly ts: typeof ts;
+  readonly checker: ts.TypeChecker;
+  /** Shows a file path as messages do. */
+  readonly shown: (file: string) => string;
+  readonly findings: Finding[];
+}
+
+/** The export a route file must have, with its symbol resolved through `export { x as y }`. */
+export function routeExport(c: Checking, source: ts.SourceFile, name: string): ts.Symbol | undefined {
+  const module = c.checker.getSymbolAtLocation(source);
+  if (module === undefined) return undefined;
+  const symbol = c.checker.getExportsOfModule(module).find((s) => s.getName() === name);
+  if (symbol === undefined) return undefined;
+  return symbol.flags & c.ts.SymbolFlags.Alias ? c.checker.getAliasedSymbol(symbol) : symbol;
+}
+
+/**
+ * Reads a route file's handler with the type checker: its kind (browser, API, WebSocket), the
+ * path parameters it decodes, and the capabilities it asks for. Mistakes become findings that
+ * name the file, the export and what to write; the result is then undefined.
+ */
+export function analyseHandler(c: Checking, route: RouteFile, source: ts.SourceFile, pattern: readonly string[]): Handler | undefined {
+  const name = route.role.exportName;
+  const where = `${c.shown(route.file)} mounts ${route.role.method} ${route.pattern}`;
+  const symbol = routeExport(c, source, name);
+  if (symbol === undefined) {
+    c.findings.push({ code: Codes.missingExport, category: "error", file: source, message: `${where} but exports no \`${name}\`. Write: ${exampleFor(name)}` });
+    return undefined;
+  }
+  const declaration = symbol.valueDeclaration ?? symbol.getDeclarations()?.[0];
+  const node = declaration ?? source;
+  const type = c.checker.getTypeOfSymbolAtLocation(symbol, node);
+  const signatures = type.getCallSignatures();
+  if (signatures.length === 0 && type.getProperty("message") !== undefined && route.role.method === "GET") {
+    return { case: "ws" };
+  }
+  if (signatures.length !== 1) {
+    const what = signatures.length === 0 ? "is not a function" : "has several call signatures (overloads)";
+    c.findings.push({ code: Codes.notAHandler, category: "error", file: source, ...spot(declaration), message: `${where}, but \`${name}\` ${what}. A handler is one function: ${exampleFor(name)}` });
+    return undefined;
+  }
+  return analyseSignature(c, { where, name, source, declaration, signature: signatures[0] as ts.Signature, pattern });
+}
+
+interface SignatureSite {
+  readonly where: string;
+  readonly name: string;
+  readonly source: ts.SourceFile;
+  readonly declaration: ts.Declaration | undefined;
+  readonly signature: ts.Signature;
+  readonly pattern: readonly string[];
+}
+
+function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined {
+  const parameters = site.signature.getParameters();
+  if (parameters.length > 2) {
+    fail(c, site, Codes.notAHandler, `\`${site.name}\` takes ${parameters.length} parameters; a handler takes the request and, optionally, one object of capabilities.`);
+    return undefined;
+  }
+  if (!returnsResponse(c, site.signature)) {
+    const returned = c.checker.typeToString(site.signature.getReturnType());
+    fail(c, site, Codes.notAHandler, `\`${site.name}\` returns \`${returned}\`; a handler returns a \`Response\` (or a Promise of one): Ok(…), Redirect(…) or status(…).`);
+    return undefined;
+  }
+  const [first, second] = parameters.map((p) => c.checker.getTypeOfSymbol(p));
+  const requestKind = first === undefined ? "Request" : fwTypeName(first, "request");
+  if (requestKind !== "Request" && requestKind !== "ApiRequest") {
+    const written = first === undefined ? "nothing" : `\`${c.checker.typeToString(first)}\``;
+    fail(c, site, Codes.unknownRequestType, `the first parameter of \`${site.name}\` is ${written}; a handler takes \`Request\` (a browser page) or \`ApiRequest\` (an API route) from fw.`);
+    return undefined;
+  }
+  const params = first === undefined ? [] : paramUses(c, site, first);
+  const capabilities = second === undefined ? [] : capabilityUses(c, site, second);
+  if (params === undefined || capabilities === undefined) return undefined;
+  return { case: "http", api: requestKind === "ApiRequest", params, capabilities };
+}
+
+function returnsResponse(c: Checking, signature: ts.Signature): boolean {
+  const awaited = c.checker.getAwaitedType(signature.getReturnType()) ?? signature.getReturnType();
+  const parts = awaited.isUnion() ? awaited.types : [awaited];
+  return parts.every((part) => fwTypeName(part, "response") === "Response" || (part.flags & c.ts.TypeFlags.Never) !== 0);
+}
+
+/** The params type `P` of `Request<P>`: each property must name a path parameter. */
+function paramUses(c: Checking, site: SignatureSite, request: ts.Type): ParamUse[] | undefined {
+  const args = c.checker.getTypeArguments(request as ts.TypeReference);
+  const params = args[0];
+  if (params === undefined || params.getStringIndexType() !== undefined) return []; // the default: raw strings
+  const uses: ParamUse[] = [];
+  for (const property of params.getProperties()) {
+    const name = property.getName();
+    if (!site.pattern.includes(name)) {
+      const known = site.pattern.length === 0 ? "it has none" : `it has ${site.pattern.map((p) => `\`${p}\``).join(", ")}`;
+      fail(c, site, Codes.paramNotInPath, `\`${site.name}\` reads the path parameter \`${name}\`, but its path has no such parameter (${known}). Rename the folder to \`_${name}\` or fix the params type.`);
+      return undefined;
+    }
+    const type = c.checker.getTypeOfSymbol(property);
+    const decode = (type.flags & c.ts.TypeFlags.String) === 0;
+    uses.push({ name, type: c.checker.typeToString(type), decode });
+  }
+  return uses;
+}
+
+/** The second parameter: an object type whose properties name the capabilities. */
+function capabilityUses(c: Checking, site: SignatureSite, capabilities: ts.Type): CapabilityUse[] | undefined {
+  const properties = capabilities.getProperties();
+  if ((capabilities.flags & c.ts.TypeFlags.Object) === 0 || capabilities.getCallSignatures().length > 0) {
+    fail(c, site, Codes.capabilitiesNotObject, `the second parameter of \`${site.name}\` is \`${c.checker.typeToString(capabilities)}\`; it must be an object type naming each capability, e.g. \`{ mailer: Mailer }\`.`);
+    return undefined;
+  }
+  return properties.map((property) => {
+    const required = c.checker.getTypeOfSymbol(property);
+    return { name: property.getName(), type: c.checker.typeToString(required), required };
+  });
+}
+
+function fail(c: Checking, site: SignatureSite, code: Finding["code"], message: string): void {
+  c.findings.push({ code, category: "error", file: site.source, ...spot(site.declaration), message: `${site.where}: ${message}` });
+}
+
+function spot(node: ts.Node | undefined): { start?: number; length?: number } {
+  return node === undefined ? {} : at(node);
+}
+
+function exampleFor(name: string): string {
+  if (name === "new") return "function fresh(request: Request): Response { … } export { fresh as new };";
+  return `export function ${name}(request: Request): Response { … }`;
+}
