@@ -27,8 +27,25 @@ export default function fwTransformer(
   const generated = generate(program, config, tsApi);
   writeIfChanged(config.out, generated.text);
   const next = withGeneratedFile(program, host, config.out, tsApi);
-  attachFindings(next, generated.findings, config.out, tsApi);
+  const errors = generated.findings.filter((f) => f.category === "error");
+  printWarnings(generated.findings.filter((f) => f.category === "warning"), tsApi);
+  attachFindings(next, errors, config.out, tsApi);
   return next;
+}
+
+/**
+ * tsc fails a build on any diagnostic, warnings included, so fw's warnings (a `derives` that
+ * mounts nothing) are printed in tsc's own format instead, and the build goes on.
+ */
+function printWarnings(warnings: readonly Finding[], tsApi: typeof ts): void {
+  if (warnings.length === 0) return;
+  const host: ts.FormatDiagnosticsHost = {
+    getCurrentDirectory: () => process.cwd(),
+    getCanonicalFileName: (name) => name,
+    getNewLine: () => "\n",
+  };
+  const text = tsApi.formatDiagnostics(warnings.map((w) => toDiagnostic(w, tsApi)), host);
+  process.stderr.write(text);
 }
 
 function writeIfChanged(file: string, text: string): void {

@@ -67,7 +67,13 @@ function modelOf(d: Discovery, source: ts.SourceFile, call: ts.CallExpression): 
     });
     return undefined;
   }
-  const modulePath = path.relative(d.srcDir, source.fileName).replace(/\.tsx?$/, "").split(path.sep).join(".");
+  const modulePath = path
+    .relative(d.srcDir, source.fileName)
+    .replace(/\.tsx?$/, "")
+    .replace(/(^|[\\/])index$/, "") // a folder's index module is named by its folder
+    .split(path.sep)
+    .filter((part) => part !== "")
+    .join(".");
   const derivations = call.arguments.filter(d.ts.isIdentifier).map((a) => a.text);
   return { name, fqn: [modulePath, ...namespaces, name].join("."), file: source.fileName, call, derivations };
 }

@@ -42,7 +42,7 @@ function checkPattern(route: RouteFile, source: ts.SourceFile | undefined, shown
       code: Codes.catchAllNotLast,
       category: "error",
       file: source,
-      message: `${shown(route.file)} mounts ${route.pattern}: the catch-all folder \`__${(segments[restAt] as string).slice(1)}\` captures everything left, so nothing may follow it. Move this file into the folder that holds \`__${(segments[restAt] as string).slice(1)}\`, or use a \`_name\` folder for one segment.`,
+      message: `${shown(route.file)} mounts ${route.role.method} ${route.pattern}: the catch-all folder \`__${(segments[restAt] as string).slice(1)}\` captures everything left, so nothing may follow it. Move this file into the folder that holds \`__${(segments[restAt] as string).slice(1)}\`, or use a \`_name\` folder for one segment.`,
     });
     return false;
   }
@@ -53,7 +53,7 @@ function checkPattern(route: RouteFile, source: ts.SourceFile | undefined, shown
       code: Codes.duplicateParamName,
       category: "error",
       file: source,
-      message: `${shown(route.file)} mounts ${route.pattern}, which uses the parameter name \`${twice}\` twice. Rename one of the \`_${twice}\` folders.`,
+      message: `${shown(route.file)} mounts ${route.role.method} ${route.pattern}, which uses the parameter name \`${twice}\` twice. Rename one of the \`_${twice}\` folders.`,
     });
     return false;
   }

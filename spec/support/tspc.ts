@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export const FIXTURES = resolve("spec/fixtures");
+const TSPC = resolve("node_modules/ts-patch/bin/tspc.js");
+
+export interface Built {
+  readonly code: number | null;
+  /** What tspc printed (stdout and stderr together, in order). */
+  readonly output: string;
+}
+
+/** Builds a fixture app with the real `tspc` (fw's transformer and typia's on), from clean. */
+export function tspc(dir: string, args: readonly string[] = []): Promise<Built> {
+  rmSync(join(dir, "dist"), { recursive: true, force: true });
+  rmSync(join(dir, "src", ".fw"), { recursive: true, force: true });
+  rmSync(join(dir, "tsconfig.tsbuildinfo"), { force: true });
+  return run(dir, args);
+}
+
+/** Runs tspc without cleaning first (incremental builds). */
+export function run(dir: string, args: readonly string[] = []): Promise<Built> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [TSPC, "-p", dir, ...args], { cwd: dir });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.on("close", (code) => done({ code, output }));
+  });
+}
+
+/** Starts `tspc --watch` and lets a test wait for each build to finish. */
+export function watch(dir: string): { child: ChildProcess; output: () => string; nextBuild: () => Promise<string> } {
+  const child = spawn(process.execPath, [TSPC, "-p", dir, "--watch", "--preserveWatchOutput"], { cwd: dir });
+  let output = "";
+  let waiting: ((text: string) => void) | undefined;
+  let seen = 0;
+  const onData = (chunk: Buffer): void => {
+    output += chunk.toString();
+    const builds = output.match(/Found \d+ errors?\. Watching for file changes\./g)?.length ?? 0;
+    if (builds > seen && waiting !== undefined) {
+      seen = builds;
+      const resolveBuild = waiting;
+      waiting = undefined;
+      resolveBuild(output);
+    }
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+  return {
+    child,
+    output: () => output,
+    nextBuild: () =>
+      new Promise((ready) => {
+        const builds = output.match(/Found \d+ errors?\. Watching for file changes\./g)?.length ?? 0;
+        if (builds > seen) {
+          seen = builds;
+          ready(output);
+        } else waiting = ready;
+      }),
+  };
+}
+
+/** A scratch copy of a fixture inside the package (so `fw` still resolves), removed by the caller. */
+export function scratchCopy(name: string): string {
+  const dir = mkdtempSync(join(FIXTURES, `_tmp-${name}-`));
+  cpSync(join(FIXTURES, name), dir, { recursive: true, filter: (src) => !/[\\/](dist|\.fw)$/.test(src) });
+  return dir;
+}
+
+/** Runs `tasks` at most `limit` at a time (the machine has two cores). */
+export async function limited<T>(limit: number, tasks: readonly (() => Promise<T>)[]): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) {
+      const index = next++;
+      results[index] = await (tasks[index] as () => Promise<T>)();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}

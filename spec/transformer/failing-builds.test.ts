@@ -1,0 +1,62 @@
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { FIXTURES, limited, tspc, type Built } from "../support/tspc.js";
+
+/** Each fixture is a build that must fail, with the diagnostic lines it must print. */
+const cases: Record<string, readonly RegExp[]> = {
+  "missing-export": [
+    /src\/app\/posts\/_id\/Show\.ts\(1,1\): error TS91001: fw: src\/app\/posts\/_id\/Show\.ts mounts GET \/posts\/:id but exports no `show`\. Write: export function show\(request: Request\): Response/,
+    /src\/app\/posts\/New\.ts\(1,1\): error TS91001: .*exports no `new`\. Write: function fresh\(request: Request\): Response \{ … \} export \{ fresh as new \};/,
+  ],
+  "not-a-handler": [
+    /src\/app\/About\.ts\(\d+,\d+\): error TS91002: .*`about` returns `string`; a handler returns a `Response`/,
+    /src\/app\/Index\.ts\(\d+,\d+\): error TS91002: .*`index` is not a function/,
+    /src\/app\/Contact\.ts\(\d+,\d+\): error TS91002: .*`contact` takes 3 parameters/,
+  ],
+  "unknown-request-type": [/src\/app\/Index\.ts\(\d+,\d+\): error TS91003: .*the first parameter of `index` is `IncomingMessage`; a handler takes `Request` \(a browser page\) or `ApiRequest` \(an API route\)/],
+  "missing-capability": [/error TS91004: fw: `create` in src\/app\/contact\/Create\.ts needs the capability `mailer: Mailer`, which src\/capabilities\.ts does not supply\. Add to src\/capabilities\.ts: export const mailer: Mailer = …;/],
+  "no-capabilities-module": [/error TS91004: fw: `index` in src\/app\/Index\.ts needs the capability `clock: \(\) => Date`, .*Create src\/capabilities\.ts with export const clock/],
+  "mistyped-capability": [/error TS91005: fw: `create` in src\/app\/contact\/Create\.ts needs the capability `mailer: Mailer`, but src\/capabilities\.ts exports `mailer` as `"smtp:\/\/localhost"`/],
+  "duplicate-route": [/error TS91006: fw: src\/app\/posts\/_key\/Show\.ts and src\/app\/posts\/_id\/Show\.ts both mount GET \/posts\/:key/],
+  "catch-all-not-last": [/error TS91007: fw: src\/app\/docs\/__rest\/Edit\.ts mounts GET \/docs\/\*rest\/edit: the catch-all folder `__rest`/],
+  "param-not-in-path": [/error TS91010: fw: src\/app\/posts\/Index\.ts mounts GET \/posts: `index` reads the path parameter `id`, but its path has no such parameter/],
+  "duplicate-param-name": [/error TS91012: fw: .*\/:id\/items\/:id, which uses the parameter name `id` twice/],
+  "missing-guard": [
+    /src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`/,
+    /src\/models\.ts\(\d+,\d+\): error TS91009: fw: the model Note declares no `guarded`/,
+  ],
+};
+
+const names = Object.keys(cases);
+const results = new Map<string, Built>();
+let noEmit: Built;
+let incremental: Built;
+
+beforeAll(async () => {
+  const built = await limited(2, [
+    ...names.map((name) => () => tspc(join(FIXTURES, name))),
+    () => tspc(join(FIXTURES, "missing-capability"), ["--noEmit"]),
+    () => tspc(join(FIXTURES, "duplicate-route"), ["--incremental"]),
+  ]);
+  names.forEach((name, i) => results.set(name, built[i] as Built));
+  noEmit = built[names.length] as Built;
+  incremental = built[names.length + 1] as Built;
+}, 120_000);
+
+describe("Builds that must fail name the file, the export or capability, and the fix", () => {
+  it.each(names)("%s", (name) => {
+    const result = results.get(name) as Built;
+    expect(result.code, result.output).not.toBe(0);
+    for (const line of cases[name] as readonly RegExp[]) expect(result.output).toMatch(line);
+  });
+
+  it("fails under --noEmit too (the diagnostics are semantic, not emit-time)", () => {
+    expect(noEmit.code).not.toBe(0);
+    expect(noEmit.output).toContain("error TS91004");
+  });
+
+  it("fails under --incremental (the builder's diagnostics path)", () => {
+    expect(incremental.code).not.toBe(0);
+    expect(incremental.output).toContain("error TS91006");
+  });
+});

@@ -1,0 +1,47 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bootNode } from "../support/process.js";
+import { TEST_SECRET } from "../support/serve.js";
+import { FIXTURES, tspc } from "../support/tspc.js";
+
+const dir = join(FIXTURES, "basic");
+let app: ReturnType<typeof bootNode>;
+let url: string;
+
+beforeAll(async () => {
+  const built = await tspc(dir);
+  expect(built.code, built.output).toBe(0);
+  app = bootNode(join(dir, "dist/main.js"), [], { FW_SECRET: TEST_SECRET });
+  url = await app.url;
+}, 60_000);
+
+afterAll(async () => {
+  app.child.kill("SIGTERM");
+  await app.exited;
+});
+
+describe("A fixture built with tspc, booted, and answered over HTTP", () => {
+  it("serves a browser route through the layout", async () => {
+    const response = await fetch(`${url}/`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("<p>home /</p>");
+    expect(response.headers.get("set-cookie")).toMatch(/^fw_session=/);
+  });
+
+  it("serves an API route: JSON, no cookie read or written", async () => {
+    const response = await fetch(`${url}/api/items`, { headers: { cookie: "fw_session=x" } });
+    expect(await response.json()).toEqual({ items: [], path: "/api/items" });
+    expect(response.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("decodes a typed path parameter through typia: a number works, anything else is a 400", async () => {
+    expect(await (await fetch(`${url}/posts/41`)).text()).toBe("post 42");
+    const bad = await fetch(`${url}/posts/forty-one`);
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("The path parameter &quot;id&quot; is not a valid number.");
+  });
+
+  it("supplies a capability from the capabilities module", async () => {
+    expect(await (await fetch(`${url}/hello/ada`)).text()).toBe("hello, ada");
+  });
+});
