@@ -23,11 +23,11 @@ export interface Generated {
  * handler with the checker, check capabilities and guards, order the rows (spec 4.2), find the
  * models, print the module. Nothing here writes a file or changes the program.
  */
-export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts): Generated {
+export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts, found: readonly RouteFile[] = scanAppDir(config.appDir)): Generated {
   const findings: Finding[] = [];
   const c: Checking = { ts: tsApi, checker: program.getTypeChecker(), shown: (file) => shown(config, file), findings };
   const sourceOf = (file: string): ts.SourceFile | undefined => program.getSourceFile(file);
-  const scanned = scanAppDir(config.appDir).filter((route) => included(route, sourceOf, c));
+  const scanned = found.filter((route) => included(route, sourceOf, c));
   const routes = checkRouteFiles(scanned, sourceOf, c.shown, findings);
   const rows = routes.flatMap((route) => rowOf(c, config, route, sourceOf));
   const models = discoverModels({ ts: tsApi, checker: c.checker, srcDir: config.srcDir, shown: c.shown, findings }, program.getSourceFiles());
@@ -43,7 +43,7 @@ function included(route: RouteFile, sourceOf: (file: string) => ts.SourceFile | 
     code: Codes.missingExport,
     category: "error",
     file: undefined,
-    message: `${c.shown(route.file)} would mount ${route.role.method} ${route.pattern}, but it is not part of the compilation. Add its folder to \`include\` in tsconfig.json.`,
+    message: `${c.shown(route.file)} would mount ${route.role.method} ${route.pattern}, but the compiler could not read it.`,
   });
   return false;
 }

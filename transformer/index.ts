@@ -4,6 +4,7 @@ import type * as ts from "typescript";
 import { resolveConfig, type PluginOptions } from "./config.js";
 import { toDiagnostic, type Finding } from "./diagnostics.js";
 import { generate } from "./generate.js";
+import { scanAppDir } from "./scan.js";
 
 export type { PluginOptions } from "./config.js";
 export { Codes } from "./diagnostics.js";
@@ -24,9 +25,20 @@ export default function fwTransformer(
   const configFile = program.getCompilerOptions().configFilePath;
   const projectDir = typeof configFile === "string" ? path.dirname(configFile) : process.cwd();
   const config = resolveConfig(options, projectDir);
-  const generated = generate(program, config, tsApi);
+  const found = scanAppDir(config.appDir);
+  // Route files on disk that the program lacks (outside \`include\`, or just added while a
+  // watcher has not caught up) are added first, so their handlers can be read.
+  const missing = found.map((route) => route.file).filter((file) => program.getSourceFile(file) === undefined);
+  // …and route files a watcher still lists after they were renamed or deleted are dropped.
+  const vanished = program.getRootFileNames().filter((file) => isWithin(path.resolve(path.dirname(file)), config.appDir) && !fs.existsSync(file));
+  const routeFiles = found.map((route) => route.file);
+  const complete =
+    missing.length === 0 && vanished.length === 0
+      ? program
+      : withRoots(program, host, tsApi, { roots: routeFiles, fresh: missing, dropped: vanished, generated: config.out });
+  const generated = generate(complete, config, tsApi, found);
   writeIfChanged(config.out, generated.text);
-  const next = withGeneratedFile(program, host, config.out, tsApi);
+  const next = withRoots(complete, host, tsApi, { roots: [...routeFiles, config.out], fresh: [...missing, config.out], dropped: [], generated: config.out });
   const errors = generated.findings.filter((f) => f.category === "error");
   printWarnings(generated.findings.filter((f) => f.category === "warning"), tsApi);
   attachFindings(next, errors, config.out, tsApi);
@@ -61,42 +73,96 @@ function writeIfChanged(file: string, text: string): void {
 }
 
 /**
- * A program with the generated module among its roots. Parsed files are reused through the
- * host; the generated one is read fresh. When the old program had no generated module (a
- * first build, where an import of it failed to resolve), the old program is not passed, so
- * module resolution runs again and finds the file just written.
+ * A program whose roots include every route file and the generated module, and leave out
+ * route files that no longer exist. Parsed files are reused through the host; fresh ones are
+ * read from disk, and the host's
+ * cached misses for them are bypassed (tsc has seen neither the file nor its folder on a first
+ * build). When the old program lacked one of them, it is not passed as `oldProgram`, so module
+ * resolution runs again and finds the files just written.
  */
-function withGeneratedFile(program: ts.Program, host: ts.CompilerHost | undefined, out: string, tsApi: typeof ts): ts.Program {
+interface RootChanges {
+  /** Files that must be roots (every route file found, the generated module). */
+  readonly roots: readonly string[];
+  /** Files to read from disk rather than reuse (new ones, the generated module). */
+  readonly fresh: readonly string[];
+  /** Roots to leave out (route files that no longer exist). */
+  readonly dropped: readonly string[];
+  readonly generated: string;
+}
+
+function withRoots(program: ts.Program, host: ts.CompilerHost | undefined, tsApi: typeof ts, changes: RootChanges): ts.Program {
   const options = program.getCompilerOptions();
   const base = host ?? tsApi.createCompilerHost(options);
-  const generatedName = path.resolve(out);
+  const fresh = new Set(changes.fresh.map((file) => path.resolve(file)));
   const reusing: ts.CompilerHost = Object.create(base) as ts.CompilerHost;
   reusing.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
-    if (path.resolve(fileName) !== generatedName) {
+    if (!fresh.has(path.resolve(fileName))) {
       const parsed = program.getSourceFile(fileName);
       if (parsed !== undefined) return parsed;
     }
-    return base.getSourceFile(fileName, languageVersion, onError, shouldCreate);
+    const read = base.getSourceFile(fileName, languageVersion, onError, shouldCreate);
+    if (read !== undefined || !fs.existsSync(fileName)) return read;
+    // A watch host may still list a just-renamed file as missing; the disk says otherwise.
+    return tsApi.createSourceFile(fileName, fs.readFileSync(fileName, "utf8"), languageVersion);
   };
-  // tsc's host caches misses: on a first build it has seen neither the file nor its folder.
-  reusing.fileExists = (fileName) => path.resolve(fileName) === generatedName || base.fileExists(fileName);
-  const generatedDir = path.dirname(generatedName);
+  reusing.fileExists = (fileName) => fresh.has(path.resolve(fileName)) || base.fileExists(fileName);
   const baseDirectoryExists = base.directoryExists?.bind(base);
   if (baseDirectoryExists !== undefined) {
-    reusing.directoryExists = (dir) => isWithin(generatedDir, path.resolve(dir)) || baseDirectoryExists(dir);
+    reusing.directoryExists = (dir) => [...fresh].some((file) => isWithin(path.dirname(file), path.resolve(dir))) || baseDirectoryExists(dir);
   }
-  const roots = program.getRootFileNames().some((name) => path.resolve(name) === generatedName)
-    ? program.getRootFileNames()
-    : [...program.getRootFileNames(), generatedName];
-  const hadGenerated = program.getSourceFile(generatedName) !== undefined;
+  resolveFreshImports(reusing, base, fresh, path.resolve(changes.generated), tsApi);
+  const gone = new Set(changes.dropped.map((file) => path.resolve(file)));
+  const kept = program.getRootFileNames().filter((name) => !gone.has(path.resolve(name)));
+  const known = new Set(kept.map((name) => path.resolve(name)));
+  const roots = [...kept, ...changes.roots.map((file) => path.resolve(file)).filter((file) => !known.has(file))];
+  const reuse = gone.size === 0 && [...fresh].every((file) => program.getSourceFile(file) !== undefined);
   return tsApi.createProgram({
     rootNames: roots,
     options,
     host: reusing,
-    ...(hadGenerated ? { oldProgram: program } : {}),
+    ...(reuse ? { oldProgram: program } : {}),
     projectReferences: program.getProjectReferences(),
     configFileParsingDiagnostics: program.getConfigFileParsingDiagnostics(),
   });
+}
+
+/**
+ * A watch host caches module resolution and directory listings: on a first build it remembers
+ * that the generated module was missing, after a rename that the new folder was. Imports that
+ * point at a fresh file, and every relative import of the generated module, are resolved here
+ * against the disk instead.
+ */
+function resolveFreshImports(reusing: ts.CompilerHost, base: ts.CompilerHost, fresh: ReadonlySet<string>, generated: string, tsApi: typeof ts): void {
+  const target = (specifier: string, containingFile: string): string | undefined => {
+    if (!specifier.startsWith(".")) return undefined;
+    const base = path.resolve(path.dirname(containingFile), specifier.replace(/\.js$/, ""));
+    const candidates = [`${base}.ts`, `${base}.tsx`];
+    const known = candidates.find((file) => fresh.has(file));
+    if (known !== undefined) return known;
+    // The generated module imports only files just found on disk: a cached miss is stale.
+    return path.resolve(containingFile) === generated ? candidates.find((file) => fs.existsSync(file)) : undefined;
+  };
+  const resolvedAs = (file: string): ts.ResolvedModuleFull => ({
+    resolvedFileName: file,
+    extension: file.endsWith(".tsx") ? tsApi.Extension.Tsx : tsApi.Extension.Ts,
+    isExternalLibraryImport: false,
+  });
+  const literals = base.resolveModuleNameLiterals?.bind(base);
+  if (literals !== undefined) {
+    reusing.resolveModuleNameLiterals = (names, containingFile, ...rest) =>
+      literals(names, containingFile, ...rest).map((result, i) => {
+        const file = result.resolvedModule === undefined ? target((names[i] as ts.StringLiteralLike).text, containingFile) : undefined;
+        return file === undefined ? result : { resolvedModule: resolvedAs(file) };
+      });
+  }
+  const plain = base.resolveModuleNames?.bind(base);
+  if (plain !== undefined) {
+    reusing.resolveModuleNames = (names, containingFile, ...rest) =>
+      plain(names, containingFile, ...rest).map((result, i) => {
+        const file = target(names[i] as string, containingFile);
+        return result ?? (file === undefined ? undefined : resolvedAs(file));
+      });
+  }
 }
 
 /** `dir` is `inner` or one of its ancestors. */
