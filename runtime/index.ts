@@ -22,13 +22,24 @@ export { Session } from "./http/session.js";
 export { Secret } from "./http/secret.js";
 export { PathPattern, type Segment } from "./routing/path-pattern.js";
 export { FromPath, type ParamDecoders } from "./routing/from-path.js";
-export { Route, Origin, type HttpRoute, type WsRoute, type Handler, type ApiHandler, type HttpRouteInit, type ApiRouteInit } from "./routing/route.js";
+export {
+  Route,
+  Origin,
+  type HttpRoute,
+  type WsRoute,
+  type WsRouteOptions,
+  type Handler,
+  type ApiHandler,
+  type HttpRouteInit,
+  type ApiRouteInit,
+} from "./routing/route.js";
 export type { Kind } from "./routing/kind.js";
 export { RouteTable, type Identify } from "./routing/route-table.js";
 export { BootError } from "./routing/boot-error.js";
 export { assembleTable, type GuardDeclaration } from "./routing/assemble.js";
 export { derives, Form, Resource, type Companion, type Derivation, type ModelOptions } from "./resource/derives.js";
 export type { WsListener, WsConnection } from "./ws/listener.js";
+export { DEFAULT_WS_SEND_TIMEOUT_MS, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_MAX_MESSAGE_BYTES } from "./ws/server.js";
 export type { Problem } from "./server/problem.js";
 export { defaultLayout, type Layout, type LayoutProps } from "./server/layout.js";
 export { HttpApp, DEFAULT_MAX_BODY_SIZE, DEFAULT_SESSION_MAX_AGE_S, type HttpAppOptions, type ServeOptions, type Console } from "./server/http-app.js";

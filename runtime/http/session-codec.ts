@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { requestCookies } from "./cookie.js";
 import { secretKey, type Secret } from "./secret.js";
 import { Session } from "./session.js";
 
@@ -71,6 +72,23 @@ export class SessionCodec {
     if (entries === undefined || incoming === undefined) return Session.empty;
     return new Session(entries, new Map(), incoming, issuedAt);
   }
+}
+
+/** The session a browser request arrived with, and whether it sent any session cookie at all. */
+export interface ArrivedSession {
+  readonly session: Session;
+  readonly sent: boolean;
+}
+
+/**
+ * Reads the session from a request's Cookie header: exactly one `fw_session` cookie that
+ * verifies, else empty. Two session cookies are ambiguous, so neither is believed. Browser
+ * routes and socket upgrades both read it here, so the two cannot drift apart.
+ */
+export function arrivedSession(cookieHeader: string | undefined, codec: SessionCodec, now: number): ArrivedSession {
+  const cookies = requestCookies(cookieHeader, SESSION_COOKIE);
+  const session = cookies.length === 1 ? codec.decode(cookies[0] as string, now) : Session.empty;
+  return { session, sent: cookies.length > 0 };
 }
 
 function stringMap(value: unknown): Map<string, string> | undefined {

@@ -46,6 +46,19 @@ export interface WsRoute {
   readonly listener: WsListener;
   readonly source: string;
   readonly guard?: string;
+  /**
+   * Refuse the handshake with Forbidden unless the table's `identify` names a user (spec 5.4):
+   * a socket cannot follow a redirect to the login page. Set by a guard's `through`.
+   */
+  readonly requiresUser?: boolean;
+}
+
+/** What `Route.ws` takes beside the path and the listener. */
+export interface WsRouteOptions {
+  readonly origin?: Origin;
+  readonly source?: string;
+  readonly guard?: string;
+  readonly requiresUser?: boolean;
 }
 
 /** A route is one of two cases (spec 2.1). */
@@ -113,7 +126,7 @@ export const Route = {
   delete: shorthand("DELETE"),
   head: shorthand("HEAD"),
   options: shorthand("OPTIONS"),
-  ws(path: string, listener: WsListener, options?: { readonly origin?: Origin; readonly source?: string; readonly guard?: string }): WsRoute {
+  ws(path: string, listener: WsListener, options?: WsRouteOptions): WsRoute {
     return {
       case: "ws",
       path: PathPattern.parse(path),
@@ -121,6 +134,7 @@ export const Route = {
       listener,
       source: options?.source ?? "(websocket listener)",
       ...(options?.guard === undefined ? {} : { guard: options.guard }),
+      ...(options?.requiresUser === true ? { requiresUser: true } : {}),
     };
   },
 } as const;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { Cookie, requestCookies } from "../http/cookie.js";
+import { Cookie } from "../http/cookie.js";
 import { asFailure, BadRequest, MethodNotAllowed, NotFound, NotImplemented, type HttpFailure } from "../http/failure.js";
 import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
@@ -8,7 +8,7 @@ import { splitPath, splitTarget } from "../http/path.js";
 import { copyRequest, CSRF_ENTRY, isUrlEncoded, Request } from "../http/request.js";
 import type { Body, Response } from "../http/response.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
-import { MAX_COOKIE_BYTES, SESSION_COOKIE, sessionChanged, type SessionCodec } from "../http/session-codec.js";
+import { arrivedSession, MAX_COOKIE_BYTES, SESSION_COOKIE, sessionChanged, type SessionCodec } from "../http/session-codec.js";
 import { decodeParams } from "../routing/from-path.js";
 import { API } from "../routing/kind.js";
 import type { Matcher } from "../routing/matcher.js";
@@ -16,6 +16,7 @@ import type { HttpRoute } from "../routing/route.js";
 import { ClientGone, readBody } from "./body.js";
 import { checkCsrf, mintToken } from "./csrf.js";
 import { renderPage, type Layout } from "./layout.js";
+import { isSecure } from "./secure.js";
 import { plainProblem, problemContent, problemOf } from "./problem.js";
 
 /** What goes on the wire: status, headers as a flat [name, value, …] list, and the body. */
@@ -113,7 +114,7 @@ export class Dispatcher {
       headers,
       body,
       ...(form === undefined ? {} : { form }),
-      secure: this.isSecure(incoming),
+      secure: isSecure(incoming, this.options.trustProxy),
     });
     return lookup.route.kind === API
       ? this.api(lookup.route, request)
@@ -128,9 +129,7 @@ export class Dispatcher {
   }
 
   private async browser(route: HttpRoute, sent: Request, progress: Progress): Promise<Answer> {
-    const cookies = requestCookies(sent.headers.get("cookie"), SESSION_COOKIE);
-    // Two session cookies are ambiguous: neither is believed.
-    const arrived = cookies.length === 1 ? this.options.codec.decode(cookies[0] as string, Date.now()) : Session.empty;
+    const { session: arrived, sent: hadCookie } = arrivedSession(sent.headers.get("cookie"), this.options.codec, Date.now());
     progress.session = arrived;
     const token = arrived.get(CSRF_ENTRY);
     if (UNSAFE.has(sent.method)) checkCsrf(sent.form, token);
@@ -142,7 +141,7 @@ export class Dispatcher {
     const answer = this.toAnswer(response, asArrived);
     const outgoing = response.session ?? session;
     if (!sessionChanged(arrived, outgoing)) return answer;
-    return withCookie(answer, this.sessionCookie(outgoing, sent.secure, cookies.length > 0));
+    return withCookie(answer, this.sessionCookie(outgoing, sent.secure, hadCookie));
   }
 
   private sessionCookie(outgoing: Session, secure: boolean, hadCookie: boolean): string | undefined {
@@ -174,11 +173,6 @@ export class Dispatcher {
       case "html":
         return framed(() => renderPage(body.html, this.options.layout, layoutRequest));
     }
-  }
-
-  private isSecure(incoming: IncomingMessage): boolean {
-    if ("encrypted" in incoming.socket && incoming.socket.encrypted === true) return true;
-    return this.options.trustProxy && incoming.headers["x-forwarded-proto"] === "https";
   }
 
   /** Any thrown value, as a problem page framed by the layout; a layout that throws → plain 500. */

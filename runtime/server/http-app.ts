@@ -3,7 +3,15 @@ import { SessionCodec } from "../http/session-codec.js";
 import { BootError } from "../routing/boot-error.js";
 import { checkRoutes } from "../routing/conflicts.js";
 import { Matcher } from "../routing/matcher.js";
+import type { WsRoute } from "../routing/route.js";
 import type { RouteTable } from "../routing/route-table.js";
+import { checkedOrigins } from "../ws/origin.js";
+import {
+  DEFAULT_WS_MAX_MESSAGE_BYTES,
+  DEFAULT_WS_PING_INTERVAL_MS,
+  DEFAULT_WS_SEND_TIMEOUT_MS,
+  WsServer,
+} from "../ws/server.js";
 import { Dispatcher } from "./dispatch.js";
 import { defaultLayout, type Layout } from "./layout.js";
 import { listRoutes } from "./routes-listing.js";
@@ -38,6 +46,18 @@ export interface HttpAppOptions {
   readonly trustProxy?: boolean;
   /** How long in-flight requests may finish after SIGTERM. Default 10 s. */
   readonly shutdownGraceMs?: number;
+  /**
+   * Origins (`scheme://host[:port]`) besides the application's own whose pages may open its
+   * WebSockets. A handshake from any other origin, or with no `Origin` header, gets 403.
+   * Default none.
+   */
+  readonly allowedOrigins?: readonly string[];
+  /** A WebSocket `send` rejects when the client has taken nothing for this long. Default 10 s. */
+  readonly wsSendTimeoutMs?: number;
+  /** How often open WebSockets are pinged; one that missed the previous ping is cut off. Default 30 s. */
+  readonly wsPingIntervalMs?: number;
+  /** The largest WebSocket message a client may send; bigger ones close the socket with 1009. Default 64 KiB. */
+  readonly wsMaxMessageBytes?: number;
 }
 
 /** How `serve` runs: what `main` picks from the command, and what tests pass. */
@@ -81,6 +101,10 @@ export class HttpApp {
   accessLog: boolean;
   trustProxy: boolean;
   shutdownGraceMs: number;
+  allowedOrigins: readonly string[];
+  wsSendTimeoutMs: number;
+  wsPingIntervalMs: number;
+  wsMaxMessageBytes: number;
   console: Console = processConsole;
 
   constructor(options: HttpAppOptions) {
@@ -96,6 +120,10 @@ export class HttpApp {
     this.accessLog = options.accessLog ?? true;
     this.trustProxy = options.trustProxy ?? false;
     this.shutdownGraceMs = options.shutdownGraceMs ?? 10_000;
+    this.allowedOrigins = options.allowedOrigins ?? [];
+    this.wsSendTimeoutMs = options.wsSendTimeoutMs ?? DEFAULT_WS_SEND_TIMEOUT_MS;
+    this.wsPingIntervalMs = options.wsPingIntervalMs ?? DEFAULT_WS_PING_INTERVAL_MS;
+    this.wsMaxMessageBytes = options.wsMaxMessageBytes ?? DEFAULT_WS_MAX_MESSAGE_BYTES;
   }
 
   /**
@@ -127,16 +155,30 @@ export class HttpApp {
     const secret = dev
       ? devSecret(this.secret, process.env, process.cwd(), (line) => this.console.err(line))
       : productionSecret(this.secret, process.env);
+    const matcher = new Matcher(routes);
+    const codec = new SessionCodec([secret, ...this.previousSecrets], this.sessionMaxAge * 1000);
     const dispatcher = new Dispatcher({
-      matcher: new Matcher(routes),
-      codec: new SessionCodec([secret, ...this.previousSecrets], this.sessionMaxAge * 1000),
+      matcher,
+      codec,
       layout: this.layout,
       maxBodySize: this.maxBodySize,
       dev,
       trustProxy: this.trustProxy,
       logError: (what, cause) => this.console.err(`fw: 500 ${what}: ${describeCause(cause)}`),
     });
-    const running = await startServer(dispatcher, {
+    const sockets = new WsServer({
+      table: matcher,
+      reserved: this.reservedSockets(dev),
+      codec,
+      identify: this.routes.identify,
+      allowedOrigins: checkedOrigins(this.allowedOrigins),
+      trustProxy: this.trustProxy,
+      sendTimeoutMs: positive("wsSendTimeoutMs", this.wsSendTimeoutMs),
+      pingIntervalMs: positive("wsPingIntervalMs", this.wsPingIntervalMs),
+      maxMessageBytes: positive("wsMaxMessageBytes", this.wsMaxMessageBytes),
+      logError: (what, cause) => this.console.err(`fw: ${what}: ${describeCause(cause)}`),
+    });
+    const running = await startServer(dispatcher, sockets, {
       port: options.port ?? this.port,
       host: options.host ?? this.host,
       accessLog: options.accessLog ?? this.accessLog,
@@ -145,6 +187,14 @@ export class HttpApp {
     });
     this.console.out(`fw: serving ${routes.length} routes on ${running.url}${dev ? " (dev)" : ""}`);
     return running;
+  }
+
+  /**
+   * fw's own WebSocket routes under `/fw`, asked before the table (spec 4.6). None yet: the dev
+   * server's `WS /fw/reload` is to be added here when `dev` is true.
+   */
+  private reservedSockets(_dev: boolean): readonly WsRoute[] {
+    return [];
   }
 
   /** Serves until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish. */
@@ -179,6 +229,13 @@ function portFrom(value: string | undefined): number {
     throw new BootError(`PORT=${JSON.stringify(value)} is not a port number (0-65535).`);
   }
   return port;
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new BootError(`${name} must be a positive number, not ${value}.`);
+  }
+  return value;
 }
 
 function describeCause(cause: unknown): string {

@@ -1,8 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { NotImplemented } from "../http/failure.js";
+import type { WsServer } from "../ws/server.js";
 import type { Answer, Dispatcher } from "./dispatch.js";
 import { phrase } from "./problem.js";
+import { writeRaw } from "./raw-answer.js";
+import { answerUpgrade } from "./upgrade.js";
 
 export interface ServerOptions {
   readonly port: number;
@@ -14,7 +17,10 @@ export interface ServerOptions {
   readonly out: (line: string) => void;
 }
 
-/** A listening server. `close` stops accepting, lets in-flight requests finish, then resolves. */
+/**
+ * A listening server. `close` stops accepting, lets in-flight requests finish, closes open
+ * WebSockets with 1001 (going away), then resolves.
+ */
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
@@ -27,9 +33,17 @@ const HEADERS_TIMEOUT_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
-/** Serves a dispatcher over node:http. The application never calls this itself: `HttpApp` does. */
-export function startServer(dispatcher: Dispatcher, options: ServerOptions): Promise<RunningServer> {
+/**
+ * Serves a dispatcher over node:http, and WebSocket upgrades through `sockets`. The application
+ * never calls this itself: `HttpApp` does.
+ */
+export function startServer(dispatcher: Dispatcher, sockets: WsServer, options: ServerOptions): Promise<RunningServer> {
   let closing = false;
+  const log = (request: IncomingMessage, status: number, started: number): void => {
+    if (options.accessLog) {
+      options.out(`${request.method} ${pathOf(request.url)} ${status} ${(performance.now() - started).toFixed(1)}ms`);
+    }
+  };
   const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, (request, response) => {
     const started = performance.now();
     void dispatcher.dispatch(request).then((answer) => {
@@ -38,12 +52,16 @@ export function startServer(dispatcher: Dispatcher, options: ServerOptions): Pro
         return;
       }
       send(response, answer, request.method === "HEAD", closing);
-      if (options.accessLog) {
-        options.out(`${request.method} ${pathOf(request.url)} ${answer.status} ${(performance.now() - started).toFixed(1)}ms`);
-      }
+      log(request, answer.status, started);
     });
   });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const started = performance.now();
+    void answerUpgrade(request, socket, head, dispatcher, sockets).then((status) => {
+      if (status !== undefined) log(request, status, started);
+    });
+  });
   // Without a listener Node drops CONNECT sockets silently; fw answers 501 like any unmodelled method.
   server.on("connect", (request: IncomingMessage, socket: Duplex) => {
     const answer = dispatcher.refuse(new NotImplemented("fw does not serve CONNECT requests."), "CONNECT", "/");
@@ -61,9 +79,11 @@ export function startServer(dispatcher: Dispatcher, options: ServerOptions): Pro
         url: `http://${host}:${port}`,
         port,
         server,
-        close: () => {
+        close: async () => {
           closing = true;
-          return shutdown(server, options.graceMs);
+          // Upgraded sockets still count as the server's connections: until they close,
+          // `server.close` would never call back.
+          await Promise.all([sockets.close(options.graceMs), shutdown(server, options.graceMs)]);
         },
       });
     });
@@ -84,15 +104,6 @@ function pathOf(url: string | undefined): string {
   if (url === undefined) return "/";
   const q = url.indexOf("?");
   return q === -1 ? url : url.slice(0, q);
-}
-
-/** Writes an answer straight onto a socket that never became a request (CONNECT). */
-function writeRaw(socket: Duplex, answer: Answer): void {
-  const body = typeof answer.body === "string" ? Buffer.from(answer.body) : Buffer.from(answer.body);
-  const lines = [`HTTP/1.1 ${answer.status} ${phrase(answer.status)}`];
-  for (let i = 0; i < answer.headers.length; i += 2) lines.push(`${answer.headers[i]}: ${answer.headers[i + 1]}`);
-  lines.push(`content-length: ${body.length}`, "connection: close", "", "");
-  socket.end(Buffer.concat([Buffer.from(lines.join("\r\n")), body]));
 }
 
 /** Requests Node's parser refused: answered with a clear status in plain text, then closed. */

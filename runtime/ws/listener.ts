@@ -4,14 +4,22 @@ import type { Request } from "../http/request.js";
 export interface WsConnection {
   /** The upgrade request, with `currentUser` set by the table's `identify`. */
   readonly request: Request;
-  /** Resolves once the frame is written; rejects when the client has stalled too long. */
+  /**
+   * Resolves once the frame is written to the socket. Rejects when the client has taken no data
+   * for `wsSendTimeoutMs` (it stopped reading), and on a closed or closing connection. A
+   * rejected send leaves the connection open: it is the caller's cue to close it.
+   */
   send(text: string): Promise<void>;
+  /** Starts the closing handshake (default code 1000); messages arriving after it are dropped. */
   close(code?: number, reason?: string): void;
 }
 
 /**
  * A WebSocket route's listener. The runtime reads the next message itself and calls `message`;
  * the next message is handed over only after the previous call (and its promise) finished.
+ * `open` comes before the first message and `close` once, after the last. Messages that
+ * arrived before the peer closed are still handed over. A call that throws or rejects is logged
+ * and closes the connection with 1011; no further message is handed over.
  */
 export interface WsListener {
   open?(connection: WsConnection): void | Promise<void>;

@@ -1,0 +1,23 @@
+import type { Duplex } from "node:stream";
+import type { Answer } from "./dispatch.js";
+import { phrase } from "./problem.js";
+
+/**
+ * Writes an answer straight onto a socket that never became a `ServerResponse` (CONNECT, and
+ * upgrade requests fw refuses or serves as plain HTTP), then ends it: such a socket has left
+ * Node's HTTP parser, so it cannot carry another request. `head` drops the body (HEAD).
+ */
+export function writeRaw(socket: Duplex, answer: Answer, head = false): void {
+  // Node leaves such a socket without an error listener: a reset would crash the process.
+  if (socket.listenerCount("error") === 0) socket.on("error", () => socket.destroy());
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = typeof answer.body === "string" ? Buffer.from(answer.body) : Buffer.from(answer.body);
+  const lines = [`HTTP/1.1 ${answer.status} ${phrase(answer.status)}`];
+  for (let i = 0; i < answer.headers.length; i += 2) lines.push(`${answer.headers[i]}: ${answer.headers[i + 1]}`);
+  lines.push(`content-length: ${body.length}`, "connection: close", "", "");
+  const bytes = Buffer.from(lines.join("\r\n"));
+  socket.end(head ? bytes : Buffer.concat([bytes, body]));
+}

@@ -1,0 +1,142 @@
+import { WebSocket, type RawData } from "ws";
+import type { Request } from "../http/request.js";
+import { Inbox } from "./inbox.js";
+import type { WsConnection, WsListener } from "./listener.js";
+import { Outbox, type Sink } from "./outbox.js";
+
+/** How a connection behaves; `WsServer` fills it from the app's settings. */
+export interface ConnectionSettings {
+  readonly sendTimeoutMs: number;
+  /** Messages that may wait for the listener before reading pauses. */
+  readonly queueLimit: number;
+  /** Buffered outgoing bytes above which sends wait for the client to read. */
+  readonly highWater: number;
+  /** Logs a listener's failure once. */
+  readonly logError: (what: string, cause: unknown) => void;
+}
+
+/** Close codes fw sends (RFC 6455 section 7.4.1). */
+export const CloseCode = {
+  normal: 1000,
+  goingAway: 1001,
+  unsupportedData: 1003,
+  internalError: 1011,
+} as const;
+
+/**
+ * One accepted socket as its listener sees it. The runtime reads every message and hands it
+ * over through the inbox: `open` first, then each text in order, then `close` once.
+ */
+export class LiveConnection implements WsConnection {
+  readonly #socket: WebSocket;
+  readonly #listener: WsListener;
+  readonly #inbox: Inbox;
+  readonly #outbox: Outbox;
+  /** Set by a pong; a heartbeat finding it still false cuts the peer off. */
+  #answered = true;
+  readonly #ended: Promise<void>;
+
+  constructor(socket: WebSocket, listener: WsListener, readonly request: Request, settings: ConnectionSettings) {
+    this.#socket = socket;
+    this.#listener = listener;
+    this.#outbox = new Outbox(sinkOf(socket), settings.sendTimeoutMs, settings.highWater);
+    this.#inbox = new Inbox(socket, settings.queueLimit, (cause) => {
+      settings.logError(`WebSocket listener on ${request.path} threw`, cause);
+      this.#closeWith(CloseCode.internalError, "internal error");
+    });
+    this.#ended = new Promise((resolve) => socket.once("close", () => resolve()));
+    this.#listen();
+    this.#inbox.push(() => listener.open?.(this));
+  }
+
+  #listen(): void {
+    const socket = this.#socket;
+    // ws reports a peer's protocol errors (oversized or invalid UTF-8 message, bad frame) here
+    // and already closes with the fitting code (1009, 1007, 1002); they are the client's fault,
+    // so nothing is logged, but the listener must exist or the process would crash.
+    socket.on("error", () => {});
+    socket.on("message", (data, isBinary) => this.#received(data, isBinary));
+    socket.on("pong", () => {
+      this.#answered = true;
+    });
+    void this.#ended.then(() => this.#closed());
+  }
+
+  send(text: string): Promise<void> {
+    return this.#outbox.send(text);
+  }
+
+  close(code: number = CloseCode.normal, reason = ""): void {
+    this.#closeWith(code, reason);
+  }
+
+  /** Resolves once the socket has closed, whoever closed it. */
+  get ended(): Promise<void> {
+    return this.#ended;
+  }
+
+  /**
+   * One heartbeat: cuts the peer off when it did not answer the previous ping, else pings.
+   * While reading is paused for a slow listener the pong cannot be read, so that is not taken
+   * as a dead peer.
+   */
+  heartbeat(): void {
+    if (!this.#answered && !this.#inbox.paused) {
+      this.#socket.terminate();
+      return;
+    }
+    this.#answered = false;
+    this.#socket.ping();
+  }
+
+  /** Server shutdown: 1001, as RFC 6455 asks of a server going down. */
+  goAway(): void {
+    this.#closeWith(CloseCode.goingAway, "server shutting down");
+  }
+
+  /** Drops the socket without a closing handshake (a peer that does not answer the close). */
+  terminate(): void {
+    this.#socket.terminate();
+  }
+
+  #received(data: RawData, isBinary: boolean): void {
+    // Messages after fw or the listener started closing are not handed over.
+    if (this.#socket.readyState !== WebSocket.OPEN) return;
+    if (isBinary) {
+      this.#closeWith(CloseCode.unsupportedData, "text frames only");
+      return;
+    }
+    const text = textOf(data);
+    this.#inbox.push(() => this.#listener.message(this, text));
+  }
+
+  #closeWith(code: number, reason: string): void {
+    // Reading may be paused for a slow listener; the peer's close frame must still be read.
+    this.#socket.resume();
+    this.#socket.close(code, reason);
+  }
+
+  #closed(): void {
+    this.#outbox.close();
+    this.#inbox.end(() => this.#listener.close?.(this));
+  }
+}
+
+/** The outbox's view of a ws socket. */
+function sinkOf(socket: WebSocket): Sink {
+  return {
+    get open() {
+      return socket.readyState === WebSocket.OPEN;
+    },
+    get bufferedAmount() {
+      return socket.bufferedAmount;
+    },
+    send: (text, done) => socket.send(text, done),
+  };
+}
+
+/** A text message's bytes as a string; ws has checked them as UTF-8 already. */
+function textOf(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
+  return (Buffer.isBuffer(data) ? data : Buffer.from(data)).toString("utf8");
+}

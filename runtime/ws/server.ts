@@ -1,0 +1,134 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+import type { SessionCodec } from "../http/session-codec.js";
+import { BootError } from "../routing/boot-error.js";
+import { Matcher } from "../routing/matcher.js";
+import type { WsRoute } from "../routing/route.js";
+import type { Identify } from "../routing/route-table.js";
+import { LiveConnection, type ConnectionSettings } from "./connection.js";
+import { admit, type Admitted, type HandshakeRules } from "./handshake.js";
+import { OriginPolicy } from "./origin.js";
+
+/** A send gives up on a client that took nothing for this long: 10 s (DESIGN.md). */
+export const DEFAULT_WS_SEND_TIMEOUT_MS = 10_000;
+/** Every open socket is pinged this often; one that missed the previous ping is cut off. */
+export const DEFAULT_WS_PING_INTERVAL_MS = 30_000;
+/** The largest message a client may send: 64 KiB; ws closes bigger ones with 1009. */
+export const DEFAULT_WS_MAX_MESSAGE_BYTES = 64 * 1024;
+
+/** Messages that may wait for a slow listener before fw stops reading the socket. */
+const QUEUE_LIMIT = 64;
+/** Outgoing bytes a connection may buffer before sends wait for the client to read. */
+const HIGH_WATER_BYTES = 1024 * 1024;
+
+export interface WsServerOptions {
+  /** The application's table (its WebSocket routes are looked up with `lookupWs`). */
+  readonly table: Matcher;
+  /**
+   * fw's own sockets under `/fw`, asked before the table (spec 4.6): where the dev server's
+   * `WS /fw/reload` goes.
+   */
+  readonly reserved?: readonly WsRoute[];
+  readonly codec: SessionCodec;
+  /** The table's `identify`, run on every handshake (spec 2.2). */
+  readonly identify: Identify;
+  /** Origins besides the application's own whose pages may connect. */
+  readonly allowedOrigins: readonly string[];
+  readonly trustProxy: boolean;
+  readonly sendTimeoutMs: number;
+  readonly pingIntervalMs: number;
+  readonly maxMessageBytes: number;
+  /** Logs a listener's failure. */
+  readonly logError: (what: string, cause: unknown) => void;
+}
+
+/**
+ * Serves the WebSocket routes over the `ws` package: checks each handshake, upgrades it, keeps
+ * one `LiveConnection` per socket, pings them, and closes them all on shutdown.
+ */
+export class WsServer {
+  readonly #wss: WebSocketServer;
+  readonly #rules: HandshakeRules;
+  readonly #settings: ConnectionSettings;
+  readonly #live = new Set<LiveConnection>();
+  readonly #heartbeat: NodeJS.Timeout;
+  #closing = false;
+
+  constructor(options: WsServerOptions) {
+    this.#wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: options.maxMessageBytes,
+      clientTracking: false,
+      // Off (ws's server default too): compression costs memory per socket and opens CRIME-style leaks.
+      perMessageDeflate: false,
+    });
+    this.#rules = {
+      reserved: new Matcher(reservedRoutes(options.reserved ?? [])),
+      table: options.table,
+      codec: options.codec,
+      identify: options.identify,
+      origins: new OriginPolicy(options.allowedOrigins),
+      trustProxy: options.trustProxy,
+    };
+    this.#settings = {
+      sendTimeoutMs: options.sendTimeoutMs,
+      queueLimit: QUEUE_LIMIT,
+      highWater: HIGH_WATER_BYTES,
+      logError: options.logError,
+    };
+    this.#heartbeat = setInterval(() => this.#beat(), options.pingIntervalMs);
+    this.#heartbeat.unref();
+  }
+
+  /** Checks a handshake before anything is upgraded; throws the failure to answer (see `admit`). */
+  admit(incoming: IncomingMessage): Admitted {
+    return admit(incoming, this.#rules);
+  }
+
+  /** Upgrades an admitted handshake; ws itself answers 400 to a malformed one (bad key, version). */
+  accept(incoming: IncomingMessage, socket: Duplex, head: Buffer, admitted: Admitted): void {
+    if (this.#closing) {
+      socket.destroy();
+      return;
+    }
+    this.#wss.handleUpgrade(incoming, socket, head, (ws) => this.#opened(ws, admitted));
+  }
+
+  /**
+   * Sends 1001 (going away) to every open socket and resolves once all have closed; a peer that
+   * has not answered the close within `graceMs` is cut off.
+   */
+  async close(graceMs: number): Promise<void> {
+    this.#closing = true;
+    clearInterval(this.#heartbeat);
+    const open = [...this.#live];
+    for (const connection of open) connection.goAway();
+    const timer = setTimeout(() => open.forEach((connection) => connection.terminate()), graceMs);
+    timer.unref();
+    await Promise.all(open.map((connection) => connection.ended));
+    clearTimeout(timer);
+  }
+
+  #opened(ws: WebSocket, admitted: Admitted): void {
+    const connection = new LiveConnection(ws, admitted.route.listener, admitted.request, this.#settings);
+    this.#live.add(connection);
+    void connection.ended.then(() => this.#live.delete(connection));
+    if (this.#closing) connection.goAway();
+  }
+
+  #beat(): void {
+    for (const connection of this.#live) connection.heartbeat();
+  }
+}
+
+/** Reserved sockets must live under `/fw`: the table owns every other path. */
+function reservedRoutes(routes: readonly WsRoute[]): readonly WsRoute[] {
+  for (const route of routes) {
+    const first = route.path.segments[0];
+    if (first?.type !== "literal" || first.value !== "fw") {
+      throw new BootError(`Reserved WebSocket route ${route.path.text} must be under /fw.`);
+    }
+  }
+  return routes;
+}
