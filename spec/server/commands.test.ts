@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { HttpApp, Ok, Route, RouteTable } from "../../runtime/index.js";
 import { TEST_SECRET } from "../support/serve.js";
 
-// These run the example as `npm start` does: its compiled output (npm test builds first).
-const main = resolve("dist/example/main.js");
+// These run the example as `npm start` does: its output as tspc built it (npm test builds first).
+const main = resolve("example/dist/main.js");
 
 interface Ran {
   code: number | null;
@@ -51,13 +51,13 @@ describe("1 HttpApp commands", () => {
     const lines = out.trim().split("\n");
     expect(lines[0]).toMatch(/^METHOD\s+PATH\s+HANDLER\s+ORIGIN\s+KIND/);
     expect(lines.slice(1).map((line) => line.split(/\s+/).slice(0, 2).join(" "))).toEqual([
-      "GET /",
+      "GET /api/entries",
+      "GET /guestbook/:id",
       "GET /guestbook",
       "POST /guestbook",
-      "GET /guestbook/:id",
-      "GET /api/entries",
+      "GET /",
     ]);
-    expect(out).toMatch(/GET\s+\/api\/entries\s+example\/pages.tsx#guestbook.api\s+Handwritten\s+api/);
+    expect(out).toMatch(/GET\s+\/api\/entries\s+src\/app\/api\/entries\/Index\.ts\s+Handwritten\s+api/);
   });
 
   it("an unknown command prints the usage on stderr and exits 2", async () => {

@@ -1,0 +1,7 @@
+import { Ok, type ApiRequest, type Response } from "fw";
+import type { Guestbook } from "../../../guestbook.js";
+
+/** An API route (its handler takes ApiRequest): JSON, no session, no cookie. */
+export function index(_request: ApiRequest, { guestbook }: { guestbook: Guestbook }): Response {
+  return Ok(JSON.stringify(guestbook.list()), { contentType: "application/json; charset=utf-8" });
+}

@@ -1,0 +1,16 @@
+import { NotFound, Ok, type Request, type Response } from "fw";
+import type { Guestbook } from "../../../guestbook.js";
+
+/** `id` is decoded from the path as a number by the build (typia); anything else is a 400. */
+export function show(request: Request<{ id: number }>, { guestbook }: { guestbook: Guestbook }): Response {
+  const entry = guestbook.find(request.params.id);
+  if (entry === undefined) throw new NotFound(`There is no guestbook entry ${request.params.id}.`);
+  return Ok(
+    <>
+      <title>{`Entry by ${entry.name}`}</title>
+      <h1>{entry.name} wrote</h1>
+      <blockquote>{entry.message}</blockquote>
+      <a href="/guestbook">Back</a>
+    </>,
+  );
+}
