@@ -24,6 +24,7 @@ export function checkCapabilities(
   const modulePath = c.shown(site.capabilitiesFile);
   const who = `\`${site.handler}\` in ${c.shown(site.source.fileName)}`;
   for (const use of uses) {
+    if (use.store !== undefined) continue; // the model's own store supplies it
     const exported = module === undefined ? undefined : routeExport(c, module, use.name);
     if (exported === undefined) {
       ok = false;

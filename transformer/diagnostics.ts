@@ -18,6 +18,9 @@ export const Codes = {
   paramNotInPath: 91010,
   capabilitiesNotObject: 91011,
   duplicateParamName: 91012,
+  unsupportedField: 91013,
+  modelKey: 91014,
+  modelNotExported: 91015,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

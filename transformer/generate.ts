@@ -2,7 +2,8 @@ import type * as ts from "typescript";
 import { checkCapabilities } from "./capabilities.js";
 import { shown, type FwConfig } from "./config.js";
 import { Codes, type Finding } from "./diagnostics.js";
-import { emitModule, type Row } from "./emit.js";
+import { emitModule, type Derived, type Row } from "./emit.js";
+import { shapeModel, type Shaping } from "./model-shape.js";
 import { analyseHandler, routeExport, type Checking } from "./handlers.js";
 import { discoverModels, type Model } from "./models.js";
 import { sortRows } from "./order.js";
@@ -25,16 +26,26 @@ export interface Generated {
  */
 export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts, found: readonly RouteFile[] = scanAppDir(config.appDir)): Generated {
   const findings: Finding[] = [];
-  const c: Checking = { ts: tsApi, checker: program.getTypeChecker(), shown: (file) => shown(config, file), findings };
+  const checker = program.getTypeChecker();
+  const show = (file: string): string => shown(config, file);
+  const models = discoverModels({ ts: tsApi, checker, srcDir: config.srcDir, shown: show, findings }, program.getSourceFiles());
+  const derived = models.flatMap((model) => derive({ ts: tsApi, checker, shown: show, findings }, model));
+  const c: Checking = { ts: tsApi, checker, shown: show, findings, models: new Set(derived.map((d) => d.model.name)) };
   const sourceOf = (file: string): ts.SourceFile | undefined => program.getSourceFile(file);
   const scanned = found.filter((route) => included(route, sourceOf, c));
   const routes = checkRouteFiles(scanned, sourceOf, c.shown, findings);
   const rows = routes.flatMap((route) => rowOf(c, config, route, sourceOf));
-  const models = discoverModels({ ts: tsApi, checker: c.checker, srcDir: config.srcDir, shown: c.shown, findings }, program.getSourceFiles());
   if (config.auth !== undefined) models.forEach((model) => checkModelGuard(c, model, config.auth as string));
   const sorted = sortRows(rows);
-  const text = emitModule({ out: config.out, fwModule: config.fwModule, capabilitiesFile: config.capabilities, rows: sorted, models, appDirShown: c.shown(config.appDir) });
+  const text = emitModule({ out: config.out, fwModule: config.fwModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, appDirShown: c.shown(config.appDir) });
   return { text, rows: sorted, models, findings };
+}
+
+/** A model deriving Resource, with its type read (key, fields): its routes go in the table. */
+function derive(s: Shaping, model: Model): Derived[] {
+  if (!model.derivations.includes("Resource")) return [];
+  const shape = shapeModel(s, model);
+  return shape === undefined ? [] : [{ model, shape, shown: s.shown(model.file) }];
 }
 
 function included(route: RouteFile, sourceOf: (file: string) => ts.SourceFile | undefined, c: Checking): boolean {

@@ -17,6 +17,8 @@ export interface CapabilityUse {
   readonly type: string;
   /** The type itself, to check what the capabilities module exports against. */
   readonly required: ts.Type;
+  /** `Store<M>` of a known model: supplied by the model's store, not the capabilities module. */
+  readonly store?: string;
 }
 
 export type Handler =
@@ -30,6 +32,8 @@ export interface Checking {
   /** Shows a file path as messages do. */
   readonly shown: (file: string) => string;
   readonly findings: Finding[];
+  /** Models the build found, by name: a `Store<M>` of one is supplied by its store. */
+  readonly models: ReadonlySet<string>;
 }
 
 /** The export a route file must have, with its symbol resolved through `export { x as y }`. */
@@ -137,8 +141,17 @@ function capabilityUses(c: Checking, site: SignatureSite, capabilities: ts.Type)
   }
   return properties.map((property) => {
     const required = c.checker.getTypeOfSymbol(property);
-    return { name: property.getName(), type: c.checker.typeToString(required), required };
+    const store = storedModel(c, required);
+    return { name: property.getName(), type: c.checker.typeToString(required), required, ...(store === undefined ? {} : { store }) };
   });
+}
+
+/** The model a `Store<M>` capability is for, when M is a model the build knows. */
+function storedModel(c: Checking, type: ts.Type): string | undefined {
+  if (fwTypeName(type, "store") !== "Store") return undefined;
+  const argument = (type.aliasTypeArguments ?? c.checker.getTypeArguments(type as ts.TypeReference))[0];
+  const name = argument === undefined ? undefined : (argument.aliasSymbol ?? argument.getSymbol())?.getName();
+  return name !== undefined && c.models.has(name) ? name : undefined;
 }
 
 function fail(c: Checking, site: SignatureSite, code: Finding["code"], message: string): void {

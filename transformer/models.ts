@@ -12,6 +12,10 @@ export interface Model {
   readonly call: ts.CallExpression;
   /** The derivations named in the call (`Form`, `Resource`). */
   readonly derivations: readonly string[];
+  /** How the generated module reaches the companion value from the model's module: `Post`, `Blog.Comment`, `registry.Tag`. */
+  readonly valuePath: string;
+  /** How it names the model type from the model's module: `Post`, `Blog.Comment`. */
+  readonly typePath: string;
 }
 
 export interface Discovery {
@@ -67,15 +71,68 @@ function modelOf(d: Discovery, source: ts.SourceFile, call: ts.CallExpression): 
     });
     return undefined;
   }
-  const modulePath = path
-    .relative(d.srcDir, source.fileName)
-    .replace(/\.tsx?$/, "")
-    .replace(/(^|[\\/])index$/, "") // a folder's index module is named by its folder
-    .split(path.sep)
-    .filter((part) => part !== "")
-    .join(".");
+  const modulePath = modulePathOf(d.srcDir, source.fileName, name);
   const derivations = call.arguments.filter(d.ts.isIdentifier).map((a) => a.text);
-  return { name, fqn: [modulePath, ...namespaces, name].join("."), file: source.fileName, call, derivations };
+  const valuePath = valuePathOf(d, call);
+  const typePath = typePathOf(d, typeArgument as ts.TypeReferenceNode, name);
+  if (valuePath === undefined || !isExported(d, source, valuePath, d.ts.SymbolFlags.Value) || !isExported(d, source, typePath, d.ts.SymbolFlags.Type)) {
+    d.findings.push({
+      code: Codes.modelNotExported,
+      category: "error",
+      file: source,
+      ...at(call),
+      message: `${d.shown(source.fileName)}: the model ${name} and its companion must be exported for fw to mount its routes: \`export interface ${name} { … }\` and \`export const ${name} = derives<${name}>(…)\`.`,
+    });
+    return undefined;
+  }
+  return { name, fqn: [modulePath, ...namespaces, name].join("."), file: source.fileName, call, derivations, valuePath, typePath };
+}
+
+/**
+ * The module's part of a fully-qualified name: its folders under the source root, then the
+ * file's name unless that is `index` or the model's own name (`src/models/Post.ts` holding
+ * Post is `models.Post`, as a Scala package and class would be).
+ */
+function modulePathOf(srcDir: string, file: string, model: string): string {
+  const parts = path.relative(srcDir, file).replace(/\.tsx?$/, "").split(path.sep);
+  const base = parts[parts.length - 1];
+  if (base === "index" || base === model) parts.pop();
+  return parts.filter((part) => part !== "").join(".");
+}
+
+/** The names from the module down to the call: variables, namespaces, object-literal keys. */
+function valuePathOf(d: Discovery, call: ts.CallExpression): string | undefined {
+  const names: string[] = [];
+  let node: ts.Node = call;
+  while (!d.ts.isSourceFile(node)) {
+    const parent = node.parent;
+    if ((d.ts.isVariableDeclaration(parent) || d.ts.isPropertyAssignment(parent)) && parent.initializer === node) {
+      if (!d.ts.isIdentifier(parent.name)) return undefined;
+      names.push(parent.name.text);
+    } else if (d.ts.isModuleDeclaration(parent)) {
+      names.push(parent.name.getText());
+    }
+    node = parent;
+  }
+  return names.reverse().join(".");
+}
+
+/** The model type's name as seen from its module, namespaces included. */
+function typePathOf(d: Discovery, node: ts.TypeReferenceNode, name: string): string {
+  const symbol = d.checker.getTypeFromTypeNode(node).aliasSymbol ?? d.checker.getTypeFromTypeNode(node).getSymbol();
+  const full = symbol === undefined ? name : d.checker.getFullyQualifiedName(symbol);
+  return full.replace(/^"[^"]*"\./, "");
+}
+
+/** The first name of `path` is exported with the meaning asked for (a value, or a type: a const and an interface share a name). */
+function isExported(d: Discovery, source: ts.SourceFile, path: string, meaning: ts.SymbolFlags): boolean {
+  const module = d.checker.getSymbolAtLocation(source);
+  const names = path.split(".");
+  const exported = module === undefined ? undefined : d.checker.getExportsOfModule(module).find((symbol) => symbol.getName() === names[0]);
+  if (exported === undefined) return false;
+  const target = exported.flags & d.ts.SymbolFlags.Alias ? d.checker.getAliasedSymbol(exported) : exported;
+  // Inside a namespace the first name is the namespace itself; the rest is checked by the compiler.
+  return names.length > 1 || (target.flags & meaning) !== 0;
 }
 
 /** The namespaces around a call that sits at top level; undefined when anything else encloses it. */

@@ -8,26 +8,20 @@
  * The transformer finds these calls at build time (at module top level, or nested only in
  * namespaces and plain object literals) and generates the model's routes from them.
  */
-declare const derivationBrand: unique symbol;
+import type { GuardDeclaration } from "../routing/assemble.js";
+import type { Actions } from "./actions.js";
+import { Form } from "./form.js";
+import { Resource } from "./resource.js";
 
-/** One thing a model can derive. */
-export interface Derivation<Name extends string = string> {
-  readonly [derivationBrand]: Name;
-  readonly name: Name;
-}
+/** One thing a model can derive: `Form` (the form class) or `Resource` (the seven routes). */
+export type Derivation = typeof Form | typeof Resource;
 
-function derivation<Name extends string>(name: Name): Derivation<Name> {
-  return Object.freeze({ name }) as Derivation<Name>;
-}
-
-/** Derive an HTML form (render and parse) from the model's type. */
-export const Form: Derivation<"Form"> = derivation("Form");
-/** Derive the seven CRUD routes (needs Form). */
-export const Resource: Derivation<"Resource"> = derivation("Resource");
-
-/** What a model's companion may declare beside its derivations; filled in by later modules. */
+/** What a model's companion may declare beside its derivations. */
 export interface ModelOptions {
-  readonly [option: string]: unknown;
+  /** The roles the model mounts; all seven when left out (spec 2.11). */
+  readonly actions?: Actions;
+  /** Who may reach the model's routes (spec 2.12); `Guarded` from the auth module, or any declaration of that shape. */
+  readonly guarded?: GuardDeclaration;
 }
 
 /** The companion value: what the model derives and its declarations. */

@@ -1,7 +1,7 @@
 import { BootError } from "./boot-error.js";
 import { emptyTrie, insertPattern, type Ranked, type TrieNode } from "./matcher.js";
 import type { Segment } from "./path-pattern.js";
-import { Origin, type Route } from "./route.js";
+import { Origin, Route } from "./route.js";
 
 /** A table that passed the boot checks: what to serve, and what to tell the developer. */
 export interface CheckedRoutes {
@@ -23,7 +23,26 @@ export interface Shadowing {
  */
 export function checkRoutes(routes: readonly Route[]): CheckedRoutes {
   const { kept, warnings } = dropDuplicates(routes);
-  return { routes: kept, warnings: [...warnings, ...findShadowed(kept).map(shadowWarning)] };
+  return { routes: kept, warnings: [...warnings, ...findShadowed(kept).map(shadowWarning), ...orphanWarnings(kept)] };
+}
+
+/**
+ * Spec 4.3: a form page whose submit target is not mounted (Edit without Update) is legal but
+ * warned about. The check runs over the assembled table, so a handwritten target counts.
+ */
+function orphanWarnings(routes: readonly Route[]): string[] {
+  const mounted = new Set(routes.map(pathKey));
+  const warnings: string[] = [];
+  for (const route of routes) {
+    if (route.case !== "http" || route.submits === undefined) continue;
+    const target = Route.http({ method: route.submits.method, path: route.submits.path, handler: () => { throw new Error("never called"); } });
+    if (mounted.has(pathKey(target))) continue;
+    const page = route.role === undefined ? describe(route) : `${describe(route)}, the ${route.role} page,`;
+    const roles = route.role === "New" ? ["Create", "New"] : route.role === "Edit" ? ["Update", "Edit"] : undefined;
+    const fix = roles === undefined ? "mount the target, or remove the page" : `mount ${roles[0]}, or subtract ${roles[1]} as well (Actions.except(${roles[1]}, ${roles[0]}))`;
+    warnings.push(`${page} shows a form that submits to ${route.submits.method} ${route.submits.path}, which is not mounted: ${fix}.`);
+  }
+  return warnings;
 }
 
 /** How a route is named in messages: method (WS for a socket), pattern and source. */

@@ -37,6 +37,10 @@ export interface HttpRoute {
   readonly source: string;
   /** The guard that covers this route, as `routes` prints it; none on an unguarded route. */
   readonly guard?: string;
+  /** A form page's submit target (New → POST /posts): boot warns when it is not mounted. */
+  readonly submits?: { readonly method: Method; readonly path: string };
+  /** A derived route's role (`Index` … `Destroy`): what a model's guard declaration covers. */
+  readonly role?: string;
 }
 
 export interface WsRoute {
@@ -72,6 +76,7 @@ export interface HttpRouteInit {
   readonly origin?: Origin;
   readonly source?: string;
   readonly guard?: string;
+  readonly submits?: { readonly method: Method; readonly path: string };
 }
 
 export interface ApiRouteInit extends Omit<HttpRouteInit, "handler"> {
@@ -100,6 +105,7 @@ function http(init: HttpRouteInit): HttpRoute {
     ...(init.params === undefined ? {} : { params: init.params }),
     source: sourceOf(init.handler, init.source),
     ...(init.guard === undefined ? {} : { guard: init.guard }),
+    ...(init.submits === undefined ? {} : { submits: init.submits }),
   };
 }
 

@@ -21,6 +21,12 @@ const cases: Record<string, readonly RegExp[]> = {
   "catch-all-not-last": [/error TS91007: fw: src\/app\/docs\/__rest\/Edit\.ts mounts GET \/docs\/\*rest\/edit: the catch-all folder `__rest`/],
   "param-not-in-path": [/error TS91010: fw: src\/app\/posts\/Index\.ts mounts GET \/posts: `index` reads the path parameter `id`, but its path has no such parameter/],
   "duplicate-param-name": [/error TS91012: fw: .*\/:id\/items\/:id, which uses the parameter name `id` twice/],
+  "model-errors": [
+    /src\/models\/Gadget\.ts\(\d+,\d+\): error TS91013: fw: .*the field `tags` of the model Gadget has the type `string\[\]`, which fw cannot put in a form/,
+    /error TS91013: fw: .*the field `size` of the model Gadget/,
+    /src\/models\/Keyless\.ts\(\d+,\d+\): error TS91014: fw: .*the model Keyless has no key: give it exactly one field of type Id<Keyless>/,
+    /src\/models\/Hidden\.ts\(\d+,\d+\): error TS91015: fw: .*the model Hidden and its companion must be exported/,
+  ],
   "missing-guard": [
     /src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`/,
     /src\/models\.ts\(\d+,\d+\): error TS91009: fw: the model Note declares no `guarded`/,

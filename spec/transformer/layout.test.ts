@@ -52,6 +52,9 @@ describe("4.1 / 4.2 A layout using every rule, built with tspc", () => {
     const lines = generated.split("\n");
     const routeLines = lines.map((line, i) => [line, i] as const).filter(([line]) => /^\s+(Route\.|r\d+\.guarded)/.test(line));
     for (const [, i] of routeLines) expect(lines[i - 1]).toMatch(/^\s+\/\/ from src\/app\/\S+\.tsx?$/);
+    const derivedLines = lines.map((line, i) => [line, i] as const).filter(([line]) => /^\s+\.\.\.resourceRoutes\(/.test(line));
+    expect(derivedLines).toHaveLength(3);
+    for (const [, i] of derivedLines) expect(lines[i - 1]).toMatch(/^\s+\/\/ from src\/models\/\S+\.ts \(the derived routes of \w+: models\.[\w.]+\)$/);
     expect(generated).toContain('// from src/app/posts/New.ts\n    Route.http({ method: "GET", path: "/posts/new", handler: r');
   });
 
@@ -75,8 +78,15 @@ describe("4.1 / 4.2 A layout using every rule, built with tspc", () => {
     expect(generated).not.toContain("rest: FromPath");
   });
 
+  it("derives the models' rows after the handwritten ones, model by model in fully-qualified-name order", () => {
+    const handwrittenEnd = generated.lastIndexOf("Route.http(");
+    const derived = [...generated.matchAll(/\.\.\.resourceRoutes\(model(\d+)/g)].map((m) => m.index);
+    expect(derived.every((at) => at > handwrittenEnd)).toBe(true);
+    expect([...generated.matchAll(/\(the derived routes of (\w+)/g)].map((m) => m[1])).toEqual(["Author", "Comment", "Post"]);
+  });
+
   it("finds models anywhere, orders them by fully-qualified name, and warns about nested ones", () => {
-    expect(generated).toContain('export const models: readonly string[] = ["models.Author", "models.Blog.Comment", "models.Post.Post"];');
+    expect(generated).toContain('export const models: readonly string[] = ["models.Author", "models.Blog.Comment", "models.Post"];');
     expect(built.output).toMatch(/src\/models\/index\.ts\(\d+,\d+\): warning TS91008: fw: .*derives<Draft> is inside a function, class or block/);
     expect(built.output).not.toMatch(/warning.*derives<Comment>/);
   });

@@ -1,0 +1,192 @@
+import type { Fields } from "../http/fields.js";
+import type { Method } from "../http/method.js";
+import type { Html } from "../html/node.js";
+import { FormErrors, ruleMessage, type FieldProblem } from "./form-errors.js";
+import type { FieldSpec, ModelSpec } from "./model.js";
+import type { Draft } from "./store.js";
+
+/** What the user typed (or a row's values), as text per field name: what a form shows. */
+export type Values = Readonly<Record<string, string>>;
+
+/** A field (spec 2.15) with its `absent` answer: what a submission without it means. */
+export interface Field extends FieldSpec {
+  /** `{ value: false }` for a boolean (an unchecked box is omitted), `{ value: undefined }` for an optional field, undefined when required. */
+  absent(): { readonly value: unknown } | undefined;
+}
+
+export type Parsed<A> =
+  | { readonly ok: true; readonly draft: Draft<A> }
+  | { readonly ok: false; readonly errors: FormErrors; readonly values: Values };
+
+export interface RenderProps {
+  readonly action: string;
+  /** PUT, PATCH and DELETE are sent as a POST carrying `_method`: only the form knows. */
+  readonly method: Method;
+  /** Required: the form returns it in `_csrf` (spec 5.8). */
+  readonly csrf: string;
+  readonly values?: Values;
+  readonly errors?: FormErrors;
+  readonly submit?: string;
+}
+
+const TRUE = new Set(["true", "on", "1", "yes"]);
+const FALSE = new Set(["false", "off", "0", "no"]);
+
+/**
+ * A model's HTML form (spec 2.15): renders the whole `<form>` and parses a submission back.
+ * The key is never rendered nor read from the form.
+ */
+export class Form<A> {
+  readonly fields: readonly Field[];
+
+  constructor(readonly model: ModelSpec<A>) {
+    this.fields = model.fields.map((spec) => ({ ...spec, absent: () => absentOf(spec) }));
+  }
+
+  /** Column headings for derived index and show pages. */
+  get headings(): readonly string[] {
+    return this.fields.map((field) => field.label);
+  }
+
+  render(props: RenderProps): Html {
+    const override = props.method !== "GET" && props.method !== "POST";
+    const errors = props.errors ?? FormErrors.none;
+    return (
+      <form method={props.method === "GET" ? "get" : "post"} action={props.action} class="fw-form" novalidate>
+        {override ? <input type="hidden" name="_method" value={props.method} /> : null}
+        <input type="hidden" name="_csrf" value={props.csrf} />
+        {this.fields.map((field) => this.renderField(field, props.values?.[field.name], errors.for(field.name)))}
+        <button type="submit">{props.submit ?? "Save"}</button>
+      </form>
+    );
+  }
+
+  /**
+   * Reads a submission: each field from the form text, then the model's own rules (typia). On
+   * failure, the values as typed come back with the problems, to re-render the form.
+   */
+  parse(form: Fields): Parsed<A> {
+    const draft: Record<string, unknown> = {};
+    const problems: FieldProblem[] = [];
+    const typed: Record<string, string> = {};
+    for (const field of this.fields) {
+      const raw = form.get(field.name);
+      if (raw !== undefined) typed[field.name] = raw;
+      const read = readField(field, raw);
+      if ("problem" in read) problems.push(read.problem);
+      else if (read.value !== undefined) draft[field.name] = read.value;
+    }
+    if (problems.length === 0) {
+      const checked = this.model.validate(draft);
+      if (checked.success) return { ok: true, draft: checked.data as Draft<A> };
+      for (const error of checked.errors) problems.push(this.ruleProblem(error.path, error.expected, error.value));
+    }
+    return { ok: false, errors: new FormErrors(problems), values: typed };
+  }
+
+  /** A row's values as form text, to fill an edit form. */
+  values(row: A): Values {
+    const out: Record<string, string> = {};
+    for (const field of this.fields) out[field.name] = formText(field, (row as Record<string, unknown>)[field.name]);
+    return out;
+  }
+
+  /** A row's value of one field as people read it (index and show pages). */
+  display(row: A, field: Field): string {
+    const value = (row as Record<string, unknown>)[field.name];
+    if (field.input === "checkbox") return value === true ? "Yes" : "No";
+    return formText(field, value);
+  }
+
+  private ruleProblem(path: string, expected: string, value: unknown): FieldProblem {
+    const name = path.replace(/^\$input\.?/, "").split(/[.[]/)[0] ?? "";
+    const field = this.fields.find((f) => f.name === name);
+    return { field: name, kind: "invalid", message: `${field?.label ?? name} ${ruleMessage(expected, value)}.` };
+  }
+
+  private renderField(field: Field, value: string | undefined, problems: readonly FieldProblem[]): Html {
+    const id = `${this.model.name.toLowerCase()}-${field.name}`;
+    const described = problems.length > 0 ? `${id}-error` : undefined;
+    const common = { id, name: field.name, "aria-invalid": problems.length > 0 ? "true" : undefined, "aria-describedby": described };
+    return (
+      <div class={`fw-field fw-field-${field.input}`}>
+        <label for={id}>{field.label}</label>
+        {inputFor(field, value, common)}
+        {problems.length === 0 ? null : (
+          <p class="fw-field-error" id={described}>
+            {problems.map((problem) => problem.message).join(" ")}
+          </p>
+        )}
+      </div>
+    );
+  }
+}
+
+type Common = Readonly<Record<string, string | undefined>>;
+
+function inputFor(field: Field, value: string | undefined, common: Common): Html {
+  const required = !field.optional && field.input !== "checkbox";
+  switch (field.input) {
+    case "textarea":
+      return <textarea {...common} required={required} rows={6}>{value ?? ""}</textarea>;
+    case "checkbox":
+      return <input {...common} type="checkbox" value="true" checked={value !== undefined && TRUE.has(value)} />;
+    case "select":
+      return (
+        <select {...common} required={required}>
+          {field.optional || value === undefined ? <option value="">{field.optional ? "(none)" : "Choose…"}</option> : null}
+          {(field.options ?? []).map((option) => <option value={option} selected={option === value}>{option}</option>)}
+        </select>
+      );
+    case "number":
+      return <input {...common} type="number" step="any" value={value ?? ""} required={required} />;
+    case "date":
+      return <input {...common} type="date" value={value ?? ""} required={required} />;
+    case "text":
+      return <input {...common} type="text" value={value ?? ""} required={required} />;
+  }
+}
+
+function absentOf(field: FieldSpec): { value: unknown } | undefined {
+  if (field.input === "checkbox") return { value: false };
+  if (field.optional) return { value: undefined };
+  return undefined;
+}
+
+type Read = { readonly value: unknown } | { readonly problem: FieldProblem };
+
+/**
+ * One field's text as its type. Missing → the `absent` rule; an empty optional input →
+ * undefined (a browser always sends text inputs, empty ones too).
+ */
+function readField(field: FieldSpec, raw: string | undefined): Read {
+  const required = (): Read => ({ problem: { field: field.name, kind: "required", message: `${field.label} is required.` } });
+  const unreadable = (): Read => ({ problem: { field: field.name, kind: "unreadable", message: `${field.label} could not be read as ${field.describe}.` } });
+  if (raw === undefined) return absentOf(field) ?? required();
+  if (raw === "" && field.input !== "text" && field.input !== "textarea") return field.optional ? { value: undefined } : required();
+  if (raw === "" && field.optional) return { value: undefined };
+  switch (field.input) {
+    case "text":
+    case "textarea":
+      return { value: raw };
+    case "checkbox":
+      return TRUE.has(raw) ? { value: true } : FALSE.has(raw) ? { value: false } : unreadable();
+    case "number": {
+      const value = Number(raw.trim());
+      return raw.trim() !== "" && Number.isFinite(value) ? { value } : unreadable();
+    }
+    case "select":
+      return field.options?.includes(raw) === true ? { value: raw } : unreadable();
+    case "date": {
+      const value = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? new Date(`${raw}T00:00:00Z`) : undefined;
+      return value !== undefined && !Number.isNaN(value.getTime()) && value.toISOString().startsWith(raw) ? { value } : unreadable();
+    }
+  }
+}
+
+function formText(field: FieldSpec, value: unknown): string {
+  if (value === undefined || value === null) return "";
+  if (value instanceof Date) return value.toISOString().slice(0, 10);
+  if (field.input === "checkbox") return value === true ? "true" : "";
+  return String(value);
+}

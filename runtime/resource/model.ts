@@ -1,0 +1,42 @@
+import type { FromPath } from "../routing/from-path.js";
+
+/** How a field is edited in a form. */
+export type InputKind = "text" | "textarea" | "number" | "checkbox" | "select" | "date";
+
+/** One model field as a form sees it (spec 2.15), derived from the model's type at build time. */
+export interface FieldSpec {
+  /** The exact property name: what the input carries and `parse` reads. */
+  readonly name: string;
+  /** For people: `publishedAt` → "Published at". */
+  readonly label: string;
+  readonly input: InputKind;
+  /** `x?: T` or `T | undefined`: absent means undefined. */
+  readonly optional: boolean;
+  /** The choices of a string-literal union (`select`), in declaration order. */
+  readonly options?: readonly string[];
+  /** The type as messages name it: "a number", "one of news, howto, misc". */
+  readonly describe: string;
+}
+
+/** What typia's `createValidate<A>()` answers. */
+export type Validation<A> =
+  | { readonly success: true; readonly data: A }
+  | { readonly success: false; readonly errors: readonly { readonly path: string; readonly expected: string; readonly value: unknown }[] };
+
+/**
+ * Everything the runtime needs to serve one model, written by the transformer from the
+ * model's type (names, fields, key) plus typia's validator and key decoder.
+ */
+export interface ModelSpec<A> {
+  readonly name: string;
+  /** Module path under the source root plus the name (`models.Post`): the order of derived routes. */
+  readonly fqn: string;
+  /** The plural, kebab-case path: `/posts`, `/blog-posts`, `/categories`. */
+  readonly path: string;
+  /** The key field (`Id<Model>`): never rendered, never read from a form. */
+  readonly key: string;
+  /** The fields a form edits, in declaration order (the key and any owner field left out). */
+  readonly fields: readonly FieldSpec[];
+  readonly validate: (input: unknown) => Validation<A>;
+  readonly decodeKey: FromPath<unknown>;
+}

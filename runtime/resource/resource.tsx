@@ -1,0 +1,236 @@
+import { BadRequest, NotFound } from "../http/failure.js";
+import type { Request } from "../http/request.js";
+import { Ok, Redirect, status, type Response } from "../http/response.js";
+import type { Html } from "../html/node.js";
+import type { ParamDecoders } from "../routing/from-path.js";
+import { Origin, Route, type HttpRoute } from "../routing/route.js";
+import { ACTION_ORDER, Actions, type Action } from "./actions.js";
+import { Form, type Values } from "./form.js";
+import { FormErrors } from "./form-errors.js";
+import type { ModelSpec } from "./model.js";
+import type { Store } from "./store.js";
+
+/** Rows per index page; beyond it the index paginates with `?page=`. */
+export const PAGE_SIZE = 50;
+
+/** The flash entry a derived route writes after a change. */
+export const NOTICE = "notice";
+
+export interface ResourceOptions {
+  readonly actions?: Actions;
+  /** Where the model's source is, for `routes` and messages. */
+  readonly source?: string;
+}
+
+/** The words a model's pages use: "Post", "post", "Posts". */
+interface Words {
+  readonly one: string;
+  readonly lower: string;
+  readonly many: string;
+}
+
+function wordsOf(model: ModelSpec<unknown>): Words {
+  const spaced = model.name.replace(/([a-z0-9])([A-Z])/g, "$1 $2");
+  const many = model.path.slice(1).replace(/-/g, " ");
+  return { one: spaced, lower: spaced.toLowerCase(), many: many.charAt(0).toUpperCase() + many.slice(1) };
+}
+
+/**
+ * The derived routes of one model (spec 4.4), in emit order Index, New, Show, Edit, Create,
+ * Update, Destroy, only the mounted roles, each of origin Resource. Pages never show a control
+ * that points at an unmounted route.
+ */
+export function resourceRoutes<A>(model: ModelSpec<A>, store: Store<A>, options: ResourceOptions = {}): HttpRoute[] {
+  const pages = new Pages(model, store, options.actions ?? Actions.all);
+  const source = options.source ?? model.fqn;
+  const one = `${model.path}/:${model.key}`;
+  const params: ParamDecoders = { [model.key]: model.decodeKey };
+  const shapes: Record<Action, () => HttpRoute> = {
+    Index: () => Route.http({ method: "GET", path: model.path, handler: (r) => pages.index(r), origin: Origin.Resource, source }),
+    New: () => Route.http({ method: "GET", path: `${model.path}/new`, handler: (r) => pages.fresh(r), origin: Origin.Resource, source, submits: { method: "POST", path: model.path } }),
+    Show: () => Route.http({ method: "GET", path: one, handler: (r) => pages.show(r), params, origin: Origin.Resource, source }),
+    Edit: () => Route.http({ method: "GET", path: `${one}/edit`, handler: (r) => pages.edit(r), params, origin: Origin.Resource, source, submits: { method: "PUT", path: one } }),
+    Create: () => Route.http({ method: "POST", path: model.path, handler: (r) => pages.create(r), origin: Origin.Resource, source }),
+    Update: () => Route.http({ method: "PUT", path: one, handler: (r) => pages.update(r), params, origin: Origin.Resource, source }),
+    Destroy: () => Route.http({ method: "DELETE", path: one, handler: (r) => pages.destroy(r), params, origin: Origin.Resource, source }),
+  };
+  const actions = options.actions ?? Actions.all;
+  return ACTION_ORDER.filter((role) => actions.has(role)).map((role): HttpRoute => ({ ...shapes[role](), role }));
+}
+
+/** The Resource derivation (spec 2.14): `Resource.routes(model, store)` builds a model's routes. */
+export const Resource = { routes: resourceRoutes } as const;
+
+/** The handlers behind the seven routes, sharing the model, its form and its store. */
+class Pages<A> {
+  private readonly form: Form<A>;
+  private readonly words: Words;
+
+  constructor(
+    private readonly model: ModelSpec<A>,
+    private readonly store: Store<A>,
+    private readonly actions: Actions,
+  ) {
+    this.form = new Form(model);
+    this.words = wordsOf(model as ModelSpec<unknown>);
+  }
+
+  async index(request: Request): Promise<Response> {
+    const page = pageNumber(request.query.get("page"));
+    const { rows, total } = await this.store.list({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+    const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
+    return Ok(
+      <>
+        <title>{this.words.many}</title>
+        <h1>{this.words.many}</h1>
+        {this.actions.has("New") ? <p><a href={`${this.model.path}/new`} class="fw-new">New {this.words.lower}</a></p> : null}
+        {rows.length === 0 ? <p class="fw-empty">No {this.words.many.toLowerCase()} yet.</p> : this.table(rows)}
+        {last > 1 ? this.pager(page, last) : null}
+      </>,
+    );
+  }
+
+  fresh(request: Request, values: Values = {}, errors = FormErrors.none): Response {
+    return status(
+      errors.isEmpty ? 200 : 422,
+      <>
+        <title>{`New ${this.words.lower}`}</title>
+        <h1>New {this.words.lower}</h1>
+        {this.form.render({ action: this.model.path, method: "POST", csrf: request.csrf, values, errors, submit: `Create ${this.words.lower}` })}
+        {this.backLink()}
+      </>,
+    );
+  }
+
+  async show(request: Request): Promise<Response> {
+    const key = request.params[this.model.key];
+    const row = await this.found(key);
+    const at = this.at(key);
+    return Ok(
+      <>
+        <title>{`${this.words.one} ${String(key)}`}</title>
+        <h1>{this.words.one} {String(key)}</h1>
+        <dl class="fw-show">
+          {this.form.fields.map((field) => [<dt>{field.label}</dt>, <dd>{this.form.display(row, field)}</dd>])}
+        </dl>
+        <p class="fw-controls">
+          {this.actions.has("Edit") ? <a href={`${at}/edit`} class="fw-edit">Edit</a> : null}
+          {this.actions.has("Destroy") ? (
+            <form method="post" action={at} class="fw-destroy">
+              <input type="hidden" name="_method" value="DELETE" />
+              <input type="hidden" name="_csrf" value={request.csrf} />
+              <button type="submit">Delete</button>
+            </form>
+          ) : null}
+        </p>
+        {this.backLink()}
+      </>,
+    );
+  }
+
+  async edit(request: Request, values?: Values, errors = FormErrors.none): Promise<Response> {
+    const key = request.params[this.model.key];
+    const row = await this.found(key);
+    return status(
+      errors.isEmpty ? 200 : 422,
+      <>
+        <title>{`Edit ${this.words.lower} ${String(key)}`}</title>
+        <h1>Edit {this.words.lower} {String(key)}</h1>
+        {this.form.render({ action: this.at(key), method: "PUT", csrf: request.csrf, values: values ?? this.form.values(row), errors, submit: `Update ${this.words.lower}` })}
+        {this.actions.has("Show") ? <p><a href={this.at(key)}>Back to the {this.words.lower}</a></p> : this.backLink()}
+      </>,
+    );
+  }
+
+  async create(request: Request): Promise<Response> {
+    const parsed = this.form.parse(request.form);
+    if (!parsed.ok) return this.fresh(request, parsed.values, parsed.errors);
+    const row = await this.store.insert(parsed.draft);
+    const key = (row as Record<string, unknown>)[this.model.key];
+    return this.done(request, `${this.words.one} created.`, this.actions.has("Show") ? this.at(key) : undefined);
+  }
+
+  async update(request: Request): Promise<Response> {
+    const key = request.params[this.model.key];
+    await this.found(key);
+    const parsed = this.form.parse(request.form);
+    if (!parsed.ok) return this.edit(request, parsed.values, parsed.errors);
+    await this.store.update(key, parsed.draft);
+    return this.done(request, `${this.words.one} updated.`, this.actions.has("Show") ? this.at(key) : undefined);
+  }
+
+  async destroy(request: Request): Promise<Response> {
+    const key = request.params[this.model.key];
+    await this.found(key);
+    await this.store.delete(key);
+    return this.done(request, `${this.words.one} deleted.`, undefined);
+  }
+
+  /** 303 with a flash to `target`, else the nearest mounted page: Index, then "/". */
+  private done(request: Request, notice: string, target: string | undefined): Response {
+    const to = target ?? (this.actions.has("Index") ? this.model.path : "/");
+    return Redirect(to).withSession(request.session.flash(NOTICE, notice));
+  }
+
+  private async found(key: unknown): Promise<A> {
+    const row = await this.store.get(key);
+    if (row === undefined) throw new NotFound(`There is no ${this.words.lower} ${String(key)}.`);
+    return row;
+  }
+
+  private at(key: unknown): string {
+    return `${this.model.path}/${encodeURIComponent(String(key))}`;
+  }
+
+  private backLink(): Html | null {
+    return this.actions.has("Index") ? <p><a href={this.model.path} class="fw-back">Back to {this.words.many.toLowerCase()}</a></p> : null;
+  }
+
+  private table(rows: readonly A[]): Html {
+    const keyOf = (row: A): unknown => (row as Record<string, unknown>)[this.model.key];
+    const links = this.actions.has("Show") || this.actions.has("Edit");
+    return (
+      <table class="fw-index">
+        <thead>
+          <tr>
+            {this.form.headings.map((heading) => <th scope="col">{heading}</th>)}
+            {links ? <th scope="col"><span class="fw-hidden">Links</span></th> : null}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr>
+              {this.form.fields.map((field) => <td>{this.form.display(row, field)}</td>)}
+              {links ? (
+                <td>
+                  {this.actions.has("Show") ? <a href={this.at(keyOf(row))}>Show</a> : null}
+                  {this.actions.has("Show") && this.actions.has("Edit") ? " " : null}
+                  {this.actions.has("Edit") ? <a href={`${this.at(keyOf(row))}/edit`}>Edit</a> : null}
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    );
+  }
+
+  private pager(page: number, last: number): Html {
+    return (
+      <nav class="fw-pager" aria-label="Pages">
+        {page > 1 ? <a href={`${this.model.path}?page=${page - 1}`} rel="prev">Previous</a> : null}
+        <span>Page {page} of {last}</span>
+        {page < last ? <a href={`${this.model.path}?page=${page + 1}`} rel="next">Next</a> : null}
+      </nav>
+    );
+  }
+}
+
+function pageNumber(text: string | undefined): number {
+  if (text === undefined) return 1;
+  const page = Number(text);
+  if (!/^[1-9][0-9]{0,8}$/.test(text) || !Number.isSafeInteger(page)) {
+    throw new BadRequest(`The page number ${JSON.stringify(text)} is not a whole number from 1 up.`);
+  }
+  return page;
+}

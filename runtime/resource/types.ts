@@ -1,0 +1,12 @@
+import type { tags } from "typia";
+
+/**
+ * A model's key (spec 2.3: `Id[T]`): a positive integer the store assigns. `T` names the model
+ * the key belongs to; the transformer reads it to find a model's key field (`Id<Post>` on Post)
+ * and an owner field (`Id<User>`). It is carried in a typia tag so typia validates and decodes
+ * keys as uint32 (path segments, forms).
+ */
+export type Id<T> = number & tags.Type<"uint32"> & tags.TagBase<{ target: "number"; kind: "fw.id"; value: undefined; model?: T }>;
+
+/** A string edited in a `<textarea>` rather than an `<input>` (long text). */
+export type LongText = string & tags.TagBase<{ target: "string"; kind: "fw.longText"; value: undefined }>;

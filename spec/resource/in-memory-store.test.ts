@@ -1,0 +1,4 @@
+import { InMemoryStore } from "../../runtime/index.js";
+import { storeConformance } from "./store-conformance.js";
+
+storeConformance("InMemoryStore", () => new InMemoryStore("id"));

@@ -1,0 +1,152 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Visitor } from "../support/browser.js";
+import { bootNode, runNode } from "../support/process.js";
+import { TEST_SECRET } from "../support/serve.js";
+import { FIXTURES, tspc } from "../support/tspc.js";
+
+const dir = join(FIXTURES, "resource");
+let app: ReturnType<typeof bootNode>;
+let url: string;
+
+beforeAll(async () => {
+  const built = await tspc(dir);
+  expect(built.code, built.output).toBe(0);
+  app = bootNode(join(dir, "dist/main.js"), [], { FW_SECRET: TEST_SECRET });
+  url = await app.url;
+}, 60_000);
+
+afterAll(async () => {
+  app.child.kill("SIGTERM");
+  await app.exited;
+});
+
+const validPost = { title: "Hello", body: "Long <b>text</b>", category: "howto", published: "true" };
+
+describe("4.4 The seven derived routes of a model, served through the generated table", () => {
+  it("Index, then New: a blank form; /posts/new reaches New, never Show", async () => {
+    const visitor = new Visitor(url);
+    const index = await visitor.get("/posts");
+    expect(index.status).toBe(200);
+    expect(index.html).toContain("No posts yet.");
+    expect(index.html).toContain('<a href="/posts/new" class="fw-new">New post</a>');
+    const blank = await visitor.get("/posts/new");
+    expect(blank.status).toBe(200);
+    expect(blank.html).toContain('<form method="post" action="/posts"');
+    expect(blank.html).toContain('value=""');
+  });
+
+  it("Create with invalid input: 422, the form re-rendered with the values typed and the errors beside their fields", async () => {
+    const visitor = new Visitor(url);
+    await visitor.get("/posts/new");
+    const failed = await visitor.post("/posts", { title: "", body: "kept <i>", category: "nonsense", rating: "7" });
+    expect(failed.status).toBe(422);
+    expect(failed.html).toContain('<textarea id="post-body" name="body" required rows="6">kept &lt;i&gt;</textarea>');
+    expect(failed.html).toContain("Category could not be read as one of news, howto, misc.");
+    expect(failed.html).not.toContain("Post created");
+  });
+
+  it("Create with valid input: 303 to Show, the flash shown once, the post on the index", async () => {
+    const visitor = new Visitor(url);
+    await visitor.get("/posts/new");
+    const created = await visitor.post("/posts", validPost);
+    expect(created.status).toBe(303);
+    expect(created.location).toMatch(/^\/posts\/\d+$/);
+    const show = await visitor.get(created.location as string);
+    expect(show.html).toContain('<p class="flash">Post created.</p>');
+    expect(show.html).toContain("<dt>Title</dt><dd>Hello</dd>");
+    expect(show.html).toContain("<dt>Body</dt><dd>Long &lt;b&gt;text&lt;/b&gt;</dd>");
+    expect(show.html).toContain("<dt>Published</dt><dd>Yes</dd>");
+    const again = await visitor.get(created.location as string);
+    expect(again.html).toContain("<dt>Title</dt><dd>Hello</dd>");
+    expect(again.html).not.toContain("Post created.");
+    const index = await visitor.get("/posts");
+    expect(index.html).toContain("<td>Hello</td>");
+    expect(index.html).toMatch(/<th scope="col">Title<\/th><th scope="col">Body<\/th>/);
+  });
+
+  it("Edit shows the filled form; Update through _method=PUT changes the row", async () => {
+    const visitor = new Visitor(url);
+    await visitor.get("/posts/new");
+    const at = (await visitor.post("/posts", validPost)).location as string;
+    const edit = await visitor.get(`${at}/edit`);
+    expect(edit.html).toContain('<input type="hidden" name="_method" value="PUT">');
+    expect(edit.html).toContain('name="title" type="text" value="Hello"');
+    const updated = await visitor.post(at, { _method: "PUT", ...validPost, title: "Changed" });
+    expect(updated.status).toBe(303);
+    expect(updated.location).toBe(at);
+    const shown = (await visitor.get(at)).html;
+    expect(shown).toContain("<dd>Changed</dd>");
+    expect(shown).toContain('<p class="flash">Post updated.</p>');
+    const invalid = await visitor.post(at, { _method: "PUT", ...validPost, title: "" });
+    expect(invalid.status).toBe(422);
+    expect(invalid.html).toContain("Title must be at least 1 character long.");
+  });
+
+  it("Destroy through _method=DELETE: 303 to the index with a flash; the row is gone (404)", async () => {
+    const visitor = new Visitor(url);
+    await visitor.get("/posts/new");
+    const at = (await visitor.post("/posts", validPost)).location as string;
+    await visitor.get(at);
+    const deleted = await visitor.post(at, { _method: "DELETE" });
+    expect(deleted.status).toBe(303);
+    expect(deleted.location).toBe("/posts");
+    expect((await visitor.get("/posts")).html).toContain('<p class="flash">Post deleted.</p>');
+    expect((await visitor.get(at)).status).toBe(404);
+  });
+
+  it("CSRF: a create without the token is refused with 403 and stores nothing", async () => {
+    const visitor = new Visitor(url);
+    await visitor.get("/posts/new");
+    const before = (await visitor.get("/")).html;
+    const refused = await visitor.post("/posts", validPost, false);
+    expect(refused.status).toBe(403);
+    expect((await visitor.get("/")).html).toBe(before);
+  });
+
+  it("an id that does not decode → 400; an unknown id → 404", async () => {
+    expect((await fetch(`${url}/posts/abc`)).status).toBe(400);
+    expect((await fetch(`${url}/posts/-1`)).status).toBe(400);
+    expect((await fetch(`${url}/posts/987654`)).status).toBe(404);
+    expect((await fetch(`${url}/posts/987654/edit`)).status).toBe(404);
+  });
+
+  it("a subtracted role answers 405 with Allow, and no page shows a control for it", async () => {
+    const visitor = new Visitor(url);
+    await visitor.get("/notes/new");
+    const at = (await visitor.post("/notes", { text: "pinned one", pinned: "true" })).location as string;
+    const show = await visitor.get(at);
+    expect(show.html).not.toContain("Delete");
+    expect(show.html).toContain(`<a href="${at}/edit" class="fw-edit">Edit</a>`);
+    const refused = await visitor.post(at, { _method: "DELETE" });
+    expect(refused.status).toBe(405);
+    expect(refused.response.headers.get("allow")).toBe("GET, PUT, HEAD");
+  });
+
+  it("a handwritten page reads the model's store as a capability", async () => {
+    const text = await (await fetch(`${url}/`)).text();
+    expect(text).toMatch(/^\d+ posts$/);
+  });
+
+  it("the index paginates beyond 50 rows", async () => {
+    const visitor = new Visitor(url);
+    await visitor.get("/notes/new");
+    for (let i = 0; i < 55; i++) expect((await visitor.post("/notes", { text: `note ${i}` })).status).toBe(303);
+    const first = await visitor.get("/notes");
+    expect(first.html.match(/<tr><td>/g)?.length).toBe(50);
+    expect(first.html).toContain('<a href="/notes?page=2" rel="next">Next</a>');
+    const second = await visitor.get("/notes?page=2");
+    expect(second.html).toContain("note 54");
+    expect((await visitor.get("/notes?page=zero")).status).toBe(400);
+  });
+});
+
+describe("4.3 Orphan form pages", () => {
+  it("Edit without Update is warned about at boot and by `routes`, naming the page, the target and the fix", async () => {
+    const message = /GET \/drafts\/:id\/edit \(from src\/models\/Draft\.ts\), the Edit page, shows a form that submits to PUT \/drafts\/:id, which is not mounted: mount Update, or subtract Edit as well/;
+    expect(app.output().err).toMatch(message);
+    const routes = await runNode(join(dir, "dist/main.js"), ["routes"]);
+    expect(routes.out).toMatch(message);
+    expect(routes.out).toMatch(/GET\s+\/posts\/new\s+src\/models\/Post\.ts\s+Resource\s+browser/);
+  });
+});

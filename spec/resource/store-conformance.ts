@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import type { Store } from "../../runtime/index.js";
+
+interface Row {
+  id: number;
+  title: string;
+  done?: boolean;
+}
+
+/**
+ * The contract every Store implementation keeps (spec 2.14). Run it against each one with a
+ * factory that makes an empty store for the `Row` model keyed by `id`.
+ */
+export function storeConformance(name: string, make: () => Store<Row>): void {
+  describe(`Store conformance: ${name}`, () => {
+    it("inserts with fresh, distinct keys and reads rows back", async () => {
+      const store = make();
+      const a = await store.insert({ title: "a" });
+      const b = await store.insert({ title: "b", done: true });
+      expect(a.id).not.toBe(b.id);
+      expect(await store.get(a.id)).toEqual({ id: a.id, title: "a" });
+      expect(await store.get(b.id)).toEqual({ id: b.id, title: "b", done: true });
+    });
+
+    it("answers undefined for an unknown key, of any type", async () => {
+      const store = make();
+      expect(await store.get(12345)).toBeUndefined();
+      expect(await store.get("1")).toBeUndefined();
+      expect(await store.update(999, { title: "x" })).toBeUndefined();
+      expect(await store.delete(999)).toBe(false);
+    });
+
+    it("lists in key order with offset and limit, and counts all rows", async () => {
+      const store = make();
+      for (const title of ["a", "b", "c", "d", "e"]) await store.insert({ title });
+      const page = await store.list({ offset: 1, limit: 2 });
+      expect(page.total).toBe(5);
+      expect(page.rows.map((row) => row.title)).toEqual(["b", "c"]);
+      expect((await store.list({ offset: 10, limit: 2 })).rows).toEqual([]);
+    });
+
+    it("updates a row in place, keeping its key", async () => {
+      const store = make();
+      const row = await store.insert({ title: "old" });
+      expect(await store.update(row.id, { title: "new", done: true })).toEqual({ id: row.id, title: "new", done: true });
+      expect(await store.get(row.id)).toEqual({ id: row.id, title: "new", done: true });
+    });
+
+    it("deletes a row once", async () => {
+      const store = make();
+      const row = await store.insert({ title: "x" });
+      expect(await store.delete(row.id)).toBe(true);
+      expect(await store.get(row.id)).toBeUndefined();
+      expect(await store.delete(row.id)).toBe(false);
+      expect((await store.list({ offset: 0, limit: 10 })).total).toBe(0);
+    });
+
+    it("hands out copies: changing a returned row changes nothing stored", async () => {
+      const store = make();
+      const row = await store.insert({ title: "kept" });
+      row.title = "changed";
+      const read = await store.get(row.id);
+      if (read !== undefined) read.title = "changed too";
+      expect((await store.get(row.id))?.title).toBe("kept");
+    });
+  });
+}

@@ -1,0 +1,127 @@
+import type * as ts from "typescript";
+import { at, Codes, type Finding } from "./diagnostics.js";
+import type { Model } from "./models.js";
+
+/** A field as the generated ModelSpec lists it (runtime/resource/model.ts FieldSpec). */
+export interface FieldShape {
+  readonly name: string;
+  readonly label: string;
+  readonly input: "text" | "textarea" | "number" | "checkbox" | "select" | "date";
+  readonly optional: boolean;
+  readonly options?: readonly string[];
+  readonly describe: string;
+}
+
+/** What the build learns of a model's type: its key, its form fields, its `Id<…>` references. */
+export interface ModelShape {
+  readonly key: string;
+  readonly fields: readonly FieldShape[];
+  /** Fields of type `Id<Other>`: the model each points at (an owner, later). */
+  readonly references: readonly { readonly field: string; readonly model: string }[];
+}
+
+export interface Shaping {
+  readonly ts: typeof ts;
+  readonly checker: ts.TypeChecker;
+  readonly shown: (file: string) => string;
+  readonly findings: Finding[];
+}
+
+const FW_TYPES = /[\\/]runtime[\\/]resource[\\/]types\.(d\.)?ts$/;
+
+/** `publishedAt` → "Published at", `title` → "Title". */
+export function humanise(name: string): string {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").toLowerCase().trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The derived path segment (DESIGN.md): plural, kebab-case. Post → posts, BlogPost → blog-posts, Category → categories. */
+export function pathSegment(name: string): string {
+  const kebab = name.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase();
+  if (/[^aeiou]y$/.test(kebab)) return `${kebab.slice(0, -1)}ies`;
+  if (/(s|x|z|ch|sh)$/.test(kebab)) return `${kebab}es`;
+  return `${kebab}s`;
+}
+
+/**
+ * Reads a model's properties with the checker: exactly one `Id<Self>` key, then one form field
+ * per property the form can edit. A property of a type no form can hold fails the build
+ * naming the model, the field and the type.
+ */
+export function shapeModel(s: Shaping, model: Model): ModelShape | undefined {
+  const typeNode = model.call.typeArguments?.[0] as ts.TypeNode;
+  const type = s.checker.getTypeFromTypeNode(typeNode);
+  const fields: FieldShape[] = [];
+  const references: { field: string; model: string }[] = [];
+  const keys: string[] = [];
+  let ok = true;
+  for (const property of type.getProperties()) {
+    const read = fieldOf(s, model, property);
+    if (read === undefined) ok = false;
+    else if (!("idOf" in read)) fields.push(read);
+    else if (read.idOf === model.name) keys.push(property.getName());
+    else references.push({ field: property.getName(), model: read.idOf });
+  }
+  if (keys.length !== 1) {
+    const found = keys.length === 0 ? "has no key" : `has ${keys.length} keys (${keys.join(", ")})`;
+    report(s, model, Codes.modelKey, `the model ${model.name} ${found}: give it exactly one field of type Id<${model.name}>, e.g. \`id: Id<${model.name}>\`.`);
+    return undefined;
+  }
+  return ok ? { key: keys[0] as string, fields, references } : undefined;
+}
+
+type FieldRead = FieldShape | { readonly idOf: string };
+
+function fieldOf(s: Shaping, model: Model, property: ts.Symbol): FieldRead | undefined {
+  const name = property.getName();
+  const declared = s.checker.getTypeOfSymbol(property);
+  const optional = (property.flags & s.ts.SymbolFlags.Optional) !== 0 || (declared.isUnion() && declared.types.some((t) => (t.flags & s.ts.TypeFlags.Undefined) !== 0));
+  const type = s.checker.getNonNullableType(declared);
+  const idOf = idModel(s, type);
+  if (idOf !== undefined) return { idOf };
+  const base = { name, label: humanise(name), optional };
+  const kind = classify(s, type, property);
+  if (kind === undefined) {
+    report(s, model, Codes.unsupportedField, `the field \`${name}\` of the model ${model.name} has the type \`${s.checker.typeToString(declared)}\`, which fw cannot put in a form. Use string, LongText, number, boolean, a union of string literals, Date, or Id<…>.`);
+    return undefined;
+  }
+  return { ...base, ...kind };
+}
+
+/** The model an `Id<M>` points at, read from the alias's type argument. */
+function idModel(s: Shaping, type: ts.Type): string | undefined {
+  const alias = type.aliasSymbol;
+  if (alias?.getName() !== "Id" || !(alias.getDeclarations() ?? []).some((d) => FW_TYPES.test(d.getSourceFile().fileName))) return undefined;
+  const target = type.aliasTypeArguments?.[0];
+  return target === undefined ? undefined : (target.aliasSymbol ?? target.getSymbol())?.getName();
+}
+
+function classify(s: Shaping, type: ts.Type, property: ts.Symbol): Omit<FieldShape, "name" | "label" | "optional"> | undefined {
+  const F = s.ts.TypeFlags;
+  if (type.aliasSymbol?.getName() === "LongText") return { input: "textarea", describe: "text" };
+  if ((type.flags & F.BooleanLike) !== 0 || (type.isUnion() && type.types.every((t) => (t.flags & F.BooleanLiteral) !== 0))) {
+    return { input: "checkbox", describe: "yes or no" };
+  }
+  if (type.isUnion() && type.types.every((t) => t.isStringLiteral())) {
+    const options = declaredOrder(s, property) ?? type.types.map((t) => (t as ts.StringLiteralType).value);
+    return { input: "select", options, describe: `one of ${options.join(", ")}` };
+  }
+  const primitive = type.isIntersection() ? type.types.find((t) => (t.flags & (F.String | F.Number)) !== 0) : type;
+  if (primitive !== undefined && (primitive.flags & F.String) !== 0) return { input: "text", describe: "text" };
+  if (primitive !== undefined && (primitive.flags & F.Number) !== 0) return { input: "number", describe: "a number" };
+  if (type.getSymbol()?.getName() === "Date") return { input: "date", describe: "a date (YYYY-MM-DD)" };
+  return undefined;
+}
+
+/** A literal union's members as written (the checker may list them in another order). */
+function declaredOrder(s: Shaping, property: ts.Symbol): string[] | undefined {
+  const declaration = property.valueDeclaration;
+  const node = declaration !== undefined && s.ts.isPropertySignature(declaration) ? declaration.type : undefined;
+  if (node === undefined || !s.ts.isUnionTypeNode(node)) return undefined;
+  const texts = node.types.map((member) => (s.ts.isLiteralTypeNode(member) && s.ts.isStringLiteral(member.literal) ? member.literal.text : undefined));
+  return texts.every((t): t is string => t !== undefined) ? texts : undefined;
+}
+
+function report(s: Shaping, model: Model, code: Finding["code"], message: string): void {
+  s.findings.push({ code, category: "error", file: model.call.getSourceFile(), ...at(model.call), message: `${s.shown(model.file)}: ${message}` });
+}
