@@ -9,6 +9,17 @@ const css = `
   label { display: block; margin-top: .75rem; }
   input, textarea { font: inherit; width: 100%; box-sizing: border-box; }
   .fw-problem h1 { color: #b00020; }
+  .fw-field { margin-top: .75rem; }
+  .fw-field label { display: block; font-weight: 600; }
+  .fw-field-checkbox label { display: inline; margin-right: .5rem; }
+  .fw-field-checkbox input { width: auto; }
+  .fw-field-error { color: #b00020; margin: .25rem 0 0; }
+  .fw-form button, .fw-destroy button { margin-top: 1rem; }
+  .fw-index { border-collapse: collapse; width: 100%; }
+  .fw-index th, .fw-index td { border-bottom: 1px solid #eee; padding: .25rem .5rem; text-align: left; }
+  .fw-show dt { font-weight: 600; }
+  .fw-controls { display: flex; gap: 1rem; align-items: baseline; }
+  .fw-destroy { display: inline; }
 `;
 
 /** The one frame of every page: title, navigation, and the flash the last request left. */
@@ -28,7 +39,7 @@ export const layout: Layout = ({ title, content, request }) => {
             <a href="/">fw example</a>
           </strong>
           <nav>
-            <a href="/guestbook">Guestbook</a>
+            <a href="/posts">Posts</a> <a href="/notes">Notes</a> <a href="/guestbook">Guestbook</a>
           </nav>
         </header>
         {notice === undefined ? null : (

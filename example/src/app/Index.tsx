@@ -7,7 +7,8 @@ export function index(request: Request): Response {
       <h1>Hello from fw</h1>
       <p>
         Every page here comes from a file under <code>example/src/app/</code>, mounted by the build.
-        The <a href="/guestbook">guestbook</a> posts a form back with its CSRF token and answers with a flash.
+        <a href="/posts">Posts</a> and <a href="/notes">notes</a> are models: their pages are derived
+        from their types. The <a href="/guestbook">guestbook</a> is written by hand.
       </p>
       <p>
         You asked for <code>{request.path}</code>.

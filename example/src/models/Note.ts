@@ -1,0 +1,10 @@
+import { Actions, derives, Destroy, Form, Resource, type Id } from "fw";
+
+/** A public note. Notes are never deleted: /notes mounts every page but Destroy. */
+export interface Note {
+  id: Id<Note>;
+  text: string;
+  pinned: boolean;
+}
+
+export const Note = derives<Note>(Form, Resource, { actions: Actions.except(Destroy) });
