@@ -15,7 +15,7 @@ export {
 } from "./http/failure.js";
 export { Fields } from "./http/fields.js";
 export { RequestHeaders } from "./http/headers.js";
-export { Request, ApiRequest, type RequestInit } from "./http/request.js";
+export { Request, ApiRequest, withCurrentUser, type RequestInit } from "./http/request.js";
 export { Response, Ok, Redirect, status, type Body, type Content, type Header } from "./http/response.js";
 export { Cookie } from "./http/cookie.js";
 export { Session } from "./http/session.js";
@@ -36,7 +36,7 @@ export {
 export type { Kind } from "./routing/kind.js";
 export { RouteTable, type Identify } from "./routing/route-table.js";
 export { BootError } from "./routing/boot-error.js";
-export { assembleTable, type GuardDeclaration } from "./routing/assemble.js";
+export { assembleTable, guardRoutes, type GuardDeclaration } from "./routing/assemble.js";
 export { derives, type Companion, type Derivation, type ModelOptions } from "./resource/derives.js";
 export { Action, Actions, Index, New, Show, Edit, Create, Update, Destroy } from "./resource/actions.js";
 export type { Id, LongText } from "./resource/types.js";

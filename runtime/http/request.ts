@@ -192,3 +192,12 @@ export function copyRequest<P, Q = P>(
 function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [k in K]?: V };
 }
+
+/**
+ * The request with `currentUser` set: for a guard's `through` wrapper and its `identify` only
+ * (spec 2.5: the user is never taken from anything the client sent). Any sign-in mechanism
+ * (the auth module's form sign-in, an API key, single sign-on) names the user this way.
+ */
+export function withCurrentUser<P>(request: Request<P>, user: string | undefined): Request<P> {
+  return copyRequest(request, { currentUser: user });
+}

@@ -10,6 +10,19 @@ export interface GuardDeclaration {
   readonly through: (route: Route) => Route;
   readonly carries: RouteTable | readonly Route[];
   readonly identify: Identify;
+  /** Which derived roles a model's declaration covers (all when absent); not read for a page. */
+  readonly actions?: { has(role: never): boolean };
+}
+
+/**
+ * Wraps the routes a declaration covers with its `through` (spec 2.12, 4.5 guardFor): every
+ * route of a page; a model's routes whose role its `actions` name. No declaration: unchanged.
+ */
+export function guardRoutes(guard: GuardDeclaration | undefined, routes: readonly Route[]): Route[] {
+  if (guard === undefined) return [...routes];
+  const covers = (route: Route): boolean =>
+    guard.actions === undefined || route.case !== "http" || route.role === undefined || (guard.actions.has as (role: string) => boolean)(route.role);
+  return routes.map((route) => (covers(route) ? guard.through(route) : route));
 }
 
 /**
@@ -17,7 +30,8 @@ export interface GuardDeclaration {
  * taken distinct (equal routes from separate instances are mounted once, or boot would fail on
  * the duplicate), with `identify` composed from every declaration.
  */
-export function assembleTable(guards: readonly GuardDeclaration[], rows: readonly Route[]): RouteTable {
+export function assembleTable(declared: readonly (GuardDeclaration | undefined)[], rows: readonly Route[]): RouteTable {
+  const guards = declared.filter((guard): guard is GuardDeclaration => guard !== undefined);
   const carried: Route[] = [];
   for (const guard of guards) {
     const routes = guard.carries instanceof RouteTable ? guard.carries.routes : guard.carries;

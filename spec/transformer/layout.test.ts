@@ -52,7 +52,7 @@ describe("4.1 / 4.2 A layout using every rule, built with tspc", () => {
     const lines = generated.split("\n");
     const routeLines = lines.map((line, i) => [line, i] as const).filter(([line]) => /^\s+(Route\.|r\d+\.guarded)/.test(line));
     for (const [, i] of routeLines) expect(lines[i - 1]).toMatch(/^\s+\/\/ from src\/app\/\S+\.tsx?$/);
-    const derivedLines = lines.map((line, i) => [line, i] as const).filter(([line]) => /^\s+\.\.\.resourceRoutes\(/.test(line));
+    const derivedLines = lines.map((line, i) => [line, i] as const).filter(([line]) => /^\s+\.\.\.guardFor\(/.test(line));
     expect(derivedLines).toHaveLength(3);
     for (const [, i] of derivedLines) expect(lines[i - 1]).toMatch(/^\s+\/\/ from src\/models\/\S+\.ts \(the derived routes of \w+: models\.[\w.]+\)$/);
     expect(generated).toContain('// from src/app/posts/New.ts\n    Route.http({ method: "GET", path: "/posts/new", handler: r');
@@ -80,7 +80,7 @@ describe("4.1 / 4.2 A layout using every rule, built with tspc", () => {
 
   it("derives the models' rows after the handwritten ones, model by model in fully-qualified-name order", () => {
     const handwrittenEnd = generated.lastIndexOf("Route.http(");
-    const derived = [...generated.matchAll(/\.\.\.resourceRoutes\(model(\d+)/g)].map((m) => m.index);
+    const derived = [...generated.matchAll(/\.\.\.guardFor\(/g)].map((m) => m.index);
     expect(derived.every((at) => at > handwrittenEnd)).toBe(true);
     expect([...generated.matchAll(/\(the derived routes of (\w+)/g)].map((m) => m[1])).toEqual(["Author", "Comment", "Post"]);
   });
