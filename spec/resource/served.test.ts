@@ -1,25 +1,22 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Visitor } from "../support/browser.js";
-import { bootNode, runNode } from "../support/process.js";
+import { runNode } from "../support/process.js";
 import { TEST_SECRET } from "../support/serve.js";
-import { FIXTURES, tspc } from "../support/tspc.js";
+import { fixtureApp } from "../support/tspc.js";
 
-const dir = join(FIXTURES, "resource");
-let app: ReturnType<typeof bootNode>;
+const fixture = fixtureApp("resource", { FW_SECRET: TEST_SECRET });
 let url: string;
+let app: NonNullable<typeof fixture.app>;
+const dir = fixture.dir;
 
 beforeAll(async () => {
-  const built = await tspc(dir);
-  expect(built.code, built.output).toBe(0);
-  app = bootNode(join(dir, "dist/main.js"), [], { FW_SECRET: TEST_SECRET });
-  url = await app.url;
+  await fixture.start();
+  url = fixture.url;
+  app = fixture.app as NonNullable<typeof fixture.app>;
 }, 60_000);
 
-afterAll(async () => {
-  app.child.kill("SIGTERM");
-  await app.exited;
-});
+afterAll(() => fixture.stop());
 
 const validPost = { title: "Hello", body: "Long <b>text</b>", category: "howto", published: "true" };
 

@@ -1,48 +1,16 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HttpApp, Ok, Route, RouteTable } from "../../runtime/index.js";
+import { bootNode, runNode } from "../support/process.js";
 import { TEST_SECRET } from "../support/serve.js";
 
 // These run the example as `npm start` does: its output as tspc built it (npm test builds first).
 const main = resolve("example/dist/main.js");
 
-interface Ran {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
-function run(args: string[], env: Record<string, string | undefined> = {}, cwd = process.cwd()): Promise<Ran> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [main, ...args], { cwd, env: { ...process.env, FW_SECRET: undefined, ...env } });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk) => (out += chunk));
-    child.stderr.on("data", (chunk) => (err += chunk));
-    child.on("close", (code) => done({ code, out, err }));
-  });
-}
-
-/** Starts the example, waits for its banner, and returns the URL and a way to stop it. */
-function boot(args: string[], env: Record<string, string>, cwd = process.cwd()) {
-  const child = spawn(process.execPath, [main, ...args], { cwd, env: { ...process.env, PORT: "0", ...env } });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (chunk) => (out += chunk));
-  child.stderr.on("data", (chunk) => (err += chunk));
-  const exited = new Promise<number | null>((done) => child.on("close", done));
-  const url = new Promise<string>((ready, fail) => {
-    child.stdout.on("data", () => {
-      const match = /serving \d+ routes on (http:\/\/\S+)/.exec(out);
-      if (match?.[1] !== undefined) ready(match[1]);
-    });
-    void exited.then(() => fail(new Error(`exited before serving:\n${out}\n${err}`)));
-  });
-  return { url, exited, child, output: () => ({ out, err }) };
-}
+const run = (args: string[], env: Record<string, string | undefined> = {}, cwd = process.cwd()) => runNode(main, args, env, cwd);
+const boot = (args: string[], env: Record<string, string>, cwd = process.cwd()) => bootNode(main, args, env, cwd);
 
 describe("1 HttpApp commands", () => {
   it("`routes` prints method, path, handler, origin and kind in match order, and exits 0", async () => {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { bootNode } from "./process.js";
 
 export const FIXTURES = resolve("spec/fixtures");
 const TSPC = resolve("node_modules/ts-patch/bin/tspc.js");
@@ -81,4 +82,28 @@ export async function limited<T>(limit: number, tasks: readonly (() => Promise<T
   };
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
   return results;
+}
+
+/**
+ * Builds a fixture with tspc and boots its `dist/main.js` once for a test file; the returned
+ * object fills in when `start` resolves (call it in beforeAll, `stop` in afterAll).
+ */
+export function fixtureApp(name: string, env: Record<string, string>) {
+  const dir = join(FIXTURES, name);
+  const served = {
+    dir,
+    url: "",
+    app: undefined as ReturnType<typeof bootNode> | undefined,
+    async start(): Promise<void> {
+      const built = await tspc(dir);
+      if (built.code !== 0) throw new Error(`building ${name} failed:\n${built.output}`);
+      served.app = bootNode(join(dir, "dist/main.js"), [], env);
+      served.url = await served.app.url;
+    },
+    async stop(): Promise<void> {
+      served.app?.child.kill("SIGTERM");
+      await served.app?.exited;
+    },
+  };
+  return served;
 }
