@@ -12,9 +12,12 @@ import { arrivedSession, MAX_COOKIE_BYTES, SESSION_COOKIE, sessionChanged, type 
 import { decodeParams } from "../routing/from-path.js";
 import { API } from "../routing/kind.js";
 import type { Matcher } from "../routing/matcher.js";
-import type { HttpRoute } from "../routing/route.js";
+import type { HttpRoute, Route } from "../routing/route.js";
+import type { Html } from "../html/node.js";
 import { ClientGone, readBody } from "./body.js";
 import { checkCsrf, mintToken } from "./csrf.js";
+import { devDetails } from "./dev-details.js";
+import type { DevHook } from "./dev-hook.js";
 import { renderPage, type Layout } from "./layout.js";
 import { isSecure } from "./secure.js";
 import { plainProblem, problemContent, problemOf } from "./problem.js";
@@ -33,8 +36,12 @@ export interface DispatchOptions {
   readonly codec: SessionCodec;
   readonly layout: Layout;
   readonly maxBodySize: number;
-  /** Show a 500's stack on its page (dev only). */
+  /** Dev problem pages: a 500's source location and stack, the routes under a 404. */
   readonly dev: boolean;
+  /** The checked table, listed on dev 404 pages. */
+  readonly routes?: readonly Route[];
+  /** What the dev server adds to answers (dev only): the reload client, the broken-build page. */
+  readonly hook?: DevHook;
   /** Believe `X-Forwarded-Proto` from a proxy in front (only when it is yours). */
   readonly trustProxy: boolean;
   /** Logs a cause once; called for every 500. */
@@ -62,12 +69,28 @@ export class Dispatcher {
   /** The answer to one request; undefined when the client left before it could be read. */
   async dispatch(incoming: IncomingMessage): Promise<Answer | undefined> {
     const progress: Progress = { method: incoming.method ?? "", path: "/", session: Session.empty, headers: undefined };
+    let answer: Answer;
     try {
-      return await this.answer(incoming, progress);
+      answer = await this.answer(incoming, progress);
     } catch (thrown) {
       if (thrown instanceof ClientGone) return undefined;
-      return this.failure(thrown, progress);
+      answer = this.failure(thrown, progress);
     }
+    const hook = this.options.hook;
+    return hook === undefined ? answer : this.devAnswer(answer, progress, hook);
+  }
+
+  /**
+   * The last word in dev, on HTML answers only: while the build is broken a GET gets the
+   * diagnostics page instead (whatever the stale code answered), and every page gets the
+   * reload client, so the browser follows saves and recovers once the build is fixed.
+   */
+  private devAnswer(answer: Answer, progress: Progress, hook: DevHook): Answer {
+    if (!isHtml(answer)) return answer;
+    const reading = progress.method === "GET" || progress.method === "HEAD";
+    const broken = reading ? hook.buildFailure(progress.path) : undefined;
+    const shown = broken === undefined ? answer : this.page(broken, 500, progress, []);
+    return typeof shown.body === "string" && isHtml(shown) ? { ...shown, body: hook.decorate(shown.body) } : shown;
   }
 
   /** A failure page for a request that never reaches `dispatch` (CONNECT, for one). */
@@ -181,7 +204,13 @@ export class Dispatcher {
     const failure = asFailure(thrown);
     if (failure.kind === "InternalServerError") this.options.logError(`${progress.method} ${progress.path}`, failure.cause);
     const problem = problemOf(failure, progress.path);
-    const trace = this.options.dev && failure.kind === "InternalServerError" ? traceOf(failure.cause) : undefined;
+    const details = this.options.dev ? devDetails(failure, this.options.routes ?? []) : [];
+    const answer = this.page(problemContent(problem, details), problem.status, progress, extraHeaders(failure));
+    return failure.kind === "PayloadTooLarge" ? { ...answer, close: true } : answer;
+  }
+
+  /** A page fw writes itself (a problem, the broken-build page), framed by the layout. */
+  private page(content: Html, status: number, progress: Progress, headers: readonly string[]): Answer {
     // Error pages carry no CSRF token (spec 2.17); the rest of the session stays readable.
     const request = new Request({
       path: progress.path,
@@ -190,11 +219,11 @@ export class Dispatcher {
     });
     let page: string;
     try {
-      page = renderPage(problemContent(problem, trace), this.options.layout, request);
+      page = renderPage(content, this.options.layout, request);
     } catch (cause) {
       return this.plain500("The layout threw while framing an error page", cause);
     }
-    return { status: problem.status, headers: ["content-type", HTML_TYPE, ...extraHeaders(failure)], body: page, close: failure.kind === "PayloadTooLarge" };
+    return { status, headers: ["content-type", HTML_TYPE, ...headers], body: page };
   }
 
   private plain500(what: string, cause: unknown): Answer {
@@ -233,8 +262,12 @@ function extraHeaders(failure: HttpFailure): string[] {
   return failure.kind === "MethodNotAllowed" ? ["allow", failure.allowed.join(", ")] : [];
 }
 
-function traceOf(cause: unknown): string {
-  return cause instanceof Error ? (cause.stack ?? String(cause)) : String(cause);
+/** An answer whose content type is HTML: the ones dev decorates. */
+function isHtml(answer: Answer): boolean {
+  for (let i = 0; i < answer.headers.length; i += 2) {
+    if ((answer.headers[i] as string).toLowerCase() === "content-type") return /^\s*text\/html\b/i.test(answer.headers[i + 1] as string);
+  }
+  return false;
 }
 
 function withCookie(answer: Answer, cookie: string | undefined): Answer {

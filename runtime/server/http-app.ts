@@ -12,8 +12,10 @@ import {
   DEFAULT_WS_SEND_TIMEOUT_MS,
   WsServer,
 } from "../ws/server.js";
+import { loadDevHook, type DevHook } from "./dev-hook.js";
 import { Dispatcher } from "./dispatch.js";
 import { defaultLayout, type Layout } from "./layout.js";
+import { ROUTES_USAGE, routesCommand } from "./routes-command.js";
 import { listRoutes } from "./routes-listing.js";
 import { devSecret, MissingSecret, productionSecret } from "./secrets.js";
 import { startServer, type RunningServer } from "./server.js";
@@ -66,6 +68,11 @@ export interface ServeOptions {
   readonly port?: number;
   readonly host?: string;
   readonly accessLog?: boolean;
+  /**
+   * The dev hook to use instead of loading fw's dev module (tests and tools); only read when
+   * `dev` is true.
+   */
+  readonly devHook?: DevHook;
 }
 
 /** Where the app writes: injectable so tests can read what a command printed. */
@@ -81,8 +88,9 @@ const processConsole: Console = {
 
 const USAGE = `usage: <app> [command]
   (none)   boot the server (needs FW_SECRET)
-  dev      serve with dev defaults (a dev secret kept under .fw/, stack traces on error pages)
-  routes   print the route table in match order, and every warning`;
+  dev      serve with dev defaults (a dev secret kept under .fw/, stack traces on error pages,
+           the reload socket and client; run it through \`fw dev\` to rebuild and restart on save)
+${ROUTES_USAGE}`;
 
 /**
  * The application entry (spec section 1): it names the routes and may set the server's
@@ -135,7 +143,7 @@ export class HttpApp {
     try {
       if (command === undefined) return await this.runUntilStopped({});
       if (command === "dev") return await this.runUntilStopped({ dev: true });
-      if (command === "routes") return this.printRoutes();
+      if (command === "routes") return this.printRoutes(args.slice(1));
     } catch (error) {
       if (error instanceof BootError || error instanceof MissingSecret) {
         this.console.err(`fw: cannot boot: ${error.message}`);
@@ -157,18 +165,21 @@ export class HttpApp {
       : productionSecret(this.secret, process.env);
     const matcher = new Matcher(routes);
     const codec = new SessionCodec([secret, ...this.previousSecrets], this.sessionMaxAge * 1000);
+    const hook = dev ? (options.devHook ?? (await loadDevHook())) : undefined;
     const dispatcher = new Dispatcher({
       matcher,
       codec,
       layout: this.layout,
       maxBodySize: this.maxBodySize,
       dev,
+      routes,
+      ...(hook === undefined ? {} : { hook }),
       trustProxy: this.trustProxy,
       logError: (what, cause) => this.console.err(`fw: 500 ${what}: ${describeCause(cause)}`),
     });
     const sockets = new WsServer({
       table: matcher,
-      reserved: this.reservedSockets(dev),
+      reserved: this.reservedSockets(hook),
       codec,
       identify: this.routes.identify,
       allowedOrigins: checkedOrigins(this.allowedOrigins),
@@ -178,23 +189,32 @@ export class HttpApp {
       maxMessageBytes: positive("wsMaxMessageBytes", this.wsMaxMessageBytes),
       logError: (what, cause) => this.console.err(`fw: ${what}: ${describeCause(cause)}`),
     });
-    const running = await startServer(dispatcher, sockets, {
-      port: options.port ?? this.port,
-      host: options.host ?? this.host,
-      accessLog: options.accessLog ?? this.accessLog,
-      graceMs: this.shutdownGraceMs,
-      out: (line) => this.console.out(line),
-    });
+    await hook?.beforeListen();
+    let running: RunningServer;
+    try {
+      running = await startServer(dispatcher, sockets, {
+        port: options.port ?? this.port,
+        host: options.host ?? this.host,
+        accessLog: options.accessLog ?? this.accessLog,
+        graceMs: this.shutdownGraceMs,
+        out: (line) => this.console.out(line),
+      });
+    } catch (error) {
+      hook?.close(); // a port in use, say: the supervisor's channel must not keep the process up
+      throw error;
+    }
     this.console.out(`fw: serving ${routes.length} routes on ${running.url}${dev ? " (dev)" : ""}`);
-    return running;
+    if (hook === undefined) return running;
+    hook.started(running.url, listRoutes(routes, []).trimEnd(), (text) => this.console.out(text));
+    return { ...running, close: () => running.close().finally(() => hook.close()) };
   }
 
   /**
-   * fw's own WebSocket routes under `/fw`, asked before the table (spec 4.6). None yet: the dev
-   * server's `WS /fw/reload` is to be added here when `dev` is true.
+   * fw's own WebSocket routes under `/fw`, asked before the table (spec 4.6): in dev, the
+   * dev server's `WS /fw/reload`; none in production.
    */
-  private reservedSockets(_dev: boolean): readonly WsRoute[] {
-    return [];
+  private reservedSockets(hook: DevHook | undefined): readonly WsRoute[] {
+    return hook?.sockets ?? [];
   }
 
   /** Serves until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish. */
@@ -211,10 +231,10 @@ export class HttpApp {
     return 0;
   }
 
-  private printRoutes(): number {
+  /** `routes`, `routes --json`, `routes --match "GET /path"`. */
+  private printRoutes(args: readonly string[]): number {
     const { routes, warnings } = checkRoutes(this.routes.routes);
-    this.console.out(listRoutes(routes, warnings).trimEnd());
-    return 0;
+    return routesCommand(args, routes, warnings, this.console);
   }
 }
 

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { statusOf, type HttpFailure } from "../http/failure.js";
-import { element, fragment, type Element, type Html } from "../html/node.js";
+import { element, fragment, type Child, type Element, type Html } from "../html/node.js";
 
 /**
  * A failure as the RFC 9457 section 3 data model (spec 2.16): `type` stays "about:blank", so
@@ -30,9 +30,11 @@ function el(tag: string, attrs: Record<string, unknown>, ...children: Element["c
 
 /**
  * The problem page's content, framed by the layout like any page. Every value is text in the
- * tree, so the renderer escapes it. `trace` (dev only) is the cause's stack.
+ * tree, so the renderer escapes it. `details` follow the problem inside the same frame: what
+ * `dev` adds (the source location and stack of a 500, the routes under a 404, a failed build's
+ * diagnostics); production passes none.
  */
-export function problemContent(problem: Problem, trace?: string): Html {
+export function problemContent(problem: Problem, details: readonly Child[] = []): Html {
   return fragment([
       el("title", {}, problem.title),
       el(
@@ -41,7 +43,7 @@ export function problemContent(problem: Problem, trace?: string): Html {
         el("h1", {}, `${problem.status} ${problem.title}`),
         el("p", { class: "fw-problem-detail" }, problem.detail),
         el("p", { class: "fw-problem-instance" }, el("code", {}, problem.instance)),
-        trace === undefined ? null : el("pre", { class: "fw-problem-trace" }, trace),
+        ...details,
       ),
   ]);
 }

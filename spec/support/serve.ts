@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { HttpApp, type HttpAppOptions, type RunningServer } from "../../runtime/index.js";
+import type { DevHook } from "../../runtime/server/dev-hook.js";
 
 export const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
 
@@ -18,13 +19,19 @@ export interface Served {
 /** Boots an app on an ephemeral port; access log off unless asked. */
 export async function serve(
   options: HttpAppOptions,
-  serveOptions: { dev?: boolean; accessLog?: boolean } = {},
+  serveOptions: { dev?: boolean; accessLog?: boolean; devHook?: DevHook } = {},
 ): Promise<Served> {
   const app = new HttpApp({ secret: TEST_SECRET, ...options });
   const out: string[] = [];
   const err: string[] = [];
   app.console = { out: (line) => out.push(line), err: (line) => err.push(line) };
-  const running = await app.serve({ port: 0, host: "127.0.0.1", accessLog: serveOptions.accessLog ?? false, dev: serveOptions.dev ?? false });
+  const running = await app.serve({
+    port: 0,
+    host: "127.0.0.1",
+    accessLog: serveOptions.accessLog ?? false,
+    dev: serveOptions.dev ?? false,
+    ...(serveOptions.devHook === undefined ? {} : { devHook: serveOptions.devHook }),
+  });
   const url = running.url;
   return {
     url,

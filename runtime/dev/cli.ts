@@ -1,0 +1,69 @@
+import { existsSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { resolveTspc } from "./resolve-tspc.js";
+import { Supervisor } from "./supervisor.js";
+
+export const USAGE = `usage: fw dev [--project <dir>] [--main <file>]
+  --project  the app's tsconfig directory (or file); default "."
+  --main     the compiled entry, relative to the project; default "dist/main.js"
+
+Builds the app with tspc --watch (fw's transformer on), runs \`node <main> dev\`, restarts it
+after each build that changed the code, and shows failed builds in the browser.`;
+
+/** What `fw dev` was asked for, paths resolved. */
+export interface DevArgs {
+  /** The tsconfig directory or file, as tspc's -p takes it. */
+  readonly project: string;
+  /** The directory the app runs in: the project's. */
+  readonly projectDir: string;
+  readonly main: string;
+}
+
+/** Reads `fw dev`'s flags; a string is the usage error to print. */
+export function parseDevArgs(args: readonly string[], cwd: string): DevArgs | string {
+  const given = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    if (flag !== "--project" && flag !== "--main") return `unknown argument ${JSON.stringify(arg)}`;
+    const value = inline ?? args[++i];
+    if (value === undefined || value === "") return `${flag} needs a value`;
+    given.set(flag, value);
+  }
+  const project = resolve(cwd, given.get("--project") ?? ".");
+  if (!existsSync(project)) return `--project ${project} does not exist`;
+  const projectDir = statSync(project).isDirectory() ? project : dirname(project);
+  return { project, projectDir, main: resolve(projectDir, given.get("--main") ?? "dist/main.js") };
+}
+
+/**
+ * The `fw` command line (bin/fw.js): `fw dev …`. Resolves with the exit code; a running
+ * `fw dev` resolves once SIGINT or SIGTERM stopped it.
+ */
+export async function main(args: readonly string[], cwd: string = process.cwd()): Promise<number> {
+  const [command, ...rest] = args;
+  if (command !== "dev") {
+    process.stderr.write(`${command === undefined || command === "--help" ? "" : `fw: unknown command ${JSON.stringify(command)}\n`}${USAGE}\n`);
+    return command === "--help" ? 0 : 2;
+  }
+  const parsed = parseDevArgs(rest, cwd);
+  if (typeof parsed === "string") {
+    process.stderr.write(`fw dev: ${parsed}\n${USAGE}\n`);
+    return 2;
+  }
+  const supervisor = new Supervisor({
+    project: parsed.project,
+    cwd: parsed.projectDir,
+    main: parsed.main,
+    tspc: resolveTspc(parsed.projectDir),
+    env: process.env,
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  });
+  const stop = (): void => {
+    process.off("SIGINT", stop).off("SIGTERM", stop);
+    void supervisor.stop();
+  };
+  process.on("SIGINT", stop).on("SIGTERM", stop);
+  return supervisor.run();
+}

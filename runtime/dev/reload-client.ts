@@ -1,0 +1,31 @@
+import { RELOAD, RELOAD_PATH } from "./reload-hub.js";
+
+/** How long the client waits before trying the socket again after it closed. */
+export const RETRY_MS = 300;
+
+/**
+ * The reload client, as a `<script>` element. It opens the reload socket (naming the boot of
+ * the server that served the page) and reloads the page when told `reload`; when the socket
+ * closes (the server restarts on every successful build) it tries again every ~300 ms and
+ * reloads once it is back, so the page shows what the new server answers.
+ */
+export function reloadClient(boot: string): string {
+  // `boot` is hex from randomBytes; JSON.stringify quotes it, and "<" never occurs in it.
+  const script = `(() => {
+  const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + ${JSON.stringify(RELOAD_PATH)} + "?boot=" + ${JSON.stringify(boot)};
+  const connect = (again) => {
+    const socket = new WebSocket(url);
+    socket.onopen = () => { if (again) location.reload(); };
+    socket.onmessage = (event) => { if (event.data === ${JSON.stringify(RELOAD)}) location.reload(); };
+    socket.onclose = () => setTimeout(() => connect(true), ${RETRY_MS});
+  };
+  connect(false);
+})();`;
+  return `<script data-fw-reload data-fw-boot="${boot}">${script}</script>`;
+}
+
+/** `html` with `snippet` just before its last `</body>` (any case), or at the end when it has none. */
+export function injectBeforeBodyEnd(html: string, snippet: string): string {
+  const at = html.toLowerCase().lastIndexOf("</body>");
+  return at === -1 ? html + snippet : html.slice(0, at) + snippet + html.slice(at);
+}

@@ -1,0 +1,38 @@
+import type { Html } from "../html/node.js";
+import type { WsRoute } from "../routing/route.js";
+
+/**
+ * What the dev server adds to the HTTP core (spec 1, 4.6): the reload socket, the reload
+ * client in every HTML page, and the page shown while the build is broken. The core knows this
+ * shape only; the dev module (runtime/dev/) provides it, and `loadDevHook` is the one place
+ * the core reaches into that module, on `dev` alone, so a production server never loads it.
+ */
+export interface DevHook {
+  /** fw's own sockets in dev (`WS /fw/reload`), asked before the table. */
+  readonly sockets: readonly WsRoute[];
+  /**
+   * While the supervisor reports a failed build: the problem-page content (diagnostics
+   * included) to answer every HTML GET with, status 500. Undefined while the build is fine.
+   */
+  buildFailure(instance: string): Html | undefined;
+  /**
+   * Resolves when the server may listen. Under `fw dev` that is once the previous app has let
+   * go of the port: the new one loads its code meanwhile, so a restart costs less.
+   */
+  beforeListen(): Promise<void>;
+  /** The HTML document with the reload client added. */
+  decorate(html: string): string;
+  /**
+   * Called once the server listens. Under `fw dev` the listing goes to the supervisor (which
+   * prints it when it changed between restarts); run alone, the hook prints it through `out`.
+   */
+  started(url: string, listing: string, out: (text: string) => void): void;
+  /** Stops listening to the supervisor, so the process can exit once the server closed. */
+  close(): void;
+}
+
+/** Loads fw's dev module and makes its hook. */
+export async function loadDevHook(): Promise<DevHook> {
+  const { createDevHook } = await import("../dev/in-app.js");
+  return createDevHook();
+}
