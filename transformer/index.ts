@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type * as ts from "typescript";
@@ -38,7 +39,7 @@ export default function fwTransformer(
       : withRoots(program, host, tsApi, { roots: routeFiles, fresh: missing, dropped: vanished, generated: config.out });
   const generated = generate(complete, config, tsApi, found);
   writeIfChanged(config.out, generated.text);
-  const next = withRoots(complete, host, tsApi, { roots: [...routeFiles, config.out], fresh: [...missing, config.out], dropped: [], generated: config.out });
+  const next = withRoots(complete, host, tsApi, { roots: [...routeFiles, config.out], fresh: [...missing, config.out], dropped: [], generated: config.out, generatedText: generated.text });
   const errors = generated.findings.filter((f) => f.category === "error");
   printWarnings(generated.findings.filter((f) => f.category === "warning"), tsApi);
   attachFindings(next, errors, config.out, tsApi);
@@ -88,6 +89,11 @@ interface RootChanges {
   /** Roots to leave out (route files that no longer exist). */
   readonly dropped: readonly string[];
   readonly generated: string;
+  /**
+   * The generated module's text, parsed as is: a watch host would hand back its cached copy of
+   * the file until its watcher fires, and that compile would emit the previous table.
+   */
+  readonly generatedText?: string;
 }
 
 function withRoots(program: ts.Program, host: ts.CompilerHost | undefined, tsApi: typeof ts, changes: RootChanges): ts.Program {
@@ -95,7 +101,11 @@ function withRoots(program: ts.Program, host: ts.CompilerHost | undefined, tsApi
   const base = host ?? tsApi.createCompilerHost(options);
   const fresh = new Set(changes.fresh.map((file) => path.resolve(file)));
   const reusing: ts.CompilerHost = Object.create(base) as ts.CompilerHost;
+  const generatedPath = path.resolve(changes.generated);
   reusing.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
+    if (changes.generatedText !== undefined && path.resolve(fileName) === generatedPath) {
+      return parsedWithVersion(tsApi, fileName, changes.generatedText, languageVersion);
+    }
     if (!fresh.has(path.resolve(fileName))) {
       const parsed = program.getSourceFile(fileName);
       if (parsed !== undefined) return parsed;
@@ -124,6 +134,13 @@ function withRoots(program: ts.Program, host: ts.CompilerHost | undefined, tsApi
     projectReferences: program.getProjectReferences(),
     configFileParsingDiagnostics: program.getConfigFileParsingDiagnostics(),
   });
+}
+
+/** A source file parsed from `text`, versioned by its content as a watch builder expects. */
+function parsedWithVersion(tsApi: typeof ts, fileName: string, text: string, languageVersion: ts.ScriptTarget | ts.CreateSourceFileOptions): ts.SourceFile {
+  const parsed = tsApi.createSourceFile(fileName, text, languageVersion);
+  (parsed as ts.SourceFile & { version?: string }).version = createHash("sha1").update(text).digest("hex");
+  return parsed;
 }
 
 /**
