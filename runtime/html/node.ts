@@ -12,6 +12,7 @@ export interface Element {
   readonly [NODE]: true;
   readonly $$: "element";
   readonly tag: string;
+  /** The attributes; a `children` key (JSX props are used as they are) is not one. */
   readonly attrs: Readonly<Record<string, unknown>>;
   readonly children: readonly Child[];
 }

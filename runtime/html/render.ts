@@ -142,6 +142,7 @@ function isVoidTag(tag: string): boolean {
 function renderAttrs(tag: string, attrs: Readonly<Record<string, unknown>>): string {
   let html = "";
   for (const name in attrs) {
+    if (name === "children") continue; // JSX props double as attrs (jsx-runtime.ts)
     checkAttrName(tag, name);
     const value = attrs[name];
     if (value === null || value === undefined || value === false) continue;

@@ -11,7 +11,7 @@ import { Session, withoutReserved, withReserved } from "../http/session.js";
 import { arrivedSession, MAX_COOKIE_BYTES, SESSION_COOKIE, sessionChanged, type SessionCodec } from "../http/session-codec.js";
 import { decodeParams } from "../routing/from-path.js";
 import { API } from "../routing/kind.js";
-import type { Matcher } from "../routing/matcher.js";
+import type { Lookup, Matcher } from "../routing/matcher.js";
 import type { HttpRoute, Route } from "../routing/route.js";
 import type { Html } from "../html/node.js";
 import { ClientGone, readBody } from "./body.js";
@@ -66,16 +66,29 @@ const HTML_TYPE = "text/html; charset=utf-8";
 export class Dispatcher {
   constructor(private readonly options: DispatchOptions) {}
 
-  /** The answer to one request; undefined when the client left before it could be read. */
-  async dispatch(incoming: IncomingMessage): Promise<Answer | undefined> {
+  /**
+   * The answer to one request; undefined when the client left before it could be read.
+   * Synchronous when nothing on the way is (no body to read, a handler that returns a
+   * Response): most GETs never touch the microtask queue.
+   */
+  dispatch(incoming: IncomingMessage): Maybe<Answer | undefined> {
     const progress: Progress = { method: incoming.method ?? "", path: "/", session: Session.empty, headers: undefined };
-    let answer: Answer;
     try {
-      answer = await this.answer(incoming, progress);
+      const answer = this.answer(incoming, progress);
+      return answer instanceof Promise
+        ? answer.then((done) => this.finish(done, progress), (thrown: unknown) => this.caught(thrown, progress))
+        : this.finish(answer, progress);
     } catch (thrown) {
-      if (thrown instanceof ClientGone) return undefined;
-      answer = this.failure(thrown, progress);
+      return this.caught(thrown, progress);
     }
+  }
+
+  private caught(thrown: unknown, progress: Progress): Answer | undefined {
+    if (thrown instanceof ClientGone) return undefined;
+    return this.finish(this.failure(thrown, progress), progress);
+  }
+
+  private finish(answer: Answer, progress: Progress): Answer {
     const hook = this.options.hook;
     return hook === undefined ? answer : this.devAnswer(answer, progress, hook);
   }
@@ -98,7 +111,7 @@ export class Dispatcher {
     return this.failure(failure, { method, path, session: Session.empty, headers: undefined });
   }
 
-  private async answer(incoming: IncomingMessage, progress: Progress): Promise<Answer> {
+  private answer(incoming: IncomingMessage, progress: Progress): Maybe<Answer> {
     const method = progress.method;
     const target = incoming.url ?? "/";
     if (target.charCodeAt(0) !== 47 /* "/" */) throw new BadRequest("The request target must be a path.");
@@ -114,7 +127,17 @@ export class Dispatcher {
       }
       throw new NotFound();
     }
-    const body = await readBody(incoming, this.options.maxBodySize);
+    const found = lookup;
+    const withBody = (body: Buffer): Maybe<Answer> => this.matched(incoming, progress, { path, query, segments, lookup: found }, body);
+    const hasBody = incoming.headers["content-length"] !== undefined || incoming.headers["transfer-encoding"] !== undefined;
+    return hasBody ? readBody(incoming, this.options.maxBodySize).then(withBody) : withBody(NO_BODY);
+  }
+
+  /** The rest of a request whose path matched, once its body is read: `_method`, the route, the handler. */
+  private matched(incoming: IncomingMessage, progress: Progress, target: Target, body: Buffer): Maybe<Answer> {
+    const method = progress.method as Method;
+    const { path, query, segments } = target;
+    let lookup = target.lookup;
     const headers = RequestHeaders.fromNode(incoming.headers);
     progress.headers = headers;
     let form: Fields | undefined;
@@ -145,13 +168,12 @@ export class Dispatcher {
   }
 
   /** An API route: no cookie is read, the session is empty, and none is written (spec 2.1, 5.7). */
-  private async api(route: HttpRoute, sent: Request): Promise<Answer> {
+  private api(route: HttpRoute, sent: Request): Maybe<Answer> {
     const request = copyRequest(sent, { params: decodeParams(sent.params, route.params) });
-    const response = await route.handler(request);
-    return this.toAnswer(response, request);
+    return then(route.handler(request), (response) => this.toAnswer(response, request));
   }
 
-  private async browser(route: HttpRoute, sent: Request, progress: Progress): Promise<Answer> {
+  private browser(route: HttpRoute, sent: Request, progress: Progress): Maybe<Answer> {
     const { session: arrived, sent: hadCookie } = arrivedSession(sent.headers.get("cookie"), this.options.codec, Date.now());
     progress.session = arrived;
     const token = arrived.get(CSRF_ENTRY);
@@ -160,11 +182,12 @@ export class Dispatcher {
     const asArrived = copyRequest(sent, { session: arrived, params });
     const session = token === undefined ? withReserved(arrived, CSRF_ENTRY, mintToken()) : arrived;
     const request = session === arrived ? asArrived : copyRequest(asArrived, { session });
-    const response = await route.handler(request);
-    const answer = this.toAnswer(response, asArrived);
-    const outgoing = response.session ?? session;
-    if (!sessionChanged(arrived, outgoing)) return answer;
-    return withCookie(answer, this.sessionCookie(outgoing, sent.secure, hadCookie));
+    return then(route.handler(request), (response) => {
+      const answer = this.toAnswer(response, asArrived);
+      const outgoing = response.session ?? session;
+      if (!sessionChanged(arrived, outgoing)) return answer;
+      return withCookie(answer, this.sessionCookie(outgoing, sent.secure, hadCookie));
+    });
   }
 
   private sessionCookie(outgoing: Session, secure: boolean, hadCookie: boolean): string | undefined {
@@ -231,6 +254,23 @@ export class Dispatcher {
     return { status: 500, headers: ["content-type", "text/plain; charset=utf-8"], body: plainProblem(500) };
   }
 }
+
+/** A value now, or later: dispatch stays synchronous until something really is asynchronous. */
+export type Maybe<T> = T | Promise<T>;
+
+function then<T, U>(value: Maybe<T>, next: (value: T) => Maybe<U>): Maybe<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+/** Where a matched request is going, carried from matching to the handler. */
+interface Target {
+  readonly path: string;
+  readonly query: string;
+  readonly segments: readonly string[];
+  readonly lookup: Lookup;
+}
+
+const NO_BODY = Buffer.alloc(0);
 
 /** Thrown when the layout fails on a page: answered as a plain 500, not another framed page. */
 class LayoutFailed extends Error {

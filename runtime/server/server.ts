@@ -46,14 +46,17 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer, options: 
   };
   const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, (request, response) => {
     const started = performance.now();
-    void dispatcher.dispatch(request).then((answer) => {
+    const respond = (answer: Answer | undefined): void => {
       if (answer === undefined) {
         response.destroy();
         return;
       }
       send(response, answer, request.method === "HEAD", closing);
       log(request, answer.status, started);
-    });
+    };
+    const answer = dispatcher.dispatch(request);
+    if (answer instanceof Promise) void answer.then(respond);
+    else respond(answer);
   });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {

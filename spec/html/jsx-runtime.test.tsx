@@ -2,10 +2,14 @@ import { describe, expect, it } from "vitest";
 import { Fragment, jsx, jsxDEV, jsxs } from "../../runtime/html/jsx-runtime.js";
 import { element, fragment, type Child, type Node } from "../../runtime/html/node.js";
 import * as barrel from "../../runtime/html/index.js";
+import { renderHtml } from "../../runtime/html/render.js";
 
 describe("jsx", () => {
-  it("builds an element: attrs without children, children as an array", () => {
-    expect(jsx("a", { href: "/x", children: "go" })).toEqual(element("a", { href: "/x" }, ["go"]));
+  it("builds an element: the props as attrs (children never rendered as one), children as an array", () => {
+    const node = jsx("a", { href: "/x", children: "go" });
+    expect(node).toMatchObject({ $$: "element", tag: "a", children: ["go"] });
+    expect(node.$$ === "element" && node.attrs["href"]).toBe("/x");
+    expect(renderHtml(node)).toBe('<a href="/x">go</a>');
   });
 
   it("gives a childless element an empty children array", () => {
@@ -36,7 +40,8 @@ describe("jsx", () => {
     }
     const tree = <Box tone="warm">hi</Box>;
     expect(seen).toEqual([{ tone: "warm", children: "hi" }]);
-    expect(tree).toEqual(element("div", { class: "warm" }, ["hi"]));
+    expect(tree).toMatchObject({ $$: "element", tag: "div", attrs: { class: "warm" }, children: ["hi"] });
+    expect(renderHtml(tree)).toBe('<div class="warm">hi</div>');
   });
 
   it("compiles JSX to the same tree as direct calls", () => {
