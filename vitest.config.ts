@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^fw\/jsx-(dev-)?runtime$/, replacement: here("./runtime/html/jsx-runtime.ts") },
       { find: /^fw$/, replacement: here("./runtime/index.ts") },
+      { find: /^fw\/auth$/, replacement: here("./runtime/auth/index.ts") },
     ],
   },
   oxc: {

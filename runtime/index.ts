@@ -46,6 +46,8 @@ export { Form, type Field, type Parsed, type RenderProps, type Values } from "./
 export type { Draft, Page, Store } from "./resource/store.js";
 export { InMemoryStore } from "./resource/in-memory-store.js";
 export { Resource, resourceRoutes, PAGE_SIZE, type ResourceOptions } from "./resource/resource.js";
+export { ScopedStore } from "./resource/scoped-store.js";
+export type { OwnedDeclaration } from "./resource/ownership.js";
 export type { WsListener, WsConnection } from "./ws/listener.js";
 export { DEFAULT_WS_SEND_TIMEOUT_MS, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_MAX_MESSAGE_BYTES } from "./ws/server.js";
 export type { Problem } from "./server/problem.js";

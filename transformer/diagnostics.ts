@@ -21,6 +21,7 @@ export const Codes = {
   unsupportedField: 91013,
   modelKey: 91014,
   modelNotExported: 91015,
+  ownerField: 91016,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

@@ -6,6 +6,7 @@ import { emitModule, type Derived, type Row } from "./emit.js";
 import { shapeModel, type Shaping } from "./model-shape.js";
 import { analyseHandler, routeExport, type Checking } from "./handlers.js";
 import { discoverModels, type Model } from "./models.js";
+import { declaresOwned, ownerOf } from "./owner.js";
 import { sortRows } from "./order.js";
 import { checkRouteFiles } from "./route-conflicts.js";
 import { scanAppDir, type RouteFile } from "./scan.js";
@@ -41,11 +42,14 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   return { text, rows: sorted, models, findings };
 }
 
-/** A model deriving Resource, with its type read (key, fields): its routes go in the table. */
+/** A model deriving Resource, with its type read (key, fields, owner): its routes go in the table. */
 function derive(s: Shaping, model: Model): Derived[] {
   if (!model.derivations.includes("Resource")) return [];
   const shape = shapeModel(s, model);
-  return shape === undefined ? [] : [{ model, shape, shown: s.shown(model.file) }];
+  if (shape === undefined) return [];
+  if (!declaresOwned(s, model)) return [{ model, shape, shown: s.shown(model.file) }];
+  const owner = ownerOf(s, model, shape);
+  return owner === undefined ? [] : [{ model, shape, shown: s.shown(model.file), owner }];
 }
 
 function included(route: RouteFile, sourceOf: (file: string) => ts.SourceFile | undefined, c: Checking): boolean {

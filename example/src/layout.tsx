@@ -1,4 +1,5 @@
-import { raw, type Layout } from "fw";
+import { raw, type Html, type Layout, type LayoutProps } from "fw";
+import { auth } from "./auth.js";
 
 const css = `
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
@@ -20,9 +21,40 @@ const css = `
   .fw-show dt { font-weight: 600; }
   .fw-controls { display: flex; gap: 1rem; align-items: baseline; }
   .fw-destroy { display: inline; }
+  .account { margin-left: auto; display: flex; gap: .5rem; align-items: baseline; }
+  .account form { display: inline; }
+  .fw-auth-error { color: #b00020; }
 `;
 
-/** The one frame of every page: title, navigation, and the flash the last request left. */
+/**
+ * Who is signed in, read from the session (a public page's `currentUser` is nobody), with a
+ * sign-out button when the page carries a CSRF token (error pages and first visits do not).
+ */
+function account(request: LayoutProps["request"]): Html {
+  const user = auth.userOf(request);
+  if (user === undefined) {
+    return (
+      <div class="account">
+        <a href="/login">Sign in</a> <a href="/signup">Sign up</a>
+      </div>
+    );
+  }
+  return (
+    <div class="account">
+      <span>
+        Signed in as <strong class="signed-in">{user.email}</strong>
+      </span>
+      {request.hasCsrf ? (
+        <form method="post" action="/logout">
+          <input type="hidden" name="_csrf" value={request.csrf} />
+          <button type="submit">Sign out</button>
+        </form>
+      ) : null}
+    </div>
+  );
+}
+
+/** The one frame of every page: title, navigation, who is signed in, and the flash the last request left. */
 export const layout: Layout = ({ title, content, request }) => {
   const notice = request.session.flashed("notice");
   return (
@@ -39,8 +71,9 @@ export const layout: Layout = ({ title, content, request }) => {
             <a href="/">fw example</a>
           </strong>
           <nav>
-            <a href="/posts">Posts</a> <a href="/notes">Notes</a> <a href="/guestbook">Guestbook</a>
+            <a href="/posts">Posts</a> <a href="/notes">Notes</a> <a href="/guestbook">Guestbook</a> <a href="/chat">Chat</a>
           </nav>
+          {account(request)}
         </header>
         {notice === undefined ? null : (
           <p class="flash" role="status">

@@ -23,6 +23,8 @@ export interface RequestInit<P = DefaultParams> {
   readonly session?: Session;
   readonly secure?: boolean;
   readonly currentUser?: string;
+  /** The peer's network address as the server saw it. */
+  readonly clientAddress?: string;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -96,6 +98,11 @@ export class Request<P = DefaultParams> extends Sent<P> {
   readonly secure: boolean;
   /** The key of the user the guard identified; undefined means nobody. */
   readonly currentUser: string | undefined;
+  /**
+   * The address of the peer that sent the request, as the server saw the connection (what
+   * per-address limits count by); undefined on a hand-built request or where the server names none.
+   */
+  readonly clientAddress: string | undefined;
   #form: Fields | undefined;
 
   static {
@@ -107,6 +114,7 @@ export class Request<P = DefaultParams> extends Sent<P> {
     this.session = init.session ?? Session.empty;
     this.secure = init.secure ?? false;
     this.currentUser = init.currentUser;
+    this.clientAddress = init.clientAddress;
     this.#form = init.form;
   }
 
@@ -146,7 +154,7 @@ export class Request<P = DefaultParams> extends Sent<P> {
  * flash, CSRF token, cookies or form; the Cookie header stays among the headers as sent.
  */
 export class ApiRequest<P = DefaultParams> extends Sent<P> {
-  constructor(init: Omit<RequestInit<P>, "session" | "form" | "secure" | "currentUser"> = {}) {
+  constructor(init: Omit<RequestInit<P>, "session" | "form" | "secure" | "currentUser" | "clientAddress"> = {}) {
     super(init);
   }
 
@@ -186,6 +194,7 @@ export function copyRequest<P, Q = P>(
     session: changes.session ?? request.session,
     secure: changes.secure ?? request.secure,
     ...optional("currentUser", "currentUser" in changes ? changes.currentUser : request.currentUser),
+    ...optional("clientAddress", changes.clientAddress ?? request.clientAddress),
   });
 }
 

@@ -11,6 +11,7 @@
 import type { GuardDeclaration } from "../routing/assemble.js";
 import type { Actions } from "./actions.js";
 import { Form } from "./form.js";
+import type { OwnedDeclaration } from "./ownership.js";
 import { Resource } from "./resource.js";
 
 /** One thing a model can derive: `Form` (the form class) or `Resource` (the seven routes). */
@@ -22,6 +23,12 @@ export interface ModelOptions {
   readonly actions?: Actions;
   /** Who may reach the model's routes (spec 2.12); `Guarded` from the auth module, or any declaration of that shape. */
   readonly guarded?: GuardDeclaration;
+  /**
+   * Rows belong to their owners (spec 2.13): `Owned` from the auth module, or any guard with
+   * `covers`. It is the model's guard when `guarded` is absent; the roles it `covers` read and
+   * write through the current user's rows alone. The model needs one `Id<User>` field.
+   */
+  readonly owned?: OwnedDeclaration;
 }
 
 /** The companion value: what the model derives and its declarations. */

@@ -37,6 +37,11 @@ export interface ModelSpec<A> {
   readonly key: string;
   /** The fields a form edits, in declaration order (the key and any owner field left out). */
   readonly fields: readonly FieldSpec[];
+  /**
+   * An owned model's owner field (`author: Id<User>`, spec 2.13): never rendered, never read
+   * from a form; Create fills it from the signed-in user.
+   */
+  readonly owner?: string;
   readonly validate: (input: unknown) => Validation<A>;
   readonly decodeKey: FromPath<unknown>;
 }

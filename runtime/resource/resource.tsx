@@ -8,6 +8,7 @@ import { ACTION_ORDER, Actions, type Action } from "./actions.js";
 import { Form, type Values } from "./form.js";
 import { FormErrors } from "./form-errors.js";
 import type { ModelSpec } from "./model.js";
+import { Ownership, type OwnedDeclaration } from "./ownership.js";
 import type { Store } from "./store.js";
 
 /** Rows per index page; beyond it the index paginates with `?page=`. */
@@ -20,6 +21,11 @@ export interface ResourceOptions {
   readonly actions?: Actions;
   /** Where the model's source is, for `routes` and messages. */
   readonly source?: string;
+  /**
+   * The model's `owned` declaration (spec 2.13): the roles it `covers` read and write through
+   * the current user's rows alone, and Create stamps the owner. `store` must be a `ScopedStore`.
+   */
+  readonly owned?: OwnedDeclaration;
 }
 
 /** The words a model's pages use: "Post", "post", "Posts". */
@@ -41,7 +47,7 @@ function wordsOf(model: ModelSpec<unknown>): Words {
  * that points at an unmounted route.
  */
 export function resourceRoutes<A>(model: ModelSpec<A>, store: Store<A>, options: ResourceOptions = {}): HttpRoute[] {
-  const pages = new Pages(model, store, options.actions ?? Actions.all);
+  const pages = new Pages(model, Ownership.of(store, options.owned, model), options.actions ?? Actions.all);
   const source = options.source ?? model.fqn;
   const one = `${model.path}/:${model.key}`;
   const params: ParamDecoders = { [model.key]: model.decodeKey };
@@ -68,7 +74,8 @@ class Pages<A> {
 
   constructor(
     private readonly model: ModelSpec<A>,
-    private readonly store: Store<A>,
+    /** The whole table, or the current user's rows on a role the model's `owned` covers. */
+    private readonly own: Ownership<A>,
     private readonly actions: Actions,
   ) {
     this.form = new Form(model);
@@ -77,14 +84,14 @@ class Pages<A> {
 
   async index(request: Request): Promise<Response> {
     const page = pageNumber(request.query.get("page"));
-    const { rows, total } = await this.store.list({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+    const { rows, total } = await this.own.reading(request, "Index").list({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
     const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
     return Ok(
       <>
         <title>{this.words.many}</title>
         <h1>{this.words.many}</h1>
         {this.actions.has("New") ? <p><a href={`${this.model.path}/new`} class="fw-new">New {this.words.lower}</a></p> : null}
-        {rows.length === 0 ? <p class="fw-empty">No {this.words.many.toLowerCase()} yet.</p> : this.table(rows)}
+        {rows.length === 0 ? <p class="fw-empty">No {this.words.many.toLowerCase()} yet.</p> : this.table(request, rows)}
         {last > 1 ? this.pager(page, last) : null}
       </>,
     );
@@ -104,7 +111,7 @@ class Pages<A> {
 
   async show(request: Request): Promise<Response> {
     const key = request.params[this.model.key];
-    const row = await this.found(key);
+    const row = await this.found(this.own.reading(request, "Show"), key);
     const at = this.at(key);
     return Ok(
       <>
@@ -114,8 +121,8 @@ class Pages<A> {
           {this.form.fields.map((field) => [<dt>{field.label}</dt>, <dd>{this.form.display(row, field)}</dd>])}
         </dl>
         <p class="fw-controls">
-          {this.actions.has("Edit") ? <a href={`${at}/edit`} class="fw-edit">Edit</a> : null}
-          {this.actions.has("Destroy") ? (
+          {this.offers(request, "Edit", row) ? <a href={`${at}/edit`} class="fw-edit">Edit</a> : null}
+          {this.offers(request, "Destroy", row) ? (
             <form method="post" action={at} class="fw-destroy">
               <input type="hidden" name="_method" value="DELETE" />
               <input type="hidden" name="_csrf" value={request.csrf} />
@@ -130,7 +137,7 @@ class Pages<A> {
 
   async edit(request: Request, values?: Values, errors = FormErrors.none): Promise<Response> {
     const key = request.params[this.model.key];
-    const row = await this.found(key);
+    const row = await this.writable(request, "Edit", key);
     return status(
       errors.isEmpty ? 200 : 422,
       <>
@@ -145,24 +152,24 @@ class Pages<A> {
   async create(request: Request): Promise<Response> {
     const parsed = this.form.parse(request.form);
     if (!parsed.ok) return this.fresh(request, parsed.values, parsed.errors);
-    const row = await this.store.insert(parsed.draft);
+    const row = await this.own.creating(request).insert(parsed.draft);
     const key = (row as Record<string, unknown>)[this.model.key];
     return this.done(request, `${this.words.one} created.`, this.actions.has("Show") ? this.at(key) : undefined);
   }
 
   async update(request: Request): Promise<Response> {
     const key = request.params[this.model.key];
-    await this.found(key);
+    await this.writable(request, "Update", key);
     const parsed = this.form.parse(request.form);
     if (!parsed.ok) return this.edit(request, parsed.values, parsed.errors);
-    await this.store.update(key, parsed.draft);
+    await this.own.whole.update(key, parsed.draft);
     return this.done(request, `${this.words.one} updated.`, this.actions.has("Show") ? this.at(key) : undefined);
   }
 
   async destroy(request: Request): Promise<Response> {
     const key = request.params[this.model.key];
-    await this.found(key);
-    await this.store.delete(key);
+    await this.writable(request, "Destroy", key);
+    await this.own.whole.delete(key);
     return this.done(request, `${this.words.one} deleted.`, undefined);
   }
 
@@ -172,10 +179,22 @@ class Pages<A> {
     return Redirect(to).withSession(request.session.flash(NOTICE, notice));
   }
 
-  private async found(key: unknown): Promise<A> {
-    const row = await this.store.get(key);
+  private async found(store: Store<A>, key: unknown): Promise<A> {
+    const row = await store.get(key);
     if (row === undefined) throw new NotFound(`There is no ${this.words.lower} ${String(key)}.`);
     return row;
+  }
+
+  /** The row a form page or a change works on: 404 when there is none, 403 when it is someone else's on a covered role. */
+  private async writable(request: Request, role: Action, key: unknown): Promise<A> {
+    const row = await this.found(this.own.whole, key);
+    this.own.checkWrite(request, role, row);
+    return row;
+  }
+
+  /** A control for `role` is shown when the role is mounted and would not refuse this viewer. */
+  private offers(request: Request, role: Action, row: A): boolean {
+    return this.actions.has(role) && this.own.shows(request, role, row);
   }
 
   private at(key: unknown): string {
@@ -186,9 +205,10 @@ class Pages<A> {
     return this.actions.has("Index") ? <p><a href={this.model.path} class="fw-back">Back to {this.words.many.toLowerCase()}</a></p> : null;
   }
 
-  private table(rows: readonly A[]): Html {
+  private table(request: Request, rows: readonly A[]): Html {
     const keyOf = (row: A): unknown => (row as Record<string, unknown>)[this.model.key];
     const links = this.actions.has("Show") || this.actions.has("Edit");
+    const edits = (row: A): boolean => this.offers(request, "Edit", row);
     return (
       <table class="fw-index">
         <thead>
@@ -204,8 +224,8 @@ class Pages<A> {
               {links ? (
                 <td>
                   {this.actions.has("Show") ? <a href={this.at(keyOf(row))}>Show</a> : null}
-                  {this.actions.has("Show") && this.actions.has("Edit") ? " " : null}
-                  {this.actions.has("Edit") ? <a href={`${this.at(keyOf(row))}/edit`}>Edit</a> : null}
+                  {this.actions.has("Show") && edits(row) ? " " : null}
+                  {edits(row) ? <a href={`${this.at(keyOf(row))}/edit`}>Edit</a> : null}
                 </td>
               ) : null}
             </tr>

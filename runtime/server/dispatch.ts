@@ -19,7 +19,7 @@ import { checkCsrf, mintToken } from "./csrf.js";
 import { devDetails } from "./dev-details.js";
 import type { DevHook } from "./dev-hook.js";
 import { renderPage, type Layout } from "./layout.js";
-import { isSecure } from "./secure.js";
+import { clientAddress, isSecure } from "./secure.js";
 import { plainProblem, problemContent, problemOf } from "./problem.js";
 
 /** What goes on the wire: status, headers as a flat [name, value, …] list, and the body. */
@@ -161,6 +161,7 @@ export class Dispatcher {
       body,
       ...(form === undefined ? {} : { form }),
       secure: isSecure(incoming, this.options.trustProxy),
+      ...optionalAddress(clientAddress(incoming, this.options.trustProxy)),
     });
     return lookup.route.kind === API
       ? this.api(lookup.route, request)
@@ -271,6 +272,10 @@ interface Target {
 }
 
 const NO_BODY = Buffer.alloc(0);
+
+function optionalAddress(address: string | undefined): { clientAddress?: string } {
+  return address === undefined ? {} : { clientAddress: address };
+}
 
 /** Thrown when the layout fails on a page: answered as a plain 500, not another framed page. */
 class LayoutFailed extends Error {

@@ -9,21 +9,24 @@ interface Row {
 
 /**
  * The contract every Store implementation keeps (spec 2.14). Run it against each one with a
- * factory that makes an empty store for the `Row` model keyed by `id`.
+ * factory that makes an empty store for the `Row` model keyed by `id` (empty as the store sees
+ * it: a narrowing may sit over others' rows). `stamped` are fields the store adds to every row
+ * it inserts (a scoped store's owner).
  */
-export function storeConformance(name: string, make: () => Store<Row>): void {
+export function storeConformance(name: string, factory: () => Store<Row> | Promise<Store<Row>>, stamped: Record<string, unknown> = {}): void {
+  const make = async (): Promise<Store<Row>> => factory();
   describe(`Store conformance: ${name}`, () => {
     it("inserts with fresh, distinct keys and reads rows back", async () => {
-      const store = make();
+      const store = await make();
       const a = await store.insert({ title: "a" });
       const b = await store.insert({ title: "b", done: true });
       expect(a.id).not.toBe(b.id);
-      expect(await store.get(a.id)).toEqual({ id: a.id, title: "a" });
-      expect(await store.get(b.id)).toEqual({ id: b.id, title: "b", done: true });
+      expect(await store.get(a.id)).toEqual({ ...stamped, id: a.id, title: "a" });
+      expect(await store.get(b.id)).toEqual({ ...stamped, id: b.id, title: "b", done: true });
     });
 
     it("answers undefined for an unknown key, of any type", async () => {
-      const store = make();
+      const store = await make();
       expect(await store.get(12345)).toBeUndefined();
       expect(await store.get("1")).toBeUndefined();
       expect(await store.update(999, { title: "x" })).toBeUndefined();
@@ -31,7 +34,7 @@ export function storeConformance(name: string, make: () => Store<Row>): void {
     });
 
     it("lists in key order with offset and limit, and counts all rows", async () => {
-      const store = make();
+      const store = await make();
       for (const title of ["a", "b", "c", "d", "e"]) await store.insert({ title });
       const page = await store.list({ offset: 1, limit: 2 });
       expect(page.total).toBe(5);
@@ -40,14 +43,14 @@ export function storeConformance(name: string, make: () => Store<Row>): void {
     });
 
     it("updates a row in place, keeping its key", async () => {
-      const store = make();
+      const store = await make();
       const row = await store.insert({ title: "old" });
-      expect(await store.update(row.id, { title: "new", done: true })).toEqual({ id: row.id, title: "new", done: true });
-      expect(await store.get(row.id)).toEqual({ id: row.id, title: "new", done: true });
+      expect(await store.update(row.id, { title: "new", done: true })).toEqual({ ...stamped, id: row.id, title: "new", done: true });
+      expect(await store.get(row.id)).toEqual({ ...stamped, id: row.id, title: "new", done: true });
     });
 
     it("deletes a row once", async () => {
-      const store = make();
+      const store = await make();
       const row = await store.insert({ title: "x" });
       expect(await store.delete(row.id)).toBe(true);
       expect(await store.get(row.id)).toBeUndefined();
@@ -56,7 +59,7 @@ export function storeConformance(name: string, make: () => Store<Row>): void {
     });
 
     it("hands out copies: changing a returned row changes nothing stored", async () => {
-      const store = make();
+      const store = await make();
       const row = await store.insert({ title: "kept" });
       row.title = "changed";
       const read = await store.get(row.id);

@@ -21,12 +21,15 @@ describe("1 HttpApp commands", () => {
     expect(lines.slice(1).map((line) => line.split(/\s+/).slice(0, 2).join(" "))).toEqual([
       "GET /api/entries",
       "GET /api/posts",
+      "WS /chat/socket",
       "GET /guestbook/:id",
+      "GET /chat",
       "GET /guestbook",
       "POST /guestbook",
       "GET /",
       ...["GET /notes", "GET /notes/new", "GET /notes/:id", "GET /notes/:id/edit", "POST /notes", "PUT /notes/:id"],
       ...["GET /posts", "GET /posts/new", "GET /posts/:id", "GET /posts/:id/edit", "POST /posts", "PUT /posts/:id", "DELETE /posts/:id"],
+      ...["GET /login", "POST /login", "POST /logout", "GET /signup", "POST /signup"],
     ]);
     expect(out).toMatch(/GET\s+\/posts\/new\s+src\/models\/Post\.ts\s+Resource\s+browser/);
     expect(out).toMatch(/GET\s+\/api\/entries\s+src\/app\/api\/entries\/Index\.ts\s+Handwritten\s+api/);
@@ -61,7 +64,7 @@ describe("1 HttpApp commands", () => {
     app.child.kill("SIGTERM");
     expect(await app.exited).toBe(0);
     const { out } = app.output();
-    expect(out).toMatch(/^fw: serving 19 routes on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(out).toMatch(/^fw: serving 26 routes on http:\/\/127\.0\.0\.1:\d+\n/);
     expect(out).toMatch(/\nGET \/guestbook 200 \d+\.\dms\n/);
     expect(out).toMatch(/\nGET \/nowhere 404 \d+\.\dms\n/);
     expect(out).not.toContain("hidden"); // the query is never logged

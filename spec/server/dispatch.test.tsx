@@ -268,7 +268,8 @@ describe("2.9 Session cookie", () => {
   });
 
   it.each([
-    ["tampered", (c: string) => c.replace(/.$/, (ch) => (ch === "A" ? "B" : "A"))],
+    // The signature's last base64url character carries padding bits: change one in the middle.
+    ["tampered", (c: string) => c.replace(/\.(.{10})(.)/, (_, head: string, ch: string) => `.${head}${ch === "A" ? "B" : "A"}`)],
     ["truncated", (c: string) => c.slice(0, c.length - 10)],
     ["garbage", () => "fw_session=%%%garbage"],
     ["duplicated", (c: string) => `${c}; ${c}`],
@@ -490,5 +491,22 @@ describe("query", () => {
   it("is parsed per field; a malformed encoding → 400", async () => {
     expect(await (await app.get("/query?q=a%20b&q=c")).text()).toBe("q=a b");
     expect((await app.get("/query?q=%ZZ")).status).toBe(400);
+  });
+});
+
+describe("client address", () => {
+  it("is the socket's peer; X-Forwarded-For counts only behind a proxy the app trusts", async () => {
+    const routes = RouteTable.of(Route.get("/who", (request) => Ok(request.clientAddress ?? "none")));
+    const direct = await serve({ routes });
+    const proxied = await serve({ routes, trustProxy: true });
+    try {
+      const spoof = { headers: { "x-forwarded-for": "203.0.113.9, 10.0.0.1" } };
+      expect(await (await direct.get("/who", spoof)).text()).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+      expect(await (await proxied.get("/who", spoof)).text()).toBe("203.0.113.9");
+      expect(await (await proxied.get("/who")).text()).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    } finally {
+      await direct.close();
+      await proxied.close();
+    }
   });
 });

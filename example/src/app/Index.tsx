@@ -1,4 +1,8 @@
 import { Ok, type Request, type Response } from "fw";
+import { Guarded } from "fw/auth";
+
+/** Open to everyone (with the auth module on, every page says so). */
+export const guarded = Guarded.public;
 
 export function index(request: Request): Response {
   return Ok(

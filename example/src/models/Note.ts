@@ -1,4 +1,5 @@
 import { Actions, derives, Destroy, Form, Resource, type Id } from "fw";
+import { Guarded } from "fw/auth";
 
 /** A public note. Notes are never deleted: /notes mounts every page but Destroy. */
 export interface Note {
@@ -7,4 +8,4 @@ export interface Note {
   pinned: boolean;
 }
 
-export const Note = derives<Note>(Form, Resource, { actions: Actions.except(Destroy) });
+export const Note = derives<Note>(Form, Resource, { actions: Actions.except(Destroy), guarded: Guarded.public });

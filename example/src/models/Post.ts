@@ -1,9 +1,12 @@
-import { derives, Form, Resource, type Id, type LongText } from "fw";
+import { Actions, derives, Destroy, Edit, Form, Index, Resource, Show, Update, type Id, type LongText } from "fw";
 import type { tags } from "typia";
+import { auth, type User } from "../auth.js";
 
 /** A blog post. Its seven pages live at /posts, derived from this type. */
 export interface Post {
   id: Id<Post>;
+  /** Who wrote it: set from the signed-in user on Create, never part of the form. */
+  author: Id<User>;
   title: string & tags.MinLength<1>;
   body: LongText;
   published: boolean;
@@ -11,4 +14,10 @@ export interface Post {
   category: "news" | "howto" | "misc";
 }
 
-export const Post = derives<Post>(Form, Resource);
+/**
+ * Everyone reads every post (Index and Show are public); writing one needs a signed-in user,
+ * and only its author may edit or delete it (Edit, Update and Destroy are covered by ownership).
+ */
+export const Post = derives<Post>(Form, Resource, {
+  owned: auth.owned<Post, User>(Actions.only(Edit, Update, Destroy), Actions.except(Index, Show)),
+});

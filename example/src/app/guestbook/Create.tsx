@@ -1,6 +1,10 @@
 import { Redirect, status, type Request, type Response } from "fw";
+import { Guarded } from "fw/auth";
 import type { Guestbook } from "../../guestbook.js";
 import { guestbookPage } from "./form.js";
+
+/** Open to everyone (with the auth module on, every page says so). */
+export const guarded = Guarded.public;
 
 /** 303 back to the list with a flash; 422 with the form re-rendered when a field is empty. */
 export function create(request: Request, { guestbook }: { guestbook: Guestbook }): Response {

@@ -1,5 +1,9 @@
 import { Ok, type ApiRequest, type Response } from "fw";
+import { Guarded } from "fw/auth";
 import type { Guestbook } from "../../../guestbook.js";
+
+/** Open to everyone (with the auth module on, every page says so). */
+export const guarded = Guarded.public;
 
 /** An API route (its handler takes ApiRequest): JSON, no session, no cookie. */
 export function index(_request: ApiRequest, { guestbook }: { guestbook: Guestbook }): Response {

@@ -1,5 +1,9 @@
 import { NotFound, Ok, type Request, type Response } from "fw";
+import { Guarded } from "fw/auth";
 import type { Guestbook } from "../../../guestbook.js";
+
+/** Open to everyone (with the auth module on, every page says so). */
+export const guarded = Guarded.public;
 
 /** `id` is decoded from the path as a number by the build (typia); anything else is a 400. */
 export function show(request: Request<{ id: number }>, { guestbook }: { guestbook: Guestbook }): Response {

@@ -1,0 +1,21 @@
+/**
+ * fw/auth — the optional sign-in module (spec 2.12, 2.13, section 5). The HTTP core never
+ * imports it: an app without it has no login page. It offers:
+ *
+ * - `Guarded` (with `Guarded.public`) and `Owned`: the declarations pages and models make;
+ * - `formSignIn`: login, logout and sign-up pages over a signed session, and the guards made from it;
+ * - `apiKey`: a guard for API routes (`Authorization: Bearer <key>`);
+ * - users (`Users`, `InMemoryUsers`, `seedUser`) and salted scrypt password hashes.
+ */
+export { Guarded, type GuardedInit } from "./guarded.js";
+export { Owned } from "./owned.js";
+export { formSignIn, FormSignIn, type FormSignInOptions } from "./form-sign-in.js";
+export { apiKey, ApiKeyGuard, type ApiKeyOptions } from "./api-key.js";
+export { InMemoryUsers, normalEmail, seedUser, type UserFields, type Users } from "./users.js";
+export { hashPassword, verifyPassword, SCRYPT_COST } from "./password.js";
+export { safeNext, MAX_NEXT_LENGTH } from "./next-path.js";
+export { RateLimiter, PER_ACCOUNT, PER_ADDRESS, MAX_KEYS, type Limit } from "./rate-limit.js";
+export { signedInUser, type SignedIn } from "./session-user.js";
+export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from "./signup.js";
+export { WRONG_CREDENTIALS } from "./login.js";
+export type { AuthPaths } from "./sign-in-pages.js";

@@ -1,0 +1,115 @@
+import type { FromPath } from "../routing/from-path.js";
+import type { Draft, Page, Store } from "./store.js";
+
+/** Rows are read from the whole table this many at a time when narrowing by owner. */
+const SCAN_PAGE = 500;
+
+/**
+ * The store of an owned model (spec 2.13): the whole table, plus its narrowing by owner.
+ * Used as a `Store<A>` it is the whole table (what the roles `covers` leaves out, and handlers
+ * asking for `Store<Post>`, read and write); `for(owner)` is the narrowing the covered roles
+ * use. An update through either keeps the row's owner: a form never carries it.
+ */
+export class ScopedStore<A> implements Store<A> {
+  /**
+   * @param whole the model's table.
+   * @param owner the owner field (`author: Id<User>`).
+   * @param decodeOwner reads a user key as the session spells it (`"7"`) into the owner field's type.
+   */
+  constructor(
+    readonly whole: Store<A>,
+    readonly owner: string,
+    private readonly decodeOwner: FromPath<unknown>,
+  ) {}
+
+  list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>> {
+    return this.whole.list(page);
+  }
+
+  get(key: unknown): Promise<A | undefined> {
+    return this.whole.get(key);
+  }
+
+  insert(draft: Draft<A>): Promise<A> {
+    return this.whole.insert(draft);
+  }
+
+  async update(key: unknown, draft: Draft<A>): Promise<A | undefined> {
+    const row = await this.whole.get(key);
+    if (row === undefined) return undefined;
+    return this.whole.update(key, this.keepOwner(row, draft));
+  }
+
+  delete(key: unknown): Promise<boolean> {
+    return this.whole.delete(key);
+  }
+
+  /** The owner key of a row, spelled as the session spells user keys; undefined when it has none. */
+  ownerOf(row: A): string | undefined {
+    const value = (row as Record<string, unknown>)[this.owner];
+    return value === undefined || value === null ? undefined : String(value);
+  }
+
+  /**
+   * The rows of one owner as a `Store<A>`: lists and gets only theirs, stamps them as the owner
+   * on insert, and changes or deletes only theirs. Throws when `ownerKey` is not a key of the
+   * owner field's type (a guard named a user the model cannot point at).
+   */
+  for(ownerKey: string): Store<A> {
+    const decoded = this.decodeOwner.read(ownerKey);
+    if (decoded === undefined) {
+      throw new Error(`ScopedStore: the user key ${JSON.stringify(ownerKey)} is not a valid ${this.decodeOwner.type} for the owner field "${this.owner}".`);
+    }
+    return new OwnRows(this, ownerKey, decoded.value);
+  }
+
+  /** Every row of the whole table, in key order (the narrowing filters them). */
+  async all(): Promise<A[]> {
+    const rows: A[] = [];
+    for (let offset = 0; ; offset += SCAN_PAGE) {
+      const page = await this.whole.list({ offset, limit: SCAN_PAGE });
+      rows.push(...page.rows);
+      if (page.rows.length < SCAN_PAGE) return rows;
+    }
+  }
+
+  private keepOwner(row: A, draft: Draft<A>): Draft<A> {
+    const owner = (row as Record<string, unknown>)[this.owner];
+    return owner === undefined ? draft : ({ ...draft, [this.owner]: owner } as Draft<A>);
+  }
+}
+
+/** One owner's rows of a scoped store. */
+class OwnRows<A> implements Store<A> {
+  constructor(
+    private readonly scoped: ScopedStore<A>,
+    private readonly key: string,
+    private readonly value: unknown,
+  ) {}
+
+  async list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>> {
+    const own = (await this.scoped.all()).filter((row) => this.owns(row));
+    return { rows: own.slice(page.offset, page.offset + page.limit), total: own.length };
+  }
+
+  async get(key: unknown): Promise<A | undefined> {
+    const row = await this.scoped.get(key);
+    return row !== undefined && this.owns(row) ? row : undefined;
+  }
+
+  insert(draft: Draft<A>): Promise<A> {
+    return this.scoped.insert({ ...draft, [this.scoped.owner]: this.value } as Draft<A>);
+  }
+
+  async update(key: unknown, draft: Draft<A>): Promise<A | undefined> {
+    return (await this.get(key)) === undefined ? undefined : this.scoped.update(key, draft);
+  }
+
+  async delete(key: unknown): Promise<boolean> {
+    return (await this.get(key)) !== undefined && this.scoped.delete(key);
+  }
+
+  private owns(row: A): boolean {
+    return this.scoped.ownerOf(row) === this.key;
+  }
+}

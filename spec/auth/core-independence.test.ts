@@ -1,0 +1,37 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const RUNTIME = resolve("runtime");
+const AUTH = join(RUNTIME, "auth");
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return path === AUTH ? [] : sources(path);
+    return /\.tsx?$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** Every module specifier a file imports or re-exports, statically or dynamically. */
+function specifiers(text: string): string[] {
+  const found = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g)].map((m) => m[1] as string);
+  return found;
+}
+
+describe("spec 5.2 The HTTP core contains no guard and never imports the auth module", () => {
+  it("no file under runtime/ outside runtime/auth/ imports fw/auth or anything in runtime/auth/", () => {
+    const files = sources(RUNTIME);
+    expect(files.length).toBeGreaterThan(40);
+    const offending = files.flatMap((file) =>
+      specifiers(readFileSync(file, "utf8"))
+        .filter((spec) => spec === "fw/auth" || (spec.startsWith(".") && resolve(file, "..", spec).startsWith(AUTH + sep)))
+        .map((spec) => `${relative(RUNTIME, file)} imports ${spec}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it("the check sees an import of the auth module when there is one", () => {
+    expect(specifiers('import { Guarded } from "../auth/index.js";\nexport * from "fw/auth";')).toEqual(["../auth/index.js", "fw/auth"]);
+  });
+});

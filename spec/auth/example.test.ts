@@ -1,0 +1,108 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bootNode } from "../support/process.js";
+import { TEST_SECRET } from "../support/serve.js";
+import { connect, refusal } from "../support/ws-client.js";
+import { Browser, freshEmail, PASSWORD } from "./client.js";
+
+// The example as `npm start` builds it (npm test builds first), booted without `dev`.
+const app = bootNode(resolve("example/dist/main.js"), [], { FW_SECRET: TEST_SECRET });
+let url: string;
+
+beforeAll(async () => {
+  url = await app.url;
+}, 30_000);
+
+afterAll(async () => {
+  app.child.kill("SIGTERM");
+  await app.exited;
+});
+
+async function member(name: string): Promise<{ browser: Browser; email: string }> {
+  const browser = new Browser(url);
+  const email = freshEmail(name);
+  expect((await browser.signUp(email, PASSWORD)).status).toBe(303);
+  return { browser, email };
+}
+
+const post = { title: "Hello from the example", body: "A body", category: "news", published: "true" };
+
+describe("The example uses fw/auth: posts owned by their authors, a chat for signed-in users", () => {
+  it("the layout shows who is signed in and a sign-out button; signed out, links to sign in and up", async () => {
+    const { browser, email } = await member("layout");
+    const home = await browser.get("/");
+    expect(home.html).toContain(`Signed in as <strong class="signed-in">${email}</strong>`);
+    expect(home.html).toContain('<form method="post" action="/logout">');
+    expect((await browser.post("/logout", {})).status).toBe(303);
+    const out = await browser.get("/");
+    expect(out.html).toContain('<a href="/login">Sign in</a>');
+    expect(out.html).toContain("You are signed out.");
+  });
+
+  it("a signed-out visit to /posts/new lands on login and returns after it", async () => {
+    const { email } = await member("return");
+    const visitor = new Browser(url);
+    const refused = await visitor.get("/posts/new");
+    expect(refused.status).toBe(303);
+    expect(refused.location).toBe("/login?next=%2Fposts%2Fnew");
+    const login = await visitor.signIn(email, PASSWORD, "/posts/new");
+    expect(login.location).toBe("/posts/new");
+    expect((await visitor.get("/posts/new")).status).toBe(200);
+  });
+
+  it("everyone reads every post; only its author sees Edit and may change it (403 for another user)", async () => {
+    const author = await member("author");
+    const other = await member("other");
+    await author.browser.get("/posts/new");
+    const created = await author.browser.post("/posts", post);
+    expect(created.status).toBe(303);
+    const at = created.location as string;
+    expect((await new Browser(url).get("/posts")).html).toContain("Hello from the example");
+    const seen = await other.browser.get(at);
+    expect(seen.html).toContain("Hello from the example");
+    expect(seen.html).not.toContain("fw-edit");
+    expect((await author.browser.get(at)).html).toContain("fw-edit");
+    expect((await other.browser.get(`${at}/edit`)).status).toBe(403);
+    expect((await other.browser.post(at, { _method: "PUT", ...post, title: "Taken over" })).status).toBe(403);
+    expect((await other.browser.post(at, { _method: "DELETE" })).status).toBe(403);
+    expect((await author.browser.get(at)).html).toContain("Hello from the example");
+    const api = (await (await fetch(`${url}/api/posts`)).json()) as { posts: { title: string; author: number }[] };
+    expect(api.posts.find((p) => p.title === "Hello from the example")?.author).toEqual(expect.any(Number));
+  });
+
+  it("notes stay public: a signed-out visitor writes one", async () => {
+    const visitor = new Browser(url);
+    expect((await visitor.get("/notes/new")).status).toBe(200);
+    expect((await visitor.post("/notes", { text: "open to all" })).status).toBe(303);
+  });
+
+  it("GET /chat needs a sign-in; its socket refuses nobody (403) and broadcasts to everyone signed in, prefixed with the sender's email", async () => {
+    expect((await new Browser(url).get("/chat")).status).toBe(303);
+    expect((await refusal(url, "/chat/socket")).status).toBe(403);
+    const a = await member("chat-a");
+    const b = await member("chat-b");
+    expect((await a.browser.get("/chat")).status).toBe(200);
+    const first = await connect(url, "/chat/socket", { headers: { cookie: a.browser.cookie as string } });
+    const second = await connect(url, "/chat/socket", { headers: { cookie: b.browser.cookie as string } });
+    first.socket.send("hello, room");
+    expect(await first.next()).toBe(`${a.email}: hello, room`);
+    expect(await second.next()).toBe(`${a.email}: hello, room`);
+    second.socket.send("hi back");
+    expect(await first.next()).toBe(`${b.email}: hi back`);
+    first.socket.close();
+    second.socket.close();
+  });
+
+  it("the demo account exists in dev only (README: demo@example.com / demo-password)", async () => {
+    expect((await new Browser(url).signIn("demo@example.com", "demo-password")).status).toBe(422);
+    const dev = bootNode(resolve("example/dist/main.js"), ["dev"], { FW_SECRET: "" }, mkdtempSync(join(tmpdir(), "fw-demo-")));
+    try {
+      expect((await new Browser(await dev.url).signIn("demo@example.com", "demo-password")).status).toBe(303);
+    } finally {
+      dev.child.kill("SIGTERM");
+      await dev.exited;
+    }
+  });
+});

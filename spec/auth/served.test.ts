@@ -1,0 +1,294 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_SECRET } from "../support/serve.js";
+import { fixtureApp } from "../support/tspc.js";
+import { connect, refusal } from "../support/ws-client.js";
+import { Browser, freshEmail, PASSWORD } from "./client.js";
+
+// The fixture (spec/fixtures/auth) builds with `"auth": "fw/auth"` in its plugin options, so
+// its passing build is also the proof that declared pages and models build with the real module.
+const fixture = fixtureApp("auth", { FW_SECRET: TEST_SECRET });
+let url: string;
+let address = 0;
+
+beforeAll(async () => {
+  await fixture.start();
+  url = fixture.url;
+}, 60_000);
+
+afterAll(() => fixture.stop());
+
+/** A browser from its own client address, so no test spends another's per-address budget. */
+function browser(): Browser {
+  return new Browser(url, { "x-forwarded-for": `10.0.0.${++address}` });
+}
+
+async function signedUp(name: string): Promise<{ browser: Browser; email: string; key: string }> {
+  const visitor = browser();
+  const email = freshEmail(name);
+  expect((await visitor.signUp(email, PASSWORD)).status).toBe(303);
+  const key = /secret for (\d+)/.exec((await visitor.get("/secret")).html)?.[1] as string;
+  return { browser: visitor, email, key };
+}
+
+describe("5 Form sign-in: sign-up, login, logout", () => {
+  it("sign-up makes an account and signs it in (303), the layout shows the email", async () => {
+    const visitor = browser();
+    const page = await visitor.get("/signup");
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('name="email"');
+    expect(page.html).toContain('name="password"');
+    const email = freshEmail("ada");
+    const done = await visitor.post("/signup", { email, password: PASSWORD });
+    expect(done.status).toBe(303);
+    expect(done.location).toBe("/");
+    expect((await visitor.get("/secret")).html).toMatch(/^secret for \d+$/);
+    expect((await visitor.get("/framed")).html).toContain(`<p id="signed-in">${email}</p>`);
+  });
+
+  it("sign-up refuses a short password and a taken email (any case) with 422, messages beside the fields", async () => {
+    const visitor = browser();
+    await visitor.get("/signup");
+    const short = await visitor.post("/signup", { email: freshEmail("short"), password: "too short" });
+    expect(short.status).toBe(422);
+    expect(short.html).toContain("Password must be at least 12 characters long.");
+    const email = freshEmail("taken");
+    expect((await browser().signUp(email, PASSWORD)).status).toBe(303);
+    const taken = await visitor.post("/signup", { email: email.toUpperCase(), password: PASSWORD });
+    expect(taken.status).toBe(422);
+    expect(taken.html).toContain("An account with this email exists already");
+    expect((await visitor.get("/secret")).status).toBe(303);
+  });
+
+  it("login with the right password (email in any case) → 303 and signed in; logout (POST with the token) → 303 to / and signed out", async () => {
+    const { email } = await signedUp("bea");
+    const visitor = browser();
+    const login = await visitor.signIn(email.toUpperCase(), PASSWORD);
+    expect(login.status).toBe(303);
+    expect(login.location).toBe("/");
+    expect((await visitor.get("/secret")).status).toBe(200);
+    const logout = await visitor.post("/logout", {});
+    expect(logout.status).toBe(303);
+    expect(logout.location).toBe("/");
+    expect((await visitor.get("/framed")).html).toContain('<p class="flash">You are signed out.</p>');
+    expect((await visitor.get("/secret")).status).toBe(303);
+  });
+
+  it("logout without the CSRF token is refused (403) and leaves the user signed in", async () => {
+    const { browser: visitor } = await signedUp("cat");
+    const refused = await visitor.post("/logout", { _csrf: "" });
+    expect(refused.status).toBe(403);
+    expect((await visitor.get("/secret")).status).toBe(200);
+  });
+
+  it("a failed login is 422 with one message, the same for an unknown email and a wrong password", async () => {
+    const { email } = await signedUp("dan");
+    const visitor = browser();
+    const wrong = await visitor.signIn(email, "not the password at all");
+    const unknown = await visitor.signIn(freshEmail("nobody"), "not the password at all");
+    expect(wrong.status).toBe(422);
+    expect(unknown.status).toBe(422);
+    for (const answer of [wrong, unknown]) expect(answer.html).toContain("Email or password is wrong.");
+    const withoutEmail = (html: string) => html.replace(/value="[^"]*@example\.com"/, "").replace(/name="_csrf" value="[^"]+"/, "");
+    expect(withoutEmail(unknown.html)).toBe(withoutEmail(wrong.html));
+  });
+
+  it("an unknown email costs as long as a wrong password (a dummy hash is checked)", async () => {
+    const { email } = await signedUp("eve");
+    const timed = async (who: string): Promise<number> => {
+      const visitor = browser();
+      await visitor.get("/login");
+      const start = performance.now();
+      expect((await visitor.post("/login", { email: who, password: "wrong password here" })).status).toBe(422);
+      return performance.now() - start;
+    };
+    const median = (times: number[]) => times.sort((a, b) => a - b)[1] as number;
+    const known = median([await timed(email), await timed(email), await timed(email)]);
+    const unknown = median([await timed(freshEmail("ghost")), await timed(freshEmail("ghost")), await timed(freshEmail("ghost"))]);
+    // Without the dummy hash an unknown email answers in about a millisecond, a hundred times faster.
+    expect(unknown).toBeGreaterThan(known * 0.4);
+  });
+});
+
+describe("5.3 A guarded page with nobody signed in: 303 to login, and back after", () => {
+  it("a GET carries where it was going (path and query) as ?next=, and login returns there", async () => {
+    const { email } = await signedUp("fay");
+    const visitor = browser();
+    const refused = await visitor.get("/secret?x=1");
+    expect(refused.status).toBe(303);
+    expect(refused.location).toBe("/login?next=%2Fsecret%3Fx%3D1");
+    const page = await visitor.get(refused.location as string);
+    expect(page.html).toContain('<input type="hidden" name="next" value="/secret?x=1">');
+    const back = await visitor.post("/login", { email, password: PASSWORD, next: "/secret?x=1" });
+    expect(back.status).toBe(303);
+    expect(back.location).toBe("/secret?x=1");
+  });
+
+  it("any other method gets 303 to login without next; guarding Create but not New is legal", async () => {
+    const visitor = browser();
+    const blank = await visitor.get("/tickets/new");
+    expect(blank.status).toBe(200);
+    const submit = await visitor.post("/tickets", { text: "help" });
+    expect(submit.status).toBe(303);
+    expect(submit.location).toBe("/login");
+    expect(fixture.app?.output().err).not.toMatch(/tickets/);
+  });
+
+  it.each([
+    ["//evil.com"],
+    ["/\\evil.com"],
+    ["https://evil.com/"],
+    ["javascript:alert(1)"],
+    ["/%2F%2Fevil.com"],
+    ["%2F%2Fevil.com"],
+    ["/%5Cevil.com"],
+    ["/%255C%255Cevil.com"],
+    ["/%09/evil.com"],
+    ["/\t/evil.com"],
+    ["/\r\nSet-Cookie: x=1"],
+  ])("login with next=%j lands on / (only a same-origin relative path is followed)", async (next) => {
+    const { email } = await signedUp("gus");
+    const visitor = browser();
+    const login = await visitor.signIn(email, PASSWORD, next);
+    expect(login.status).toBe(303);
+    expect(login.location).toBe("/");
+  });
+});
+
+describe("5 Session renewal on login", () => {
+  it("login starts a new session: the pre-login cookie's CSRF token no longer works, the pre-login cookie is not signed in", async () => {
+    const { email } = await signedUp("hal");
+    const visitor = browser();
+    await visitor.get("/login");
+    const before = { cookie: visitor.cookie as string, token: visitor.token as string };
+    expect((await visitor.post("/login", { email, password: PASSWORD })).status).toBe(303);
+    expect(visitor.cookie).not.toBe(before.cookie);
+    expect((await visitor.post("/logout", { _csrf: before.token })).status).toBe(403);
+    await visitor.get("/login");
+    expect(visitor.token).not.toBe(before.token);
+    expect((await visitor.get("/framed")).html).toContain(`<p id="signed-in">${email}</p>`);
+    expect((await visitor.post("/logout", {})).status).toBe(303);
+    const old = new Browser(url);
+    old.cookie = before.cookie;
+    expect((await old.get("/secret")).status).toBe(303);
+  });
+});
+
+describe("5 Rate limiting sign-in (5 failures per account, 20 per address, per 15 minutes)", () => {
+  it("after 5 failures for one account, its next login is 429 with Retry-After, even with the right password", async () => {
+    const { email } = await signedUp("jon");
+    for (let i = 0; i < 5; i++) expect((await browser().signIn(email, `wrong password ${i}`)).status).toBe(422);
+    const limited = await browser().signIn(email.toUpperCase(), PASSWORD);
+    expect(limited.status).toBe(429);
+    const retry = Number(limited.response.headers.get("retry-after"));
+    expect(retry).toBeGreaterThan(800);
+    expect(retry).toBeLessThanOrEqual(900);
+    expect(limited.html).toContain("Too many failed sign-ins.");
+    expect(limited.html).not.toContain("Email or password is wrong.");
+    const other = await signedUp("kim");
+    expect((await browser().signIn(other.email, PASSWORD)).status).toBe(303);
+  });
+
+  it("4 failures then a success leave the account open (a success resets its count)", async () => {
+    const { email } = await signedUp("lou");
+    for (let i = 0; i < 4; i++) expect((await browser().signIn(email, "wrong password!")).status).toBe(422);
+    expect((await browser().signIn(email, PASSWORD)).status).toBe(303);
+    for (let i = 0; i < 4; i++) expect((await browser().signIn(email, "wrong password!")).status).toBe(422);
+    expect((await browser().signIn(email, PASSWORD)).status).toBe(303);
+  });
+
+  it("after 20 failures from one address (any accounts), every login from it is 429; other addresses still sign in", async () => {
+    const { email } = await signedUp("max");
+    const from = new Browser(url, { "x-forwarded-for": "192.0.2.77" });
+    for (let i = 0; i < 20; i++) expect((await from.signIn(freshEmail("stuffed"), "guessed password")).status).toBe(422);
+    const limited = await from.signIn(email, PASSWORD);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.response.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await browser().signIn(email, PASSWORD)).status).toBe(303);
+  }, 30_000);
+});
+
+describe("2.13 Ownership: two users", () => {
+  it("B cannot see A's rows (Index, 404 on Show), and gets 403 on Edit, Update and Destroy with the row unchanged", async () => {
+    const a = await signedUp("amy");
+    const b = await signedUp("ben");
+    const blank = await a.browser.get("/memos/new");
+    expect(blank.html).not.toContain('name="owner"');
+    const created = await a.browser.post("/memos", { text: "amy secret plan" });
+    expect(created.status).toBe(303);
+    const at = created.location as string;
+    expect((await a.browser.get("/memos")).html).toContain("amy secret plan");
+
+    expect((await b.browser.get("/memos")).html).not.toContain("secret plan");
+    expect((await b.browser.get(at)).status).toBe(404);
+    expect((await b.browser.get(`${at}/edit`)).status).toBe(403);
+    const update = await b.browser.post(at, { _method: "PUT", text: "ben was here" });
+    expect(update.status).toBe(403);
+    expect(update.html).toContain("belongs to another user");
+    expect((await b.browser.post(at, { _method: "DELETE" })).status).toBe(403);
+
+    const still = await a.browser.get(at);
+    expect(still.status).toBe(200);
+    expect(still.html).toContain("amy secret plan");
+    expect((await a.browser.post(at, { _method: "PUT", text: "amy new plan" })).status).toBe(303);
+    expect((await a.browser.get(at)).html).toContain("amy new plan");
+  });
+
+  it("Create sets the owner from the signed-in user; an owner field in the form is ignored", async () => {
+    const a = await signedUp("cal");
+    const b = await signedUp("dot");
+    await b.browser.get("/memos/new");
+    const created = await b.browser.post("/memos", { text: "dot memo", owner: a.key });
+    expect(created.status).toBe(303);
+    expect((await a.browser.get("/memos")).html).not.toContain("dot memo");
+    expect((await b.browser.get("/memos")).html).toContain("dot memo");
+  });
+
+  it("roles not covered use the whole table: everyone reads every story; only its author sees Edit and may change it", async () => {
+    const a = await signedUp("eli");
+    const b = await signedUp("flo");
+    await a.browser.get("/stories/new");
+    const at = (await a.browser.post("/stories", { title: "Eli story" })).location as string;
+    const anyone = browser();
+    expect((await anyone.get("/stories")).html).toContain("Eli story");
+    expect((await b.browser.get(at)).html).toContain("Eli story");
+    expect((await b.browser.get(at)).html).not.toContain("fw-edit");
+    expect((await a.browser.get(at)).html).toContain("fw-edit");
+    expect((await b.browser.get(`${at}/edit`)).status).toBe(403);
+    expect((await b.browser.post(at, { _method: "DELETE" })).status).toBe(403);
+    expect((await a.browser.post(at, { _method: "DELETE" })).status).toBe(303);
+  });
+});
+
+describe("5.4, 5.5 Who a request is", () => {
+  it("a public page reads nobody while signed in; a guarded one reads the user", async () => {
+    const { browser: visitor, key } = await signedUp("gil");
+    expect((await visitor.get("/")).html).toBe("home: nobody");
+    expect((await visitor.get("/secret")).html).toBe(`secret for ${key}`);
+    expect((await visitor.get("/framed")).html).toContain("page user: nobody");
+  });
+
+  it("a guarded WebSocket refuses a handshake with nobody signed in (403), and knows the user when signed in", async () => {
+    const refused = await refusal(url, "/live/socket");
+    expect(refused.status).toBe(403);
+    const { browser: visitor, email, key } = await signedUp("hil");
+    const client = await connect(url, "/live/socket", { headers: { cookie: visitor.cookie as string } });
+    client.socket.send("hello");
+    expect(await client.next()).toBe(`${key} ${email}: hello`);
+    client.socket.close();
+  });
+});
+
+describe("5.1, 5.7 An API key guard", () => {
+  it("403 without a key (even signed in: no cookie is read), 403 with a wrong one, served with the right one", async () => {
+    const { browser: visitor } = await signedUp("ivy");
+    const none = await fetch(`${url}/api/me`, { headers: { cookie: visitor.cookie as string } });
+    expect(none.status).toBe(403);
+    expect(await none.text()).toContain("This API needs an API key");
+    const wrong = await fetch(`${url}/api/me`, { headers: { authorization: "Bearer not-a-key" } });
+    expect(wrong.status).toBe(403);
+    expect(await wrong.text()).toContain("The API key is not valid.");
+    const right = await fetch(`${url}/api/me`, { headers: { authorization: "Bearer key-of-user-one-0123456789" } });
+    expect(right.status).toBe(200);
+    expect(await right.json()).toEqual({ caller: "1" });
+  });
+});

@@ -1,0 +1,27 @@
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { FIXTURES, tspc, type Built } from "../support/tspc.js";
+
+// spec 2.12: with the auth module named in the plugin options, a page or model without a
+// declaration fails the build; a declaration that exists (Guarded.public, a guard, `owned`) is used.
+let built: Built;
+
+beforeAll(async () => {
+  built = await tspc(join(FIXTURES, "auth-undeclared"));
+}, 60_000);
+
+describe("2.12 With `\"auth\": \"fw/auth\"`, every page and model declares its guard (against the real module)", () => {
+  it("a page with no `guarded` export fails the build, naming the file, the route and the fix", () => {
+    expect(built.code).not.toBe(0);
+    expect(built.output).toMatch(/src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`\. With the auth module on \(fw\/auth\), every page says who may reach it: export const guarded = Guarded\.public;/);
+  });
+
+  it("a model with neither `guarded` nor `owned` fails the build, naming the model and the fix", () => {
+    expect(built.output).toMatch(/src\/models\/Note\.ts\(\d+,\d+\): error TS91009: fw: the model Note declares no `guarded`.*add `guarded: Guarded\.public`/);
+  });
+
+  it("pages declaring Guarded.public or the form sign-in's guard, and a model declaring `owned`, are accepted", () => {
+    expect(built.output.match(/error TS91009/g)).toHaveLength(2);
+    expect(built.output).not.toMatch(/Open\.ts|Members\.ts|Memo\.ts/);
+  });
+});
