@@ -49,7 +49,10 @@ function derive(s: Shaping, model: Model): Derived[] {
   if (shape === undefined) return [];
   if (!declaresOwned(s, model)) return [{ model, shape, shown: s.shown(model.file) }];
   const owner = ownerOf(s, model, shape);
-  return owner === undefined ? [] : [{ model, shape, shown: s.shown(model.file), owner }];
+  if (owner === undefined) return [];
+  // The owner is never shown in a form nor read from one: Create stamps it from the signed-in user.
+  const owned = { ...shape, fields: shape.fields.filter((field) => field.name !== owner.field) };
+  return [{ model, shape: owned, shown: s.shown(model.file), owner }];
 }
 
 function included(route: RouteFile, sourceOf: (file: string) => ts.SourceFile | undefined, c: Checking): boolean {

@@ -60,7 +60,11 @@ export function shapeModel(s: Shaping, model: Model): ModelShape | undefined {
     if (read === undefined) ok = false;
     else if (!("idOf" in read)) fields.push(read);
     else if (read.idOf === model.name) keys.push(property.getName());
-    else references.push({ field: property.getName(), model: read.idOf });
+    else {
+      // A reference to another model's row: a number in forms, unless it names the owner (owner.ts drops it then).
+      references.push({ field: property.getName(), model: read.idOf });
+      fields.push({ name: property.getName(), label: humanise(property.getName()), optional: isOptional(s, property), input: "number", describe: `the number of a ${read.idOf}` });
+    }
   }
   if (keys.length !== 1) {
     const found = keys.length === 0 ? "has no key" : `has ${keys.length} keys (${keys.join(", ")})`;
@@ -72,10 +76,15 @@ export function shapeModel(s: Shaping, model: Model): ModelShape | undefined {
 
 type FieldRead = FieldShape | { readonly idOf: string };
 
+function isOptional(s: Shaping, property: ts.Symbol): boolean {
+  const declared = s.checker.getTypeOfSymbol(property);
+  return (property.flags & s.ts.SymbolFlags.Optional) !== 0 || (declared.isUnion() && declared.types.some((t) => (t.flags & s.ts.TypeFlags.Undefined) !== 0));
+}
+
 function fieldOf(s: Shaping, model: Model, property: ts.Symbol): FieldRead | undefined {
   const name = property.getName();
   const declared = s.checker.getTypeOfSymbol(property);
-  const optional = (property.flags & s.ts.SymbolFlags.Optional) !== 0 || (declared.isUnion() && declared.types.some((t) => (t.flags & s.ts.TypeFlags.Undefined) !== 0));
+  const optional = isOptional(s, property);
   const type = s.checker.getNonNullableType(declared);
   const idOf = idModel(s, type);
   if (idOf !== undefined) return { idOf };

@@ -147,3 +147,17 @@ describe("4.3 Orphan form pages", () => {
     expect(routes.out).toMatch(/GET\s+\/posts\/new\s+src\/models\/Post\.ts\s+Resource\s+browser/);
   });
 });
+
+describe("A reference to another model's row", () => {
+  it("is a number field: the model can be created, and a non-number is refused beside the field", async () => {
+    const visitor = new Visitor(url);
+    const blank = await visitor.get("/comments/new");
+    expect(blank.html).toContain('name="post" type="number"');
+    const refused = await visitor.post("/comments", { post: "first", text: "hi" });
+    expect(refused.status).toBe(422);
+    expect(refused.html).toContain("Post could not be read as the number of a Post.");
+    const created = await visitor.post("/comments", { post: "1", text: "hi" });
+    expect(created.status).toBe(303);
+    expect((await visitor.get(created.location as string)).html).toContain("<dt>Post</dt><dd>1</dd>");
+  });
+});
