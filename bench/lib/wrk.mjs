@@ -1,0 +1,45 @@
+// wrk (the C load generator, from Debian) driven from node: install, run pinned, parse.
+import { spawnSync } from "node:child_process";
+import { cpuSnapshot, log, otherShare, pinned, run } from "./util.mjs";
+
+/** Installs wrk with apt-get when it is missing (as root). Returns true when wrk is there. */
+export function ensureWrk() {
+  if (spawnSync("wrk", ["--version"]).error === undefined) return true;
+  log("wrk is missing: apt-get update && apt-get install -y wrk");
+  const update = spawnSync("apt-get", ["update"], { stdio: "inherit", timeout: 300_000 });
+  const install = spawnSync("apt-get", ["install", "-y", "wrk"], { stdio: "inherit", timeout: 300_000 });
+  if (update.status !== 0 || install.status !== 0) return false;
+  return spawnSync("wrk", ["--version"]).error === undefined;
+}
+
+function toMs(value, unit) {
+  const n = Number(value);
+  return unit === "us" ? n / 1000 : unit === "ms" ? n : unit === "s" ? n * 1000 : unit === "m" ? n * 60_000 : NaN;
+}
+
+/**
+ * One wrk run: `-t1 -cC -dDs --latency` against `url`, pinned to `core`. Resolves with requests
+ * per second, the p50/p99 latency in ms, the count of non-2xx/3xx answers and socket errors.
+ * Bounded: wrk stops itself after the duration, and is killed 30 s later if it did not.
+ */
+export async function wrk({ url, seconds, connections = 50, core, headers = [], script, serverPid }) {
+  const args = ["-t1", `-c${connections}`, `-d${seconds}s`, "--latency", "--timeout", "5s"];
+  for (const header of headers) args.push("-H", header);
+  if (script !== undefined) args.push("-s", script);
+  args.push(url);
+  const { command, args: argv } = pinned(core, "wrk", args);
+  const before = serverPid === undefined ? undefined : cpuSnapshot(serverPid);
+  const result = await run(command, argv, { timeoutMs: seconds * 1000 + 30_000 });
+  const other = serverPid === undefined ? NaN : otherShare(before, cpuSnapshot(serverPid));
+  const out = result.output;
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  if (result.code !== 0 || rps === null) throw new Error(`wrk failed (${result.code}): ${out}`);
+  const lat = (pct) => {
+    const m = new RegExp(`^\\s+${pct}%\\s+([\\d.]+)(us|ms|s|m)`, "m").exec(out);
+    return m === null ? NaN : toMs(m[1], m[2]);
+  };
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const total = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const socketErrors = /Socket errors: (.+)/.exec(out)?.[1];
+  return { rps: Number(rps[1]), p50: lat(50), p99: lat(99), non2xx, total, socketErrors, other };
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+// Profiles one throughput scenario: the server runs under `node --cpu-prof` (pinned to core 0),
+// wrk loads it (core 1) after a warm-up, and the profile is summarised as microseconds of CPU
+// per request, by function and by file. Also says how busy the server and wrk were, so a
+// saturated load generator shows.
+//
+//   node bench/profile.mjs page-fw            (see SCENARIOS below)
+//   node bench/profile.mjs text-fw-api --seconds=8 --top=40
+//   node bench/profile.mjs page-fw --script=bench/.work/exp/fw-patched.mjs
+import { readFileSync, readdirSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { freePort, pinned, sleep, startServer, WORK } from "./lib/util.mjs";
+import { spawn } from "node:child_process";
+
+const args = process.argv.slice(2);
+const name = args.find((a) => !a.startsWith("--"));
+const opt = (key, dflt) => Number(args.find((a) => a.startsWith(`--${key}=`))?.split("=")[1] ?? dflt);
+const seconds = opt("seconds", 6);
+const top = opt("top", 30);
+
+const SCENARIOS = {
+  "text-raw": { script: "raw.mjs", path: "/" },
+  "text-fw-api": { script: "fw.mjs", env: { FW_TEXT_ROUTE: "api" }, path: "/" },
+  "text-fw-browser": { script: "fw.mjs", env: { FW_TEXT_ROUTE: "browser" }, path: "/", cookie: true },
+  "text-fw-fresh": { script: "fw.mjs", env: { FW_TEXT_ROUTE: "browser" }, path: "/" },
+  "page-raw": { script: "raw.mjs", path: "/posts/7", cookie: true },
+  "page-fw": { script: "fw.mjs", path: "/posts/7", cookie: true },
+  "404-fw": { script: "fw.mjs", path: "/nothing/here", cookie: true },
+};
+
+const scenario = SCENARIOS[name];
+if (scenario === undefined) {
+  console.error(`usage: node bench/profile.mjs <${Object.keys(SCENARIOS).join("|")}> [--seconds=6] [--top=30]`);
+  process.exit(2);
+}
+
+/** utime + stime of a process, in seconds. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function runWrk(url, secs, headers) {
+  const argv = ["-t1", "-c50", `-d${secs}s`, ...headers.flatMap((h) => ["-H", h]), url];
+  const { command, args: a } = pinned(1, "wrk", argv);
+  const child = spawn(command, a, { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (c) => (out += c));
+  return { child, done: new Promise((ok) => child.on("close", () => ok(out))) };
+}
+
+process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
+const dir = join(WORK, "prof", name);
+rmSync(dir, { recursive: true, force: true });
+mkdirSync(dir, { recursive: true });
+const port = await freePort();
+const server = await startServer({
+  name,
+  // --script=FILE runs another server (an experimental copy of fw, say) on the same scenario
+  script: args.find((a) => a.startsWith("--script="))?.slice("--script=".length) ?? join("bench", "servers", scenario.script),
+  env: { ...scenario.env, PORT: String(port) },
+  core: 0,
+  nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`],
+});
+const url = `http://127.0.0.1:${port}${scenario.path}`;
+let headers = [];
+if (scenario.cookie) {
+  // a session signed by fw: from a fw server if this is one, else from a helper fw server
+  const helper = scenario.script === "fw.mjs" ? undefined : await startServer({ name: "helper", script: "bench/servers/fw.mjs", env: { PORT: String(await freePort()) }, core: 1 });
+  const base = helper === undefined ? `http://127.0.0.1:${port}` : /on (http:\/\/\S+)/.exec(helper.output())[1];
+  const res = await fetch(`${base}/login`);
+  headers = [`Cookie: ${res.headers.get("set-cookie").split(";")[0]}`];
+  await helper?.stop();
+}
+await runWrk(url, 3, headers).done; // warm-up
+const cpu0 = cpuSeconds(server.pid);
+const t0 = performance.now();
+const load = runWrk(url, seconds, headers);
+await sleep(200);
+const wrkCpu0 = cpuSeconds(load.child.pid);
+const wrkT0 = performance.now();
+await sleep((seconds - 1) * 1000);
+const wrkCpu = (cpuSeconds(load.child.pid) - wrkCpu0) / ((performance.now() - wrkT0) / 1000);
+const out = await load.done;
+const wall = (performance.now() - t0) / 1000;
+const serverCpu = cpuSeconds(server.pid) - cpu0;
+await server.stop();
+for (let i = 0; i < 50 && readdirSync(dir).length === 0; i++) await sleep(100);
+const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+console.log(`${name}: ${/Requests\/sec:\s+\S+/.exec(out)?.[0]}, server CPU ${(serverCpu / wall * 100).toFixed(0)} % of a core, ` +
+  `${((serverCpu / requests) * 1e6).toFixed(1)} µs CPU per request; wrk at ${(wrkCpu * 100).toFixed(0)} % of its core`);
+
+// ---------- the profile, as µs per request ----------
+const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+const p = JSON.parse(readFileSync(join(dir, file), "utf8"));
+const byId = new Map(p.nodes.map((n) => [n.id, n]));
+const parent = new Map();
+for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+// Samples from 1.5 s after the start (boot is over, warm-up load running) to 1 s before the end
+// (shutdown): steady-state load. Shares of that busy time are turned into µs per request with
+// the server's CPU time per request measured from /proc over the timed run.
+let at = p.startTime;
+const times = p.samples.map((_, i) => (at += p.timeDeltas[i]));
+const windowStart = p.startTime + 1.5e6;
+const windowEnd = times[times.length - 1] - 1e6;
+const self = new Map();
+const files = new Map();
+const inclusive = new Map();
+const key = (n) => `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.replace(/^.*\/work\/main\//, "").replace("file://", "")}:${n.callFrame.lineNumber + 1}`;
+const fileOf = (n) => n.callFrame.url.replace(/^.*\/work\/main\//, "").replace("file://", "") || `(${n.callFrame.functionName})`;
+let counted = 0;
+for (let i = 1; i < p.samples.length; i++) {
+  if (times[i] < windowStart || times[i] > windowEnd) continue;
+  const dt = p.timeDeltas[i];
+  const n = byId.get(p.samples[i]);
+  if (n.callFrame.functionName === "(idle)") continue;
+  counted += dt;
+  self.set(key(n), (self.get(key(n)) ?? 0) + dt);
+  files.set(fileOf(n), (files.get(fileOf(n)) ?? 0) + dt);
+  const seen = new Set();
+  for (let id = p.samples[i]; id !== undefined; id = parent.get(id)) {
+    const k = key(byId.get(id));
+    if (!seen.has(k)) inclusive.set(k, (inclusive.get(k) ?? 0) + dt);
+    seen.add(k);
+  }
+}
+const lines = [];
+const show = (title, map, n, filter = () => true) => {
+  lines.push(`-- ${title} (µs per request, share of busy time)`);
+  for (const [k, us] of [...map].filter(([k]) => filter(k)).sort((a, b) => b[1] - a[1]).slice(0, n)) {
+    lines.push(`${(us / counted * serverCpu / requests * 1e6).toFixed(2).padStart(7)} µs ${((us / counted) * 100).toFixed(1).padStart(5)} %  ${k}`);
+  }
+};
+show("self, by function", self, top);
+show("self, by file", files, 25);
+show("inclusive, fw's functions", inclusive, top, (k) => /\.m?js:\d+$/.test(k) && !k.includes("node:"));
+const text = lines.join("\n");
+writeFileSync(join(dir, "summary.txt"), text + "\n");
+console.log(text);
+console.log(`(profile and summary in ${dir})`);

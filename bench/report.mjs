@@ -1,0 +1,229 @@
+// Turns the measurements into BENCHMARKS.md: machine, command, targets, then one table per part.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { BENCH, fmtInt, fmtMB, fmtMs, fmtNum, fmtSpread } from "./lib/util.mjs";
+
+const pct = (x) => (Number.isFinite(x) ? `${x >= 0 ? "+" : ""}${(x * 100).toFixed(0)} %` : "–");
+const ratio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "–");
+const verdict = (ok) => (ok === undefined ? "not measured" : ok ? "**met**" : "**not met**");
+/** A throughput verdict, flagged when the rounds disagree too much to trust it. */
+const ratioVerdict = (rr, target) => {
+  const base = verdict(rr.median >= target);
+  const straddles = rr.min < target && rr.max >= target;
+  return rr.max - rr.min > 0.25 || straddles ? `${base} (uncertain: rounds ${rr.min.toFixed(2)}–${rr.max.toFixed(2)})` : base;
+};
+
+/** A build-overhead verdict, flagged when the rounds disagree too much (or a round says fw was faster than typia alone). */
+const overheadVerdict = (o, target) => {
+  const base = verdict(o.median <= target);
+  return o.max - o.min > 0.2 || (o.min <= target && o.max > target) || o.min < -0.05
+    ? `${base} (uncertain: rounds ${pct(o.min)}–${pct(o.max)})`
+    : base;
+};
+
+function range(s, fmt) {
+  return `${fmt(s.min)}–${fmt(s.max)}`;
+}
+
+function targetsTable(r) {
+  const rows = [];
+  const tp = r.throughput;
+  if (tp !== undefined) {
+    const text = tp.groups.find((g) => g.id === "text");
+    const page = tp.groups.find((g) => g.id === "page");
+    for (const row of text.rows.filter((x) => x.target !== undefined)) {
+      rows.push([`Plain text: ${row.label} ≥ 0.95× raw`, `${ratio(row.ratio)} (rounds ${range(row.roundRatios, (x) => x.toFixed(2))})`, ratioVerdict(row.roundRatios, row.target)]);
+    }
+    const fw = page.rows.find((x) => x.id === "fw");
+    rows.push([`Session page: fw ≥ 0.95× raw`, `${ratio(fw.ratio)} (rounds ${range(fw.roundRatios, (x) => x.toFixed(2))})`, ratioVerdict(fw.roundRatios, 0.95)]);
+  } else rows.push(["Throughput targets", "–", verdict(undefined)]);
+  const rt = r.routing;
+  if (rt !== undefined && rt.length > 0) {
+    const last = rt[rt.length - 1];
+    const first = rt[0];
+    rows.push([
+      `Routing: fw ≤ find-my-way at ${fmtInt(last.routes)} routes`,
+      `${fmtInt(last.summary.fw.median)} ns vs ${fmtInt(last.summary.findMyWay.median)} ns`,
+      last.routes >= 10_000 ? verdict(last.summary.fw.median <= last.summary.findMyWay.median) : `not measured at 10,000 (largest: ${fmtInt(last.routes)})`,
+    ]);
+    const growth = last.summary.fw.median / first.summary.fw.median;
+    rows.push([`Routing: growth ${fmtInt(first.routes)} → ${fmtInt(last.routes)} routes ≤ 5×`, ratio(growth), verdict(growth <= 5)]);
+    const checked = rt.reduce((n, x) => n + x.checks.checked + x.overlapChecks.checked, 0);
+    const mismatches = rt.reduce((n, x) => n + x.checks.mismatches + x.overlapChecks.mismatches, 0);
+    rows.push([`Routing: fw answers = naive ordered scan`, `${fmtInt(checked)} paths checked, ${mismatches} differ`, verdict(mismatches === 0)]);
+  }
+  const b = r.build;
+  if (b !== undefined) {
+    for (const size of b) {
+      rows.push([
+        `Build: fw's own overhead ≤ 15 % of typia-only (${size.routeFiles} route files, cold)`,
+        `${pct(size.coldOverhead.median)} (rounds ${range(size.coldOverhead, pct)})`,
+        overheadVerdict(size.coldOverhead, 0.15),
+      ]);
+    }
+    rows.push(["Build: watch-mode save → server answering new code ≤ 1.5 s at 200 routes", "measured by the dev-server work (placeholder)", "not measured here"]);
+  }
+  const m = r.memory;
+  if (m !== undefined) {
+    const fw = m.idle.find((x) => x.id === "fw");
+    rows.push([`Memory: idle RSS of the example ≤ 1.15× raw`, `${fmtMB(fw.rss.median)} vs ${fmtMB(m.idle[0].rss.median)} = ${ratio(fw.ratio)}`, verdict(fw.ratio <= 1.15)]);
+  }
+  return table(["target", "measured", "verdict"], rows);
+}
+
+function table(head, rows) {
+  return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+}
+
+function throughputSection(tp, opts) {
+  const out = [];
+  out.push(
+    `wrk ${opts.wrkArgs}, ${opts.rounds} interleaved rounds per scenario after a ${opts.warmup} s warm-up each; ` +
+      `servers pinned to core 0, wrk to core 1. req/s: median (min–max) over the rounds. The ratio to raw is paired: taken ` +
+      `round by round (the two runs seconds apart), then its median; its range is beside it. "others" is the share of the ` +
+      `whole machine that processes other than the bench used during the runs (median): the noise. FW_SECRET set, access log off, ` +
+      `fw booted through \`HttpApp.main()\` (production). Every response was checked before the load (status, body, cookies; ` +
+      `the four session pages are byte-identical, ${tp.facts.pageBytes} B, sha256 ${tp.facts.pageSha}…); wrk then counted no unexpected status.`,
+  );
+  for (const group of tp.groups) {
+    out.push(`\n### ${group.title}\n`);
+    if (group.baseline !== undefined) {
+      out.push(
+        table(
+          ["server", "req/s median (min–max)", "ratio to raw (median of rounds)", "per-round ratio", "p99 latency", "others"],
+          group.rows.map((row) => [
+            row.label,
+            fmtSpread(row.rps),
+            ratio(row.ratio),
+            range(row.roundRatios, (x) => x.toFixed(2)),
+            `${fmtNum(row.p99.median, 1)} ms`,
+            `${Math.round(row.other.median * 100)} %`,
+          ]),
+        ),
+      );
+    } else {
+      const rows = group.rows.map((row) => [row.label, fmtSpread(row.rps), `${fmtNum(row.p99.median, 1)} ms`, `${Math.round(row.other.median * 100)} %`]);
+      rows.push([
+        "**placeholder** — derived Index page of 50 rows (resources module): to be added to `bench/servers/fw.mjs` and `bench/throughput.mjs`",
+        "not measured yet",
+        "–",
+        "–",
+      ]);
+      out.push(table(["fw scenario", "req/s median (min–max)", "p99 latency", "others"], rows));
+    }
+  }
+  return out.join("\n");
+}
+
+function routingSection(rt, opts) {
+  const rows = rt.map((x) => [
+    fmtInt(x.routes),
+    fmtSpread(x.summary.fw),
+    fmtSpread(x.summary.fwLookupOnly),
+    fmtSpread(x.summary.findMyWay),
+    fmtSpread(x.summary.naive),
+    ratio(x.summary.fw.median / x.summary.findMyWay.median),
+    `${fmtInt(x.checks.checked)} + ${fmtInt(x.overlapChecks.checked)} / ${x.checks.mismatches + x.overlapChecks.mismatches}`,
+    `${((x.checks.fmwDiffers / x.checks.checked) * 100).toFixed(1)} %`,
+  ]);
+  const first = rt[0];
+  const last = rt[rt.length - 1];
+  return [
+    `ns per lookup, medians of ${opts.rounds} interleaved rounds of ≥ ${opts.roundMs} ms each (min–max), one process per size pinned to core 1. ` +
+      `Each size has a realistic REST table (resources under namespaces: \`/new\` and \`/search\` beside \`/:id\`, sub-resources, catch-alls, and ` +
+      `generic routes such as \`GET /:section/:page\` in the middle of the table that overlap what follows) and 10,000 requests: ~80 % built from a ` +
+      `route (ids, slugs, and literals of other routes as parameter values, 5 % HEAD), the rest unknown segments (404) or wrong methods (405); ` +
+      `${(first.hitShare * 100).toFixed(0)}–${(last.hitShare * 100).toFixed(0)} % end up matching. ` +
+      `"fw" is what dispatch pays: \`splitPath\` (split + percent-decode + checks) then \`Matcher.lookup\`; "lookup only" takes pre-split segments. ` +
+      `find-my-way gets the raw path (it splits and decodes itself). The naive scan is a precompiled first-match loop over the table (then a second ` +
+      `pass for the 405 list) and is the reference: fw's answer (route, params, 405 Allow list) is compared with it on every path, plus on a ` +
+      `heavy-overlap random table like spec/support/random.ts (tiny alphabet, random methods, catch-alls, empty segments) of the same size.`,
+    "",
+    table(["routes", "fw (split + lookup)", "fw lookup only", "find-my-way", "naive ordered scan", "fw / find-my-way", "paths checked (REST + random) / differing", "find-my-way ≠ table order"], rows),
+    "",
+    `Growth of fw from ${fmtInt(first.routes)} to ${fmtInt(last.routes)} routes: ${ratio(last.summary.fw.median / first.summary.fw.median)} ` +
+      `(lookup only: ${ratio(last.summary.fwLookupOnly.median / first.summary.fwLookupOnly.median)}). find-my-way ranks routes by specificity, ` +
+      `not by table order, so its pick differs from the contract on the share of requests shown in the last column; it is timed, not checked.`,
+  ].join("\n");
+}
+
+function buildSection(b, opts) {
+  const cold = b.map((x) => [
+    `${x.routeFiles} route files`,
+    fmtSpread(x.cold.fw, fmtMs),
+    fmtSpread(x.cold.typia, fmtMs),
+    fmtSpread(x.cold.tsc, fmtMs),
+    `${pct(x.coldOverhead.median)} (${range(x.coldOverhead, pct)})`,
+  ]);
+  const inc = b.map((x) => [
+    `${x.routeFiles} route files`,
+    fmtSpread(x.inc.fw, fmtMs),
+    fmtSpread(x.inc.typia, fmtMs),
+    fmtSpread(x.inc.tsc, fmtMs),
+    `${pct(x.incOverhead.median)} (${range(x.incOverhead, pct)})`,
+  ]);
+  inc.push(["**placeholder** — watch-mode save → server answering the new code (200 routes; target ≤ 1.5 s)", "measured by the dev-server work", "–", "–", "–"]);
+  return [
+    `Generated apps under bench/.work/build/ (git-ignored): groups of five route files (a JSX list page with a capability, a Show page whose ` +
+      `\`id: number\` typia decodes, a New form with the CSRF token, a POST Create, an API route) plus a home page. Wall time of one ` +
+      `\`node tspc.js -p app\` / \`node tsc -p app\` process, with emit (JS + source maps). "typia only" and "plain tsc" compile the same ` +
+      `sources with the table module fw generated kept as an ordinary file, so all three programs are the same size. ` +
+      `${opts.coldNote} Overhead = fw ÷ typia-only − 1, per round (runs seconds apart), median (min–max).`,
+    "",
+    "Cold build (dist removed; for fw the generated module too):",
+    "",
+    table(["app", "tspc fw + typia", "tspc typia only", "plain tsc", "fw's own overhead"], cold),
+    "",
+    `Incremental rebuild (\`--incremental\`, .tsbuildinfo from the previous build) after editing the JSX text of one handler (\`src/app/g0/_id/Show.tsx\`):`,
+    "",
+    table(["app", "tspc fw + typia", "tspc typia only", "plain tsc", "fw's own overhead"], inc),
+  ].join("\n");
+}
+
+function memorySection(m, opts) {
+  const idle = m.idle.map((x) => [x.label, fmtSpread(x.rss, fmtMB), ratio(x.ratio)]);
+  const ws = m.ws.map((x) => [x.label, fmtMB(x.before), fmtMB(x.after), `${(x.perConnection / 1024).toFixed(1)} KB`]);
+  return [
+    `Each server started fresh per round (${opts.rounds} rounds, interleaved), pinned to core 0, sent five \`GET /\` (a first visit, then its cookie back), ` +
+      `then read (VmRSS, the lowest of three readings 200 ms apart, one second after the last request). The example app boots in production ` +
+      `mode with FW_SECRET and its access log on (its default).`,
+    "",
+    table(["server", "idle RSS median (min–max)", "ratio to raw"], idle),
+    "",
+    `${fmtInt(m.wsConnections)} idle WebSocket connections (clients from the bench process, \`ws\`, Origin = the app's own, no compression), one run each:`,
+    "",
+    table(["server", "RSS before", `RSS with ${fmtInt(m.wsConnections)} sockets`, "per connection"], ws),
+  ].join("\n");
+}
+
+export function report(r) {
+  const mc = r.machine;
+  const parts = [];
+  parts.push(`# Benchmarks
+
+Written by \`${r.command}\` on ${r.date} (${fmtMs(r.durationMs)} in all${r.quick ? "; **a --quick smoke run: few, short rounds, small tables — not for comparison**" : ""}).
+How to run and what each part measures: [bench/README.md](bench/README.md).
+
+## Machine
+
+| | |
+|---|---|
+| CPU | ${mc.model}, ${mc.cores} cores${mc.mem ? `, ${mc.mem} RAM` : ""} |
+| Node | ${mc.node} |
+| kernel | ${mc.kernel} |
+| load generator | wrk ${mc.wrk} (Debian), ${mc.pinned ? "servers pinned to core 0 and wrk to core 1 with taskset" : "no taskset: not pinned"} |
+| peers | fastify ${r.versions.fastify}, hono ${r.versions.hono}, @hono/node-server ${r.versions["@hono/node-server"]}, find-my-way ${r.versions["find-my-way"]} |
+| toolchain | typescript ${r.versions.typescript}, ts-patch ${r.versions["ts-patch"]}, typia ${r.versions.typia} |
+| fw | working tree at ${r.git}, built by \`npm run build\`${r.built ? " at the start of this run" : " before this run (--no-build)"} |
+| noise | ${r.noise} |
+`);
+  parts.push(`## Targets (issue 8)\n\n${targetsTable(r)}\n`);
+  if (r.errors.length > 0) parts.push(`## Parts that failed in this run\n\n${r.errors.map((e) => `- ${e}`).join("\n")}\n`);
+  if (r.throughput !== undefined) parts.push(`## Throughput\n\n${throughputSection(r.throughput, r.options.throughput)}\n`);
+  if (r.routing !== undefined) parts.push(`## Routing\n\n${routingSection(r.routing, r.options.routing)}\n`);
+  if (r.build !== undefined) parts.push(`## Build\n\n${buildSection(r.build, r.options.build)}\n`);
+  if (r.memory !== undefined) parts.push(`## Memory\n\n${memorySection(r.memory, r.options.memory)}\n`);
+  const findings = join(BENCH, "FINDINGS.md");
+  if (existsSync(findings)) parts.push(readFileSync(findings, "utf8").trim() + "\n");
+  return parts.join("\n");
+}

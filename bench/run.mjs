@@ -1,0 +1,134 @@
+#!/usr/bin/env node
+// `npm run bench` — installs what the bench needs (its own deps, wrk), builds fw, measures
+// throughput, routing, build and memory side by side, and writes BENCHMARKS.md.
+//
+//   npm run bench                      full run (under 10 minutes on 2 cores), writes BENCHMARKS.md
+//   npm run bench -- --quick           one-minute smoke run, writes bench/.work/BENCHMARKS.quick.md
+//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory)
+//   npm run bench -- --no-build        use dist/ and example/dist/ as they are
+//   npm run bench -- --out=FILE        write the report elsewhere
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { BENCH, busyShare, log, machine, packageVersion, ROOT, WORK } from "./lib/util.mjs";
+import { ensureWrk } from "./lib/wrk.mjs";
+
+const argv = process.argv.slice(2);
+const quick = argv.includes("--quick");
+const noBuild = argv.includes("--no-build");
+const only = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
+const out = argv.find((a) => a.startsWith("--out="))?.slice("--out=".length) ?? (quick ? join(WORK, "BENCHMARKS.quick.md") : join(ROOT, "BENCHMARKS.md"));
+const wanted = (part) => only === undefined || only.includes(part);
+
+const OPTIONS = quick
+  ? {
+      throughput: { seconds: 1, rounds: 1, warmup: 1, connections: 50 },
+      routing: { sizes: [10, 100, 1000], rounds: 2, roundMs: 60 },
+      build: { plan: [{ size: 20, cold: 1, inc: 1 }], primeWithCold: true },
+      memory: { rounds: 1, wsConnections: 200 },
+    }
+  : {
+      throughput: { seconds: 2, rounds: 5, warmup: 2, connections: 50 },
+      routing: { sizes: [10, 100, 1000, 10_000], rounds: 5, roundMs: 150 },
+      build: { plan: [{ size: 200, cold: 3, inc: 3 }, { size: 1000, cold: 2, inc: 2 }], primeWithCold: false },
+      memory: { rounds: 3, wsConnections: 1000 },
+    };
+OPTIONS.throughput.wrkArgs = `-t1 -c${OPTIONS.throughput.connections} -d${OPTIONS.throughput.seconds}s`;
+OPTIONS.build.coldNote = OPTIONS.build.primeWithCold
+  ? "Quick run: the cold builds ran with --incremental (no separate priming) and one round each."
+  : `Rounds: ${OPTIONS.build.plan.map((p) => `${p.cold} cold + ${p.inc} incremental at ${p.size} files`).join(", ")}, variants interleaved (fw, typia, tsc, fw, …), after one untimed --incremental build each.`;
+
+function sh(command, args, what) {
+  log(`${what}: ${command} ${args.join(" ")}`);
+  const result = spawnSync(command, args, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], timeout: 600_000 });
+  if (result.status !== 0) throw new Error(`${what} failed (${result.status ?? result.signal})`);
+}
+
+function ensureDeps() {
+  if (existsSync(join(BENCH, "node_modules", "find-my-way", "package.json")) && existsSync(join(BENCH, "node_modules", "@hono", "node-server"))) return;
+  try {
+    sh("npm", ["ci", "--prefix", "bench", "--no-audit", "--no-fund"], "bench dependencies");
+  } catch {
+    sh("npm", ["install", "--prefix", "bench", "--no-audit", "--no-fund"], "bench dependencies");
+  }
+}
+
+async function main() {
+  const started = performance.now();
+  mkdirSync(WORK, { recursive: true });
+  ensureDeps();
+  if (wanted("throughput") && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
+  if (!noBuild) sh("npm", ["run", "build"], "building fw and the example");
+  for (const file of ["dist/runtime/index.js", "dist/transformer/index.js", "example/dist/main.js"]) {
+    if (!existsSync(join(ROOT, file))) throw new Error(`${file} is missing: run npm run build`);
+  }
+  // What was measured: the commit (and whether runtime/ or transformer/ had uncommitted changes) as built now.
+  const gitHead = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
+  const dirty = spawnSync("git", ["status", "--porcelain", "--", "runtime", "transformer"], { cwd: ROOT, encoding: "utf8" }).stdout.trim() !== "";
+  // One random secret per run; every server (fw and the peers) signs/verifies with it.
+  process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
+
+  const idleBefore = await busyShare(2000);
+  const load = () => spawnSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).stdout.split(" ").slice(0, 3).join(" ");
+  const loadBefore = load();
+  log(`machine busy ${(idleBefore * 100).toFixed(0)} % before the run (load ${loadBefore})`);
+
+  const results = { errors: [], options: OPTIONS, quick };
+  const parts = [
+    ["throughput", async () => (await import("./throughput.mjs")).throughput(OPTIONS.throughput)],
+    ["routing", async () => (await import("./routing.mjs")).routing(OPTIONS.routing)],
+    [
+      "build",
+      async () => {
+        const { build } = await import("./build.mjs");
+        const all = [];
+        for (const step of OPTIONS.build.plan) {
+          all.push(...(await build({ sizes: [step.size], coldRounds: step.cold, incRounds: step.inc, primeWithCold: OPTIONS.build.primeWithCold })));
+        }
+        return all;
+      },
+    ],
+    ["memory", async () => (await import("./memory.mjs")).memory(OPTIONS.memory)],
+  ];
+  const took = {};
+  for (const [name, part] of parts) {
+    if (!wanted(name)) continue;
+    const t0 = performance.now();
+    try {
+      results[name] = await part();
+    } catch (error) {
+      log(`${name} failed: ${error.stack ?? error}`);
+      results.errors.push(`${name}: ${String(error.message ?? error).split("\n")[0]}`);
+    }
+    took[name] = performance.now() - t0;
+    log(`${name} took ${(took[name] / 1000).toFixed(0)} s`);
+  }
+
+  const idleAfter = await busyShare(2000);
+  const loadAfter = load();
+  Object.assign(results, {
+    command: `npm run bench${argv.length > 0 ? ` -- ${argv.join(" ")}` : ""}`,
+    date: new Date().toISOString().replace("T", " ").slice(0, 16) + " UTC",
+    durationMs: performance.now() - started,
+    machine: machine(),
+    built: !noBuild,
+    git: `${gitHead}${dirty ? " (with uncommitted changes in runtime/ or transformer/)" : ""}`,
+    versions: Object.fromEntries(["fastify", "hono", "@hono/node-server", "find-my-way", "typescript", "ts-patch", "typia"].map((n) => [n, packageVersion(BENCH, n)])),
+    noise:
+      `this machine is shared: CPU busy ${(idleBefore * 100).toFixed(0)} % in the 2 s before the run and ${(idleAfter * 100).toFixed(0)} % after it ` +
+      `(with nothing of the bench running), load average ${loadBefore} before and ${loadAfter} after. Other developers build and test on it at the ` +
+      `same time, so single runs can be off by tens of percent; the interleaved rounds, medians and per-round ratios are there for that.`,
+    took,
+  });
+  const { report } = await import("./report.mjs");
+  writeFileSync(out, report(results));
+  writeFileSync(join(WORK, quick ? "results.quick.json" : "results.json"), JSON.stringify(results, null, 1));
+  log(`wrote ${relative(process.cwd(), out) || out} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  if (results.errors.length > 0) process.exitCode = 1;
+}
+
+main().catch((error) => {
+  log(`bench failed: ${error.stack ?? error}`);
+  process.exitCode = 1;
+});
