@@ -6,12 +6,8 @@ import { Matcher } from "../routing/matcher.js";
 import type { WsRoute } from "../routing/route.js";
 import type { RouteTable } from "../routing/route-table.js";
 import { checkedOrigins } from "../ws/origin.js";
-import {
-  DEFAULT_WS_MAX_MESSAGE_BYTES,
-  DEFAULT_WS_PING_INTERVAL_MS,
-  DEFAULT_WS_SEND_TIMEOUT_MS,
-  WsServer,
-} from "../ws/server.js";
+import { DEFAULT_WS_MAX_MESSAGE_BYTES, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_SEND_TIMEOUT_MS } from "../ws/defaults.js";
+import type { WsServer } from "../ws/server.js";
 import { loadDevHook, type DevHook } from "./dev-hook.js";
 import { Dispatcher } from "./dispatch.js";
 import { defaultLayout, type Layout } from "./layout.js";
@@ -177,9 +173,13 @@ export class HttpApp {
       trustProxy: this.trustProxy,
       logError: (what, cause) => this.console.err(`fw: 500 ${what}: ${describeCause(cause)}`),
     });
-    const sockets = new WsServer({
+    const reserved = this.reservedSockets(hook);
+    // `ws` is loaded only for an app that has sockets: the others idle without it.
+    const needsSockets = reserved.length > 0 || routes.some((route) => route.case === "ws");
+    const { WsServer: Sockets } = needsSockets ? await import("../ws/server.js") : { WsServer: undefined };
+    const sockets: WsServer | undefined = Sockets === undefined ? undefined : new Sockets({
       table: matcher,
-      reserved: this.reservedSockets(hook),
+      reserved,
       codec,
       identify: this.routes.identify,
       allowedOrigins: checkedOrigins(this.allowedOrigins),

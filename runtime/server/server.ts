@@ -37,7 +37,7 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
  * Serves a dispatcher over node:http, and WebSocket upgrades through `sockets`. The application
  * never calls this itself: `HttpApp` does.
  */
-export function startServer(dispatcher: Dispatcher, sockets: WsServer, options: ServerOptions): Promise<RunningServer> {
+export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefined, options: ServerOptions): Promise<RunningServer> {
   let closing = false;
   const log = (request: IncomingMessage, status: number, started: number): void => {
     if (options.accessLog) {
@@ -86,7 +86,7 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer, options: 
           closing = true;
           // Upgraded sockets still count as the server's connections: until they close,
           // `server.close` would never call back.
-          await Promise.all([sockets.close(options.graceMs), shutdown(server, options.graceMs)]);
+          await Promise.all([sockets?.close(options.graceMs), shutdown(server, options.graceMs)]);
         },
       });
     });

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { asFailure, BadRequest } from "../http/failure.js";
+import { asFailure, BadRequest, NotFound } from "../http/failure.js";
 import { instanceOf, type Admitted } from "../ws/handshake.js";
 import type { WsServer } from "../ws/server.js";
 import type { Dispatcher } from "./dispatch.js";
@@ -18,11 +18,13 @@ export async function answerUpgrade(
   socket: Duplex,
   head: Buffer,
   dispatcher: Dispatcher,
-  sockets: WsServer,
+  sockets: WsServer | undefined,
 ): Promise<number | undefined> {
   if (incoming.headers.upgrade?.toLowerCase() !== "websocket") return answerPlainly(incoming, socket, dispatcher);
   let admitted: Admitted;
   try {
+    // An app without WebSocket routes has no socket server: every handshake finds nothing.
+    if (sockets === undefined) throw new NotFound("No WebSocket route answers this address.");
     admitted = sockets.admit(incoming);
   } catch (thrown) {
     const answer = dispatcher.refuse(asFailure(thrown), incoming.method ?? "GET", instanceOf(incoming.url));

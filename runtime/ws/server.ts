@@ -10,12 +10,7 @@ import { LiveConnection, type ConnectionSettings } from "./connection.js";
 import { admit, type Admitted, type HandshakeRules } from "./handshake.js";
 import { OriginPolicy } from "./origin.js";
 
-/** A send gives up on a client that took nothing for this long: 10 s (DESIGN.md). */
-export const DEFAULT_WS_SEND_TIMEOUT_MS = 10_000;
-/** Every open socket is pinged this often; one that missed the previous ping is cut off. */
-export const DEFAULT_WS_PING_INTERVAL_MS = 30_000;
-/** The largest message a client may send: 64 KiB; ws closes bigger ones with 1009. */
-export const DEFAULT_WS_MAX_MESSAGE_BYTES = 64 * 1024;
+export { DEFAULT_WS_MAX_MESSAGE_BYTES, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_SEND_TIMEOUT_MS } from "./defaults.js";
 
 /** Messages that may wait for a slow listener before fw stops reading the socket. */
 const QUEUE_LIMIT = 64;

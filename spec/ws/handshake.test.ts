@@ -198,3 +198,35 @@ describe("access log", () => {
     expect(logged.out.join("\n")).not.toContain("secret=1");
   });
 });
+
+describe("An app without WebSocket routes", () => {
+  it("does not load ws, and answers a handshake with 404", async () => {
+    const { spawnSync } = await import("node:child_process");
+    // A fresh process: does booting an app with no socket route load the ws package?
+    const script = `
+      const fw = await import(${JSON.stringify(new URL("../../dist/runtime/index.js", import.meta.url).href)});
+      const app = new fw.HttpApp({ secret: "x".repeat(32), accessLog: false, routes: fw.RouteTable.of(fw.Route.get("/", () => fw.Ok("hi"))) });
+      app.console = { out() {}, err() {} };
+      const running = await app.serve({ port: 0 });
+      const loaded = Object.keys((await import("node:module")).createRequire(import.meta.url).cache).some((f) => f.includes("/node_modules/ws/"));
+      await running.close();
+      console.log(loaded ? "ws loaded" : "ws not loaded");`;
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(result.stdout.trim()).toBe("ws not loaded");
+  });
+});
+
+describe("A handshake to an app without WebSocket routes", () => {
+  it("is refused with 404", async () => {
+    const plain = await serve({ routes: RouteTable.of(Route.get("/", () => Ok("hi"))) });
+    try {
+      const answer = await rawRequest(
+        plain.port,
+        `GET / HTTP/1.1\r\nHost: 127.0.0.1:${plain.port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nOrigin: http://127.0.0.1:${plain.port}\r\n\r\n`,
+      );
+      expect(answer).toMatch(/^HTTP\/1.1 404 Not Found/);
+    } finally {
+      await plain.close();
+    }
+  });
+});
