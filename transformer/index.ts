@@ -39,7 +39,12 @@ export default function fwTransformer(
       : withRoots(program, host, tsApi, { roots: routeFiles, fresh: missing, dropped: vanished, generated: config.out });
   const generated = generate(complete, config, tsApi, found);
   writeIfChanged(config.out, generated.text);
-  const next = withRoots(complete, host, tsApi, { roots: [...routeFiles, config.out], fresh: [...missing, config.out], dropped: [], generated: config.out, generatedText: generated.text });
+  // Nothing changed (the usual --incremental or watch rebuild after editing a handler): the
+  // program already holds the generated module as generated, so no second program is built.
+  const unchanged = complete === program && program.getSourceFile(config.out)?.text === generated.text;
+  const next = unchanged
+    ? program
+    : withRoots(complete, host, tsApi, { roots: [...routeFiles, config.out], fresh: [...missing, config.out], dropped: [], generated: config.out, generatedText: generated.text });
   const errors = generated.findings.filter((f) => f.category === "error");
   printWarnings(generated.findings.filter((f) => f.category === "warning"), tsApi);
   attachFindings(next, errors, config.out, tsApi);

@@ -47,8 +47,10 @@ export class SessionCodec {
 
   private verifies(payload: string, signature: string): boolean {
     const given = Buffer.from(signature, "base64url");
-    if (given.length !== 32) return false;
-    return this.#keys.some((key) => timingSafeEqual(given, Buffer.from(this.sign(key, payload), "base64url")));
+    // Only the canonical spelling counts: base64url decoding ignores the last character's padding
+    // bits, so another spelling of the same bytes would otherwise verify too.
+    if (given.length !== 32 || given.toString("base64url") !== signature) return false;
+    return this.#keys.some((key) => timingSafeEqual(given, createHmac("sha256", key).update(payload).digest()));
   }
 
   private sign(key: Buffer, payload: string): string {

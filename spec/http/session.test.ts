@@ -145,3 +145,19 @@ describe("2.9 Written only when changed", () => {
     expect(sessionChanged(arrived, arrived.set("a", "1"))).toBe(false);
   });
 });
+
+describe("2.9 Signature spelling", () => {
+  it("only the canonical base64url spelling of a signature verifies", () => {
+    const cookie = codec.encode(Session.empty.set("user", "7"), now);
+    const [payload, signature] = cookie.split(".") as [string, string];
+    // The 43rd character of a 32-byte base64url value carries 2 padding bits: flip them.
+    const last = signature.charCodeAt(42);
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const index = alphabet.indexOf(String.fromCharCode(last));
+    const sibling = alphabet[index ^ 1] as string;
+    const respelled = `${payload}.${signature.slice(0, 42)}${sibling}`;
+    expect(Buffer.from(respelled.split(".")[1] as string, "base64url")).toEqual(Buffer.from(signature, "base64url"));
+    expect(codec.decode(cookie, now).get("user")).toBe("7");
+    expect(codec.decode(respelled, now).isEmpty).toBe(true);
+  });
+});
