@@ -6,6 +6,9 @@ import { Session } from "./session.js";
 /** The session cookie's name (DESIGN.md). */
 export const SESSION_COOKIE = "fw_session";
 
+/** How many verified cookie values a codec remembers (a few hundred KB at most). */
+export const VERIFIED_CACHE_SIZE = 1024;
+
 /** What a browser keeps of one cookie, at most (RFC 6265 section 6.1). */
 export const MAX_COOKIE_BYTES = 4096;
 
@@ -38,11 +41,36 @@ export class SessionCodec {
 
   /** The session a cookie value carries; its pending flash arrives as incoming flash. */
   decode(value: string, now: number): Session {
+    const known = this.#verified.get(value);
+    if (known !== undefined) return this.fresh(known, now) ? known : Session.empty;
     const dot = value.indexOf(".");
     if (dot <= 0 || dot !== value.lastIndexOf(".")) return Session.empty;
     const payload = value.slice(0, dot);
     if (!this.verifies(payload, value.slice(dot + 1))) return Session.empty;
-    return this.read(payload, now);
+    const session = this.read(payload, now);
+    if (!session.isEmpty || session.incoming.size > 0) this.remember(value, session);
+    return session;
+  }
+
+  /**
+   * A browser sends the same cookie until its session changes, so verified cookie values are
+   * remembered (a bounded number, oldest forgotten first): a repeat costs a map lookup instead of
+   * an HMAC and a JSON parse. Sessions are immutable, so the same one can be handed out again;
+   * its age is checked on every hit. Only values that verified are ever kept.
+   */
+  readonly #verified = new Map<string, Session>();
+
+  private remember(value: string, session: Session): void {
+    if (this.#verified.size >= VERIFIED_CACHE_SIZE) {
+      const oldest = this.#verified.keys().next().value;
+      if (oldest !== undefined) this.#verified.delete(oldest);
+    }
+    this.#verified.set(value, session);
+  }
+
+  private fresh(session: Session, now: number): boolean {
+    const issuedAt = session.issuedAt ?? now;
+    return now - issuedAt <= this.maxAgeMs && issuedAt - now <= 60_000;
   }
 
   private verifies(payload: string, signature: string): boolean {

@@ -161,3 +161,27 @@ describe("2.9 Signature spelling", () => {
     expect(codec.decode(respelled, now).isEmpty).toBe(true);
   });
 });
+
+describe("2.9 Verified cookies are remembered", () => {
+  it("a repeated cookie reads the same session; its age still counts; a forged one is never remembered", () => {
+    const fresh = new SessionCodec([secret], DAY);
+    const cookie = fresh.encode(Session.empty.set("user", "9").flash("n", "x"), now);
+    const first = fresh.decode(cookie, now);
+    expect(fresh.decode(cookie, now + 1000)).toBe(first); // the same immutable session, not decoded again
+    expect(first.flashed("n")).toBe("x");
+    expect(fresh.decode(cookie, now + DAY + 1000).isEmpty).toBe(true); // expiry still applies on a hit
+    const forged = cookie.replace(/\.(.{10})(.)/, (_, head: string, ch: string) => `.${head}${ch === "A" ? "B" : "A"}`);
+    expect(fresh.decode(forged, now).isEmpty).toBe(true);
+    expect(fresh.decode(forged, now).isEmpty).toBe(true);
+  });
+
+  it("forgets the oldest values beyond its bound", async () => {
+    const { VERIFIED_CACHE_SIZE } = await import("../../runtime/http/session-codec.js");
+    const bounded = new SessionCodec([secret], DAY);
+    const cookies = Array.from({ length: VERIFIED_CACHE_SIZE + 10 }, (_, i) => bounded.encode(Session.empty.set("u", String(i)), now));
+    const sessions = cookies.map((c) => bounded.decode(c, now));
+    expect(bounded.decode(cookies[0] as string, now)).not.toBe(sessions[0]); // forgotten: decoded anew
+    expect(bounded.decode(cookies[0] as string, now).get("u")).toBe("0");
+    expect(bounded.decode(cookies.at(-1) as string, now)).toBe(sessions.at(-1)); // still remembered
+  });
+});
