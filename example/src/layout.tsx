@@ -71,7 +71,7 @@ export const layout: Layout = ({ title, content, request }) => {
             <a href="/">fw example</a>
           </strong>
           <nav>
-            <a href="/posts">Posts</a> <a href="/notes">Notes</a> <a href="/guestbook">Guestbook</a> <a href="/chat">Chat</a>
+            <a href="/posts">Posts</a> <a href="/notes">Notes</a> <a href="/guestbook">Guestbook</a> <a href="/chat">Chat</a> <a href="/about">About</a>
           </nav>
           {account(request)}
         </header>

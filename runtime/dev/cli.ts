@@ -1,14 +1,17 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { newCommand, NEW_USAGE } from "./new-app.js";
 import { resolveTspc } from "./resolve-tspc.js";
 import { Supervisor } from "./supervisor.js";
 
-export const USAGE = `usage: fw dev [--project <dir>] [--main <file>]
+export const DEV_USAGE = `usage: fw dev [--project <dir>] [--main <file>]
   --project  the app's tsconfig directory (or file); default "."
   --main     the compiled entry, relative to the project; default "dist/main.js"
 
 Builds the app with tspc --watch (fw's transformer on), runs \`node <main> dev\`, restarts it
 after each build that changed the code, and shows failed builds in the browser.`;
+
+export const USAGE = `${DEV_USAGE}\n\n${NEW_USAGE}`;
 
 /** What `fw dev` was asked for, paths resolved. */
 export interface DevArgs {
@@ -37,18 +40,21 @@ export function parseDevArgs(args: readonly string[], cwd: string): DevArgs | st
 }
 
 /**
- * The `fw` command line (bin/fw.js): `fw dev …`. Resolves with the exit code; a running
+ * The `fw` command line (bin/fw.js): `fw dev …` and `fw new <dir>`. Resolves with the exit code; a running
  * `fw dev` resolves once SIGINT or SIGTERM stopped it.
  */
 export async function main(args: readonly string[], cwd: string = process.cwd()): Promise<number> {
   const [command, ...rest] = args;
+  if (command === "new") {
+    return newCommand(rest, cwd, (text) => process.stdout.write(`${text}\n`), (text) => process.stderr.write(`${text}\n`));
+  }
   if (command !== "dev") {
     process.stderr.write(`${command === undefined || command === "--help" ? "" : `fw: unknown command ${JSON.stringify(command)}\n`}${USAGE}\n`);
     return command === "--help" ? 0 : 2;
   }
   const parsed = parseDevArgs(rest, cwd);
   if (typeof parsed === "string") {
-    process.stderr.write(`fw dev: ${parsed}\n${USAGE}\n`);
+    process.stderr.write(`fw dev: ${parsed}\n${DEV_USAGE}\n`);
     return 2;
   }
   const supervisor = new Supervisor({

@@ -134,7 +134,11 @@ function inputFor(field: Field, value: string | undefined, common: Common): Html
     case "select":
       return (
         <select {...common} required={required}>
-          {field.optional || value === undefined ? <option value="">{field.optional ? "(none)" : "Choose…"}</option> : null}
+          {field.optional || value === undefined || !(field.options ?? []).includes(value) ? (
+            // Kept whenever the value is not one of the options (nothing chosen yet, or an empty
+            // submission), so the browser does not show the first option as if it had been sent.
+            <option value="" selected={value === undefined || value === ""}>{field.optional ? "(none)" : "Choose…"}</option>
+          ) : null}
           {(field.options ?? []).map((option) => <option value={option} selected={option === value}>{option}</option>)}
         </select>
       );

@@ -143,3 +143,13 @@ describe("Rule messages", () => {
     expect(ruleMessage("Something<odd>", 1)).toBe("is not valid (expected Something<odd>)");
   });
 });
+
+describe("A select re-rendered after a failed submission", () => {
+  it("keeps its blank choice when nothing was chosen, so no option looks sent", () => {
+    const parsed = submit("title=Hi&body=b&category=");
+    if (parsed.ok) throw new Error("expected problems");
+    expect(parsed.errors.for("category")[0]?.message).toBe("Category is required.");
+    const html = renderHtml(form.render({ action: "/posts", method: "POST", csrf: "t", values: parsed.values, errors: parsed.errors }));
+    expect(html).toContain('<option value="" selected>Choose…</option><option value="news">news</option>');
+  });
+});

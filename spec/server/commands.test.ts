@@ -23,6 +23,8 @@ describe("1 HttpApp commands", () => {
       "GET /api/posts",
       "WS /chat/socket",
       "GET /guestbook/:id",
+      "GET /docs/*rest",
+      "GET /about",
       "GET /chat",
       "GET /guestbook",
       "POST /guestbook",
@@ -64,7 +66,7 @@ describe("1 HttpApp commands", () => {
     app.child.kill("SIGTERM");
     expect(await app.exited).toBe(0);
     const { out } = app.output();
-    expect(out).toMatch(/^fw: serving 26 routes on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(out).toMatch(/^fw: serving 28 routes on http:\/\/127\.0\.0\.1:\d+\n/);
     expect(out).toMatch(/\nGET \/guestbook 200 \d+\.\dms\n/);
     expect(out).toMatch(/\nGET \/nowhere 404 \d+\.\dms\n/);
     expect(out).not.toContain("hidden"); // the query is never logged

@@ -15,6 +15,10 @@ export function index(request: Request): Response {
         from their types. The <a href="/guestbook">guestbook</a> is written by hand.
       </p>
       <p>
+        <a href="/about">About</a> is a custom-name page and <a href="/docs/getting-started">the docs</a> a
+        catch-all one.
+      </p>
+      <p>
         You asked for <code>{request.path}</code>.
       </p>
     </>,

@@ -1,0 +1,213 @@
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bootNode } from "../support/process.js";
+import { TEST_SECRET } from "../support/serve.js";
+
+// The example as `npm start` builds it (npm test builds first), driven as a user would in
+// Debian's headless Chromium (never a downloaded browser). One browser for the whole file.
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-background-networking", "--disable-gpu", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const SHOTS = resolve("spec/.artifacts/screenshots");
+const PASSWORD = "correct horse battery";
+
+const app = bootNode(resolve("example/dist/main.js"), [], { FW_SECRET: TEST_SECRET });
+let url: string;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  [url, browser] = await Promise.all([app.url, chromium.launch({ executablePath: CHROMIUM, args: ARGS })]);
+}, 30_000);
+
+afterAll(async () => {
+  await browser?.close();
+  app.child.kill("SIGTERM");
+  await app.exited;
+});
+
+/** A fresh browser context (its own cookies): one per user. */
+async function newPage(): Promise<Page> {
+  const context = await browser.newContext();
+  contexts.push(context);
+  return context.newPage();
+}
+
+/** Opens a path and answers the status of the page it landed on (after redirects). */
+async function visit(page: Page, path: string): Promise<number> {
+  const response = await page.goto(url + path);
+  return response?.status() ?? 0;
+}
+
+/**
+ * Clicks something that submits a form and waits until the browser shows the page the
+ * submission landed on (after any redirect); answers that page's status.
+ */
+async function submit(page: Page, selector: string): Promise<number> {
+  const landed = page.waitForResponse(
+    (response) => response.request().isNavigationRequest() && response.frame() === page.mainFrame() && (response.status() < 300 || response.status() >= 400),
+  );
+  const navigated = page.waitForEvent("framenavigated", { predicate: (frame) => frame === page.mainFrame() });
+  await page.click(selector);
+  const [response] = await Promise.all([landed, navigated]);
+  await page.waitForLoadState("load");
+  return response.status();
+}
+
+const path = (page: Page): string => new URL(page.url()).pathname + new URL(page.url()).search;
+const shot = (page: Page, name: string): Promise<Buffer> => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+
+/** Signs a new user up through the form; lands on the home page, signed in. */
+async function signUp(page: Page, name: string): Promise<string> {
+  const email = `${name}@example.test`; // the app is fresh (in memory) for this file
+  await visit(page, "/signup");
+  await page.fill("#signup-email", email);
+  await page.fill("#signup-password", PASSWORD);
+  expect(await submit(page, "form.fw-auth button[type=submit]")).toBe(200);
+  expect(path(page)).toBe("/");
+  expect(await page.textContent(".signed-in")).toBe(email);
+  return email;
+}
+
+describe("The example in a real browser (headless Chromium)", () => {
+  let alice: Page;
+  let bob: Page;
+  let alicesEmail: string;
+  let bobsEmail: string;
+  let postPath: string;
+
+  it("two users sign up through the form and each sees themself signed in", async () => {
+    alice = await newPage();
+    bob = await newPage();
+    alicesEmail = await signUp(alice, "alice");
+    bobsEmail = await signUp(bob, "bob");
+    expect(await alice.textContent(".signed-in")).toBe(alicesEmail);
+    expect(await bob.textContent(".signed-in")).toBe(bobsEmail);
+    await expect(alice.getByRole("button", { name: "Sign out" }).isVisible()).resolves.toBe(true);
+    await shot(alice, "home");
+  });
+
+  it("the about page and the docs catch-all show, the rest path escaped", async () => {
+    expect(await visit(alice, "/about")).toBe(200);
+    expect(await alice.textContent("h1")).toBe("About this example");
+    expect(await visit(alice, "/docs/guide/%3Cb%3Ebold%3C%2Fb%3E")).toBe(200);
+    expect(await alice.textContent(".docs-path")).toBe("guide/<b>bold</b>");
+    expect(await alice.locator(".docs-path b").count()).toBe(0); // shown as text, never as markup
+  });
+
+  it("creates a post through the form: the flash shows once and the post is on the index", async () => {
+    await visit(alice, "/posts/new");
+    await alice.fill("#post-title", "First light");
+    await alice.fill("#post-body", "Written in a real browser.");
+    await alice.check("#post-published");
+    await alice.selectOption("#post-category", "news");
+    expect(await submit(alice, "form.fw-form button[type=submit]")).toBe(200);
+    postPath = path(alice);
+    expect(postPath).toMatch(/^\/posts\/\d+$/);
+    expect(await alice.textContent(".flash")).toBe("Post created.");
+    expect(await alice.textContent("main")).toContain("Written in a real browser.");
+    expect(await visit(alice, postPath)).toBe(200);
+    expect(await alice.locator(".flash").count()).toBe(0); // once only
+    expect(await visit(alice, "/posts")).toBe(200);
+    await expect(alice.getByRole("link", { name: "First light" }).or(alice.getByText("First light")).first().isVisible()).resolves.toBe(true);
+    await shot(alice, "posts-index");
+  });
+
+  it("a validation error keeps what was typed and shows the message beside the field", async () => {
+    await visit(alice, `${postPath}/edit`);
+    await alice.fill("#post-title", "");
+    await alice.fill("#post-body", "Typed, then kept.");
+    await alice.fill("#post-summary", "a summary <kept>");
+    expect(await submit(alice, "form.fw-form button[type=submit]")).toBe(422);
+    expect(await alice.inputValue("#post-body")).toBe("Typed, then kept.");
+    expect(await alice.inputValue("#post-summary")).toBe("a summary <kept>");
+    expect(await alice.inputValue("#post-category")).toBe("news");
+    const error = alice.locator(".fw-field:has(#post-title) .fw-field-error");
+    expect(await error.textContent()).toMatch(/Title .*at least 1 character/);
+    expect(await alice.getAttribute("#post-title", "aria-invalid")).toBe("true");
+    await shot(alice, "post-form-error");
+  });
+
+  it("edits the post: the browser sends POST with _method=PUT and shows the change", async () => {
+    await visit(alice, `${postPath}/edit`);
+    expect(await alice.getAttribute("form.fw-form", "method")).toBe("post");
+    expect(await alice.inputValue("form.fw-form input[name=_method]")).toBe("PUT");
+    await alice.fill("#post-title", "First light, revised");
+    expect(await submit(alice, "form.fw-form button[type=submit]")).toBe(200);
+    expect(path(alice)).toBe(postPath);
+    expect(await alice.textContent(".flash")).toMatch(/updated/i);
+    expect(await alice.textContent("main")).toContain("First light, revised");
+  });
+
+  it("the other user sees the public post, no edit controls, and 403 on editing it", async () => {
+    expect(await visit(bob, "/posts")).toBe(200);
+    expect(await bob.textContent("main")).toContain("First light, revised");
+    expect(await visit(bob, postPath)).toBe(200);
+    expect(await bob.textContent("main")).toContain("First light, revised");
+    expect(await bob.locator(".fw-edit").count()).toBe(0);
+    expect(await bob.locator(".fw-destroy").count()).toBe(0);
+    await visit(alice, postPath);
+    expect(await alice.locator(".fw-edit").count()).toBe(1); // the author does see them
+    expect(await visit(bob, `${postPath}/edit`)).toBe(403);
+    expect(await bob.textContent("h1")).toContain("403");
+    expect(await bob.locator("form.fw-form").count()).toBe(0);
+  });
+
+  it("deletes the post (POST with _method=DELETE): back on the index with a flash, the post gone", async () => {
+    await visit(alice, postPath);
+    expect(await submit(alice, ".fw-destroy button[type=submit]")).toBe(200);
+    expect(path(alice)).toBe("/posts");
+    expect(await alice.textContent(".flash")).toMatch(/deleted/i);
+    expect(await alice.textContent("main")).not.toContain("First light");
+    expect(await visit(alice, postPath)).toBe(404);
+  });
+
+  it("a signed-out visit to /posts/new lands on login and returns there after signing in", async () => {
+    const visitor = await newPage();
+    expect(await visit(visitor, "/posts/new")).toBe(200);
+    expect(path(visitor)).toBe("/login?next=%2Fposts%2Fnew");
+    await visitor.fill("#login-email", alicesEmail);
+    await visitor.fill("#login-password", PASSWORD);
+    expect(await submit(visitor, "form.fw-auth button[type=submit]")).toBe(200);
+    expect(path(visitor)).toBe("/posts/new");
+    expect(await visitor.textContent(".signed-in")).toBe(alicesEmail);
+    expect(await visitor.locator("#post-title").isVisible()).toBe(true);
+  });
+
+  it("the 404 page is framed by the layout", async () => {
+    expect(await visit(bob, "/no/such/page")).toBe(404);
+    expect(await bob.textContent("h1")).toContain("404");
+    expect(await bob.locator("header nav a[href='/posts']").count()).toBe(1);
+    expect(await bob.title()).toContain("fw example");
+  });
+
+  it("two users on /chat exchange messages over the socket, each prefixed with the sender's email", async () => {
+    for (const page of [alice, bob]) {
+      expect(await visit(page, "/chat")).toBe(200);
+      await page.waitForFunction("typeof socket !== 'undefined' && socket.readyState === WebSocket.OPEN");
+    }
+    // Each hears its own hello: then both are surely in the room.
+    await say(alice, "alice is here");
+    await waitForLine(alice, `${alicesEmail}: alice is here`);
+    await say(bob, "bob is here");
+    await waitForLine(bob, `${bobsEmail}: bob is here`);
+    await say(alice, "hello, <b>bob</b>");
+    await waitForLine(bob, `${alicesEmail}: hello, <b>bob</b>`);
+    await say(bob, "hi alice");
+    await waitForLine(alice, `${bobsEmail}: hi alice`);
+    expect(await bob.locator("#chat-messages b").count()).toBe(0); // text, never markup
+    await shot(alice, "chat");
+  });
+});
+
+async function say(page: Page, text: string): Promise<void> {
+  await page.fill("#chat-text", text);
+  await page.click("#chat-form button[type=submit]");
+}
+
+async function waitForLine(page: Page, line: string): Promise<void> {
+  await page.locator("#chat-messages li", { hasText: line }).first().waitFor();
+  expect(await page.locator("#chat-messages li").allTextContents()).toContain(line);
+}

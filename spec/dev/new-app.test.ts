@@ -1,0 +1,88 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { bootNode, runNode } from "../support/process.js";
+import { TEST_SECRET } from "../support/serve.js";
+import { FIXTURES, tspc } from "../support/tspc.js";
+
+// `fw new` as a user runs it: the package's bin (npm test builds dist/ first).
+const FW = resolve("bin/fw.js");
+const made: string[] = [];
+
+/** An empty scratch directory inside the package, removed after the file. */
+function scratch(name: string): string {
+  const dir = mkdtempSync(join(FIXTURES, `_tmp-${name}-`));
+  made.push(dir);
+  return dir;
+}
+
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("fw new <dir>", () => {
+  it("writes a minimal app that builds with tspc and serves its page and its model's pages", async () => {
+    const dir = join(scratch("new"), "my-app");
+    const { code, out, err } = await runNode(FW, ["new", dir]);
+    expect(err).toBe("");
+    expect(code).toBe(0);
+    expect(out).toContain("npm install && npm start");
+    for (const file of ["package.json", "tsconfig.json", ".gitignore", "README.md", "src/main.ts", "src/layout.tsx", "src/app/Index.tsx", "src/models/Item.ts"]) {
+      expect(out).toContain(file);
+    }
+
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, Record<string, string>>;
+    expect(pkg["name"]).toBe("my-app");
+    expect(pkg["type"]).toBe("module");
+    expect(pkg["scripts"]).toEqual({ build: "tspc -p .", start: "npm run build && node dist/main.js dev" });
+    expect(pkg["dependencies"]?.["fw"]).toBe(`file:${resolve(".")}`);
+    expect(pkg["dependencies"]?.["typia"]).toBeDefined();
+    expect(pkg["devDependencies"]).toEqual({ "@types/node": "~20.19.43", "ts-patch": "3.3.0", typescript: "~5.9.3" });
+    const tsconfig = JSON.parse(readFileSync(join(dir, "tsconfig.json"), "utf8")) as { compilerOptions: { plugins: { transform: string }[] } };
+    expect(tsconfig.compilerOptions.plugins.map((plugin) => plugin.transform)).toEqual(["fw/transformer", "typia/lib/transform"]);
+
+    // Instead of `npm install`: `fw` is this checkout; typia, typescript and @types/node are
+    // found in the repository's node_modules above the scratch directory.
+    mkdirSync(join(dir, "node_modules"));
+    symlinkSync(resolve("."), join(dir, "node_modules", "fw"), "dir");
+
+    const built = await tspc(dir);
+    expect(built.output).toBe("");
+    expect(built.code).toBe(0);
+    expect(readFileSync(join(dir, "src/.fw/routes.ts"), "utf8")).toContain("from src/models/Item.ts");
+
+    const app = bootNode(join(dir, "dist/main.js"), [], { FW_SECRET: TEST_SECRET }, dir);
+    try {
+      const url = await app.url;
+      const home = await fetch(`${url}/`);
+      expect(home.status).toBe(200);
+      const html = await home.text();
+      expect(html).toContain("<h1>Hello from fw</h1>");
+      expect(html).toContain("<title>Home · My fw app</title>"); // framed by the layout
+      const items = await fetch(`${url}/items`);
+      expect(items.status).toBe(200);
+      expect(await items.text()).toContain("<h1>Items</h1>");
+      expect((await fetch(`${url}/items/new`)).status).toBe(200);
+    } finally {
+      app.child.kill("SIGTERM");
+      await app.exited;
+    }
+  }, 60_000);
+
+  it("refuses a non-empty directory with a clear message and exit code 2, writing nothing", async () => {
+    const dir = scratch("new-full");
+    writeFileSync(join(dir, "keep.txt"), "mine");
+    const { code, out, err } = await runNode(FW, ["new", dir]);
+    expect(code).toBe(2);
+    expect(out).toBe("");
+    expect(err).toContain(`fw new: ${dir} is not empty`);
+    expect(() => readFileSync(join(dir, "package.json"))).toThrow();
+  });
+
+  it("without a directory prints the usage and exits 2", async () => {
+    const { code, err } = await runNode(FW, ["new"]);
+    expect(code).toBe(2);
+    expect(err).toContain("give the directory to create");
+    expect(err).toContain("usage: fw new <dir>");
+  });
+});
