@@ -29,7 +29,8 @@ export interface RequestInit<P = DefaultParams> {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-function textOf(body: Uint8Array): string {
+/** A body as UTF-8 text; invalid UTF-8 is a 400. */
+export function textOf(body: Uint8Array): string {
   try {
     return utf8.decode(body);
   } catch {

@@ -68,6 +68,7 @@ export class SessionCodec {
     this.#verified.set(value, session);
   }
 
+  /** Younger than the maximum age, and not issued more than a minute ahead (clock skew). */
   private fresh(session: Session, now: number): boolean {
     const issuedAt = session.issuedAt ?? now;
     return now - issuedAt <= this.maxAgeMs && issuedAt - now <= 60_000;
@@ -96,11 +97,11 @@ export class SessionCodec {
     const { i, e, f } = data as Record<string, unknown>;
     if (typeof i !== "number" || !Number.isFinite(i)) return Session.empty;
     const issuedAt = i * 1000;
-    if (now - issuedAt > this.maxAgeMs || issuedAt - now > 60_000) return Session.empty;
     const entries = stringMap(e);
     const incoming = stringMap(f);
     if (entries === undefined || incoming === undefined) return Session.empty;
-    return new Session(entries, new Map(), incoming, issuedAt);
+    const session = new Session(entries, new Map(), incoming, issuedAt);
+    return this.fresh(session, now) ? session : Session.empty;
   }
 }
 

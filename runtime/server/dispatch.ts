@@ -5,7 +5,7 @@ import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
 import { splitPath, splitTarget } from "../http/path.js";
-import { copyRequest, CSRF_ENTRY, isUrlEncoded, Request } from "../http/request.js";
+import { copyRequest, CSRF_ENTRY, isUrlEncoded, Request, textOf } from "../http/request.js";
 import type { Body, Response } from "../http/response.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
 import { arrivedSession, MAX_COOKIE_BYTES, SESSION_COOKIE, sessionChanged, type SessionCodec } from "../http/session-codec.js";
@@ -143,7 +143,7 @@ export class Dispatcher {
     let form: Fields | undefined;
     let effective: Method = method;
     if (method === "POST" && isUrlEncoded(incoming.headers["content-type"])) {
-      form = Fields.parse(new Request({ body }).text, "form");
+      form = Fields.parse(textOf(body), "form");
       const override = methodOverride(form);
       if (override !== undefined) {
         effective = override;

@@ -1,25 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TEST_SECRET } from "../support/serve.js";
-import { fixtureApp } from "../support/tspc.js";
+import { servedFixture } from "../support/tspc.js";
 import { connect, refusal } from "../support/ws-client.js";
 import { Browser, freshEmail, PASSWORD } from "./client.js";
 
 // The fixture (spec/fixtures/auth) builds with `"auth": "fw/auth"` in its plugin options, so
 // its passing build is also the proof that declared pages and models build with the real module.
-const fixture = fixtureApp("auth", { FW_SECRET: TEST_SECRET });
-let url: string;
+const fixture = servedFixture("auth", { FW_SECRET: TEST_SECRET });
 let address = 0;
-
-beforeAll(async () => {
-  await fixture.start();
-  url = fixture.url;
-}, 60_000);
-
-afterAll(() => fixture.stop());
 
 /** A browser from its own client address, so no test spends another's per-address budget. */
 function browser(): Browser {
-  return new Browser(url, { "x-forwarded-for": `10.0.0.${++address}` });
+  return new Browser(fixture.url, { "x-forwarded-for": `10.0.0.${++address}` });
 }
 
 async function signedUp(name: string): Promise<{ browser: Browser; email: string; key: string }> {
@@ -151,7 +143,7 @@ describe("5 Session renewal on login", () => {
     expect(visitor.token).not.toBe(before.token);
     expect((await visitor.get("/framed")).html).toContain(`<p id="signed-in">${email}</p>`);
     expect((await visitor.post("/logout", {})).status).toBe(303);
-    const old = new Browser(url);
+    const old = new Browser(fixture.url);
     old.cookie = before.cookie;
     expect((await old.get("/secret")).status).toBe(303);
   });
@@ -182,7 +174,7 @@ describe("5 Rate limiting sign-in (5 failures per account, 20 per address, per 1
 
   it("after 20 failures from one address (any accounts), every login from it is 429; other addresses still sign in", async () => {
     const { email } = await signedUp("max");
-    const from = new Browser(url, { "x-forwarded-for": "192.0.2.77" });
+    const from = new Browser(fixture.url, { "x-forwarded-for": "192.0.2.77" });
     for (let i = 0; i < 20; i++) expect((await from.signIn(freshEmail("stuffed"), "guessed password")).status).toBe(422);
     const limited = await from.signIn(email, PASSWORD);
     expect(limited.status).toBe(429);
@@ -252,10 +244,10 @@ describe("5.4, 5.5 Who a request is", () => {
   });
 
   it("a guarded WebSocket refuses a handshake with nobody signed in (403), and knows the user when signed in", async () => {
-    const refused = await refusal(url, "/live/socket");
+    const refused = await refusal(fixture.url, "/live/socket");
     expect(refused.status).toBe(403);
     const { browser: visitor, email, key } = await signedUp("hil");
-    const client = await connect(url, "/live/socket", { headers: { cookie: visitor.cookie as string } });
+    const client = await connect(fixture.url, "/live/socket", { headers: { cookie: visitor.cookie as string } });
     client.socket.send("hello");
     expect(await client.next()).toBe(`${key} ${email}: hello`);
     client.socket.close();
@@ -265,13 +257,13 @@ describe("5.4, 5.5 Who a request is", () => {
 describe("5.1, 5.7 An API key guard", () => {
   it("403 without a key (even signed in: no cookie is read), 403 with a wrong one, served with the right one", async () => {
     const { browser: visitor } = await signedUp("ivy");
-    const none = await fetch(`${url}/api/me`, { headers: { cookie: visitor.cookie as string } });
+    const none = await fetch(`${fixture.url}/api/me`, { headers: { cookie: visitor.cookie as string } });
     expect(none.status).toBe(403);
     expect(await none.text()).toContain("This API needs an API key");
-    const wrong = await fetch(`${url}/api/me`, { headers: { authorization: "Bearer not-a-key" } });
+    const wrong = await fetch(`${fixture.url}/api/me`, { headers: { authorization: "Bearer not-a-key" } });
     expect(wrong.status).toBe(403);
     expect(await wrong.text()).toContain("The API key is not valid.");
-    const right = await fetch(`${url}/api/me`, { headers: { authorization: "Bearer key-of-user-one-0123456789" } });
+    const right = await fetch(`${fixture.url}/api/me`, { headers: { authorization: "Bearer key-of-user-one-0123456789" } });
     expect(right.status).toBe(200);
     expect(await right.json()).toEqual({ caller: "1" });
   });

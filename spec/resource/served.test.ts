@@ -1,28 +1,18 @@
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Visitor } from "../support/browser.js";
 import { runNode } from "../support/process.js";
 import { TEST_SECRET } from "../support/serve.js";
-import { fixtureApp } from "../support/tspc.js";
+import { servedFixture } from "../support/tspc.js";
 
-const fixture = fixtureApp("resource", { FW_SECRET: TEST_SECRET });
-let url: string;
-let app: NonNullable<typeof fixture.app>;
+const fixture = servedFixture("resource", { FW_SECRET: TEST_SECRET });
 const dir = fixture.dir;
-
-beforeAll(async () => {
-  await fixture.start();
-  url = fixture.url;
-  app = fixture.app as NonNullable<typeof fixture.app>;
-}, 60_000);
-
-afterAll(() => fixture.stop());
 
 const validPost = { title: "Hello", body: "Long <b>text</b>", category: "howto", published: "true" };
 
 describe("4.4 The seven derived routes of a model, served through the generated table", () => {
   it("Index, then New: a blank form; /posts/new reaches New, never Show", async () => {
-    const visitor = new Visitor(url);
+    const visitor = new Visitor(fixture.url);
     const index = await visitor.get("/posts");
     expect(index.status).toBe(200);
     expect(index.html).toContain("No posts yet.");
@@ -34,7 +24,7 @@ describe("4.4 The seven derived routes of a model, served through the generated 
   });
 
   it("Create with invalid input: 422, the form re-rendered with the values typed and the errors beside their fields", async () => {
-    const visitor = new Visitor(url);
+    const visitor = new Visitor(fixture.url);
     await visitor.get("/posts/new");
     const failed = await visitor.post("/posts", { title: "", body: "kept <i>", category: "nonsense", rating: "7" });
     expect(failed.status).toBe(422);
@@ -44,7 +34,7 @@ describe("4.4 The seven derived routes of a model, served through the generated 
   });
 
   it("Create with valid input: 303 to Show, the flash shown once, the post on the index", async () => {
-    const visitor = new Visitor(url);
+    const visitor = new Visitor(fixture.url);
     await visitor.get("/posts/new");
     const created = await visitor.post("/posts", validPost);
     expect(created.status).toBe(303);
@@ -63,7 +53,7 @@ describe("4.4 The seven derived routes of a model, served through the generated 
   });
 
   it("Edit shows the filled form; Update through _method=PUT changes the row", async () => {
-    const visitor = new Visitor(url);
+    const visitor = new Visitor(fixture.url);
     await visitor.get("/posts/new");
     const at = (await visitor.post("/posts", validPost)).location as string;
     const edit = await visitor.get(`${at}/edit`);
@@ -81,7 +71,7 @@ describe("4.4 The seven derived routes of a model, served through the generated 
   });
 
   it("Destroy through _method=DELETE: 303 to the index with a flash; the row is gone (404)", async () => {
-    const visitor = new Visitor(url);
+    const visitor = new Visitor(fixture.url);
     await visitor.get("/posts/new");
     const at = (await visitor.post("/posts", validPost)).location as string;
     await visitor.get(at);
@@ -93,7 +83,7 @@ describe("4.4 The seven derived routes of a model, served through the generated 
   });
 
   it("CSRF: a create without the token is refused with 403 and stores nothing", async () => {
-    const visitor = new Visitor(url);
+    const visitor = new Visitor(fixture.url);
     await visitor.get("/posts/new");
     const before = (await visitor.get("/")).html;
     const refused = await visitor.post("/posts", validPost, false);
@@ -102,14 +92,14 @@ describe("4.4 The seven derived routes of a model, served through the generated 
   });
 
   it("an id that does not decode → 400; an unknown id → 404", async () => {
-    expect((await fetch(`${url}/posts/abc`)).status).toBe(400);
-    expect((await fetch(`${url}/posts/-1`)).status).toBe(400);
-    expect((await fetch(`${url}/posts/987654`)).status).toBe(404);
-    expect((await fetch(`${url}/posts/987654/edit`)).status).toBe(404);
+    expect((await fetch(`${fixture.url}/posts/abc`)).status).toBe(400);
+    expect((await fetch(`${fixture.url}/posts/-1`)).status).toBe(400);
+    expect((await fetch(`${fixture.url}/posts/987654`)).status).toBe(404);
+    expect((await fetch(`${fixture.url}/posts/987654/edit`)).status).toBe(404);
   });
 
   it("a subtracted role answers 405 with Allow, and no page shows a control for it", async () => {
-    const visitor = new Visitor(url);
+    const visitor = new Visitor(fixture.url);
     await visitor.get("/notes/new");
     const at = (await visitor.post("/notes", { text: "pinned one", pinned: "true" })).location as string;
     const show = await visitor.get(at);
@@ -121,12 +111,12 @@ describe("4.4 The seven derived routes of a model, served through the generated 
   });
 
   it("a handwritten page reads the model's store as a capability", async () => {
-    const text = await (await fetch(`${url}/`)).text();
+    const text = await (await fetch(`${fixture.url}/`)).text();
     expect(text).toMatch(/^\d+ posts$/);
   });
 
   it("the index paginates beyond 50 rows", async () => {
-    const visitor = new Visitor(url);
+    const visitor = new Visitor(fixture.url);
     await visitor.get("/notes/new");
     for (let i = 0; i < 55; i++) expect((await visitor.post("/notes", { text: `note ${i}` })).status).toBe(303);
     const first = await visitor.get("/notes");
@@ -141,7 +131,7 @@ describe("4.4 The seven derived routes of a model, served through the generated 
 describe("4.3 Orphan form pages", () => {
   it("Edit without Update is warned about at boot and by `routes`, naming the page, the target and the fix", async () => {
     const message = /GET \/drafts\/:id\/edit \(from src\/models\/Draft\.ts\), the Edit page, shows a form that submits to PUT \/drafts\/:id, which is not mounted: mount Update, or subtract Edit as well/;
-    expect(app.output().err).toMatch(message);
+    expect(fixture.app.output().err).toMatch(message);
     const routes = await runNode(join(dir, "dist/main.js"), ["routes"]);
     expect(routes.out).toMatch(message);
     expect(routes.out).toMatch(/GET\s+\/posts\/new\s+src\/models\/Post\.ts\s+Resource\s+browser/);
@@ -150,7 +140,7 @@ describe("4.3 Orphan form pages", () => {
 
 describe("A reference to another model's row", () => {
   it("is a number field: the model can be created, and a non-number is refused beside the field", async () => {
-    const visitor = new Visitor(url);
+    const visitor = new Visitor(fixture.url);
     const blank = await visitor.get("/comments/new");
     expect(blank.html).toContain('name="post" type="number"');
     const refused = await visitor.post("/comments", { post: "first", text: "hi" });

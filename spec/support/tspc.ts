@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { afterAll, beforeAll } from "vitest";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { bootNode } from "./process.js";
@@ -85,25 +86,34 @@ export async function limited<T>(limit: number, tasks: readonly (() => Promise<T
 }
 
 /**
- * Builds a fixture with tspc and boots its `dist/main.js` once for a test file; the returned
- * object fills in when `start` resolves (call it in beforeAll, `stop` in afterAll).
+ * Builds a fixture with tspc and boots its `dist/main.js` for the test file that calls this
+ * (the hooks are registered here); `url` and `app` are readable once it is serving.
  */
-export function fixtureApp(name: string, env: Record<string, string>) {
+export function servedFixture(name: string, env: Record<string, string>) {
   const dir = join(FIXTURES, name);
-  const served = {
+  let app: ReturnType<typeof bootNode> | undefined;
+  let url: string | undefined;
+  beforeAll(async () => {
+    const built = await tspc(dir);
+    if (built.code !== 0) throw new Error(`building ${name} failed:\n${built.output}`);
+    app = bootNode(join(dir, "dist/main.js"), [], env);
+    url = await app.url;
+  }, 60_000);
+  afterAll(async () => {
+    app?.child.kill("SIGTERM");
+    await app?.exited;
+  });
+  const serving = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error(`the ${name} fixture is not serving yet`);
+    return value;
+  };
+  return {
     dir,
-    url: "",
-    app: undefined as ReturnType<typeof bootNode> | undefined,
-    async start(): Promise<void> {
-      const built = await tspc(dir);
-      if (built.code !== 0) throw new Error(`building ${name} failed:\n${built.output}`);
-      served.app = bootNode(join(dir, "dist/main.js"), [], env);
-      served.url = await served.app.url;
+    get url(): string {
+      return serving(url);
     },
-    async stop(): Promise<void> {
-      served.app?.child.kill("SIGTERM");
-      await served.app?.exited;
+    get app(): ReturnType<typeof bootNode> {
+      return serving(app);
     },
   };
-  return served;
 }

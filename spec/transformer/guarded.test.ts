@@ -1,27 +1,17 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Visitor } from "../support/browser.js";
 import { runNode } from "../support/process.js";
 import { TEST_SECRET } from "../support/serve.js";
-import { fixtureApp } from "../support/tspc.js";
+import { servedFixture } from "../support/tspc.js";
 
-const fixture = fixtureApp("guarded", { FW_SECRET: TEST_SECRET });
-let url: string;
-let app: NonNullable<typeof fixture.app>;
+const fixture = servedFixture("guarded", { FW_SECRET: TEST_SECRET });
 const dir = fixture.dir;
-
-beforeAll(async () => {
-  await fixture.start();
-  url = fixture.url;
-  app = fixture.app as NonNullable<typeof fixture.app>;
-}, 60_000);
-
-afterAll(() => fixture.stop());
 
 describe("4.5 Guards in the generated table (guardFor, carries, identify)", () => {
   it("a page exporting `guarded` is wrapped: nobody signed in → 303 to the guard's login page", async () => {
-    const visitor = new Visitor(url);
+    const visitor = new Visitor(fixture.url);
     const refused = await visitor.get("/secret");
     expect(refused.status).toBe(303);
     expect(refused.response.headers.get("location")).toBe("/login");
@@ -29,14 +19,14 @@ describe("4.5 Guards in the generated table (guardFor, carries, identify)", () =
   });
 
   it("the wrapper names the user on a guarded page; a public page reads nobody however the visitor signed in", async () => {
-    const visitor = new Visitor(url);
+    const visitor = new Visitor(fixture.url);
     await visitor.get("/as/ada");
     expect((await visitor.get("/secret")).html).toBe("secret for ada");
     expect((await visitor.get("/open")).html).toBe("open to nobody");
   });
 
   it("a model's declaration covers only the roles its actions name", async () => {
-    const visitor = new Visitor(url);
+    const visitor = new Visitor(fixture.url);
     expect((await visitor.get("/memos")).status).toBe(200);
     expect((await visitor.get("/memos/new")).status).toBe(303);
     await visitor.get("/as/bob");

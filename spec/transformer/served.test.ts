@@ -1,43 +1,33 @@
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TEST_SECRET } from "../support/serve.js";
-import { fixtureApp } from "../support/tspc.js";
+import { servedFixture } from "../support/tspc.js";
 
-const fixture = fixtureApp("basic", { FW_SECRET: TEST_SECRET });
-let url: string;
-let app: NonNullable<typeof fixture.app>;
+const fixture = servedFixture("basic", { FW_SECRET: TEST_SECRET });
 const dir = fixture.dir;
-
-beforeAll(async () => {
-  await fixture.start();
-  url = fixture.url;
-  app = fixture.app as NonNullable<typeof fixture.app>;
-}, 60_000);
-
-afterAll(() => fixture.stop());
 
 describe("A fixture built with tspc, booted, and answered over HTTP", () => {
   it("serves a browser route through the layout", async () => {
-    const response = await fetch(`${url}/`);
+    const response = await fetch(`${fixture.url}/`);
     expect(response.status).toBe(200);
     expect(await response.text()).toContain("<p>home /</p>");
     expect(response.headers.get("set-cookie")).toMatch(/^fw_session=/);
   });
 
   it("serves an API route: JSON, no cookie read or written", async () => {
-    const response = await fetch(`${url}/api/items`, { headers: { cookie: "fw_session=x" } });
+    const response = await fetch(`${fixture.url}/api/items`, { headers: { cookie: "fw_session=x" } });
     expect(await response.json()).toEqual({ items: [], path: "/api/items" });
     expect(response.headers.get("set-cookie")).toBeNull();
   });
 
   it("decodes a typed path parameter through typia: a number works, anything else is a 400", async () => {
-    expect(await (await fetch(`${url}/posts/41`)).text()).toBe("post 42");
-    const bad = await fetch(`${url}/posts/forty-one`);
+    expect(await (await fetch(`${fixture.url}/posts/41`)).text()).toBe("post 42");
+    const bad = await fetch(`${fixture.url}/posts/forty-one`);
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain("The path parameter &quot;id&quot; is not a valid number.");
   });
 
   it("supplies a capability from the capabilities module", async () => {
-    expect(await (await fetch(`${url}/hello/ada`)).text()).toBe("hello, ada");
+    expect(await (await fetch(`${fixture.url}/hello/ada`)).text()).toBe("hello, ada");
   });
 });
