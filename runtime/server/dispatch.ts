@@ -17,6 +17,7 @@ import type { Html } from "../html/node.js";
 import { ClientGone, readBody } from "./body.js";
 import { checkCsrf, mintToken } from "./csrf.js";
 import { devDetails } from "./dev-details.js";
+import { incidentId } from "./error-log.js";
 import type { DevHook } from "./dev-hook.js";
 import { renderPage, type Layout } from "./layout.js";
 import { clientAddress, isSecure } from "./secure.js";
@@ -44,14 +45,19 @@ export interface DispatchOptions {
   readonly hook?: DevHook;
   /** Believe `X-Forwarded-Proto` from a proxy in front (only when it is yours). */
   readonly trustProxy: boolean;
-  /** Logs a cause once; called for every 500. */
-  readonly logError: (what: string, cause: unknown) => void;
+  /**
+   * Logs a cause once; called for every 500 with what failed (`500 GET /path (route …)`) and
+   * the incident id its problem page shows.
+   */
+  readonly logError: (what: string, cause: unknown, incident: string) => void;
 }
 
 /** How far a request got before something failed: what its problem page may show. */
 interface Progress {
   method: string;
   path: string;
+  /** The pattern of the route that matched, once one has: named in a 500's log line. */
+  route: string | undefined;
   session: Session;
   headers: RequestHeaders | undefined;
 }
@@ -72,7 +78,7 @@ export class Dispatcher {
    * Response): most GETs never touch the microtask queue.
    */
   dispatch(incoming: IncomingMessage): Maybe<Answer | undefined> {
-    const progress: Progress = { method: incoming.method ?? "", path: "/", session: Session.empty, headers: undefined };
+    const progress: Progress = { method: incoming.method ?? "", path: "/", route: undefined, session: Session.empty, headers: undefined };
     try {
       const answer = this.answer(incoming, progress);
       return answer instanceof Promise
@@ -108,7 +114,7 @@ export class Dispatcher {
 
   /** A failure page for a request that never reaches `dispatch` (CONNECT, for one). */
   refuse(failure: HttpFailure, method: string, path: string): Answer {
-    return this.failure(failure, { method, path, session: Session.empty, headers: undefined });
+    return this.failure(failure, { method, path, route: undefined, session: Session.empty, headers: undefined });
   }
 
   private answer(incoming: IncomingMessage, progress: Progress): Maybe<Answer> {
@@ -152,6 +158,7 @@ export class Dispatcher {
     }
     if (lookup.type === "method") throw new MethodNotAllowed(lookup.allowed);
     if (lookup.type === "none") throw new NotFound();
+    progress.route = lookup.route.path.text;
     const request = new Request({
       method: effective,
       path,
@@ -224,10 +231,10 @@ export class Dispatcher {
 
   /** Any thrown value, as a problem page framed by the layout; a layout that throws → plain 500. */
   private failure(thrown: unknown, progress: Progress): Answer {
-    if (thrown instanceof LayoutFailed) return this.plain500("The layout threw", thrown.cause);
+    if (thrown instanceof LayoutFailed) return this.plain500("the layout threw", thrown.cause, progress);
     const failure = asFailure(thrown);
-    if (failure.kind === "InternalServerError") this.options.logError(`${progress.method} ${progress.path}`, failure.cause);
-    const problem = problemOf(failure, progress.path);
+    const incident = failure.kind === "InternalServerError" ? this.logged(failure.cause, progress) : undefined;
+    const problem = problemOf(failure, progress.path, incident);
     const details = this.options.dev ? devDetails(failure, this.options.routes ?? []) : [];
     const answer = this.page(problemContent(problem, details), problem.status, progress, extraHeaders(failure));
     return failure.kind === "PayloadTooLarge" ? { ...answer, close: true } : answer;
@@ -245,13 +252,21 @@ export class Dispatcher {
     try {
       page = renderPage(content, this.options.layout, request);
     } catch (cause) {
-      return this.plain500("The layout threw while framing an error page", cause);
+      return this.plain500("the layout threw while framing an error page", cause, progress);
     }
     return { status, headers: ["content-type", HTML_TYPE, ...headers], body: page };
   }
 
-  private plain500(what: string, cause: unknown): Answer {
-    this.options.logError(what, cause);
+  /** Logs a 500's cause once and returns the incident id that ties the log line to the page. */
+  private logged(cause: unknown, progress: Progress, what?: string): string {
+    const incident = incidentId();
+    const route = progress.route === undefined ? "" : ` (route ${progress.route})`;
+    this.options.logError(`500 ${progress.method} ${progress.path}${route}${what === undefined ? "" : `: ${what}`}`, cause, incident);
+    return incident;
+  }
+
+  private plain500(what: string, cause: unknown, progress: Progress): Answer {
+    this.logged(cause, progress, what);
     return { status: 500, headers: ["content-type", "text/plain; charset=utf-8"], body: plainProblem(500) };
   }
 }

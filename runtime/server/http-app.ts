@@ -10,6 +10,7 @@ import { DEFAULT_WS_MAX_MESSAGE_BYTES, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_S
 import type { WsServer } from "../ws/server.js";
 import { loadDevHook, type DevHook } from "./dev-hook.js";
 import { Dispatcher } from "./dispatch.js";
+import { errorLine } from "./error-log.js";
 import { defaultLayout, type Layout } from "./layout.js";
 import { ROUTES_USAGE, routesCommand } from "./routes-command.js";
 import { listRoutes } from "./routes-listing.js";
@@ -40,6 +41,12 @@ export interface HttpAppOptions {
   readonly sessionMaxAge?: number;
   /** One access-log line per request on stdout. Default on. */
   readonly accessLog?: boolean;
+  /**
+   * Follow each logged failure (a 500, a WebSocket listener that threw) with its stack in
+   * production too. Default off: production logs one line per failure (name, message cut at
+   * 200 characters, incident id), never a stack; `dev` always logs stacks.
+   */
+  readonly logStacks?: boolean;
   /** Believe `X-Forwarded-Proto` (only behind a proxy of your own). Default off. */
   readonly trustProxy?: boolean;
   /** How long in-flight requests may finish after SIGTERM. Default 10 s. */
@@ -103,6 +110,7 @@ export class HttpApp {
   layout: Layout;
   sessionMaxAge: number;
   accessLog: boolean;
+  logStacks: boolean;
   trustProxy: boolean;
   shutdownGraceMs: number;
   allowedOrigins: readonly string[];
@@ -122,6 +130,7 @@ export class HttpApp {
     this.layout = options.layout ?? defaultLayout;
     this.sessionMaxAge = options.sessionMaxAge ?? DEFAULT_SESSION_MAX_AGE_S;
     this.accessLog = options.accessLog ?? true;
+    this.logStacks = options.logStacks ?? false;
     this.trustProxy = options.trustProxy ?? false;
     this.shutdownGraceMs = options.shutdownGraceMs ?? 10_000;
     this.allowedOrigins = options.allowedOrigins ?? [];
@@ -162,6 +171,7 @@ export class HttpApp {
     const matcher = new Matcher(routes);
     const codec = new SessionCodec([secret, ...this.previousSecrets], this.sessionMaxAge * 1000);
     const hook = dev ? (options.devHook ?? (await loadDevHook())) : undefined;
+    const stacks = dev || this.logStacks;
     const dispatcher = new Dispatcher({
       matcher,
       codec,
@@ -171,7 +181,7 @@ export class HttpApp {
       routes,
       ...(hook === undefined ? {} : { hook }),
       trustProxy: this.trustProxy,
-      logError: (what, cause) => this.console.err(`fw: 500 ${what}: ${describeCause(cause)}`),
+      logError: (what, cause, incident) => this.console.err(errorLine({ what, cause, incident, stacks })),
     });
     const reserved = this.reservedSockets(hook);
     // `ws` is loaded only for an app that has sockets: the others idle without it.
@@ -187,7 +197,7 @@ export class HttpApp {
       sendTimeoutMs: positive("wsSendTimeoutMs", this.wsSendTimeoutMs),
       pingIntervalMs: positive("wsPingIntervalMs", this.wsPingIntervalMs),
       maxMessageBytes: positive("wsMaxMessageBytes", this.wsMaxMessageBytes),
-      logError: (what, cause) => this.console.err(`fw: ${what}: ${describeCause(cause)}`),
+      logError: (what, cause) => this.console.err(errorLine({ what, cause, stacks })),
     });
     await hook?.beforeListen();
     let running: RunningServer;
@@ -256,8 +266,4 @@ function positive(name: string, value: number): number {
     throw new BootError(`${name} must be a positive number, not ${value}.`);
   }
   return value;
-}
-
-function describeCause(cause: unknown): string {
-  return cause instanceof Error ? (cause.stack ?? `${cause.name}: ${cause.message}`) : String(cause);
 }

@@ -13,11 +13,17 @@ export interface Problem {
   readonly detail: string;
   /** The request path. */
   readonly instance: string;
+  /**
+   * An extension member (RFC 9457 section 3.2), on a 500 only: the id its log line ends with,
+   * so a visitor's report can be matched to the cause an operator reads in the log.
+   */
+  readonly incident?: string;
 }
 
-export function problemOf(failure: HttpFailure, instance: string): Problem {
+export function problemOf(failure: HttpFailure, instance: string, incident?: string): Problem {
   const status = statusOf(failure);
-  return { type: "about:blank", title: phrase(status), status, detail: failure.detail, instance };
+  const problem: Problem = { type: "about:blank", title: phrase(status), status, detail: failure.detail, instance };
+  return incident === undefined ? problem : { ...problem, incident };
 }
 
 export function phrase(status: number): string {
@@ -43,6 +49,9 @@ export function problemContent(problem: Problem, details: readonly Child[] = [])
         el("h1", {}, `${problem.status} ${problem.title}`),
         el("p", { class: "fw-problem-detail" }, problem.detail),
         el("p", { class: "fw-problem-instance" }, el("code", {}, problem.instance)),
+        problem.incident === undefined
+          ? null
+          : el("p", { class: "fw-problem-incident" }, "Incident ", el("code", {}, problem.incident), ": quote it when reporting this error."),
         ...details,
       ),
   ]);
