@@ -22,6 +22,7 @@ export const Codes = {
   modelKey: 91014,
   modelNotExported: 91015,
   ownerField: 91016,
+  typiaTransformMissing: 91017,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

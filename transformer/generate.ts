@@ -2,7 +2,7 @@ import type * as ts from "typescript";
 import { checkCapabilities } from "./capabilities.js";
 import { shown, type FwConfig } from "./config.js";
 import { Codes, type Finding } from "./diagnostics.js";
-import { emitModule, type Derived, type Row } from "./emit.js";
+import { emitModule, usesTypia, type Derived, type Row } from "./emit.js";
 import { shapeModel, type Shaping } from "./model-shape.js";
 import { analyseHandler, routeExport, type Checking } from "./handlers.js";
 import { discoverModels, type Model } from "./models.js";
@@ -39,7 +39,28 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   if (config.auth !== undefined) models.forEach((model) => checkModelGuard(c, model, config.auth as string));
   const sorted = sortRows(rows);
   const text = emitModule({ out: config.out, fwModule: config.fwModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, appDirShown: c.shown(config.appDir) });
+  if (usesTypia(sorted, derived) && !hasTypiaTransform(program.getCompilerOptions())) {
+    findings.push({
+      code: Codes.typiaTransformMissing,
+      category: "error",
+      file: undefined,
+      message:
+        `${tsconfigShown(program, show)}: the generated routes call typia (${derived.length > 0 ? `the model ${derived[0]?.model.name}` : "a typed path parameter"}), ` +
+        `but compilerOptions.plugins has no typia transform. Add { "transform": "typia/lib/transform" } after fw's entry.`,
+    });
+  }
   return { text, rows: sorted, models, findings };
+}
+
+function tsconfigShown(program: ts.Program, show: (file: string) => string): string {
+  const file = program.getCompilerOptions().configFilePath;
+  return typeof file === "string" ? show(file) : "tsconfig.json";
+}
+
+/** typia's transformer listed among the tsconfig's plugins (ts-patch reads them from there). */
+function hasTypiaTransform(options: ts.CompilerOptions): boolean {
+  const plugins: unknown = options["plugins"];
+  return Array.isArray(plugins) && plugins.some((p: unknown) => typeof p === "object" && p !== null && /typia[\\/]lib[\\/]transform/.test(String((p as { transform?: unknown }).transform)));
 }
 
 /** A model deriving Resource, with its type read (key, fields, owner): its routes go in the table. */

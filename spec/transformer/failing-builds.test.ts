@@ -31,6 +31,7 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/models\/Orphan\.ts\(\d+,\d+\): error TS91016: fw: src\/models\/Orphan\.ts: the model Orphan declares `owned` but has no field of type Id<User> to name its owner\. Give it exactly one, e\.g\. `author: Id<User>`/,
     /src\/models\/Crowded\.ts\(\d+,\d+\): error TS91016: fw: .*the model Crowded declares `owned` but has 2 fields of type Id<…> \(author: Id<User>, team: Id<Team>\), so fw cannot tell which one names the owner/,
   ],
+  "typia-missing": [/error TS91017: fw: tsconfig\.json: the generated routes call typia \(a typed path parameter\), but compilerOptions\.plugins has no typia transform\. Add \{ "transform": "typia\/lib\/transform" \}/],
   "missing-guard": [
     /src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`/,
     /src\/models\.ts\(\d+,\d+\): error TS91009: fw: the model Note declares no `guarded`/,

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TEST_SECRET } from "../support/serve.js";
@@ -25,6 +26,13 @@ describe("A fixture built with tspc, booted, and answered over HTTP", () => {
     const bad = await fetch(`${fixture.url}/posts/forty-one`);
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain("The path parameter &quot;id&quot; is not a valid number.");
+  });
+
+  it("the emitted table imports only typia's inlined helpers, never its index (which would load all of typia at boot)", () => {
+    const emitted = readFileSync(join(dir, "dist/.fw/routes.js"), "utf8");
+    expect(emitted).toContain('from "typia/lib/internal/');
+    expect(emitted).not.toMatch(/from "typia";|require\("typia"\)/);
+    expect(emitted).not.toMatch(/\btypia\.(http\.createParameter|createValidate)\(/); // every call inlined
   });
 
   it("supplies a capability from the capabilities module", async () => {
