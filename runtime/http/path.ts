@@ -3,8 +3,11 @@ import { BadRequest } from "./failure.js";
 /**
  * Splits a request path into percent-decoded segments, one by one after splitting, so an
  * encoded "/" (`%2F`) stays inside its segment (spec 2.3). A trailing slash is ignored.
- * Malformed or overlong encodings, invalid UTF-8, NUL, and "." or ".." segments are a 400:
- * fw never resolves dot segments, so they would only ever reach a handler as a trick.
+ * fw never resolves dot segments and never merges slashes, so what could only ever reach a
+ * handler as a trick is a 400: malformed or overlong encodings, invalid UTF-8, NUL, an empty
+ * segment (`//`), a "." or ".." segment, and a segment holding `/` or `\` (encoded, or a raw
+ * backslash) with an empty, "." or ".." piece between them (`..%2Fetc`, `%2Fetc`, `..\x`).
+ * So a catch-all's value, joined with "/", never climbs out of its folder nor starts at the root.
  * One scan with indexOf (this runs on every request): a segment is decoded only when it holds "%".
  */
 export function splitPath(path: string): string[] {
@@ -23,10 +26,20 @@ export function splitPath(path: string): string[] {
 }
 
 function checked(segment: string): string {
+  if (segment === "") throw new BadRequest("The path has an empty segment (//): fw does not merge slashes.");
   if (segment === "." || segment === ".." || segment.includes("\0")) {
     throw new BadRequest(`The path has a segment fw does not serve: ${JSON.stringify(segment)}.`);
   }
+  if ((segment.includes("/") || segment.includes("\\")) && segment.split(SEPARATOR).some(isDotOrEmpty)) {
+    throw new BadRequest(`The path has a segment whose / or \\ would climb or restart a path: ${JSON.stringify(segment)}.`);
+  }
   return segment;
+}
+
+const SEPARATOR = /[/\\]/;
+
+function isDotOrEmpty(piece: string): boolean {
+  return piece === "" || piece === "." || piece === "..";
 }
 
 function decodeSegment(part: string): string {
