@@ -184,7 +184,8 @@ export class HttpApp {
       logError: (what, cause, incident) => this.console.err(errorLine({ what, cause, incident, stacks })),
     });
     const reserved = this.reservedSockets(hook);
-    // `ws` is loaded only for an app that has sockets: the others idle without it.
+    // The socket server is loaded only for an app that has sockets, and it loads `ws` itself on
+    // the first handshake it accepts: until a socket is used, the app idles without `ws`.
     const needsSockets = reserved.length > 0 || routes.some((route) => route.case === "ws");
     const { WsServer: Sockets } = needsSockets ? await import("../ws/server.js") : { WsServer: undefined };
     const sockets: WsServer | undefined = Sockets === undefined ? undefined : new Sockets({

@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import { NotImplemented } from "../http/failure.js";
 import type { WsServer } from "../ws/server.js";
 import type { Answer, Dispatcher } from "./dispatch.js";
+import { MAX_HEADERS, overLimits } from "./limits.js";
 import { phrase } from "./problem.js";
 import { writeRaw } from "./raw-answer.js";
 import { answerUpgrade } from "./upgrade.js";
@@ -54,13 +55,19 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
       send(response, answer, request.method === "HEAD", closing);
       log(request, answer.status, started);
     };
-    const answer = dispatcher.dispatch(request);
+    const answer = overLimits(request) ?? dispatcher.dispatch(request);
     if (answer instanceof Promise) void answer.then(respond);
     else respond(answer);
   });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const started = performance.now();
+    const refused = overLimits(request);
+    if (refused !== undefined) {
+      writeRaw(socket, refused);
+      log(request, refused.status, started);
+      return;
+    }
     void answerUpgrade(request, socket, head, dispatcher, sockets).then((status) => {
       if (status !== undefined) log(request, status, started);
     });
@@ -70,6 +77,7 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
     const answer = dispatcher.refuse(new NotImplemented("fw does not serve CONNECT requests."), "CONNECT", "/");
     writeRaw(socket, answer);
   });
+  server.maxHeadersCount = MAX_HEADERS + 1; // one more, so a request over the limit is seen
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => refuseMalformed(error, socket));
   return new Promise((resolve, reject) => {
     server.once("error", reject);

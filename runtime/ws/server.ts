@@ -1,12 +1,12 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { WebSocketServer, type WebSocket } from "ws";
+import type { WebSocketServer } from "ws";
 import type { SessionCodec } from "../http/session-codec.js";
 import { BootError } from "../routing/boot-error.js";
 import { Matcher } from "../routing/matcher.js";
 import type { WsRoute } from "../routing/route.js";
 import type { Identify } from "../routing/route-table.js";
-import { LiveConnection, type ConnectionSettings } from "./connection.js";
+import type { ConnectionSettings, LiveConnection } from "./connection.js";
 import { admit, type Admitted, type HandshakeRules } from "./handshake.js";
 import { OriginPolicy } from "./origin.js";
 
@@ -43,7 +43,9 @@ export interface WsServerOptions {
  * one `LiveConnection` per socket, pings them, and closes them all on shutdown.
  */
 export class WsServer {
-  readonly #wss: WebSocketServer;
+  readonly #maxMessageBytes: number;
+  /** `ws` and the connection code, loaded on the first accepted handshake (see upgrader.ts). */
+  #upgrader: Promise<Upgrader> | undefined;
   readonly #rules: HandshakeRules;
   readonly #settings: ConnectionSettings;
   readonly #live = new Set<LiveConnection>();
@@ -51,13 +53,7 @@ export class WsServer {
   #closing = false;
 
   constructor(options: WsServerOptions) {
-    this.#wss = new WebSocketServer({
-      noServer: true,
-      maxPayload: options.maxMessageBytes,
-      clientTracking: false,
-      // Off (ws's server default too): compression costs memory per socket and opens CRIME-style leaks.
-      perMessageDeflate: false,
-    });
+    this.#maxMessageBytes = options.maxMessageBytes;
     this.#rules = {
       reserved: new Matcher(reservedRoutes(options.reserved ?? [])),
       table: options.table,
@@ -87,7 +83,24 @@ export class WsServer {
       socket.destroy();
       return;
     }
-    this.#wss.handleUpgrade(incoming, socket, head, (ws) => this.#opened(ws, admitted));
+    // Until ws takes the socket it has no error listener: a reset while ws loads must not crash.
+    const dropOnError = (): void => void socket.destroy();
+    socket.on("error", dropOnError);
+    this.#upgrader ??= import("./upgrader.js").then((m) => ({ wss: m.socketUpgrader(this.#maxMessageBytes), Connection: m.LiveConnection }));
+    this.#upgrader.then(
+      ({ wss, Connection }) => {
+        socket.off("error", dropOnError);
+        if (this.#closing || socket.destroyed) {
+          socket.destroy();
+          return;
+        }
+        wss.handleUpgrade(incoming, socket, head, (ws) => this.#opened(new Connection(ws, admitted.route.listener, admitted.request, this.#settings)));
+      },
+      (cause: unknown) => {
+        this.#settings.logError(`cannot load the WebSocket server (the ws package) for ${admitted.request.path}`, cause);
+        socket.destroy();
+      },
+    );
   }
 
   /**
@@ -105,8 +118,7 @@ export class WsServer {
     clearTimeout(timer);
   }
 
-  #opened(ws: WebSocket, admitted: Admitted): void {
-    const connection = new LiveConnection(ws, admitted.route.listener, admitted.request, this.#settings);
+  #opened(connection: LiveConnection): void {
     this.#live.add(connection);
     void connection.ended.then(() => this.#live.delete(connection));
     if (this.#closing) connection.goAway();
@@ -115,6 +127,11 @@ export class WsServer {
   #beat(): void {
     for (const connection of this.#live) connection.heartbeat();
   }
+}
+
+interface Upgrader {
+  readonly wss: WebSocketServer;
+  readonly Connection: typeof LiveConnection;
 }
 
 /** Reserved sockets must live under `/fw`: the table owns every other path. */
