@@ -52,6 +52,16 @@ export type { WsListener, WsConnection } from "./ws/listener.js";
 export { DEFAULT_WS_SEND_TIMEOUT_MS, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_MAX_MESSAGE_BYTES } from "./ws/defaults.js";
 export type { Problem } from "./server/problem.js";
 export { defaultLayout, type Layout, type LayoutProps } from "./server/layout.js";
-export { HttpApp, DEFAULT_MAX_BODY_SIZE, DEFAULT_SESSION_MAX_AGE_S, type HttpAppOptions, type ServeOptions, type Console } from "./server/http-app.js";
+export {
+  HttpApp,
+  DEFAULT_MAX_BODY_SIZE,
+  DEFAULT_SESSION_MAX_AGE_S,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  type HttpAppOptions,
+  type ServeOptions,
+  type Console,
+} from "./server/http-app.js";
 export type { RunningServer } from "./server/server.js";
 export { raw, escapeHtml, renderHtml, Fragment, type Html, type Child, type Node } from "./html/index.js";

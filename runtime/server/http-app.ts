@@ -15,12 +15,16 @@ import { defaultLayout, type Layout } from "./layout.js";
 import { ROUTES_USAGE, routesCommand } from "./routes-command.js";
 import { listRoutes } from "./routes-listing.js";
 import { devSecret, MissingSecret, productionSecret } from "./secrets.js";
-import { startServer, type RunningServer } from "./server.js";
+import { startServer, type RunningServer, type Timeouts } from "./server.js";
 
 /** The default cap on a request body: 1 MiB (DESIGN.md). */
 export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
 /** A session older than this (from when it was first written) reads as empty: 14 days. */
 export const DEFAULT_SESSION_MAX_AGE_S = 14 * 24 * 60 * 60;
+/** Node's slow-client guards (DESIGN.md): headers within 20 s, a whole request within 60 s, keep-alive 5 s. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 export interface HttpAppOptions {
   /** The route table, matched in order. */
@@ -51,6 +55,12 @@ export interface HttpAppOptions {
   readonly trustProxy?: boolean;
   /** How long in-flight requests may finish after SIGTERM. Default 10 s. */
   readonly shutdownGraceMs?: number;
+  /** A client must send its request line and headers within this, else 408. Default 20 s. */
+  readonly headersTimeoutMs?: number;
+  /** A client must send its whole request, body included, within this, else 408. Default 60 s. */
+  readonly requestTimeoutMs?: number;
+  /** An idle keep-alive connection is closed after this. Default 5 s. */
+  readonly keepAliveTimeoutMs?: number;
   /**
    * Origins (`scheme://host[:port]`) besides the application's own whose pages may open its
    * WebSockets. A handshake from any other origin, or with no `Origin` header, gets 403.
@@ -113,6 +123,9 @@ export class HttpApp {
   logStacks: boolean;
   trustProxy: boolean;
   shutdownGraceMs: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
   allowedOrigins: readonly string[];
   wsSendTimeoutMs: number;
   wsPingIntervalMs: number;
@@ -133,6 +146,9 @@ export class HttpApp {
     this.logStacks = options.logStacks ?? false;
     this.trustProxy = options.trustProxy ?? false;
     this.shutdownGraceMs = options.shutdownGraceMs ?? 10_000;
+    this.headersTimeoutMs = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.keepAliveTimeoutMs = options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
     this.allowedOrigins = options.allowedOrigins ?? [];
     this.wsSendTimeoutMs = options.wsSendTimeoutMs ?? DEFAULT_WS_SEND_TIMEOUT_MS;
     this.wsPingIntervalMs = options.wsPingIntervalMs ?? DEFAULT_WS_PING_INTERVAL_MS;
@@ -172,6 +188,7 @@ export class HttpApp {
     const codec = new SessionCodec([secret, ...this.previousSecrets], this.sessionMaxAge * 1000);
     const hook = dev ? (options.devHook ?? (await loadDevHook())) : undefined;
     const stacks = dev || this.logStacks;
+    const timeouts = this.timeouts();
     const dispatcher = new Dispatcher({
       matcher,
       codec,
@@ -208,6 +225,7 @@ export class HttpApp {
         host: options.host ?? this.host,
         accessLog: options.accessLog ?? this.accessLog,
         graceMs: this.shutdownGraceMs,
+        timeouts,
         out: (line) => this.console.out(line),
       });
     } catch (error) {
@@ -218,6 +236,16 @@ export class HttpApp {
     if (hook === undefined) return running;
     hook.started(running.url, listRoutes(routes, []).trimEnd(), (text) => this.console.out(text));
     return { ...running, close: () => running.close().finally(() => hook.close()) };
+  }
+
+  /** The slow-client guards, checked before anything listens. */
+  private timeouts(): Timeouts {
+    const headersMs = positive("headersTimeoutMs", this.headersTimeoutMs);
+    const requestMs = positive("requestTimeoutMs", this.requestTimeoutMs);
+    if (headersMs > requestMs) {
+      throw new BootError(`headersTimeoutMs (${headersMs}) must not exceed requestTimeoutMs (${requestMs}): the headers are part of the request.`);
+    }
+    return { headersMs, requestMs, keepAliveMs: positive("keepAliveTimeoutMs", this.keepAliveTimeoutMs) };
   }
 
   /**
