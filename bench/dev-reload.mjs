@@ -1,4 +1,5 @@
-// Save → reloaded latency of `fw dev` on a generated 200-route app.
+// Save → reloaded latency of `fw dev` on a generated 200-route app: the "dev" part of
+// `npm run bench`, or on its own:
 //
 //   npm run build && node bench/dev-reload.mjs [routes=200] [edits=5]
 //
@@ -6,22 +7,21 @@
 // by self-reference; git-ignored; removed afterwards), starts `fw dev` on it, opens the reload
 // socket the way the injected client does, then edits one handler `edits` times. Each sample
 // runs from just before the file write until the socket was told `reload` (after the restart
-// the client reconnects, retrying every 300 ms as the browser client does) and a GET of the
+// the client reconnects, retrying every 100 ms as the browser client does) and a GET of the
 // edited page returned the new text. Prints each sample, its phases, and the median.
 // KEEP=1 leaves the generated app in place.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { WebSocket } from "ws";
 
-const ROUTES = Number(process.argv[2] ?? 200);
-const EDITS = Number(process.argv[3] ?? 5);
-const RETRY_MS = 300; // the reload client's retry interval (runtime/dev/reload-client.ts)
+const RETRY_MS = 100; // the reload client's quick retry interval (runtime/dev/reload-client.ts)
 const root = resolve(import.meta.dirname, "..");
 const fixtures = join(root, "spec/fixtures");
 
 /** One page per route file; every fourth one takes a typed path parameter (a typia decoder). */
-function generate(dir) {
+function generate(dir, ROUTES) {
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: "../tsconfig.fixture.json", compilerOptions: { outDir: "dist", rootDir: "src" }, include: ["src"] }));
   mkdirSync(join(dir, "src/app"), { recursive: true });
   writeFileSync(join(dir, "src/main.ts"), 'import { HttpApp } from "fw";\nimport { table } from "./.fw/routes.js";\n\nprocess.exitCode = await new HttpApp({ routes: table() }).main();\n');
@@ -66,7 +66,7 @@ function startDev(dir) {
   return { child, next, output: () => output };
 }
 
-/** The reload client's behaviour: reconnect every 300 ms after a close; resolve on `reload`. */
+/** The reload client's behaviour: reconnect every 100 ms after a close; resolve on `reload`. */
 function reloadClient(url, boot) {
   let socket;
   let onReload = () => {};
@@ -96,15 +96,17 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-async function main() {
+/** Runs the measurement; resolves with each sample (ms), their median, and the first start. */
+export async function devReload({ routes: ROUTES = 200, edits: EDITS = 5, log = console.log } = {}) {
   const dir = mkdtempSync(join(fixtures, "_tmp-bench-"));
-  generate(dir);
+  generate(dir, ROUTES);
   const dev = startDev(dir);
   try {
     const started = performance.now();
     await dev.next(/fw dev: ready on/g);
     const url = /fw dev: ready on (\S+)/.exec(dev.output())[1];
-    console.log(`fw dev serving ${ROUTES} routes on ${url} after ${Math.round(performance.now() - started)} ms (first build and start)`);
+    const firstStartMs = performance.now() - started;
+    log(`fw dev serving ${ROUTES} routes on ${url} after ${Math.round(firstStartMs)} ms (first build and start)`);
     const target = 1; // src/app/Page1.tsx → GET /page1
     const boot = () => fetch(`${url}/page${target}`).then((r) => r.text()).then((html) => /data-fw-boot="([0-9a-f]+)"/.exec(html)[1]);
     const client = reloadClient(url, await boot());
@@ -125,20 +127,23 @@ async function main() {
       client.rebase(/data-fw-boot="([0-9a-f]+)"/.exec(html)[1]);
       const total = tServed - t0;
       samples.push(total);
-      console.log(
+      log(
         `edit ${n}: ${total.toFixed(0)} ms  (build done ${(tBuilt - t0).toFixed(0)} ms, app ready ${(tReady - t0).toFixed(0)} ms, ` +
           `reload received ${(tReload - t0).toFixed(0)} ms, new page served ${total.toFixed(0)} ms)`,
       );
       await new Promise((r) => setTimeout(r, 500)); // between samples only: tsc's watcher settles
     }
-    console.log(`median of ${EDITS}: ${median(samples).toFixed(0)} ms save → reloaded (${ROUTES} routes)`);
+    log(`median of ${EDITS}: ${median(samples).toFixed(0)} ms save → reloaded (${ROUTES} routes)`);
     client.stop();
+    return { routes: ROUTES, samples, median: median(samples), firstStartMs };
   } finally {
     dev.child.kill("SIGTERM");
     await new Promise((r) => dev.child.on("close", r));
     if (process.env.KEEP === undefined) rmSync(dir, { recursive: true, force: true });
-    else console.log(`kept ${dir}`);
+    else log(`kept ${dir}`);
   }
 }
 
-await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await devReload({ routes: Number(process.argv[2] ?? 200), edits: Number(process.argv[3] ?? 5) });
+}

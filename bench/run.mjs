@@ -4,7 +4,7 @@
 //
 //   npm run bench                      full run (under 10 minutes on 2 cores), writes BENCHMARKS.md
 //   npm run bench -- --quick           one-minute smoke run, writes bench/.work/BENCHMARKS.quick.md
-//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory)
+//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev)
 //   npm run bench -- --no-build        use dist/ and example/dist/ as they are
 //   npm run bench -- --out=FILE        write the report elsewhere
 import { spawnSync } from "node:child_process";
@@ -27,12 +27,14 @@ const OPTIONS = quick
       routing: { sizes: [10, 100, 1000], rounds: 2, roundMs: 60 },
       build: { plan: [{ size: 20, cold: 1, inc: 1 }], primeWithCold: true },
       memory: { rounds: 1, wsConnections: 200 },
+      dev: { routes: 50, edits: 2 },
     }
   : {
       throughput: { seconds: 2, rounds: 5, warmup: 2, connections: 50 },
       routing: { sizes: [10, 100, 1000, 10_000], rounds: 5, roundMs: 150 },
       build: { plan: [{ size: 200, cold: 3, inc: 3 }, { size: 1000, cold: 2, inc: 2 }], primeWithCold: false },
       memory: { rounds: 3, wsConnections: 1000 },
+      dev: { routes: 200, edits: 5 },
     };
 OPTIONS.throughput.wrkArgs = `-t1 -c${OPTIONS.throughput.connections} -d${OPTIONS.throughput.seconds}s`;
 OPTIONS.build.coldNote = OPTIONS.build.primeWithCold
@@ -90,6 +92,7 @@ async function main() {
       },
     ],
     ["memory", async () => (await import("./memory.mjs")).memory(OPTIONS.memory)],
+    ["dev", async () => (await import("./dev-reload.mjs")).devReload({ ...OPTIONS.dev, log: (line) => log(`dev: ${line}`) })],
   ];
   const took = {};
   for (const [name, part] of parts) {

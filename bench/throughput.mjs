@@ -54,6 +54,12 @@ async function preflight(servers, cookie, csrf) {
       );
     }
   }
+  const index = await fetch(`${servers.fwApi.url}/tasks`, { headers: { cookie } });
+  const indexBody = await index.text();
+  check(index.status === 200, `fw derived Index answered ${index.status}`);
+  const indexRows = (indexBody.match(/href="\/tasks\/\d+"/g) ?? []).length;
+  check(indexRows === 50, `fw derived Index should link 50 rows (its page size), not ${indexRows}`);
+  check(indexBody.includes("&quot;measure&quot; &lt;twice&gt; &amp; cut once"), "fw derived Index should show the rows' titles escaped");
   const notFound = await fetch(`${servers.fwApi.url}/nothing/here`, { headers: { cookie } });
   const notFoundBody = await notFound.text();
   check(notFound.status === 404, `fw 404 answered ${notFound.status}`);
@@ -79,6 +85,7 @@ async function preflight(servers, cookie, csrf) {
     pageBytes: Buffer.byteLength(pages.raw),
     pageSha: sha(pages.raw),
     notFoundBytes: Buffer.byteLength(notFoundBody),
+    indexBytes: Buffer.byteLength(indexBody),
     notAllowedBytes: Buffer.byteLength(notAllowedBody),
   };
 }
@@ -161,6 +168,7 @@ export async function throughput({ seconds, rounds, warmup, connections }) {
         title: "fw alone (regression tracking)",
         baseline: undefined,
         rows: [
+          { id: "index", label: `derived Index \`GET /tasks\` (50 rows of 60, a table in the layout, ${facts.indexBytes} B)`, url: `${servers.fwApi.url}/tasks`, server: servers.fwApi, headers: withCookie },
           { id: "notFound", label: `404 \`GET /nothing/here\` (problem page in the layout, ${facts.notFoundBytes} B)`, url: `${servers.fwApi.url}/nothing/here`, server: servers.fwApi, headers: withCookie, expectNon2xx: true },
           { id: "notAllowed", label: `405 \`DELETE /posts/7\` (Allow: GET, HEAD, ${facts.notAllowedBytes} B)`, url: `${servers.fwApi.url}/posts/7`, server: servers.fwApi, script: deleteScript(cookie), expectNon2xx: true },
           { id: "post", label: "form POST `/posts/7/comments` (urlencoded, CSRF checked, 303 + flash cookie)", url: `${servers.fwApi.url}/posts/7/comments`, server: servers.fwApi, script: postScript(cookie, csrf) },

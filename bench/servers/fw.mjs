@@ -1,7 +1,7 @@
 // fw through its public API (dist/runtime/index.js after `npm run build`): HttpApp + Route +
 // RouteTable, FW_SECRET from the environment, access log off, production boot (`main([])`).
 // The JSX is written as what `tsc --jsx react-jsx --jsxImportSource fw` emits: jsx()/jsxs() calls.
-import { FromPath, HttpApp, NotFound, Ok, Redirect, Route, RouteTable } from "../../dist/runtime/index.js";
+import { FromPath, HttpApp, InMemoryStore, NotFound, Ok, Redirect, Resource, Route, RouteTable } from "../../dist/runtime/index.js";
 import { Fragment, jsx, jsxs } from "../../dist/runtime/html/jsx-runtime.js";
 import { HELLO, POSTS } from "./page.mjs";
 
@@ -84,6 +84,31 @@ const hello =
     ? Route.get("/", () => Ok(HELLO))
     : Route.api({ method: "GET", path: "/", handler: () => Ok(HELLO) });
 
+// A derived resource, as the transformer would write its ModelSpec for
+//   interface Task { id: Id<Task>; title: string; notes: LongText; done: boolean }
+// (typia's validator written by hand here: the bench's Index page never validates). Its Index
+// page lists the store's first 50 rows, the page size, in a table with a link per row.
+const taskSpec = {
+  name: "Task",
+  fqn: "models.Task",
+  path: "/tasks",
+  key: "id",
+  fields: [
+    { name: "title", label: "Title", input: "text", optional: false, describe: "text" },
+    { name: "notes", label: "Notes", input: "textarea", optional: false, describe: "text" },
+    { name: "done", label: "Done", input: "checkbox", optional: false, describe: "yes or no" },
+  ],
+  validate: (input) =>
+    typeof input === "object" && input !== null && typeof input.title === "string" && typeof input.notes === "string" && typeof input.done === "boolean"
+      ? { success: true, data: input }
+      : { success: false, errors: [{ path: "$input", expected: "Task", value: input }] },
+  decodeKey: FromPath.int,
+};
+const tasks = new InMemoryStore("id");
+for (let i = 1; i <= 60; i++) {
+  await tasks.insert({ title: `Task #${i}: "measure" <twice> & cut once`, notes: `Notes for task ${i}, with a <tag> & quotes " to escape.`, done: i % 3 === 0 });
+}
+
 const routes = RouteTable.of(
   hello,
   // Signs "ada" in: the reply's cookie (with the CSRF token minted on this first visit) is what
@@ -100,6 +125,7 @@ const routes = RouteTable.of(
     },
     { params: { id: FromPath.int } },
   ),
+  ...Resource.routes(taskSpec, tasks),
 );
 
 process.exitCode = await new HttpApp({ routes, layout, accessLog: false }).main([]);
