@@ -1,5 +1,5 @@
 import * as path from "node:path";
-import type { Handler } from "./handlers.js";
+import type { PrintedHandler } from "./handlers.js";
 import type { ModelShape } from "./model-shape.js";
 import { pathSegment } from "./model-shape.js";
 import type { Model } from "./models.js";
@@ -23,7 +23,7 @@ export interface Row {
   readonly method: string;
   readonly pattern: string;
   readonly exportName: string;
-  readonly handler: Handler;
+  readonly handler: PrintedHandler;
   /** The route file exports `guarded`. */
   readonly guarded: boolean;
 }
@@ -47,16 +47,16 @@ function specifier(out: string, file: string): string {
 
 const q = (text: string): string => JSON.stringify(text);
 
-/**
- * Prints the generated route module: one import per route file, then `table()` with one row
- * per route in match order, each under `// from <file>`. The text depends only on the input,
- * so an unchanged app writes an identical file and nothing is re-emitted.
- */
 /** Whether the module calls typia: a model (validator, key decoder) or a typed path parameter. */
 export function usesTypia(rows: readonly Row[], derived: readonly Derived[]): boolean {
   return derived.length > 0 || rows.some((r) => r.handler.case === "http" && r.handler.params.some((p) => p.decode));
 }
 
+/**
+ * Prints the generated route module: one import per route file, then `table()` with one row
+ * per route in match order, each under `// from <file>`. The text depends only on the input,
+ * so an unchanged app writes an identical file and nothing is re-emitted.
+ */
 export function emitModule(input: EmitInput): string {
   const { rows } = input;
   const typia = usesTypia(rows, input.derived);

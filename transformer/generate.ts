@@ -9,6 +9,7 @@ import { discoverModels, type Model } from "./models.js";
 import { declaresOwned, ownerOf } from "./owner.js";
 import { sortRows } from "./order.js";
 import { checkRouteFiles } from "./route-conflicts.js";
+import { normalPath, rowKeys, transformerVersion, type RowCache } from "./row-cache.js";
 import { scanAppDir, type RouteFile } from "./scan.js";
 
 export interface Generated {
@@ -25,7 +26,7 @@ export interface Generated {
  * handler with the checker, check capabilities and guards, order the rows (spec 4.2), find the
  * models, print the module. Nothing here writes a file or changes the program.
  */
-export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts, found: readonly RouteFile[] = scanAppDir(config.appDir)): Generated {
+export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts, found: readonly RouteFile[] = scanAppDir(config.appDir), cache?: RowCache): Generated {
   const findings: Finding[] = [];
   const checker = program.getTypeChecker();
   const show = (file: string): string => shown(config, file);
@@ -35,7 +36,16 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const sourceOf = (file: string): ts.SourceFile | undefined => program.getSourceFile(file);
   const scanned = found.filter((route) => included(route, sourceOf, c));
   const routes = checkRouteFiles(scanned, sourceOf, c.shown, findings);
-  const rows = routes.flatMap((route) => rowOf(c, config, route, sourceOf));
+  const keys = cache === undefined ? undefined : rowKeys(program, tsApi, routes.map((route) => route.file), config.out, cacheSalt(config));
+  const rows = routes.flatMap((route) => {
+    const key = keys?.get(normalPath(route.file));
+    const remembered = key === undefined ? undefined : cache?.get(route.file, key);
+    if (remembered !== undefined) return remembered;
+    const before = findings.length;
+    const made = rowOf(c, config, route, sourceOf);
+    if (key !== undefined && findings.length === before) cache?.put(route.file, key, made);
+    return made;
+  });
   if (config.auth !== undefined) models.forEach((model) => checkModelGuard(c, model, config.auth as string));
   const sorted = sortRows(rows);
   const text = emitModule({ out: config.out, fwModule: config.fwModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, appDirShown: c.shown(config.appDir) });
@@ -50,6 +60,11 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
     });
   }
   return { text, rows: sorted, models, findings };
+}
+
+/** What a remembered row depends on besides the program: the plugin options and fw's version. */
+function cacheSalt(config: FwConfig): string {
+  return JSON.stringify({ config, transformer: transformerVersion() });
 }
 
 function tsconfigShown(program: ts.Program, show: (file: string) => string): string {

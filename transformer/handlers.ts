@@ -25,6 +25,11 @@ export type Handler =
   | { readonly case: "http"; readonly api: boolean; readonly params: readonly ParamUse[]; readonly capabilities: readonly CapabilityUse[] }
   | { readonly case: "ws" };
 
+/** A handler as the generated module prints it, and as a remembered row keeps it (row-cache.ts). */
+export type PrintedHandler =
+  | { readonly case: "http"; readonly api: boolean; readonly params: readonly ParamUse[]; readonly capabilities: readonly Omit<CapabilityUse, "required">[] }
+  | { readonly case: "ws" };
+
 /** What the analysis needs from the compiler. */
 export interface Checking {
   readonly ts: typeof ts;

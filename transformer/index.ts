@@ -5,6 +5,7 @@ import type * as ts from "typescript";
 import { resolveConfig, type PluginOptions } from "./config.js";
 import { toDiagnostic, type Finding } from "./diagnostics.js";
 import { generate } from "./generate.js";
+import { RowCache } from "./row-cache.js";
 import { scanAppDir } from "./scan.js";
 
 export type { PluginOptions } from "./config.js";
@@ -37,8 +38,10 @@ export default function fwTransformer(
     missing.length === 0 && vanished.length === 0
       ? program
       : withRoots(program, host, tsApi, { roots: routeFiles, fresh: missing, dropped: vanished, generated: config.out });
-  const generated = generate(complete, config, tsApi, found);
+  const cache = RowCache.load(path.join(path.dirname(config.out), "rows.json"));
+  const generated = generate(complete, config, tsApi, found, cache);
   writeIfChanged(config.out, generated.text);
+  cache.save();
   // Nothing changed (the usual --incremental or watch rebuild after editing a handler): the
   // program already holds the generated module as generated, so no second program is built.
   const unchanged = complete === program && program.getSourceFile(config.out)?.text === generated.text;
