@@ -115,6 +115,14 @@ function throughputSection(tp, opts) {
           ]),
         ),
       );
+      if (group.id === "text") {
+        out.push(
+          "\nThe target applies to `Route.api`, the like-for-like route (no session, as raw). A browser route reads the session " +
+            "cookie on every request (spec 5.8), so its rows show what a session costs: with the cookie sent back, a repeated " +
+            "cookie is a cache lookup; without one, every request is a first visit that mints a CSRF token, signs a new session " +
+            "and sends `Set-Cookie`, work raw does not do (shown for tracking, not held to the target).",
+        );
+      }
     } else {
       const rows = group.rows.map((row) => [row.label, fmtSpread(row.rps), `${fmtNum(row.p99.median, 1)} ms`, `${Math.round(row.other.median * 100)} %`]);
       out.push(table(["fw scenario", "req/s median (min–max)", "p99 latency", "others"], rows));

@@ -91,8 +91,21 @@ export function Redirect(location: string, code: 301 | 302 | 303 | 307 | 308 = 3
   if (/[\r\n\0]/.test(location)) {
     throw new BadRequest("The redirect target contains a line break or NUL.");
   }
-  return new Response(code, [["location", location]]);
+  return new Response(code, [["location", encodedLocation(location)]]);
 }
+
+/**
+ * The target as a Location header can carry it: spaces, control characters and everything
+ * beyond ASCII percent-encoded as UTF-8 (`/café` → `/caf%C3%A9`), the rest (existing `%XX`
+ * escapes included) kept as written. Node refuses to send a header holding a character beyond
+ * Latin-1 at all, and sends Latin-1 ones as single bytes no browser reads as meant.
+ */
+function encodedLocation(location: string): string {
+  if (!/[^\x21-\x7e]/.test(location)) return location;
+  return location.replace(/[^\x21-\x7e]+/g, (run) => encodeURIComponent(run.replace(LONE_SURROGATE, "\uFFFD")));
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -100,5 +113,12 @@ function checkHeader(name: string, value: string): void {
   if (!TOKEN.test(name)) throw new Error(`Header name ${JSON.stringify(name)} is not an HTTP token.`);
   if (/[\r\n\0]/.test(value)) {
     throw new Error(`Header ${name}: its value contains CR, LF or NUL, which would split the response.`);
+  }
+  // What Node's writer accepts (RFC 9110 field-vchar, SP, HTAB, obs-text); anything else would
+  // make it throw while answering.
+  const bad = /[^\t\x20-\x7e\x80-\xff]/.exec(value);
+  if (bad !== null) {
+    const code = (bad[0].codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0");
+    throw new Error(`Header ${name}: its value holds U+${code}, which an HTTP header cannot carry; percent-encode it.`);
   }
 }

@@ -227,6 +227,7 @@ export class HttpApp {
         graceMs: this.shutdownGraceMs,
         timeouts,
         out: (line) => this.console.out(line),
+        logError: (what, cause) => this.console.err(errorLine({ what, cause, stacks })),
       });
     } catch (error) {
       hook?.close(); // a port in use, say: the supervisor's channel must not keep the process up

@@ -4,7 +4,7 @@ import { NotImplemented } from "../http/failure.js";
 import type { WsServer } from "../ws/server.js";
 import type { Answer, Dispatcher } from "./dispatch.js";
 import { MAX_HEADERS, overLimits } from "./limits.js";
-import { phrase } from "./problem.js";
+import { phrase, plainProblem } from "./problem.js";
 import { writeRaw } from "./raw-answer.js";
 import { answerUpgrade } from "./upgrade.js";
 
@@ -18,6 +18,8 @@ export interface ServerOptions {
   /** Node's slow-client guards, checked positive (and headers within request) by `HttpApp`. */
   readonly timeouts: Timeouts;
   readonly out: (line: string) => void;
+  /** Logs, once, an answer Node refused to write (it is replaced by a plain 500). */
+  readonly logError: (what: string, cause: unknown) => void;
 }
 
 export interface Timeouts {
@@ -75,8 +77,10 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
         response.destroy();
         return;
       }
-      send(response, answer, request.method === "HEAD", closing);
-      log(request, answer.status, started);
+      const sent = send(response, answer, request.method === "HEAD", closing, (cause) =>
+        options.logError(`500 ${request.method} ${pathOf(request.url)}: Node refused the answer's status line or headers`, cause),
+      );
+      log(request, sent, started);
     };
     const answer = overLimits(request) ?? dispatcher.dispatch(request);
     if (answer instanceof Promise) void answer.then(respond);
@@ -123,14 +127,33 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
   });
 }
 
-function send(response: ServerResponse, answer: Answer, head: boolean, closing: boolean): void {
+/**
+ * Writes an answer and returns the status sent. Node checks the status line and headers as it
+ * writes them and throws on what HTTP cannot carry (a header value beyond Latin-1, a control
+ * character): that is answered with a plain 500 instead of an exception that would end the
+ * process.
+ */
+function send(response: ServerResponse, answer: Answer, head: boolean, closing: boolean, refused: (cause: unknown) => void): number {
   const body = answer.body;
   const length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
   const headers = answer.headers;
   headers.push("content-length", String(length));
   if (answer.close === true || closing) headers.push("connection", "close");
-  response.writeHead(answer.status, headers);
+  try {
+    response.writeHead(answer.status, headers);
+  } catch (cause) {
+    refused(cause);
+    const text = plainProblem(500);
+    response.writeHead(500, [
+      "content-type", "text/plain; charset=utf-8",
+      "content-length", String(Buffer.byteLength(text)),
+      ...(answer.close === true || closing ? ["connection", "close"] : []),
+    ]);
+    response.end(head ? undefined : text);
+    return 500;
+  }
   response.end(head || length === 0 ? undefined : body);
+  return answer.status;
 }
 
 function pathOf(url: string | undefined): string {

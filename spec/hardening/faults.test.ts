@@ -8,7 +8,9 @@ import {
   InMemoryStore,
   Ok,
   raw,
+  Redirect,
   Resource,
+  Response,
   Route,
   RouteTable,
   status,
@@ -106,6 +108,44 @@ describe("a handler or a layout that throws while another request is in flight",
       expect((await app.get("/")).status).toBe(200);
       // Each cause logged once, and nothing else.
       expect(app.err).toHaveLength(3);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("a handler whose answer HTTP cannot carry as written", () => {
+  it("a redirect target beyond ASCII is percent-encoded; a header beyond Latin-1 is the handler's 500; nothing ends the process", async () => {
+    const app = await serve({
+      routes: RouteTable.of(
+        Route.get("/to-unicode", () => Redirect("/日本/café search?q=ü")),
+        Route.get("/header-unicode", () => Ok("x").withHeader("x-title", "日本")),
+        // Built by hand, past every check: Node itself refuses to write it.
+        Route.get("/raw-header", () => new Response(200, [["x-raw", "a\u0001b"]])),
+        Route.get("/raw-header-async", async () => new Response(200, [["x-raw", "日本"]])),
+        Route.get("/", () => Ok("home")),
+      ),
+    });
+    try {
+      const moved = await app.get("/to-unicode");
+      expect(moved.status).toBe(303);
+      expect(moved.headers.get("location")).toBe("/%E6%97%A5%E6%9C%AC/caf%C3%A9%20search?q=%C3%BC");
+
+      const header = await app.get("/header-unicode");
+      expect(header.status).toBe(500);
+      expect(app.err.join("\n")).toContain("Header x-title: its value holds U+65E5, which an HTTP header cannot carry");
+
+      for (const path of ["/raw-header", "/raw-header-async"]) {
+        const refused = await app.get(path);
+        expect(refused.status).toBe(500);
+        expect(refused.headers.get("x-raw")).toBeNull();
+        expect(await refused.text()).toBe("500 Internal Server Error\n");
+        expect((await app.get("/")).status).toBe(200);
+      }
+      expect(app.err.filter((line) => line.includes("Node refused the answer's status line or headers"))).toHaveLength(2);
+      const head = await app.get("/raw-header", { method: "HEAD" });
+      expect(head.status).toBe(500);
+      expect(await head.text()).toBe("");
     } finally {
       await app.close();
     }
