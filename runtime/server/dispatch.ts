@@ -16,7 +16,7 @@ import type { HttpRoute, Route } from "../routing/route.js";
 import type { Html } from "../html/node.js";
 import { ClientGone, readBody } from "./body.js";
 import { checkCsrf, mintToken } from "./csrf.js";
-import { devDetails } from "./dev-details.js";
+import type { devDetails } from "./dev-details.js";
 import { incidentId } from "./error-log.js";
 import type { DevHook } from "./dev-hook.js";
 import { renderPage, type Layout } from "./layout.js";
@@ -37,8 +37,11 @@ export interface DispatchOptions {
   readonly codec: SessionCodec;
   readonly layout: Layout;
   readonly maxBodySize: number;
-  /** Dev problem pages: a 500's source location and stack, the routes under a 404. */
-  readonly dev: boolean;
+  /**
+   * Dev problem pages: a 500's source location and stack, the routes under a 404. Given by
+   * `HttpApp` in dev only (dev-details.ts is loaded then), so production never loads it.
+   */
+  readonly details?: typeof devDetails;
   /** The checked table, listed on dev 404 pages. */
   readonly routes?: readonly Route[];
   /** What the dev server adds to answers (dev only): the reload client, the broken-build page. */
@@ -235,7 +238,7 @@ export class Dispatcher {
     const failure = asFailure(thrown);
     const incident = failure.kind === "InternalServerError" ? this.logged(failure.cause, progress) : undefined;
     const problem = problemOf(failure, progress.path, incident);
-    const details = this.options.dev ? devDetails(failure, this.options.routes ?? []) : [];
+    const details = this.options.details?.(failure, this.options.routes ?? []) ?? [];
     const answer = this.page(problemContent(problem, details), problem.status, progress, extraHeaders(failure));
     return failure.kind === "PayloadTooLarge" ? { ...answer, close: true } : answer;
   }

@@ -12,8 +12,6 @@ import { loadDevHook, type DevHook } from "./dev-hook.js";
 import { Dispatcher } from "./dispatch.js";
 import { errorLine } from "./error-log.js";
 import { defaultLayout, type Layout } from "./layout.js";
-import { ROUTES_USAGE, routesCommand } from "./routes-command.js";
-import { listRoutes } from "./routes-listing.js";
 import { devSecret, MissingSecret, productionSecret } from "./secrets.js";
 import { startServer, type RunningServer, type Timeouts } from "./server.js";
 
@@ -99,11 +97,15 @@ const processConsole: Console = {
   err: (line) => process.stderr.write(`${line}\n`),
 };
 
-const USAGE = `usage: <app> [command]
+/** The usage text; loaded with the `routes` command's module, which only commands need. */
+async function usage(): Promise<string> {
+  const { ROUTES_USAGE } = await import("./routes-command.js");
+  return `usage: <app> [command]
   (none)   boot the server (needs FW_SECRET)
   dev      serve with dev defaults (a dev secret kept under .fw/, stack traces on error pages,
            the reload socket and client; run it through \`fw dev\` to rebuild and restart on save)
 ${ROUTES_USAGE}`;
+}
 
 /**
  * The application entry (spec section 1): it names the routes and may set the server's
@@ -164,7 +166,7 @@ export class HttpApp {
     try {
       if (command === undefined) return await this.runUntilStopped({});
       if (command === "dev") return await this.runUntilStopped({ dev: true });
-      if (command === "routes") return this.printRoutes(args.slice(1));
+      if (command === "routes") return await this.printRoutes(args.slice(1));
     } catch (error) {
       if (error instanceof BootError || error instanceof MissingSecret) {
         this.console.err(`fw: cannot boot: ${error.message}`);
@@ -172,7 +174,7 @@ export class HttpApp {
       }
       throw error;
     }
-    this.console.err(`fw: unknown command ${JSON.stringify(command)}\n${USAGE}`);
+    this.console.err(`fw: unknown command ${JSON.stringify(command)}\n${await usage()}`);
     return 2;
   }
 
@@ -194,7 +196,8 @@ export class HttpApp {
       codec,
       layout: this.layout,
       maxBodySize: this.maxBodySize,
-      dev,
+      // Modules only dev needs are loaded in dev alone: a production server idles without them.
+      ...(dev ? { details: (await import("./dev-details.js")).devDetails } : {}),
       routes,
       ...(hook === undefined ? {} : { hook }),
       trustProxy: this.trustProxy,
@@ -235,6 +238,7 @@ export class HttpApp {
     }
     this.console.out(`fw: serving ${routes.length} routes on ${running.url}${dev ? " (dev)" : ""}`);
     if (hook === undefined) return running;
+    const { listRoutes } = await import("./routes-listing.js");
     hook.started(running.url, listRoutes(routes, []).trimEnd(), (text) => this.console.out(text));
     return { ...running, close: () => running.close().finally(() => hook.close()) };
   }
@@ -272,8 +276,9 @@ export class HttpApp {
   }
 
   /** `routes`, `routes --json`, `routes --match "GET /path"`. */
-  private printRoutes(args: readonly string[]): number {
+  private async printRoutes(args: readonly string[]): Promise<number> {
     const { routes, warnings } = checkRoutes(this.routes.routes);
+    const { routesCommand } = await import("./routes-command.js");
     return routesCommand(args, routes, warnings, this.console);
   }
 }

@@ -10,4 +10,4 @@ const routes = RouteTable.of(
   Route.api({ method: "GET", path: "/loaded", handler: () => Ok(wsLoaded() ? "ws loaded" : "ws not loaded") }),
   Route.ws("/echo", { message: (connection, text) => connection.send(`echo ${text}`) }),
 );
-process.exitCode = await new HttpApp({ routes, accessLog: false }).main([]);
+process.exitCode = await new HttpApp({ routes, accessLog: false }).main();

@@ -1,0 +1,53 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { TEST_SECRET } from "../support/serve.js";
+
+/**
+ * Boots an app from the built runtime with every loaded module logged, asks it one page, stops
+ * it, and returns what it loaded. Needs dist/ (`npm test` builds first).
+ */
+async function modulesLoaded(args: readonly string[]): Promise<string[]> {
+  const hooks = join(import.meta.dirname, "../support/hooks/log-loads.mjs");
+  const app = join(import.meta.dirname, "../ws/lazy/app.mjs");
+  // In a scratch folder: `dev` keeps its secret under the working directory's .fw/.
+  const cwd = mkdtempSync(join(tmpdir(), "fw-boot-"));
+  const child = spawn(process.execPath, ["--import", hooks, app, ...args], { cwd, env: { ...process.env, PORT: "0", FW_SECRET: TEST_SECRET } });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk) => (out += chunk));
+  child.stderr.on("data", (chunk) => (err += chunk));
+  const exited = new Promise((done) => child.on("close", done));
+  const url = await new Promise<string>((ready, fail) => {
+    child.stdout.on("data", () => {
+      const match = /serving \d+ routes on (http:\/\/\S+)/.exec(out);
+      if (match?.[1] !== undefined) ready(match[1]);
+    });
+    void exited.then(() => fail(new Error(`exited before serving:\n${out}\n${err}`)));
+  });
+  expect(await (await fetch(`${url}/loaded`)).text()).toBe("ws not loaded");
+  expect((await fetch(`${url}/nothing`)).status).toBe(404);
+  child.kill("SIGTERM");
+  await exited;
+  rmSync(cwd, { recursive: true, force: true });
+  return [...err.matchAll(/^loaded (.+)$/gm)].map((m) => m[1] as string);
+}
+
+const DEV_ONLY = /runtime\/(dev\/|server\/(dev-details|routes-command|routes-listing|routes-match)\.js|routing\/explain\.js)/;
+
+describe("A production boot loads no dev or command code, and not ws until a socket is used", () => {
+  it("production: none of fw's dev modules, the routes command, or ws", async () => {
+    const loaded = await modulesLoaded([]);
+    expect(loaded.some((file) => file.includes("dist/runtime/server/dispatch.js"))).toBe(true);
+    expect(loaded.filter((file) => DEV_ONLY.test(file))).toEqual([]);
+    expect(loaded.filter((file) => /node_modules[\\/]ws[\\/]/.test(file) || file.includes("runtime/ws/upgrader.js"))).toEqual([]);
+  });
+
+  it("dev: the dev modules are loaded (the hook above does see them)", async () => {
+    const loaded = await modulesLoaded(["dev"]);
+    expect(loaded.some((file) => file.includes("dist/runtime/server/dev-details.js"))).toBe(true);
+    expect(loaded.some((file) => file.includes("dist/runtime/dev/"))).toBe(true);
+  });
+});
