@@ -7,6 +7,8 @@ import { freePort, log, startServer, summary, WORK } from "./lib/util.mjs";
 import { wrk } from "./lib/wrk.mjs";
 
 const SERVER_CORE = 0;
+/** Distinct session cookies sent in turn by the "sessions in turn" rows: twice what fw remembers. */
+const MANY_COOKIES = 2048;
 const LOAD_CORE = 1;
 
 async function start(name, script, env) {
@@ -106,6 +108,20 @@ function postScript(cookie, csrf) {
   return file;
 }
 
+/** Sends `cookies` in turn, one per request (requests formatted once, in init). */
+function cookiesScript(cookies) {
+  const file = join(WORK, "many-sessions.lua");
+  writeFileSync(
+    file,
+    `local cookies = {\n${cookies.map((c) => `  ${JSON.stringify(c)},`).join("\n")}\n}\n` +
+      `local requests = {}\n` +
+      `init = function(args)\n  for i, c in ipairs(cookies) do requests[i] = wrk.format("GET", "/posts/7", { ["Cookie"] = c }) end\nend\n` +
+      `local n = 0\n` +
+      `request = function()\n  n = n % #requests + 1\n  return requests[n]\nend\n`,
+  );
+  return file;
+}
+
 function deleteScript(cookie) {
   const file = join(WORK, "delete.lua");
   writeFileSync(file, `wrk.method = "DELETE"\nwrk.headers["Cookie"] = ${JSON.stringify(cookie)}\n`);
@@ -137,6 +153,18 @@ export async function throughput({ seconds, rounds, warmup, connections }) {
     if (typeof csrf !== "string") throw new Error(`no CSRF token in the session cookie ${cookie}`);
     const facts = { ...(await preflight(servers, cookie, csrf)), cookieBytes: cookie.length };
     const withCookie = [`Cookie: ${cookie}`];
+    // Many sessions in turn: more distinct cookies than fw remembers (1,024), so fw verifies the
+    // HMAC and parses the payload on every request, as the hand-written servers always do.
+    const many = [];
+    for (let i = 0; i < MANY_COOKIES; i++) {
+      const signedIn = await fetch(`${servers.fwApi.url}/login`);
+      many.push((signedIn.headers.get("set-cookie") ?? "").split(";")[0]);
+    }
+    for (const name of ["raw", "fwApi"]) {
+      const page = await fetch(`${servers[name].url}/posts/7`, { headers: { cookie: many[MANY_COOKIES - 1] } });
+      check(page.status === 200 && (await page.text()).includes("Signed in as ada"), `${name} should read the last of the ${MANY_COOKIES} sessions`);
+    }
+    const manyScript = cookiesScript(many);
 
     const groups = [
       {
@@ -161,6 +189,8 @@ export async function throughput({ seconds, rounds, warmup, connections }) {
           { id: "fastify", label: "Fastify (same work by hand)", url: `${servers.fastify.url}/posts/7`, server: servers.fastify, headers: withCookie },
           { id: "hono", label: "Hono (same work by hand)", url: `${servers.hono.url}/posts/7`, server: servers.hono, headers: withCookie },
           { id: "fw", label: "fw (JSX page + layout)", url: `${servers.fwApi.url}/posts/7`, server: servers.fwApi, headers: withCookie, target: 0.95 },
+          { id: "rawMany", label: `raw node:http (by hand), ${MANY_COOKIES.toLocaleString("en")} sessions in turn`, url: `${servers.raw.url}/posts/7`, server: servers.raw, script: manyScript },
+          { id: "fwMany", label: `fw, ${MANY_COOKIES.toLocaleString("en")} sessions in turn (more than the 1,024 verified cookies it remembers: an HMAC per request, as raw)`, url: `${servers.fwApi.url}/posts/7`, server: servers.fwApi, script: manyScript, target: 0.95 },
         ],
       },
       {
