@@ -165,7 +165,9 @@ function routingSection(rt, opts) {
       `"fw" is what dispatch pays: \`splitPath\` (split + percent-decode + checks) then \`Matcher.lookup\`; "lookup only" takes pre-split segments. ` +
       `find-my-way gets the raw path (it splits and decodes itself). The naive scan is a precompiled first-match loop over the table (then a second ` +
       `pass for the 405 list) and is the reference: fw's answer (route, params, 405 Allow list) is compared with it on every path, plus on a ` +
-      `heavy-overlap random table like spec/support/random.ts (tiny alphabet, random methods, catch-alls, empty segments) of the same size.`,
+      `heavy-overlap random table like spec/support/random.ts (tiny alphabet, random methods, catch-alls, empty segments) of the same size. ` +
+      `A path with an empty segment (\`//\`) is refused by \`splitPath\` with 400 before any route is asked, so it is counted apart and not ` +
+      `compared: ${fmtInt(rt.reduce((n, x) => n + (x.checks.refused ?? 0) + (x.overlapChecks.refused ?? 0), 0))} such paths in this run.`,
     "",
     table(["routes", "fw (split + lookup)", "fw lookup only", "find-my-way", "naive ordered scan", "fw / find-my-way", "paths checked (REST + random) / differing", "find-my-way ≠ table order"], rows),
     "",
