@@ -232,7 +232,7 @@ function memorySection(m, opts) {
     "",
     table(["server", "idle RSS median (min–max)", "ratio to raw"], idle),
     "",
-    `${fmtInt(m.wsConnections)} idle WebSocket connections (clients from the bench process, \`ws\`, Origin = the app's own, no compression), one run each:`,
+    `${fmtInt(m.wsConnections)} idle WebSocket connections (clients from the bench process, \`ws\`, Origin = the app's own, no compression), one run each; "before" is read with the first socket already open (fw loads \`ws\` on its first handshake):`,
     "",
     table(["server", "RSS before", `RSS with ${fmtInt(m.wsConnections)} sockets`, "per connection"], ws),
   ].join("\n");
