@@ -21,7 +21,7 @@ import { incidentId } from "./error-log.js";
 import type { DevHook } from "./dev-hook.js";
 import { renderPage, type Layout } from "./layout.js";
 import { clientAddress, isSecure } from "./secure.js";
-import { plainProblem, problemContent, problemOf } from "./problem.js";
+import { plainAnswer, problemContent, problemOf } from "./problem.js";
 
 /** What goes on the wire: status, headers as a flat [name, value, …] list, and the body. */
 export interface Answer {
@@ -270,7 +270,7 @@ export class Dispatcher {
 
   private plain500(what: string, cause: unknown, progress: Progress): Answer {
     this.logged(cause, progress, what);
-    return { status: 500, headers: ["content-type", "text/plain; charset=utf-8"], body: plainProblem(500) };
+    return plainAnswer(500);
   }
 }
 

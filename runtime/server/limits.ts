@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Answer } from "./dispatch.js";
-import { plainProblem } from "./problem.js";
+import { plainAnswer } from "./problem.js";
 
 /**
  * The most header fields one request may carry. Node keeps the first 2000 and silently drops
@@ -24,5 +24,5 @@ export function overLimits(request: IncomingMessage): Answer | undefined {
   const status =
     (request.url?.length ?? 0) > MAX_TARGET_LENGTH ? 414 : request.rawHeaders.length > 2 * MAX_HEADERS ? 431 : undefined;
   if (status === undefined) return undefined;
-  return { status, headers: ["content-type", "text/plain; charset=utf-8"], body: plainProblem(status), close: true };
+  return plainAnswer(status, true);
 }

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import { statusOf, type HttpFailure } from "../http/failure.js";
 import { element, fragment, type Child, type Element, type Html } from "../html/node.js";
+import type { Answer } from "./dispatch.js";
 
 /**
  * A failure as the RFC 9457 section 3 data model (spec 2.16): `type` stays "about:blank", so
@@ -60,4 +61,14 @@ export function problemContent(problem: Problem, details: readonly Child[] = [])
 /** The answer when even the layout failed: plain text, nothing from the request reflected. */
 export function plainProblem(status: number): string {
   return `${status} ${phrase(status)}\n`;
+}
+
+/**
+ * A plain-text refusal (`404 Not Found`), for answers fw gives without the layout: a layout
+ * that threw, a request over fw's limits or one Node's parser refused, headers Node would not
+ * write. `close` ends the connection after it.
+ */
+export function plainAnswer(status: number, close = false): Answer {
+  const answer = { status, headers: ["content-type", "text/plain; charset=utf-8"], body: plainProblem(status) };
+  return close ? { ...answer, close } : answer;
 }

@@ -4,7 +4,7 @@ import { NotImplemented } from "../http/failure.js";
 import type { WsServer } from "../ws/server.js";
 import type { Answer, Dispatcher } from "./dispatch.js";
 import { MAX_HEADERS, overLimits } from "./limits.js";
-import { phrase, plainProblem } from "./problem.js";
+import { plainAnswer } from "./problem.js";
 import { writeRaw } from "./raw-answer.js";
 import { answerUpgrade } from "./upgrade.js";
 
@@ -143,14 +143,7 @@ function send(response: ServerResponse, answer: Answer, head: boolean, closing: 
     response.writeHead(answer.status, headers);
   } catch (cause) {
     refused(cause);
-    const text = plainProblem(500);
-    response.writeHead(500, [
-      "content-type", "text/plain; charset=utf-8",
-      "content-length", String(Buffer.byteLength(text)),
-      ...(answer.close === true || closing ? ["connection", "close"] : []),
-    ]);
-    response.end(head ? undefined : text);
-    return 500;
+    return send(response, plainAnswer(500, answer.close === true), head, closing, refused);
   }
   response.end(head || length === 0 ? undefined : body);
   return answer.status;
@@ -176,11 +169,7 @@ function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
         : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
           ? 408
           : 400;
-  const body = `${status} ${phrase(status)}\n`;
-  socket.end(
-    `HTTP/1.1 ${status} ${phrase(status)}\r\ncontent-type: text/plain; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
+  writeRaw(socket, plainAnswer(status));
 }
 
 /** Stops accepting, closes idle keep-alive connections, and waits for in-flight requests. */
