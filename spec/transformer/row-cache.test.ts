@@ -23,6 +23,11 @@ describe("Rows remembered between builds (src/.fw/rows.json)", () => {
     expect([...first.keys()]).toContain("src/app/posts/_id/Show.ts");
     expect(first.size).toBeGreaterThanOrEqual(4);
 
+    // Mark two remembered rows: a row reused rather than read again keeps its mark, which shows
+    // in the generated table's `// from` line; the edited file's row is read again, unmarked.
+    const rowsFile = join(dir, "src/.fw/rows.json");
+    const mark = (text: string, file: string): string => text.replace(`"shown":"${file}"`, `"shown":"${file} (remembered)"`);
+    writeFileSync(rowsFile, mark(mark(readFileSync(rowsFile, "utf8"), "src/app/Index.tsx"), "src/app/posts/_id/Show.ts"));
     writeFileSync(show, original.replace("post ${", "the post ${"));
     const edited = await run(dir, ["--incremental"]);
     expect(edited.code, edited.output).toBe(0);
@@ -32,6 +37,9 @@ describe("Rows remembered between builds (src/.fw/rows.json)", () => {
       else expect(second.get(file), file).toBe(key);
     }
     expect(readFileSync(join(dir, "dist/app/posts/_id/Show.js"), "utf8")).toContain("the post");
+    const table = readFileSync(join(dir, "src/.fw/routes.ts"), "utf8");
+    expect(table).toContain("// from src/app/Index.tsx (remembered)");
+    expect(table).not.toContain("src/app/posts/_id/Show.ts (remembered)");
 
     writeFileSync(show, original.replace("): Response {", "): string {").replace(/return Ok\((.*)\);/, "return $1;"));
     const broken = await run(dir, ["--incremental"]);
