@@ -58,19 +58,14 @@ function targetsTable(r) {
   }
   const b = r.build;
   if (b !== undefined) {
-    for (const size of b) {
-      rows.push([
-        `Build: fw's own overhead ≤ 15 % of typia-only (${size.routeFiles} route files, cold)`,
-        `${pct(size.coldOverhead.median)} (rounds ${range(size.coldOverhead, pct)})`,
-        overheadVerdict(size.coldOverhead, 0.15),
-      ]);
-    }
-    for (const size of b) {
-      rows.push([
-        `Build: fw's own overhead ≤ 15 % of typia-only (${size.routeFiles} route files, incremental after one edit)`,
-        `${pct(size.incOverhead.median)} (rounds ${range(size.incOverhead, pct)})`,
-        overheadVerdict(size.incOverhead, 0.15),
-      ]);
+    for (const [when, overhead] of [["cold", "coldOverhead"], ["incremental after one edit", "incOverhead"]]) {
+      for (const size of b) {
+        rows.push([
+          `Build: fw's own overhead ≤ 15 % of typia-only (${size.routeFiles} route files, ${when})`,
+          `${pct(size[overhead].median)} (rounds ${range(size[overhead], pct)})`,
+          overheadVerdict(size[overhead], 0.15),
+        ]);
+      }
     }
   }
   const d = r.dev;
@@ -178,20 +173,17 @@ function routingSection(rt, opts) {
 }
 
 function buildSection(b, opts) {
-  const cold = b.map((x) => [
-    `${x.routeFiles} route files`,
-    fmtSpread(x.cold.fw, fmtMs),
-    fmtSpread(x.cold.typia, fmtMs),
-    fmtSpread(x.cold.tsc, fmtMs),
-    `${pct(x.coldOverhead.median)} (${range(x.coldOverhead, pct)})`,
-  ]);
-  const inc = b.map((x) => [
-    `${x.routeFiles} route files`,
-    fmtSpread(x.inc.fw, fmtMs),
-    fmtSpread(x.inc.typia, fmtMs),
-    fmtSpread(x.inc.tsc, fmtMs),
-    `${pct(x.incOverhead.median)} (${range(x.incOverhead, pct)})`,
-  ]);
+  /** One table row per app size, for the cold or the incremental builds. */
+  const rowsOf = (times, overhead) =>
+    b.map((x) => [
+      `${x.routeFiles} route files`,
+      fmtSpread(x[times].fw, fmtMs),
+      fmtSpread(x[times].typia, fmtMs),
+      fmtSpread(x[times].tsc, fmtMs),
+      `${pct(x[overhead].median)} (${range(x[overhead], pct)})`,
+    ]);
+  const cold = rowsOf("cold", "coldOverhead");
+  const inc = rowsOf("inc", "incOverhead");
   return [
     `Generated apps under bench/.work/build/ (git-ignored): groups of five route files (a JSX list page with a capability, a Show page whose ` +
       `\`id: number\` typia decodes, a New form with the CSRF token, a POST Create, an API route) plus a home page. Wall time of one ` +
