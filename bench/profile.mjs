@@ -26,6 +26,9 @@ const SCENARIOS = {
   "text-fw-fresh": { script: "fw.mjs", env: { FW_TEXT_ROUTE: "browser" }, path: "/" },
   "page-raw": { script: "raw.mjs", path: "/posts/7", cookie: true },
   "page-fw": { script: "fw.mjs", path: "/posts/7", cookie: true },
+  // 2,048 sessions in turn: more than fw's 1,024 remembered cookies, as in the bench's rows
+  "page-raw-many": { script: "raw.mjs", path: "/posts/7", cookie: true, many: 2048 },
+  "page-fw-many": { script: "fw.mjs", path: "/posts/7", cookie: true, many: 2048 },
   "404-fw": { script: "fw.mjs", path: "/nothing/here", cookie: true },
 };
 
@@ -42,7 +45,8 @@ function cpuSeconds(pid) {
 }
 
 function runWrk(url, secs, headers) {
-  const argv = ["-t1", "-c50", `-d${secs}s`, ...headers.flatMap((h) => ["-H", h]), url];
+  const script = manyScript === undefined ? [] : ["-s", manyScript];
+  const argv = ["-t1", "-c50", `-d${secs}s`, ...script, ...headers.flatMap((h) => ["-H", h]), url];
   const { command, args: a } = pinned(1, "wrk", argv);
   const child = spawn(command, a, { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
@@ -65,12 +69,25 @@ const server = await startServer({
 });
 const url = `http://127.0.0.1:${port}${scenario.path}`;
 let headers = [];
+let manyScript;
 if (scenario.cookie) {
   // a session signed by fw: from a fw server if this is one, else from a helper fw server
   const helper = scenario.script === "fw.mjs" ? undefined : await startServer({ name: "helper", script: "bench/servers/fw.mjs", env: { PORT: String(await freePort()) }, core: 1 });
   const base = helper === undefined ? `http://127.0.0.1:${port}` : /on (http:\/\/\S+)/.exec(helper.output())[1];
   const res = await fetch(`${base}/login`);
   headers = [`Cookie: ${res.headers.get("set-cookie").split(";")[0]}`];
+  if (scenario.many !== undefined) {
+    const cookies = [];
+    for (let i = 0; i < scenario.many; i++) cookies.push((await fetch(`${base}/login`)).headers.get("set-cookie").split(";")[0]);
+    headers = [];
+    manyScript = join(dir, "many-sessions.lua");
+    writeFileSync(
+      manyScript,
+      `local cookies = {\n${cookies.map((c) => `  ${JSON.stringify(c)},`).join("\n")}\n}\nlocal requests = {}\n` +
+        `init = function(args)\n  for i, c in ipairs(cookies) do requests[i] = wrk.format("GET", "${scenario.path}", { ["Cookie"] = c }) end\nend\n` +
+        `local n = 0\nrequest = function()\n  n = n % #requests + 1\n  return requests[n]\nend\n`,
+    );
+  }
   await helper?.stop();
 }
 await runWrk(url, 3, headers).done; // warm-up
@@ -86,7 +103,7 @@ const out = await load.done;
 const wall = (performance.now() - t0) / 1000;
 const serverCpu = cpuSeconds(server.pid) - cpu0;
 await server.stop();
-for (let i = 0; i < 50 && readdirSync(dir).length === 0; i++) await sleep(100);
+for (let i = 0; i < 50 && !readdirSync(dir).some((f) => f.endsWith(".cpuprofile")); i++) await sleep(100);
 const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
 console.log(`${name}: ${/Requests\/sec:\s+\S+/.exec(out)?.[0]}, server CPU ${(serverCpu / wall * 100).toFixed(0)} % of a core, ` +
   `${((serverCpu / requests) * 1e6).toFixed(1)} µs CPU per request; wrk at ${(wrkCpu * 100).toFixed(0)} % of its core`);
