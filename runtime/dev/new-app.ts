@@ -56,7 +56,7 @@ export function appFiles(name: string, root: string): ReadonlyMap<string, string
       outDir: "dist",
       rootDir: "src",
       sourceMap: true,
-      plugins: [{ transform: "fw/transformer", transformProgram: true }, { transform: "typia/lib/transform" }],
+      plugins: [{ transform: "fw/transformer", transformProgram: true }, { transform: "fw/transformer/jsx" }, { transform: "typia/lib/transform" }],
     },
     include: ["src"],
   };

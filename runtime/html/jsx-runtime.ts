@@ -4,7 +4,17 @@
  * components are called on the spot, so the tree never holds component nodes and rendering is a
  * plain walk over data.
  */
-import { element as makeElement, fragment, type Child, type Element, type Fragment as FragmentNode, type Node } from "./node.js";
+import {
+  element as makeElement,
+  fragment,
+  templateNode,
+  type Child,
+  type Element,
+  type Fragment as FragmentNode,
+  type Node,
+  type Template,
+  type TemplateShape,
+} from "./node.js";
 
 /** The props object compiled JSX passes: attributes plus, when there are any, `children`. */
 export type Props = { readonly [name: string]: unknown };
@@ -58,6 +68,23 @@ export const jsxs: typeof jsx = jsx;
 /** The development transform's entry; the extra source-location arguments are ignored. */
 export function jsxDEV(type: string | Component<never>, props: Props, key?: unknown): Node {
   return jsx(type, props, key);
+}
+
+/**
+ * Compiler output, not for hand-written code: the fixed markup of one pre-rendered element
+ * (transformer/jsx-templates.ts), made once when its module loads. Its strings are written as
+ * they are, like `raw()`.
+ */
+export function jsxShape(strings: readonly string[], tag: string, attrs: readonly (string | null)[]): TemplateShape {
+  if (strings.length !== attrs.length + 1) {
+    throw new Error(`A pre-rendered <${tag}> needs one more string than holes; rebuild the app with fw's transformer.`);
+  }
+  return Object.freeze({ tag, strings: Object.freeze(strings.slice()), attrs: Object.freeze(attrs.slice()) });
+}
+
+/** Compiler output: one use of a pre-rendered element, its values in the shape's holes. */
+export function jsxTemplate(shape: TemplateShape, holes: readonly unknown[]): Template {
+  return templateNode(shape, holes);
 }
 
 /** A value an HTML attribute accepts: `true` writes the bare name; false/null/undefined omit it. */

@@ -30,7 +30,36 @@ export interface Fragment {
   readonly children: readonly Child[];
 }
 
-export type Node = Element | Raw | Fragment;
+/**
+ * The fixed part of an element the compiler pre-rendered (transformer/jsx-templates.ts): its
+ * markup, already escaped, cut where values go in. Made once per place in the source, at module
+ * load, and shared by every node built there.
+ */
+export interface TemplateShape {
+  /** The root element's tag: a template is always one element, so `isDocument` can see `<html>`. */
+  readonly tag: string;
+  /** Markup around the holes, one more than there are holes: trusted, written as is. */
+  readonly strings: readonly string[];
+  /**
+   * Per hole, the attribute it fills (rendered as the JSX runtime renders an attribute value) or
+   * null for a child (rendered and escaped like any child).
+   */
+  readonly attrs: readonly (string | null)[];
+}
+
+/**
+ * An element pre-rendered at build time: the shape's markup with this use's values in its holes.
+ * Renders exactly as the element tree the JSX runtime would have built; the compiler never
+ * folds a `<title>` into one, so `liftTitle` still finds the page's title (in a child hole).
+ */
+export interface Template {
+  readonly [NODE]: true;
+  readonly $$: "template";
+  readonly shape: TemplateShape;
+  readonly holes: readonly unknown[];
+}
+
+export type Node = Element | Raw | Fragment | Template;
 
 /** Anything JSX accepts as a child; `null`, `undefined` and booleans render as nothing. */
 export type Child = Node | string | number | bigint | boolean | null | undefined | readonly Child[];
@@ -48,6 +77,10 @@ export function element(tag: string, attrs: Readonly<Record<string, unknown>>, c
 
 export function fragment(children: readonly Child[]): Fragment {
   return { [NODE]: true, $$: "fragment", children };
+}
+
+export function templateNode(shape: TemplateShape, holes: readonly unknown[]): Template {
+  return { [NODE]: true, $$: "template", shape, holes };
 }
 
 export function rawNode(html: string): Raw {

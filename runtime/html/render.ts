@@ -2,7 +2,7 @@
  * Renders fw's HTML tree (node.ts) to a string, escaping by default, plus the two tree queries
  * the page layout needs: lifting out the first `<title>` and recognising a whole document.
  */
-import { element, fragment, NODE, rawNode, type Child, type Element, type Node, type Raw } from "./node.js";
+import { element, fragment, NODE, rawNode, templateNode, type Child, type Element, type Node, type Raw, type Template } from "./node.js";
 
 /** Elements HTML defines as having no content and no end tag. */
 const VOID_TAGS: ReadonlySet<string> = new Set([
@@ -104,6 +104,7 @@ function renderNode(node: Node): string {
     case "element": return renderElement(node);
     case "raw": return node.html;
     case "fragment": return renderList(node.children);
+    case "template": return renderTemplate(node);
     default: throw notAChild(node);
   }
 }
@@ -144,9 +145,28 @@ function renderAttrs(tag: string, attrs: Readonly<Record<string, unknown>>): str
   for (const name in attrs) {
     if (name === "children") continue; // JSX props double as attrs (jsx-runtime.ts)
     checkAttrName(tag, name);
-    const value = attrs[name];
-    if (value === null || value === undefined || value === false) continue;
-    html += value === true ? " " + name : " " + name + '="' + attrText(value) + '"';
+    html += renderAttr(name, attrs[name]);
+  }
+  return html;
+}
+
+/** One attribute: `true` the bare name, false/null/undefined nothing, else the escaped value. */
+function renderAttr(name: string, value: unknown): string {
+  if (value === null || value === undefined || value === false) return "";
+  return value === true ? " " + name : " " + name + '="' + attrText(value) + '"';
+}
+
+/**
+ * A pre-rendered element: its fixed markup with each hole rendered in place. The compiler
+ * checked the tag and attribute names when it wrote the shape.
+ */
+function renderTemplate(template: Template): string {
+  const { strings, attrs } = template.shape;
+  const holes = template.holes;
+  let html = strings[0] as string;
+  for (let i = 0; i < holes.length; i++) {
+    const name = attrs[i];
+    html += (name === null || name === undefined ? renderHtml(holes[i] as Child) : renderAttr(name, holes[i])) + strings[i + 1];
   }
   return html;
 }
@@ -173,11 +193,46 @@ export function textOf(child: Child): string {
   if (typeof child === "number" || typeof child === "bigint") return String(child);
   if (typeof child !== "object" || child === null) return "";
   if (isList(child)) return child.map(textOf).join("");
-  return child.$$ === "raw" ? child.html : textOf(child.children);
+  switch (child.$$) {
+    case "raw": return child.html;
+    case "template": return templateText(child);
+    default: return textOf(child.children);
+  }
 }
 
-function hasTag(element: Element, name: string): boolean {
-  return element.tag === name || element.tag.toLowerCase() === name;
+/**
+ * The text of a pre-rendered element: its fixed markup without tags, unescaped, and the text of
+ * its child holes. The compiler escapes every `<` and `>` inside text and attribute values, so
+ * each `<…>` in a shape's strings is a tag (one may span attribute holes).
+ */
+function templateText(template: Template): string {
+  const { strings, attrs } = template.shape;
+  let text = "";
+  let inTag = false;
+  for (let i = 0; i < strings.length; i++) {
+    let piece = "";
+    for (const char of strings[i] as string) {
+      if (inTag) inTag = char !== ">";
+      else if (char === "<") inTag = true;
+      else piece += char;
+    }
+    text += unescapeHtml(piece);
+    if (i < template.holes.length && attrs[i] === null) text += textOf(template.holes[i] as Child);
+  }
+  return text;
+}
+
+const ENTITY = /&(amp|lt|gt|quot|#39);/g;
+const UNESCAPED: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" };
+
+/** Undoes `escapeHtml` (its five entities only). */
+function unescapeHtml(html: string): string {
+  return html.replace(ENTITY, (_, name: string) => UNESCAPED[name] as string);
+}
+
+function hasTag(element: Element | Template, name: string): boolean {
+  const tag = element.$$ === "template" ? element.shape.tag : element.tag;
+  return tag === name || tag.toLowerCase() === name;
 }
 
 /**
@@ -210,6 +265,7 @@ function liftFrom(child: Child): Lifted | undefined {
   if (typeof child !== "object" || child === null) return undefined;
   if (isList(child)) return liftFromList(child);
   if (child.$$ === "element") return liftFromElement(child);
+  if (child.$$ === "template") return liftFromTemplate(child);
   if (child.$$ !== "fragment") return undefined; // raw markup is not searched
   const lifted = liftFromList(child.children);
   return lifted && { title: lifted.title, rest: fragment(lifted.rest) };
@@ -222,6 +278,25 @@ function liftFromElement(node: Element): Lifted | undefined {
   if (lifted === undefined) return undefined;
   const { tag, attrs } = node;
   return { title: lifted.title, rest: element(tag, attrs, lifted.rest) };
+}
+
+/**
+ * A pre-rendered element's fixed markup holds no title (the compiler leaves `<title>` and
+ * foreign roots with holes to the runtime), so only its child holes are searched, in order.
+ * A hole that was the title is emptied, not removed: the holes line up with the markup.
+ */
+function liftFromTemplate(template: Template): Lifted | undefined {
+  const { attrs } = template.shape;
+  const holes = template.holes;
+  for (let i = 0; i < holes.length; i++) {
+    if (attrs[i] !== null) continue;
+    const lifted = liftFrom(holes[i] as Child);
+    if (lifted === undefined) continue;
+    const rest = holes.slice();
+    rest[i] = lifted.rest === REMOVED ? null : lifted.rest;
+    return { title: lifted.title, rest: templateNode(template.shape, rest) };
+  }
+  return undefined;
 }
 
 function liftFromList(list: readonly Child[]): { title: string; rest: Child[] } | undefined {
@@ -248,18 +323,21 @@ export function isDocument(child: Child): boolean {
 // HTML's own whitespace; a non-breaking space is content.
 const BLANK = /^[ \t\n\f\r]*$/;
 
-/** The one element a tree consists of; null when it renders nothing, false when more. */
-function soleElement(child: Child): Element | null | false {
+/**
+ * The one element a tree consists of (a pre-rendered one included); null when it renders
+ * nothing, false when more.
+ */
+function soleElement(child: Child): Element | Template | null | false {
   if (child === null || child === undefined || typeof child === "boolean") return null;
   if (typeof child === "string") return BLANK.test(child) ? null : false;
   if (typeof child !== "object") return false;
   if (isList(child)) return soleElementOf(child);
-  if (child.$$ === "element") return child;
+  if (child.$$ === "element" || child.$$ === "template") return child;
   return child.$$ === "fragment" ? soleElementOf(child.children) : false;
 }
 
-function soleElementOf(list: readonly Child[]): Element | null | false {
-  let found: Element | null = null;
+function soleElementOf(list: readonly Child[]): Element | Template | null | false {
+  let found: Element | Template | null = null;
   for (const child of list) {
     const element = soleElement(child);
     if (element === false || (element !== null && found !== null)) return false;

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bootNode, runNode } from "../support/process.js";
@@ -39,7 +39,7 @@ describe("fw new <dir>", () => {
     expect(pkg["dependencies"]?.["typia"]).toBeDefined();
     expect(pkg["devDependencies"]).toEqual({ "@types/node": "~20.19.43", "ts-patch": "3.3.0", typescript: "~5.9.3" });
     const tsconfig = JSON.parse(readFileSync(join(dir, "tsconfig.json"), "utf8")) as { compilerOptions: { plugins: { transform: string }[] } };
-    expect(tsconfig.compilerOptions.plugins.map((plugin) => plugin.transform)).toEqual(["fw/transformer", "typia/lib/transform"]);
+    expect(tsconfig.compilerOptions.plugins.map((plugin) => plugin.transform)).toEqual(["fw/transformer", "fw/transformer/jsx", "typia/lib/transform"]);
 
     // Instead of `npm install`: `fw` is this checkout; typia, typescript and @types/node are
     // found in the repository's node_modules above the scratch directory.
@@ -50,6 +50,8 @@ describe("fw new <dir>", () => {
     expect(built.output).toBe("");
     expect(built.code).toBe(0);
     expect(readFileSync(join(dir, "src/.fw/routes.ts"), "utf8")).toContain("from src/models/Item.ts");
+    // The page's JSX was pre-rendered by the `fw/transformer/jsx` plugin, resolved as a user's is.
+    expect(readdirSync(join(dir, "dist/app")).map((file) => readFileSync(join(dir, "dist/app", file), "utf8")).join("")).toContain("jsxShape(");
 
     const app = bootNode(join(dir, "dist/main.js"), [], { FW_SECRET: TEST_SECRET }, dir);
     try {
