@@ -10,6 +10,7 @@
 import { readFileSync, readdirSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { buildBenchPages } from "./lib/bench-pages.mjs";
 import { freePort, pinned, sleep, startServer, WORK } from "./lib/util.mjs";
 import { spawn } from "node:child_process";
 
@@ -55,6 +56,7 @@ function runWrk(url, secs, headers) {
 }
 
 process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
+buildBenchPages();
 const dir = join(WORK, "prof", name);
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });

@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { buildBenchPages } from "./lib/bench-pages.mjs";
 import { BENCH, busyShare, log, machine, packageVersion, ROOT, WORK } from "./lib/util.mjs";
 import { ensureWrk } from "./lib/wrk.mjs";
 
@@ -62,7 +63,8 @@ async function main() {
   ensureDeps();
   if (wanted("throughput") && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
   if (!noBuild) sh("npm", ["run", "build"], "building fw and the example");
-  for (const file of ["dist/runtime/index.js", "dist/transformer/index.js", "example/dist/main.js"]) {
+  buildBenchPages();
+  for (const file of ["dist/runtime/index.js", "dist/transformer/index.js", "example/dist/main.js", "bench/.work/servers/fw-pages.js"]) {
     if (!existsSync(join(ROOT, file))) throw new Error(`${file} is missing: run npm run build`);
   }
   // What was measured: the commit (and whether runtime/ or transformer/ had uncommitted changes) as built now.

@@ -28,7 +28,11 @@ function isLink(file) {
 
 export function tsconfig({ fw, typia }) {
   const plugins = [];
-  if (fw) plugins.push({ transform: join(ROOT, "dist", "transformer", "index.js"), transformProgram: true });
+  if (fw) {
+    plugins.push({ transform: join(ROOT, "dist", "transformer", "index.js"), transformProgram: true });
+    // fw's JSX pre-renderer, as every fw app's tsconfig has it: its cost counts as fw's.
+    plugins.push({ transform: join(ROOT, "dist", "transformer", "jsx-templates.js") });
+  }
   if (typia) plugins.push({ transform: "typia/lib/transform" });
   return {
     compilerOptions: {

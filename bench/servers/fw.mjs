@@ -1,80 +1,13 @@
 // fw through its public API (dist/runtime/index.js after `npm run build`): HttpApp + Route +
 // RouteTable, FW_SECRET from the environment, access log off, production boot (`main([])`).
-// The JSX is written as what `tsc --jsx react-jsx --jsxImportSource fw` emits: jsx()/jsxs() calls.
 import { FromPath, HttpApp, InMemoryStore, NotFound, Ok, Redirect, Resource, Route, RouteTable } from "../../dist/runtime/index.js";
-import { Fragment, jsx, jsxs } from "../../dist/runtime/html/jsx-runtime.js";
+import * as pages from "../.work/servers/fw-pages.js";
 import { HELLO, POSTS } from "./page.mjs";
 
-function postPage(request) {
-  const post = POSTS.get(request.params.id);
-  if (post === undefined) throw new NotFound();
-  return Ok(
-    jsxs(Fragment, {
-      children: [
-        jsx("title", { children: post.title }),
-        jsxs("article", {
-          children: [
-            jsx("h1", { children: post.title }),
-            jsxs("p", { class: "meta", children: ["By ", post.author, " · ", post.date] }),
-            post.paragraphs.map((p) => jsx("p", { children: p })),
-            jsx("ul", {
-              class: "tags",
-              children: post.tags.map((t) => jsx("li", { children: jsx("a", { href: `/tags/${t}`, children: t }) })),
-            }),
-          ],
-        }),
-        jsxs("section", {
-          class: "comments",
-          children: [
-            jsx("h2", { children: "Comments" }),
-            post.comments.map((c) =>
-              jsxs("div", { class: "comment", children: [jsx("b", { children: c.author }), jsx("p", { children: c.text })] }),
-            ),
-            jsxs("form", {
-              method: "post",
-              action: `/posts/${post.id}/comments`,
-              children: [
-                jsx("input", { type: "hidden", name: "_csrf", value: request.csrf }),
-                jsx("textarea", { name: "text" }),
-                jsx("button", { type: "submit", children: "Comment" }),
-              ],
-            }),
-          ],
-        }),
-      ],
-    }),
-  );
-}
-
-const layout = ({ title, content, request }) => {
-  const user = request.session.get("user");
-  return jsxs("html", {
-    lang: "en",
-    children: [
-      jsxs("head", {
-        children: [
-          jsx("meta", { charset: "utf-8" }),
-          jsx("meta", { name: "viewport", content: "width=device-width, initial-scale=1" }),
-          jsxs("title", { children: [title, " · Bench blog"] }),
-          jsx("link", { rel: "stylesheet", href: "/style.css" }),
-        ],
-      }),
-      jsxs("body", {
-        children: [
-          jsxs("header", {
-            children: [
-              jsx("a", { href: "/", children: "Bench blog" }),
-              jsxs("nav", { children: [jsx("a", { href: "/posts", children: "Posts" }), jsx("a", { href: "/about", children: "About" })] }),
-              user === undefined ? null : jsxs("span", { class: "user", children: ["Signed in as ", user] }),
-            ],
-          }),
-          jsx("main", { children: content }),
-          jsx("footer", { children: jsx("p", { children: "© 2025 Bench blog & friends" }) }),
-        ],
-      }),
-    ],
-  });
-};
+// The session page and the layout are JSX (fw-pages.tsx), compiled with fw's JSX pre-renderer by
+// `tspc -p bench/servers` into bench/.work/servers (the bench's build step does it).
+const postPage = (request) => pages.postPage(POSTS, request);
+const layout = pages.layout;
 
 // FW_TEXT_ROUTE picks what `GET /` is: "api" (Route.api: no session, no cookie, like the raw
 // peer) or "browser" (Route.get: a browser route, so fw reads the session cookie, and on a
