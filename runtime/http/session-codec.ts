@@ -9,6 +9,12 @@ export const SESSION_COOKIE = "fw_session";
 /** How many verified cookie values a codec remembers (a few hundred KB at most). */
 export const VERIFIED_CACHE_SIZE = 1024;
 
+/**
+ * An HMAC-SHA256 in canonical base64url: 32 bytes are 43 characters, the last of which carries
+ * four bits of data and two zero padding bits.
+ */
+const CANONICAL_SIGNATURE = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+
 /** What a browser keeps of one cookie, at most (RFC 6265 section 6.1). */
 export const MAX_COOKIE_BYTES = 4096;
 
@@ -75,11 +81,15 @@ export class SessionCodec {
   }
 
   private verifies(payload: string, signature: string): boolean {
+    // Only the canonical spelling counts: base64url decoding skips characters outside its
+    // alphabet and ignores the last character's two padding bits, so another spelling of the
+    // same 32 bytes would otherwise verify too. Checked on the text, without re-encoding.
+    if (!CANONICAL_SIGNATURE.test(signature)) return false;
     const given = Buffer.from(signature, "base64url");
-    // Only the canonical spelling counts: base64url decoding ignores the last character's padding
-    // bits, so another spelling of the same bytes would otherwise verify too.
-    if (given.length !== 32 || given.toString("base64url") !== signature) return false;
-    return this.#keys.some((key) => timingSafeEqual(given, createHmac("sha256", key).update(payload).digest()));
+    for (const key of this.#keys) {
+      if (timingSafeEqual(given, createHmac("sha256", key).update(payload).digest())) return true;
+    }
+    return false;
   }
 
   private sign(key: Buffer, payload: string): string {
@@ -125,7 +135,12 @@ export function arrivedSession(cookieHeader: string | undefined, codec: SessionC
 function stringMap(value: unknown): Map<string, string> | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const map = new Map<string, string>();
-  for (const [name, entry] of Object.entries(value)) {
+  // Object.entries' pairs without building the array of pairs (JSON.parse's `__proto__` is an
+  // own key; an inherited one, from a polluted prototype, is skipped).
+  const record = value as Record<string, unknown>;
+  for (const name in record) {
+    if (!Object.hasOwn(record, name)) continue;
+    const entry = record[name];
     if (typeof entry !== "string") return undefined;
     map.set(name, entry);
   }
