@@ -121,11 +121,7 @@ export class Request<P = DefaultParams> extends Sent<P> {
 
   /** The submitted form (urlencoded bodies only); empty for any other body. */
   get form(): Fields {
-    if (this.#form === undefined) {
-      this.#form = isUrlEncoded(this.headers.get("content-type"))
-        ? Fields.parse(this.text, "form")
-        : Fields.empty;
-    }
+    this.#form ??= formOf(this.headers, this.body);
     return this.#form;
   }
 
@@ -170,6 +166,11 @@ export class ApiRequest<P = DefaultParams> extends Sent<P> {
       body: request.body,
     });
   }
+}
+
+/** The form a body carries: parsed when urlencoded (invalid UTF-8 is a 400), else empty. */
+export function formOf(headers: RequestHeaders, body: Uint8Array): Fields {
+  return isUrlEncoded(headers.get("content-type")) ? Fields.parse(textOf(body), "form") : Fields.empty;
 }
 
 export function isUrlEncoded(contentType: string | undefined): boolean {

@@ -62,25 +62,42 @@ export class Response {
 const HTML_TYPE = "text/html; charset=utf-8";
 const TEXT_TYPE = "text/plain; charset=utf-8";
 
-function bodyOf(content: Content): { body: Body; type: string } {
-  if (typeof content === "string") return { body: { type: "text", text: content }, type: TEXT_TYPE };
-  if (content instanceof Uint8Array) return { body: { type: "bytes", bytes: content }, type: "application/octet-stream" };
-  if (isNode(content)) return { body: { type: "html", html: content }, type: HTML_TYPE };
+/** fw's own content-type header for each kind of content: built once, frozen, shared by every response. */
+function typeHeaders(type: string): readonly Header[] {
+  return Object.freeze([Object.freeze(["content-type", type] as const)]);
+}
+
+const TEXT_HEADERS = typeHeaders(TEXT_TYPE);
+const BYTES_HEADERS = typeHeaders("application/octet-stream");
+const HTML_HEADERS = typeHeaders(HTML_TYPE);
+
+function bodyOf(content: Content): { body: Body; headers: readonly Header[] } {
+  if (typeof content === "string") return { body: { type: "text", text: content }, headers: TEXT_HEADERS };
+  if (content instanceof Uint8Array) return { body: { type: "bytes", bytes: content }, headers: BYTES_HEADERS };
+  if (isNode(content)) return { body: { type: "html", html: content }, headers: HTML_HEADERS };
   throw new Error("Response content must be JSX, a string or a Uint8Array.");
 }
 
+interface ContentOptions {
+  readonly contentType?: string;
+}
+
+// A shared default: a handler's `Ok(text)` allocates no options record.
+const NO_OPTIONS: ContentOptions = Object.freeze({});
+
 /** 200 with content: JSX is an HTML page (framed by the layout), a string plain text. */
-export function Ok(content: Content, options: { readonly contentType?: string } = {}): Response {
+export function Ok(content: Content, options: ContentOptions = NO_OPTIONS): Response {
   return status(200, content, options);
 }
 
 /** Any status with optional content, for everything but Ok and Redirect. */
-export function status(code: number, content?: Content, options: { readonly contentType?: string } = {}): Response {
+export function status(code: number, content?: Content, options: ContentOptions = NO_OPTIONS): Response {
   if (content === undefined) return new Response(code);
-  const { body, type } = bodyOf(content);
+  const { body, headers } = bodyOf(content);
+  if (options.contentType === undefined) return new Response(code, headers, body);
   // fw's own content types are known good: only one the handler names is checked (every response).
-  if (options.contentType !== undefined) checkHeader("content-type", options.contentType);
-  return new Response(code, [["content-type", options.contentType ?? type]], body);
+  checkHeader("content-type", options.contentType);
+  return new Response(code, [["content-type", options.contentType]], body);
 }
 
 /**

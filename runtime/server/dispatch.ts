@@ -5,14 +5,14 @@ import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
 import { splitPath, splitTarget } from "../http/path.js";
-import { copyRequest, CSRF_ENTRY, isUrlEncoded, Request, textOf } from "../http/request.js";
+import { copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, Request, textOf } from "../http/request.js";
 import type { Body, Response } from "../http/response.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
 import { arrivedSession, MAX_COOKIE_BYTES, SESSION_COOKIE, sessionChanged, type SessionCodec } from "../http/session-codec.js";
 import { decodeParams } from "../routing/from-path.js";
 import { API } from "../routing/kind.js";
 import type { Lookup, Matcher } from "../routing/matcher.js";
-import type { HttpRoute, Route } from "../routing/route.js";
+import type { Route } from "../routing/route.js";
 import type { Html } from "../html/node.js";
 import { ClientGone, readBody } from "./body.js";
 import { checkCsrf, mintToken } from "./csrf.js";
@@ -136,10 +136,10 @@ export class Dispatcher {
       }
       throw new NotFound();
     }
-    const found = lookup;
-    const withBody = (body: Buffer): Maybe<Answer> => this.matched(incoming, progress, { path, query, segments, lookup: found }, body);
+    const matching: Target = { path, query, segments, lookup };
     const hasBody = incoming.headers["content-length"] !== undefined || incoming.headers["transfer-encoding"] !== undefined;
-    return hasBody ? readBody(incoming, this.options.maxBodySize).then(withBody) : withBody(NO_BODY);
+    if (!hasBody) return this.matched(incoming, progress, matching, NO_BODY);
+    return readBody(incoming, this.options.maxBodySize).then((body) => this.matched(incoming, progress, matching, body));
   }
 
   /** The rest of a request whose path matched, once its body is read: `_method`, the route, the handler. */
@@ -162,38 +162,44 @@ export class Dispatcher {
     if (lookup.type === "method") throw new MethodNotAllowed(lookup.allowed);
     if (lookup.type === "none") throw new NotFound();
     progress.route = lookup.route.path.text;
-    const request = new Request({
+    const sent: Sent = {
       method: effective,
       path,
       params: lookup.params,
       query,
       headers,
       body,
-      ...(form === undefined ? {} : { form }),
+      form,
+      session: Session.empty,
       secure: isSecure(incoming, this.options.trustProxy),
-      ...optionalAddress(clientAddress(incoming, this.options.trustProxy)),
-    });
-    return lookup.route.kind === API
-      ? this.api(lookup.route, request)
-      : this.browser(lookup.route, request, progress);
+      clientAddress: clientAddress(incoming, this.options.trustProxy),
+    };
+    return lookup.route.kind === API ? this.api(lookup, sent) : this.browser(lookup, sent, progress);
   }
 
   /** An API route: no cookie is read, the session is empty, and none is written (spec 2.1, 5.7). */
-  private api(route: HttpRoute, sent: Request): Maybe<Answer> {
-    const request = copyRequest(sent, { params: decodeParams(sent.params, route.params) });
-    return then(route.handler(request), (response) => this.toAnswer(response, request));
+  private api(found: Found, sent: Sent): Maybe<Answer> {
+    sent.params = decodeParams(found.params, found.route.params);
+    const request = new Request(sent);
+    const response = found.route.handler(request);
+    return response instanceof Promise ? response.then((done) => this.toAnswer(done, request)) : this.toAnswer(response, request);
   }
 
-  private browser(route: HttpRoute, sent: Request, progress: Progress): Maybe<Answer> {
+  /**
+   * A browser route: the session is read from the cookie, an unsafe method's form must return
+   * its CSRF token, and only then are the parameters decoded (a forged form gets 403, not 400).
+   */
+  private browser(found: Found, sent: Sent, progress: Progress): Maybe<Answer> {
     const { session: arrived, sent: hadCookie } = arrivedSession(sent.headers.get("cookie"), this.options.codec, Date.now());
     progress.session = arrived;
     const token = arrived.get(CSRF_ENTRY);
-    if (UNSAFE.has(sent.method)) checkCsrf(sent.form, token);
-    const params = decodeParams(sent.params, route.params);
-    const asArrived = copyRequest(sent, { session: arrived, params });
+    if (UNSAFE.has(sent.method)) checkCsrf((sent.form ??= formOf(sent.headers, sent.body)), token);
+    sent.params = decodeParams(found.params, found.route.params);
+    sent.session = arrived;
+    const asArrived = new Request(sent);
     const session = token === undefined ? withReserved(arrived, CSRF_ENTRY, mintToken()) : arrived;
     const request = session === arrived ? asArrived : copyRequest(asArrived, { session });
-    return then(route.handler(request), (response) => {
+    return then(found.route.handler(request), (response) => {
       const answer = this.toAnswer(response, asArrived);
       const outgoing = response.session ?? session;
       if (!sessionChanged(arrived, outgoing)) return answer;
@@ -215,7 +221,7 @@ export class Dispatcher {
 
   private toAnswer(response: Response, layoutRequest: Request<unknown>): Answer {
     const headers: string[] = [];
-    for (const [name, value] of response.headers) headers.push(name, value);
+    for (const header of response.headers) headers.push(header[0], header[1]);
     return { status: response.status, headers, body: this.bodyText(response.body, layoutRequest) };
   }
 
@@ -281,6 +287,9 @@ function then<T, U>(value: Maybe<T>, next: (value: T) => Maybe<U>): Maybe<U> {
   return value instanceof Promise ? value.then(next) : next(value);
 }
 
+/** A lookup that found its route. */
+type Found = Extract<Lookup, { readonly type: "found" }>;
+
 /** Where a matched request is going, carried from matching to the handler. */
 interface Target {
   readonly path: string;
@@ -291,8 +300,24 @@ interface Target {
 
 const NO_BODY = Buffer.alloc(0);
 
-function optionalAddress(address: string | undefined): { clientAddress?: string } {
-  return address === undefined ? {} : { clientAddress: address };
+/**
+ * What a matched request is built from: every member always present (undefined when absent),
+ * so each request's record has one shape. Filled in as dispatch learns more (the decoded
+ * parameters, the session), then turned into the one `Request` the handler sees.
+ */
+interface Sent {
+  readonly method: Method;
+  readonly path: string;
+  /** As captured from the path until the route's decoders have read them. */
+  params: Readonly<Record<string, unknown>>;
+  readonly query: string;
+  readonly headers: RequestHeaders;
+  readonly body: Buffer;
+  /** Parsed already for a urlencoded POST (for `_method`), or for the CSRF check. */
+  form: Fields | undefined;
+  session: Session;
+  readonly secure: boolean;
+  readonly clientAddress: string | undefined;
 }
 
 /** Thrown when the layout fails on a page: answered as a plain 500, not another framed page. */

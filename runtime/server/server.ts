@@ -58,36 +58,38 @@ export function checkingIntervalMs(timeouts: Timeouts): number {
  */
 export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefined, options: ServerOptions): Promise<RunningServer> {
   let closing = false;
+  const { accessLog, timeouts } = options;
+  // The clock is read only when the access log will print it: most servers run without one.
+  const now = (): number => (accessLog ? performance.now() : 0);
   const log = (request: IncomingMessage, status: number, started: number): void => {
-    if (options.accessLog) {
+    if (accessLog) {
       options.out(`${request.method} ${pathOf(request.url)} ${status} ${(performance.now() - started).toFixed(1)}ms`);
     }
   };
-  const { timeouts } = options;
+  const refused = (request: IncomingMessage, cause: unknown): void =>
+    options.logError(`500 ${request.method} ${pathOf(request.url)}: Node refused the answer's status line or headers`, cause);
+  const respond = (request: IncomingMessage, response: ServerResponse, answer: Answer | undefined, started: number): void => {
+    if (answer === undefined) {
+      response.destroy();
+      return;
+    }
+    log(request, send(request, response, answer, closing, refused), started);
+  };
   const serverOptions = {
     requestTimeout: timeouts.requestMs,
     headersTimeout: timeouts.headersMs,
     connectionsCheckingInterval: checkingIntervalMs(timeouts),
     keepAliveTimeout: timeouts.keepAliveMs,
   };
+  // `respond` is made once here, not per request: a synchronous answer allocates no closure.
   const server = createServer(serverOptions, (request, response) => {
-    const started = performance.now();
-    const respond = (answer: Answer | undefined): void => {
-      if (answer === undefined) {
-        response.destroy();
-        return;
-      }
-      const sent = send(response, answer, request.method === "HEAD", closing, (cause) =>
-        options.logError(`500 ${request.method} ${pathOf(request.url)}: Node refused the answer's status line or headers`, cause),
-      );
-      log(request, sent, started);
-    };
+    const started = now();
     const answer = overLimits(request) ?? dispatcher.dispatch(request);
-    if (answer instanceof Promise) void answer.then(respond);
-    else respond(answer);
+    if (answer instanceof Promise) void answer.then((done) => respond(request, response, done, started));
+    else respond(request, response, answer, started);
   });
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const started = performance.now();
+    const started = now();
     const refused = overLimits(request);
     if (refused !== undefined) {
       writeRaw(socket, refused);
@@ -133,7 +135,13 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
  * character): that is answered with a plain 500 instead of an exception that would end the
  * process.
  */
-function send(response: ServerResponse, answer: Answer, head: boolean, closing: boolean, refused: (cause: unknown) => void): number {
+function send(
+  request: IncomingMessage,
+  response: ServerResponse,
+  answer: Answer,
+  closing: boolean,
+  refused: (request: IncomingMessage, cause: unknown) => void,
+): number {
   const body = answer.body;
   const length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
   const headers = answer.headers;
@@ -142,10 +150,10 @@ function send(response: ServerResponse, answer: Answer, head: boolean, closing: 
   try {
     response.writeHead(answer.status, headers);
   } catch (cause) {
-    refused(cause);
-    return send(response, plainAnswer(500, answer.close === true), head, closing, refused);
+    refused(request, cause);
+    return send(request, response, plainAnswer(500, answer.close === true), closing, refused);
   }
-  response.end(head || length === 0 ? undefined : body);
+  response.end(request.method === "HEAD" || length === 0 ? undefined : body);
   return answer.status;
 }
 
