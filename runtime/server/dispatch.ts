@@ -128,15 +128,14 @@ export class Dispatcher {
     progress.path = path;
     if (!isMethod(method)) throw new NotImplemented(`fw does not serve ${method} requests.`);
     if (path === "/fw/health" && (method === "GET" || method === "HEAD")) return health();
-    const segments = splitPath(path);
-    let lookup = this.options.matcher.lookup(method, segments);
+    const lookup = this.options.matcher.lookupPath(method, path);
     if (lookup.type === "none") {
-      if (this.options.matcher.lookupWs(segments) !== undefined) {
+      if (this.options.matcher.lookupWs(splitPath(path)) !== undefined) {
         throw new BadRequest("This address accepts WebSocket connections only.");
       }
       throw new NotFound();
     }
-    const matching: Target = { path, query, segments, lookup };
+    const matching: Target = { path, query, lookup };
     const hasBody = incoming.headers["content-length"] !== undefined || incoming.headers["transfer-encoding"] !== undefined;
     if (!hasBody) return this.matched(incoming, progress, matching, NO_BODY);
     return readBody(incoming, this.options.maxBodySize).then((body) => this.matched(incoming, progress, matching, body));
@@ -145,7 +144,7 @@ export class Dispatcher {
   /** The rest of a request whose path matched, once its body is read: `_method`, the route, the handler. */
   private matched(incoming: IncomingMessage, progress: Progress, target: Target, body: Buffer): Maybe<Answer> {
     const method = progress.method as Method;
-    const { path, query, segments } = target;
+    const { path, query } = target;
     let lookup = target.lookup;
     const headers = RequestHeaders.fromNode(incoming.headers);
     progress.headers = headers;
@@ -156,7 +155,7 @@ export class Dispatcher {
       const override = methodOverride(form);
       if (override !== undefined) {
         effective = override;
-        lookup = this.options.matcher.lookup(override, segments);
+        lookup = this.options.matcher.lookupPath(override, path);
       }
     }
     if (lookup.type === "method") throw new MethodNotAllowed(lookup.allowed);
@@ -306,7 +305,6 @@ type Found = Extract<Lookup, { readonly type: "found" }>;
 interface Target {
   readonly path: string;
   readonly query: string;
-  readonly segments: readonly string[];
   readonly lookup: Lookup;
 }
 
