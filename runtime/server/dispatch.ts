@@ -313,7 +313,7 @@ const NO_BODY = Buffer.alloc(0);
 /**
  * What a matched request is built from: every member always present (undefined when absent),
  * so each request's record has one shape. Filled in as dispatch learns more (the decoded
- * parameters, the session), then turned into the one `Request` the handler sees.
+ * parameters, the session), then turned into the one `Request` (or `ApiRequest`) the handler sees.
  */
 interface Sent {
   readonly method: Method;
