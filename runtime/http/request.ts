@@ -157,14 +157,8 @@ export class ApiRequest<P = DefaultParams> extends Sent<P> {
 
   /** Turns a served request into an API request, dropping everything session-bound. */
   static of<P>(request: Request<P>): ApiRequest<P> {
-    return new ApiRequest<P>({
-      method: request.method,
-      path: request.path,
-      params: request.params,
-      query: request.query,
-      headers: request.headers,
-      body: request.body,
-    });
+    // A Request carries every member an ApiRequest is built from (the query parsed, as before).
+    return new ApiRequest<P>(request);
   }
 }
 

@@ -1,4 +1,5 @@
 import { METHODS, type Method } from "../http/method.js";
+import { splitPath } from "../http/path.js";
 import type { PathPattern } from "./path-pattern.js";
 import type { HttpRoute, Route, WsRoute } from "./route.js";
 
@@ -165,6 +166,15 @@ class Search<T> {
 
 const NO_SEGMENTS: readonly string[] = Object.freeze([]);
 
+function splitsInto(path: string, segments: readonly string[]): boolean {
+  try {
+    const split = splitPath(path);
+    return split.length === segments.length && split.every((segment, index) => segment === segments[index]);
+  } catch {
+    return false; // a malformed path (an empty segment, say) is a 400, never a known answer
+  }
+}
+
 const NONE: Lookup = Object.freeze({ type: "none" });
 
 const GET_BIT = 1 << METHODS.indexOf("GET");
@@ -194,6 +204,12 @@ export class Matcher {
   private readonly ws = emptyTrie<Target<WsRoute>>();
   private readonly httpSearch = new Search<Target<HttpRoute>>();
   private readonly wsSearch = new Search<Target<WsRoute>>();
+  /**
+   * Answers known before any request, by method and raw path: for each all-literal pattern,
+   * its path (and with a trailing slash), when the route that wins there has no parameters.
+   * Found by the search itself at boot, so they are what the search would answer.
+   */
+  private readonly known = new Map<Method, Map<string, Lookup>>();
 
   /** A route's rank is its position in `routes`. */
   constructor(routes: readonly Route[]) {
@@ -210,6 +226,40 @@ export class Matcher {
       insertPattern(trie, route.path, { rank, value: targetOf(route) });
     });
     this.byIndex = METHODS.map((method) => this.http.get(method));
+    for (const route of routes) if (route.case === "http") this.remember(route.path);
+  }
+
+  /**
+   * The HTTP route for `method` on a raw request path (not yet split or decoded): a literal
+   * path's answer is looked up as is, any other path is split (a malformed one is a 400) and
+   * searched.
+   */
+  lookupPath(method: Method, path: string): Lookup {
+    return this.known.get(method)?.get(path) ?? this.lookup(method, splitPath(path));
+  }
+
+  /** Records the answers for an all-literal pattern's paths, when no parameter takes part. */
+  private remember(pattern: PathPattern): void {
+    const values: string[] = [];
+    for (const segment of pattern.segments) {
+      if (segment.type !== "literal") return;
+      values.push(segment.value);
+    }
+    const path = `/${values.join("/")}`;
+    // Only a path that splits back into exactly these segments (no "%", no dot segment, no
+    // "/" inside a literal) gets the same answer when it arrives as is.
+    const paths = [path, `${path}/`].filter((raw) => splitsInto(raw, values));
+    if (paths.length === 0) return;
+    for (const method of METHODS) {
+      const found = this.lookup(method, values);
+      if (found.type !== "found" || found.params !== NO_PARAMS) continue;
+      let byPath = this.known.get(method);
+      if (byPath === undefined) {
+        byPath = new Map();
+        this.known.set(method, byPath);
+      }
+      for (const raw of paths) byPath.set(raw, found);
+    }
   }
 
   /** The HTTP route for `method` on the decoded path `segments`; HEAD is served by a GET route too. */

@@ -109,9 +109,21 @@ function http(init: HttpRouteInit): HttpRoute {
   };
 }
 
+/** The API handler behind each adapter `Route.api` made (see `adaptedApiHandler`). */
+const adapted = new WeakMap<Handler, ApiHandler>();
+
+/**
+ * The `ApiHandler` that `handler` merely adapts, when it is `Route.api`'s own adapter (no guard
+ * wrapped it): dispatch then builds the `ApiRequest` directly, without a `Request` first.
+ */
+export function adaptedApiHandler(handler: Handler): ApiHandler | undefined {
+  return adapted.get(handler);
+}
+
 function api(init: ApiRouteInit): HttpRoute {
   const apiHandler = init.handler;
   const handler: Handler = (request: Request) => apiHandler(ApiRequest.of(request));
+  adapted.set(handler, apiHandler);
   return { ...http({ ...init, handler, source: sourceOf(apiHandler, init.source) }), kind: API };
 }
 

@@ -5,14 +5,14 @@ import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
 import { splitPath, splitTarget } from "../http/path.js";
-import { copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, Request, textOf } from "../http/request.js";
+import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, Request, textOf } from "../http/request.js";
 import type { Body, Response } from "../http/response.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
 import { arrivedSession, MAX_COOKIE_BYTES, SESSION_COOKIE, sessionChanged, type SessionCodec } from "../http/session-codec.js";
 import { decodeParams } from "../routing/from-path.js";
 import { API } from "../routing/kind.js";
 import type { Lookup, Matcher } from "../routing/matcher.js";
-import type { Route } from "../routing/route.js";
+import { adaptedApiHandler, type Route } from "../routing/route.js";
 import type { Html } from "../html/node.js";
 import { ClientGone, readBody } from "./body.js";
 import { checkCsrf, mintToken } from "./csrf.js";
@@ -128,15 +128,14 @@ export class Dispatcher {
     progress.path = path;
     if (!isMethod(method)) throw new NotImplemented(`fw does not serve ${method} requests.`);
     if (path === "/fw/health" && (method === "GET" || method === "HEAD")) return health();
-    const segments = splitPath(path);
-    let lookup = this.options.matcher.lookup(method, segments);
+    const lookup = this.options.matcher.lookupPath(method, path);
     if (lookup.type === "none") {
-      if (this.options.matcher.lookupWs(segments) !== undefined) {
+      if (this.options.matcher.lookupWs(splitPath(path)) !== undefined) {
         throw new BadRequest("This address accepts WebSocket connections only.");
       }
       throw new NotFound();
     }
-    const matching: Target = { path, query, segments, lookup };
+    const matching: Target = { path, query, lookup };
     const hasBody = incoming.headers["content-length"] !== undefined || incoming.headers["transfer-encoding"] !== undefined;
     if (!hasBody) return this.matched(incoming, progress, matching, NO_BODY);
     return readBody(incoming, this.options.maxBodySize).then((body) => this.matched(incoming, progress, matching, body));
@@ -145,7 +144,7 @@ export class Dispatcher {
   /** The rest of a request whose path matched, once its body is read: `_method`, the route, the handler. */
   private matched(incoming: IncomingMessage, progress: Progress, target: Target, body: Buffer): Maybe<Answer> {
     const method = progress.method as Method;
-    const { path, query, segments } = target;
+    const { path, query } = target;
     let lookup = target.lookup;
     const headers = RequestHeaders.fromNode(incoming.headers);
     progress.headers = headers;
@@ -156,7 +155,7 @@ export class Dispatcher {
       const override = methodOverride(form);
       if (override !== undefined) {
         effective = override;
-        lookup = this.options.matcher.lookup(override, segments);
+        lookup = this.options.matcher.lookupPath(override, path);
       }
     }
     if (lookup.type === "method") throw new MethodNotAllowed(lookup.allowed);
@@ -177,12 +176,23 @@ export class Dispatcher {
     return lookup.route.kind === API ? this.api(lookup, sent) : this.browser(lookup, sent, progress);
   }
 
-  /** An API route: no cookie is read, the session is empty, and none is written (spec 2.1, 5.7). */
+  /**
+   * An API route: no cookie is read, the session is empty, and none is written (spec 2.1, 5.7).
+   * While the route holds `Route.api`'s own adapter (no guard wrapped it), the handler behind it
+   * is called with an `ApiRequest` built directly: the `Request` the adapter would only turn
+   * into one is never made (the layout gets one if the answer is a page).
+   */
   private api(found: Found, sent: Sent): Maybe<Answer> {
     sent.params = decodeParams(found.params, found.route.params);
+    const adapted = adaptedApiHandler(found.route.handler);
+    if (adapted !== undefined) return this.answered(adapted(apiRequestOf(sent)), sent);
     const request = new Request(sent);
-    const response = found.route.handler(request);
-    return response instanceof Promise ? response.then((done) => this.toAnswer(done, request)) : this.toAnswer(response, request);
+    return this.answered(found.route.handler(request), request);
+  }
+
+  /** The answer to a handler's response, now or once it settles. */
+  private answered(response: Maybe<Response>, layoutRequest: Request<unknown> | Sent): Maybe<Answer> {
+    return response instanceof Promise ? response.then((done) => this.toAnswer(done, layoutRequest)) : this.toAnswer(response, layoutRequest);
   }
 
   /**
@@ -219,13 +229,13 @@ export class Dispatcher {
     return cookie;
   }
 
-  private toAnswer(response: Response, layoutRequest: Request<unknown>): Answer {
+  private toAnswer(response: Response, layoutRequest: Request<unknown> | Sent): Answer {
     const headers: string[] = [];
     for (const header of response.headers) headers.push(header[0], header[1]);
     return { status: response.status, headers, body: this.bodyText(response.body, layoutRequest) };
   }
 
-  private bodyText(body: Body, layoutRequest: Request<unknown>): string | Uint8Array {
+  private bodyText(body: Body, layoutRequest: Request<unknown> | Sent): string | Uint8Array {
     switch (body.type) {
       case "empty":
         return "";
@@ -234,7 +244,8 @@ export class Dispatcher {
       case "bytes":
         return body.bytes;
       case "html":
-        return framed(() => renderPage(body.html, this.options.layout, layoutRequest));
+        // An API route's record becomes a Request only here, for the layout.
+        return framed(() => renderPage(body.html, this.options.layout, layoutRequest instanceof Request ? layoutRequest : new Request(layoutRequest)));
     }
   }
 
@@ -294,7 +305,6 @@ type Found = Extract<Lookup, { readonly type: "found" }>;
 interface Target {
   readonly path: string;
   readonly query: string;
-  readonly segments: readonly string[];
   readonly lookup: Lookup;
 }
 
@@ -303,7 +313,7 @@ const NO_BODY = Buffer.alloc(0);
 /**
  * What a matched request is built from: every member always present (undefined when absent),
  * so each request's record has one shape. Filled in as dispatch learns more (the decoded
- * parameters, the session), then turned into the one `Request` the handler sees.
+ * parameters, the session), then turned into the one `Request` (or `ApiRequest`) the handler sees.
  */
 interface Sent {
   readonly method: Method;
@@ -318,6 +328,16 @@ interface Sent {
   session: Session;
   readonly secure: boolean;
   readonly clientAddress: string | undefined;
+}
+
+/**
+ * What `ApiRequest.of` makes of the Request built from `sent`, without that Request: a query is
+ * parsed now, as there, so a malformed one is a 400 before the handler runs.
+ */
+function apiRequestOf(sent: Sent): ApiRequest<Readonly<Record<string, unknown>>> {
+  const request = new ApiRequest(sent);
+  if (sent.query !== "") void request.query;
+  return request;
 }
 
 /** Thrown when the layout fails on a page: answered as a plain 500, not another framed page. */

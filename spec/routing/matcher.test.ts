@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { METHODS } from "../../runtime/http/method.js";
+import { splitPath } from "../../runtime/http/path.js";
 import { type Lookup, Matcher } from "../../runtime/routing/matcher.js";
 import { Route } from "../../runtime/routing/route.js";
 import { naiveLookup, naiveLookupWs } from "../support/naive-match.js";
@@ -199,6 +200,63 @@ describe("Matcher agrees with a naive ordered scan", () => {
       const failure = checkTable(random);
       // The seed replays the whole run: FW_SEED=<seed> npx vitest run spec/routing
       if (failure !== undefined) expect.fail(`seed ${seed}, table #${table}: ${failure}`);
+    }
+  });
+});
+
+/** `lookupPath` on a raw path, or the 400 it throws, as text. */
+function byPath(matcher: Matcher, method: (typeof METHODS)[number], raw: string): string {
+  try {
+    return show(matcher.lookupPath(method, raw));
+  } catch (error) {
+    return `throws ${(error as Error).message}`;
+  }
+}
+
+/** The search on the split path, or the 400 splitting throws, as text. */
+function bySegments(matcher: Matcher, method: (typeof METHODS)[number], raw: string): string {
+  try {
+    return show(matcher.lookup(method, splitPath(raw)));
+  } catch (error) {
+    return `throws ${(error as Error).message}`;
+  }
+}
+
+describe("Matcher.lookupPath: a raw path answers as the search on its split segments", () => {
+  it("for literal paths remembered at boot, and any other path", () => {
+    const routes = [
+      Route.get("/caf%C3%A9", notCalled),
+      Route.get("/a%2Fb", notCalled),
+      Route.get("/100%25", notCalled),
+      Route.get("/:x", notCalled),
+      Route.get("/about", notCalled),
+      Route.post("/about", notCalled),
+      Route.get("/", notCalled),
+      Route.get("/files/*rest", notCalled),
+      Route.get("/files", notCalled),
+    ];
+    const matcher = new Matcher(routes);
+    const raws = ["/", "//", "/about", "/about/", "/caf\u00e9", "/caf%C3%A9", "/a/b", "/a%2Fb", "/100%", "/100%25", "/files", "/files/", "/%61bout", "/x/.."];
+    for (const raw of raws) for (const method of METHODS) expect(byPath(matcher, method, raw), `${method} ${raw}`).toBe(bySegments(matcher, method, raw));
+    // "/about" is won by "/:x" (params), so it is searched each time, never remembered.
+    expect(found(matcher.lookupPath("GET", "/about")).params).toEqual({ x: "about" });
+  });
+
+  it("on random tables and paths", () => {
+    const seed = Number(process.env.FW_SEED ?? Date.now() % 2 ** 32);
+    const random = new Random(seed);
+    for (let table = 0; table < 500; table++) {
+      const routes = randomTable(random, 1 + random.int(20));
+      const matcher = new Matcher(routes);
+      for (let i = 0; i < 30; i++) {
+        const segments = randomPath(random);
+        const raw = `/${segments.join("/")}${random.next() < 0.3 ? "/" : ""}`;
+        for (const method of METHODS) {
+          const got = byPath(matcher, method, raw);
+          const expected = bySegments(matcher, method, raw);
+          if (got !== expected) expect.fail(`seed ${seed}, table #${table}, ${method} ${raw}: got ${got}, expected ${expected}`);
+        }
+      }
     }
   });
 });

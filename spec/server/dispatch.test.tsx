@@ -494,6 +494,40 @@ describe("query", () => {
   });
 });
 
+describe("API routes", () => {
+  const whoAmI = Route.api({ method: "GET", path: "/me/:id", handler: (request) => Ok(`id ${request.params.id + 1}, q=${request.query.get("q") ?? ""}`), params: { id: FromPath.int } });
+  const page = Route.api({ method: "GET", path: "/page", handler: () => Ok(<p>from the API</p>) });
+  // A guard wraps the route's handler, as the auth module's guards do: it must still run.
+  const guarded = { ...Route.api({ method: "GET", path: "/guarded", handler: () => Ok("inside") }), handler: () => status(401, "refused by the guard") };
+  const adapted = Route.api({ method: "GET", path: "/wrapped", handler: (request) => Ok(`adapted, ${request.path}`) });
+  const wrapped = { ...adapted, handler: (request: Request) => adapted.handler(request) };
+  let api: Served;
+  beforeAll(async () => {
+    api = await serve({ routes: RouteTable.of(whoAmI, page, guarded, wrapped), layout });
+  });
+  afterAll(() => api.close());
+
+  it("get decoded parameters and the query; a malformed query → 400 before the handler runs", async () => {
+    expect(await (await api.get("/me/41?q=a%20b")).text()).toBe("id 42, q=a b");
+    expect(await (await api.get("/me/41")).text()).toBe("id 42, q=");
+    expect((await api.get("/me/41?q=%ZZ")).status).toBe(400);
+    expect((await api.get("/me/x")).status).toBe(400);
+  });
+
+  it("answer a page framed by the layout, which sees no CSRF token", async () => {
+    const html = await (await api.get("/page")).text();
+    expect(html).toContain("<p>from the API</p>");
+    expect(html).toContain('<p id="layout-csrf">no-token</p>');
+  });
+
+  it("whose handler a guard replaced or wrapped run the guard's handler", async () => {
+    const refused = await api.get("/guarded");
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toBe("refused by the guard");
+    expect(await (await api.get("/wrapped")).text()).toBe("adapted, /wrapped");
+  });
+});
+
 describe("client address", () => {
   it("is the socket's peer; X-Forwarded-For counts only behind a proxy the app trusts", async () => {
     const routes = RouteTable.of(Route.get("/who", (request) => Ok(request.clientAddress ?? "none")));
