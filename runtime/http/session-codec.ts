@@ -110,7 +110,9 @@ export class SessionCodec {
     const entries = stringMap(e);
     const incoming = stringMap(f);
     if (entries === undefined || incoming === undefined) return Session.empty;
-    const session = new Session(entries, new Map(), incoming, issuedAt);
+    // Nothing pending yet: the shared empty map, like an empty incoming flash (sessions never
+    // change their maps, so one empty map serves all; a decoded session allocates one map).
+    const session = new Session(entries, Session.empty.pending, incoming, issuedAt);
     return this.fresh(session, now) ? session : Session.empty;
   }
 }
@@ -132,9 +134,9 @@ export function arrivedSession(cookieHeader: string | undefined, codec: SessionC
   return { session, sent: cookies.length > 0 };
 }
 
-function stringMap(value: unknown): Map<string, string> | undefined {
+function stringMap(value: unknown): ReadonlyMap<string, string> | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const map = new Map<string, string>();
+  let map: Map<string, string> | undefined;
   // Object.entries' pairs without building the array of pairs (JSON.parse's `__proto__` is an
   // own key; an inherited one, from a polluted prototype, is skipped).
   const record = value as Record<string, unknown>;
@@ -142,9 +144,9 @@ function stringMap(value: unknown): Map<string, string> | undefined {
     if (!Object.hasOwn(record, name)) continue;
     const entry = record[name];
     if (typeof entry !== "string") return undefined;
-    map.set(name, entry);
+    (map ??= new Map()).set(name, entry);
   }
-  return map;
+  return map ?? Session.empty.entries;
 }
 
 /**

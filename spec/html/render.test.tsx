@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { element as makeElement, type Child, type Element, type Node } from "../../runtime/html/node.js";
 import { escapeHtml, raw, renderDocument, renderHtml } from "../../runtime/html/render.js";
@@ -26,6 +27,21 @@ describe("escapeHtml", () => {
 
   it("does not double-decode: an entity is escaped like any text", () => {
     expect(escapeHtml("&amp;")).toBe("&amp;amp;");
+  });
+
+  it("equals a one-character-at-a-time escape on any text, specials dense or far apart", () => {
+    const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+    const reference = (text: string): string => [...text].map((c) => ENTITIES[c] ?? c).join("");
+    // Runs of plain letters of every length around the look-ahead window, between specials.
+    const piece = fc.oneof(fc.constantFrom("&", "<", ">", '"', "'"), fc.string({ maxLength: 40 }), fc.nat({ max: 40 }).map((n) => "x".repeat(n)));
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
+        const text = pieces.join("");
+        expect(escapeHtml(text)).toBe(reference(text));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(escapeHtml(`${"a".repeat(16)}&${"b".repeat(17)}<`)).toBe(`${"a".repeat(16)}&amp;${"b".repeat(17)}&lt;`);
   });
 });
 
