@@ -51,6 +51,28 @@ function decodeSegment(part: string): string {
   }
 }
 
+/** `http://` or `https://`, the authority, then the path and query (a fragment is never sent). */
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)([^#]*)$/i;
+
+/**
+ * The origin-form (`/path?query`) of a request target. RFC 9112 section 3.2.2 has a server
+ * accept the absolute-form too (`http://host/path?query`, which clients send to proxies): its
+ * path and query are served, provided its authority is the one the Host header names; a
+ * mismatch is refused (400) rather than one of the two believed. Any other form (the asterisk
+ * of `OPTIONS *`, an authority without a scheme, garbage) is a 400.
+ */
+export function originForm(target: string, host: string | undefined): string {
+  if (target.charCodeAt(0) === 47 /* "/" */) return target;
+  const absolute = ABSOLUTE_FORM.exec(target);
+  if (absolute === null) throw new BadRequest("The request target must be a path, or an absolute http(s) URL.");
+  const authority = absolute[1] as string;
+  const rest = absolute[2] as string;
+  if (host === undefined || authority.toLowerCase() !== host.toLowerCase()) {
+    throw new BadRequest(`The request target names the host ${JSON.stringify(authority)}, but the Host header says ${JSON.stringify(host ?? "")}.`);
+  }
+  return rest === "" || rest.charCodeAt(0) === 63 /* "?" */ ? `/${rest}` : rest;
+}
+
 /** Splits a request target into its path and query text (the part after "?", without it). */
 export function splitTarget(target: string): { path: string; query: string } {
   const q = target.indexOf("?");

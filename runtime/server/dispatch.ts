@@ -4,7 +4,7 @@ import { asFailure, BadRequest, MethodNotAllowed, NotFound, NotImplemented, type
 import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
-import { splitPath, splitTarget } from "../http/path.js";
+import { originForm, splitPath, splitTarget } from "../http/path.js";
 import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, Request, textOf } from "../http/request.js";
 import type { Body, Response } from "../http/response.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
@@ -122,9 +122,7 @@ export class Dispatcher {
 
   private answer(incoming: IncomingMessage, progress: Progress): Maybe<Answer> {
     const method = progress.method;
-    const target = incoming.url ?? "/";
-    if (target.charCodeAt(0) !== 47 /* "/" */) throw new BadRequest("The request target must be a path.");
-    const { path, query } = splitTarget(target);
+    const { path, query } = splitTarget(originForm(incoming.url ?? "/", incoming.headers.host));
     progress.path = path;
     if (!isMethod(method)) throw new NotImplemented(`fw does not serve ${method} requests.`);
     if (path === "/fw/health" && (method === "GET" || method === "HEAD")) return health();

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { BadRequest, Forbidden, MethodNotAllowed, NotFound } from "../http/failure.js";
 import { RequestHeaders } from "../http/headers.js";
-import { splitPath, splitTarget } from "../http/path.js";
+import { originForm, splitPath, splitTarget } from "../http/path.js";
 import { Request } from "../http/request.js";
 import { arrivedSession, type SessionCodec } from "../http/session-codec.js";
 import type { Matcher } from "../routing/matcher.js";
@@ -36,9 +36,7 @@ export interface Admitted {
  * only then is anything but GET refused.
  */
 export function admit(incoming: IncomingMessage, rules: HandshakeRules): Admitted {
-  const target = incoming.url ?? "/";
-  if (target.charCodeAt(0) !== 47 /* "/" */) throw new BadRequest("The request target must be a path.");
-  const { path, query } = splitTarget(target);
+  const { path, query } = splitTarget(originForm(incoming.url ?? "/", incoming.headers.host));
   const segments = splitPath(path);
   const found = rules.reserved.lookupWs(segments) ?? rules.table.lookupWs(segments);
   if (found === undefined) throw new NotFound();

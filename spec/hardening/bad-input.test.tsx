@@ -356,9 +356,19 @@ describe("dot segments and empty segments: fw never resolves or merges, it refus
     expect(await (await app.get("/segments/..a")).text()).toBe('one="..a" polluted=0');
   });
 
-  it("an absolute-form or asterisk target is not a path → 400", async () => {
-    expect(statusOf(await rawRequest(app.port, get("http://127.0.0.1/a/b")))).toBe(400);
+  it("an absolute-form target is served by its path when it names the Host header's host (RFC 9112 3.2.2)", async () => {
+    const answer = await rawRequest(app.port, get("http://x/a/b"));
+    expect(statusOf(answer)).toBe(200);
+    expect(bodyOf(answer)).toBe("a/b");
+    expect(bodyOf(await rawRequest(app.port, get("HTTP://X/segments/1?q")))).toBe('one="1" polluted=0');
+  });
+
+  it("an absolute-form target naming another host, or an asterisk target → 400 problem page", async () => {
+    const other = await rawRequest(app.port, get("http://127.0.0.1/a/b"));
+    expect(statusOf(other)).toBe(400);
+    expect(other).toContain("but the Host header says");
     expect(statusOf(await rawRequest(app.port, "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))).toBe(400);
+    await stillServing();
   });
 });
 

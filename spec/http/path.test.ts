@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BadRequest } from "../../runtime/index.js";
-import { splitPath } from "../../runtime/http/path.js";
+import { originForm, splitPath } from "../../runtime/http/path.js";
 
 describe("2.3 Request paths", () => {
   it.each([
@@ -41,5 +41,29 @@ describe("2.3 Request paths", () => {
       if (expected.some(refused)) expect(() => splitPath(path)).toThrow(BadRequest);
       else expect(splitPath(path), path).toEqual(expected);
     }
+  });
+});
+
+describe("Request targets (RFC 9112 section 3.2)", () => {
+  it.each([
+    ["/a/b?x=1", "/a/b?x=1"],
+    ["http://example.com/a/b?x=1", "/a/b?x=1"],
+    ["HTTPS://Example.COM/a", "/a"],
+    ["http://example.com", "/"],
+    ["http://example.com?x=1", "/?x=1"],
+  ])("%s is served as %s", (target, expected) => {
+    expect(originForm(target, "example.com")).toBe(expected);
+  });
+
+  it("the absolute-form's authority must be the Host header's, port included", () => {
+    expect(originForm("http://example.com:8080/a", "example.com:8080")).toBe("/a");
+    expect(() => originForm("http://example.com:8080/a", "example.com")).toThrow(/names the host "example.com:8080", but the Host header says "example.com"/);
+    expect(() => originForm("http://evil.test/a", "example.com")).toThrow(BadRequest);
+    expect(() => originForm("http://user@example.com/a", "example.com")).toThrow(BadRequest);
+    expect(() => originForm("http://example.com/a", undefined)).toThrow(BadRequest);
+  });
+
+  it.each(["*", "example.com:443", "ftp://example.com/a", "a/b", "", "http:/example.com/a"])("%j is a 400", (target) => {
+    expect(() => originForm(target, "example.com")).toThrow(BadRequest);
   });
 });

@@ -149,6 +149,14 @@ describe("upgrades that are not WebSocket routes", () => {
     expect(answer).toMatch(/^HTTP\/1.1 400 Bad Request/);
   });
 
+  it("an absolute-form target is upgraded by its path when it names the Host header's host; another host → 400", async () => {
+    // The socket stays open once upgraded: read what arrived within half a second.
+    const upgraded = await rawRequest(app.port, `GET http://x/public HTTP/1.1\r\nHost: x\r\nOrigin: http://x\r\n${upgradeHeaders}\r\n`, 500);
+    expect(upgraded).toMatch(/^HTTP\/1.1 101 Switching Protocols/);
+    const elsewhere = await rawRequest(app.port, `GET http://y/public HTTP/1.1\r\nHost: x\r\nOrigin: http://x\r\n${upgradeHeaders}\r\n`);
+    expect(elsewhere).toMatch(/^HTTP\/1.1 400 Bad Request/);
+  });
+
   it("an upgrade to another protocol (h2c) is ignored and served as plain HTTP", async () => {
     const h2c = "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n";
     const answer = await rawRequest(app.port, `GET / HTTP/1.1\r\nHost: x\r\n${h2c}\r\n`);
