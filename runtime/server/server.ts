@@ -157,10 +157,15 @@ function send(
   return answer.status;
 }
 
+/** The longest path a log line shows: a 414's 8 KiB path would drown the log. */
+const LOGGED_PATH_LENGTH = 200;
+
+/** A request's path as log lines show it: no query (it may hold secrets), cut past 200 characters. */
 function pathOf(url: string | undefined): string {
   if (url === undefined) return "/";
   const q = url.indexOf("?");
-  return q === -1 ? url : url.slice(0, q);
+  const path = q === -1 ? url : url.slice(0, q);
+  return path.length > LOGGED_PATH_LENGTH ? `${path.slice(0, LOGGED_PATH_LENGTH)}… (${path.length} characters)` : path;
 }
 
 /** Requests Node's parser refused: answered with a clear status in plain text, then closed. */

@@ -419,6 +419,20 @@ describe("very long URLs and many headers", () => {
     await stillServing();
   });
 
+  it("the access log shows a long path's first 200 characters and its length, not all of it", async () => {
+    const logged = await serve({ routes: RouteTable.of(Route.get("/", () => Ok("home"))) }, { accessLog: true });
+    try {
+      await rawRequest(logged.port, get(`/${"b".repeat(10_000)}?secret=1`));
+      expect(await (await logged.get(`/${"c".repeat(199)}`)).text()).toContain("404");
+    } finally {
+      await logged.close();
+    }
+    expect(logged.out).toContainEqual(expect.stringMatching(new RegExp(`^GET /${"b".repeat(199)}… \\(10001 characters\\) 414 `)));
+    expect(logged.out).toContainEqual(expect.stringMatching(new RegExp(`^GET /${"c".repeat(199)} 404 `)));
+    expect(logged.out.join("\n")).not.toContain("b".repeat(300));
+    expect(logged.out.join("\n")).not.toContain("secret=1");
+  });
+
   it("a 20 KB URL → 431 in plain text (Node's 16 KiB header cap); the server goes on", async () => {
     const answer = await exchange(get(`/${"a".repeat(20_000)}`));
     expect(answer.text).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
