@@ -23,6 +23,7 @@ export const DEFAULT_SESSION_MAX_AGE_S = 14 * 24 * 60 * 60;
 export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
 
 export interface HttpAppOptions {
   /** The route table, matched in order. */
@@ -59,6 +60,12 @@ export interface HttpAppOptions {
   readonly requestTimeoutMs?: number;
   /** An idle keep-alive connection is closed after this. Default 5 s. */
   readonly keepAliveTimeoutMs?: number;
+  /**
+   * A client that stops taking an answer (part of it still waiting to be sent, nothing taken
+   * for this long) has its connection closed, so a reader that never reads cannot hold the
+   * connection and the answer's memory. Default 30 s.
+   */
+  readonly sendTimeoutMs?: number;
   /**
    * Origins (`scheme://host[:port]`) besides the application's own whose pages may open its
    * WebSockets. A handshake from any other origin, or with no `Origin` header, gets 403.
@@ -128,6 +135,7 @@ export class HttpApp {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  sendTimeoutMs: number;
   allowedOrigins: readonly string[];
   wsSendTimeoutMs: number;
   wsPingIntervalMs: number;
@@ -151,6 +159,7 @@ export class HttpApp {
     this.headersTimeoutMs = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.keepAliveTimeoutMs = options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
+    this.sendTimeoutMs = options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
     this.allowedOrigins = options.allowedOrigins ?? [];
     this.wsSendTimeoutMs = options.wsSendTimeoutMs ?? DEFAULT_WS_SEND_TIMEOUT_MS;
     this.wsPingIntervalMs = options.wsPingIntervalMs ?? DEFAULT_WS_PING_INTERVAL_MS;
@@ -250,7 +259,12 @@ export class HttpApp {
     if (headersMs > requestMs) {
       throw new BootError(`headersTimeoutMs (${headersMs}) must not exceed requestTimeoutMs (${requestMs}): the headers are part of the request.`);
     }
-    return { headersMs, requestMs, keepAliveMs: positive("keepAliveTimeoutMs", this.keepAliveTimeoutMs) };
+    return {
+      headersMs,
+      requestMs,
+      keepAliveMs: positive("keepAliveTimeoutMs", this.keepAliveTimeoutMs),
+      sendMs: positive("sendTimeoutMs", this.sendTimeoutMs),
+    };
   }
 
   /**

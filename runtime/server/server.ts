@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { NotImplemented } from "../http/failure.js";
 import type { WsServer } from "../ws/server.js";
@@ -29,6 +30,8 @@ export interface Timeouts {
   readonly requestMs: number;
   /** An idle keep-alive connection is closed after this. */
   readonly keepAliveMs: number;
+  /** An answer the client has taken nothing of for this long (part of it still unsent) closes its connection. */
+  readonly sendMs: number;
 }
 
 /**
@@ -73,7 +76,7 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
       response.destroy();
       return;
     }
-    log(request, send(request, response, answer, closing, refused), started);
+    log(request, send(request, response, answer, closing, refused, timeouts.sendMs), started);
   };
   const serverOptions = {
     requestTimeout: timeouts.requestMs,
@@ -141,6 +144,7 @@ function send(
   answer: Answer,
   closing: boolean,
   refused: (request: IncomingMessage, cause: unknown) => void,
+  sendMs: number,
 ): number {
   const body = answer.body;
   const length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
@@ -151,10 +155,21 @@ function send(
     response.writeHead(answer.status, headers);
   } catch (cause) {
     refused(request, cause);
-    return send(request, response, plainAnswer(500, answer.close === true), closing, refused);
+    return send(request, response, plainAnswer(500, answer.close === true), closing, refused, sendMs);
   }
   response.end(request.method === "HEAD" || length === 0 ? undefined : body);
+  watchSlowReader(response.socket, sendMs);
   return answer.status;
+}
+
+/**
+ * When the kernel did not take the whole answer at once (the client reads slowly, or not at
+ * all), the connection gets an inactivity timeout until the answer is out: with no listener of
+ * fw's, Node closes a socket whose timeout fires. Once the answer is sent, Node replaces the
+ * timeout with the keep-alive one. An answer that went out at once costs one property read.
+ */
+function watchSlowReader(socket: Socket | null, sendMs: number): void {
+  if (socket !== null && socket.writableLength > 0) socket.setTimeout(sendMs);
 }
 
 /** The longest path a log line shows: a 414's 8 KiB path would drown the log. */
