@@ -1,5 +1,5 @@
-import { existsSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
+import { parseFlags, projectOf } from "./flags.js";
 import { newCommand, NEW_USAGE } from "./new-app.js";
 import { resolveTspc } from "./resolve-tspc.js";
 import { Supervisor } from "./supervisor.js";
@@ -24,19 +24,11 @@ export interface DevArgs {
 
 /** Reads `fw dev`'s flags; a string is the usage error to print. */
 export function parseDevArgs(args: readonly string[], cwd: string): DevArgs | string {
-  const given = new Map<string, string>();
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
-    if (flag !== "--project" && flag !== "--main") return `unknown argument ${JSON.stringify(arg)}`;
-    const value = inline ?? args[++i];
-    if (value === undefined || value === "") return `${flag} needs a value`;
-    given.set(flag, value);
-  }
-  const project = resolve(cwd, given.get("--project") ?? ".");
-  if (!existsSync(project)) return `--project ${project} does not exist`;
-  const projectDir = statSync(project).isDirectory() ? project : dirname(project);
-  return { project, projectDir, main: resolve(projectDir, given.get("--main") ?? "dist/main.js") };
+  const given = parseFlags(args, ["--project", "--main"]);
+  if (typeof given === "string") return given;
+  const where = projectOf(given, cwd);
+  if (typeof where === "string") return where;
+  return { ...where, main: resolve(where.projectDir, given.get("--main") ?? "dist/main.js") };
 }
 
 /**
