@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { BUNDLE_USAGE, bundleCommand } from "./bundle.js";
 import { parseFlags, projectOf } from "./flags.js";
 import { newCommand, NEW_USAGE } from "./new-app.js";
 import { resolveTspc } from "./resolve-tspc.js";
@@ -11,7 +12,7 @@ export const DEV_USAGE = `usage: fw dev [--project <dir>] [--main <file>]
 Builds the app with tspc --watch (fw's transformer on), runs \`node <main> dev\`, restarts it
 after each build that changed the code, and shows failed builds in the browser.`;
 
-export const USAGE = `${DEV_USAGE}\n\n${NEW_USAGE}`;
+export const USAGE = `${DEV_USAGE}\n\n${NEW_USAGE}\n\n${BUNDLE_USAGE}`;
 
 /** What `fw dev` was asked for, paths resolved. */
 export interface DevArgs {
@@ -32,13 +33,16 @@ export function parseDevArgs(args: readonly string[], cwd: string): DevArgs | st
 }
 
 /**
- * The `fw` command line (bin/fw.js): `fw dev …` and `fw new <dir>`. Resolves with the exit code; a running
+ * The `fw` command line (bin/fw.js): `fw dev …`, `fw new <dir>` and `fw bundle …`. Resolves with the exit code; a running
  * `fw dev` resolves once SIGINT or SIGTERM stopped it.
  */
 export async function main(args: readonly string[], cwd: string = process.cwd()): Promise<number> {
   const [command, ...rest] = args;
   if (command === "new") {
     return newCommand(rest, cwd, (text) => process.stdout.write(`${text}\n`), (text) => process.stderr.write(`${text}\n`));
+  }
+  if (command === "bundle") {
+    return bundleCommand(rest, cwd, (text) => process.stdout.write(`${text}\n`), (text) => process.stderr.write(`${text}\n`));
   }
   if (command !== "dev") {
     process.stderr.write(`${command === undefined || command === "--help" ? "" : `fw: unknown command ${JSON.stringify(command)}\n`}${USAGE}\n`);

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, relative, resolve } from "node:path";
 
 /**
  * Reads `--flag value` and `--flag=value` pairs, each flag one of `known`; a string is the usage
@@ -23,4 +23,10 @@ export function projectOf(given: ReadonlyMap<string, string>, cwd: string): { re
   const project = resolve(cwd, given.get("--project") ?? ".");
   if (!existsSync(project)) return `--project ${project} does not exist`;
   return { project, projectDir: statSync(project).isDirectory() ? project : dirname(project) };
+}
+
+/** A path as the user would type it from `cwd`: relative below it, absolute elsewhere. */
+export function shown(path: string, cwd: string): string {
+  const near = relative(cwd, path);
+  return near === "" ? "." : near.startsWith("..") ? path : near;
 }

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { shown } from "./flags.js";
 
 export const NEW_USAGE = `usage: fw new <dir>
   Writes a minimal fw app into <dir> (created if missing; it must be empty):
@@ -103,9 +104,8 @@ export function newCommand(args: readonly string[], cwd: string, out: (text: str
     err(`fw new: ${made}`);
     return 2;
   }
-  const near = relative(cwd, made.dir);
-  const shown = near === "" ? "." : near.startsWith("..") ? made.dir : near;
-  out(`fw new: wrote ${made.files.length} files into ${shown}:\n${made.files.map((file) => `  ${file}`).join("\n")}\n\nNext:\n  cd ${shown}\n  npm install && npm start`);
+  const where = shown(made.dir, cwd);
+  out(`fw new: wrote ${made.files.length} files into ${where}:\n${made.files.map((file) => `  ${file}`).join("\n")}\n\nNext:\n  cd ${where}\n  npm install && npm start`);
   return 0;
 }
 
