@@ -1,5 +1,6 @@
 // Memory: idle RSS of the built example app (example/dist/main.js, production boot with
-// FW_SECRET) against a raw node:http hello server (and Fastify/Hono for reference), each started
+// FW_SECRET), as built and as `fw bundle` bundles it for production (example/dist/bundle/main.js,
+// which run.mjs makes), against a raw node:http hello server (and Fastify/Hono for reference), each started
 // fresh per round and read after a few requests; then RSS with N idle WebSocket connections to
 // a fw `Route.ws` route, against node:http + ws doing nothing else.
 import { join } from "node:path";
@@ -35,7 +36,8 @@ async function idleRss(server) {
 
 const IDLE = [
   { id: "raw", label: "raw node:http hello", script: "bench/servers/hello.mjs" },
-  { id: "fw", label: "fw example app (`example/dist/main.js`)", script: "example/dist/main.js", target: 1.15 },
+  { id: "fw", label: "fw example app, as built (`example/dist/main.js`)", script: "example/dist/main.js" },
+  { id: "fwBundle", label: "fw example app, production bundle (`fw bundle` → `example/dist/bundle/main.js`)", script: "example/dist/bundle/main.js", target: 1.15 },
   { id: "fastify", label: "Fastify (bench server)", script: "bench/servers/fastify.mjs" },
   { id: "hono", label: "Hono (bench server)", script: "bench/servers/hono.mjs" },
 ];

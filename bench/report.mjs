@@ -79,7 +79,16 @@ function targetsTable(r) {
   const m = r.memory;
   if (m !== undefined) {
     const fw = m.idle.find((x) => x.id === "fw");
-    rows.push([`Memory: idle RSS of the example ≤ 1.15× raw`, `${fmtMB(fw.rss.median)} vs ${fmtMB(m.idle[0].rss.median)} = ${ratio(fw.ratio)}`, verdict(fw.ratio <= 1.15)]);
+    const bundled = m.idle.find((x) => x.id === "fwBundle");
+    if (bundled === undefined) {
+      rows.push([`Memory: idle RSS of the example ≤ 1.15× raw`, `${fmtMB(fw.rss.median)} vs ${fmtMB(m.idle[0].rss.median)} = ${ratio(fw.ratio)}`, verdict(fw.ratio <= 1.15)]);
+    } else {
+      rows.push([
+        `Memory: idle RSS of the example, production bundle (\`fw bundle\`) ≤ 1.15× raw`,
+        `${fmtMB(bundled.rss.median)} vs ${fmtMB(m.idle[0].rss.median)} = ${ratio(bundled.ratio)} (as built, unbundled: ${fmtMB(fw.rss.median)} = ${ratio(fw.ratio)})`,
+        verdict(bundled.ratio <= 1.15),
+      ]);
+    }
   }
   return table(["target", "measured", "verdict"], rows);
 }
@@ -220,7 +229,9 @@ function memorySection(m, opts) {
   return [
     `Each server started fresh per round (${opts.rounds} rounds, interleaved), pinned to core 0, sent five \`GET /\` (a first visit, then its cookie back), ` +
       `then read (VmRSS, the lowest of three readings 200 ms apart, one second after the last request). The example app boots in production ` +
-      `mode with FW_SECRET and its access log on (its default).`,
+      `mode with FW_SECRET and its access log on (its default), once as \`npm run build\` built it and once as \`fw bundle\` bundled that build ` +
+      `(rolldown, code splitting on: fw, typia and the app in one entry plus chunks, ws left in node_modules; README "Production"). ` +
+      `The idle-memory target is read on the bundle, the optional production step; the unbundled row shows what an app run straight from its build pays.`,
     "",
     table(["server", "idle RSS median (min–max)", "ratio to raw"], idle),
     "",

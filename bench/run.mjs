@@ -5,7 +5,8 @@
 //   npm run bench                      full run (under 10 minutes on 2 cores), writes BENCHMARKS.md
 //   npm run bench -- --quick           one-minute smoke run, writes bench/.work/BENCHMARKS.quick.md
 //   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev)
-//   npm run bench -- --no-build        use dist/ and example/dist/ as they are
+//   npm run bench -- --no-build        use dist/ and example/dist/ as they are (the memory part still bundles
+//                                      the example with `fw bundle`, from example/dist as it is)
 //   npm run bench -- --out=FILE        write the report elsewhere
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -64,6 +65,8 @@ async function main() {
   if (wanted("throughput") && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
   if (!noBuild) sh("npm", ["run", "build"], "building fw and the example");
   buildBenchPages();
+  // The example's production bundle, made from example/dist as it is now (also with --no-build, so it never lags the build measured).
+  if (wanted("memory")) sh("node", ["bin/fw.js", "bundle", "--project", "example"], "bundling the example (fw bundle)");
   for (const file of ["dist/runtime/index.js", "dist/transformer/index.js", "example/dist/main.js", "bench/.work/servers/fw-pages.js"]) {
     if (!existsSync(join(ROOT, file))) throw new Error(`${file} is missing: run npm run build`);
   }

@@ -1,5 +1,6 @@
-import { existsSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
+import { BUNDLE_USAGE, bundleCommand } from "./bundle.js";
+import { parseFlags, projectOf } from "./flags.js";
 import { newCommand, NEW_USAGE } from "./new-app.js";
 import { resolveTspc } from "./resolve-tspc.js";
 import { Supervisor } from "./supervisor.js";
@@ -11,7 +12,7 @@ export const DEV_USAGE = `usage: fw dev [--project <dir>] [--main <file>]
 Builds the app with tspc --watch (fw's transformer on), runs \`node <main> dev\`, restarts it
 after each build that changed the code, and shows failed builds in the browser.`;
 
-export const USAGE = `${DEV_USAGE}\n\n${NEW_USAGE}`;
+export const USAGE = `${DEV_USAGE}\n\n${NEW_USAGE}\n\n${BUNDLE_USAGE}`;
 
 /** What `fw dev` was asked for, paths resolved. */
 export interface DevArgs {
@@ -24,29 +25,24 @@ export interface DevArgs {
 
 /** Reads `fw dev`'s flags; a string is the usage error to print. */
 export function parseDevArgs(args: readonly string[], cwd: string): DevArgs | string {
-  const given = new Map<string, string>();
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
-    if (flag !== "--project" && flag !== "--main") return `unknown argument ${JSON.stringify(arg)}`;
-    const value = inline ?? args[++i];
-    if (value === undefined || value === "") return `${flag} needs a value`;
-    given.set(flag, value);
-  }
-  const project = resolve(cwd, given.get("--project") ?? ".");
-  if (!existsSync(project)) return `--project ${project} does not exist`;
-  const projectDir = statSync(project).isDirectory() ? project : dirname(project);
-  return { project, projectDir, main: resolve(projectDir, given.get("--main") ?? "dist/main.js") };
+  const given = parseFlags(args, ["--project", "--main"]);
+  if (typeof given === "string") return given;
+  const where = projectOf(given, cwd);
+  if (typeof where === "string") return where;
+  return { ...where, main: resolve(where.projectDir, given.get("--main") ?? "dist/main.js") };
 }
 
 /**
- * The `fw` command line (bin/fw.js): `fw dev …` and `fw new <dir>`. Resolves with the exit code; a running
+ * The `fw` command line (bin/fw.js): `fw dev …`, `fw new <dir>` and `fw bundle …`. Resolves with the exit code; a running
  * `fw dev` resolves once SIGINT or SIGTERM stopped it.
  */
 export async function main(args: readonly string[], cwd: string = process.cwd()): Promise<number> {
   const [command, ...rest] = args;
   if (command === "new") {
     return newCommand(rest, cwd, (text) => process.stdout.write(`${text}\n`), (text) => process.stderr.write(`${text}\n`));
+  }
+  if (command === "bundle") {
+    return bundleCommand(rest, cwd, (text) => process.stdout.write(`${text}\n`), (text) => process.stderr.write(`${text}\n`));
   }
   if (command !== "dev") {
     process.stderr.write(`${command === undefined || command === "--help" ? "" : `fw: unknown command ${JSON.stringify(command)}\n`}${USAGE}\n`);

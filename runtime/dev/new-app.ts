@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { shown } from "./flags.js";
 
 export const NEW_USAGE = `usage: fw new <dir>
   Writes a minimal fw app into <dir> (created if missing; it must be empty):
@@ -37,7 +38,8 @@ export function appFiles(name: string, root: string): ReadonlyMap<string, string
     version: "0.1.0",
     private: true,
     type: "module",
-    scripts: { build: "tspc -p .", start: "npm run build && node dist/main.js dev" },
+    // `bundle` needs rolldown, which fw's checkout has (its devDependency); fw bundle says how to add it when it is missing.
+    scripts: { build: "tspc -p .", start: "npm run build && node dist/main.js dev", bundle: "fw bundle" },
     // fw is not published: the app depends on the checkout `fw new` ran from.
     dependencies: { fw: `file:${root}`, typia },
     devDependencies: { "@types/node": "~20.19.43", "ts-patch": "3.3.0", typescript: "~5.9.3" },
@@ -103,9 +105,8 @@ export function newCommand(args: readonly string[], cwd: string, out: (text: str
     err(`fw new: ${made}`);
     return 2;
   }
-  const near = relative(cwd, made.dir);
-  const shown = near === "" ? "." : near.startsWith("..") ? made.dir : near;
-  out(`fw new: wrote ${made.files.length} files into ${shown}:\n${made.files.map((file) => `  ${file}`).join("\n")}\n\nNext:\n  cd ${shown}\n  npm install && npm start`);
+  const where = shown(made.dir, cwd);
+  out(`fw new: wrote ${made.files.length} files into ${where}:\n${made.files.map((file) => `  ${file}`).join("\n")}\n\nNext:\n  cd ${where}\n  npm install && npm start`);
   return 0;
 }
 
@@ -124,7 +125,9 @@ npm install && npm start     # builds with tspc and serves on http://127.0.0.1:3
 - \`src/models/Item.ts\` is a model: its seven pages live at \`/items\`, derived from its type.
 - \`src/layout.tsx\` frames every page, \`src/main.ts\` boots the app.
 - \`node dist/main.js routes\` prints the route table; in production set \`FW_SECRET\` (at
-  least 32 bytes) and run \`node dist/main.js\`.
+  least 32 bytes) and run \`node dist/main.js\`, or bundle it first for a lighter boot:
+  \`npm run build && npm run bundle && node dist/bundle/main.js\` (\`fw bundle\` needs rolldown:
+  \`npm install --save-dev rolldown\` if it says it is missing).
 `;
 }
 

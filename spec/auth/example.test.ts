@@ -2,34 +2,66 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleExample, type ExampleBundle } from "../support/bundle.js";
 import { bootNode } from "../support/process.js";
 import { TEST_SECRET } from "../support/serve.js";
 import { connect, refusal } from "../support/ws-client.js";
 import { Browser, freshEmail, PASSWORD } from "./client.js";
 
-// The example as `npm start` builds it (npm test builds first), booted without `dev`.
-const app = bootNode(resolve("example/dist/main.js"), [], { FW_SECRET: TEST_SECRET });
-let url: string;
+// The example as `npm start` builds it (npm test builds first), booted without `dev`; and the same
+// build bundled for production by `fw bundle`: every check below holds for both.
+let bundle: ExampleBundle | undefined;
+afterAll(() => bundle?.remove());
 
-beforeAll(async () => {
-  url = await app.url;
-}, 30_000);
-
-afterAll(async () => {
-  app.child.kill("SIGTERM");
-  await app.exited;
-});
-
-async function member(name: string): Promise<{ browser: Browser; email: string }> {
-  const browser = new Browser(url);
-  const email = freshEmail(name);
-  expect((await browser.signUp(email, PASSWORD)).status).toBe(303);
-  return { browser, email };
-}
+const builds = [
+  { build: "as built (example/dist/main.js)", entry: async () => resolve("example/dist/main.js") },
+  { build: "bundled by fw bundle", entry: async () => (bundle ??= await bundleExample()).main },
+];
 
 const post = { title: "Hello from the example", body: "A body", category: "news", published: "true" };
 
-describe("The example uses fw/auth: posts owned by their authors, a chat for signed-in users", () => {
+describe.each(builds)("The example $build uses fw/auth: posts owned by their authors, a chat for signed-in users", ({ entry }) => {
+  let main: string;
+  let app: ReturnType<typeof bootNode>;
+  let url: string;
+
+  beforeAll(async () => {
+    main = await entry();
+    app = bootNode(main, [], { FW_SECRET: TEST_SECRET });
+    url = await app.url;
+  }, 30_000);
+
+  afterAll(async () => {
+    app.child.kill("SIGTERM");
+    await app.exited;
+  });
+
+  async function member(name: string): Promise<{ browser: Browser; email: string }> {
+    const browser = new Browser(url);
+    const email = freshEmail(name);
+    expect((await browser.signUp(email, PASSWORD)).status).toBe(303);
+    return { browser, email };
+  }
+
+  it("serves its pages, /api/posts as JSON, fw's health check, and a 404 problem page framed by the layout", async () => {
+    const home = await fetch(`${url}/`);
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain("fw example</title>");
+    expect((await fetch(`${url}/posts`)).status).toBe(200);
+    const api = await fetch(`${url}/api/posts`);
+    expect(api.status).toBe(200);
+    expect(api.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(await api.json()).toMatchObject({ posts: expect.any(Array), total: expect.any(Number) });
+    const health = await fetch(`${url}/fw/health`);
+    expect([health.status, await health.text()]).toEqual([200, "ok"]);
+    const missing = await fetch(`${url}/no/such`);
+    expect(missing.status).toBe(404);
+    const page = await missing.text();
+    expect(page).toContain("<title>Not Found · fw example</title>");
+    expect(page).toContain('<main class="fw-problem" data-status="404"><h1>404 Not Found</h1>');
+    expect(page).toContain('<p class="fw-problem-instance"><code>/no/such</code></p>');
+  });
+
   it("the layout shows who is signed in and a sign-out button; signed out, links to sign in and up", async () => {
     const { browser, email } = await member("layout");
     const home = await browser.get("/");
@@ -97,7 +129,7 @@ describe("The example uses fw/auth: posts owned by their authors, a chat for sig
 
   it("the demo account exists in dev only (README: demo@example.com / demo-password)", async () => {
     expect((await new Browser(url).signIn("demo@example.com", "demo-password")).status).toBe(422);
-    const dev = bootNode(resolve("example/dist/main.js"), ["dev"], { FW_SECRET: "" }, mkdtempSync(join(tmpdir(), "fw-demo-")));
+    const dev = bootNode(main, ["dev"], { FW_SECRET: "" }, mkdtempSync(join(tmpdir(), "fw-demo-")));
     try {
       expect((await new Browser(await dev.url).signIn("demo@example.com", "demo-password")).status).toBe(303);
     } finally {

@@ -34,7 +34,7 @@ describe("fw new <dir>", () => {
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, Record<string, string>>;
     expect(pkg["name"]).toBe("my-app");
     expect(pkg["type"]).toBe("module");
-    expect(pkg["scripts"]).toEqual({ build: "tspc -p .", start: "npm run build && node dist/main.js dev" });
+    expect(pkg["scripts"]).toEqual({ build: "tspc -p .", start: "npm run build && node dist/main.js dev", bundle: "fw bundle" });
     expect(pkg["dependencies"]?.["fw"]).toBe(`file:${resolve(".")}`);
     expect(pkg["dependencies"]?.["typia"]).toBeDefined();
     expect(pkg["devDependencies"]).toEqual({ "@types/node": "~20.19.43", "ts-patch": "3.3.0", typescript: "~5.9.3" });
@@ -53,21 +53,27 @@ describe("fw new <dir>", () => {
     // The page's JSX was pre-rendered by the `fw/transformer/jsx` plugin, resolved as a user's is.
     expect(readdirSync(join(dir, "dist/app")).map((file) => readFileSync(join(dir, "dist/app", file), "utf8")).join("")).toContain("jsxShape(");
 
-    const app = bootNode(join(dir, "dist/main.js"), [], { FW_SECRET: TEST_SECRET }, dir);
-    try {
-      const url = await app.url;
-      const home = await fetch(`${url}/`);
-      expect(home.status).toBe(200);
-      const html = await home.text();
-      expect(html).toContain("<h1>Hello from fw</h1>");
-      expect(html).toContain("<title>Home · My fw app</title>"); // framed by the layout
-      const items = await fetch(`${url}/items`);
-      expect(items.status).toBe(200);
-      expect(await items.text()).toContain("<h1>Items</h1>");
-      expect((await fetch(`${url}/items/new`)).status).toBe(200);
-    } finally {
-      app.child.kill("SIGTERM");
-      await app.exited;
+    // Its `bundle` script (`fw bundle`, defaults: dist/main.js into dist/bundle) works as written; both builds serve the same pages.
+    const bundled = await runNode(FW, ["bundle"], {}, dir);
+    expect(bundled.err).toBe("");
+    expect(bundled.code).toBe(0);
+    for (const main of ["dist/main.js", "dist/bundle/main.js"]) {
+      const app = bootNode(join(dir, main), [], { FW_SECRET: TEST_SECRET }, dir);
+      try {
+        const url = await app.url;
+        const home = await fetch(`${url}/`);
+        expect(home.status).toBe(200);
+        const html = await home.text();
+        expect(html).toContain("<h1>Hello from fw</h1>");
+        expect(html).toContain("<title>Home · My fw app</title>"); // framed by the layout
+        const items = await fetch(`${url}/items`);
+        expect(items.status).toBe(200);
+        expect(await items.text()).toContain("<h1>Items</h1>");
+        expect((await fetch(`${url}/items/new`)).status).toBe(200);
+      } finally {
+        app.child.kill("SIGTERM");
+        await app.exited;
+      }
     }
   }, 60_000);
 

@@ -1,0 +1,264 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire, isBuiltin } from "node:module";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { pathToFileURL } from "node:url";
+import { stripVTControlCharacters } from "node:util";
+import type { OutputAsset, OutputChunk, rolldown as Rolldown } from "rolldown";
+import { parseFlags, projectOf, shown } from "./flags.js";
+
+export const BUNDLE_USAGE = `usage: fw bundle [--project <dir>] [--main <file>] [--out <dir>]
+  --project  the app's directory (or its tsconfig file); default "."
+  --main     the built entry, relative to the project; default "dist/main.js"
+  --out      where the bundle goes, relative to the project; default "dist/bundle"
+
+Bundles the already built app (run the build first) into <out>/main.js plus chunks, for
+production: fw, typia and the app's own modules are bundled; ws, Node's builtins and every
+other package stay imports, resolved from node_modules as before. Needs rolldown
+(npm install --save-dev rolldown). Run the result with \`node <out>/main.js\`.`;
+
+/**
+ * Packages whose code goes into the bundle: fw itself (with `fw/auth`, `fw/jsx-runtime`) and the
+ * typia runtime helpers the build's codecs import. Everything else an app imports by name stays
+ * an import (see `isExternal`).
+ */
+const BUNDLED_PACKAGES: ReadonlySet<string> = new Set(["fw", "typia"]);
+
+/** The bundle directory's package.json: makes its `.js` files ES modules wherever it is, and marks the directory as fw bundle's own. */
+const MARKER = "Written by `fw bundle`; replaced each time it runs.";
+
+/** What `fw bundle` was asked for, paths resolved. */
+export interface BundleArgs {
+  readonly projectDir: string;
+  readonly main: string;
+  readonly out: string;
+}
+
+/** Reads `fw bundle`'s flags; a string is the usage error to print. */
+export function parseBundleArgs(args: readonly string[], cwd: string): BundleArgs | string {
+  const given = parseFlags(args, ["--project", "--main", "--out"]);
+  if (typeof given === "string") return given;
+  const where = projectOf(given, cwd);
+  if (typeof where === "string") return where;
+  const { projectDir } = where;
+  return { projectDir, main: resolve(projectDir, given.get("--main") ?? "dist/main.js"), out: resolve(projectDir, given.get("--out") ?? "dist/bundle") };
+}
+
+/** The package a bare specifier names: `ws` for `ws/wrapper.mjs`, `@scope/name` for `@scope/name/x`. */
+export function packageOf(specifier: string): string {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] as string);
+}
+
+/**
+ * Whether an import stays an import in the bundle rather than being bundled: Node's builtins, and
+ * every package but fw, typia and the app's own (an import of itself by its package name). `ws`
+ * (with its optional native add-ons, which it requires itself) is one of them: it is CommonJS,
+ * and fw imports it lazily, on the first socket.
+ */
+export function isExternal(specifier: string, appName?: string): boolean {
+  if (specifier.startsWith(".") || isAbsolute(specifier) || specifier.startsWith("\0") || specifier.startsWith("#")) return false;
+  if (isBuiltin(specifier)) return true;
+  const name = packageOf(specifier);
+  return !BUNDLED_PACKAGES.has(name) && name !== appName;
+}
+
+/** The app's package name, from the project's package.json (if it has one). */
+function appNameOf(projectDir: string): string | undefined {
+  try {
+    const name = (JSON.parse(readFileSync(join(projectDir, "package.json"), "utf8")) as { name?: unknown }).name;
+    return typeof name === "string" ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The part of rolldown `fw bundle` uses. */
+export interface Bundler {
+  readonly rolldown: typeof Rolldown;
+}
+
+/** Why the bundler could not be loaded: the text to print. */
+export class BundlerMissing extends Error {}
+
+function isMissingRolldown(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "ERR_MODULE_NOT_FOUND" && /['"]rolldown['"]/.test(String((error as Error).message));
+}
+
+/**
+ * rolldown, loaded only here (production boots and `fw dev` never load it): the app's own copy
+ * when it has one, else the one fw resolves (an optional peer dependency of fw).
+ */
+export async function loadRolldown(projectDir: string): Promise<Bundler> {
+  let own: string | undefined;
+  try {
+    own = createRequire(join(projectDir, "package.json")).resolve("rolldown");
+  } catch {
+    own = undefined;
+  }
+  try {
+    return (own === undefined ? await import("rolldown") : await import(pathToFileURL(own).href)) as Bundler;
+  } catch (error) {
+    if (own === undefined && isMissingRolldown(error)) {
+      throw new BundlerMissing(`rolldown is not installed. fw bundle uses it to bundle the app; add it to the app with:\n  npm install --save-dev rolldown`);
+    }
+    throw new BundlerMissing(`rolldown could not be loaded (${error instanceof Error ? error.message.split("\n")[0] : String(error)}); reinstall it with:\n  npm install --save-dev rolldown`);
+  }
+}
+
+/** One file of the bundle, as `fw bundle` reports it. */
+export interface BundledFile {
+  readonly file: string;
+  readonly bytes: number;
+  /**
+   * The entry; a chunk it imports statically (loaded at boot); one only a dynamic import loads, when
+   * fw asks for it (on demand: the socket server is asked for at boot by an app with a socket route).
+   */
+  readonly loaded: "entry" | "boot" | "on demand" | "other";
+}
+
+/** What a bundle is: its files, and the packages it still imports by name (resolved from node_modules when it runs). */
+export interface Bundled {
+  readonly files: readonly BundledFile[];
+  readonly externals: readonly string[];
+}
+
+/** Files by how they are loaded: the entry, what it imports statically (transitively), the rest on demand. */
+function classify(output: readonly (OutputChunk | OutputAsset)[]): BundledFile[] {
+  const chunks = new Map(output.filter((item): item is OutputChunk => item.type === "chunk").map((chunk) => [chunk.fileName, chunk]));
+  const boot = new Set<string>();
+  const visit = (file: string): void => {
+    if (boot.has(file)) return;
+    boot.add(file);
+    for (const imported of chunks.get(file)?.imports ?? []) if (chunks.has(imported)) visit(imported);
+  };
+  for (const chunk of chunks.values()) if (chunk.isEntry) visit(chunk.fileName);
+  const order = { entry: 0, boot: 1, "on demand": 2, other: 3 };
+  return output
+    .map((item): BundledFile => {
+      if (item.type === "asset") return { file: item.fileName, bytes: typeof item.source === "string" ? Buffer.byteLength(item.source) : item.source.byteLength, loaded: "other" };
+      return { file: item.fileName, bytes: Buffer.byteLength(item.code), loaded: item.isEntry ? "entry" : boot.has(item.fileName) ? "boot" : "on demand" };
+    })
+    .sort((a, b) => order[a.loaded] - order[b.loaded] || a.file.localeCompare(b.file));
+}
+
+/** Whether a package is installed in a node_modules folder at or above `dir` (where Node looks for it). */
+function installedAbove(dir: string, name: string): boolean {
+  for (let at = dir; ; at = dirname(at)) {
+    if (existsSync(join(at, "node_modules", name, "package.json"))) return true;
+    if (dirname(at) === at) return false;
+  }
+}
+
+/** Empties `out` if it is fw bundle's own (or missing); a string is why it may not be used. */
+function prepareOut(out: string, main: string): string | undefined {
+  if (main === out || main.startsWith(out + sep)) return `--out ${out} holds the entry ${main}: give a directory of its own (default dist/bundle)`;
+  if (!existsSync(out)) return undefined;
+  if (readdirSync(out).length === 0) return undefined;
+  let ours = false;
+  try {
+    ours = (JSON.parse(readFileSync(join(out, "package.json"), "utf8")) as { description?: unknown }).description === MARKER;
+  } catch {
+    ours = false;
+  }
+  if (!ours) return `--out ${out} is not empty and was not written by fw bundle: give a new or empty directory (default dist/bundle)`;
+  rmSync(out, { recursive: true, force: true });
+  return undefined;
+}
+
+/**
+ * Bundles the built app: ES modules for Node, code splitting on, so what fw imports lazily (the
+ * socket server and `ws`, the dev modules, the routes command) stays in chunks of its own.
+ */
+export async function bundleApp(args: BundleArgs, bundler: Bundler, warn: (text: string) => void): Promise<Bundled> {
+  const appName = appNameOf(args.projectDir);
+  const build = await bundler.rolldown({
+    input: { main: args.main },
+    cwd: args.projectDir,
+    platform: "node",
+    external: (id, _importer, isResolved) => !isResolved && isExternal(id, appName),
+    onLog: (level, log) => warn(`fw bundle: rolldown ${level}: ${log.message}`),
+  });
+  try {
+    const written = await build.write({ dir: args.out, format: "esm", codeSplitting: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" });
+    const packageJson = `${JSON.stringify({ private: true, type: "module", description: MARKER }, null, 2)}\n`;
+    writeFileSync(join(args.out, "package.json"), packageJson);
+    const files = [...classify(written.output), { file: "package.json", bytes: Buffer.byteLength(packageJson), loaded: "other" } as const];
+    const chunkFiles = new Set(files.map((f) => f.file));
+    const imported = written.output.flatMap((item) => (item.type === "chunk" ? [...item.imports, ...item.dynamicImports] : []));
+    const externals = [...new Set(imported.filter((id) => !chunkFiles.has(id) && !isBuiltin(id)).map(packageOf))].sort();
+    return { files, externals };
+  } finally {
+    await build.close();
+  }
+}
+
+const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
+
+
+/** `fw bundle`: resolves with the exit code (2: usage, 1: nothing to bundle or the bundler failed). */
+export async function bundleCommand(
+  args: readonly string[],
+  cwd: string,
+  out: (text: string) => void,
+  err: (text: string) => void,
+  load: (projectDir: string) => Promise<Bundler> = loadRolldown,
+): Promise<number> {
+  if (args.length === 1 && (args[0] === "--help" || args[0] === "-h")) {
+    out(BUNDLE_USAGE);
+    return 0;
+  }
+  const parsed = parseBundleArgs(args, cwd);
+  if (typeof parsed === "string") {
+    err(`fw bundle: ${parsed}\n${BUNDLE_USAGE}`);
+    return 2;
+  }
+  if (!existsSync(parsed.main)) {
+    err(`fw bundle: ${parsed.main} does not exist. fw bundle bundles the built app: build it first (npm run build, or tspc -p ${shown(parsed.projectDir, cwd)}), or name the built entry with --main.`);
+    return 1;
+  }
+  let bundler: Bundler;
+  try {
+    bundler = await load(parsed.projectDir);
+  } catch (error) {
+    err(`fw bundle: ${error instanceof BundlerMissing ? error.message : String(error)}`);
+    return 1;
+  }
+  const refused = prepareOut(parsed.out, parsed.main);
+  if (refused !== undefined) {
+    err(`fw bundle: ${refused}`);
+    return 2;
+  }
+  mkdirSync(parsed.out, { recursive: true });
+  let bundled: Bundled;
+  try {
+    bundled = await bundleApp(parsed, bundler, err);
+  } catch (error) {
+    const made = readdirSync(parsed.out).length === 0;
+    if (made) rmSync(parsed.out, { recursive: true, force: true });
+    err(
+      `fw bundle: rolldown could not bundle ${shown(parsed.main, cwd)}:\n${stripVTControlCharacters(error instanceof Error ? error.message : String(error)).trim()}\n` +
+        `Check that the build is complete and current (npm run build), then run fw bundle again.${made ? "" : ` ${shown(parsed.out, cwd)} may hold a partial bundle.`}`,
+    );
+    return 1;
+  }
+  const width = Math.max(...bundled.files.map((f) => f.file.length));
+  const total = bundled.files.reduce((sum, f) => sum + f.bytes, 0);
+  const role = (f: BundledFile): string =>
+    f.file === "package.json" ? "makes the .js files ES modules" : f.loaded === "other" ? "" : f.loaded === "entry" ? "entry" : `loaded ${f.loaded === "boot" ? "at boot" : "on demand"}`;
+  const lines = bundled.files.map((f) => `  ${f.file.padEnd(width)}  ${kb(f.bytes).padStart(9)}  ${role(f)}`.trimEnd());
+  const entry = join(parsed.out, "main.js");
+  out(
+    `fw bundle: wrote ${bundled.files.length} files (${kb(total)}) into ${shown(parsed.out, cwd)} from ${shown(parsed.main, cwd)}:\n${lines.join("\n")}\n` +
+      (bundled.externals.length === 0 ? "" : `Imported from node_modules when it runs: ${bundled.externals.join(", ")}\n`) +
+      `\nRun it in production (FW_SECRET set, as for the unbundled app):\n  node ${shown(entry, cwd)}`,
+  );
+  const missing = bundled.externals.filter((name) => !installedAbove(parsed.out, name));
+  if (missing.length > 0) {
+    err(
+      `fw bundle: warning: ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not installed in a node_modules at or above ${shown(parsed.out, cwd)}, ` +
+        `so the bundle would fail when it imports ${missing.length === 1 ? "it" : "them"}. Keep the bundle inside the app (the default, dist/bundle) or install ${missing.length === 1 ? "it" : "them"} where it runs.`,
+    );
+  }
+  return 0;
+}

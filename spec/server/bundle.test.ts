@@ -1,0 +1,231 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isExternal } from "../../runtime/dev/bundle.js";
+import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
+import { bundleExample, FW, type ExampleBundle } from "../support/bundle.js";
+import { bootNode, runNode } from "../support/process.js";
+import { TEST_SECRET } from "../support/serve.js";
+import { connect } from "../support/ws-client.js";
+
+// `fw bundle` as a user runs it, on the example as `npm run build` built it (npm test builds
+// first). The black-box checks every build must pass are in spec/auth/example.test.ts, run on
+// both the build and its bundle; here: what the command writes, what the bundle loads, and
+// the command's errors.
+
+const HOOKS = resolve("spec/support/hooks");
+const withHook = (hook: string): string => `${process.env["NODE_OPTIONS"] ?? ""} --import ${join(HOOKS, hook)}`.trim();
+
+let bundle: ExampleBundle;
+const scratches: string[] = [];
+
+/** An empty folder outside the checkout, removed after the file. */
+function scratch(name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `fw-bundle-${name}-`));
+  scratches.push(dir);
+  return dir;
+}
+
+/** A project whose build is one file, `dist/main.js`. */
+function builtProject(name: string, main: string): string {
+  const dir = scratch(name);
+  mkdirSync(join(dir, "dist"));
+  writeFileSync(join(dir, "dist", "main.js"), main);
+  return dir;
+}
+
+beforeAll(async () => {
+  bundle = await bundleExample();
+}, 30_000);
+
+afterAll(() => {
+  bundle?.remove();
+  for (const dir of scratches) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The files `fw bundle` listed, each with what it said of it ("entry", "loaded at boot", "loaded on demand", …). */
+function listed(out: string): Map<string, string> {
+  return new Map([...out.matchAll(/^ {2}(\S+) +[\d.]+ KB(?: {2}(.+))?$/gm)].map((m) => [m[1] as string, m[2] ?? ""]));
+}
+
+/** What a process run with log-loads.mjs loaded: file URLs (ES modules) and paths (CommonJS), the hook's own files left out. */
+function loadedBy(err: string): string[] {
+  return [...err.matchAll(/^loaded (file:\S+|\/\S+)$/gm)].map((m) => m[1] as string).filter((file) => !file.includes("/spec/support/hooks/"));
+}
+
+/** Boots a build with every module it loads logged on stderr. */
+function bootLogged(main: string) {
+  return bootNode(main, [], { FW_SECRET: TEST_SECRET, NODE_OPTIONS: withHook("log-loads.mjs") });
+}
+
+describe("fw bundle on the built example", () => {
+  it("writes main.js and its chunks, says which load at boot and which on demand, and that ws stays in node_modules", () => {
+    expect(bundle.ran.err).toBe("");
+    const files = listed(bundle.ran.out);
+    expect([...files.keys()].sort()).toEqual(readdirSync(bundle.out).sort());
+    expect(files.get("main.js")).toBe("entry");
+    expect(files.get("package.json")).toBe("makes the .js files ES modules");
+    // What fw imports lazily stays out of the boot: the socket server and its ws upgrader, the dev modules, the routes command.
+    for (const lazy of ["server-", "upgrader-", "in-app-", "dev-details-", "routes-command-"]) {
+      expect([...files].filter(([file, role]) => file.startsWith(lazy) && role === "loaded on demand")).toHaveLength(1);
+    }
+    expect(bundle.ran.out).toContain("Imported from node_modules when it runs: ws\n");
+    expect(bundle.ran.out).toContain(`node ${relative(process.cwd(), bundle.main)}`);
+    // fw, typia and the app are in the bundle: the entry imports only its chunks and Node's builtins.
+    const main = readFileSync(bundle.main, "utf8");
+    const imports = [...main.matchAll(/^import .*?from "([^"]+)";$/gm)].map((m) => m[1] as string);
+    expect(imports.length).toBeGreaterThan(0);
+    expect(imports.filter((from) => !from.startsWith("./") && !from.startsWith("node:"))).toEqual([]);
+    expect(main).toContain("fw example"); // the example's layout
+    expect(main).toContain("var HttpApp = class"); // fw
+    expect(main).toContain("TypeGuardError"); // typia's runtime, which the built codecs call
+  });
+
+  it("`routes` runs from the bundle as from the build", async () => {
+    const [built, bundled] = await Promise.all([runNode(resolve("example/dist/main.js"), ["routes"]), runNode(bundle.main, ["routes"])]);
+    expect(bundled.code).toBe(0);
+    expect(bundled.out).toBe(built.out);
+    expect(bundled.out).toMatch(/GET\s+\/posts\/new\s+src\/models\/Post\.ts/);
+  });
+
+  describe("booted with every loaded module logged", () => {
+    let app: ReturnType<typeof bootLogged>;
+    let url: string;
+
+    beforeAll(async () => {
+      app = bootLogged(bundle.main);
+      url = await app.url;
+    }, 30_000);
+
+    afterAll(async () => {
+      app.child.kill("SIGTERM");
+      await app.exited;
+    });
+
+    it("boots on the entry and the chunks it imports, far fewer modules than the build as built, without dev code or ws", async () => {
+      expect((await fetch(`${url}/`)).status).toBe(200);
+      expect((await fetch(`${url}/nowhere`)).status).toBe(404);
+      const loaded = loadedBy(app.output().err);
+      const files = listed(bundle.ran.out);
+      // The entry, its static imports, and the socket server: fw imports it at boot for an app with a socket route (the example's chat).
+      const atBoot = [...files].filter(([file, role]) => role === "entry" || role === "loaded at boot" || file.startsWith("server-"));
+      expect(loaded.sort()).toEqual(atBoot.map(([file]) => pathToFileURL(join(bundle.out, file)).href).sort());
+
+      const built = bootLogged(resolve("example/dist/main.js"));
+      try {
+        expect((await fetch(`${await built.url}/`)).status).toBe(200);
+      } finally {
+        built.child.kill("SIGTERM");
+        await built.exited;
+      }
+      const builtLoaded = loadedBy(built.output().err);
+      expect(builtLoaded.length).toBeGreaterThan(5 * loaded.length);
+      expect(builtLoaded.filter((file) => /node_modules[\\/](ws|rolldown)[\\/]/.test(file))).toEqual([]);
+    });
+
+    it("a WebSocket to /chat/socket works; the socket chunks and ws load with the first one", async () => {
+      const before = loadedBy(app.output().err);
+      expect(before.filter((file) => /node_modules[\\/]ws[\\/]|\/upgrader-[^/]+\.js$/.test(file))).toEqual([]);
+      const browser = new Browser(url);
+      const email = freshEmail("bundle-chat");
+      expect((await browser.signUp(email, PASSWORD)).status).toBe(303);
+      const client = await connect(url, "/chat/socket", { headers: { cookie: browser.cookie as string } });
+      client.socket.send("hello from the bundle");
+      expect(await client.next()).toBe(`${email}: hello from the bundle`);
+      client.socket.close();
+      const after = loadedBy(app.output().err);
+      expect(after.some((file) => file.startsWith(pathToFileURL(join(bundle.out, "upgrader-")).href))).toBe(true);
+      expect(after.some((file) => /node_modules[\\/]ws[\\/]/.test(file))).toBe(true);
+    });
+  });
+
+  it("outside the app it warns that ws would not resolve there; the bundle still runs as ES modules", async () => {
+    const out = scratch("outside");
+    const ran = await runNode(FW, ["bundle", "--project", "example", "--out", out]);
+    expect(ran.code).toBe(0);
+    expect(ran.err).toContain(`fw bundle: warning: ws is not installed in a node_modules at or above ${out}`);
+    const routes = await runNode(join(out, "main.js"), ["routes"]);
+    expect(routes.err).toBe("");
+    expect(routes.code).toBe(0);
+  });
+
+  it("run again, it replaces its own output; a folder it did not write is refused and left as it was", async () => {
+    const out = scratch("again");
+    expect((await runNode(FW, ["bundle", "--project", "example", "--out", out])).code).toBe(0);
+    writeFileSync(join(out, "stale-chunk.js"), "// from an older bundle");
+    expect((await runNode(FW, ["bundle", "--project", "example", "--out", out])).code).toBe(0);
+    expect(existsSync(join(out, "stale-chunk.js"))).toBe(false);
+    expect(existsSync(join(out, "main.js"))).toBe(true);
+
+    const foreign = scratch("foreign");
+    writeFileSync(join(foreign, "keep.txt"), "mine");
+    const refused = await runNode(FW, ["bundle", "--project", "example", "--out", foreign]);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(`fw bundle: --out ${foreign} is not empty and was not written by fw bundle`);
+    expect(readdirSync(foreign)).toEqual(["keep.txt"]);
+  });
+});
+
+describe("What fw bundle bundles", () => {
+  it("fw, typia and the app's own files and package name; Node's builtins, ws and every other package stay imports", () => {
+    for (const bundled of ["./app/Index.js", "/abs/dist/layout.js", "#internal", "fw", "fw/auth", "fw/jsx-runtime", "typia/lib/internal/_assertGuard", "my-app/helpers"]) {
+      expect([bundled, isExternal(bundled, "my-app")]).toEqual([bundled, false]);
+    }
+    for (const kept of ["node:http", "fs", "ws", "ws/wrapper.mjs", "bufferutil", "utf-8-validate", "pg", "@scope/native-thing/sub", "fwx", "typia-extra"]) {
+      expect([kept, isExternal(kept, "my-app")]).toEqual([kept, true]);
+    }
+  });
+});
+
+describe("fw bundle's errors", () => {
+  it("nothing built: exit 1, naming the missing entry and saying to build first", async () => {
+    const project = scratch("unbuilt");
+    const { code, out, err } = await runNode(FW, ["bundle", "--project", project]);
+    expect(code).toBe(1);
+    expect(out).toBe("");
+    expect(err).toContain(`fw bundle: ${join(project, "dist", "main.js")} does not exist`);
+    expect(err).toContain("npm run build");
+    expect(existsSync(join(project, "dist"))).toBe(false);
+  });
+
+  it("an unknown flag or a flag without its value: exit 2 with the usage", async () => {
+    const unknown = await runNode(FW, ["bundle", "--minify"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain('fw bundle: unknown argument "--minify"');
+    expect(unknown.err).toContain("usage: fw bundle [--project <dir>] [--main <file>] [--out <dir>]");
+    const bare = await runNode(FW, ["bundle", "--project", "example", "--out"]);
+    expect(bare.code).toBe(2);
+    expect(bare.err).toContain("fw bundle: --out needs a value");
+  });
+
+  it("rolldown not installed: exit 1 saying how to install it", async () => {
+    const project = builtProject("no-rolldown", 'console.log("built");\n');
+    const { code, err } = await runNode(FW, ["bundle"], { NODE_OPTIONS: withHook("no-rolldown.mjs") }, project);
+    expect(code).toBe(1);
+    expect(err).toContain("fw bundle: rolldown is not installed");
+    expect(err).toContain("npm install --save-dev rolldown");
+    expect(existsSync(join(project, "dist", "bundle"))).toBe(false);
+  });
+
+  it("the bundler fails: exit 1 with rolldown's message (no colour codes), and no bundle folder left", async () => {
+    const project = builtProject("broken", 'import "./missing.js";\n');
+    const { code, err } = await runNode(FW, ["bundle"], {}, project);
+    expect(code).toBe(1);
+    expect(err).toContain("fw bundle: rolldown could not bundle dist/main.js");
+    expect(err).toContain("Could not resolve './missing.js'");
+    expect(err).not.toContain("\u001b[");
+    expect(err).toContain("npm run build");
+    expect(existsSync(join(project, "dist", "bundle"))).toBe(false);
+  });
+
+  it("fw's command line loads rolldown only to bundle: `fw --help` (what `fw dev` starts from) lists bundle without loading it", async () => {
+    const { code, err } = await runNode(FW, ["--help"], { NODE_OPTIONS: withHook("log-loads.mjs") });
+    expect(code).toBe(0);
+    expect(err).toContain("usage: fw bundle");
+    const loaded = loadedBy(err);
+    expect(loaded.some((file) => file.endsWith("/dist/runtime/dev/bundle.js"))).toBe(true);
+    expect(loaded.filter((file) => file.includes("rolldown"))).toEqual([]);
+  });
+});
