@@ -37,6 +37,8 @@ export interface DispatchOptions {
   readonly codec: SessionCodec;
   readonly layout: Layout;
   readonly maxBodySize: number;
+  /** How long a handler's promise may take to settle before the request is answered with a 500. */
+  readonly handlerTimeoutMs: number;
   /**
    * Dev problem pages: a 500's source location and stack, the routes under a 404. Given by
    * `HttpApp` in dev only (dev-details.ts is loaded then), so production never loads it.
@@ -183,9 +185,24 @@ export class Dispatcher {
   private api(found: Found, sent: Sent): Maybe<Answer> {
     sent.params = decodeParams(found.params, found.route.params);
     const adapted = adaptedApiHandler(found.route.handler);
-    if (adapted !== undefined) return this.answered(adapted(apiRequestOf(sent)), sent);
+    if (adapted !== undefined) return this.answered(this.inTime(adapted(apiRequestOf(sent))), sent);
     const request = new Request(sent);
-    return this.answered(found.route.handler(request), request);
+    return this.answered(this.inTime(found.route.handler(request)), request);
+  }
+
+  /**
+   * A handler's answer, held to `handlerTimeoutMs` when it is a promise: one that has not
+   * settled by then rejects with `HandlerTimedOut` (a 500 whose log line says why); whatever it
+   * settles with later is dropped. A synchronous answer costs one type check.
+   */
+  private inTime(answer: Maybe<Response>): Maybe<Response> {
+    if (!(answer instanceof Promise)) return answer;
+    const ms = this.options.handlerTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new HandlerTimedOut(ms)), ms);
+    });
+    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
 
   /** The answer to a handler's response, now or once it settles. */
@@ -207,7 +224,7 @@ export class Dispatcher {
     const asArrived = new Request(sent);
     const session = token === undefined ? withReserved(arrived, CSRF_ENTRY, mintToken()) : arrived;
     const request = session === arrived ? asArrived : copyRequest(asArrived, { session });
-    return then(found.route.handler(request), (response) => {
+    return then(this.inTime(found.route.handler(request)), (response) => {
       const answer = this.toAnswer(response, asArrived);
       const outgoing = response.session ?? session;
       if (!sessionChanged(arrived, outgoing)) return answer;
@@ -336,6 +353,17 @@ function apiRequestOf(sent: Sent): ApiRequest<Readonly<Record<string, unknown>>>
   const request = new ApiRequest(sent);
   if (sent.query !== "") void request.query;
   return request;
+}
+
+/** A handler that did not settle in time: answered as a 500, logged with this message. */
+class HandlerTimedOut extends Error {
+  constructor(ms: number) {
+    super(
+      `The handler did not answer within ${ms} ms (handlerTimeoutMs), so the request was answered with a 500 and ` +
+        `its late result will be dropped. A store or service call that never settles is the usual cause.`,
+    );
+    this.name = "HandlerTimedOut";
+  }
 }
 
 /** Thrown when the layout fails on a page: answered as a plain 500, not another framed page. */

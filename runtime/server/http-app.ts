@@ -24,6 +24,7 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
+export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
 
 export interface HttpAppOptions {
   /** The route table, matched in order. */
@@ -66,6 +67,12 @@ export interface HttpAppOptions {
    * connection and the answer's memory. Default 30 s.
    */
   readonly sendTimeoutMs?: number;
+  /**
+   * A handler whose answer has not settled after this long (a store or service call that never
+   * returns) is answered with a 500 whose log line says so, instead of holding the request open
+   * until shutdown. Its late result is dropped. Default 30 s.
+   */
+  readonly handlerTimeoutMs?: number;
   /**
    * Origins (`scheme://host[:port]`) besides the application's own whose pages may open its
    * WebSockets. A handshake from any other origin, or with no `Origin` header, gets 403.
@@ -136,6 +143,7 @@ export class HttpApp {
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   sendTimeoutMs: number;
+  handlerTimeoutMs: number;
   allowedOrigins: readonly string[];
   wsSendTimeoutMs: number;
   wsPingIntervalMs: number;
@@ -160,6 +168,7 @@ export class HttpApp {
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.keepAliveTimeoutMs = options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
     this.sendTimeoutMs = options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
+    this.handlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
     this.allowedOrigins = options.allowedOrigins ?? [];
     this.wsSendTimeoutMs = options.wsSendTimeoutMs ?? DEFAULT_WS_SEND_TIMEOUT_MS;
     this.wsPingIntervalMs = options.wsPingIntervalMs ?? DEFAULT_WS_PING_INTERVAL_MS;
@@ -205,6 +214,7 @@ export class HttpApp {
       codec,
       layout: this.layout,
       maxBodySize: this.maxBodySize,
+      handlerTimeoutMs: positive("handlerTimeoutMs", this.handlerTimeoutMs),
       // Modules only dev needs are loaded in dev alone: a production server idles without them.
       ...(dev ? { details: (await import("./dev-details.js")).devDetails } : {}),
       routes,
