@@ -4,7 +4,7 @@ import { asFailure, BadRequest, MethodNotAllowed, NotFound, NotImplemented, type
 import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
-import { originForm, splitPath, splitTarget } from "../http/path.js";
+import { originForm, splitPath } from "../http/path.js";
 import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, Request, textOf } from "../http/request.js";
 import type { Body, Response } from "../http/response.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
@@ -57,16 +57,6 @@ export interface DispatchOptions {
   readonly logError: (what: string, cause: unknown, incident: string) => void;
 }
 
-/** How far a request got before something failed: what its problem page may show. */
-interface Progress {
-  method: string;
-  path: string;
-  /** The pattern of the route that matched, once one has: named in a 500's log line. */
-  route: string | undefined;
-  session: Session;
-  headers: RequestHeaders | undefined;
-}
-
 const HTML_TYPE = "text/html; charset=utf-8";
 
 /**
@@ -83,25 +73,25 @@ export class Dispatcher {
    * Response): most GETs never touch the microtask queue.
    */
   dispatch(incoming: IncomingMessage): Maybe<Answer | undefined> {
-    const progress: Progress = { method: incoming.method ?? "", path: "/", route: undefined, session: Session.empty, headers: undefined };
+    const exchange = new Exchange(incoming.method ?? "");
     try {
-      const answer = this.answer(incoming, progress);
+      const answer = this.answer(incoming, exchange);
       return answer instanceof Promise
-        ? answer.then((done) => this.finish(done, progress), (thrown: unknown) => this.caught(thrown, progress))
-        : this.finish(answer, progress);
+        ? answer.then((done) => this.finish(done, exchange), (thrown: unknown) => this.caught(thrown, exchange))
+        : this.finish(answer, exchange);
     } catch (thrown) {
-      return this.caught(thrown, progress);
+      return this.caught(thrown, exchange);
     }
   }
 
-  private caught(thrown: unknown, progress: Progress): Answer | undefined {
+  private caught(thrown: unknown, exchange: Exchange): Answer | undefined {
     if (thrown instanceof ClientGone) return undefined;
-    return this.finish(this.failure(thrown, progress), progress);
+    return this.finish(this.failure(thrown, exchange), exchange);
   }
 
-  private finish(answer: Answer, progress: Progress): Answer {
+  private finish(answer: Answer, exchange: Exchange): Answer {
     const hook = this.options.hook;
-    return hook === undefined ? answer : this.devAnswer(answer, progress, hook);
+    return hook === undefined ? answer : this.devAnswer(answer, exchange, hook);
   }
 
   /**
@@ -109,24 +99,30 @@ export class Dispatcher {
    * diagnostics page instead (whatever the stale code answered), and every page gets the
    * reload client, so the browser follows saves and recovers once the build is fixed.
    */
-  private devAnswer(answer: Answer, progress: Progress, hook: DevHook): Answer {
+  private devAnswer(answer: Answer, exchange: Exchange, hook: DevHook): Answer {
     if (!isHtml(answer)) return answer;
-    const reading = progress.method === "GET" || progress.method === "HEAD";
-    const broken = reading ? hook.buildFailure(progress.path) : undefined;
-    const shown = broken === undefined ? answer : this.page(broken, 500, progress, []);
+    const reading = exchange.sentMethod === "GET" || exchange.sentMethod === "HEAD";
+    const broken = reading ? hook.buildFailure(exchange.path) : undefined;
+    const shown = broken === undefined ? answer : this.page(broken, 500, exchange, []);
     return typeof shown.body === "string" && isHtml(shown) ? { ...shown, body: hook.decorate(shown.body) } : shown;
   }
 
   /** A failure page for a request that never reaches `dispatch` (CONNECT, for one). */
   refuse(failure: HttpFailure, method: string, path: string): Answer {
-    return this.failure(failure, { method, path, route: undefined, session: Session.empty, headers: undefined });
+    const exchange = new Exchange(method);
+    exchange.path = path;
+    return this.failure(failure, exchange);
   }
 
-  private answer(incoming: IncomingMessage, progress: Progress): Maybe<Answer> {
-    const method = progress.method;
-    const { path, query } = splitTarget(originForm(incoming.url ?? "/", incoming.headers.host));
-    progress.path = path;
+  private answer(incoming: IncomingMessage, exchange: Exchange): Maybe<Answer> {
+    const method = exchange.sentMethod;
+    const target = originForm(incoming.url ?? "/", incoming.headers.host);
+    const q = target.indexOf("?");
+    const path = q === -1 ? target : target.slice(0, q);
+    exchange.path = path;
+    if (q !== -1) exchange.query = target.slice(q + 1);
     if (!isMethod(method)) throw new NotImplemented(`fw does not serve ${method} requests.`);
+    exchange.method = method;
     if (path === "/fw/health" && (method === "GET" || method === "HEAD")) return health();
     const lookup = this.options.matcher.lookupPath(method, path);
     if (lookup.type === "none") {
@@ -135,45 +131,35 @@ export class Dispatcher {
       }
       throw new NotFound();
     }
-    const matching: Target = { path, query, lookup };
     const hasBody = incoming.headers["content-length"] !== undefined || incoming.headers["transfer-encoding"] !== undefined;
-    if (!hasBody) return this.matched(incoming, progress, matching, NO_BODY);
-    return readBody(incoming, this.options.maxBodySize).then((body) => this.matched(incoming, progress, matching, body));
+    if (!hasBody) return this.matched(incoming, exchange, lookup);
+    return readBody(incoming, this.options.maxBodySize).then((body) => {
+      exchange.body = body;
+      return this.matched(incoming, exchange, lookup);
+    });
   }
 
   /** The rest of a request whose path matched, once its body is read: `_method`, the route, the handler. */
-  private matched(incoming: IncomingMessage, progress: Progress, target: Target, body: Buffer): Maybe<Answer> {
-    const method = progress.method as Method;
-    const { path, query } = target;
-    let lookup = target.lookup;
-    const headers = RequestHeaders.fromNode(incoming.headers);
-    progress.headers = headers;
-    let form: Fields | undefined;
-    let effective: Method = method;
-    if (method === "POST" && isUrlEncoded(incoming.headers["content-type"])) {
-      form = Fields.parse(textOf(body), "form");
+  private matched(incoming: IncomingMessage, exchange: Exchange, found: Lookup): Maybe<Answer> {
+    let lookup = found;
+    exchange.headers = RequestHeaders.fromNode(incoming.headers);
+    if (exchange.method === "POST" && isUrlEncoded(incoming.headers["content-type"])) {
+      const form = Fields.parse(textOf(exchange.body), "form");
+      exchange.form = form;
       const override = methodOverride(form);
       if (override !== undefined) {
-        effective = override;
-        lookup = this.options.matcher.lookupPath(override, path);
+        exchange.method = override;
+        lookup = this.options.matcher.lookupPath(override, exchange.path);
       }
     }
     if (lookup.type === "method") throw new MethodNotAllowed(lookup.allowed);
     if (lookup.type === "none") throw new NotFound();
-    progress.route = lookup.route.path.text;
-    const sent: Sent = {
-      method: effective,
-      path,
-      params: lookup.params,
-      query,
-      headers,
-      body,
-      form,
-      session: Session.empty,
-      secure: isSecure(incoming, this.options.trustProxy),
-      clientAddress: clientAddress(incoming, this.options.trustProxy),
-    };
-    return lookup.route.kind === API ? this.api(lookup, sent) : this.browser(lookup, sent, progress);
+    exchange.route = lookup.route.path.text;
+    exchange.params = lookup.params;
+    exchange.secure = isSecure(incoming, this.options.trustProxy);
+    exchange.clientAddress = clientAddress(incoming, this.options.trustProxy);
+    const sent = exchange as Sent;
+    return lookup.route.kind === API ? this.api(lookup, sent) : this.browser(lookup, sent);
   }
 
   /**
@@ -214,13 +200,13 @@ export class Dispatcher {
    * A browser route: the session is read from the cookie, an unsafe method's form must return
    * its CSRF token, and only then are the parameters decoded (a forged form gets 403, not 400).
    */
-  private browser(found: Found, sent: Sent, progress: Progress): Maybe<Answer> {
+  private browser(found: Found, sent: Sent): Maybe<Answer> {
     const { session: arrived, sent: hadCookie } = arrivedSession(sent.headers.get("cookie"), this.options.codec, Date.now());
-    progress.session = arrived;
+    // Error pages from here on show the session as it arrived (less its CSRF token).
+    sent.session = arrived;
     const token = arrived.get(CSRF_ENTRY);
     if (UNSAFE.has(sent.method)) checkCsrf((sent.form ??= formOf(sent.headers, sent.body)), token);
     sent.params = decodeParams(found.params, found.route.params);
-    sent.session = arrived;
     const asArrived = new Request(sent);
     const session = token === undefined ? withReserved(arrived, CSRF_ENTRY, mintToken()) : arrived;
     const request = session === arrived ? asArrived : copyRequest(asArrived, { session });
@@ -265,43 +251,43 @@ export class Dispatcher {
   }
 
   /** Any thrown value, as a problem page framed by the layout; a layout that throws → plain 500. */
-  private failure(thrown: unknown, progress: Progress): Answer {
-    if (thrown instanceof LayoutFailed) return this.plain500("the layout threw", thrown.cause, progress);
+  private failure(thrown: unknown, exchange: Exchange): Answer {
+    if (thrown instanceof LayoutFailed) return this.plain500("the layout threw", thrown.cause, exchange);
     const failure = asFailure(thrown);
-    const incident = failure.kind === "InternalServerError" ? this.logged(failure.cause, progress) : undefined;
-    const problem = problemOf(failure, progress.path, incident);
+    const incident = failure.kind === "InternalServerError" ? this.logged(failure.cause, exchange) : undefined;
+    const problem = problemOf(failure, exchange.path, incident);
     const details = this.options.details?.(failure, this.options.routes ?? []) ?? [];
-    const answer = this.page(problemContent(problem, details), problem.status, progress, extraHeaders(failure));
+    const answer = this.page(problemContent(problem, details), problem.status, exchange, extraHeaders(failure));
     return failure.kind === "PayloadTooLarge" ? { ...answer, close: true } : answer;
   }
 
   /** A page fw writes itself (a problem, the broken-build page), framed by the layout. */
-  private page(content: Html, status: number, progress: Progress, headers: readonly string[]): Answer {
+  private page(content: Html, status: number, exchange: Exchange, headers: readonly string[]): Answer {
     // Error pages carry no CSRF token (spec 2.17); the rest of the session stays readable.
     const request = new Request({
-      path: progress.path,
-      session: withoutReserved(progress.session, CSRF_ENTRY),
-      ...(progress.headers === undefined ? {} : { headers: progress.headers }),
+      path: exchange.path,
+      session: withoutReserved(exchange.session, CSRF_ENTRY),
+      ...(exchange.headers === undefined ? {} : { headers: exchange.headers }),
     });
     let page: string;
     try {
       page = renderPage(content, this.options.layout, request);
     } catch (cause) {
-      return this.plain500("the layout threw while framing an error page", cause, progress);
+      return this.plain500("the layout threw while framing an error page", cause, exchange);
     }
     return { status, headers: ["content-type", HTML_TYPE, ...headers], body: page };
   }
 
   /** Logs a 500's cause once and returns the incident id that ties the log line to the page. */
-  private logged(cause: unknown, progress: Progress, what?: string): string {
+  private logged(cause: unknown, exchange: Exchange, what?: string): string {
     const incident = incidentId();
-    const route = progress.route === undefined ? "" : ` (route ${progress.route})`;
-    this.options.logError(`500 ${progress.method} ${progress.path}${route}${what === undefined ? "" : `: ${what}`}`, cause, incident);
+    const route = exchange.route === undefined ? "" : ` (route ${exchange.route})`;
+    this.options.logError(`500 ${exchange.sentMethod} ${exchange.path}${route}${what === undefined ? "" : `: ${what}`}`, cause, incident);
     return incident;
   }
 
-  private plain500(what: string, cause: unknown, progress: Progress): Answer {
-    this.logged(cause, progress, what);
+  private plain500(what: string, cause: unknown, exchange: Exchange): Answer {
+    this.logged(cause, exchange, what);
     return plainAnswer(500);
   }
 }
@@ -316,34 +302,42 @@ function then<T, U>(value: Maybe<T>, next: (value: T) => Maybe<U>): Maybe<U> {
 /** A lookup that found its route. */
 type Found = Extract<Lookup, { readonly type: "found" }>;
 
-/** Where a matched request is going, carried from matching to the handler. */
-interface Target {
-  readonly path: string;
-  readonly query: string;
-  readonly lookup: Lookup;
-}
-
 const NO_BODY = Buffer.alloc(0);
+const NO_PARAMS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
- * What a matched request is built from: every member always present (undefined when absent),
- * so each request's record has one shape. Filled in as dispatch learns more (the decoded
- * parameters, the session), then turned into the one `Request` (or `ApiRequest`) the handler sees.
+ * One request on its way through dispatch, the only record dispatch makes for it: how far it got
+ * (what a problem page and a 500's log line may show) and, once its route matched, what its
+ * `Request` (or `ApiRequest`) is built from. Every member is set here, so every request's record
+ * has one shape; dispatch fills them in as it learns them.
  */
-interface Sent {
-  readonly method: Method;
-  readonly path: string;
+class Exchange {
+  /** The method as sent, for logs and dev pages; `method` becomes a `_method` override. */
+  readonly sentMethod: string;
+  method: Method = "GET";
+  path = "/";
+  /** The query text after "?", unparsed. */
+  query = "";
+  /** The pattern of the route that matched, once one has: named in a 500's log line. */
+  route: string | undefined = undefined;
   /** As captured from the path until the route's decoders have read them. */
-  params: Readonly<Record<string, unknown>>;
-  readonly query: string;
-  readonly headers: RequestHeaders;
-  readonly body: Buffer;
+  params: Readonly<Record<string, unknown>> = NO_PARAMS;
+  headers: RequestHeaders | undefined = undefined;
+  body: Buffer = NO_BODY;
   /** Parsed already for a urlencoded POST (for `_method`), or for the CSRF check. */
-  form: Fields | undefined;
-  session: Session;
-  readonly secure: boolean;
-  readonly clientAddress: string | undefined;
+  form: Fields | undefined = undefined;
+  /** The session as the cookie brought it, once a browser route read it. */
+  session: Session = Session.empty;
+  secure = false;
+  clientAddress: string | undefined = undefined;
+
+  constructor(sentMethod: string) {
+    this.sentMethod = sentMethod;
+  }
 }
+
+/** An exchange whose route matched: its headers are read and its method is one fw serves. */
+type Sent = Exchange & { readonly headers: RequestHeaders };
 
 /**
  * What `ApiRequest.of` makes of the Request built from `sent`, without that Request: a query is
