@@ -226,6 +226,7 @@ export async function throughput({ seconds, rounds, warmup, connections }) {
         row.rps = summary(row.runs.map((r) => r.rps));
         row.p99 = summary(row.runs.map((r) => r.p99));
         row.other = summary(row.runs.map((r) => r.other));
+        row.cpu = summary(row.runs.map((r) => r.cpuUs));
         delete row.server; // a live process handle: not part of the results
       }
       if (group.baseline !== undefined) {
@@ -235,6 +236,8 @@ export async function throughput({ seconds, rounds, warmup, connections }) {
           row.roundRatios = summary(row.runs.map((r, i) => r.rps / base.runs[i].rps));
           row.ratio = row.roundRatios.median;
           row.ratioOfMedians = row.rps.median / base.rps.median;
+          // the same ratio by the servers' CPU time per request (less CPU is faster)
+          row.cpuRoundRatios = summary(row.runs.map((r, i) => base.runs[i].cpuUs / r.cpuUs));
         }
       }
     }
