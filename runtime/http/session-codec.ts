@@ -71,7 +71,10 @@ export class SessionCodec {
       const oldest = this.#verified.keys().next().value;
       if (oldest !== undefined) this.#verified.delete(oldest);
     }
-    this.#verified.set(value, session);
+    // The value is a slice of the request's Cookie header and would keep all of it (up to 16 KiB,
+    // other cookies included) alive while remembered: the key is a copy of its own. A verified
+    // value is base64url and a dot, so Latin-1 copies it exactly.
+    this.#verified.set(Buffer.from(value, "latin1").toString("latin1"), session);
   }
 
   /** Younger than the maximum age, and not issued more than a minute ahead (clock skew). */
