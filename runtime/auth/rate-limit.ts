@@ -1,3 +1,5 @@
+import { ownCopy } from "../http/own-copy.js";
+
 /** How many failures a key may have within a window. */
 export interface Limit {
   readonly failures: number;
@@ -38,8 +40,10 @@ export class RateLimiter {
     const times = this.recent(key);
     times.push(this.now());
     if (times.length > this.limit.failures) times.shift();
-    this.failures.delete(key); // re-inserted last: the most recently failed
-    this.failures.set(key, times);
+    // Re-inserted last: the most recently failed. A key is cut from a request (a form field, a
+    // forwarded-for header) and is kept for minutes: stored as a copy, not a view on the request.
+    this.failures.delete(key);
+    this.failures.set(ownCopy(key), times);
     if (this.failures.size > this.maxKeys) this.failures.delete(this.failures.keys().next().value as string);
   }
 

@@ -1,4 +1,5 @@
 import { BadRequest } from "./failure.js";
+import { ownCopy } from "./own-copy.js";
 
 /** At most this many fields in one form or query string; more is a 400. */
 export const MAX_FIELDS = 1000;
@@ -59,9 +60,14 @@ export class Fields {
   }
 }
 
+/**
+ * A name or value, decoded. Each is a string of its own, never a view on the body or URL it was
+ * cut from (own-copy.ts): a handler may keep a field (a store row, a rate limiter's key) long
+ * after the request, and must not keep the whole body with it.
+ */
 function decode(text: string, what: string): string {
   const spaced = text.includes("+") ? text.replaceAll("+", " ") : text;
-  if (!spaced.includes("%")) return spaced;
+  if (!spaced.includes("%")) return spaced === text ? ownCopy(text) : spaced;
   try {
     return decodeURIComponent(spaced);
   } catch {

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { requestCookies } from "./cookie.js";
+import { ownCopy } from "./own-copy.js";
 import { secretKey, type Secret } from "./secret.js";
 import { Session } from "./session.js";
 
@@ -71,10 +72,9 @@ export class SessionCodec {
       const oldest = this.#verified.keys().next().value;
       if (oldest !== undefined) this.#verified.delete(oldest);
     }
-    // The value is a slice of the request's Cookie header and would keep all of it (up to 16 KiB,
-    // other cookies included) alive while remembered: the key is a copy of its own. A verified
-    // value is base64url and a dot, so Latin-1 copies it exactly.
-    this.#verified.set(Buffer.from(value, "latin1").toString("latin1"), session);
+    // The value is cut from the request's Cookie header, which it would keep alive (up to 16 KiB,
+    // other cookies included) while remembered: the key is a copy of its own.
+    this.#verified.set(ownCopy(value), session);
   }
 
   /** Younger than the maximum age, and not issued more than a minute ahead (clock skew). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PER_ACCOUNT, PER_ADDRESS, RateLimiter } from "../../runtime/auth/index.js";
+import { distModule, retainedBytes } from "../support/retained.js";
 
 /** A limiter on a clock the test moves. */
 function limiter(failures: number, windowMs: number, maxKeys = 100) {
@@ -60,3 +61,20 @@ describe("Sign-in rate limiting: a sliding window per key, in memory, bounded", 
     expect(limit.retryAfter("k")).toBe(60_000 - 2); // the two newest failures are kept: t-2 and t-1
   });
 });
+
+describe("A limiter's keys are its own strings", () => {
+  it("keys cut from big request strings (a form field, a forwarded-for header) do not keep them: 200 keys from 500 KB strings leave KBs", () => {
+    const retained = retainedBytes(
+      `const { RateLimiter, PER_ADDRESS } = await import(${distModule("auth/rate-limit.js")});
+       const limiter = new RateLimiter(PER_ADDRESS);
+       globalThis.kept = limiter;`,
+      `for (let i = 0; i < 200; i++) {
+         const header = "2001:db8:85a3::8a2e:370:" + i + ", " + "z".repeat(500000);
+         limiter.fail(header.slice(0, header.indexOf(",")).trim());
+       }
+       if (limiter.size !== 200) throw new Error("keys not counted: " + limiter.size);`,
+    );
+    expect(retained).toBeLessThan(5_000_000); // the headers were 100 MB
+  });
+});
+

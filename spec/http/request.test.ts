@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiRequest, BadRequest, Fields, Request, Session } from "../../runtime/index.js";
+import { distModule, retainedBytes } from "../support/retained.js";
 
 describe("2.5 Request", () => {
   it("a hand-built request carries an empty session, no CSRF token, no user, and is not secure", () => {
@@ -82,3 +83,19 @@ describe("Fields (forms and queries)", () => {
     expect(Fields.parse(many.split("&").slice(0, 1000).join("&"), "form").size).toBe(1000);
   });
 });
+
+describe("Fields outlive their request without it", () => {
+  it("a kept field is a string of its own: 200 fields kept from 500 KB forms and queries leave KBs, not 100 MB", () => {
+    const retained = retainedBytes(
+      `const { Fields } = await import(${distModule("http/fields.js")});
+       globalThis.kept = [];`,
+      `for (let i = 0; i < 100; i++) {
+         const pad = String(i).padStart(500000, "y");
+         globalThis.kept.push(Fields.parse("email=someone" + i + "@example.com&pad=" + pad, "form").get("email"));
+         globalThis.kept.push(Fields.parse("pad=" + pad + "&q=searchedwordsnumber" + i, "query").getAll("q")[0]);
+       }`,
+    );
+    expect(retained).toBeLessThan(5_000_000); // the bodies were 100 MB
+  });
+});
+

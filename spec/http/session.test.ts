@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Secret, Session } from "../../runtime/index.js";
 import { sessionChanged, SessionCodec } from "../../runtime/http/session-codec.js";
 import { withReserved } from "../../runtime/http/session.js";
+import { distModule, retainedBytes } from "../support/retained.js";
 
 const secret = new Secret("a".repeat(32));
 const other = new Secret("b".repeat(32));
@@ -185,28 +186,19 @@ describe("2.9 Verified cookies are remembered", () => {
     expect(bounded.decode(cookies.at(-1) as string, now)).toBe(sessions.at(-1)); // still remembered
   });
 
-  it("keeps no Cookie header alive: 1,024 sessions first seen in 15 KB headers leave a few hundred KB, not 15 MB", async () => {
-    // A fresh process with --expose-gc, so the heap is measured after full collections; built dist/ (npm test builds first).
-    const { spawnSync } = await import("node:child_process");
-    const dist = (file: string): string => JSON.stringify(new URL(`../../dist/runtime/http/${file}`, import.meta.url).href);
-    const script = `
-      const { SessionCodec, arrivedSession } = await import(${dist("session-codec.js")});
-      const { Session } = await import(${dist("session.js")});
-      const { Secret } = await import(${dist("secret.js")});
-      const codec = new SessionCodec([new Secret("k".repeat(32))], 86400000);
-      const now = Date.now();
-      const cookies = Array.from({ length: 1024 }, (_, i) => codec.encode(Session.empty.set("user", "u" + i), now));
-      globalThis.gc();
-      const before = process.memoryUsage().heapUsed;
-      for (const [i, cookie] of cookies.entries()) {
-        const header = "other=" + String(i).padStart(15000, "x") + "; fw_session=" + cookie;
-        if (arrivedSession(header, codec, now).session.get("user") !== "u" + i) throw new Error("not read");
-      }
-      globalThis.gc();
-      console.log(process.memoryUsage().heapUsed - before);`;
-    const run = spawnSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], { encoding: "utf8" });
-    expect(run.stderr).toBe("");
-    const retained = Number(run.stdout.trim());
+  it("keeps no Cookie header alive: 1,024 sessions first seen in 15 KB headers leave a few hundred KB, not 15 MB", () => {
+    const retained = retainedBytes(
+      `const { SessionCodec, arrivedSession } = await import(${distModule("http/session-codec.js")});
+       const { Session } = await import(${distModule("http/session.js")});
+       const { Secret } = await import(${distModule("http/secret.js")});
+       const codec = new SessionCodec([new Secret("k".repeat(32))], 86400000);
+       const now = Date.now();
+       const cookies = Array.from({ length: 1024 }, (_, i) => codec.encode(Session.empty.set("user", "u" + i), now));`,
+      `for (const [i, cookie] of cookies.entries()) {
+         const header = "other=" + String(i).padStart(15000, "x") + "; fw_session=" + cookie;
+         if (arrivedSession(header, codec, now).session.get("user") !== "u" + i) throw new Error("not read");
+       }`,
+    );
     expect(retained).toBeLessThan(3_000_000); // the headers alone are 15.4 MB
   });
 });
