@@ -38,8 +38,11 @@ export function textOf(body: Uint8Array): string {
   }
 }
 
+/** The body of a request built without one: shared, and frozen (an empty view has nothing to change). */
+const NO_BYTES: Uint8Array = Object.freeze(new Uint8Array(0));
+
 function bytesOf(body: Uint8Array | string | undefined): Uint8Array {
-  if (body === undefined) return new Uint8Array(0);
+  if (body === undefined) return NO_BYTES;
   return typeof body === "string" ? Buffer.from(body, "utf8") : body;
 }
 

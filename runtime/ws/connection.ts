@@ -13,6 +13,8 @@ export interface ConnectionSettings {
   readonly highWater: number;
   /** Logs a listener's failure once. */
   readonly logError: (what: string, cause: unknown) => void;
+  /** Told once, when a connection's socket has closed (the server forgets it). */
+  readonly closed: (connection: LiveConnection) => void;
 }
 
 /** Close codes fw sends (RFC 6455 section 7.4.1). */
@@ -32,19 +34,22 @@ export class LiveConnection implements WsConnection {
   readonly #listener: WsListener;
   readonly #inbox: Inbox;
   readonly #outbox: Outbox;
+  readonly #settings: ConnectionSettings;
   /** Set by a pong; a heartbeat finding it still false cuts the peer off. */
   #answered = true;
-  readonly #ended: Promise<void>;
+  #isClosed = false;
+  /** Made when someone waits for the close (shutdown, a listener): an idle socket holds no promise. */
+  #ended: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(socket: WebSocket, listener: WsListener, readonly request: Request, settings: ConnectionSettings) {
     this.#socket = socket;
     this.#listener = listener;
-    this.#outbox = new Outbox(sinkOf(socket), settings.sendTimeoutMs, settings.highWater);
+    this.#settings = settings;
+    this.#outbox = new Outbox(new SocketSink(socket), settings.sendTimeoutMs, settings.highWater);
     this.#inbox = new Inbox(socket, settings.queueLimit, (cause) => {
       settings.logError(`WebSocket listener on ${request.path} threw`, cause);
       this.#closeWith(CloseCode.internalError, "internal error");
     });
-    this.#ended = new Promise((resolve) => socket.once("close", () => resolve()));
     this.#listen();
     this.#inbox.push(() => listener.open?.(this));
   }
@@ -54,12 +59,12 @@ export class LiveConnection implements WsConnection {
     // ws reports a peer's protocol errors (oversized or invalid UTF-8 message, bad frame) here
     // and already closes with the fitting code (1009, 1007, 1002); they are the client's fault,
     // so nothing is logged, but the listener must exist or the process would crash.
-    socket.on("error", () => {});
+    socket.on("error", ignore);
     socket.on("message", (data, isBinary) => this.#received(data, isBinary));
     socket.on("pong", () => {
       this.#answered = true;
     });
-    void this.#ended.then(() => this.#closed());
+    socket.once("close", () => this.#closed());
   }
 
   send(text: string): Promise<void> {
@@ -72,7 +77,13 @@ export class LiveConnection implements WsConnection {
 
   /** Resolves once the socket has closed, whoever closed it. */
   get ended(): Promise<void> {
-    return this.#ended;
+    if (this.#isClosed) return Promise.resolve();
+    if (this.#ended === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((done) => (resolve = done));
+      this.#ended = { promise, resolve };
+    }
+    return this.#ended.promise;
   }
 
   /**
@@ -117,22 +128,32 @@ export class LiveConnection implements WsConnection {
   }
 
   #closed(): void {
+    this.#isClosed = true;
     this.#outbox.close();
     this.#inbox.end(() => this.#listener.close?.(this));
+    this.#settings.closed(this);
+    this.#ended?.resolve();
   }
 }
 
-/** The outbox's view of a ws socket. */
-function sinkOf(socket: WebSocket): Sink {
-  return {
-    get open() {
-      return socket.readyState === WebSocket.OPEN;
-    },
-    get bufferedAmount() {
-      return socket.bufferedAmount;
-    },
-    send: (text, done) => socket.send(text, done),
-  };
+/** ws's error events, which need a listener and nothing else (see `#listen`). */
+function ignore(): void {}
+
+/** The outbox's view of a ws socket (one small object per socket, its methods shared). */
+class SocketSink implements Sink {
+  constructor(private readonly socket: WebSocket) {}
+
+  get open(): boolean {
+    return this.socket.readyState === WebSocket.OPEN;
+  }
+
+  get bufferedAmount(): number {
+    return this.socket.bufferedAmount;
+  }
+
+  send(text: string, done: (error?: Error | null) => void): void {
+    this.socket.send(text, done);
+  }
 }
 
 /** A text message's bytes as a string; ws has checked them as UTF-8 already. */

@@ -67,6 +67,7 @@ export class WsServer {
       queueLimit: QUEUE_LIMIT,
       highWater: HIGH_WATER_BYTES,
       logError: options.logError,
+      closed: (connection) => this.#live.delete(connection),
     };
     this.#heartbeat = setInterval(() => this.#beat(), options.pingIntervalMs);
     this.#heartbeat.unref();
@@ -120,7 +121,6 @@ export class WsServer {
 
   #opened(connection: LiveConnection): void {
     this.#live.add(connection);
-    void connection.ended.then(() => this.#live.delete(connection));
     if (this.#closing) connection.goAway();
   }
 

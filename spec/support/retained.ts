@@ -11,8 +11,9 @@ export function distModule(path: string): string {
  * (in `globalThis.kept`, say); `setup` runs first, so what it allocates is not counted.
  */
 export function retainedBytes(setup: string, work: string): number {
-  const script = `${setup}\nglobalThis.gc();\nconst before = process.memoryUsage().heapUsed;\n${work}\nglobalThis.gc();\nconsole.log(process.memoryUsage().heapUsed - before);`;
-  const run = spawnSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], { encoding: "utf8" });
+  // It exits once it has printed, whatever `setup` left open (a listening server, for one).
+  const script = `${setup}\nglobalThis.gc();\nconst before = process.memoryUsage().heapUsed;\n${work}\nglobalThis.gc();\nconsole.log(process.memoryUsage().heapUsed - before);\nprocess.exit(0);`;
+  const run = spawnSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 });
   if (run.status !== 0 || run.stderr !== "") throw new Error(`the measuring script failed (${run.status}):\n${run.stderr}`);
   return Number(run.stdout.trim());
 }

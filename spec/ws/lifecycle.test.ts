@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Route, RouteTable, type WsListener } from "../../runtime/index.js";
 import { serve } from "../support/serve.js";
 import { connect, deferred, type Client } from "../support/ws-client.js";
+import { distModule, retainedBytes } from "../support/retained.js";
 
 function tcpOf(client: Client): Socket {
   // `_socket` is ws's private field; no public API stops a client from reading.
@@ -47,5 +48,29 @@ describe("dead peers", () => {
     expect(alive.socket.readyState).toBe(alive.socket.OPEN);
     alive.socket.close();
     await app.close();
+  });
+});
+
+describe("closed connections are forgotten", () => {
+  it("300 sockets opened and closed leave nothing behind on the server (a few KB each if it kept them)", () => {
+    const ws = JSON.stringify(new URL("../../node_modules/ws/wrapper.mjs", import.meta.url).href);
+    const retained = retainedBytes(
+      `const { HttpApp, Route, RouteTable } = await import(${distModule("index.js")});
+       const { WebSocket } = await import(${ws});
+       const app = new HttpApp({ secret: "s".repeat(32), accessLog: false, routes: RouteTable.of(Route.ws("/echo", { message() {} })) });
+       app.console = { out() {}, err(line) { console.error(line); } };
+       const running = await app.serve({ port: 0, host: "127.0.0.1", accessLog: false, dev: false });
+       const cycle = async () => {
+         const client = new WebSocket(running.url.replace("http", "ws") + "/echo", { origin: running.url });
+         await new Promise((open, fail) => { client.once("open", open); client.once("error", fail); });
+         await new Promise((closed) => { client.once("close", closed); client.close(); });
+       };
+       for (let i = 0; i < 20; i++) await cycle(); // ws loaded, code warm
+       await new Promise((settle) => setTimeout(settle, 100));`,
+      `for (let i = 0; i < 300; i++) await cycle();
+       await new Promise((settle) => setTimeout(settle, 100));
+       globalThis.kept = running;`,
+    );
+    expect(retained).toBeLessThan(600_000);
   });
 });
