@@ -195,7 +195,6 @@ export async function bundleApp(args: BundleArgs, bundler: Bundler, warn: (text:
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
 
-
 /** `fw bundle`: resolves with the exit code (2: usage, 1: nothing to bundle or the bundler failed). */
 export async function bundleCommand(
   args: readonly string[],

@@ -4,7 +4,7 @@ import { asFailure, BadRequest, MethodNotAllowed, NotFound, NotImplemented, type
 import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
-import { originForm, splitPath } from "../http/path.js";
+import { originForm, splitPath, splitTarget } from "../http/path.js";
 import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, Request, textOf } from "../http/request.js";
 import type { Body, Response } from "../http/response.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
@@ -116,11 +116,9 @@ export class Dispatcher {
 
   private answer(incoming: IncomingMessage, exchange: Exchange): Maybe<Answer> {
     const method = exchange.sentMethod;
-    const target = originForm(incoming.url ?? "/", incoming.headers.host);
-    const q = target.indexOf("?");
-    const path = q === -1 ? target : target.slice(0, q);
+    const { path, query } = splitTarget(originForm(incoming.url ?? "/", incoming.headers.host));
     exchange.path = path;
-    if (q !== -1) exchange.query = target.slice(q + 1);
+    exchange.query = query;
     if (!isMethod(method)) throw new NotImplemented(`fw does not serve ${method} requests.`);
     exchange.method = method;
     if (path === "/fw/health" && (method === "GET" || method === "HEAD")) return health();
