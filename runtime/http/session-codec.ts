@@ -1,5 +1,6 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import { requestCookies } from "./cookie.js";
+import { HmacSha256 } from "./hmac.js";
 import { ownCopy } from "./own-copy.js";
 import { secretKey, type Secret } from "./secret.js";
 import { Session } from "./session.js";
@@ -25,14 +26,15 @@ export const MAX_COOKIE_BYTES = 4096;
  * verify (tampered, truncated, garbage, expired, signed with another secret) reads as empty.
  */
 export class SessionCodec {
-  readonly #keys: readonly Buffer[];
+  /** One MAC per secret, the current one first. */
+  readonly #macs: readonly HmacSha256[];
 
   /**
    * @param secrets the current secret first; older ones still verify (rotation) but never sign.
    * @param maxAgeMs a session older than this (from its issue time) reads as empty.
    */
   constructor(secrets: readonly [Secret, ...Secret[]], readonly maxAgeMs: number) {
-    this.#keys = secrets.map(secretKey);
+    this.#macs = secrets.map((secret) => new HmacSha256(secretKey(secret)));
   }
 
   encode(session: Session, now: number): string {
@@ -43,7 +45,7 @@ export class SessionCodec {
         f: Object.fromEntries(session.pending),
       }),
     ).toString("base64url");
-    return `${payload}.${this.sign(this.#keys[0] as Buffer, payload)}`;
+    return `${payload}.${(this.#macs[0] as HmacSha256).digest(payload).toString("base64url")}`;
   }
 
   /** The session a cookie value carries; its pending flash arrives as incoming flash. */
@@ -89,14 +91,10 @@ export class SessionCodec {
     // same 32 bytes would otherwise verify too. Checked on the text, without re-encoding.
     if (!CANONICAL_SIGNATURE.test(signature)) return false;
     const given = Buffer.from(signature, "base64url");
-    for (const key of this.#keys) {
-      if (timingSafeEqual(given, createHmac("sha256", key).update(payload).digest())) return true;
+    for (const mac of this.#macs) {
+      if (timingSafeEqual(given, mac.digest(payload))) return true;
     }
     return false;
-  }
-
-  private sign(key: Buffer, payload: string): string {
-    return createHmac("sha256", key).update(payload).digest("base64url");
   }
 
   private read(payload: string, now: number): Session {
