@@ -2,8 +2,9 @@
 //   fw    — tspc with fw's program transformer + typia (writes src/.fw/routes.ts itself)
 //   typia — tspc with typia only; the table module is the one fw generated, kept as a plain file
 //   tsc   — plain tsc on the typia variant's sources (it ignores the plugins)
-// Cold builds (dist and, for fw, the generated module removed first) in interleaved rounds, then
-// incremental rebuilds (--incremental) after editing one handler's JSX text.
+// Cold builds (dist, the .tsbuildinfo and, for fw, the generated module removed first; run with
+// --incremental, so each writes the .tsbuildinfo the next step reads) in interleaved rounds, then
+// incremental rebuilds after editing one handler's JSX text, starting from the last cold build.
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EDITED, generateApp, linkFw, showFile } from "./lib/app-gen.mjs";
@@ -22,10 +23,12 @@ async function compile(dir, variant, extra = []) {
 
 function clean(dir, variant) {
   rmSync(join(dir, "dist"), { recursive: true, force: true });
+  // an --incremental build that finds its .tsbuildinfo would skip the files it lists as emitted
+  rmSync(join(dir, "tsconfig.tsbuildinfo"), { force: true });
   if (variant === "fw") rmSync(join(dir, "src", ".fw"), { recursive: true, force: true });
 }
 
-export async function build({ sizes, coldRounds, incRounds, primeWithCold = false }) {
+export async function build({ sizes, coldRounds, incRounds }) {
   linkFw();
   const results = [];
   for (const size of sizes) {
@@ -39,21 +42,13 @@ export async function build({ sizes, coldRounds, incRounds, primeWithCold = fals
         copyFileSync(join(dirs.fw, "src", ".fw", "routes.ts"), join(dirs[v], "src", ".fw", "routes.ts"));
       }
     };
-    if (!primeWithCold) {
-      // Priming, untimed: fw generates the table module (then copied, as a hand-written module,
-      // to the other two), and each variant writes its .tsbuildinfo for the incremental rebuilds.
-      log(`build: ${size} route files: priming (one --incremental build each)`);
-      await compile(dirs.fw, "fw", ["--incremental"]);
-      copyTable();
-      for (const v of ["typia", "tsc"]) await compile(dirs[v], v, ["--incremental"]);
-    }
-
     const cold = Object.fromEntries(VARIANTS.map((v) => [v, []]));
     for (let round = 0; round < coldRounds; round++) {
       for (const v of VARIANTS) {
         clean(dirs[v], v);
-        cold[v].push(await compile(dirs[v], v, primeWithCold ? ["--incremental"] : []));
-        if (v === "fw" && primeWithCold && round === 0) copyTable();
+        cold[v].push(await compile(dirs[v], v, ["--incremental"]));
+        // fw wrote the table module: the other two compile it as a plain, hand-written file
+        if (v === "fw" && round === 0) copyTable();
       }
       log(`  ${size} files, cold round ${round + 1}/${coldRounds}: ${VARIANTS.map((v) => `${v} ${(cold[v][round] / 1000).toFixed(1)}s`).join(", ")}`);
     }

@@ -22,6 +22,8 @@ const top = opt("top", 30);
 
 const SCENARIOS = {
   "text-raw": { script: "raw.mjs", path: "/" },
+  // raw receiving the session cookie text-fw-browser sends (it ignores it): the same bytes in
+  "text-raw-cookie": { script: "raw.mjs", path: "/", cookie: true },
   "text-fw-api": { script: "fw.mjs", env: { FW_TEXT_ROUTE: "api" }, path: "/" },
   "text-fw-browser": { script: "fw.mjs", env: { FW_TEXT_ROUTE: "browser" }, path: "/", cookie: true },
   "text-fw-fresh": { script: "fw.mjs", env: { FW_TEXT_ROUTE: "browser" }, path: "/" },

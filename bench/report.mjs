@@ -25,6 +25,18 @@ function range(s, fmt) {
   return `${fmt(s.min)}–${fmt(s.max)}`;
 }
 
+/** The row a throughput row is compared with when it is not its group's baseline (older result files have none). */
+function ownBaseline(group, row) {
+  if (row.baseline === undefined || row.baseline === group.baseline) return undefined;
+  return group.rows.find((r) => r.id === row.baseline);
+}
+
+/** "raw", or the label of the raw run a row is compared with. */
+function baseName(group, row) {
+  const own = ownBaseline(group, row);
+  return own === undefined ? "raw" : (own.short ?? own.label);
+}
+
 /** A throughput target's figure: the req/s ratio the verdict reads, and the same ratio by CPU time per request. */
 function ratioCell(row) {
   const byCpu = row.cpuRoundRatios === undefined || !Number.isFinite(row.cpuRoundRatios.median)
@@ -40,13 +52,13 @@ function targetsTable(r) {
     const text = tp.groups.find((g) => g.id === "text");
     const page = tp.groups.find((g) => g.id === "page");
     for (const row of text.rows.filter((x) => x.target !== undefined)) {
-      rows.push([`Plain text: ${row.label} ≥ 0.95× raw`, ratioCell(row), ratioVerdict(row.roundRatios, row.target)]);
+      rows.push([`Plain text: ${row.label} ≥ 0.95× ${baseName(text, row)}`, ratioCell(row), ratioVerdict(row.roundRatios, row.target)]);
     }
     const fw = page.rows.find((x) => x.id === "fw");
     rows.push([`Session page, one session (its cookie sent back each time): fw ≥ 0.95× raw`, ratioCell(fw), ratioVerdict(fw.roundRatios, 0.95)]);
     const many = page.rows.find((x) => x.id === "fwMany");
     if (many !== undefined) {
-      rows.push([`Session page, 2,048 sessions in turn (no remembered cookie: an HMAC per request, as raw): fw ≥ 0.95× raw`, ratioCell(many), ratioVerdict(many.roundRatios, 0.95)]);
+      rows.push([`Session page, 2,048 sessions in turn (no remembered cookie: an HMAC per request, as raw): fw ≥ 0.95× ${baseName(page, many)}`, ratioCell(many), ratioVerdict(many.roundRatios, 0.95)]);
     }
   } else rows.push(["Throughput targets", "–", verdict(undefined)]);
   const rt = r.routing;
@@ -132,7 +144,7 @@ function throughputSection(tp, opts) {
           group.rows.map((row) => [
             row.label,
             fmtSpread(row.rps),
-            ratio(row.ratio),
+            ownBaseline(group, row) === undefined ? ratio(row.ratio) : `${ratio(row.ratio)} (to ${ownBaseline(group, row).short ?? ownBaseline(group, row).label})`,
             range(row.roundRatios, (x) => x.toFixed(2)),
             cpuCell(row.cpu),
             row.cpuRoundRatios === undefined ? "–" : `${ratio(row.cpuRoundRatios.median)} (${range(row.cpuRoundRatios, (x) => x.toFixed(2))})`,
@@ -146,13 +158,14 @@ function throughputSection(tp, opts) {
           "\nfw remembers the last 1,024 session cookies it verified (runtime/http/session-codec.ts), so the first rows, one " +
             "session sent back by every request, cost fw a lookup where the hand-written servers verify the HMAC and parse the " +
             "JSON each time. The \"sessions in turn\" rows cycle through 2,048 cookies signed at the start of the run: more than " +
-            "fw remembers, so it does the same work as raw on every request. Both fw rows are held to the target.",
+            "fw remembers, so it does the same work as raw on every request; that fw row is compared with raw under the same load. Both fw rows are held to the target.",
         );
       }
       if (group.id === "text") {
         out.push(
           "\nThe target applies to `Route.api`, the like-for-like route (no session, as raw), and to the browser route with its " +
-            "cookie sent back. A browser route reads the session " +
+            "cookie sent back, compared with raw receiving the same Cookie header (which it ignores): the request's bytes, and " +
+            "what the kernel and node's HTTP parser do with them, are then the same on both sides. A browser route reads the session " +
             "cookie on every request (spec 5.8), so its rows show what a session costs: with the cookie sent back, a repeated " +
             "cookie is a cache lookup; without one, every request is a first visit that mints a CSRF token, signs a new session " +
             "and sends `Set-Cookie`, work raw does not do (shown for tracking, not held to the target).",
