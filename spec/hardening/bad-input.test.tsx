@@ -433,6 +433,23 @@ describe("very long URLs and many headers", () => {
     expect(logged.out.join("\n")).not.toContain("secret=1");
   });
 
+  it("the access log shows an absolute-form target by its path, as it was served, without scheme, host or query", async () => {
+    const logged = await serve({ routes: RouteTable.of(Route.get("/", () => Ok("home")), Route.get("/a", () => Ok("a"))) }, { accessLog: true });
+    try {
+      expect(statusOf(await rawRequest(logged.port, get("http://x/a?secret=1")))).toBe(200);
+      expect(statusOf(await rawRequest(logged.port, get("HTTP://X?secret=2")))).toBe(200);
+      expect(statusOf(await rawRequest(logged.port, get("http://elsewhere/a")))).toBe(400);
+    } finally {
+      await logged.close();
+    }
+    expect(logged.out).toContainEqual(expect.stringMatching(/^GET \/a 200 /));
+    expect(logged.out).toContainEqual(expect.stringMatching(/^GET \/ 200 /));
+    expect(logged.out).toContainEqual(expect.stringMatching(/^GET \/a 400 /));
+    const requests = logged.out.filter((line) => line.startsWith("GET "));
+    expect(requests).toHaveLength(3);
+    expect(requests.join("\n")).not.toMatch(/http:|HTTP:|secret|elsewhere/i);
+  });
+
   it("a 20 KB URL → 431 in plain text (Node's 16 KiB header cap); the server goes on", async () => {
     const answer = await exchange(get(`/${"a".repeat(20_000)}`));
     expect(answer.text).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
