@@ -3,7 +3,7 @@ import { createRequire, isBuiltin } from "node:module";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
-import type { OutputAsset, OutputChunk, rolldown as Rolldown } from "rolldown";
+import type { OutputAsset, OutputChunk, Plugin, rolldown as Rolldown } from "rolldown";
 import { parseFlags, projectOf, shown } from "./flags.js";
 
 export const BUNDLE_USAGE = `usage: fw bundle [--project <dir>] [--main <file>] [--out <dir>]
@@ -14,7 +14,9 @@ export const BUNDLE_USAGE = `usage: fw bundle [--project <dir>] [--main <file>] 
 Bundles the already built app (run the build first) into <out>/main.js plus chunks, for
 production: fw, typia and the app's own modules are bundled; ws, Node's builtins and every
 other package stay imports, resolved from node_modules as before. Needs rolldown
-(npm install --save-dev rolldown). Run the result with \`node <out>/main.js\`.`;
+(npm install --save-dev rolldown). Each file gets a source map leading back to the app's
+TypeScript (through the build's own maps). Run the result with \`node <out>/main.js\`, or
+\`node --enable-source-maps <out>/main.js\` for stack traces in the TypeScript sources.`;
 
 /**
  * Packages whose code goes into the bundle: fw itself (with `fw/auth`, `fw/jsx-runtime`) and the
@@ -123,6 +125,42 @@ export interface Bundled {
   readonly externals: readonly string[];
 }
 
+/** The last `//# sourceMappingURL=` comment of a built file: the URL of its map. */
+const SOURCE_MAPPING_URL = /\/\/# sourceMappingURL=(\S+)\s*$/;
+
+/** A map written inline, as `tsc --inlineSourceMap` does. */
+const INLINE_MAP = /^data:application\/json(?:;charset=[\w-]+)?;base64,(.*)$/;
+
+/**
+ * Hands rolldown each built file with the map its compiler wrote (tsc's `.js.map`, or one inline),
+ * so the bundle's own maps lead back to the TypeScript instead of stopping at the built `.js`
+ * (rolldown does not read `sourceMappingURL` comments itself). A file with no map, or a map that
+ * cannot be read, is loaded as usual and maps to itself.
+ */
+function builtSourceMaps(): Plugin {
+  return {
+    name: "fw:built-source-maps",
+    load(id) {
+      if (!/\.[cm]?js$/.test(id)) return null;
+      let code: string;
+      try {
+        code = readFileSync(id, "utf8");
+      } catch {
+        return null;
+      }
+      const url = SOURCE_MAPPING_URL.exec(code)?.[1];
+      if (url === undefined) return null;
+      const inline = INLINE_MAP.exec(url)?.[1];
+      try {
+        const map = inline !== undefined ? Buffer.from(inline, "base64").toString("utf8") : readFileSync(resolve(dirname(id), decodeURIComponent(url)), "utf8");
+        return { code, map };
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
 /** Files by how they are loaded: the entry, what it imports statically (transitively), the rest on demand. */
 function classify(output: readonly (OutputChunk | OutputAsset)[]): BundledFile[] {
   const chunks = new Map(output.filter((item): item is OutputChunk => item.type === "chunk").map((chunk) => [chunk.fileName, chunk]));
@@ -178,9 +216,10 @@ export async function bundleApp(args: BundleArgs, bundler: Bundler, warn: (text:
     platform: "node",
     external: (id, _importer, isResolved) => !isResolved && isExternal(id, appName),
     onLog: (level, log) => warn(`fw bundle: rolldown ${level}: ${log.message}`),
+    plugins: [builtSourceMaps()],
   });
   try {
-    const written = await build.write({ dir: args.out, format: "esm", codeSplitting: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" });
+    const written = await build.write({ dir: args.out, format: "esm", codeSplitting: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js", sourcemap: true });
     const packageJson = `${JSON.stringify({ private: true, type: "module", description: MARKER }, null, 2)}\n`;
     writeFileSync(join(args.out, "package.json"), packageJson);
     const files = [...classify(written.output), { file: "package.json", bytes: Buffer.byteLength(packageJson), loaded: "other" } as const];

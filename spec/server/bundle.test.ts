@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { SourceMap, type SourceMapPayload } from "node:module";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -110,7 +111,7 @@ describe("fw bundle on the built example", () => {
       const loaded = loadedBy(app.output().err);
       const files = listed(bundle.ran.out);
       // The entry, its static imports, and the socket server: fw imports it at boot for an app with a socket route (the example's chat).
-      const atBoot = [...files].filter(([file, role]) => role === "entry" || role === "loaded at boot" || file.startsWith("server-"));
+      const atBoot = [...files].filter(([file, role]) => role === "entry" || role === "loaded at boot" || (file.startsWith("server-") && file.endsWith(".js")));
       expect(loaded.sort()).toEqual(atBoot.map(([file]) => pathToFileURL(join(bundle.out, file)).href).sort());
 
       const built = bootLogged(resolve("example/dist/main.js"));
@@ -165,6 +166,58 @@ describe("fw bundle on the built example", () => {
     expect(refused.code).toBe(2);
     expect(refused.err).toContain(`fw bundle: --out ${foreign} is not empty and was not written by fw bundle`);
     expect(readdirSync(foreign)).toEqual(["keep.txt"]);
+  });
+});
+
+/** Where a bundle position leads through the bundle's map (lines and columns 0-based, as the map's). */
+function original(file: string, line: number, column: number): { source: string; line: number } {
+  const map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, "utf8")) as SourceMapPayload);
+  const entry = map.findEntry(line, column) as { originalSource?: string; originalLine?: number };
+  return { source: entry.originalSource ?? "", line: entry.originalLine ?? -1 };
+}
+
+/** The 0-based line and column where `text` starts in `code`. */
+function positionOf(code: string, text: string): [number, number] {
+  const at = code.indexOf(text);
+  if (at === -1) throw new Error(`${JSON.stringify(text)} is not in the file`);
+  const before = code.slice(0, at).split("\n");
+  return [before.length - 1, (before.at(-1) as string).length];
+}
+
+describe("fw bundle's source maps", () => {
+  it("each file with code has a map, and the entry's lead through the build's own maps back to the app's TypeScript", () => {
+    const files = readdirSync(bundle.out);
+    for (const file of files.filter((f) => f.endsWith(".js"))) {
+      const code = readFileSync(join(bundle.out, file), "utf8");
+      // a chunk that only re-exports another (one line, nothing to map) gets none
+      if (/^export \{[^}]*\} from "[^"]+";\s*$/.test(code)) continue;
+      expect(files).toContain(`${file}.map`);
+      expect(code).toMatch(new RegExp(`//# sourceMappingURL=${file.replace(/\./g, "\\.")}\\.map\\s*$`));
+    }
+    // A statement of example/src/main.ts, found in the bundle's entry, maps to its line there.
+    const statement = 'if (process.argv[2] === "dev") await seedDemoUser();';
+    const sourceLine = readFileSync("example/src/main.ts", "utf8").split("\n").findIndex((line) => line.includes(statement));
+    const mapped = original(bundle.main, ...positionOf(readFileSync(bundle.main, "utf8"), statement));
+    expect({ source: resolve(bundle.out, mapped.source), line: mapped.line }).toEqual({ source: resolve("example/src/main.ts"), line: sourceLine });
+    // fw's own code leads back to fw's TypeScript too (its build writes maps).
+    const sources = (JSON.parse(readFileSync(`${bundle.main}.map`, "utf8")) as { sources: string[] }).sources;
+    expect(sources).toContain("../../src/layout.tsx");
+    expect(sources.some((source) => source.endsWith("/runtime/server/dispatch.ts"))).toBe(true);
+    expect(sources.filter((source) => source.endsWith(".js"))).toEqual([]);
+  });
+
+  it("a build with inline maps, or whose map file is missing, bundles all the same", async () => {
+    const inline = builtProject("inline-map", "");
+    const code = 'export const answer = 42;\nconsole.log("built", answer);\n';
+    const map = { version: 3, file: "main.js", sources: ["../src/main.ts"], names: [], mappings: "AAAA;AACA" };
+    writeFileSync(join(inline, "dist", "main.js"), `${code}//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString("base64")}\n`);
+    expect((await runNode(FW, ["bundle"], {}, inline)).code).toBe(0);
+    expect((JSON.parse(readFileSync(join(inline, "dist", "bundle", "main.js.map"), "utf8")) as { sources: string[] }).sources).toEqual(["../../src/main.ts"]);
+
+    const missing = builtProject("missing-map", 'console.log("built");\n//# sourceMappingURL=main.js.map\n');
+    const ran = await runNode(FW, ["bundle"], {}, missing);
+    expect(ran.code).toBe(0);
+    expect((await runNode(join(missing, "dist", "bundle", "main.js"), [])).out).toBe("built\n");
   });
 });
 
