@@ -155,7 +155,7 @@ function throughputSection(tp, opts) {
       );
       if (group.id === "page") {
         out.push(
-          "\nfw remembers the last 1,024 session cookies it verified (runtime/http/session-codec.ts), so the first rows, one " +
+          "\nfw remembers up to 1,024 session cookies it verified, each from its second visit on (runtime/http/session-codec.ts), so the first rows, one " +
             "session sent back by every request, cost fw a lookup where the hand-written servers verify the HMAC and parse the " +
             "JSON each time. The \"sessions in turn\" rows cycle through 2,048 cookies signed at the start of the run: more than " +
             "fw remembers, so it does the same work as raw on every request; that fw row is compared with raw under the same load. Both fw rows are held to the target.",

@@ -57,8 +57,27 @@ export class SessionCodec {
     const payload = value.slice(0, dot);
     if (!this.verifies(payload, value.slice(dot + 1))) return Session.empty;
     const session = this.read(payload, now);
-    if (!session.isEmpty || session.incoming.size > 0) this.remember(value, session);
+    if ((!session.isEmpty || session.incoming.size > 0) && this.admitted(value, dot + 1)) this.remember(value, session);
     return session;
+  }
+
+  /**
+   * Fingerprints of verified values seen once and not remembered (at most as many as are
+   * remembered, oldest forgotten first). A value is remembered the second time it verifies
+   * while its fingerprint is still here: a browser sends its cookie again within moments, while
+   * with more sessions in turn than the cache holds, each value's next visit comes after the
+   * cache (and this set) has moved on, and remembering it would only copy the value, fill the
+   * map and evict another entry for nothing, on every request (TinyLFU's "doorkeeper").
+   */
+  readonly #seenOnce = new Set<number>();
+
+  /** Whether a verified value is remembered now; else its fingerprint is noted for next time. */
+  private admitted(value: string, signatureAt: number): boolean {
+    const print = fingerprint(value, signatureAt);
+    if (this.#seenOnce.delete(print)) return true;
+    if (this.#seenOnce.size >= VERIFIED_CACHE_SIZE) this.#seenOnce.delete(this.#seenOnce.values().next().value as number);
+    this.#seenOnce.add(print);
+    return false;
   }
 
   /**
@@ -116,6 +135,15 @@ export class SessionCodec {
     const session = new Session(entries, Session.empty.pending, incoming, issuedAt);
     return this.fresh(session, now) ? session : Session.empty;
   }
+}
+
+/**
+ * Four characters of a verified value's signature (random-looking, 24 bits) as a number: what
+ * the admission set keeps, so it holds no string cut from a request. Two values that share one
+ * only let the second be remembered a visit early; lookups always compare whole values.
+ */
+function fingerprint(value: string, at: number): number {
+  return ((value.charCodeAt(at) * 128 + value.charCodeAt(at + 1)) * 128 + value.charCodeAt(at + 2)) * 128 + value.charCodeAt(at + 3);
 }
 
 /** The session a browser request arrived with, and whether it sent any session cookie at all. */

@@ -168,8 +168,10 @@ describe("2.9 Verified cookies are remembered", () => {
     const fresh = new SessionCodec([secret], DAY);
     const cookie = fresh.encode(Session.empty.set("user", "9").flash("n", "x"), now);
     const first = fresh.decode(cookie, now);
-    expect(fresh.decode(cookie, now + 1000)).toBe(first); // the same immutable session, not decoded again
-    expect(first.flashed("n")).toBe("x");
+    const second = fresh.decode(cookie, now + 500); // remembered on its second visit (see the admission test)
+    expect(second).not.toBe(first);
+    expect(fresh.decode(cookie, now + 1000)).toBe(second); // the same immutable session, not decoded again
+    expect(second.flashed("n")).toBe("x");
     expect(fresh.decode(cookie, now + DAY + 1000).isEmpty).toBe(true); // expiry still applies on a hit
     const forged = cookie.replace(/\.(.{10})(.)/, (_, head: string, ch: string) => `.${head}${ch === "A" ? "B" : "A"}`);
     expect(fresh.decode(forged, now).isEmpty).toBe(true);
@@ -180,13 +182,31 @@ describe("2.9 Verified cookies are remembered", () => {
     const { VERIFIED_CACHE_SIZE } = await import("../../runtime/http/session-codec.js");
     const bounded = new SessionCodec([secret], DAY);
     const cookies = Array.from({ length: VERIFIED_CACHE_SIZE + 10 }, (_, i) => bounded.encode(Session.empty.set("u", String(i)), now));
-    const sessions = cookies.map((c) => bounded.decode(c, now));
+    // each sent twice in a row, as a browser does: remembered on the second visit
+    const sessions = cookies.map((c) => (bounded.decode(c, now), bounded.decode(c, now)));
     expect(bounded.decode(cookies[0] as string, now)).not.toBe(sessions[0]); // forgotten: decoded anew
     expect(bounded.decode(cookies[0] as string, now).get("u")).toBe("0");
     expect(bounded.decode(cookies.at(-1) as string, now)).toBe(sessions.at(-1)); // still remembered
   });
 
-  it("keeps no Cookie header alive: 1,024 sessions first seen in 15 KB headers leave a few hundred KB, not 15 MB", () => {
+  it("remembers a cookie on its second visit only, so more sessions in turn than it holds evict nothing", async () => {
+    const { VERIFIED_CACHE_SIZE } = await import("../../runtime/http/session-codec.js");
+    const admitting = new SessionCodec([secret], DAY);
+    // A browser's cookie, sent again right away: remembered from its second visit on.
+    const browser = admitting.encode(Session.empty.set("u", "b"), now);
+    const visits = [0, 1, 2].map(() => admitting.decode(browser, now));
+    expect(visits[1]).not.toBe(visits[0]);
+    expect(visits[2]).toBe(visits[1]);
+    // Then twice as many sessions as it holds, in turn, three times: each comes back after 2,047
+    // others, past what the codec notes, so none is remembered and the browser's stays.
+    const many = Array.from({ length: 2 * VERIFIED_CACHE_SIZE }, (_, i) => admitting.encode(Session.empty.set("u", String(i)), now));
+    for (let round = 0; round < 3; round++) {
+      for (const [i, cookie] of many.entries()) expect(admitting.decode(cookie, now).get("u")).toBe(String(i));
+    }
+    expect(admitting.decode(browser, now)).toBe(visits[1]);
+  });
+
+  it("keeps no Cookie header alive: 1,024 sessions remembered from 15 KB headers leave a few hundred KB, not 30 MB", () => {
     const retained = retainedBytes(
       `const { SessionCodec, arrivedSession } = await import(${distModule("http/session-codec.js")});
        const { Session } = await import(${distModule("http/session.js")});
@@ -195,10 +215,15 @@ describe("2.9 Verified cookies are remembered", () => {
        const now = Date.now();
        const cookies = Array.from({ length: 1024 }, (_, i) => codec.encode(Session.empty.set("user", "u" + i), now));`,
       `for (const [i, cookie] of cookies.entries()) {
-         const header = "other=" + String(i).padStart(15000, "x") + "; fw_session=" + cookie;
-         if (arrivedSession(header, codec, now).session.get("user") !== "u" + i) throw new Error("not read");
-       }`,
+         // twice, each in a header of its own, so the codec remembers it (on the second visit)
+         for (let visit = 0; visit < 2; visit++) {
+           const header = "other=" + String(i).padStart(15000, String(visit)) + "; fw_session=" + cookie;
+           if (arrivedSession(header, codec, now).session.get("user") !== "u" + i) throw new Error("not read");
+         }
+       }
+       const again = arrivedSession("fw_session=" + cookies[1023], codec, now).session;
+       if (arrivedSession("fw_session=" + cookies[1023], codec, now).session !== again) throw new Error("not remembered");`,
     );
-    expect(retained).toBeLessThan(3_000_000); // the headers alone are 15.4 MB
+    expect(retained).toBeLessThan(3_000_000); // the headers alone are 30.7 MB
   });
 });
