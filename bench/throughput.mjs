@@ -144,6 +144,15 @@ export async function throughput({ seconds, rounds, warmup, connections }) {
     servers.fwApi = await start("fw", "fw.mjs", { ...env, FW_TEXT_ROUTE: "api" });
     servers.fwBrowser = await start("fw (browser route)", "fw.mjs", { ...env, FW_TEXT_ROUTE: "browser" });
 
+    // Every server serves load before anything else happens to it. V8's memory reducer, when it
+    // runs on a process that has served a few requests and then idled ~8 s before its code got
+    // hot, leaves that process 20-30 % slower for good (raw node:http included; finding 14). Which
+    // server fell into that depended on where it sat in the run (the browser route's server
+    // idled longest after the checks below); warmed first, none does.
+    for (const server of Object.values(servers)) {
+      await wrk({ url: `${server.url}/`, seconds: warmup, connections, core: LOAD_CORE });
+    }
+
     // The session every page request sends: signed by fw itself, "ada" signed in, a CSRF token.
     const login = await fetch(`${servers.fwApi.url}/login`);
     const setCookie = login.headers.get("set-cookie") ?? "";
