@@ -1,5 +1,4 @@
 import * as crypto from "node:crypto";
-import { createHash, createHmac } from "node:crypto";
 
 /** SHA-256's block size: the HMAC key is padded to it (RFC 2104). */
 const BLOCK = 64;
@@ -38,7 +37,7 @@ export class HmacSha256 {
     this.#key = Buffer.from(key);
     // A key longer than the block is hashed first; a shorter one is padded with zeros.
     const block = Buffer.alloc(BLOCK);
-    (key.length > BLOCK ? createHash("sha256").update(key).digest() : Buffer.from(key)).copy(block);
+    (key.length > BLOCK ? crypto.createHash("sha256").update(key).digest() : Buffer.from(key)).copy(block);
     this.#inner = Buffer.alloc(BLOCK + 3 * MAX_FAST_UNITS);
     this.#outer = Buffer.alloc(BLOCK + DIGEST);
     for (let i = 0; i < BLOCK; i++) {
@@ -49,7 +48,7 @@ export class HmacSha256 {
 
   /** The 32-byte MAC of `message` (UTF-8). */
   digest(message: string): Buffer {
-    if (oneShot === undefined || message.length > MAX_FAST_UNITS) return createHmac("sha256", this.#key).update(message).digest();
+    if (oneShot === undefined || message.length > MAX_FAST_UNITS) return crypto.createHmac("sha256", this.#key).update(message).digest();
     const length = this.#inner.write(message, BLOCK, "utf8");
     oneShot("sha256", this.#inner.subarray(0, BLOCK + length), "buffer").copy(this.#outer, BLOCK);
     return oneShot("sha256", this.#outer, "buffer");

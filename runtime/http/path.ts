@@ -63,14 +63,23 @@ const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)([^#]*)$/i;
  */
 export function originForm(target: string, host: string | undefined): string {
   if (target.charCodeAt(0) === 47 /* "/" */) return target;
-  const absolute = ABSOLUTE_FORM.exec(target);
-  if (absolute === null) throw new BadRequest("The request target must be a path, or an absolute http(s) URL.");
-  const authority = absolute[1] as string;
-  const rest = absolute[2] as string;
-  if (host === undefined || authority.toLowerCase() !== host.toLowerCase()) {
-    throw new BadRequest(`The request target names the host ${JSON.stringify(authority)}, but the Host header says ${JSON.stringify(host ?? "")}.`);
+  const absolute = splitAbsoluteForm(target);
+  if (absolute === undefined) throw new BadRequest("The request target must be a path, or an absolute http(s) URL.");
+  if (host === undefined || absolute.authority.toLowerCase() !== host.toLowerCase()) {
+    throw new BadRequest(`The request target names the host ${JSON.stringify(absolute.authority)}, but the Host header says ${JSON.stringify(host ?? "")}.`);
   }
-  return rest === "" || rest.charCodeAt(0) === 63 /* "?" */ ? `/${rest}` : rest;
+  return absolute.origin;
+}
+
+/**
+ * An absolute-form target's authority and its origin-form (`http://host?q` → `host`, `/?q`);
+ * undefined for any other form. The access log shows a target by this origin-form too.
+ */
+export function splitAbsoluteForm(target: string): { authority: string; origin: string } | undefined {
+  const absolute = ABSOLUTE_FORM.exec(target);
+  if (absolute === null) return undefined;
+  const rest = absolute[2] as string;
+  return { authority: absolute[1] as string, origin: rest === "" || rest.charCodeAt(0) === 63 /* "?" */ ? `/${rest}` : rest };
 }
 
 /** Splits a request target into its path and query text (the part after "?", without it). */

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { NotImplemented } from "../http/failure.js";
+import { splitAbsoluteForm } from "../http/path.js";
 import type { WsServer } from "../ws/server.js";
 import type { Answer, Dispatcher } from "./dispatch.js";
 import { MAX_HEADERS, overLimits } from "./limits.js";
@@ -175,27 +176,17 @@ function watchSlowReader(socket: Socket | null, sendMs: number): void {
 /** The longest path a log line shows: a 414's 8 KiB path would drown the log. */
 const LOGGED_PATH_LENGTH = 200;
 
-/** The scheme and authority of an absolute-form target (`http://host`), which log lines leave out. */
-const ABSOLUTE_PREFIX = /^https?:\/\/[^/?#]*/i;
-
 /**
  * A request's path as log lines show it: no query (it may hold secrets), an absolute-form
  * target's path only (as dispatch serves it), cut past 200 characters.
  */
 function pathOf(url: string | undefined): string {
   if (url === undefined) return "/";
-  const target = url.charCodeAt(0) === 47 /* "/" */ ? url : originPart(url);
+  // `http://host/a?q` is logged as `/a`; a target in no form fw serves (`*`, garbage) as sent.
+  const target = url.charCodeAt(0) === 47 /* "/" */ ? url : (splitAbsoluteForm(url)?.origin ?? url);
   const q = target.indexOf("?");
   const path = q === -1 ? target : target.slice(0, q) || "/";
   return path.length > LOGGED_PATH_LENGTH ? `${path.slice(0, LOGGED_PATH_LENGTH)}… (${path.length} characters)` : path;
-}
-
-/** `http://host/a?q` → `/a?q`; a target in no form fw serves (`*`, garbage) is shown as sent. */
-function originPart(target: string): string {
-  const prefix = ABSOLUTE_PREFIX.exec(target);
-  if (prefix === null) return target;
-  const rest = target.slice(prefix[0].length);
-  return rest.charCodeAt(0) === 47 /* "/" */ ? rest : `/${rest}`;
 }
 
 /** Requests Node's parser refused: answered with a clear status in plain text, then closed. */
