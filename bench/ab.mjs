@@ -13,12 +13,12 @@
 // Why CPU time: on this shared 2-core machine another process landing on the server's core
 // moves req/s by tens of percent, while the server's own CPU time per request (utime + stime
 // over the requests wrk counted) moves by a few. Differences under about 3 % are still noise.
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join, relative } from "node:path";
 import { buildBenchPages } from "./lib/bench-pages.mjs";
-import { cpuSnapshot, freePort, ROOT, startServer, summary, WORK } from "./lib/util.mjs";
-import { ensureWrk, wrk } from "./lib/wrk.mjs";
+import { freePort, ROOT, startServer, summary, WORK } from "./lib/util.mjs";
+import { cookiesScript, ensureWrk, wrk } from "./lib/wrk.mjs";
 
 const SNAPSHOTS = join(WORK, "ab");
 const SERVER_CORE = 0;
@@ -63,17 +63,6 @@ function scriptOf(side) {
   return script;
 }
 
-/** wrk's Lua script sending `cookies` in turn, one per request. */
-function manyScript(cookies, path) {
-  const file = join(WORK, "ab-many-sessions.lua");
-  writeFileSync(
-    file,
-    `local cookies = {\n${cookies.map((c) => `  ${JSON.stringify(c)},`).join("\n")}\n}\nlocal requests = {}\n` +
-      `init = function(args)\n  for i, c in ipairs(cookies) do requests[i] = wrk.format("GET", "${path}", { ["Cookie"] = c }) end\nend\n` +
-      `local n = 0\nrequest = function()\n  n = n % #requests + 1\n  return requests[n]\nend\n`,
-  );
-  return file;
-}
 
 async function signIn(server) {
   const login = await fetch(`${server.url}/login`);
@@ -100,7 +89,7 @@ async function compare(scenarioName, sides, { rounds, seconds }) {
       if (scenario.many) {
         const cookies = [];
         for (let i = 0; i < MANY; i++) cookies.push(await signIn(fw));
-        load.script = manyScript(cookies, scenario.path);
+        load.script = cookiesScript(cookies, scenario.path, join(WORK, "ab-many-sessions.lua"));
         load.check = { cookie: cookies[MANY - 1] };
       } else {
         const cookie = await signIn(fw);
@@ -117,11 +106,9 @@ async function compare(scenarioName, sides, { rounds, seconds }) {
     for (let round = 0; round < rounds; round++) {
       // A B C, then C B A: neither side always runs first
       for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
-        const before = cpuSnapshot(server.started.pid);
         const result = await run(server, seconds);
-        const after = cpuSnapshot(server.started.pid);
         server.rps.push(result.rps);
-        server.cpu.push(((after.server - before.server) * 10_000) / result.total); // ticks are 1/100 s
+        server.cpu.push(result.cpuUs);
       }
       console.log(`round ${round + 1}/${rounds}: ${servers.map((s) => `${s.side} ${Math.round(s.rps[round])} req/s ${s.cpu[round].toFixed(1)} µs`).join(", ")}`);
     }

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { buildBenchPages } from "./lib/bench-pages.mjs";
 import { freePort, pinned, sleep, startServer, WORK } from "./lib/util.mjs";
+import { cookiesScript } from "./lib/wrk.mjs";
 import { spawn } from "node:child_process";
 
 const args = process.argv.slice(2);
@@ -84,13 +85,7 @@ if (scenario.cookie) {
     const cookies = [];
     for (let i = 0; i < scenario.many; i++) cookies.push((await fetch(`${base}/login`)).headers.get("set-cookie").split(";")[0]);
     headers = [];
-    manyScript = join(dir, "many-sessions.lua");
-    writeFileSync(
-      manyScript,
-      `local cookies = {\n${cookies.map((c) => `  ${JSON.stringify(c)},`).join("\n")}\n}\nlocal requests = {}\n` +
-        `init = function(args)\n  for i, c in ipairs(cookies) do requests[i] = wrk.format("GET", "${scenario.path}", { ["Cookie"] = c }) end\nend\n` +
-        `local n = 0\nrequest = function()\n  n = n % #requests + 1\n  return requests[n]\nend\n`,
-    );
+    manyScript = cookiesScript(cookies, scenario.path, join(dir, "many-sessions.lua"));
   }
   await helper?.stop();
 }

@@ -144,7 +144,7 @@ function throughputSection(tp, opts) {
           group.rows.map((row) => [
             row.label,
             fmtSpread(row.rps),
-            ownBaseline(group, row) === undefined ? ratio(row.ratio) : `${ratio(row.ratio)} (to ${ownBaseline(group, row).short ?? ownBaseline(group, row).label})`,
+            ownBaseline(group, row) === undefined ? ratio(row.ratio) : `${ratio(row.ratio)} (to ${baseName(group, row)})`,
             range(row.roundRatios, (x) => x.toFixed(2)),
             cpuCell(row.cpu),
             row.cpuRoundRatios === undefined ? "–" : `${ratio(row.cpuRoundRatios.median)} (${range(row.cpuRoundRatios, (x) => x.toFixed(2))})`,

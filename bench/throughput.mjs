@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, log, startServer, summary, WORK } from "./lib/util.mjs";
-import { wrk } from "./lib/wrk.mjs";
+import { cookiesScript, wrk } from "./lib/wrk.mjs";
 
 const SERVER_CORE = 0;
 /** Distinct session cookies sent in turn by the "sessions in turn" rows: twice what fw remembers. */
@@ -108,19 +108,6 @@ function postScript(cookie, csrf) {
   return file;
 }
 
-/** Sends `cookies` in turn, one per request (requests formatted once, in init). */
-function cookiesScript(cookies) {
-  const file = join(WORK, "many-sessions.lua");
-  writeFileSync(
-    file,
-    `local cookies = {\n${cookies.map((c) => `  ${JSON.stringify(c)},`).join("\n")}\n}\n` +
-      `local requests = {}\n` +
-      `init = function(args)\n  for i, c in ipairs(cookies) do requests[i] = wrk.format("GET", "/posts/7", { ["Cookie"] = c }) end\nend\n` +
-      `local n = 0\n` +
-      `request = function()\n  n = n % #requests + 1\n  return requests[n]\nend\n`,
-  );
-  return file;
-}
 
 function deleteScript(cookie) {
   const file = join(WORK, "delete.lua");
@@ -173,7 +160,7 @@ export async function throughput({ seconds, rounds, warmup, connections }) {
       const page = await fetch(`${servers[name].url}/posts/7`, { headers: { cookie: many[MANY_COOKIES - 1] } });
       check(page.status === 200 && (await page.text()).includes("Signed in as ada"), `${name} should read the last of the ${MANY_COOKIES} sessions`);
     }
-    const manyScript = cookiesScript(many);
+    const manyScript = cookiesScript(many, "/posts/7", join(WORK, "many-sessions.lua"));
 
     const groups = [
       {

@@ -1,5 +1,6 @@
 // wrk (the C load generator, from Debian) driven from node: install, run pinned, parse.
 import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { cpuSnapshot, log, otherShare, pinned, run } from "./util.mjs";
 
 /** Installs wrk with apt-get when it is missing (as root). Returns true when wrk is there. */
@@ -46,4 +47,20 @@ export async function wrk({ url, seconds, connections = 50, core, headers = [], 
   // machine's host took from the server's core moves req/s, not this.
   const cpuUs = before === undefined || after === undefined || total === 0 ? NaN : ((after.server - before.server) * 10_000) / total;
   return { rps: Number(rps[1]), p50: lat(50), p99: lat(99), non2xx, total, socketErrors, other, cpuUs };
+}
+
+/**
+ * Writes to `file` a wrk Lua script that sends `GET path` with each of `cookies` in turn, one per
+ * request (the requests are formatted once, in init), and returns `file`.
+ */
+export function cookiesScript(cookies, path, file) {
+  writeFileSync(
+    file,
+    `local cookies = {\n${cookies.map((c) => `  ${JSON.stringify(c)},`).join("\n")}\n}\n` +
+      `local requests = {}\n` +
+      `init = function(args)\n  for i, c in ipairs(cookies) do requests[i] = wrk.format("GET", "${path}", { ["Cookie"] = c }) end\nend\n` +
+      `local n = 0\n` +
+      `request = function()\n  n = n % #requests + 1\n  return requests[n]\nend\n`,
+  );
+  return file;
 }
