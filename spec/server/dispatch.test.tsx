@@ -543,4 +543,29 @@ describe("client address", () => {
       await proxied.close();
     }
   });
+
+  // dispatch reads these from the connection only when a browser route asks (an API route never does).
+  it("secure follows X-Forwarded-Proto only behind a proxy the app trusts, and so does the cookie's Secure", async () => {
+    const routes = RouteTable.of(Route.get("/secure", (request) => Ok(String(request.secure))));
+    const direct = await serve({ routes });
+    const proxied = await serve({ routes, trustProxy: true });
+    try {
+      const https = { headers: { "x-forwarded-proto": "https" } };
+      const answers = {
+        direct: await direct.get("/secure", https),
+        proxied: await proxied.get("/secure", https),
+        proxiedPlain: await proxied.get("/secure"),
+      };
+      expect(await answers.direct.text()).toBe("false");
+      expect(await answers.proxied.text()).toBe("true");
+      expect(await answers.proxiedPlain.text()).toBe("false");
+      // A first visit: the session cookie carrying the new CSRF token is set on each.
+      expect(answers.direct.headers.get("set-cookie")).not.toMatch(/; Secure/);
+      expect(answers.proxied.headers.get("set-cookie")).toMatch(/; Secure/);
+      expect(answers.proxiedPlain.headers.get("set-cookie")).not.toMatch(/; Secure/);
+    } finally {
+      await direct.close();
+      await proxied.close();
+    }
+  });
 });
