@@ -13,14 +13,14 @@
 // Why CPU time: on this shared 2-core machine another process landing on the server's core
 // moves req/s by tens of percent, while the server's own CPU time per request (utime + stime
 // over the requests wrk counted) moves by a few. Differences under about 3 % are still noise.
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join, relative } from "node:path";
 import { buildBenchPages } from "./lib/bench-pages.mjs";
 import { freePort, ROOT, startServer, summary, WORK } from "./lib/util.mjs";
 import { cookiesScript, ensureWrk, wrk } from "./lib/wrk.mjs";
+import { scriptOf, SNAPSHOTS } from "./lib/sides.mjs";
 
-const SNAPSHOTS = join(WORK, "ab");
 const SERVER_CORE = 0;
 const LOAD_CORE = 1;
 const MANY = 2048;
@@ -52,16 +52,6 @@ function snapshot(name) {
   console.log(`kept the current build as ${relative(ROOT, dir)}: compare it with fw@${name}`);
 }
 
-function scriptOf(side) {
-  if (side === "raw") return join("bench", "servers", "raw.mjs");
-  if (side === "fw") return join("bench", "servers", "fw.mjs");
-  const name = /^fw@(.+)$/.exec(side)?.[1];
-  if (name === undefined) throw new Error(`unknown side ${JSON.stringify(side)}\n${USAGE}`);
-  const script = join(SNAPSHOTS, name, "bench", "servers", "fw.mjs");
-  const known = existsSync(SNAPSHOTS) ? readdirSync(SNAPSHOTS).join(", ") : "none";
-  if (!existsSync(script)) throw new Error(`no snapshot ${JSON.stringify(name)} (have: ${known}); make one with: node bench/ab.mjs snapshot ${name}`);
-  return script;
-}
 
 
 async function signIn(server) {

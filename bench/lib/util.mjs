@@ -91,8 +91,10 @@ export function freePort() {
  * Starts a server process (optionally pinned to a core) and resolves once a line of its stdout
  * matches `ready`. Fails after `timeoutMs`. The returned object stops it by its own pid.
  */
-export function startServer({ name, script, args = [], env = {}, core, ready = /listening|serving/, timeoutMs = 15_000, nodeArgs = [] }) {
-  const { command, args: argv } = pinned(core, process.execPath, [...nodeArgs, script, ...args]);
+export function startServer({ name, script, args = [], env = {}, core, ready = /listening|serving/, timeoutMs = 15_000, nodeArgs = [], launcher = [] }) {
+  // `launcher` runs node under another program (valgrind, for bench/instructions.mjs).
+  const [first = process.execPath, ...rest] = launcher.length === 0 ? [] : [...launcher, process.execPath];
+  const { command, args: argv } = pinned(core, first, [...rest, ...nodeArgs, script, ...args]);
   const child = spawn(command, argv, {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -154,6 +156,16 @@ export function rssOf(pid) {
   const match = /VmRSS:\s+(\d+) kB/.exec(status);
   if (!match) throw new Error(`no VmRSS for ${pid}`);
   return Number(match[1]) * 1024;
+}
+
+/** Installs a Debian package with apt-get when `command` is missing (as root). Returns true when it is there. */
+export function ensureDebianTool(command, versionArgs, pkg) {
+  if (spawnSync(command, versionArgs).error === undefined) return true;
+  log(`${command} is missing: apt-get update && apt-get install -y ${pkg}`);
+  const update = spawnSync("apt-get", ["update"], { stdio: "inherit", timeout: 300_000 });
+  const install = spawnSync("apt-get", ["install", "-y", pkg], { stdio: "inherit", timeout: 300_000 });
+  if (update.status !== 0 || install.status !== 0) return false;
+  return spawnSync(command, versionArgs).error === undefined;
 }
 
 /** Runs a command to completion; resolves with code, output and wall time in ms. Bounded in time. */

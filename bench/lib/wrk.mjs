@@ -1,16 +1,10 @@
 // wrk (the C load generator, from Debian) driven from node: install, run pinned, parse.
-import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { cpuSnapshot, log, otherShare, pinned, run } from "./util.mjs";
+import { cpuSnapshot, ensureDebianTool, otherShare, pinned, run } from "./util.mjs";
 
 /** Installs wrk with apt-get when it is missing (as root). Returns true when wrk is there. */
 export function ensureWrk() {
-  if (spawnSync("wrk", ["--version"]).error === undefined) return true;
-  log("wrk is missing: apt-get update && apt-get install -y wrk");
-  const update = spawnSync("apt-get", ["update"], { stdio: "inherit", timeout: 300_000 });
-  const install = spawnSync("apt-get", ["install", "-y", "wrk"], { stdio: "inherit", timeout: 300_000 });
-  if (update.status !== 0 || install.status !== 0) return false;
-  return spawnSync("wrk", ["--version"]).error === undefined;
+  return ensureDebianTool("wrk", ["--version"], "wrk");
 }
 
 function toMs(value, unit) {

@@ -1,0 +1,20 @@
+// The servers bench/ab.mjs and bench/instructions.mjs compare: raw node:http, fw as built, and
+// fw builds kept by `node bench/ab.mjs snapshot <name>`.
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { WORK } from "./util.mjs";
+
+/** Where `node bench/ab.mjs snapshot <name>` keeps a build. */
+export const SNAPSHOTS = join(WORK, "ab");
+
+/** The server script of a side: `raw`, `fw` (the current build) or `fw@<name>` (a snapshot). */
+export function scriptOf(side) {
+  if (side === "raw") return join("bench", "servers", "raw.mjs");
+  if (side === "fw") return join("bench", "servers", "fw.mjs");
+  const name = /^fw@(.+)$/.exec(side)?.[1];
+  if (name === undefined) throw new Error(`unknown side ${JSON.stringify(side)}: raw, fw or fw@<snapshot>`);
+  const script = join(SNAPSHOTS, name, "bench", "servers", "fw.mjs");
+  const known = existsSync(SNAPSHOTS) ? readdirSync(SNAPSHOTS).join(", ") : "none";
+  if (!existsSync(script)) throw new Error(`no snapshot ${JSON.stringify(name)} (have: ${known}); make one with: node bench/ab.mjs snapshot ${name}`);
+  return script;
+}
