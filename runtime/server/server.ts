@@ -137,9 +137,9 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
 /**
  * Makes `process.stdout` and `process.stderr` now, before the first request. Node creates each
  * on first use, and its socket code reads `process.stderr` whenever a connection closes: left
- * alone, stderr (a stream like any other) is made mid-service, after Node's stream and HTTP code
- * was optimized for request sockets alone, and that code serves every later request slower
- * (about 4 % of a plain-text request; bench/FINDINGS.md 15).
+ * alone, stderr (a stream like any other) is made mid-service, after Node's stream code was
+ * optimized for request sockets alone, and it turns polymorphic, slower for every later request
+ * (bench/FINDINGS.md 15).
  */
 function makeStdio(): void {
   void process.stdout;
