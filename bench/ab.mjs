@@ -19,7 +19,7 @@ import { join, relative } from "node:path";
 import { buildBenchPages } from "./lib/bench-pages.mjs";
 import { freePort, ROOT, startServer, summary, WORK } from "./lib/util.mjs";
 import { cookiesScript, ensureWrk, wrk } from "./lib/wrk.mjs";
-import { scriptOf, SNAPSHOTS } from "./lib/sides.mjs";
+import { scriptOf, signIn, SNAPSHOTS } from "./lib/sides.mjs";
 
 const SERVER_CORE = 0;
 const LOAD_CORE = 1;
@@ -52,13 +52,6 @@ function snapshot(name) {
   console.log(`kept the current build as ${relative(ROOT, dir)}: compare it with fw@${name}`);
 }
 
-
-
-async function signIn(server) {
-  const login = await fetch(`${server.url}/login`);
-  return (login.headers.get("set-cookie") ?? "").split(";")[0];
-}
-
 async function compare(scenarioName, sides, { rounds, seconds }) {
   const scenario = SCENARIOS[scenarioName];
   if (scenario === undefined || sides.length === 0) throw new Error(USAGE);
@@ -78,11 +71,11 @@ async function compare(scenarioName, sides, { rounds, seconds }) {
       if (fw === undefined) throw new Error(`${scenarioName} needs a fw side: fw signs the session cookies`);
       if (scenario.many) {
         const cookies = [];
-        for (let i = 0; i < MANY; i++) cookies.push(await signIn(fw));
+        for (let i = 0; i < MANY; i++) cookies.push(await signIn(fw.url));
         load.script = cookiesScript(cookies, scenario.path, join(WORK, "ab-many-sessions.lua"));
         load.check = { cookie: cookies[MANY - 1] };
       } else {
-        const cookie = await signIn(fw);
+        const cookie = await signIn(fw.url);
         load.headers = [`Cookie: ${cookie}`];
         load.check = { cookie };
       }

@@ -24,7 +24,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildBenchPages } from "./lib/bench-pages.mjs";
 import { pathToFileURL } from "node:url";
-import { scriptOf, SNAPSHOTS } from "./lib/sides.mjs";
+import { scriptOf, signIn, SNAPSHOTS } from "./lib/sides.mjs";
 import { ensureDebianTool, freePort, ROOT, startServer } from "./lib/util.mjs";
 
 const WARM = 5000;
@@ -65,14 +65,8 @@ function requests(port, path, cookie, count) {
   });
 }
 
-/** The session cookie fw signs on /login (the server is not yet counting: both runs do the same). */
-async function signIn(port) {
-  const answer = await fetch(`http://127.0.0.1:${port}/login`);
-  return (answer.headers.get("set-cookie") ?? "").split(";")[0];
-}
-
 /** One counted run: the server under valgrind serves `count` requests, then stops; resolves with the tool's output file. */
-async function countedRun(side, scenario, count, byFunction) {
+async function countedRun(side, scenario, cookie, count, byFunction) {
   const out = join(tmpdir(), `fw-instructions-${process.pid}-${randomBytes(4).toString("hex")}`);
   const tool = byFunction
     ? ["--tool=callgrind", "--dump-instr=yes", "--compress-pos=no", "--compress-strings=no", `--callgrind-out-file=${out}`]
@@ -88,7 +82,6 @@ async function countedRun(side, scenario, count, byFunction) {
     timeoutMs: 180_000,
   });
   try {
-    const cookie = scenario.cookie ? await signIn(port) : undefined;
     await requests(port, scenario.path, cookie, count);
   } finally {
     await server.stop();
@@ -158,9 +151,23 @@ function byFunctionOf(file) {
   return costs;
 }
 
-async function measure(side, scenario, count, byFunction) {
+/**
+ * The session cookie every side is sent, signed by fw's current build (not under valgrind), as
+ * bench/ab.mjs does: raw ignores it, and every fw side verifies it with the same FW_SECRET.
+ */
+async function cookieFromFw(scenario) {
+  const port = await freePort();
+  const helper = await startServer({ name: "sign-in", script: scriptOf("fw"), env: { ...scenario.env, PORT: String(port) } });
+  try {
+    return await signIn(`http://127.0.0.1:${port}`);
+  } finally {
+    await helper.stop();
+  }
+}
+
+async function measure(side, scenario, cookie, count, byFunction) {
   // The two runs of a side in parallel: one per core.
-  const [warm, long] = await Promise.all([countedRun(side, scenario, WARM, byFunction), countedRun(side, scenario, WARM + count, byFunction)]);
+  const [warm, long] = await Promise.all([countedRun(side, scenario, cookie, WARM, byFunction), countedRun(side, scenario, cookie, WARM + count, byFunction)]);
   try {
     if (!byFunction) return { perRequest: (totalOf(long) - totalOf(warm)) / count };
     const [a, b] = [byFunctionOf(warm), byFunctionOf(long)];
@@ -186,9 +193,10 @@ try {
   if (!ensureDebianTool("valgrind", ["--version"], "valgrind")) throw new Error("valgrind is not installed and apt-get could not install it");
   if (sides.some((side) => side !== "raw")) buildBenchPages();
   process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
+  const cookie = scenario.cookie ? await cookieFromFw(scenario) : undefined;
   const results = [];
   for (const side of sides) {
-    const result = await measure(side, scenario, count, byFunction);
+    const result = await measure(side, scenario, cookie, count, byFunction);
     results.push({ side, ...result });
     console.log(`${side}: ${Math.round(result.perRequest).toLocaleString("en-US")} instructions per request`);
   }

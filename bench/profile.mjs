@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { buildBenchPages } from "./lib/bench-pages.mjs";
 import { freePort, pinned, sleep, startServer, WORK } from "./lib/util.mjs";
+import { signIn } from "./lib/sides.mjs";
 import { cookiesScript } from "./lib/wrk.mjs";
 import { spawn } from "node:child_process";
 
@@ -79,11 +80,10 @@ if (scenario.cookie) {
   // a session signed by fw: from a fw server if this is one, else from a helper fw server
   const helper = scenario.script === "fw.mjs" ? undefined : await startServer({ name: "helper", script: "bench/servers/fw.mjs", env: { PORT: String(await freePort()) }, core: 1 });
   const base = helper === undefined ? `http://127.0.0.1:${port}` : /on (http:\/\/\S+)/.exec(helper.output())[1];
-  const res = await fetch(`${base}/login`);
-  headers = [`Cookie: ${res.headers.get("set-cookie").split(";")[0]}`];
+  headers = [`Cookie: ${await signIn(base)}`];
   if (scenario.many !== undefined) {
     const cookies = [];
-    for (let i = 0; i < scenario.many; i++) cookies.push((await fetch(`${base}/login`)).headers.get("set-cookie").split(";")[0]);
+    for (let i = 0; i < scenario.many; i++) cookies.push(await signIn(base));
     headers = [];
     manyScript = cookiesScript(cookies, scenario.path, join(dir, "many-sessions.lua"));
   }

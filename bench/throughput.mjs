@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, log, startServer, summary, WORK } from "./lib/util.mjs";
+import { signIn } from "./lib/sides.mjs";
 import { cookiesScript, wrk } from "./lib/wrk.mjs";
 
 const SERVER_CORE = 0;
@@ -141,9 +142,7 @@ export async function throughput({ seconds, rounds, warmup, connections }) {
     }
 
     // The session every page request sends: signed by fw itself, "ada" signed in, a CSRF token.
-    const login = await fetch(`${servers.fwApi.url}/login`);
-    const setCookie = login.headers.get("set-cookie") ?? "";
-    const cookie = setCookie.split(";")[0];
+    const cookie = await signIn(servers.fwApi.url);
     const payload = JSON.parse(Buffer.from(cookie.slice("fw_session=".length).split(".")[0], "base64url").toString("utf8"));
     const csrf = payload.e._csrf;
     if (typeof csrf !== "string") throw new Error(`no CSRF token in the session cookie ${cookie}`);
@@ -153,8 +152,7 @@ export async function throughput({ seconds, rounds, warmup, connections }) {
     // HMAC and parses the payload on every request, as the hand-written servers always do.
     const many = [];
     for (let i = 0; i < MANY_COOKIES; i++) {
-      const signedIn = await fetch(`${servers.fwApi.url}/login`);
-      many.push((signedIn.headers.get("set-cookie") ?? "").split(";")[0]);
+      many.push(await signIn(servers.fwApi.url));
     }
     for (const name of ["raw", "fwApi"]) {
       const page = await fetch(`${servers[name].url}/posts/7`, { headers: { cookie: many[MANY_COOKIES - 1] } });

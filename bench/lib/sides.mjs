@@ -1,5 +1,5 @@
-// The servers bench/ab.mjs and bench/instructions.mjs compare: raw node:http, fw as built, and
-// fw builds kept by `node bench/ab.mjs snapshot <name>`.
+// The bench's servers: which script a side of bench/ab.mjs and bench/instructions.mjs runs (raw
+// node:http, fw as built, fw builds kept by `node bench/ab.mjs snapshot <name>`), and signing in to fw's.
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { WORK } from "./util.mjs";
@@ -17,4 +17,11 @@ export function scriptOf(side) {
   const known = existsSync(SNAPSHOTS) ? readdirSync(SNAPSHOTS).join(", ") : "none";
   if (!existsSync(script)) throw new Error(`no snapshot ${JSON.stringify(name)} (have: ${known}); make one with: node bench/ab.mjs snapshot ${name}`);
   return script;
+}
+
+/** A session cookie (`fw_session=…`, "ada" signed in, a CSRF token) from fw's bench server at `baseUrl`. */
+export async function signIn(baseUrl) {
+  const cookie = (await fetch(`${baseUrl}/login`)).headers.get("set-cookie")?.split(";")[0];
+  if (cookie === undefined) throw new Error(`${baseUrl}/login set no cookie`);
+  return cookie;
 }

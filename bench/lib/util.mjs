@@ -93,8 +93,8 @@ export function freePort() {
  */
 export function startServer({ name, script, args = [], env = {}, core, ready = /listening|serving/, timeoutMs = 15_000, nodeArgs = [], launcher = [] }) {
   // `launcher` runs node under another program (valgrind, for bench/instructions.mjs).
-  const [first = process.execPath, ...rest] = launcher.length === 0 ? [] : [...launcher, process.execPath];
-  const { command, args: argv } = pinned(core, first, [...rest, ...nodeArgs, script, ...args]);
+  const [program, ...before] = [...launcher, process.execPath];
+  const { command, args: argv } = pinned(core, program, [...before, ...nodeArgs, script, ...args]);
   const child = spawn(command, argv, {
     cwd: ROOT,
     env: { ...process.env, ...env },
