@@ -109,21 +109,27 @@ function http(init: HttpRouteInit): HttpRoute {
   };
 }
 
-/** The API handler behind each adapter `Route.api` made (see `adaptedApiHandler`). */
-const adapted = new WeakMap<Handler, ApiHandler>();
+/**
+ * Where an adapter `Route.api` made keeps the API handler behind it (see `adaptedApiHandler`): a
+ * property of fw's own adapter function, read per request as a property load (a WeakMap lookup,
+ * as before, hashed the function on every request).
+ */
+const API_HANDLER = Symbol("fw.apiHandler");
+
+type Adapter = Handler & { readonly [API_HANDLER]?: ApiHandler };
 
 /**
  * The `ApiHandler` that `handler` merely adapts, when it is `Route.api`'s own adapter (no guard
  * wrapped it): dispatch then builds the `ApiRequest` directly, without a `Request` first.
  */
 export function adaptedApiHandler(handler: Handler): ApiHandler | undefined {
-  return adapted.get(handler);
+  return (handler as Adapter)[API_HANDLER];
 }
 
 function api(init: ApiRouteInit): HttpRoute {
   const apiHandler = init.handler;
   const handler: Handler = (request: Request) => apiHandler(ApiRequest.of(request));
-  adapted.set(handler, apiHandler);
+  Object.defineProperty(handler, API_HANDLER, { value: apiHandler });
   return { ...http({ ...init, handler, source: sourceOf(apiHandler, init.source) }), kind: API };
 }
 

@@ -1,10 +1,10 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { Cookie } from "../http/cookie.js";
 import { asFailure, BadRequest, MethodNotAllowed, NotFound, NotImplemented, type HttpFailure } from "../http/failure.js";
 import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
-import { originForm, splitPath, splitTarget } from "../http/path.js";
+import { originForm, splitPath } from "../http/path.js";
 import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, Request, textOf } from "../http/request.js";
 import type { Body, Header, Response } from "../http/response.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
@@ -116,9 +116,15 @@ export class Dispatcher {
 
   private answer(incoming: IncomingMessage, exchange: Exchange): Maybe<Answer> {
     const method = exchange.sentMethod;
-    const { path, query } = splitTarget(originForm(incoming.url ?? "/", incoming.headers.host));
+    // Node builds this record on first read and returns it through a getter: read it once.
+    const headers = incoming.headers;
+    const url = incoming.url ?? "/";
+    // Split here rather than through splitTarget: no {path, query} record per request.
+    const target = url.charCodeAt(0) === 47 /* "/" */ ? url : originForm(url, headers.host);
+    const q = target.indexOf("?");
+    const path = q === -1 ? target : target.slice(0, q);
     exchange.path = path;
-    exchange.query = query;
+    exchange.query = q === -1 ? "" : target.slice(q + 1);
     if (!isMethod(method)) throw new NotImplemented(`fw does not serve ${method} requests.`);
     exchange.method = method;
     if (path === "/fw/health" && (method === "GET" || method === "HEAD")) return health();
@@ -129,19 +135,19 @@ export class Dispatcher {
       }
       throw new NotFound();
     }
-    const hasBody = incoming.headers["content-length"] !== undefined || incoming.headers["transfer-encoding"] !== undefined;
-    if (!hasBody) return this.matched(incoming, exchange, lookup);
+    const hasBody = headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined;
+    if (!hasBody) return this.matched(incoming, headers, exchange, lookup);
     return readBody(incoming, this.options.maxBodySize).then((body) => {
       exchange.body = body;
-      return this.matched(incoming, exchange, lookup);
+      return this.matched(incoming, headers, exchange, lookup);
     });
   }
 
   /** The rest of a request whose path matched, once its body is read: `_method`, the route, the handler. */
-  private matched(incoming: IncomingMessage, exchange: Exchange, found: Lookup): Maybe<Answer> {
+  private matched(incoming: IncomingMessage, headers: IncomingHttpHeaders, exchange: Exchange, found: Lookup): Maybe<Answer> {
     let lookup = found;
-    exchange.headers = RequestHeaders.fromNode(incoming.headers);
-    if (exchange.method === "POST" && isUrlEncoded(incoming.headers["content-type"])) {
+    exchange.headers = RequestHeaders.fromNode(headers);
+    if (exchange.method === "POST" && isUrlEncoded(headers["content-type"])) {
       const form = Fields.parse(textOf(exchange.body), "form");
       exchange.form = form;
       const override = methodOverride(form);
@@ -229,15 +235,7 @@ export class Dispatcher {
   }
 
   private toAnswer(response: Response, layoutRequest: Request<unknown> | Sent): Answer {
-    const headers: string[] = [];
-    const sent = response.headers;
-    // An index loop: `for … of` here ran the array iterator builtin on every request
-    // (bench/instructions.mjs --by-function), where this compiles to plain loads.
-    for (let i = 0; i < sent.length; i++) {
-      const header = sent[i] as Header;
-      headers.push(header[0], header[1]);
-    }
-    return { status: response.status, headers, body: this.bodyText(response.body, layoutRequest) };
+    return { status: response.status, headers: flat(response.headers), body: this.bodyText(response.body, layoutRequest) };
   }
 
   private bodyText(body: Body, layoutRequest: Request<unknown> | Sent): string | Uint8Array {
@@ -413,6 +411,23 @@ function isHtml(answer: Answer): boolean {
     if ((answer.headers[i] as string).toLowerCase() === "content-type") return /^\s*text\/html\b/i.test(answer.headers[i + 1] as string);
   }
   return false;
+}
+
+/** A response's headers as the flat [name, value, …] list Node's `writeHead` takes. */
+function flat(headers: readonly Header[]): string[] {
+  // fw's own responses carry one header (their content type): one literal, no growing array.
+  if (headers.length === 1) {
+    const only = headers[0] as Header;
+    return [only[0], only[1]];
+  }
+  const list: string[] = [];
+  // An index loop: `for … of` here ran the array iterator builtin on every request
+  // (bench/instructions.mjs --by-function), where this compiles to plain loads.
+  for (let i = 0; i < headers.length; i++) {
+    const header = headers[i] as Header;
+    list.push(header[0], header[1]);
+  }
+  return list;
 }
 
 function withCookie(answer: Answer, cookie: string | undefined): Answer {
