@@ -7,10 +7,11 @@ import { WORK } from "./util.mjs";
 /** Where `node bench/ab.mjs snapshot <name>` keeps a build. */
 export const SNAPSHOTS = join(WORK, "ab");
 
-/** The server script of a side: `raw`, `fw` (the current build) or `fw@<name>` (a snapshot). */
+/** The server script of a side: `raw`, `fw` (the current build), `fw@<name>` (a snapshot) or a script's path. */
 export function scriptOf(side) {
   if (side === "raw") return join("bench", "servers", "raw.mjs");
   if (side === "fw") return join("bench", "servers", "fw.mjs");
+  if (/\.[cm]?js$/.test(side)) return side; // a server script of one's own, for experiments
   const name = /^fw@(.+)$/.exec(side)?.[1];
   if (name === undefined) throw new Error(`unknown side ${JSON.stringify(side)}: raw, fw or fw@<snapshot>`);
   const script = join(SNAPSHOTS, name, "bench", "servers", "fw.mjs");
