@@ -81,14 +81,38 @@ export function requestCookies(header: string | undefined, name: string): string
   if (header === undefined || header === "") return [];
   const found: string[] = [];
   let start = 0;
+  // Read in place: a pair's name is compared where it stands and only a wanted value is cut out
+  // (cutting and trimming every pair's name cost a browser route three strings per cookie).
   while (start < header.length) {
     let end = header.indexOf(";", start);
     if (end === -1) end = header.length;
-    const eq = header.indexOf("=", start);
-    if (eq !== -1 && eq < end && header.slice(start, eq).trim() === name) {
-      found.push(header.slice(eq + 1, end).trim());
+    const at = skipSpace(header, start, end);
+    if (header.startsWith(name, at)) {
+      const eq = skipSpace(header, at + name.length, end);
+      if (eq < end && header.charCodeAt(eq) === 61 /* "=" */) found.push(trimmed(header, eq + 1, end));
     }
     start = end + 1;
   }
   return found;
+}
+
+/** The first index from `from` (before `end`) that is not white space as `String.prototype.trim` sees it. */
+function skipSpace(text: string, from: number, end: number): number {
+  let i = from;
+  while (i < end && isSpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** `text.slice(from, end).trim()`, cutting once. */
+function trimmed(text: string, from: number, end: number): string {
+  const first = skipSpace(text, from, end);
+  let last = end;
+  while (last > first && isSpace(text.charCodeAt(last - 1))) last--;
+  return text.slice(first, last);
+}
+
+/** White space and line terminators, as `trim` removes them. */
+function isSpace(code: number): boolean {
+  if (code <= 0xff) return code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0xa0;
+  return /\s/.test(String.fromCharCode(code));
 }

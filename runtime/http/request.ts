@@ -27,6 +27,15 @@ export interface RequestInit<P = DefaultParams> {
   readonly clientAddress?: string;
 }
 
+/**
+ * Set (true) on a `RequestInit` whose `clientAddress` costs a call into the connection (the
+ * server's record of a request): a `Request` built from it reads the address on first ask, and
+ * most handlers never ask. Internal: not exported from fw's entry.
+ */
+export const LAZY_ADDRESS: unique symbol = Symbol("fw.lazyAddress");
+
+type LazyAddress = { readonly [LAZY_ADDRESS]?: boolean };
+
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** A body as UTF-8 text; invalid UTF-8 is a 400. */
@@ -102,11 +111,9 @@ export class Request<P = DefaultParams> extends Sent<P> {
   readonly secure: boolean;
   /** The key of the user the guard identified; undefined means nobody. */
   readonly currentUser: string | undefined;
-  /**
-   * The address of the peer that sent the request, as the server saw the connection (what
-   * per-address limits count by); undefined on a hand-built request or where the server names none.
-   */
-  readonly clientAddress: string | undefined;
+  #address: string | undefined;
+  /** Where the address is read from on first ask, when the init said to wait (LAZY_ADDRESS). */
+  #addressFrom: RequestInit<P> | undefined;
   #form: Fields | undefined;
 
   static {
@@ -118,8 +125,22 @@ export class Request<P = DefaultParams> extends Sent<P> {
     this.session = init.session ?? Session.empty;
     this.secure = init.secure ?? false;
     this.currentUser = init.currentUser;
-    this.clientAddress = init.clientAddress;
+    if ((init as LazyAddress)[LAZY_ADDRESS] === true) this.#addressFrom = init;
+    else this.#address = init.clientAddress;
     this.#form = init.form;
+  }
+
+  /**
+   * The address of the peer that sent the request, as the server saw the connection (what
+   * per-address limits count by); undefined on a hand-built request or where the server names none.
+   */
+  get clientAddress(): string | undefined {
+    const from = this.#addressFrom;
+    if (from !== undefined) {
+      this.#address = from.clientAddress;
+      this.#addressFrom = undefined;
+    }
+    return this.#address;
   }
 
   /** The submitted form (urlencoded bodies only); empty for any other body. */

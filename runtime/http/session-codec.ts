@@ -50,14 +50,19 @@ export class SessionCodec {
 
   /** The session a cookie value carries; its pending flash arrives as incoming flash. */
   decode(value: string, now: number): Session {
-    const known = this.#verified.get(value);
-    if (known !== undefined) return this.fresh(known, now) ? known : Session.empty;
+    // A verified value ends in its 43-character signature: the fingerprint of its first four
+    // characters finds a remembered value without hashing the whole cookie (a few hundred
+    // characters, hashed anew on every request as a fresh string), and the whole value must
+    // then be the one remembered.
+    const print = value.length > SIGNATURE_LENGTH ? fingerprint(value, value.length - SIGNATURE_LENGTH) : -1;
+    const known = this.#verified.get(print);
+    if (known !== undefined && known.value === value) return this.fresh(known.session, now) ? known.session : Session.empty;
     const dot = value.indexOf(".");
     if (dot <= 0 || dot !== value.lastIndexOf(".")) return Session.empty;
     const payload = value.slice(0, dot);
     if (!this.verifies(payload, value.slice(dot + 1))) return Session.empty;
     const session = this.read(payload, now);
-    if ((!session.isEmpty || session.incoming.size > 0) && this.admitted(value, dot + 1)) this.remember(value, session);
+    if ((!session.isEmpty || session.incoming.size > 0) && this.admitted(print)) this.remember(print, value, session);
     return session;
   }
 
@@ -71,9 +76,8 @@ export class SessionCodec {
    */
   readonly #seenOnce = new Set<number>();
 
-  /** Whether a verified value is remembered now; else its fingerprint is noted for next time. */
-  private admitted(value: string, signatureAt: number): boolean {
-    const print = fingerprint(value, signatureAt);
+  /** Whether a verified value (by its fingerprint) is remembered now; else it is noted for next time. */
+  private admitted(print: number): boolean {
     if (this.#seenOnce.delete(print)) return true;
     if (this.#seenOnce.size >= VERIFIED_CACHE_SIZE) this.#seenOnce.delete(this.#seenOnce.values().next().value as number);
     this.#seenOnce.add(print);
@@ -84,18 +88,19 @@ export class SessionCodec {
    * A browser sends the same cookie until its session changes, so verified cookie values are
    * remembered (a bounded number, oldest forgotten first): a repeat costs a map lookup instead of
    * an HMAC and a JSON parse. Sessions are immutable, so the same one can be handed out again;
-   * its age is checked on every hit. Only values that verified are ever kept.
+   * its age is checked on every hit. Only values that verified are ever kept, by the fingerprint
+   * of their signature; two that share one take turns (the later replaces the earlier).
    */
-  readonly #verified = new Map<string, Session>();
+  readonly #verified = new Map<number, Remembered>();
 
-  private remember(value: string, session: Session): void {
-    if (this.#verified.size >= VERIFIED_CACHE_SIZE) {
+  private remember(print: number, value: string, session: Session): void {
+    if (this.#verified.size >= VERIFIED_CACHE_SIZE && !this.#verified.has(print)) {
       const oldest = this.#verified.keys().next().value;
       if (oldest !== undefined) this.#verified.delete(oldest);
     }
     // The value is cut from the request's Cookie header, which it would keep alive (up to 16 KiB,
-    // other cookies included) while remembered: the key is a copy of its own.
-    this.#verified.set(ownCopy(value), session);
+    // other cookies included) while remembered: it is kept as a copy of its own.
+    this.#verified.set(print, { value: ownCopy(value), session });
   }
 
   /** Younger than the maximum age, and not issued more than a minute ahead (clock skew). */
@@ -137,10 +142,20 @@ export class SessionCodec {
   }
 }
 
+/** A verified value the codec remembers, under its fingerprint. */
+interface Remembered {
+  readonly value: string;
+  readonly session: Session;
+}
+
+/** The length of a signature's canonical base64url spelling (CANONICAL_SIGNATURE). */
+const SIGNATURE_LENGTH = 43;
+
 /**
- * Four characters of a verified value's signature (random-looking, 24 bits) as a number: what
- * the admission set keeps, so it holds no string cut from a request. Two values that share one
- * only let the second be remembered a visit early; lookups always compare whole values.
+ * Four characters of a verified value's signature (random-looking, 24 bits) as a number (a small
+ * integer, cheap to look up): what the cache and the admission set are keyed by, so the set holds
+ * no string cut from a request. Two values that share one only let the second be remembered a
+ * visit early; lookups always compare whole values.
  */
 function fingerprint(value: string, at: number): number {
   return ((value.charCodeAt(at) * 128 + value.charCodeAt(at + 1)) * 128 + value.charCodeAt(at + 2)) * 128 + value.charCodeAt(at + 3);

@@ -5,7 +5,7 @@ import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
 import { originForm, splitPath } from "../http/path.js";
-import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, Request, textOf } from "../http/request.js";
+import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, LAZY_ADDRESS, Request, textOf } from "../http/request.js";
 import type { Body, Header, Response } from "../http/response.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
 import { arrivedSession, MAX_COOKIE_BYTES, SESSION_COOKIE, sessionChanged, type SessionCodec } from "../http/session-codec.js";
@@ -333,14 +333,17 @@ class Exchange {
   /** The request as Node parsed it, once its route matched: what `secure` and `clientAddress` read. */
   incoming: IncomingMessage | undefined = undefined;
   trustProxy = false;
+  /** A `Request` built from this record reads `clientAddress` only when asked. */
+  readonly [LAZY_ADDRESS] = true;
 
   constructor(sentMethod: string) {
     this.sentMethod = sentMethod;
   }
 
   /**
-   * Read from the connection only when asked: a browser route's `Request` and its cookie do, an
-   * API route never does (reading the peer's address costs a call into Node's socket).
+   * Read from the connection only when asked: a browser route's `Request` reads `secure` (and its
+   * cookie does), its `clientAddress` waits for a handler to ask (LAZY_ADDRESS), and an API route
+   * reads neither (reading the peer's address costs a call into Node's socket).
    */
   get secure(): boolean {
     return this.incoming !== undefined && isSecure(this.incoming, this.trustProxy);

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Cookie } from "../../runtime/index.js";
 import { requestCookies } from "../../runtime/http/cookie.js";
@@ -48,5 +49,30 @@ describe("2.8 Cookie", () => {
     expect(requestCookies("fw_session=1; fw_session=2", "fw_session")).toEqual(["1", "2"]);
     expect(requestCookies(undefined, "fw_session")).toEqual([]);
     expect(requestCookies("garbage;;==;", "fw_session")).toEqual([]);
+    expect(requestCookies(" \tfw_session \u00a0= v \r; fw_sessionX=1; x fw_session=2; fw_session", "fw_session")).toEqual(["v"]);
+  });
+
+  it("reads a Cookie header as cutting each pair and trimming its name and value would", () => {
+    // The reference: what requestCookies did before it read the header in place.
+    const byCutting = (header: string, name: string): string[] => {
+      const found: string[] = [];
+      let start = 0;
+      while (start < header.length) {
+        let end = header.indexOf(";", start);
+        if (end === -1) end = header.length;
+        const eq = header.indexOf("=", start);
+        if (eq !== -1 && eq < end && header.slice(start, eq).trim() === name) found.push(header.slice(eq + 1, end).trim());
+        start = end + 1;
+      }
+      return found;
+    };
+    const piece = fc.constantFrom("fw_session", "fw_sessio", "a", "=", ";", " ", "\t", "\u00a0", "\u3000", "\ufeff", "\n", "x.y", "é");
+    const header = fc.array(piece, { maxLength: 24 }).map((pieces) => pieces.join(""));
+    fc.assert(
+      fc.property(header, fc.constantFrom("fw_session", "a"), (text, name) => {
+        expect(requestCookies(text, name)).toEqual(text === "" ? [] : byCutting(text, name));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

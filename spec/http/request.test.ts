@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiRequest, BadRequest, Fields, Request, Session } from "../../runtime/index.js";
+import { copyRequest, LAZY_ADDRESS } from "../../runtime/http/request.js";
 import { distModule, retainedBytes } from "../support/retained.js";
 
 describe("2.5 Request", () => {
@@ -97,5 +98,26 @@ describe("Fields outlive their request without it", () => {
     );
     expect(retained).toBeLessThan(5_000_000); // the bodies were 100 MB
   });
-});
 
+  it("reads the client address from a server's record on first ask, once; from a plain init at once", () => {
+    let asked = 0;
+    const record = {
+      [LAZY_ADDRESS]: true,
+      get clientAddress() {
+        asked++;
+        return "192.0.2.1";
+      },
+    };
+    const lazy = new Request(record);
+    expect(asked).toBe(0);
+    expect(lazy.clientAddress).toBe("192.0.2.1");
+    expect(lazy.clientAddress).toBe("192.0.2.1");
+    expect(asked).toBe(1);
+    expect(copyRequest(new Request(record), { session: Session.empty.set("a", "b") }).clientAddress).toBe("192.0.2.1");
+    const plain = { clientAddress: "198.51.100.7" };
+    const eager = new Request(plain);
+    plain.clientAddress = "changed later";
+    expect(eager.clientAddress).toBe("198.51.100.7");
+    expect(new Request().clientAddress).toBeUndefined();
+  });
+});

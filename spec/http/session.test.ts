@@ -178,6 +178,40 @@ describe("2.9 Verified cookies are remembered", () => {
     expect(fresh.decode(forged, now).isEmpty).toBe(true);
   });
 
+  it("a remembered value's signature on another payload reads as empty, though both share the fingerprint it is found by", () => {
+    const remembering = new SessionCodec([secret], DAY);
+    const cookie = remembering.encode(Session.empty.set("user", "1"), now);
+    const [payload, signature] = cookie.split(".") as [string, string];
+    remembering.decode(cookie, now);
+    expect(remembering.decode(cookie, now)).toBe(remembering.decode(cookie, now)); // remembered
+    const otherPayload = Buffer.from(JSON.stringify({ i: Math.floor(now / 1000), e: { user: "admin" }, f: {} })).toString("base64url");
+    expect(otherPayload).not.toBe(payload);
+    expect(remembering.decode(`${otherPayload}.${signature}`, now).isEmpty).toBe(true);
+    expect(remembering.decode(cookie, now).get("user")).toBe("1");
+  });
+
+  it("two verified values whose signatures share their first four characters both read right, in turn", () => {
+    const sharing = new SessionCodec([secret], DAY);
+    // Sign sessions until two signatures begin alike (24 bits: a pair is due after a few thousand).
+    const byStart = new Map<string, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; pair === undefined && i < 100_000; i++) {
+      const cookie = sharing.encode(Session.empty.set("u", String(i)), now);
+      const start = (cookie.split(".")[1] as string).slice(0, 4);
+      const earlier = byStart.get(start);
+      if (earlier === undefined) byStart.set(start, cookie);
+      else pair = [earlier, cookie];
+    }
+    if (pair === undefined) throw new Error("no two signatures shared a start in 100,000");
+    const [a, b] = pair;
+    const users = [a, b].map((cookie) => (JSON.parse(Buffer.from(cookie.split(".")[0] as string, "base64url").toString()) as { e: { u: string } }).e.u);
+    for (let round = 0; round < 4; round++) {
+      for (const [k, cookie] of [a, a, b, b, a, b].entries()) {
+        expect(sharing.decode(cookie, now).get("u")).toBe(users[k < 2 || k === 4 ? 0 : 1]);
+      }
+    }
+  });
+
   it("forgets the oldest values beyond its bound", async () => {
     const { VERIFIED_CACHE_SIZE } = await import("../../runtime/http/session-codec.js");
     const bounded = new SessionCodec([secret], DAY);
