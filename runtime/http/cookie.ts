@@ -79,7 +79,7 @@ function describe(code: number): string {
  */
 export function requestCookies(header: string | undefined, name: string): string[] {
   if (header === undefined || header === "") return [];
-  const found: string[] = [];
+  let found: string[] | undefined;
   let start = 0;
   // Read in place: a pair's name is compared where it stands and only a wanted value is cut out
   // (cutting and trimming every pair's name cost a browser route three strings per cookie).
@@ -87,13 +87,26 @@ export function requestCookies(header: string | undefined, name: string): string
     let end = header.indexOf(";", start);
     if (end === -1) end = header.length;
     const at = skipSpace(header, start, end);
-    if (header.startsWith(name, at)) {
+    if (namedAt(header, at, end, name)) {
       const eq = skipSpace(header, at + name.length, end);
-      if (eq < end && header.charCodeAt(eq) === 61 /* "=" */) found.push(trimmed(header, eq + 1, end));
+      if (eq < end && header.charCodeAt(eq) === 61 /* "=" */) {
+        const value = trimmed(header, eq + 1, end);
+        if (found === undefined) found = [value];
+        else found.push(value);
+      }
     }
     start = end + 1;
   }
-  return found;
+  return found ?? [];
+}
+
+/** Whether `name` is written at `at` (before `end`): `startsWith` without its call, which cost more than the loop. */
+function namedAt(text: string, at: number, end: number, name: string): boolean {
+  if (at + name.length > end) return false;
+  for (let k = 0; k < name.length; k++) {
+    if (text.charCodeAt(at + k) !== name.charCodeAt(k)) return false;
+  }
+  return true;
 }
 
 /** The first index from `from` (before `end`) that is not white space as `String.prototype.trim` sees it. */
