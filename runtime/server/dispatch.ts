@@ -6,7 +6,7 @@ import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
 import { originForm, splitPath } from "../http/path.js";
 import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, LAZY_ADDRESS, Request, textOf } from "../http/request.js";
-import type { Body, Header, Response } from "../http/response.js";
+import { flatHeaders, type Body, type Response } from "../http/response.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
 import { arrivedSession, MAX_COOKIE_BYTES, SESSION_COOKIE, sessionChanged, type SessionCodec } from "../http/session-codec.js";
 import { decodeParams } from "../routing/from-path.js";
@@ -235,7 +235,7 @@ export class Dispatcher {
   }
 
   private toAnswer(response: Response, layoutRequest: Request<unknown> | Sent): Answer {
-    return { status: response.status, headers: flat(response.headers), body: this.bodyText(response.body, layoutRequest) };
+    return { status: response.status, headers: flatHeaders(response.headers), body: this.bodyText(response.body, layoutRequest) };
   }
 
   private bodyText(body: Body, layoutRequest: Request<unknown> | Sent): string | Uint8Array {
@@ -414,23 +414,6 @@ function isHtml(answer: Answer): boolean {
     if ((answer.headers[i] as string).toLowerCase() === "content-type") return /^\s*text\/html\b/i.test(answer.headers[i + 1] as string);
   }
   return false;
-}
-
-/** A response's headers as the flat [name, value, …] list Node's `writeHead` takes. */
-function flat(headers: readonly Header[]): string[] {
-  // fw's own responses carry one header (their content type): one literal, no growing array.
-  if (headers.length === 1) {
-    const only = headers[0] as Header;
-    return [only[0], only[1]];
-  }
-  const list: string[] = [];
-  // An index loop: `for … of` here ran the array iterator builtin on every request
-  // (bench/instructions.mjs --by-function), where this compiles to plain loads.
-  for (let i = 0; i < headers.length; i++) {
-    const header = headers[i] as Header;
-    list.push(header[0], header[1]);
-  }
-  return list;
 }
 
 function withCookie(answer: Answer, cookie: string | undefined): Answer {
