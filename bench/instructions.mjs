@@ -3,11 +3,14 @@
 // machine's load. Each side's server runs under cachegrind twice, serving WARM requests and then
 // WARM + N, one after another on one keep-alive connection; the difference of the two totals over
 // N is what a warmed-up request costs the server, in instructions (user space: the kernel's share
-// is not counted). Repeated runs of one side agree within about 1 %.
+// is not counted). Most repeated runs of one side agree within about 1 %; some land 2-4 % off, so
+// compare small changes over several runs per side (README.md).
 //
 //   node bench/instructions.mjs raw fw                  text (GET / as Route.api), 20,000 requests
 //   node bench/instructions.mjs raw fw@before fw --scenario=text-browser
 //   node bench/instructions.mjs raw fw --by-function    where they differ, by JS function (callgrind)
+//   node bench/instructions.mjs raw fw --mixed          each server first serves what npm run bench has it
+//                                                       serve before its text group (other routes; see mix())
 //
 // Sides as in bench/ab.mjs: raw, fw (the current build), fw@<snapshot>. valgrind is installed with
 // apt-get when missing. --single-threaded keeps V8's compiler and GC on the counted thread, so
@@ -35,7 +38,7 @@ const SCENARIOS = {
   "text-browser": { path: "/", env: { FW_TEXT_ROUTE: "browser" }, cookie: true },
   page: { path: "/posts/7", cookie: true },
 };
-const USAGE = `usage: node bench/instructions.mjs <raw|fw|fw@name>... [--scenario=${Object.keys(SCENARIOS).join("|")}] [--requests=20000] [--by-function] [--top=30]`;
+const USAGE = `usage: node bench/instructions.mjs <raw|fw|fw@name>... [--scenario=${Object.keys(SCENARIOS).join("|")}] [--requests=20000] [--by-function] [--mixed] [--top=30]`;
 
 /** Sends `count` GETs one after another on one keep-alive connection; resolves when all are answered. */
 function requests(port, path, cookie, count) {
@@ -66,6 +69,43 @@ function requests(port, path, cookie, count) {
 }
 
 /** One counted run: the server under valgrind serves `count` requests, then stops; resolves with the tool's output file. */
+/**
+ * What `npm run bench` has a server serve before its text group (--mixed): fw's signs in and
+ * serves pages, the Index, a 404, a 405 and a form POST; raw serves its page and a 404. Shared
+ * dispatch code then carries the feedback of many routes, as in a real server, where a process
+ * that served `GET /` alone keeps it monomorphic. Served in both runs of a side, so it cancels out.
+ */
+async function mix(side, base, cookie) {
+  const text = async (path, init) => {
+    const answer = await fetch(`${base}${path}`, { redirect: "manual", ...init });
+    await answer.arrayBuffer();
+    return answer;
+  };
+  const ROUNDS = 300;
+  if (side === "raw") {
+    for (let i = 0; i < ROUNDS; i++) {
+      await text("/posts/7", { headers: { cookie: cookie ?? MIX_COOKIE } });
+      await text("/nothing/here");
+    }
+    return;
+  }
+  const cookies = [];
+  for (let i = 0; i < ROUNDS; i++) cookies.push(await signIn(base));
+  const mine = cookies[0];
+  const csrf = JSON.parse(Buffer.from(mine.slice("fw_session=".length).split(".")[0], "base64url").toString("utf8")).e._csrf;
+  for (let i = 0; i < ROUNDS; i++) {
+    await text("/posts/7", { headers: { cookie: cookies[i] } });
+    await text("/tasks", { headers: { cookie: mine } });
+    await text("/nothing/here", { headers: { cookie: mine } });
+    await text("/posts/7", { method: "DELETE", headers: { cookie: mine } });
+    const body = `_csrf=${encodeURIComponent(csrf)}&text=hi`;
+    await text("/posts/7/comments", { method: "POST", headers: { cookie: mine, "content-type": "application/x-www-form-urlencoded" }, body });
+  }
+}
+
+/** A cookie for raw's page in the text scenario, which sends none: raw reads any `fw_session` it can verify. */
+let MIX_COOKIE = "fw_session=";
+
 async function countedRun(side, scenario, cookie, count, byFunction) {
   const out = join(tmpdir(), `fw-instructions-${process.pid}-${randomBytes(4).toString("hex")}`);
   const tool = byFunction
@@ -82,6 +122,7 @@ async function countedRun(side, scenario, cookie, count, byFunction) {
     timeoutMs: 180_000,
   });
   try {
+    if (mixed) await mix(side, `http://127.0.0.1:${port}`, cookie);
     await requests(port, scenario.path, cookie, count);
   } finally {
     await server.stop();
@@ -187,6 +228,7 @@ const scenarioName = option("scenario") ?? "text";
 const scenario = SCENARIOS[scenarioName];
 const count = Number(option("requests") ?? 20_000);
 const byFunction = args.includes("--by-function");
+const mixed = args.includes("--mixed");
 const top = Number(option("top") ?? 30);
 try {
   if (sides.length === 0 || scenario === undefined || !(count > 0)) throw new Error(USAGE);
@@ -194,6 +236,7 @@ try {
   if (sides.some((side) => side !== "raw")) buildBenchPages();
   process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
   const cookie = scenario.cookie ? await cookieFromFw(scenario) : undefined;
+  if (mixed && cookie === undefined) MIX_COOKIE = await cookieFromFw(scenario);
   const results = [];
   for (const side of sides) {
     const result = await measure(side, scenario, cookie, count, byFunction);
