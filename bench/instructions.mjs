@@ -27,7 +27,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildBenchPages } from "./lib/bench-pages.mjs";
 import { pathToFileURL } from "node:url";
-import { scriptOf, signIn, SNAPSHOTS } from "./lib/sides.mjs";
+import { csrfOf, scriptOf, signIn, SNAPSHOTS } from "./lib/sides.mjs";
 import { ensureDebianTool, freePort, ROOT, startServer } from "./lib/util.mjs";
 
 const WARM = 5000;
@@ -68,45 +68,42 @@ function requests(port, path, cookie, count) {
   });
 }
 
-/** One counted run: the server under valgrind serves `count` requests, then stops; resolves with the tool's output file. */
 /**
  * What `npm run bench` has a server serve before its text group (--mixed): fw's signs in and
- * serves pages, the Index, a 404, a 405 and a form POST; raw serves its page and a 404. Shared
- * dispatch code then carries the feedback of many routes, as in a real server, where a process
- * that served `GET /` alone keeps it monomorphic. Served in both runs of a side, so it cancels out.
+ * serves pages, the Index, a 404, a 405 and a form POST; raw serves its page (with `cookie`, fw's)
+ * and a 404. Shared dispatch code then carries the feedback of many routes, as in a real server,
+ * where a process that served `GET /` alone keeps it monomorphic. Served in both runs of a side,
+ * so it cancels out.
  */
 async function mix(side, base, cookie) {
-  const text = async (path, init) => {
-    const answer = await fetch(`${base}${path}`, { redirect: "manual", ...init });
-    await answer.arrayBuffer();
-    return answer;
-  };
+  const send = async (path, init) => void (await (await fetch(`${base}${path}`, { redirect: "manual", ...init })).arrayBuffer());
   const ROUNDS = 300;
   if (side === "raw") {
     for (let i = 0; i < ROUNDS; i++) {
-      await text("/posts/7", { headers: { cookie: cookie ?? MIX_COOKIE } });
-      await text("/nothing/here");
+      await send("/posts/7", { headers: { cookie } });
+      await send("/nothing/here");
     }
     return;
   }
   const cookies = [];
   for (let i = 0; i < ROUNDS; i++) cookies.push(await signIn(base));
   const mine = cookies[0];
-  const csrf = JSON.parse(Buffer.from(mine.slice("fw_session=".length).split(".")[0], "base64url").toString("utf8")).e._csrf;
+  const body = `_csrf=${encodeURIComponent(csrfOf(mine))}&text=hi`;
   for (let i = 0; i < ROUNDS; i++) {
-    await text("/posts/7", { headers: { cookie: cookies[i] } });
-    await text("/tasks", { headers: { cookie: mine } });
-    await text("/nothing/here", { headers: { cookie: mine } });
-    await text("/posts/7", { method: "DELETE", headers: { cookie: mine } });
-    const body = `_csrf=${encodeURIComponent(csrf)}&text=hi`;
-    await text("/posts/7/comments", { method: "POST", headers: { cookie: mine, "content-type": "application/x-www-form-urlencoded" }, body });
+    await send("/posts/7", { headers: { cookie: cookies[i] } });
+    await send("/tasks", { headers: { cookie: mine } });
+    await send("/nothing/here", { headers: { cookie: mine } });
+    await send("/posts/7", { method: "DELETE", headers: { cookie: mine } });
+    await send("/posts/7/comments", { method: "POST", headers: { cookie: mine, "content-type": "application/x-www-form-urlencoded" }, body });
   }
 }
 
-/** A cookie for raw's page in the text scenario, which sends none: raw reads any `fw_session` it can verify. */
-let MIX_COOKIE = "fw_session=";
-
-async function countedRun(side, scenario, cookie, count, byFunction) {
+/**
+ * One counted run: the server under valgrind serves `count` requests (after the mix, when
+ * `run.mixCookie` is given), then stops; resolves with the tool's output file.
+ */
+async function countedRun(side, run, count) {
+  const { scenario, cookie, byFunction, mixCookie } = run;
   const out = join(tmpdir(), `fw-instructions-${process.pid}-${randomBytes(4).toString("hex")}`);
   const tool = byFunction
     ? ["--tool=callgrind", "--dump-instr=yes", "--compress-pos=no", "--compress-strings=no", `--callgrind-out-file=${out}`]
@@ -122,7 +119,7 @@ async function countedRun(side, scenario, cookie, count, byFunction) {
     timeoutMs: 180_000,
   });
   try {
-    if (mixed) await mix(side, `http://127.0.0.1:${port}`, cookie);
+    if (mixCookie !== undefined) await mix(side, `http://127.0.0.1:${port}`, mixCookie);
     await requests(port, scenario.path, cookie, count);
   } finally {
     await server.stop();
@@ -206,9 +203,11 @@ async function cookieFromFw(scenario) {
   }
 }
 
-async function measure(side, scenario, cookie, count, byFunction) {
+/** A side's instructions per request (and per function, `run.byFunction`), over `run.count` requests. */
+async function measure(side, run) {
+  const { count, byFunction } = run;
   // The two runs of a side in parallel: one per core.
-  const [warm, long] = await Promise.all([countedRun(side, scenario, cookie, WARM, byFunction), countedRun(side, scenario, cookie, WARM + count, byFunction)]);
+  const [warm, long] = await Promise.all([countedRun(side, run, WARM), countedRun(side, run, WARM + count)]);
   try {
     if (!byFunction) return { perRequest: (totalOf(long) - totalOf(warm)) / count };
     const [a, b] = [byFunctionOf(warm), byFunctionOf(long)];
@@ -236,10 +235,12 @@ try {
   if (sides.some((side) => side !== "raw")) buildBenchPages();
   process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
   const cookie = scenario.cookie ? await cookieFromFw(scenario) : undefined;
-  if (mixed && cookie === undefined) MIX_COOKIE = await cookieFromFw(scenario);
+  // The mix sends raw's page a session cookie even where the scenario sends none.
+  const mixCookie = mixed ? (cookie ?? (await cookieFromFw(scenario))) : undefined;
+  const run = { scenario, cookie, count, byFunction, mixCookie };
   const results = [];
   for (const side of sides) {
-    const result = await measure(side, scenario, cookie, count, byFunction);
+    const result = await measure(side, run);
     results.push({ side, ...result });
     console.log(`${side}: ${Math.round(result.perRequest).toLocaleString("en-US")} instructions per request`);
   }

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, log, startServer, summary, WORK } from "./lib/util.mjs";
-import { signIn } from "./lib/sides.mjs";
+import { csrfOf, signIn } from "./lib/sides.mjs";
 import { cookiesScript, wrk } from "./lib/wrk.mjs";
 
 const SERVER_CORE = 0;
@@ -109,7 +109,6 @@ function postScript(cookie, csrf) {
   return file;
 }
 
-
 function deleteScript(cookie) {
   const file = join(WORK, "delete.lua");
   writeFileSync(file, `wrk.method = "DELETE"\nwrk.headers["Cookie"] = ${JSON.stringify(cookie)}\n`);
@@ -143,9 +142,7 @@ export async function throughput({ seconds, rounds, warmup, connections }) {
 
     // The session every page request sends: signed by fw itself, "ada" signed in, a CSRF token.
     const cookie = await signIn(servers.fwApi.url);
-    const payload = JSON.parse(Buffer.from(cookie.slice("fw_session=".length).split(".")[0], "base64url").toString("utf8"));
-    const csrf = payload.e._csrf;
-    if (typeof csrf !== "string") throw new Error(`no CSRF token in the session cookie ${cookie}`);
+    const csrf = csrfOf(cookie);
     const facts = { ...(await preflight(servers, cookie, csrf)), cookieBytes: cookie.length };
     const withCookie = [`Cookie: ${cookie}`];
     // Many sessions in turn: more distinct cookies than fw remembers (1,024), so fw verifies the

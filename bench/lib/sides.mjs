@@ -26,3 +26,11 @@ export async function signIn(baseUrl) {
   if (cookie === undefined) throw new Error(`${baseUrl}/login set no cookie`);
   return cookie;
 }
+
+/** The CSRF token a session cookie from `signIn` carries (its payload is base64url JSON, unsigned part first). */
+export function csrfOf(cookie) {
+  const payload = JSON.parse(Buffer.from(cookie.slice("fw_session=".length).split(".")[0], "base64url").toString("utf8"));
+  const csrf = payload.e?._csrf;
+  if (typeof csrf !== "string") throw new Error(`no CSRF token in the session cookie ${cookie}`);
+  return csrf;
+}

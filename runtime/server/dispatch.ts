@@ -118,9 +118,8 @@ export class Dispatcher {
     const method = exchange.sentMethod;
     // Node builds this record on first read and returns it through a getter: read it once.
     const headers = incoming.headers;
-    const url = incoming.url ?? "/";
+    const target = originForm(incoming.url ?? "/", headers.host);
     // Split here rather than through splitTarget: no {path, query} record per request.
-    const target = url.charCodeAt(0) === 47 /* "/" */ ? url : originForm(url, headers.host);
     const q = target.indexOf("?");
     const path = q === -1 ? target : target.slice(0, q);
     exchange.path = path;

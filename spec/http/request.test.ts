@@ -32,6 +32,28 @@ describe("2.5 Request", () => {
     const request = new Request({ body: new Uint8Array([0x61, 0xff, 0x62]) });
     expect(() => request.text).toThrow(BadRequest);
   });
+
+  it("reads the client address from a server's record on first ask, once; from a plain init at once", () => {
+    let asked = 0;
+    const record = {
+      [LAZY_ADDRESS]: true,
+      get clientAddress() {
+        asked++;
+        return "192.0.2.1";
+      },
+    };
+    const lazy = new Request(record);
+    expect(asked).toBe(0);
+    expect(lazy.clientAddress).toBe("192.0.2.1");
+    expect(lazy.clientAddress).toBe("192.0.2.1");
+    expect(asked).toBe(1);
+    expect(copyRequest(new Request(record), { session: Session.empty.set("a", "b") }).clientAddress).toBe("192.0.2.1");
+    const plain = { clientAddress: "198.51.100.7" };
+    const eager = new Request(plain);
+    plain.clientAddress = "changed later";
+    expect(eager.clientAddress).toBe("198.51.100.7");
+    expect(new Request().clientAddress).toBeUndefined();
+  });
 });
 
 describe("2.6 ApiRequest", () => {
@@ -97,27 +119,5 @@ describe("Fields outlive their request without it", () => {
        }`,
     );
     expect(retained).toBeLessThan(5_000_000); // the bodies were 100 MB
-  });
-
-  it("reads the client address from a server's record on first ask, once; from a plain init at once", () => {
-    let asked = 0;
-    const record = {
-      [LAZY_ADDRESS]: true,
-      get clientAddress() {
-        asked++;
-        return "192.0.2.1";
-      },
-    };
-    const lazy = new Request(record);
-    expect(asked).toBe(0);
-    expect(lazy.clientAddress).toBe("192.0.2.1");
-    expect(lazy.clientAddress).toBe("192.0.2.1");
-    expect(asked).toBe(1);
-    expect(copyRequest(new Request(record), { session: Session.empty.set("a", "b") }).clientAddress).toBe("192.0.2.1");
-    const plain = { clientAddress: "198.51.100.7" };
-    const eager = new Request(plain);
-    plain.clientAddress = "changed later";
-    expect(eager.clientAddress).toBe("198.51.100.7");
-    expect(new Request().clientAddress).toBeUndefined();
   });
 });
