@@ -11,6 +11,8 @@
 //   node bench/instructions.mjs raw fw --by-function    where they differ, by JS function (callgrind)
 //   node bench/instructions.mjs raw fw --mixed          each server first serves what npm run bench has it
 //                                                       serve before its text group (other routes; see mix())
+//   node bench/instructions.mjs raw fw --cache          also simulates the caches and branch predictor: misses
+//                                                       and mispredictions per request, and the cycles they cost
 //
 // Sides as in bench/ab.mjs: raw, fw (the current build), fw@<snapshot>. valgrind is installed with
 // apt-get when missing. --single-threaded keeps V8's compiler and GC on the counted thread, so
@@ -18,8 +20,10 @@
 // parallel); --by-function (callgrind, with node's --perf-basic-prof naming the JIT code) twice that.
 //
 // What a count is not: cache misses and branch mispredictions cost time and no instructions, so a
-// change that allocates less can be faster by more than its count says. FINDINGS.md 15 is what
-// this found first.
+// change that allocates less can be faster by more than its count says. --cache counts them too
+// (valgrind's model of this machine's caches and a branch predictor; little slower), and weighs
+// them into estimated cycles (CYCLES below). FINDINGS.md 15 is what this found first, 17 what
+// --cache found.
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
@@ -38,7 +42,26 @@ const SCENARIOS = {
   "text-browser": { path: "/", env: { FW_TEXT_ROUTE: "browser" }, cookie: true },
   page: { path: "/posts/7", cookie: true },
 };
-const USAGE = `usage: node bench/instructions.mjs <raw|fw|fw@name>... [--scenario=${Object.keys(SCENARIOS).join("|")}] [--requests=20000] [--by-function] [--mixed] [--top=30]`;
+const USAGE = `usage: node bench/instructions.mjs <raw|fw|fw@name>... [--scenario=${Object.keys(SCENARIOS).join("|")}] [--requests=20000] [--by-function] [--mixed] [--cache] [--top=30]`;
+/** Below this many counted requests, the difference of a side's two runs is mostly JIT and GC noise. */
+const FEWEST_REQUESTS = 10_000;
+
+/**
+ * Estimated cycles, with --cache: an instruction is one cycle, a first-level miss (instruction or
+ * data) that the last level serves ten, a last-level miss a hundred, a mispredicted branch fifteen.
+ * The weights are the usual textbook ones, not measured here: they rank where time goes, they do
+ * not predict req/s.
+ */
+const CYCLES = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100, Bcm: 15, Bim: 15 };
+/** The --cache figures printed per side: [label, events summed]. */
+const CACHE_COLUMNS = [
+  ["instructions", ["Ir"]],
+  ["I1 misses", ["I1mr"]],
+  ["D1 misses", ["D1mr", "D1mw"]],
+  ["LL misses", ["ILmr", "DLmr", "DLmw"]],
+  ["mispredicted", ["Bcm", "Bim"]],
+];
+const cyclesOf = (events) => Object.entries(CYCLES).reduce((sum, [event, weight]) => sum + weight * (events[event] ?? 0), 0);
 
 /** Sends `count` GETs one after another on one keep-alive connection; resolves when all are answered. */
 function requests(port, path, cookie, count) {
@@ -103,11 +126,12 @@ async function mix(side, base, cookie) {
  * `run.mixCookie` is given), then stops; resolves with the tool's output file.
  */
 async function countedRun(side, run, count) {
-  const { scenario, cookie, byFunction, mixCookie } = run;
+  const { scenario, cookie, byFunction, cache, mixCookie } = run;
   const out = join(tmpdir(), `fw-instructions-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const simulation = [`--cache-sim=${cache ? "yes" : "no"}`, `--branch-sim=${cache ? "yes" : "no"}`];
   const tool = byFunction
-    ? ["--tool=callgrind", "--dump-instr=yes", "--compress-pos=no", "--compress-strings=no", `--callgrind-out-file=${out}`]
-    : ["--tool=cachegrind", "--cache-sim=no", `--cachegrind-out-file=${out}`];
+    ? ["--tool=callgrind", "--dump-instr=yes", "--compress-pos=no", "--compress-strings=no", ...simulation, `--callgrind-out-file=${out}`]
+    : ["--tool=cachegrind", ...simulation, `--cachegrind-out-file=${out}`];
   const port = await freePort();
   const server = await startServer({
     name: side,
@@ -116,7 +140,7 @@ async function countedRun(side, run, count) {
     launcher: ["valgrind", ...tool],
     // --perf-basic-prof starts V8's logger too: its log goes beside the output file, not into the working directory.
     nodeArgs: ["--single-threaded", ...(byFunction ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${out}.v8.log`] : [])],
-    timeoutMs: 180_000,
+    timeoutMs: cache ? 600_000 : 180_000,
   });
   try {
     if (mixCookie !== undefined) await mix(side, `http://127.0.0.1:${port}`, mixCookie);
@@ -128,11 +152,13 @@ async function countedRun(side, run, count) {
   return out;
 }
 
-/** Total instructions of a cachegrind run. */
-function totalOf(file) {
-  const summary = /^summary: (\d+)/m.exec(readFileSync(file, "utf8"));
-  if (summary === null) throw new Error(`no summary line in ${file}`);
-  return Number(summary[1]);
+/** The totals of a cachegrind run, by event (`Ir`, and with --cache `I1mr`, `D1mr`, `Bcm`, …). */
+function totalsOf(file) {
+  const text = readFileSync(file, "utf8");
+  const events = /^events: (.+)$/m.exec(text)?.[1].trim().split(" ");
+  const summary = /^summary: (.+)$/m.exec(text)?.[1].trim().split(" ").map(Number);
+  if (events === undefined || summary === undefined) throw new Error(`no events or summary line in ${file}`);
+  return Object.fromEntries(events.map((event, i) => [event, summary[i] ?? 0]));
 }
 
 // Builtins that do not call back into JS (inline caches, hash lookups, allocation): counted at
@@ -166,8 +192,15 @@ function byFunctionOf(file) {
     // Paths relative to the repository, a snapshot's included, so fw@name and fw name the same functions alike.
     return map[best].name.replace(/^JS:[\^*~+]?/, "").replace(/^Builtin:/, "builtin ").replace(SNAPSHOT_URL, "").replace(ROOT_URL, "");
   };
+  // Cost lines are `<positions> <one count per event>`, positions and events as the file's header names them.
+  const positions = (/^positions: (.+)$/m.exec(text)?.[1] ?? "line").trim().split(" ").length;
+  const events = (/^events: (.+)$/m.exec(text)?.[1] ?? "Ir").trim().split(" ");
   const costs = new Map();
-  const add = (name, cost) => costs.set(name, (costs.get(name) ?? 0) + cost);
+  const add = (name, counts) => {
+    let total = costs.get(name);
+    if (total === undefined) costs.set(name, (total = Object.fromEntries(events.map((event) => [event, 0]))));
+    for (let i = 0; i < events.length; i++) total[events[i]] += Number(counts[i] ?? 0);
+  };
   let fn = "";
   let callee = "";
   let call = false;
@@ -176,14 +209,15 @@ function byFunctionOf(file) {
     else if (line.startsWith("cfn=")) callee = line.slice(4);
     else if (line.startsWith("calls=")) call = true;
     else if (line.startsWith("0x")) {
-      const [address, , cost = "0"] = line.split(" ");
+      const fields = line.split(" ");
+      const counts = fields.slice(positions);
       const jit = fn === "???" || fn.startsWith("0x");
       if (call) {
         call = false;
         // A call's line holds the callee's inclusive cost: kept only for leaf builtins called from JS.
-        if (jit && LEAF.test(callee)) add(nameAt(parseInt(address, 16)), Number(cost));
-      } else if (jit) add(nameAt(parseInt(address, 16)), Number(cost));
-      else if (!LEAF.test(fn)) add(fn, Number(cost));
+        if (jit && LEAF.test(callee)) add(nameAt(parseInt(fields[0], 16)), counts);
+      } else if (jit) add(nameAt(parseInt(fields[0], 16)), counts);
+      else if (!LEAF.test(fn)) add(fn, counts);
     }
   }
   return costs;
@@ -203,17 +237,32 @@ async function cookieFromFw(scenario) {
   }
 }
 
-/** A side's instructions per request (and per function, `run.byFunction`), over `run.count` requests. */
+/** `after − before` per request, event by event. */
+function perRequestOf(before, after, count) {
+  const result = {};
+  for (const event of new Set([...Object.keys(before), ...Object.keys(after)])) result[event] = ((after[event] ?? 0) - (before[event] ?? 0)) / count;
+  return result;
+}
+
+/**
+ * A side's counts per request, by event (`events.Ir` the instructions), and per function with
+ * `run.byFunction`, over `run.count` requests.
+ */
 async function measure(side, run) {
   const { count, byFunction } = run;
   // The two runs of a side in parallel: one per core.
   const [warm, long] = await Promise.all([countedRun(side, run, WARM), countedRun(side, run, WARM + count)]);
   try {
-    if (!byFunction) return { perRequest: (totalOf(long) - totalOf(warm)) / count };
+    if (!byFunction) return { events: perRequestOf(totalsOf(warm), totalsOf(long), count) };
     const [a, b] = [byFunctionOf(warm), byFunctionOf(long)];
     const functions = new Map();
-    for (const name of new Set([...a.keys(), ...b.keys()])) functions.set(name, ((b.get(name) ?? 0) - (a.get(name) ?? 0)) / count);
-    return { perRequest: [...functions.values()].reduce((sum, v) => sum + v, 0), functions };
+    const events = {};
+    for (const name of new Set([...a.keys(), ...b.keys()])) {
+      const cost = perRequestOf(a.get(name) ?? {}, b.get(name) ?? {}, count);
+      functions.set(name, cost);
+      for (const [event, value] of Object.entries(cost)) events[event] = (events[event] ?? 0) + value;
+    }
+    return { events, functions };
   } finally {
     rmSync(warm, { force: true });
     rmSync(long, { force: true });
@@ -228,33 +277,54 @@ const scenario = SCENARIOS[scenarioName];
 const count = Number(option("requests") ?? 20_000);
 const byFunction = args.includes("--by-function");
 const mixed = args.includes("--mixed");
+const cache = args.includes("--cache");
 const top = Number(option("top") ?? 30);
+/** What a side's figures are compared by: estimated cycles with --cache, else instructions. */
+const metricOf = cache ? cyclesOf : (events) => events.Ir ?? 0;
+const metricName = cache ? "estimated cycles" : "instructions";
+const figure = (n) => Math.round(n).toLocaleString("en-US");
+const signed = (n) => (n >= 0 ? "+" : "") + figure(n);
+const sumOf = (events, names) => names.reduce((sum, name) => sum + (events[name] ?? 0), 0);
 try {
   if (sides.length === 0 || scenario === undefined || !(count > 0)) throw new Error(USAGE);
+  if (count < FEWEST_REQUESTS) console.error(`note: with --requests under ${figure(FEWEST_REQUESTS)}, JIT and GC noise outweighs a request's cost; read the figures as rough`);
   if (!ensureDebianTool("valgrind", ["--version"], "valgrind")) throw new Error("valgrind is not installed and apt-get could not install it");
   if (sides.some((side) => side !== "raw")) buildBenchPages();
   process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
   const cookie = scenario.cookie ? await cookieFromFw(scenario) : undefined;
   // The mix sends raw's page a session cookie even where the scenario sends none.
   const mixCookie = mixed ? (cookie ?? (await cookieFromFw(scenario))) : undefined;
-  const run = { scenario, cookie, count, byFunction, mixCookie };
+  const run = { scenario, cookie, count, byFunction, cache, mixCookie };
   const results = [];
   for (const side of sides) {
     const result = await measure(side, run);
     results.push({ side, ...result });
-    console.log(`${side}: ${Math.round(result.perRequest).toLocaleString("en-US")} instructions per request`);
+    const misses = cache ? `, ${CACHE_COLUMNS.slice(1).map(([label, names]) => `${figure(sumOf(result.events, names))} ${label}`).join(", ")}, ${figure(cyclesOf(result.events))} estimated cycles` : "";
+    console.log(`${side}: ${figure(result.events.Ir ?? 0)} instructions${misses} per request`);
   }
   const [base] = results;
-  console.log(`\n${scenarioName}, ${count.toLocaleString("en-US")} requests after ${WARM.toLocaleString("en-US")}; ratio = ${base.side}'s count / the side's (above 1 is fewer instructions)`);
-  for (const r of results) console.log(`${r.side.padEnd(14)} ${Math.round(r.perRequest).toLocaleString("en-US").padStart(8)}  ${(base.perRequest / r.perRequest).toFixed(3)}`);
+  console.log(`\n${scenarioName}, ${figure(count)} requests after ${figure(WARM)}; ratio = ${base.side}'s ${metricName} / the side's (above 1 is cheaper)`);
+  if (cache) {
+    console.log(`${"side".padEnd(14)}${[...CACHE_COLUMNS.map(([label]) => label), "est. cycles", "ratio"].map((h) => h.padStart(14)).join("")}`);
+    for (const r of results) {
+      const cells = [...CACHE_COLUMNS.map(([, names]) => figure(sumOf(r.events, names))), figure(cyclesOf(r.events)), (cyclesOf(base.events) / cyclesOf(r.events)).toFixed(3)];
+      console.log(`${r.side.padEnd(14)}${cells.map((c) => c.padStart(14)).join("")}`);
+    }
+    console.log(`estimated cycles = ${Object.entries(CYCLES).map(([event, weight]) => `${weight}·${event}`).join(" + ")} (textbook weights: a ranking, not a prediction)`);
+  } else {
+    for (const r of results) console.log(`${r.side.padEnd(14)} ${figure(r.events.Ir ?? 0).padStart(8)}  ${((base.events.Ir ?? 0) / (r.events.Ir ?? 0)).toFixed(3)}`);
+  }
   if (byFunction) {
     for (const r of results.slice(1)) {
-      console.log(`\nwhere ${r.side} differs from ${base.side}, instructions per request (leaf builtins counted at their JS caller):`);
+      console.log(`\nwhere ${r.side} differs from ${base.side}, ${metricName} per request (leaf builtins counted at their JS caller)${cache ? "; then the differences in instructions, I1 misses, D1 misses and mispredicted branches" : ""}:`);
       const names = new Set([...base.functions.keys(), ...r.functions.keys()]);
-      const rows = [...names].map((name) => ({ name, a: base.functions.get(name) ?? 0, b: r.functions.get(name) ?? 0 }));
-      rows.sort((x, y) => Math.abs(y.b - y.a) - Math.abs(x.b - x.a));
-      for (const { name, a, b } of rows.slice(0, top)) {
-        console.log(`${(b - a >= 0 ? "+" : "") + Math.round(b - a)}`.padStart(8) + `  ${Math.round(a)}`.padStart(8) + ` → ${Math.round(b)}`.padEnd(9) + `  ${name.slice(0, 110)}`);
+      const rows = [...names].map((name) => ({ name, a: base.functions.get(name) ?? {}, b: r.functions.get(name) ?? {} }));
+      const change = (row) => metricOf(row.b) - metricOf(row.a);
+      rows.sort((x, y) => Math.abs(change(y)) - Math.abs(change(x)));
+      for (const row of rows.slice(0, top)) {
+        const delta = (names) => signed(sumOf(row.b, names) - sumOf(row.a, names)).padStart(7);
+        const detail = cache ? ` ${delta(["Ir"])} ${delta(["I1mr"])} ${delta(["D1mr", "D1mw"])} ${delta(["Bcm", "Bim"])}` : "";
+        console.log(`${signed(change(row)).padStart(8)}  ${figure(metricOf(row.a)).padStart(7)} → ${figure(metricOf(row.b)).padEnd(7)}${detail}  ${row.name.slice(0, 100)}`);
       }
     }
   }
