@@ -133,7 +133,9 @@ async function main() {
   });
   const { report } = await import("./report.mjs");
   writeFileSync(out, report(results));
-  writeFileSync(join(WORK, quick ? "results.quick.json" : "results.json"), JSON.stringify(results, null, 1));
+  // A partial run keeps its own file, so results.json always holds a full run's parts (the report is regenerated from it).
+  const resultsName = `results${quick ? ".quick" : ""}${only === undefined ? "" : `.${only.join("+")}`}.json`;
+  writeFileSync(join(WORK, resultsName), JSON.stringify(results, null, 1));
   log(`wrote ${relative(process.cwd(), out) || out} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   if (results.errors.length > 0) process.exitCode = 1;
 }
