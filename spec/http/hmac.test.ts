@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { HmacSha256 } from "../../runtime/http/hmac.js";
 
 /** What the session codec signed with before: node's own HMAC over the message as UTF-8. */
@@ -46,5 +46,36 @@ describe("2.10 HMAC-SHA256 of the session cookie", () => {
     }
     // a long message, then a short one: the short one's MAC reads none of the long one's bytes
     expect(mac.digest("short").equals(reference(key, "short"))).toBe(true);
+  });
+
+  describe("on a Node 20 older than 20.12, without crypto.hash", () => {
+    afterEach(() => {
+      vi.doUnmock("node:crypto");
+      vi.resetModules();
+    });
+
+    it("signs every message through createHmac, with the same bytes", async () => {
+      const createHmacCalls = vi.fn();
+      vi.resetModules();
+      vi.doMock("node:crypto", async (importOriginal) => {
+        const actual = await importOriginal<typeof import("node:crypto")>();
+        // The module as such a Node exports it, without the one-shot `hash` (vitest's mock throws on
+        // reading a name it does not define, so it is defined as absent: what hmac.ts reads either way).
+        return {
+          ...actual,
+          hash: undefined,
+          createHmac: (...args: Parameters<typeof actual.createHmac>) => {
+            createHmacCalls();
+            return actual.createHmac(...args);
+          },
+        };
+      });
+      const { HmacSha256: Older } = await import("../../runtime/http/hmac.js");
+      const key = Buffer.from("k".repeat(32));
+      const mac = new Older(key);
+      const messages = ["", "payload.of.a.cookie", "€".repeat(10), "x".repeat(5000)];
+      for (const message of messages) expect(mac.digest(message).equals(reference(key, message))).toBe(true);
+      expect(createHmacCalls).toHaveBeenCalledTimes(messages.length);
+    });
   });
 });
