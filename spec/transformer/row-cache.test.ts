@@ -1,6 +1,9 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
+import { rowKeys } from "../../transformer/row-cache.js";
+import { scanAppDir } from "../../transformer/scan.js";
 import { run, scratchCopy } from "../support/tspc.js";
 
 const scratch: string[] = [];
@@ -60,5 +63,43 @@ describe("Rows remembered between builds (src/.fw/rows.json)", () => {
     const after = keys(dir);
     expect(after.has("src/app/hello/_name/Index.ts")).toBe(false);
     for (const [file, key] of after) expect(before.get(file), file).not.toBe(key);
+  });
+
+  describe("keys from the imports the program resolved", () => {
+    /** The fixture's program, as tsc builds it from its tsconfig, and its route files. */
+    function programOf(dir: string): { program: ts.Program; routeFiles: string[] } {
+      const parsed = ts.getParsedCommandLineOfConfigFile(join(dir, "tsconfig.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(String(d.messageText)); } });
+      if (parsed === undefined) throw new Error(`no tsconfig in ${dir}`);
+      const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
+      return { program, routeFiles: scanAppDir(join(dir, "src/app")).map((route) => route.file) };
+    }
+    const keysOf = (dir: string, program: ts.Program, routeFiles: string[]): Map<string, string> =>
+      rowKeys(program, ts, routeFiles, join(dir, "src/.fw/routes.ts"), "salt");
+
+    it("a route file importing another one is keyed by both texts, and reading the program's resolutions gives the keys resolving again gives", () => {
+      const dir = scratchCopy("basic");
+      scratch.push(dir);
+      const show = join(dir, "src/app/posts/_id/Show.ts");
+      const items = join(dir, "src/app/api/items/Index.ts");
+      // Show borrows a helper from another route file (NodeNext: the import names the .js file).
+      writeFileSync(items, `${readFileSync(items, "utf8")}\nexport const label = (id: number): string => \`post \${id}\`;\n`);
+      writeFileSync(show, readFileSync(show, "utf8").replace('from "fw";', 'from "fw";\nimport { label } from "../../api/items/Index.js";').replace("`post ${request.params.id + 1}`", "label(request.params.id + 1)"));
+
+      const { program, routeFiles } = programOf(dir);
+      // (main.ts imports the table no build has generated here: only the edited file is checked)
+      expect(ts.getPreEmitDiagnostics(program, program.getSourceFile(show)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
+      const recorded = keysOf(dir, program, routeFiles);
+      // The same program without the method that reads TypeScript's own resolutions: each import is resolved again.
+      const resolvingAgain = new Proxy(program, { get: (target, name) => (name === "getResolvedModuleFromModuleSpecifier" ? undefined : Reflect.get(target, name)) });
+      expect(keysOf(dir, resolvingAgain, routeFiles)).toEqual(recorded);
+
+      // Editing the imported route file changes the importing file's key; an unrelated route's key stays.
+      writeFileSync(items, readFileSync(items, "utf8").replace("`post ${id}`", "`the post ${id}`"));
+      const edited = keysOf(dir, programOf(dir).program, routeFiles);
+      expect(edited.get(show)).not.toBe(recorded.get(show));
+      expect(edited.get(items)).not.toBe(recorded.get(items));
+      const hello = join(dir, "src/app/hello/_name/Index.ts");
+      expect(edited.get(hello)).toBe(recorded.get(hello));
+    });
   });
 });
