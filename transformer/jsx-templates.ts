@@ -65,17 +65,35 @@ interface Draft {
   readonly holes: ts.Expression[];
 }
 
+/**
+ * TypeScript's node factory marks every node whose subtree holds JSX with this bit of its
+ * `transformFlags` (parsed and synthesized nodes alike). Both are internal to TypeScript, though
+ * exported at run time since 4.0; without them every node is visited, as before.
+ */
+function jsxFlagOf(tsApi: typeof ts): number | undefined {
+  const flag = (tsApi as { readonly TransformFlags?: { readonly ContainsJsx?: unknown } }).TransformFlags?.ContainsJsx;
+  return typeof flag === "number" ? flag : undefined;
+}
+
 class FileTemplates {
   readonly #ts: typeof ts;
   readonly #context: ts.TransformationContext;
   readonly #file: ts.SourceFile;
   readonly #hoisted: ts.Statement[] = [];
+  readonly #jsxFlag: number | undefined;
   #runtime: ts.Identifier | undefined;
 
   constructor(tsApi: typeof ts, context: ts.TransformationContext, file: ts.SourceFile) {
     this.#ts = tsApi;
     this.#context = context;
     this.#file = file;
+    this.#jsxFlag = jsxFlagOf(tsApi);
+  }
+
+  /** Whether `node`'s subtree may hold JSX (always, when TypeScript does not say). */
+  private mayHoldJsx(node: ts.Node): boolean {
+    const flags = (node as { readonly transformFlags?: number }).transformFlags;
+    return this.#jsxFlag === undefined || flags === undefined || (flags & this.#jsxFlag) !== 0;
   }
 
   run(): ts.SourceFile {
@@ -96,6 +114,9 @@ class FileTemplates {
   }
 
   private readonly visit = (node: ts.Node): ts.VisitResult<ts.Node> => {
+    // Most of a file holds no JSX (imports, types, logic): its subtrees are returned as they are,
+    // unwalked, where walking them was most of this pass's time.
+    if (!this.mayHoldJsx(node)) return node;
     if ((this.#ts.isJsxElement(node) || this.#ts.isJsxSelfClosingElement(node)) && this.inlinable(node)) {
       const template = this.template(node);
       // A JSX child of a component or a runtime element must stay a JSX child: `{template}`.

@@ -144,6 +144,26 @@ describe("JSX pre-rendering (transformer/jsx-templates.ts)", () => {
       export const page = (v: any) => <Box><p>in a box {v.s}</p><Pass><i>passed</i>{v.list}</Pass><div {...v.props}><b>spread</b></div></Box>;`);
   });
 
+  it("writes the same module whether or not TypeScript says which subtrees hold JSX", () => {
+    // The pass skips subtrees TypeScript's transformFlags mark as JSX-free; without the flags it walks them all.
+    const source = `${HELPERS}
+      type Row = { id: number; title: string };
+      function rows(list: Row[]) { const n = list.length; return list.map((r) => <li id={String(r.id)}>{r.title}</li>); }
+      export class Page { render(v: any) { return v.ok ? <Box><ul>{rows(v.list)}</ul></Box> : [<p>none</p>, <b>{v.s}</b>]; } }
+      export const page = (v: any) => new Page().render(v);`;
+    const emitted = (tsApi: typeof ts) =>
+      ts.transpileModule(source, {
+        compilerOptions: { jsx: ts.JsxEmit.ReactJSX, jsxImportSource: "fw", module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+        fileName: "page.tsx",
+        transformers: { before: [templatesTransformer(tsApi)] },
+      }).outputText;
+    const withoutFlags = new Proxy(ts, { get: (target, name) => (name === "TransformFlags" ? undefined : Reflect.get(target, name)) });
+    const js = emitted(ts);
+    expect(js).toBe(emitted(withoutFlags));
+    // Box's <section>, <li>, <ul>, <p> and <b>: each pre-rendered, however deep in the module it sits
+    expect(js.match(/jsxTemplate\(/g)?.length).toBe(5);
+  });
+
   it("evaluates values in the same order, components and all", () => {
     const source = `
       const log: string[] = [];
