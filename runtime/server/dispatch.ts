@@ -342,7 +342,9 @@ class Exchange {
   /**
    * Read from the connection only when asked: a browser route's `Request` reads `secure` (and its
    * cookie does), its `clientAddress` waits for a handler to ask (LAZY_ADDRESS), and an API route
-   * reads neither (reading the peer's address costs a call into Node's socket).
+   * reads neither (reading the peer's address costs a call into Node's socket). The server reads
+   * each connection's peer as it opens (server.ts, rememberPeer), so a late ask, after the
+   * connection closed, still gets it.
    */
   get secure(): boolean {
     return this.incoming !== undefined && isSecure(this.incoming, this.trustProxy);

@@ -110,6 +110,7 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
     const answer = dispatcher.refuse(new NotImplemented("fw does not serve CONNECT requests."), "CONNECT", "/");
     writeRaw(socket, answer);
   });
+  server.on("connection", rememberPeer);
   server.maxHeadersCount = MAX_HEADERS + 1; // one more, so a request over the limit is seen
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => refuseMalformed(error, socket));
   return new Promise((resolve, reject) => {
@@ -144,6 +145,16 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
 function makeStdio(): void {
   void process.stdout;
   void process.stderr;
+}
+
+/**
+ * Reads the connection's peer address as it opens. Node asks the socket for it on first read and
+ * keeps it, but cannot ask once the socket has closed; a `Request` reads `clientAddress` only when
+ * a handler asks (dispatch's Exchange), which may be after its connection closed (a request kept
+ * for later). One `getpeername` per connection, not per request.
+ */
+function rememberPeer(socket: Socket): void {
+  void socket.remoteAddress;
 }
 
 /**

@@ -544,6 +544,31 @@ describe("client address", () => {
     }
   });
 
+  it("stays readable on a Request kept past its connection: read the first time after the socket closed", async () => {
+    const kept: Request[] = [];
+    const routes = RouteTable.of(
+      Route.get("/keep", (request) => {
+        kept.push(request);
+        return Ok("kept");
+      }),
+    );
+    const served = await serve({ routes });
+    try {
+      // With its session cookie sent back, the handler gets the Request dispatch built, whose address
+      // waits to be asked for (a first visit's copy, with a new CSRF token, reads it at once).
+      const cookie = sessionCookie(await served.get("/keep"));
+      // Connection: close: the server ends the socket after the answer; rawRequest resolves on its end.
+      const answer = await rawRequest(served.port, `GET /keep HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`);
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+      expect(answer).not.toMatch(/set-cookie/i);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the server's side of the socket closes too
+      expect(kept).toHaveLength(2);
+      expect(kept[1]?.clientAddress).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    } finally {
+      await served.close();
+    }
+  });
+
   // dispatch reads these from the connection only when a browser route asks (an API route never does).
   it("secure follows X-Forwarded-Proto only behind a proxy the app trusts, and so does the cookie's Secure", async () => {
     const routes = RouteTable.of(Route.get("/secure", (request) => Ok(String(request.secure))));
