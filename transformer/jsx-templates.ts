@@ -31,7 +31,8 @@ export default function jsxTemplates(
 
 /** The transformer factory itself, for any TypeScript instance (tests call it directly). */
 export function templatesTransformer(tsApi: typeof ts): ts.TransformerFactory<ts.SourceFile> {
-  return (context) => (file) => (appliesTo(file, context.getCompilerOptions(), tsApi) ? new FileTemplates(tsApi, context, file).run() : file);
+  const jsxFlag = jsxFlagOf(tsApi);
+  return (context) => (file) => (appliesTo(file, context.getCompilerOptions(), tsApi) ? new FileTemplates(tsApi, jsxFlag, context, file).run() : file);
 }
 
 /**
@@ -83,11 +84,12 @@ class FileTemplates {
   readonly #jsxFlag: number | undefined;
   #runtime: ts.Identifier | undefined;
 
-  constructor(tsApi: typeof ts, context: ts.TransformationContext, file: ts.SourceFile) {
+  /** `jsxFlag`: jsxFlagOf(tsApi), read once per transformer rather than per file. */
+  constructor(tsApi: typeof ts, jsxFlag: number | undefined, context: ts.TransformationContext, file: ts.SourceFile) {
     this.#ts = tsApi;
+    this.#jsxFlag = jsxFlag;
     this.#context = context;
     this.#file = file;
-    this.#jsxFlag = jsxFlagOf(tsApi);
   }
 
   /** Whether `node`'s subtree may hold JSX (always, when TypeScript does not say). */

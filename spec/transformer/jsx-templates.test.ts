@@ -151,15 +151,30 @@ describe("JSX pre-rendering (transformer/jsx-templates.ts)", () => {
       function rows(list: Row[]) { const n = list.length; return list.map((r) => <li id={String(r.id)}>{r.title}</li>); }
       export class Page { render(v: any) { return v.ok ? <Box><ul>{rows(v.list)}</ul></Box> : [<p>none</p>, <b>{v.s}</b>]; } }
       export const page = (v: any) => new Page().render(v);`;
+    // Each TypeScript instance counts the nodes the pass walks into (its visitEachChild calls).
+    const counting = (hideFlags: boolean) => {
+      const counted = { walks: 0 };
+      const api = new Proxy(ts, {
+        get: (target, name) => {
+          if (name === "TransformFlags" && hideFlags) return undefined;
+          if (name === "visitEachChild") return (...args: Parameters<typeof ts.visitEachChild>) => (counted.walks++, ts.visitEachChild(...args));
+          return Reflect.get(target, name);
+        },
+      });
+      return { api, counted };
+    };
     const emitted = (tsApi: typeof ts) =>
       ts.transpileModule(source, {
         compilerOptions: { jsx: ts.JsxEmit.ReactJSX, jsxImportSource: "fw", module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
         fileName: "page.tsx",
         transformers: { before: [templatesTransformer(tsApi)] },
       }).outputText;
-    const withoutFlags = new Proxy(ts, { get: (target, name) => (name === "TransformFlags" ? undefined : Reflect.get(target, name)) });
-    const js = emitted(ts);
-    expect(js).toBe(emitted(withoutFlags));
+    const flagged = counting(false);
+    const unflagged = counting(true);
+    const js = emitted(flagged.api);
+    expect(js).toBe(emitted(unflagged.api));
+    // With the flags, the JSX-free subtrees (the type, the imports, `n`) are not walked.
+    expect(flagged.counted.walks).toBeLessThan(unflagged.counted.walks);
     // Box's <section>, <li>, <ul>, <p> and <b>: each pre-rendered, however deep in the module it sits
     expect(js.match(/jsxTemplate\(/g)?.length).toBe(5);
   });
