@@ -23,6 +23,7 @@ export const Codes = {
   modelNotExported: 91015,
   ownerField: 91016,
   typiaTransformMissing: 91017,
+  reservedField: 91018,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

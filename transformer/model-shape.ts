@@ -56,6 +56,11 @@ export function shapeModel(s: Shaping, model: Model): ModelShape | undefined {
   const keys: string[] = [];
   let ok = true;
   for (const property of type.getProperties()) {
+    if (property.getName().startsWith("_")) {
+      reportReserved(s, model, property);
+      ok = false;
+      continue;
+    }
     const read = fieldOf(s, model, property);
     if (read === undefined) ok = false;
     else if (!("idOf" in read)) fields.push(read);
@@ -129,6 +134,21 @@ function declaredOrder(s: Shaping, property: ts.Symbol): string[] | undefined {
   if (node === undefined || !s.ts.isUnionTypeNode(node)) return undefined;
   const texts = node.types.map((member) => (s.ts.isLiteralTypeNode(member) && s.ts.isStringLiteral(member.literal) ? member.literal.text : undefined));
   return texts.every((t): t is string => t !== undefined) ? texts : undefined;
+}
+
+/**
+ * A field named `_…`: fw's forms reserve those names (`_method`, `_csrf`), so a form could
+ * never carry the field, and a row field named so would shadow them. Reported at the field.
+ */
+function reportReserved(s: Shaping, model: Model, property: ts.Symbol): void {
+  const name = property.getName();
+  const declaration = property.valueDeclaration;
+  const inModel = declaration !== undefined && declaration.getSourceFile().fileName === model.file;
+  const rename = name.replace(/^_+/, "");
+  const message =
+    `${s.shown(model.file)}: the field \`${name}\` of the model ${model.name} starts with "_", which fw reserves for the fields its forms send (_method, _csrf). ` +
+    `Rename it${rename === "" ? "" : `, e.g. \`${rename}\``}.`;
+  s.findings.push({ code: Codes.reservedField, category: "error", file: model.call.getSourceFile(), ...(inModel ? at(declaration) : at(model.call)), message });
 }
 
 function report(s: Shaping, model: Model, code: Finding["code"], message: string): void {
