@@ -94,7 +94,8 @@ export function emitModule(input: EmitInput): string {
   rows.forEach((row, i) => lines.push(`    // from ${row.shown}`, `    ${routeExpression(row, i)},`));
   input.derived.forEach((d, i) => {
     const options = `m${i}.${d.model.valuePath}.options`;
-    const owned = d.owner === undefined ? "" : `owned: ${options}.owned, `;
+    // An owned model may name a read scope (`publicWhen`); the type allows it only beside `owned`.
+    const owned = d.owner === undefined ? "" : `owned: ${options}.owned, publicWhen: ${options}.publicWhen, `;
     lines.push(
       `    // from ${d.shown} (the derived routes of ${d.model.name}: ${d.model.fqn})`,
       `    ...guardFor(${modelGuard(d, i)}, resourceRoutes(model${i}, store${i}, { actions: ${options}.actions, ${owned}source: ${q(d.shown)} })),`,

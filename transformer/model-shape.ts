@@ -10,7 +10,15 @@ export interface FieldShape {
   readonly optional: boolean;
   readonly options?: readonly string[];
   readonly describe: string;
+  /** text and textarea fields: the most UTF-16 code units a value may have (the default, or `tags.MaxLength<N>`). */
+  readonly maxLength?: number;
 }
+
+/**
+ * The longest value a text field takes unless its type says otherwise with `tags.MaxLength<N>`
+ * (README, "Models and their pages"): a one-line string, a `LongText`.
+ */
+export const DEFAULT_MAX_LENGTH = { text: 200, textarea: 10_000 } as const;
 
 /** What the build learns of a model's type: its key, its form fields, its `Id<…>` references. */
 export interface ModelShape {
@@ -112,7 +120,10 @@ function idModel(s: Shaping, type: ts.Type): string | undefined {
 
 function classify(s: Shaping, type: ts.Type, property: ts.Symbol): Omit<FieldShape, "name" | "label" | "optional"> | undefined {
   const F = s.ts.TypeFlags;
-  if (type.aliasSymbol?.getName() === "LongText") return { input: "textarea", describe: "text" };
+  const tags = typiaTags(s, type);
+  if (type.aliasSymbol?.getName() === "LongText" || tags.some((tag) => tag.kind === "fw.longText")) {
+    return { input: "textarea", describe: "text", maxLength: maxLengthOf(tags, DEFAULT_MAX_LENGTH.textarea) };
+  }
   if ((type.flags & F.BooleanLike) !== 0 || (type.isUnion() && type.types.every((t) => (t.flags & F.BooleanLiteral) !== 0))) {
     return { input: "checkbox", describe: "yes or no" };
   }
@@ -121,10 +132,46 @@ function classify(s: Shaping, type: ts.Type, property: ts.Symbol): Omit<FieldSha
     return { input: "select", options, describe: `one of ${options.join(", ")}` };
   }
   const primitive = type.isIntersection() ? type.types.find((t) => (t.flags & (F.String | F.Number)) !== 0) : type;
-  if (primitive !== undefined && (primitive.flags & F.String) !== 0) return { input: "text", describe: "text" };
+  if (primitive !== undefined && (primitive.flags & F.String) !== 0) return { input: "text", describe: "text", maxLength: maxLengthOf(tags, DEFAULT_MAX_LENGTH.text) };
   if (primitive !== undefined && (primitive.flags & F.Number) !== 0) return { input: "number", describe: "a number" };
   if (type.getSymbol()?.getName() === "Date") return { input: "date", describe: "a date (YYYY-MM-DD)" };
   return undefined;
+}
+
+/** A typia tag on a field's type (`tags.MaxLength<100>` is `{ kind: "maxLength", value: 100 }`). */
+interface TagRead {
+  readonly kind: string;
+  readonly value: unknown;
+}
+
+/**
+ * The typia tags of an intersection (`string & tags.MaxLength<100>`): each member's phantom
+ * `"typia.tag"` property, as typia's own transformer reads them. Literal kinds and values only.
+ */
+function typiaTags(s: Shaping, type: ts.Type): TagRead[] {
+  const members = type.isIntersection() ? type.types : [type];
+  const found: TagRead[] = [];
+  for (const member of members) {
+    const phantom = member.getProperty("typia.tag");
+    if (phantom === undefined) continue;
+    const props = s.checker.getNonNullableType(s.checker.getTypeOfSymbol(phantom));
+    const kind = literalOf(s, props, "kind");
+    if (typeof kind === "string") found.push({ kind, value: literalOf(s, props, "value") });
+  }
+  return found;
+}
+
+function literalOf(s: Shaping, props: ts.Type, name: string): unknown {
+  const symbol = props.getProperty(name);
+  if (symbol === undefined) return undefined;
+  const type = s.checker.getTypeOfSymbol(symbol);
+  return type.isLiteral() ? type.value : undefined;
+}
+
+/** The smallest `tags.MaxLength<N>` on the type, else the default for its input. */
+function maxLengthOf(tags: readonly TagRead[], fallback: number): number {
+  const limits = tags.flatMap((tag) => (tag.kind === "maxLength" && typeof tag.value === "number" ? [tag.value] : []));
+  return limits.length === 0 ? fallback : Math.min(...limits);
 }
 
 /** A literal union's members as written (the checker may list them in another order). */

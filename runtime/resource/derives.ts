@@ -12,39 +12,70 @@ import type { GuardDeclaration } from "../routing/assemble.js";
 import type { Actions } from "./actions.js";
 import { Form } from "./form.js";
 import type { OwnedDeclaration } from "./ownership.js";
+import { readableRows } from "./read-scope.js";
 import { Resource } from "./resource.js";
+import type { Store } from "./store.js";
 
 /** One thing a model can derive: `Form` (the form class) or `Resource` (the seven routes). */
 export type Derivation = typeof Form | typeof Resource;
 
-/** What a model's companion may declare beside its derivations. */
-export interface ModelOptions {
+/** The names of `M`'s boolean fields (`published: boolean`, `featured?: boolean`). */
+export type BooleanField<M> = { [K in keyof M]-?: NonNullable<M[K]> extends boolean ? K : never }[keyof M] & string;
+
+/** What any model's companion may declare beside its derivations. */
+interface CommonOptions {
   /** The roles the model mounts; all seven when left out (spec 2.11). */
   readonly actions?: Actions;
   /** Who may reach the model's routes (spec 2.12); `Guarded` from the auth module, or any declaration of that shape. */
   readonly guarded?: GuardDeclaration;
-  /**
-   * Rows belong to their owners (spec 2.13): `Owned` from the auth module, or any guard with
-   * `covers`. It is the model's guard when `guarded` is absent; the roles it `covers` read and
-   * write through the current user's rows alone. The model needs one `Id<User>` field.
-   */
-  readonly owned?: OwnedDeclaration;
 }
+
+/**
+ * What a model's companion may declare. `publicWhen` (the read scope) is only allowed beside
+ * `owned`: the rows it hides are readable by their owner alone.
+ */
+export type ModelOptions<M = unknown> = CommonOptions &
+  (
+    | {
+        /**
+         * Rows belong to their owners (spec 2.13): `Owned` from the auth module, or any guard with
+         * `covers`. It is the model's guard when `guarded` is absent; the roles it `covers` read and
+         * write through the current user's rows alone. The model needs one `Id<User>` field.
+         */
+        readonly owned: OwnedDeclaration;
+        /**
+         * The read scope: one of the model's boolean fields. Rows where it is true are readable by
+         * everyone; the others by their owner alone: Index lists them only to their owner, Show
+         * (and every other page) answers 404 to anyone else, and a handler reads the same rows
+         * through the companion's `readable`. Declarative (`field = true OR owner = viewer`), so a
+         * database store filters by it in its query.
+         */
+        readonly publicWhen?: BooleanField<M>;
+      }
+    | { readonly owned?: undefined; readonly publicWhen?: undefined }
+  );
 
 /** The companion value: what the model derives and its declarations. */
 export interface Companion<M> {
   readonly derivations: readonly Derivation[];
-  readonly options: ModelOptions;
+  readonly options: ModelOptions<M>;
   /** Phantom: ties the companion to its model type. */
   readonly model?: M;
+  /**
+   * The rows of the model's `store` (a handler's `Store<Model>` capability) that `viewer` may
+   * read, as the derived Index reads them: the viewer's own on a role `owned` covers; with
+   * `publicWhen`, the public rows and the viewer's own; else every row. `viewer` is a user key
+   * as `request.currentUser` spells it, or undefined for nobody (an API call without a key).
+   */
+  readable(store: Store<M>, viewer: string | undefined): Store<M>;
 }
 
-export function derives<M>(...args: readonly (Derivation | ModelOptions)[]): Companion<M> {
+export function derives<M>(...args: readonly (Derivation | ModelOptions<M>)[]): Companion<M> {
   const derivations = args.filter(isDerivation);
-  const options = args.find((arg): arg is ModelOptions => !isDerivation(arg)) ?? {};
-  return { derivations, options };
+  const options = args.find((arg): arg is ModelOptions<M> => !isDerivation(arg)) ?? {};
+  return { derivations, options, readable: (store, viewer) => readableRows(store, options, viewer, "Index") };
 }
 
-function isDerivation(value: Derivation | ModelOptions): value is Derivation {
+function isDerivation<M>(value: Derivation | ModelOptions<M>): value is Derivation {
   return value === Form || value === Resource;
 }

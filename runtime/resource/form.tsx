@@ -10,7 +10,7 @@ export type Values = Readonly<Record<string, string>>;
 
 /** A field (spec 2.15) with its `absent` answer: what a submission without it means. */
 export interface Field extends FieldSpec {
-  /** `{ value: false }` for a boolean (an unchecked box is omitted), `{ value: undefined }` for an optional field, undefined when required. */
+  /** `{ value: undefined }` for an optional field (`x?: boolean` too), `{ value: false }` for a boolean (an unchecked box is omitted), undefined when required. */
   absent(): { readonly value: unknown } | undefined;
 }
 
@@ -27,6 +27,31 @@ export interface RenderProps {
   readonly values?: Values;
   readonly errors?: FormErrors;
   readonly submit?: string;
+}
+
+/** What `Form.button` takes: where the one-button form goes, its verb, the CSRF token, its label. */
+export interface ButtonProps {
+  readonly action: string;
+  readonly method: Method;
+  readonly csrf: string;
+  readonly submit: string;
+  readonly class?: string;
+}
+
+/**
+ * The one place that writes a `<form>` element (spec 2.15): GET and POST as themselves, any
+ * other verb as a POST carrying the reserved `_method`, the CSRF token in `_csrf`.
+ */
+function formElement(props: Omit<RenderProps, "values" | "errors"> & { readonly class?: string }, fields: readonly Html[]): Html {
+  const override = props.method !== "GET" && props.method !== "POST";
+  return (
+    <form method={props.method === "GET" ? "get" : "post"} action={props.action} class={props.class} novalidate={fields.length > 0 ? true : undefined}>
+      {override ? <input type="hidden" name="_method" value={props.method} /> : null}
+      <input type="hidden" name="_csrf" value={props.csrf} />
+      {fields}
+      <button type="submit">{props.submit ?? "Save"}</button>
+    </form>
+  );
 }
 
 const TRUE = new Set(["true", "on", "1", "yes"]);
@@ -49,16 +74,17 @@ export class Form<A> {
   }
 
   render(props: RenderProps): Html {
-    const override = props.method !== "GET" && props.method !== "POST";
     const errors = props.errors ?? FormErrors.none;
-    return (
-      <form method={props.method === "GET" ? "get" : "post"} action={props.action} class="fw-form" novalidate>
-        {override ? <input type="hidden" name="_method" value={props.method} /> : null}
-        <input type="hidden" name="_csrf" value={props.csrf} />
-        {this.fields.map((field) => this.renderField(field, props.values?.[field.name], errors.for(field.name)))}
-        <button type="submit">{props.submit ?? "Save"}</button>
-      </form>
-    );
+    const fields = this.fields.map((field) => this.renderField(field, props.values?.[field.name], errors.for(field.name)));
+    return formElement({ ...props, class: "fw-form" }, fields);
+  }
+
+  /**
+   * A form with no fields, one button (Show's Delete): the same verb and CSRF handling as
+   * `render`, so a DELETE travels as a POST carrying `_method` without the page knowing.
+   */
+  static button(props: ButtonProps): Html {
+    return formElement(props, []);
   }
 
   /**
@@ -128,7 +154,7 @@ function inputFor(field: Field, value: string | undefined, common: Common): Html
   const required = !field.optional && field.input !== "checkbox";
   switch (field.input) {
     case "textarea":
-      return <textarea {...common} required={required} rows={6}>{value ?? ""}</textarea>;
+      return <textarea {...common} required={required} maxlength={field.maxLength} rows={6}>{value ?? ""}</textarea>;
     case "checkbox":
       return <input {...common} type="checkbox" value="true" checked={value !== undefined && TRUE.has(value)} />;
     case "select":
@@ -147,13 +173,17 @@ function inputFor(field: Field, value: string | undefined, common: Common): Html
     case "date":
       return <input {...common} type="date" value={value ?? ""} required={required} />;
     case "text":
-      return <input {...common} type="text" value={value ?? ""} required={required} />;
+      return <input {...common} type="text" value={value ?? ""} required={required} maxlength={field.maxLength} />;
   }
 }
 
+/**
+ * Spec 2.15's `absent` table: an optional field (`Option[X]`, an optional boolean included)
+ * reads undefined; a required boolean false (an unchecked box is omitted); anything else is required.
+ */
 function absentOf(field: FieldSpec): { value: unknown } | undefined {
-  if (field.input === "checkbox") return { value: false };
   if (field.optional) return { value: undefined };
+  if (field.input === "checkbox") return { value: false };
   return undefined;
 }
 
@@ -171,8 +201,10 @@ function readField(field: FieldSpec, raw: string | undefined): Read {
   if (raw === "" && field.optional) return { value: undefined };
   switch (field.input) {
     case "text":
+      return withinLimit(field, raw);
     case "textarea":
-      return { value: raw };
+      // Browsers send a textarea's line breaks as CRLF but count them as one against `maxlength`.
+      return withinLimit(field, raw.replace(/\r\n?/g, "\n"));
     case "checkbox":
       return TRUE.has(raw) ? { value: true } : FALSE.has(raw) ? { value: false } : unreadable();
     case "number": {
@@ -186,6 +218,14 @@ function readField(field: FieldSpec, raw: string | undefined): Read {
       return value !== undefined && !Number.isNaN(value.getTime()) && value.toISOString().startsWith(raw) ? { value } : unreadable();
     }
   }
+}
+
+/** Text no longer than the field's `maxLength` (spec: every string field has one; README). */
+function withinLimit(field: FieldSpec, text: string): Read {
+  if (field.maxLength === undefined || text.length <= field.maxLength) return { value: text };
+  const limit = field.maxLength.toLocaleString("en-US");
+  const length = text.length.toLocaleString("en-US");
+  return { problem: { field: field.name, kind: "invalid", message: `${field.label} must be at most ${limit} characters long (this one has ${length}).` } };
 }
 
 function formText(field: FieldSpec, value: unknown): string {

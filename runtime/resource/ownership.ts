@@ -2,8 +2,10 @@ import { Forbidden } from "../http/failure.js";
 import type { Request } from "../http/request.js";
 import type { GuardDeclaration } from "../routing/assemble.js";
 import type { Action } from "./actions.js";
+import type { FieldSpec } from "./model.js";
+import { readableRows } from "./read-scope.js";
 import { ScopedStore } from "./scoped-store.js";
-import type { Page, Store } from "./store.js";
+import type { Store } from "./store.js";
 
 /**
  * What an `Owned` declaration gives a model's pages (spec 2.13), seen structurally so the core
@@ -11,17 +13,6 @@ import type { Page, Store } from "./store.js";
  * the roles that read and write through the current user's rows alone.
  */
 export type OwnedDeclaration = GuardDeclaration & { readonly covers: { has(role: Action): boolean } };
-
-/** A narrowing with nobody to own anything: what a covered read sees when no one is signed in. */
-const NO_ROWS: Store<never> = {
-  list: async (): Promise<Page<never>> => ({ rows: [], total: 0 }),
-  get: async () => undefined,
-  insert: async () => {
-    throw new Forbidden("Nobody is signed in to own a new row.");
-  },
-  update: async () => undefined,
-  delete: async () => false,
-};
 
 /**
  * How one model's pages use its store: the whole table, or, on a role the model's `owned`
@@ -35,25 +26,42 @@ export class Ownership<A> {
     private readonly scoped: ScopedStore<A> | undefined,
     private readonly owned: OwnedDeclaration | undefined,
     private readonly words: string,
+    /** The read scope (`publicWhen`): a boolean field making its rows readable by everyone. */
+    private readonly publicWhen: string | undefined,
   ) {}
 
-  /** Checks that an owned model was given a scoped store (the generated table always does). */
-  static of<A>(store: Store<A>, owned: OwnedDeclaration | undefined, model: { readonly name: string; readonly owner?: string }): Ownership<A> {
-    if (owned === undefined) return new Ownership(store, undefined, undefined, model.name);
+  /** Checks that an owned model was given a scoped store (the generated table always does), and that a read scope names a boolean field. */
+  static of<A>(
+    store: Store<A>,
+    owned: OwnedDeclaration | undefined,
+    model: { readonly name: string; readonly owner?: string; readonly fields: readonly FieldSpec[] },
+    publicWhen?: string,
+  ): Ownership<A> {
+    if (publicWhen !== undefined) checkReadScope(model, owned, publicWhen);
+    if (owned === undefined) return new Ownership(store, undefined, undefined, model.name, undefined);
     if (!(store instanceof ScopedStore) || model.owner === undefined) {
       throw new Error(
         `The model ${model.name} declares \`owned\`, so its routes need a ScopedStore and a ModelSpec naming its owner field; ` +
           "build the model's routes through the generated table, or pass new ScopedStore(store, ownerField, decoder).",
       );
     }
-    return new Ownership(store, store as ScopedStore<A>, owned, model.name.toLowerCase());
+    return new Ownership(store, store as ScopedStore<A>, owned, model.name.toLowerCase(), publicWhen);
   }
 
-  /** The store a role reads through: the user's own rows when the role is covered, else the whole table. */
-  reading(request: Request, role: Action): Store<A> {
-    if (this.scoped === undefined || !this.covered(role)) return this.whole;
-    const user = request.currentUser;
-    return user === undefined ? (NO_ROWS as Store<A>) : this.scoped.for(user);
+  /** Whether rows are hidden from some readers (`publicWhen`): a row they cannot read does not exist for them. */
+  get scopesReads(): boolean {
+    return this.publicWhen !== undefined;
+  }
+
+  /**
+   * The store a role reads through (`readableRows`): the user's own rows when the role is
+   * covered; with a read scope, the public rows and the viewer's own; else the whole table.
+   */
+  async reading(request: Request, role: Action): Promise<Store<A>> {
+    if (this.scoped === undefined) return this.whole;
+    const covered = this.covered(role);
+    const viewer = covered ? request.currentUser : this.publicWhen === undefined ? undefined : await this.viewer(request);
+    return readableRows(this.scoped, { owned: this.owned, publicWhen: this.publicWhen }, viewer, role);
   }
 
   /** The store a new row goes into: for an owned model, stamped with the current user as its owner. */
@@ -85,7 +93,28 @@ export class Ownership<A> {
     return viewer !== undefined && this.scoped.ownerOf(row) === viewer;
   }
 
+  /**
+   * Who is looking, for a read scope: the guard's user, or on a public page (which runs with
+   * nobody as its user) whoever the model's declaration's `identify` names from the session,
+   * the same check a guarded page makes. Nobody when it names none.
+   */
+  private async viewer(request: Request): Promise<string | undefined> {
+    if (request.currentUser !== undefined || this.owned === undefined) return request.currentUser;
+    return (await this.owned.identify(request)).currentUser;
+  }
+
   private covered(role: Action): boolean {
     return this.owned?.covers.has(role) === true;
+  }
+}
+
+/** A read scope needs owners (the rows it hides are their owner's) and a boolean field to read. */
+function checkReadScope(model: { readonly name: string; readonly fields: readonly FieldSpec[] }, owned: OwnedDeclaration | undefined, publicWhen: string): void {
+  if (owned === undefined) {
+    throw new Error(`The model ${model.name} declares publicWhen: ${JSON.stringify(publicWhen)} without \`owned\`: rows it hides are readable by their owner alone, so declare \`owned\` too.`);
+  }
+  const field = model.fields.find((f) => f.name === publicWhen);
+  if (field?.input !== "checkbox") {
+    throw new Error(`The model ${model.name} declares publicWhen: ${JSON.stringify(publicWhen)}, which is not one of its boolean fields: name a field of type boolean.`);
   }
 }

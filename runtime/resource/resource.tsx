@@ -26,6 +26,12 @@ export interface ResourceOptions {
    * the current user's rows alone, and Create stamps the owner. `store` must be a `ScopedStore`.
    */
   readonly owned?: OwnedDeclaration;
+  /**
+   * The model's read scope (the companion's `publicWhen`, README "Models and their pages"): a
+   * boolean field; rows where it is true are readable by everyone, the rest by their owner
+   * alone (Index lists them only to their owner, Show answers 404 to anyone else). Needs `owned`.
+   */
+  readonly publicWhen?: string;
 }
 
 /** The words a model's pages use: "Post", "post", "Posts". */
@@ -47,7 +53,7 @@ function wordsOf(model: ModelSpec<unknown>): Words {
  * that points at an unmounted route.
  */
 export function resourceRoutes<A>(model: ModelSpec<A>, store: Store<A>, options: ResourceOptions = {}): HttpRoute[] {
-  const pages = new Pages(model, Ownership.of(store, options.owned, model), options.actions ?? Actions.all);
+  const pages = new Pages(model, Ownership.of(store, options.owned, model, options.publicWhen), options.actions ?? Actions.all);
   const source = options.source ?? model.fqn;
   const one = `${model.path}/:${model.key}`;
   const params: ParamDecoders = { [model.key]: model.decodeKey };
@@ -84,7 +90,8 @@ class Pages<A> {
 
   async index(request: Request): Promise<Response> {
     const page = pageNumber(request.query.get("page"));
-    const { rows, total } = await this.own.reading(request, "Index").list({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+    const readable = await this.own.reading(request, "Index");
+    const { rows, total } = await readable.list({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
     const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
     return Ok(
       <>
@@ -111,7 +118,7 @@ class Pages<A> {
 
   async show(request: Request): Promise<Response> {
     const key = request.params[this.model.key];
-    const row = await this.found(this.own.reading(request, "Show"), key);
+    const row = await this.found(await this.own.reading(request, "Show"), key);
     const at = this.at(key);
     return Ok(
       <>
@@ -123,11 +130,7 @@ class Pages<A> {
         <p class="fw-controls">
           {this.offers(request, "Edit", row) ? <a href={`${at}/edit`} class="fw-edit">Edit</a> : null}
           {this.offers(request, "Destroy", row) ? (
-            <form method="post" action={at} class="fw-destroy">
-              <input type="hidden" name="_method" value="DELETE" />
-              <input type="hidden" name="_csrf" value={request.csrf} />
-              <button type="submit">Delete</button>
-            </form>
+            Form.button({ action: at, method: "DELETE", csrf: request.csrf, submit: "Delete", class: "fw-destroy" })
           ) : null}
         </p>
         {this.backLink()}
@@ -185,9 +188,12 @@ class Pages<A> {
     return row;
   }
 
-  /** The row a form page or a change works on: 404 when there is none, 403 when it is someone else's on a covered role. */
+  /**
+   * The row a form page or a change works on: 404 when there is none (or, under a read scope,
+   * none this viewer may read), 403 when it is someone else's on a covered role.
+   */
   private async writable(request: Request, role: Action, key: unknown): Promise<A> {
-    const row = await this.found(this.own.whole, key);
+    const row = await this.found(this.own.scopesReads ? await this.own.reading(request, "Show") : this.own.whole, key);
     this.own.checkWrite(request, role, row);
     return row;
   }

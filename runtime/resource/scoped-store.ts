@@ -1,8 +1,6 @@
 import type { FromPath } from "../routing/from-path.js";
+import { narrowed, type FieldValue, type RowFilter } from "./row-filter.js";
 import type { Draft, Page, Store } from "./store.js";
-
-/** Rows are read from the whole table this many at a time when narrowing by owner. */
-const SCAN_PAGE = 500;
 
 /**
  * The store of an owned model (spec 2.13): the whole table, plus its narrowing by owner.
@@ -56,21 +54,32 @@ export class ScopedStore<A> implements Store<A> {
    * owner field's type (a guard named a user the model cannot point at).
    */
   for(ownerKey: string): Store<A> {
-    const decoded = this.decodeOwner.read(ownerKey);
-    if (decoded === undefined) {
-      throw new Error(`ScopedStore: the user key ${JSON.stringify(ownerKey)} is not a valid ${this.decodeOwner.type} for the owner field "${this.owner}".`);
-    }
-    return new OwnRows(this, ownerKey, decoded.value);
+    return new OwnRows(this, ownerKey, this.ownerValue(ownerKey));
   }
 
-  /** Every row of the whole table, in key order (the narrowing filters them). */
-  async all(): Promise<A[]> {
-    const rows: A[] = [];
-    for (let offset = 0; ; offset += SCAN_PAGE) {
-      const page = await this.whole.list({ offset, limit: SCAN_PAGE });
-      rows.push(...page.rows);
-      if (page.rows.length < SCAN_PAGE) return rows;
+  /**
+   * The rows `viewer` may read under a read scope (the companion's `publicWhen`): those whose
+   * boolean field `publicWhen` is true, and the viewer's own; nobody signed in reads the first
+   * alone. Asked of the whole table as one filter, so a database store answers it with a query.
+   */
+  readableBy(publicWhen: string, viewer: string | undefined): Store<A> {
+    return narrowed(this.whole, this.readFilter(publicWhen, viewer));
+  }
+
+  /** The filter behind `readableBy`: `publicWhen = true OR owner = viewer`. */
+  readFilter(publicWhen: string, viewer: string | undefined): RowFilter {
+    const open = { field: publicWhen, equals: true };
+    return { anyOf: viewer === undefined ? [open] : [open, { field: this.owner, equals: this.ownerValue(viewer) }] };
+  }
+
+  /** A user key as the session spells it, read as the owner field's value; throws when it is none (a guard named a user the model cannot point at). */
+  private ownerValue(ownerKey: string): FieldValue {
+    const decoded = this.decodeOwner.read(ownerKey);
+    const value = decoded?.value;
+    if (typeof value !== "number" && typeof value !== "string") {
+      throw new Error(`ScopedStore: the user key ${JSON.stringify(ownerKey)} is not a valid ${this.decodeOwner.type} for the owner field "${this.owner}".`);
     }
+    return value;
   }
 
   private keepOwner(row: A, draft: Draft<A>): Draft<A> {
@@ -84,12 +93,12 @@ class OwnRows<A> implements Store<A> {
   constructor(
     private readonly scoped: ScopedStore<A>,
     private readonly key: string,
-    private readonly value: unknown,
+    private readonly value: FieldValue,
   ) {}
 
-  async list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>> {
-    const own = (await this.scoped.all()).filter((row) => this.owns(row));
-    return { rows: own.slice(page.offset, page.offset + page.limit), total: own.length };
+  /** Asked of the whole table as a filter, so a database store answers it with a query. */
+  list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>> {
+    return narrowed(this.scoped.whole, { anyOf: [{ field: this.scoped.owner, equals: this.value }] }).list(page);
   }
 
   async get(key: unknown): Promise<A | undefined> {

@@ -1,3 +1,5 @@
+import type { RowFilter } from "./row-filter.js";
+
 /** One page of rows, and how many there are in all. */
 export interface Page<A> {
   readonly rows: readonly A[];
@@ -21,4 +23,10 @@ export interface Store<A> {
   update(key: unknown, draft: Draft<A>): Promise<A | undefined>;
   /** True when a row was deleted. */
   delete(key: unknown): Promise<boolean>;
+  /**
+   * Optional: the rows `filter` matches, as a store of its own (list and get see only them;
+   * update and delete touch only them; insert goes to the table). A database store answers it
+   * with a WHERE clause; without it fw scans the table (`narrowed` in row-filter.ts).
+   */
+  where?(filter: RowFilter): Store<A>;
 }

@@ -131,6 +131,80 @@ describe("2.15 Form: parse", () => {
   });
 });
 
+describe("2.15 Form owns the _method override", () => {
+  it("Form.button: a one-button form for another verb is a POST carrying _method and _csrf", () => {
+    const html = renderHtml(Form.button({ action: "/posts/3", method: "DELETE", csrf: "tok", submit: "Delete", class: "fw-destroy" }));
+    expect(html).toBe('<form method="post" action="/posts/3" class="fw-destroy"><input type="hidden" name="_method" value="DELETE"><input type="hidden" name="_csrf" value="tok"><button type="submit">Delete</button></form>');
+    expect(renderHtml(Form.button({ action: "/logout", method: "POST", csrf: "tok", submit: "Sign out" }))).not.toContain("_method");
+  });
+
+  it("no page of fw's or of the example writes _method by hand: only the form module does", async () => {
+    const { readdir, readFile } = await import("node:fs/promises");
+    const writers: string[] = [];
+    for (const root of ["runtime", "example/src"]) {
+      for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+        const file = `${entry.parentPath}/${entry.name}`;
+        if (!entry.isFile() || !/\.tsx?$/.test(entry.name) || file.includes("/.fw/")) continue;
+        if (/name=(\{?)["']_method["']/.test(await readFile(file, "utf8"))) writers.push(file);
+      }
+    }
+    expect(writers).toEqual(["runtime/resource/form.tsx"]);
+  });
+});
+
+describe("2.15 absent: an optional boolean is an Option of Boolean", () => {
+  const flags = new Form<{ id: number; featured?: boolean; archived: boolean }>({
+    ...(model as unknown as ModelSpec<{ id: number; featured?: boolean; archived: boolean }>),
+    fields: [
+      { name: "featured", label: "Featured", input: "checkbox", optional: true, describe: "yes or no" },
+      { name: "archived", label: "Archived", input: "checkbox", optional: false, describe: "yes or no" },
+    ],
+    validate: (input) => ({ success: true, data: input as { id: number; featured?: boolean; archived: boolean } }),
+  });
+
+  it("absent reads undefined (x?: boolean), where a required boolean reads false", () => {
+    expect(flags.fields.map((f) => f.absent())).toEqual([{ value: undefined }, { value: false }]);
+    const parsed = flags.parse(Fields.parse("", "form"));
+    expect(parsed.ok && parsed.draft).toEqual({ archived: false });
+    expect(parsed.ok && "featured" in parsed.draft).toBe(false);
+  });
+
+  it("a checked box still reads true, and an explicit false reads false", () => {
+    expect(flags.parse(Fields.parse("featured=true", "form"))).toMatchObject({ ok: true, draft: { featured: true, archived: false } });
+    expect(flags.parse(Fields.parse("featured=false", "form"))).toMatchObject({ ok: true, draft: { featured: false } });
+  });
+});
+
+describe("2.15 Text fields have a maximum length", () => {
+  const limited = new Form<Post>({
+    ...model,
+    fields: [
+      { name: "title", label: "Title", input: "text", optional: false, describe: "text", maxLength: 5 },
+      { name: "body", label: "Body", input: "textarea", optional: false, describe: "text", maxLength: 10_000 },
+    ],
+  });
+  const post = (text: string) => limited.parse(Fields.parse(text, "form"));
+
+  it("renders it as maxlength on the input and the textarea", () => {
+    const html = renderHtml(limited.render({ action: "/posts", method: "POST", csrf: "t" }));
+    expect(html).toContain('name="title" type="text" value="" required maxlength="5">');
+    expect(html).toContain('name="body" required maxlength="10000" rows="6">');
+  });
+
+  it("refuses a longer value beside its field, saying the limit and the length sent; the limit itself passes", () => {
+    const parsed = post(`title=abcdef&body=${"b".repeat(10_001)}`);
+    if (parsed.ok) throw new Error("expected problems");
+    expect(parsed.errors.for("title")).toEqual([{ field: "title", kind: "invalid", message: "Title must be at most 5 characters long (this one has 6)." }]);
+    expect(parsed.errors.for("body")[0]?.message).toBe("Body must be at most 10,000 characters long (this one has 10,001).");
+    expect(post(`title=abcde&body=${"b".repeat(10_000)}`).ok).toBe(true);
+  });
+
+  it("reads a textarea's CRLF line breaks as LF, as the browser counted them", () => {
+    const parsed = post("title=a&body=one%0D%0Atwo%0Dthree");
+    expect(parsed.ok && parsed.draft["body"]).toBe("one\ntwo\nthree");
+  });
+});
+
 describe("Rule messages", () => {
   it("name the rule the value breaks, not the first rule of its type", async () => {
     const { ruleMessage } = await import("../../runtime/resource/form-errors.js");

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { FromPath, InMemoryStore, ScopedStore, type Store } from "../../runtime/index.js";
+import { FromPath, InMemoryStore, ScopedStore, type Action, type OwnedDeclaration, type RowFilter, type Store } from "../../runtime/index.js";
+import { readableRows, type ReadRules } from "../../runtime/resource/read-scope.js";
 import { storeConformance } from "./store-conformance.js";
 
 interface Row {
@@ -57,5 +58,80 @@ describe("2.13 A scoped store: the whole table and its narrowing by owner", () =
 
   it("a user key that is not a key of the owner field's type is refused, naming both", () => {
     expect(() => scoped().for("seven")).toThrow(/"seven" is not a valid integer for the owner field "owner"/);
+  });
+});
+
+describe("A read scope (publicWhen): public rows for everyone, the rest for their owner alone", () => {
+  /** User 7's draft and public row, user 8's draft and public row, and a row with the flag absent. */
+  async function table(): Promise<ScopedStore<Row>> {
+    const store = scoped();
+    await store.for("7").insert({ title: "7 draft", done: false });
+    await store.for("7").insert({ title: "7 public", done: true });
+    await store.for("8").insert({ title: "8 draft", done: false });
+    await store.for("8").insert({ title: "8 public", done: true });
+    await store.for("8").insert({ title: "8 unset" });
+    return store;
+  }
+  const titles = async (store: Store<Row>): Promise<string[]> => (await store.list({ offset: 0, limit: 10 })).rows.map((r) => r.title);
+
+  it("nobody reads the public rows; an owner reads them and their own, never another's draft", async () => {
+    const store = await table();
+    expect(await titles(store.readableBy("done", undefined))).toEqual(["7 public", "8 public"]);
+    expect(await titles(store.readableBy("done", "7"))).toEqual(["7 draft", "7 public", "8 public"]);
+    expect(await titles(store.readableBy("done", "8"))).toEqual(["7 public", "8 draft", "8 public", "8 unset"]);
+    expect(await store.readableBy("done", "7").get(3)).toBeUndefined();
+    expect((await store.readableBy("done", "7").get(1))?.title).toBe("7 draft");
+    expect((await store.readableBy("done", "7").list({ offset: 1, limit: 1 })).total).toBe(3);
+  });
+
+  it("is data a database can query: `done = true OR owner = 7`, asked of the store's own `where` when it has one", async () => {
+    const store = await table();
+    expect(store.readFilter("done", "7")).toEqual({ anyOf: [{ field: "done", equals: true }, { field: "owner", equals: 7 }] });
+    expect(store.readFilter("done", undefined)).toEqual({ anyOf: [{ field: "done", equals: true }] });
+    const asked: RowFilter[] = [];
+    const inner = new InMemoryStore<Row>("id");
+    const querying: Store<Row> = Object.assign(Object.create(inner) as Store<Row>, {
+      where(filter: RowFilter): Store<Row> {
+        asked.push(filter);
+        return inner;
+      },
+    });
+    const db = new ScopedStore<Row>(querying, "owner", FromPath.int);
+    db.readableBy("done", "7");
+    await db.for("7").list({ offset: 0, limit: 1 });
+    expect(asked).toEqual([
+      { anyOf: [{ field: "done", equals: true }, { field: "owner", equals: 7 }] },
+      { anyOf: [{ field: "owner", equals: 7 }] },
+    ]);
+  });
+
+  it("a narrowing changes and deletes only rows it can read", async () => {
+    const store = await table();
+    expect(await store.readableBy("done", "7").update(3, { title: "hijacked" })).toBeUndefined();
+    expect(await store.readableBy("done", "7").delete(3)).toBe(false);
+    expect((await store.get(3))?.title).toBe("8 draft");
+  });
+});
+
+describe("readableRows: what Index and Show read, and what a handler reads through the companion", () => {
+  const covers = (...roles: string[]) => ({ covers: { has: (role: string) => roles.includes(role) }, through: (r: never) => r, identify: (r: never) => r, carries: [] });
+  const owned = covers("Edit") as unknown as OwnedDeclaration;
+
+  it("a covered role reads the viewer's own rows; with publicWhen, the public ones and the viewer's own; else all", async () => {
+    const store = scoped();
+    await store.for("7").insert({ title: "7 draft", done: false });
+    await store.for("8").insert({ title: "8 draft", done: false });
+    await store.for("8").insert({ title: "8 public", done: true });
+    const read = async (rules: ReadRules, viewer: string | undefined, role: Action) => (await readableRows(store, rules, viewer, role).list({ offset: 0, limit: 9 })).rows.map((r) => r.title);
+    expect(await read({ owned, publicWhen: "done" }, "7", "Index")).toEqual(["7 draft", "8 public"]);
+    expect(await read({ owned, publicWhen: "done" }, undefined, "Show")).toEqual(["8 public"]);
+    expect(await read({ owned, publicWhen: "done" }, "7", "Edit")).toEqual(["7 draft"]);
+    expect(await read({ owned, publicWhen: "done" }, undefined, "Edit")).toEqual([]);
+    expect(await read({ owned }, undefined, "Index")).toEqual(["7 draft", "8 draft", "8 public"]);
+    expect(await read({}, undefined, "Index")).toEqual(["7 draft", "8 draft", "8 public"]);
+  });
+
+  it("an owned model's rows cannot be read through a store that is not its ScopedStore", () => {
+    expect(() => readableRows(new InMemoryStore<Row>("id"), { owned, publicWhen: "done" }, undefined, "Index")).toThrow(/declares `owned`, so its rows are read through its ScopedStore/);
   });
 });

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Visitor } from "../support/browser.js";
@@ -28,7 +29,7 @@ describe("4.4 The seven derived routes of a model, served through the generated 
     await visitor.get("/posts/new");
     const failed = await visitor.post("/posts", { title: "", body: "kept <i>", category: "nonsense", rating: "7" });
     expect(failed.status).toBe(422);
-    expect(failed.html).toContain('<textarea id="post-body" name="body" required rows="6">kept &lt;i&gt;</textarea>');
+    expect(failed.html).toContain('<textarea id="post-body" name="body" required maxlength="10000" rows="6">kept &lt;i&gt;</textarea>');
     expect(failed.html).toContain("Category could not be read as one of news, howto, misc.");
     expect(failed.html).not.toContain("Post created");
   });
@@ -125,6 +126,46 @@ describe("4.4 The seven derived routes of a model, served through the generated 
     const second = await visitor.get("/notes?page=2");
     expect(second.html).toContain("note 54");
     expect((await visitor.get("/notes?page=zero")).status).toBe(400);
+  });
+});
+
+describe("2.15 Every text field has a maximum length (README: Models and their pages)", () => {
+  it("the build writes it into the field spec: 200 for string, 10,000 for LongText, or the type's tags.MaxLength<N>", async () => {
+    const generated = await readFile(join(dir, "src/.fw/routes.ts"), "utf8");
+    expect(generated).toContain('{"name":"title","label":"Title","optional":false,"input":"text","describe":"text","maxLength":200}');
+    expect(generated).toContain('"name":"body","label":"Body","optional":false,"input":"textarea","describe":"text","maxLength":10000}');
+    expect(generated).toContain('"name":"summary","label":"Summary","optional":true,"input":"text","describe":"text","maxLength":40}');
+  });
+
+  it("the form renders it as maxlength on each input", async () => {
+    const blank = (await new Visitor(fixture.url).get("/posts/new")).html;
+    expect(blank).toContain('name="title" type="text" value="" required maxlength="200"');
+    expect(blank).toContain('name="body" required maxlength="10000" rows="6"');
+    expect(blank).toContain('name="summary" type="text" value="" maxlength="40"');
+  });
+
+  it("a longer value is refused with 422 beside its field, and nothing is stored", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/posts/new");
+    const before = (await visitor.get("/")).html;
+    const title = await visitor.post("/posts", { ...validPost, title: "t".repeat(201) });
+    expect(title.status).toBe(422);
+    expect(title.html).toContain('<p class="fw-field-error" id="post-title-error">Title must be at most 200 characters long (this one has 201).</p>');
+    const body = await visitor.post("/posts", { ...validPost, body: "b".repeat(1_000_000) });
+    expect(body.status).toBe(422);
+    expect(body.html).toContain("Body must be at most 10,000 characters long (this one has 1,000,000).");
+    const summary = await visitor.post("/posts", { ...validPost, summary: "s".repeat(41) });
+    expect(summary.status).toBe(422);
+    expect(summary.html).toContain("Summary must be at most 40 characters long (this one has 41).");
+    expect((await visitor.get("/")).html).toBe(before);
+    expect((await visitor.post("/posts", { ...validPost, title: "t".repeat(200), summary: "s".repeat(40) })).status).toBe(303);
+  });
+
+  it("a textarea's CRLF line breaks count as one, as the browser counted them against maxlength", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/posts/new");
+    const created = await visitor.post("/posts", { ...validPost, body: "ab\r\n".repeat(3_000) });
+    expect(created.status).toBe(303);
   });
 });
 

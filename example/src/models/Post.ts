@@ -15,9 +15,11 @@ export interface Post {
 }
 
 /**
- * Everyone reads every post (Index and Show are public); writing one needs a signed-in user,
- * and only its author may edit or delete it (Edit, Update and Destroy are covered by ownership).
+ * Everyone reads published posts (Index and Show are public); a draft (`published` unchecked) is
+ * read by its author alone (`publicWhen`). Writing one needs a signed-in user, and only its
+ * author may edit or delete it (Edit, Update and Destroy are covered by ownership).
  */
 export const Post = derives<Post>(Form, Resource, {
   owned: auth.owned<Post, User>(Actions.only(Edit, Update, Destroy), Actions.except(Index, Show)),
+  publicWhen: "published",
 });

@@ -1,20 +1,25 @@
 import { Redirect, status, type Request, type Response } from "fw";
 import { Guarded } from "fw/auth";
-import type { Guestbook } from "../../guestbook.js";
+import { LIMITS, type Guestbook } from "../../guestbook.js";
 import { guestbookPage } from "./form.js";
 
 /** Open to everyone (with the auth module on, every page says so). */
 export const guarded = Guarded.public;
 
-/** 303 back to the list with a flash; 422 with the form re-rendered when a field is empty. */
+/** 303 back to the list with a flash; 422 with the form re-rendered when a field is empty or too long. */
 export function create(request: Request, { guestbook }: { guestbook: Guestbook }): Response {
   const name = (request.form.get("name") ?? "").trim();
-  const message = (request.form.get("message") ?? "").trim();
+  // A textarea's line breaks arrive as CRLF but count as one against its maxlength.
+  const message = (request.form.get("message") ?? "").replace(/\r\n?/g, "\n").trim();
   const errors: Record<string, string> = {};
   if (name === "") errors["name"] = "Name is required.";
+  else if (name.length > LIMITS.name) errors["name"] = `Name must be at most ${LIMITS.name} characters long (this one has ${name.length}).`;
   if (message === "") errors["message"] = "Message is required.";
+  else if (message.length > LIMITS.message) errors["message"] = `Message must be at most ${LIMITS.message.toLocaleString("en-US")} characters long (this one has ${message.length.toLocaleString("en-US")}).`;
   if (Object.keys(errors).length > 0) {
-    return status(422, guestbookPage(guestbook.list(), request, { name, message, errors }));
+    // What was typed comes back, cut to the limit: the page stays small whatever was sent.
+    const kept = { name: name.slice(0, LIMITS.name), message: message.slice(0, LIMITS.message) };
+    return status(422, guestbookPage(guestbook.list(), request, { ...kept, errors }));
   }
   guestbook.add(name, message);
   return Redirect("/guestbook").withSession(request.session.flash("notice", `Thanks for signing, ${name}!`));

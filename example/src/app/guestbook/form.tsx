@@ -1,5 +1,5 @@
 import type { Request } from "fw";
-import type { Entry } from "../../guestbook.js";
+import { LIMITS, type Entry } from "../../guestbook.js";
 
 /** What the form shows: the values typed so far and the problems beside their fields. */
 export interface Draft {
@@ -26,11 +26,11 @@ export function guestbookPage(entries: readonly Entry[], request: Request, draft
       <form method="post" action="/guestbook">
         <input type="hidden" name="_csrf" value={request.csrf} />
         <label>
-          Name <input name="name" value={draft.name} />
+          Name <input name="name" value={draft.name} maxlength={LIMITS.name} />
         </label>
         {draft.errors["name"] === undefined ? null : <p class="error">{draft.errors["name"]}</p>}
         <label>
-          Message <textarea name="message">{draft.message}</textarea>
+          Message <textarea name="message" maxlength={LIMITS.message}>{draft.message}</textarea>
         </label>
         {draft.errors["message"] === undefined ? null : <p class="error">{draft.errors["message"]}</p>}
         <button type="submit">Sign the guestbook</button>

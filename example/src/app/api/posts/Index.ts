@@ -1,12 +1,16 @@
 import { Ok, type ApiRequest, type Response, type Store } from "fw";
 import { Guarded } from "fw/auth";
-import type { Post } from "../../../models/Post.js";
+import { Post } from "../../../models/Post.js";
 
 /** Open to everyone (with the auth module on, every page says so). */
 export const guarded = Guarded.public;
 
-/** An API route: every post as JSON (first 100), no session, no cookie. */
+/**
+ * An API route: the published posts as JSON (first 100), no session, no cookie. It reads
+ * through the model's read scope as nobody (an API call names no user): drafts stay with
+ * their authors, as on /posts.
+ */
 export async function index(_request: ApiRequest, { posts }: { posts: Store<Post> }): Promise<Response> {
-  const { rows, total } = await posts.list({ offset: 0, limit: 100 });
+  const { rows, total } = await Post.readable(posts, undefined).list({ offset: 0, limit: 100 });
   return Ok(JSON.stringify({ total, posts: rows }), { contentType: "application/json; charset=utf-8" });
 }

@@ -1,0 +1,41 @@
+import { Forbidden } from "../http/failure.js";
+import type { Action } from "./actions.js";
+import type { OwnedDeclaration } from "./ownership.js";
+import { ScopedStore } from "./scoped-store.js";
+import type { Page, Store } from "./store.js";
+
+/** What a model's companion says about who reads which rows: its `owned` and its `publicWhen`. */
+export interface ReadRules {
+  readonly owned?: OwnedDeclaration | undefined;
+  /** A boolean field: rows where it is true are readable by everyone, the rest by their owner alone. */
+  readonly publicWhen?: string | undefined;
+}
+
+/** A narrowing with nobody to own anything: what a covered read sees when no one is signed in. */
+const NO_ROWS: Store<never> = {
+  list: async (): Promise<Page<never>> => ({ rows: [], total: 0 }),
+  get: async () => undefined,
+  insert: async () => {
+    throw new Forbidden("Nobody is signed in to own a new row.");
+  },
+  update: async () => undefined,
+  delete: async () => false,
+};
+
+/**
+ * The rows `viewer` (a user key as the session spells it, or undefined for nobody) may read
+ * on `role`, as the derived Index and Show read them:
+ * - on a role the model's `owned` covers: the viewer's own rows (none when nobody is signed in);
+ * - else, when the model declares `publicWhen`: the rows where that field is true, and the viewer's own;
+ * - else the whole table.
+ * An owned model's store must be its `ScopedStore` (the one the generated table supplies).
+ */
+export function readableRows<A>(store: Store<A>, rules: ReadRules, viewer: string | undefined, role: Action): Store<A> {
+  if (rules.owned === undefined) return store;
+  if (!(store instanceof ScopedStore)) {
+    throw new Error("This model declares `owned`, so its rows are read through its ScopedStore: pass the store the generated table supplies (a handler's `Store<Model>` capability).");
+  }
+  const scoped = store as ScopedStore<A>;
+  if (rules.owned.covers.has(role)) return viewer === undefined ? (NO_ROWS as Store<A>) : scoped.for(viewer);
+  return rules.publicWhen === undefined ? scoped : scoped.readableBy(rules.publicWhen, viewer);
+}

@@ -1,0 +1,78 @@
+import type { Draft, Page, Store } from "./store.js";
+
+/** A value a row's field is compared with: what a column holds (a key, a flag, a text). */
+export type FieldValue = string | number | boolean;
+
+/**
+ * Which rows a reader may see, written as data rather than as a function so a database store
+ * can turn it into a WHERE clause: a row matches when ANY condition holds, each condition
+ * being `field = equals` (`published = true OR author = 7`). An empty `anyOf` matches no row.
+ * A row whose field is absent (undefined, or SQL's NULL) matches no condition on that field.
+ */
+export interface RowFilter {
+  readonly anyOf: readonly { readonly field: string; readonly equals: FieldValue }[];
+}
+
+/** Rows are read from the whole table this many at a time when a store cannot filter itself. */
+const SCAN_PAGE = 500;
+
+export function matches(row: unknown, filter: RowFilter): boolean {
+  const record = row as Record<string, unknown>;
+  return filter.anyOf.some((condition) => record[condition.field] === condition.equals);
+}
+
+/**
+ * The rows of `store` that `filter` matches, as a `Store`: the store's own `where` when it has
+ * one (a database answers with a query), else a scan of the whole table.
+ */
+export function narrowed<A>(store: Store<A>, filter: RowFilter): Store<A> {
+  return store.where?.(filter) ?? new ScannedRows(store, filter);
+}
+
+/** Every row of a store, in key order. */
+export async function allRows<A>(store: Store<A>): Promise<A[]> {
+  const rows: A[] = [];
+  for (let offset = 0; ; offset += SCAN_PAGE) {
+    const page = await store.list({ offset, limit: SCAN_PAGE });
+    rows.push(...page.rows);
+    if (page.rows.length < SCAN_PAGE) return rows;
+  }
+}
+
+/**
+ * A store narrowed by a filter, read by scanning (stores without `where`): lists and gets only
+ * matching rows, changes and deletes only matching rows; inserts go to the whole table.
+ */
+class ScannedRows<A> implements Store<A> {
+  constructor(
+    private readonly store: Store<A>,
+    private readonly filter: RowFilter,
+  ) {}
+
+  async list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>> {
+    const rows = (await allRows(this.store)).filter((row) => matches(row, this.filter));
+    return { rows: rows.slice(page.offset, page.offset + page.limit), total: rows.length };
+  }
+
+  async get(key: unknown): Promise<A | undefined> {
+    const row = await this.store.get(key);
+    return row !== undefined && matches(row, this.filter) ? row : undefined;
+  }
+
+  insert(draft: Draft<A>): Promise<A> {
+    return this.store.insert(draft);
+  }
+
+  async update(key: unknown, draft: Draft<A>): Promise<A | undefined> {
+    return (await this.get(key)) === undefined ? undefined : this.store.update(key, draft);
+  }
+
+  async delete(key: unknown): Promise<boolean> {
+    return (await this.get(key)) !== undefined && this.store.delete(key);
+  }
+
+  where(filter: RowFilter): Store<A> {
+    // Both must hold: narrow the narrowing (the conditions of one filter are alternatives).
+    return new ScannedRows<A>(this, filter);
+  }
+}

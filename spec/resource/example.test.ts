@@ -1,0 +1,110 @@
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
+import { bootNode } from "../support/process.js";
+import { TEST_SECRET } from "../support/serve.js";
+
+// The example as `npm start` builds it (npm test builds first): its text limits and the posts'
+// read scope, seen over HTTP by a visitor, the author and another member.
+const app = bootNode(resolve("example/dist/main.js"), [], { FW_SECRET: TEST_SECRET });
+let url: string;
+
+beforeAll(async () => {
+  url = await app.url;
+}, 30_000);
+
+afterAll(async () => {
+  app.child.kill("SIGTERM");
+  await app.exited;
+});
+
+async function member(name: string): Promise<Browser> {
+  const browser = new Browser(url);
+  expect((await browser.signUp(freshEmail(name), PASSWORD)).status).toBe(303);
+  return browser;
+}
+
+const entries = async (): Promise<number> => ((await (await fetch(`${url}/api/entries`)).json()) as unknown[]).length;
+
+describe("Item 4: the example's text is bounded", () => {
+  it("the guestbook form says its limits: a name of 100 characters, a message of 2,000", async () => {
+    const page = await new Browser(url).get("/guestbook");
+    expect(page.html).toContain('<input name="name" value="" maxlength="100">');
+    expect(page.html).toContain('<textarea name="message" maxlength="2000"></textarea>');
+  });
+
+  it("a longer name or message is refused with 422 beside its field, the page stays small, and nothing is stored", async () => {
+    const visitor = new Browser(url);
+    await visitor.get("/guestbook");
+    const before = await entries();
+    const name = await visitor.post("/guestbook", { name: "n".repeat(101), message: "hello" });
+    expect(name.status).toBe(422);
+    expect(name.html).toContain('<p class="error">Name must be at most 100 characters long (this one has 101).</p>');
+    const message = await visitor.post("/guestbook", { name: "Ann", message: "m".repeat(1_000_000) });
+    expect(message.status).toBe(422);
+    expect(message.html).toContain('<p class="error">Message must be at most 2,000 characters long (this one has 1,000,000).</p>');
+    expect(message.html.length).toBeLessThan(20_000);
+    expect(await entries()).toBe(before);
+    expect((await visitor.post("/guestbook", { name: "n".repeat(100), message: "m\r\n".repeat(1_000) })).status).toBe(303);
+    expect(await entries()).toBe(before + 1);
+  });
+
+  it("a post's title is capped at 200 by default, its LongText body at 10,000", async () => {
+    const alice = await member("limits");
+    const blank = await alice.get("/posts/new");
+    expect(blank.html).toContain('name="title" type="text" value="" required maxlength="200"');
+    expect(blank.html).toContain('name="body" required maxlength="10000"');
+    const refused = await alice.post("/posts", { title: "t".repeat(201), body: "b".repeat(10_001), category: "news" });
+    expect(refused.status).toBe(422);
+    expect(refused.html).toContain("Title must be at most 200 characters long (this one has 201).");
+    expect(refused.html).toContain("Body must be at most 10,000 characters long (this one has 10,001).");
+  });
+});
+
+describe("Item 8: the example shows drafts to their author alone (the model's publicWhen)", () => {
+  let alice: Browser;
+  let draft: string;
+  let published: string;
+  const marker = `${process.pid}-${Date.now()}`;
+
+  beforeAll(async () => {
+    alice = await member("author");
+    await alice.get("/posts/new");
+    const one = await alice.post("/posts", { title: `Draft ${marker}`, body: "not yet", category: "news" });
+    const two = await alice.post("/posts", { title: `Out ${marker}`, body: "read me", category: "news", published: "true" });
+    expect([one.status, two.status]).toEqual([303, 303]);
+    [draft, published] = [one.location as string, two.location as string];
+  });
+
+  it("a visitor and another member: the index lists the published post, never the draft; the draft's page is a 404", async () => {
+    const bob = await member("reader");
+    for (const reader of [new Browser(url), bob]) {
+      const index = await reader.get("/posts");
+      expect(index.html).toContain(`Out ${marker}`);
+      expect(index.html).not.toContain(`Draft ${marker}`);
+      expect((await reader.get(published)).status).toBe(200);
+      const hidden = await reader.get(draft);
+      expect(hidden.status).toBe(404);
+      expect(hidden.html).not.toContain(marker);
+    }
+    expect((await bob.get(`${draft}/edit`)).status).toBe(404);
+  });
+
+  it("/api/posts lists published posts only", async () => {
+    const api = (await (await fetch(`${url}/api/posts`)).json()) as { total: number; posts: { title: string; published: boolean }[] };
+    const titles = api.posts.map((post) => post.title);
+    expect(titles).toContain(`Out ${marker}`);
+    expect(titles).not.toContain(`Draft ${marker}`);
+    expect(api.posts.every((post) => post.published)).toBe(true);
+    expect(api.total).toBe(api.posts.length);
+  });
+
+  it("the author sees the draft on the index and on its page, with their Edit and Delete controls", async () => {
+    const index = await alice.get("/posts");
+    expect(index.html).toContain(`Draft ${marker}`);
+    const page = await alice.get(draft);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain(`Draft ${marker}`);
+    expect(page.html).toContain(`<form method="post" action="${draft}" class="fw-destroy"><input type="hidden" name="_method" value="DELETE">`);
+  });
+});
