@@ -16,8 +16,9 @@ export type OwnedDeclaration = GuardDeclaration & { readonly covers: { has(role:
 
 /**
  * How one model's pages use its store: the whole table, or, on a role the model's `owned`
- * declaration covers, the current user's rows alone. A model without `owned` always uses the
- * whole table and refuses nothing here.
+ * declaration covers, the current user's rows alone; with a read scope (`publicWhen`), reads
+ * see the public rows and the viewer's own. A model without `owned` always uses the whole
+ * table and refuses nothing here.
  */
 export class Ownership<A> {
   private constructor(
