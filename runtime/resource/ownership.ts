@@ -10,7 +10,15 @@ import type { Page, Store } from "./store.js";
  * never imports the auth module: a guard (its `actions` need a signed-in user) plus `covers`,
  * the roles that read and write through the current user's rows alone.
  */
-export type OwnedDeclaration = GuardDeclaration & { readonly covers: { has(role: Action): boolean } };
+export type OwnedDeclaration = GuardDeclaration & {
+  readonly covers: { has(role: Action): boolean };
+  /**
+   * Who is looking, for display on a public page, answered at once: a declaration whose
+   * `identify` answers later (asking a users store) gives this too; without it, `identify` is used
+   * when it answers at once.
+   */
+  readonly viewer?: (request: Request) => string | undefined;
+};
 
 /** A narrowing with nobody to own anything: what a covered read sees when no one is signed in. */
 const NO_ROWS: Store<never> = {
@@ -81,11 +89,18 @@ export class Ownership<A> {
    */
   shows(request: Request, role: Action, row: A): boolean {
     if (this.scoped === undefined || this.owned === undefined || !this.covered(role)) return true;
-    const viewer = request.currentUser ?? this.owned.identify(request).currentUser;
+    const viewer = request.currentUser ?? viewerOf(this.owned, request);
     return viewer !== undefined && this.scoped.ownerOf(row) === viewer;
   }
 
   private covered(role: Action): boolean {
     return this.owned?.covers.has(role) === true;
   }
+}
+
+/** Who an owned declaration says is looking, without waiting: its `viewer`, else an `identify` that answers at once. */
+function viewerOf(owned: OwnedDeclaration, request: Request): string | undefined {
+  if (owned.viewer !== undefined) return owned.viewer(request);
+  const named = owned.identify(request);
+  return named instanceof Promise ? undefined : named.currentUser;
 }
