@@ -6,6 +6,8 @@ export interface User {
   id: Id<User>;
   email: string;
   passwordHash: string;
+  /** Changes when all the user's sessions end (sign out everywhere, a new password): fw/auth keeps it. */
+  sessionEpoch: string;
 }
 
 /** Users live in memory, as long as the process. */

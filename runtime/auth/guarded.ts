@@ -14,6 +14,11 @@ export interface GuardedInit {
   readonly carries?: RouteTable | readonly Route[];
   /** The derived roles a model's declaration covers (all when absent); not read for a page. */
   readonly actions?: Actions;
+  /**
+   * Who is looking, answered at once, for display only (an owner's Edit link on a public page);
+   * give it when `identify` answers later. Absent: `identify` is used when it answers at once.
+   */
+  readonly viewer?: (request: Request) => string | undefined;
 }
 
 const unchanged = <T>(value: T): T => value;
@@ -29,6 +34,7 @@ export class Guarded implements GuardDeclaration {
   readonly identify: Identify;
   readonly carries: readonly Route[];
   readonly actions: Actions | undefined;
+  readonly viewer: ((request: Request) => string | undefined) | undefined;
 
   constructor(init: GuardedInit) {
     this.through = init.through;
@@ -36,6 +42,7 @@ export class Guarded implements GuardDeclaration {
     const carries = init.carries ?? [];
     this.carries = carries instanceof RouteTable ? carries.routes : [...carries];
     this.actions = init.actions;
+    this.viewer = init.viewer;
   }
 
   /**

@@ -5,17 +5,31 @@
  * - `Guarded` (with `Guarded.public`) and `Owned`: the declarations pages and models make;
  * - `formSignIn`: login, logout and sign-up pages over a signed session, and the guards made from it;
  * - `apiKey`: a guard for API routes (`Authorization: Bearer <key>`);
- * - users (`Users`, `InMemoryUsers`, `seedUser`) and salted scrypt password hashes.
+ * - users (`Users`, `InMemoryUsers`, `seedUser`) and salted scrypt password hashes;
+ * - sessions that end: the guard asks the users store on every request, and `logoutEverywhere`,
+ *   `changePassword`, `deleteUser` and sign-out end sessions (and close their sockets here).
  */
 export { Guarded, type GuardedInit } from "./guarded.js";
 export { Owned } from "./owned.js";
-export { formSignIn, FormSignIn, type FormSignInOptions } from "./form-sign-in.js";
+export { formSignIn, FormSignIn, SIGN_IN_MAX_AGE_S, type FormSignInOptions } from "./form-sign-in.js";
 export { apiKey, ApiKeyGuard, type ApiKeyOptions } from "./api-key.js";
-export { InMemoryUsers, normalEmail, seedUser, type UserFields, type Users } from "./users.js";
+export { InMemoryUsers, MAX_REVOKED_PER_USER, normalEmail, seedUser, type UserFields, type Users } from "./users.js";
 export { hashPassword, verifyPassword, SCRYPT_COST } from "./password.js";
 export { safeNext, MAX_NEXT_LENGTH } from "./next-path.js";
-export { RateLimiter, PER_ACCOUNT, PER_ADDRESS, MAX_KEYS, type Limit } from "./rate-limit.js";
+export {
+  RateLimiter,
+  limiterKey,
+  PER_ACCOUNT_AND_ADDRESS,
+  PER_ADDRESS,
+  SIGNUPS_PER_ADDRESS,
+  MAX_KEYS,
+  MAX_KEY_PART,
+  type AttemptLimiter,
+  type Limit,
+} from "./rate-limit.js";
 export { signedInUser, type SignedIn } from "./session-user.js";
-export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from "./signup.js";
-export { WRONG_CREDENTIALS } from "./login.js";
+export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, SIGNED_UP, passwordProblem } from "./signup.js";
+export { isCommonPassword } from "./common-passwords.js";
+export { WRONG_CREDENTIALS, type SignInLimiters } from "./login.js";
+export { SIGNED_OUT_CODE } from "./live-sockets.js";
 export type { AuthPaths } from "./sign-in-pages.js";

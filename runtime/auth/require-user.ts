@@ -3,37 +3,60 @@ import { withCurrentUser, type Request } from "../http/request.js";
 import { Redirect, type Response } from "../http/response.js";
 import { API } from "../routing/kind.js";
 import type { HttpRoute, Route } from "../routing/route.js";
+import type { Identify } from "../routing/route-table.js";
+import type { LiveSockets } from "./live-sockets.js";
 import { withNext } from "./sign-in-pages.js";
-import { signedInUser } from "./session-user.js";
+import { claimOf, sessionUser } from "./session-user.js";
+import type { UserFields, Users } from "./users.js";
 
 /** What `routes` prints in the guard column for a route the form sign-in wraps. */
 export const FORM_GUARD = "formSignIn";
+
+/** What the form sign-in's guard checks a session against. */
+export interface SessionRules<U extends UserFields> {
+  readonly users: Users<U>;
+  readonly loginPath: string;
+  /** How long a sign-in counts (from sign-in), whatever the session cookie's own maximum age. */
+  readonly maxAgeMs: number;
+  readonly sockets: LiveSockets;
+}
 
 /**
  * The form sign-in's `through` (spec 2.12, 5.3–5.5): a browser page answers nobody with a 303
  * to the login page (carrying where to come back to, on GET and HEAD only) and otherwise runs
  * with `currentUser` named; a socket needs a user at the handshake (403 otherwise, as it cannot
- * follow a redirect); an API route, which carries no session, is refused with 403.
+ * follow a redirect) and is registered so that signing out closes it; an API route, which
+ * carries no session, is refused with 403. "A user" is one the users store still has, with the
+ * session still counting (`sessionUser`), asked on every request.
  */
-export function requireUser(loginPath: string): (route: Route) => Route {
+export function requireUser<U extends UserFields>(rules: SessionRules<U>): (route: Route) => Route {
   return (route) => {
-    if (route.case === "ws") return { ...route, guard: FORM_GUARD, requiresUser: true };
+    if (route.case === "ws") {
+      const stillSignedIn = async (connection: { readonly request: Request }): Promise<boolean> => (await sessionUser(rules.users, connection.request.session, rules.maxAgeMs)) !== undefined;
+      return { ...route, guard: FORM_GUARD, requiresUser: true, listener: rules.sockets.track(route.listener, stillSignedIn) };
+    }
     if (route.kind === API) return { ...route, guard: FORM_GUARD, handler: refuseApi };
-    return { ...route, guard: FORM_GUARD, handler: signedInOnly(route, loginPath) };
+    return { ...route, guard: FORM_GUARD, handler: signedInOnly(route, rules) };
   };
 }
 
-/** `identify` of the form sign-in: the user the session names; the request unchanged when it names nobody. */
-export function identifyFromSession(request: Request): Request {
-  const user = signedInUser(request);
-  return user === undefined ? request : withCurrentUser(request, user.key);
+/** `identify` of the form sign-in: the user the session signs in (asked of the store); the request unchanged when nobody. */
+export function identifyFromSession<U extends UserFields>(users: Users<U>, maxAgeMs: number): Identify {
+  return async (request) => {
+    if (claimOf(request.session) === undefined) return request;
+    const user = await sessionUser(users, request.session, maxAgeMs);
+    return user === undefined ? request : withCurrentUser(request, String(user.id));
+  };
 }
 
-function signedInOnly(route: HttpRoute, loginPath: string): HttpRoute["handler"] {
+function signedInOnly<U extends UserFields>(route: HttpRoute, rules: SessionRules<U>): HttpRoute["handler"] {
   const handler = route.handler;
-  return (request) => {
-    const user = signedInUser(request);
-    return user === undefined ? toLogin(request, loginPath) : handler(withCurrentUser(request, user.key));
+  return async (request) => {
+    const user = await sessionUser(rules.users, request.session, rules.maxAgeMs);
+    if (user !== undefined) return handler(withCurrentUser(request, String(user.id)));
+    const answer = toLogin(request, rules.loginPath);
+    // A session that names someone but no longer counts is dropped, so the layout stops showing them.
+    return claimOf(request.session) === undefined ? answer : answer.withSession(request.session.cleared());
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Html } from "../html/node.js";
+import { status, type Response } from "../http/response.js";
 
 /** Where the form sign-in's own routes are, under its mount. */
 export interface AuthPaths {
@@ -63,7 +64,7 @@ export function tooManyPage(seconds: number): Html {
       <title>Too many attempts</title>
       <h1>Too many attempts</h1>
       <p class="fw-auth-error" role="alert">
-        Too many failed sign-ins. Wait {minutes === 1 ? "a minute" : `${minutes} minutes`}, then try again.
+        Too many attempts. Wait {minutes === 1 ? "a minute" : `${minutes} minutes`}, then try again.
       </p>
     </>
   );
@@ -99,4 +100,10 @@ function field(form: string, name: string, label: string, attrs: InputAttrs, err
       {error === undefined ? null : <p class="fw-field-error" id={`${id}-error`}>{error}</p>}
     </div>
   );
+}
+
+/** 429 with Retry-After (whole seconds, rounded up): a plain status response, not a failure. */
+export function tooMany(waitMs: number): Response {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  return status(429, tooManyPage(seconds)).withHeader("retry-after", String(seconds));
 }

@@ -1,9 +1,11 @@
 import type { Request } from "../http/request.js";
 import { Ok, Redirect, status, type Response } from "../http/response.js";
+import type { AttemptLimiter } from "./rate-limit.js";
+import { limiterKey } from "./rate-limit.js";
+import { isCommonPassword } from "./common-passwords.js";
 import { safeNext } from "./next-path.js";
 import { hashPassword } from "./password.js";
-import { signedInSession } from "./session-user.js";
-import { signupPage, type AuthPaths } from "./sign-in-pages.js";
+import { signupPage, tooMany, withNext, type AuthPaths } from "./sign-in-pages.js";
 import { normalEmail, type UserFields, type Users } from "./users.js";
 
 /** The shortest password sign-up accepts: 12 characters. */
@@ -14,14 +16,24 @@ export const MAX_PASSWORD_LENGTH = 1024;
 const MAX_EMAIL_LENGTH = 254;
 
 /**
- * `GET /signup` and `POST /signup`: an email and a password make a user, who is signed in at
- * once (the session renewed) and sent on with 303. Problems come back as 422 with the email
- * kept and each message beside its field.
+ * The one answer to a sign-up that passed the checks, whether the email was new (the account is
+ * made) or had an account already (nothing changes): sign-up never tells which emails exist.
+ */
+export const SIGNED_UP = "If this email is new, its account is ready. Sign in with it and your password.";
+
+/**
+ * `GET /signup` and `POST /signup`: an email and a password make a user. Problems with the form
+ * come back as 422 with the email kept and each message beside its field. A form that passes
+ * gets one answer whether or not the email had an account (a 303 to the login page with
+ * `SIGNED_UP`), after the same work (one scrypt hash), so the form cannot be used to learn who
+ * has an account; the new user then signs in. Attempts are limited per client address.
  */
 export class Signup<U extends UserFields> {
   constructor(
     private readonly users: Users<U>,
     private readonly paths: AuthPaths & { readonly signup: string },
+    private readonly limiter: AttemptLimiter,
+    private readonly addressOf: (request: Request) => string | undefined,
   ) {}
 
   /** `GET /signup`: the blank form. */
@@ -30,22 +42,23 @@ export class Signup<U extends UserFields> {
     return Ok(signupPage(this.paths, { csrf: request.csrf, email: "", next }, MIN_PASSWORD_LENGTH));
   }
 
-  /** `POST /signup`: 422 with the problems, or a new signed-in user and 303 to next. */
+  /** `POST /signup`: 429 when limited, 422 with the problems, else 303 to sign in (the account made when the email was new). */
   async submit(request: Request): Promise<Response> {
+    const address = this.addressOf(request);
+    // Counted before any work, so concurrent attempts cannot all pass.
+    const wait = address === undefined ? 0 : await this.limiter.attempt(limiterKey("signup", address));
+    if (wait > 0) return tooMany(wait);
     const email = (request.form.get("email") ?? "").trim();
     const password = request.form.get("password") ?? "";
     const next = safeNext(request.form.get("next"));
     const errors = problemsOf(email, password);
     if (Object.keys(errors).length > 0) return this.refused(request, email, next, errors);
-    const user = await this.users.create(normalEmail(email), await hashPassword(password));
-    if (user === undefined) {
-      return this.refused(request, email, next, { email: "An account with this email exists already: sign in instead." });
-    }
-    return Redirect(next).withSession(signedInSession(request.session, user).flash("notice", "Welcome! Your account is ready."));
+    await this.users.create(normalEmail(email), await hashPassword(password));
+    return Redirect(withNext(this.paths.login, next)).withSession(request.session.flash("notice", SIGNED_UP));
   }
 
   private refused(request: Request, email: string, next: string, errors: Record<string, string>): Response {
-    return status(422, signupPage(this.paths, { csrf: request.csrf, email, next, errors }, MIN_PASSWORD_LENGTH));
+    return status(422, signupPage(this.paths, { csrf: request.csrf, email: email.slice(0, MAX_EMAIL_LENGTH + 1), next, errors }, MIN_PASSWORD_LENGTH));
   }
 }
 
@@ -53,8 +66,30 @@ function problemsOf(email: string, password: string): Record<string, string> {
   const errors: Record<string, string> = {};
   if (email === "") errors["email"] = "Email is required.";
   else if (email.length > MAX_EMAIL_LENGTH || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) errors["email"] = "Email must be an email address, like ada@example.com.";
-  const length = [...password].length;
-  if (length < MIN_PASSWORD_LENGTH) errors["password"] = `Password must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
-  else if (length > MAX_PASSWORD_LENGTH) errors["password"] = `Password must be at most ${MAX_PASSWORD_LENGTH} characters long.`;
+  const problem = passwordProblem(password, email);
+  if (problem !== undefined) errors["password"] = problem;
   return errors;
+}
+
+/**
+ * What is wrong with `password` as a new password for the account `email`, or undefined: too
+ * short or too long, one of the most common passwords (or their patterns), or the email (or
+ * the part before its "@") itself. Sign-up asks this; ask it too before `changePassword`.
+ */
+export function passwordProblem(password: string, email: string): string | undefined {
+  const length = [...password].length;
+  if (length < MIN_PASSWORD_LENGTH) return `Password must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
+  if (length > MAX_PASSWORD_LENGTH) return `Password must be at most ${MAX_PASSWORD_LENGTH} characters long.`;
+  if (containsEmail(password, email)) return "Password must not contain your email address: choose something else.";
+  if (isCommonPassword(password)) return "This password is one of the most common ones, which attackers try first: choose something less guessable.";
+  return undefined;
+}
+
+/** The password equals or contains the email, or its local part (when that is 4 characters or more). */
+function containsEmail(password: string, email: string): boolean {
+  const normal = normalEmail(email);
+  if (normal === "") return false;
+  const folded = normalEmail(password);
+  const local = normal.slice(0, Math.max(0, normal.lastIndexOf("@")));
+  return folded.includes(normal) || (local.length >= 4 && folded.includes(local)) || folded === local;
 }

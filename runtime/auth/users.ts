@@ -1,53 +1,161 @@
+import { randomBytes } from "node:crypto";
+import { ownCopy } from "../http/own-copy.js";
 import { hashPassword } from "./password.js";
 
 /**
- * What the auth module reads of the app's user model: its key (`id: Id<User>`), its email and
- * its password hash (from `hashPassword`, never the password). The app's model may have more.
+ * What the auth module reads of the app's user model: its key (`id: Id<User>`), its email, its
+ * password hash (from `hashPassword`, never the password) and its session epoch. The app's
+ * model may have more.
  */
 export interface UserFields {
   readonly id: number;
   readonly email: string;
   readonly passwordHash: string;
+  /**
+   * An opaque random string every signed-in session copies at sign-in and the guard compares on
+   * every guarded request. The store sets a fresh one when it creates the user and whenever it
+   * ends all their sessions (`revokeAll`, `setPasswordHash`): every older cookie stops counting.
+   * Random, never a counter, so a store that starts over (users in memory, a restored backup)
+   * cannot give a new user an epoch an old cookie carries.
+   */
+  readonly sessionEpoch: string;
 }
 
 /**
- * The users the form sign-in checks and sign-up adds to, supplied by the app. Emails are
- * matched without regard to case: implementations compare `normalEmail` forms.
+ * The users the form sign-in checks and sign-up adds to, supplied by the app: `InMemoryUsers`,
+ * or a database table. Every method is async and keeps its state in the store itself (nothing
+ * in process memory the next process would not see), so many processes can share one store.
+ * Emails are passed in their `normalEmail` form; keys are never reused once given out.
+ * `spec/auth/users-conformance.ts` is the suite an implementation must pass.
  */
 export interface Users<U extends UserFields = UserFields> {
-  /** The user with this email (any case), or undefined. */
+  /** The user with this email (`normalEmail` form), or undefined. */
   byEmail(email: string): Promise<U | undefined>;
-  /** A new user with a fresh key; undefined when the email (any case) is taken. */
+  /** The user with this key, or undefined (never created, or deleted). */
+  byId(id: number): Promise<U | undefined>;
+  /** A new user with a fresh key and a fresh session epoch; undefined when the email is taken. */
   create(email: string, passwordHash: string): Promise<U | undefined>;
+  /** Replaces the password hash and, in the same write, the session epoch; undefined when no such user. */
+  setPasswordHash(id: number, passwordHash: string): Promise<U | undefined>;
+  /** A fresh session epoch (every session of the user ends); undefined when no such user. */
+  revokeAll(id: number): Promise<U | undefined>;
+  /** Deletes the user (and their revoked sessions); false when there was none. Their key is not given out again. */
+  delete(id: number): Promise<boolean>;
+  /**
+   * Remembers that one session of the user (its random id, `sessionId`) was signed out, until
+   * `until` (ms since the epoch, when that session's cookie expires anyway). A store may bound
+   * what it keeps per user by ending all the user's sessions (a fresh epoch) instead.
+   */
+  revokeSession(id: number, sessionId: string, until: number): Promise<void>;
+  /** Whether `revokeSession` was called for this session and its `until` has not passed. */
+  isRevoked(id: number, sessionId: string): Promise<boolean>;
 }
 
-/** An email as compared and stored: trimmed, lower-case. */
+/**
+ * An email as compared and stored: NFKC-normalised, case-folded (upper then lower case, final
+ * sigma as sigma, then NFKC again, so "ß" and "SS", "ﬁ" and "fi", full-width and ASCII letters
+ * compare equal), trimmed. Two spellings a person would read as one address name one account.
+ */
 export function normalEmail(email: string): string {
-  return email.trim().toLowerCase();
+  // toLowerCase writes a word-final sigma as "ς"; case folding makes every sigma "σ".
+  return email.normalize("NFKC").toUpperCase().toLowerCase().replaceAll("ς", "σ").normalize("NFKC").trim();
 }
+
+/** A fresh random session epoch (128 bits). */
+export function freshEpoch(): string {
+  return randomBytes(16).toString("base64url");
+}
+
+/** Signed-out sessions `InMemoryUsers` remembers per user; past it, all the user's sessions end instead. */
+export const MAX_REVOKED_PER_USER = 32;
 
 /**
  * Users kept in memory for the life of the process (tests, the example, a first app). Keys are
  * 1, 2, 3, … `U` is the app's user type; fields it has beyond `UserFields` must be optional,
- * since a sign-up knows only the email and the password.
+ * since a sign-up knows only the email and the password. Revoked sessions are kept per user, at
+ * most `MAX_REVOKED_PER_USER` of them (expired ones dropped first): memory grows with users, not
+ * with sign-outs.
  */
 export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U> {
   private readonly byNormalEmail = new Map<string, U>();
+  private readonly byKey = new Map<number, U>();
+  /** Per user: revoked session id → until. */
+  private readonly revoked = new Map<number, Map<string, number>>();
   private next = 1;
 
+  constructor(private readonly now: () => number = Date.now) {}
+
   async byEmail(email: string): Promise<U | undefined> {
-    const user = this.byNormalEmail.get(normalEmail(email));
-    return user === undefined ? undefined : { ...user };
+    return copy(this.byNormalEmail.get(normalEmail(email)));
+  }
+
+  async byId(id: number): Promise<U | undefined> {
+    return copy(this.byKey.get(id));
   }
 
   async create(email: string, passwordHash: string): Promise<U | undefined> {
     const normal = normalEmail(email);
     if (this.byNormalEmail.has(normal)) return undefined;
     // The cast is what the class comment asks of U: only these fields are required.
-    const user = { id: this.next++, email: normal, passwordHash } as U;
-    this.byNormalEmail.set(normal, user);
-    return { ...user };
+    const user = { id: this.next++, email: ownCopy(normal), passwordHash: ownCopy(passwordHash), sessionEpoch: freshEpoch() } as U;
+    this.store(user);
+    return copy(user);
   }
+
+  async setPasswordHash(id: number, passwordHash: string): Promise<U | undefined> {
+    return this.change(id, { passwordHash, sessionEpoch: freshEpoch() });
+  }
+
+  async revokeAll(id: number): Promise<U | undefined> {
+    return this.change(id, { sessionEpoch: freshEpoch() });
+  }
+
+  async delete(id: number): Promise<boolean> {
+    const user = this.byKey.get(id);
+    if (user === undefined) return false;
+    this.byKey.delete(id);
+    this.byNormalEmail.delete(user.email);
+    this.revoked.delete(id);
+    return true;
+  }
+
+  async revokeSession(id: number, sessionId: string, until: number): Promise<void> {
+    if (!this.byKey.has(id)) return;
+    const now = this.now();
+    const sessions = this.revoked.get(id) ?? new Map<string, number>();
+    for (const [held, end] of sessions) if (end <= now) sessions.delete(held);
+    if (sessions.size >= MAX_REVOKED_PER_USER) {
+      // Bounded: rather than forget a revocation, end every session of the user.
+      this.revoked.delete(id);
+      await this.revokeAll(id);
+      return;
+    }
+    // A copy: the id was read from a cookie, and is kept for days.
+    sessions.set(ownCopy(sessionId), until);
+    this.revoked.set(id, sessions);
+  }
+
+  async isRevoked(id: number, sessionId: string): Promise<boolean> {
+    const until = this.revoked.get(id)?.get(sessionId);
+    return until !== undefined && until > this.now();
+  }
+
+  private change(id: number, fields: Partial<UserFields>): U | undefined {
+    const user = this.byKey.get(id);
+    if (user === undefined) return undefined;
+    const changed = { ...user, ...fields };
+    this.store(changed);
+    return copy(changed);
+  }
+
+  private store(user: U): void {
+    this.byKey.set(user.id, user);
+    this.byNormalEmail.set(user.email, user);
+  }
+}
+
+function copy<U>(user: U | undefined): U | undefined {
+  return user === undefined ? undefined : { ...user };
 }
 
 /**
@@ -55,7 +163,7 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
  * taken, naming it.
  */
 export async function seedUser<U extends UserFields>(users: Users<U>, email: string, password: string): Promise<U> {
-  const user = await users.create(email, await hashPassword(password));
+  const user = await users.create(normalEmail(email), await hashPassword(password));
   if (user === undefined) throw new Error(`seedUser: a user with the email ${JSON.stringify(normalEmail(email))} exists already.`);
   return user;
 }

@@ -12,7 +12,15 @@ import type { Store } from "./store.js";
  * never imports the auth module: a guard (its `actions` need a signed-in user) plus `covers`,
  * the roles that read and write through the current user's rows alone.
  */
-export type OwnedDeclaration = GuardDeclaration & { readonly covers: { has(role: Action): boolean } };
+export type OwnedDeclaration = GuardDeclaration & {
+  readonly covers: { has(role: Action): boolean };
+  /**
+   * Who is looking, for display on a public page, answered at once: a declaration whose
+   * `identify` answers later (asking a users store) gives this too; without it, `identify` is used
+   * when it answers at once.
+   */
+  readonly viewer?: (request: Request) => string | undefined;
+};
 
 /**
  * How one model's pages use its store: the whole table, or, on a role the model's `owned`
@@ -90,7 +98,7 @@ export class Ownership<A> {
    */
   shows(request: Request, role: Action, row: A): boolean {
     if (this.scoped === undefined || this.owned === undefined || !this.covered(role)) return true;
-    const viewer = request.currentUser ?? this.owned.identify(request).currentUser;
+    const viewer = request.currentUser ?? viewerOf(this.owned, request);
     return viewer !== undefined && this.scoped.ownerOf(row) === viewer;
   }
 
@@ -118,4 +126,11 @@ function checkReadScope(model: { readonly name: string; readonly fields: readonl
   if (field?.input !== "checkbox") {
     throw new Error(`The model ${model.name} declares publicWhen: ${JSON.stringify(publicWhen)}, which is not one of its boolean fields: name a field of type boolean.`);
   }
+}
+
+/** Who an owned declaration says is looking, without waiting: its `viewer`, else an `identify` that answers at once. */
+function viewerOf(owned: OwnedDeclaration, request: Request): string | undefined {
+  if (owned.viewer !== undefined) return owned.viewer(request);
+  const named = owned.identify(request);
+  return named instanceof Promise ? undefined : named.currentUser;
 }

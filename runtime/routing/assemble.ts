@@ -1,5 +1,5 @@
 import type { Route } from "./route.js";
-import { RouteTable, type Identify } from "./route-table.js";
+import { identifyInTurn, RouteTable, type Identify } from "./route-table.js";
 
 /**
  * What a `Guarded` declaration gives the table (spec 2.12), seen structurally so the HTTP core
@@ -37,8 +37,8 @@ export function assembleTable(declared: readonly (GuardDeclaration | undefined)[
     const routes = guard.carries instanceof RouteTable ? guard.carries.routes : guard.carries;
     for (const route of routes) if (!carried.some((held) => sameRoute(held, route))) carried.push(route);
   }
-  const identify: Identify = (request) => guards.reduce((current, guard) => guard.identify(current), request);
-  return new RouteTable([...rows, ...carried], guards.length === 0 ? undefined : identify);
+  const identify: Identify | undefined = guards.length === 0 ? undefined : guards.map((guard) => guard.identify).reduce(identifyInTurn);
+  return new RouteTable([...rows, ...carried], identify);
 }
 
 /** Equal routes: same case, method and pattern, and the very same handler or listener. */

@@ -1,10 +1,21 @@
 import type { Request } from "../http/request.js";
 import type { Route } from "./route.js";
 
-/** Names the user behind a request; never refuses one (spec 2.2, 2.12). */
-export type Identify = (request: Request) => Request;
+/**
+ * Names the user behind a request; never refuses one (spec 2.2, 2.12). It may answer later (a
+ * Promise), as one that asks a users store whether the session still counts does.
+ */
+export type Identify = (request: Request) => Request | Promise<Request>;
 
 const nobody: Identify = (request) => request;
+
+/** `first`, then `second` on what it named; synchronous while both are. */
+export function identifyInTurn(first: Identify, second: Identify): Identify {
+  return (request) => {
+    const named = first(request);
+    return named instanceof Promise ? named.then(second) : second(named);
+  };
+}
 
 /**
  * An ordered sequence of routes (spec 2.2). Order is the whole contract: the table never
@@ -32,7 +43,7 @@ export class RouteTable implements Iterable<Route> {
         ? this.identify
         : this.identify === nobody
           ? other.identify
-          : (request) => other.identify(this.identify(request));
+          : identifyInTurn(this.identify, other.identify);
     return new RouteTable([...this.routes, ...other.routes], identify);
   }
 

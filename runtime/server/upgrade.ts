@@ -22,15 +22,22 @@ export async function answerUpgrade(
 ): Promise<number | undefined> {
   if (incoming.headers.upgrade?.toLowerCase() !== "websocket") return answerPlainly(incoming, socket, dispatcher);
   let admitted: Admitted;
+  // Admitting may wait (an identify asking a users store): a reset meanwhile must not crash.
+  const dropOnError = (): void => void socket.destroy();
+  socket.on("error", dropOnError);
   try {
     // An app without WebSocket routes has no socket server: every handshake finds nothing.
     if (sockets === undefined) throw new NotFound("No WebSocket route answers this address.");
-    admitted = sockets.admit(incoming);
+    admitted = await sockets.admit(incoming);
   } catch (thrown) {
+    socket.off("error", dropOnError);
+    if (socket.destroyed) return undefined;
     const answer = dispatcher.refuse(asFailure(thrown), incoming.method ?? "GET", instanceOf(incoming.url));
     writeRaw(socket, answer);
     return answer.status;
   }
+  socket.off("error", dropOnError);
+  if (socket.destroyed) return undefined;
   sockets.accept(incoming, socket, head, admitted);
   return 101;
 }

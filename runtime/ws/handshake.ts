@@ -35,7 +35,7 @@ export interface Admitted {
  * nobody). The upgrade is never matched on method: a socket route answers every method, and
  * only then is anything but GET refused.
  */
-export function admit(incoming: IncomingMessage, rules: HandshakeRules): Admitted {
+export async function admit(incoming: IncomingMessage, rules: HandshakeRules): Promise<Admitted> {
   const { path, query } = splitTarget(originForm(incoming.url ?? "/", incoming.headers.host));
   const segments = splitPath(path);
   const found = rules.reserved.lookupWs(segments) ?? rules.table.lookupWs(segments);
@@ -47,7 +47,7 @@ export function admit(incoming: IncomingMessage, rules: HandshakeRules): Admitte
   // Read like a browser route's cookie (one fw_session, else empty); nothing is written back.
   const { session } = arrivedSession(headers.get("cookie"), rules.codec, Date.now());
   const sent = new Request({ method: "GET", path, params: found.params, query, headers, session, secure });
-  const request = rules.identify(sent);
+  const request = await rules.identify(sent);
   if (found.route.requiresUser === true && request.currentUser === undefined) {
     throw new Forbidden("This socket needs a signed-in user: sign in, then connect again.");
   }

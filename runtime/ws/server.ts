@@ -74,7 +74,7 @@ export class WsServer {
   }
 
   /** Checks a handshake before anything is upgraded; throws the failure to answer (see `admit`). */
-  admit(incoming: IncomingMessage): Admitted {
+  admit(incoming: IncomingMessage): Promise<Admitted> {
     return admit(incoming, this.#rules);
   }
 

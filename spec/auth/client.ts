@@ -26,10 +26,16 @@ export class Browser {
     return this.send(path, { method: "POST", body, headers: { "content-type": "application/x-www-form-urlencoded" } });
   }
 
-  /** Signs up through the form: GET for the token, then POST; the renewed session's token is fetched after. */
+  /**
+   * Signs up through the form (GET for the token, then POST) and, when that answered 303 (to
+   * sign in: sign-up never signs in, so as not to tell which emails exist), signs in; answers
+   * the sign-up's answer.
+   */
   async signUp(email: string, password: string): Promise<Answer> {
     await this.get("/signup");
-    return this.renewed(await this.post("/signup", { email, password }));
+    const answer = await this.post("/signup", { email, password });
+    if (answer.status === 303) await this.signIn(email, password);
+    return answer;
   }
 
   /** Signs in through the form, as `signUp` does. */

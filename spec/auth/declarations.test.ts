@@ -17,11 +17,14 @@ import {
   type Response,
   type Route as AnyRoute,
 } from "../../runtime/index.js";
-import { withReserved } from "../../runtime/http/session.js";
+import { signedInSession } from "../../runtime/auth/session-user.js";
 
 const users = new InMemoryUsers();
+// Users 1 to 9 (the hash is never checked here).
+for (let i = 1; i <= 9; i++) await users.create(`user${i}@example.com`, "not-a-hash");
 const page = Route.get("/page", (request) => Ok(`user ${request.currentUser ?? "nobody"}`));
-const signedIn = (key: string) => new Request({ path: "/page", session: withReserved(withReserved(Session.empty, "_user", key), "_email", `${key}@example.com`) });
+/** A request whose session signed in user `key` (who exists) at sign-in. */
+const signedIn = async (key: string) => new Request({ path: "/page", session: signedInSession(Session.empty, (await users.byId(Number(key)))!) });
 
 async function call(route: AnyRoute, request: Request): Promise<Response> {
   return (route as HttpRoute).handler(request);
@@ -79,7 +82,7 @@ describe("5.1 The form sign-in: its routes, carried once by every declaration", 
     expect(refused.header("location")).toBe("/account/login?next=%2Fpage%3Fa%3D1");
     const posted = await call(auth.guarded().through(Route.post("/page", () => Ok("x"))), new Request({ method: "POST", path: "/page" }));
     expect(posted.header("location")).toBe("/account/login");
-    const served = await call(guarded, signedIn("7"));
+    const served = await call(guarded, await signedIn("7"));
     expect(served.body).toEqual({ type: "text", text: "user 7" });
   });
 
@@ -88,17 +91,18 @@ describe("5.1 The form sign-in: its routes, carried once by every declaration", 
     const socket = auth.guarded().through(Route.ws("/live", { message: () => {} }));
     expect(socket.case === "ws" && socket.requiresUser).toBe(true);
     const api = auth.guarded().through(Route.api({ method: "GET", path: "/api/x", handler: () => Ok("x") }));
-    await expect(async () => call(api, signedIn("7"))).rejects.toThrow(Forbidden);
+    const request = await signedIn("7");
+    await expect(async () => call(api, request)).rejects.toThrow(Forbidden);
   });
 
-  it("identify names the session's user, and leaves a request naming nobody unchanged (so identifies compose)", () => {
+  it("identify names the session's user, and leaves a request naming nobody unchanged (so identifies compose)", async () => {
     const auth = formSignIn({ users });
-    expect(auth.identify(signedIn("3")).currentUser).toBe("3");
+    expect((await auth.identify(await signedIn("3"))).currentUser).toBe("3");
     const nobody = new Request();
-    expect(auth.identify(nobody)).toBe(nobody);
+    expect(await auth.identify(nobody)).toBe(nobody);
     const keyed = new Request({ headers: { authorization: "Bearer k-123" } });
     const table = assembleTable([apiKey({ keys: new Map([["k-123", 9]]) }), auth.guarded()], []);
-    expect(table.identify(keyed).currentUser).toBe("9");
+    expect((await table.identify(keyed)).currentUser).toBe("9");
   });
 
   it("a session entry the app sets cannot sign anyone in: `_user` is reserved", () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { TEST_SECRET } from "../support/serve.js";
 import { servedFixture } from "../support/tspc.js";
 import { connect, refusal } from "../support/ws-client.js";
+import { SIGNED_UP } from "../../runtime/auth/index.js";
 import { Browser, freshEmail, PASSWORD } from "./client.js";
 
 // The fixture (spec/fixtures/auth) builds with `"auth": "fw/auth"` in its plugin options, so
@@ -23,7 +24,7 @@ async function signedUp(name: string): Promise<{ browser: Browser; email: string
 }
 
 describe("5 Form sign-in: sign-up, login, logout", () => {
-  it("sign-up makes an account and signs it in (303), the layout shows the email", async () => {
+  it("sign-up makes an account (303 to sign in, not signed in yet); signing in with it works, the layout shows the email", async () => {
     const visitor = browser();
     const page = await visitor.get("/signup");
     expect(page.status).toBe(200);
@@ -32,23 +33,55 @@ describe("5 Form sign-in: sign-up, login, logout", () => {
     const email = freshEmail("ada");
     const done = await visitor.post("/signup", { email, password: PASSWORD });
     expect(done.status).toBe(303);
-    expect(done.location).toBe("/");
+    expect(done.location).toBe("/login");
+    expect((await visitor.get("/framed")).html).toContain(`<p class="flash">${SIGNED_UP}</p>`);
+    expect((await visitor.get("/secret")).status).toBe(303);
+    expect((await visitor.signIn(email, PASSWORD)).status).toBe(303);
     expect((await visitor.get("/secret")).html).toMatch(/^secret for \d+$/);
     expect((await visitor.get("/framed")).html).toContain(`<p id="signed-in">${email}</p>`);
   });
 
-  it("sign-up refuses a short password and a taken email (any case) with 422, messages beside the fields", async () => {
-    const visitor = browser();
-    await visitor.get("/signup");
-    const short = await visitor.post("/signup", { email: freshEmail("short"), password: "too short" });
-    expect(short.status).toBe(422);
-    expect(short.html).toContain("Password must be at least 12 characters long.");
+  it("sign-up does not tell which emails exist: a taken email (any case, any spelling) gets the very answer a new one gets, and changes nothing", async () => {
     const email = freshEmail("taken");
     expect((await browser().signUp(email, PASSWORD)).status).toBe(303);
-    const taken = await visitor.post("/signup", { email: email.toUpperCase(), password: PASSWORD });
-    expect(taken.status).toBe(422);
-    expect(taken.html).toContain("An account with this email exists already");
-    expect((await visitor.get("/secret")).status).toBe(303);
+    const answers = [];
+    for (const typed of [email.toUpperCase(), freshEmail("new")]) {
+      const visitor = browser();
+      await visitor.get("/signup");
+      const answer = await visitor.post("/signup", { email: typed, password: "another good passphrase" });
+      answers.push({ status: answer.status, location: answer.location, body: answer.html, flash: (await visitor.get("/framed")).html.replace(/<p id="signed-in">.*?<\/p>/, "") });
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    // The taken account still has its own password: the second sign-up changed nothing.
+    expect((await browser().signIn(email, "another good passphrase")).status).toBe(422);
+    expect((await browser().signIn(email, PASSWORD)).status).toBe(303);
+  });
+
+  it("sign-up refuses a short password, a common one and one containing the email, with 422 beside the field", async () => {
+    const visitor = browser();
+    await visitor.get("/signup");
+    const email = freshEmail("weak");
+    const cases: [string, string][] = [
+      ["too short", "Password must be at least 12 characters long."],
+      ["Password2024!", "one of the most common"],
+      ["qwertyuiop123", "one of the most common"],
+      ["123456789012", "one of the most common"],
+      [email.toUpperCase(), "must not contain your email"],
+      [`my ${email.split("@")[0]} pass`, "must not contain your email"],
+    ];
+    for (const [password, message] of cases) {
+      const refused = await visitor.post("/signup", { email, password });
+      expect(refused.status, password).toBe(422);
+      expect(refused.html).toContain(message);
+    }
+    expect((await browser().signIn(email, "Password2024!")).status).toBe(422);
+  });
+
+  it("emails are NFKC-normalised and case-folded: a full-width, upper-case spelling signs in to the account", async () => {
+    const local = `nfkc${process.pid}${Date.now()}`;
+    expect((await browser().signUp(`${local}@example.com`, PASSWORD)).status).toBe(303);
+    const wide = [...`${local.toUpperCase()}@EXAMPLE.COM`].map((char) => (char >= "!" && char <= "~" ? String.fromCharCode(char.charCodeAt(0) + 0xfee0) : char)).join("");
+    expect((await browser().signIn(wide, PASSWORD)).status).toBe(303);
   });
 
   it("login with the right password (email in any case) → 303 and signed in; logout (POST with the token) → 303 to / and signed out", async () => {
@@ -149,27 +182,53 @@ describe("5 Session renewal on login", () => {
   });
 });
 
-describe("5 Rate limiting sign-in (5 failures per account, 20 per address, per 15 minutes)", () => {
-  it("after 5 failures for one account, its next login is 429 with Retry-After, even with the right password", async () => {
+describe("5 Rate limiting sign-in (5 per address and account, 20 failures per address, per 15 minutes, then backoff)", () => {
+  it("after 5 attempts at one account from one address, its next login from there is 429 with Retry-After, even with the right password; another address still signs in", async () => {
     const { email } = await signedUp("jon");
-    for (let i = 0; i < 5; i++) expect((await browser().signIn(email, `wrong password ${i}`)).status).toBe(422);
-    const limited = await browser().signIn(email.toUpperCase(), PASSWORD);
+    const from = browser();
+    for (let i = 0; i < 5; i++) expect((await from.signIn(email, `wrong password ${i}`)).status).toBe(422);
+    const limited = await from.signIn(email.toUpperCase(), PASSWORD);
     expect(limited.status).toBe(429);
     const retry = Number(limited.response.headers.get("retry-after"));
     expect(retry).toBeGreaterThan(800);
     expect(retry).toBeLessThanOrEqual(900);
-    expect(limited.html).toContain("Too many failed sign-ins.");
+    expect(limited.html).toContain("Too many attempts.");
     expect(limited.html).not.toContain("Email or password is wrong.");
+    // Failing from anywhere cannot lock the account for everyone.
+    expect((await browser().signIn(email, PASSWORD)).status).toBe(303);
     const other = await signedUp("kim");
-    expect((await browser().signIn(other.email, PASSWORD)).status).toBe(303);
+    expect((await from.signIn(other.email, PASSWORD)).status).toBe(303);
   });
+
+  it("40 concurrent guesses from one address are counted before any password is checked: at most 5 are checked, the right one among them or refused", async () => {
+    const { email } = await signedUp("race");
+    const from = browser();
+    await from.get("/login");
+    const guesses = Array.from({ length: 40 }, (_, i) => (i === 39 ? PASSWORD : `wrong guess number ${i}`));
+    const answers = await Promise.all(guesses.map((password) => from.post("/login", { email, password })));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status !== 429).length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(35);
+  }, 60_000);
 
   it("4 failures then a success leave the account open (a success resets its count)", async () => {
     const { email } = await signedUp("lou");
-    for (let i = 0; i < 4; i++) expect((await browser().signIn(email, "wrong password!")).status).toBe(422);
-    expect((await browser().signIn(email, PASSWORD)).status).toBe(303);
-    for (let i = 0; i < 4; i++) expect((await browser().signIn(email, "wrong password!")).status).toBe(422);
-    expect((await browser().signIn(email, PASSWORD)).status).toBe(303);
+    const from = browser();
+    for (let i = 0; i < 4; i++) expect((await from.signIn(email, "wrong password!")).status).toBe(422);
+    expect((await from.signIn(email, PASSWORD)).status).toBe(303);
+    for (let i = 0; i < 4; i++) expect((await from.signIn(email, "wrong password!")).status).toBe(422);
+    expect((await from.signIn(email, PASSWORD)).status).toBe(303);
+  });
+
+  it("sign-up is limited per address: the 11th attempt within the hour is 429, before anything is hashed or made", async () => {
+    const from = new Browser(fixture.url, { "x-forwarded-for": "192.0.2.88" });
+    await from.get("/signup");
+    for (let i = 0; i < 10; i++) expect((await from.post("/signup", { email: freshEmail("bulk"), password: "a good long passphrase" })).status).toBe(303);
+    const email = freshEmail("bulk");
+    const limited = await from.post("/signup", { email, password: "a good long passphrase" });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.response.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await browser().signIn(email, "a good long passphrase")).status).toBe(422);
   });
 
   it("after 20 failures from one address (any accounts), every login from it is 429; other addresses still sign in", async () => {
@@ -266,5 +325,94 @@ describe("5.1, 5.7 An API key guard", () => {
     const right = await fetch(`${fixture.url}/api/me`, { headers: { authorization: "Bearer key-of-user-one-0123456789" } });
     expect(right.status).toBe(200);
     expect(await right.json()).toEqual({ caller: "1" });
+  });
+});
+
+describe("Sessions that end (issue 19, item 2): the guard asks the users store on every request", () => {
+  /** A second browser holding a copy of `from`'s cookie (as one who stole it would). */
+  function copyOf(from: Browser): Browser {
+    const copy = browser();
+    copy.cookie = from.cookie;
+    return copy;
+  }
+
+  it("logout makes the session's cookie useless: a copy taken before is signed out too", async () => {
+    const { browser: visitor } = await signedUp("copy");
+    const stolen = copyOf(visitor);
+    expect((await stolen.get("/secret")).status).toBe(200);
+    expect((await visitor.post("/logout", {})).status).toBe(303);
+    const refused = await stolen.get("/secret");
+    expect(refused.status).toBe(303);
+    expect(refused.location).toBe("/login?next=%2Fsecret");
+    // The dead cookie is dropped, so the layout stops naming the user.
+    expect((await stolen.get("/framed")).html).toContain('<p id="signed-in">signed out</p>');
+  });
+
+  it("logging out one session leaves the user's other sessions signed in", async () => {
+    const { browser: first, email } = await signedUp("two");
+    const second = browser();
+    expect((await second.signIn(email, PASSWORD)).status).toBe(303);
+    expect((await first.post("/logout", {})).status).toBe(303);
+    expect((await second.get("/secret")).status).toBe(200);
+  });
+
+  it("logoutEverywhere ends every session of the user, this one included", async () => {
+    const { browser: first, email } = await signedUp("all");
+    const second = browser();
+    expect((await second.signIn(email, PASSWORD)).status).toBe(303);
+    expect((await first.post("/everywhere", {})).status).toBe(303);
+    expect((await first.get("/secret")).status).toBe(303);
+    expect((await second.get("/secret")).status).toBe(303);
+    expect((await browser().signIn(email, PASSWORD)).status).toBe(303);
+  });
+
+  it("a password change ends the other sessions; the browser that changed it stays signed in; only the new password signs in", async () => {
+    const { browser: first, email, key } = await signedUp("pw");
+    const second = browser();
+    expect((await second.signIn(email, PASSWORD)).status).toBe(303);
+    const changed = await first.post("/password", { password: "a brand new passphrase" });
+    expect(changed.status).toBe(303);
+    await first.get("/login");
+    expect((await first.get("/secret")).html).toBe(`secret for ${key}`);
+    expect((await second.get("/secret")).status).toBe(303);
+    expect((await browser().signIn(email, PASSWORD)).status).toBe(422);
+    expect((await browser().signIn(email, "a brand new passphrase")).status).toBe(303);
+  });
+
+  it("a deleted user's sessions are nobody's, and their key is not given to the next sign-up", async () => {
+    const { browser: visitor, key } = await signedUp("del");
+    const stolen = copyOf(visitor);
+    expect((await visitor.post("/farewell", {})).status).toBe(303);
+    expect((await stolen.get("/secret")).status).toBe(303);
+    const next = await signedUp("after");
+    expect(next.key).not.toBe(key);
+    expect((await stolen.get("/secret")).status).toBe(303);
+  });
+
+  it("a signed-out session's socket handshake is refused (403), and its open sockets close on logout", async () => {
+    const { browser: visitor, key, email } = await signedUp("sock");
+    const stolen = copyOf(visitor);
+    const client = await connect(fixture.url, "/live/socket", { headers: { cookie: visitor.cookie as string } });
+    client.socket.send("hi");
+    expect(await client.next()).toBe(`${key} ${email}: hi`);
+    expect((await visitor.post("/logout", {})).status).toBe(303);
+    expect(await client.closed).toEqual({ code: 1008, reason: "signed out" });
+    expect((await refusal(fixture.url, "/live/socket", { headers: { cookie: stolen.cookie as string } })).status).toBe(403);
+  });
+
+  it("logoutEverywhere and a deletion close every open socket of the user", async () => {
+    const { browser: visitor, email } = await signedUp("socks");
+    const second = browser();
+    expect((await second.signIn(email, PASSWORD)).status).toBe(303);
+    const one = await connect(fixture.url, "/live/socket", { headers: { cookie: visitor.cookie as string } });
+    const two = await connect(fixture.url, "/live/socket", { headers: { cookie: second.cookie as string } });
+    expect((await visitor.post("/everywhere", {})).status).toBe(303);
+    expect((await one.closed).code).toBe(1008);
+    expect((await two.closed).code).toBe(1008);
+    const third = browser();
+    expect((await third.signIn(email, PASSWORD)).status).toBe(303);
+    const three = await connect(fixture.url, "/live/socket", { headers: { cookie: third.cookie as string } });
+    expect((await third.post("/farewell", {})).status).toBe(303);
+    expect((await three.closed).code).toBe(1008);
   });
 });

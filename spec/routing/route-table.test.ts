@@ -47,14 +47,19 @@ describe("2.2 RouteTable", () => {
     expect(RouteTable.of(c).concat([a]).routes).toEqual([c, a]);
   });
 
-  it("a hand-built table names nobody; concatenated identifies run in turn", () => {
+  it("a hand-built table names nobody; concatenated identifies run in turn (at once while each answers at once)", async () => {
     const request = new Request({ path: "/" });
     expect(RouteTable.of(a).identify(request)).toBe(request);
     const named = new RouteTable([a], (r) => new Request({ path: r.path, currentUser: "7" }));
     const tagged = new RouteTable([b], (r) => new Request({ path: `${r.path}!`, ...(r.currentUser === undefined ? {} : { currentUser: r.currentUser }) }));
     const both = RouteTable.of(c).concat(named).concat(tagged);
     const seen = both.identify(request);
+    if (seen instanceof Promise) throw new Error("identifies that answer at once compose to one that does");
     expect(seen.currentUser).toBe("7");
     expect(seen.path).toBe("/!");
+    // One that answers later (asking a users store) makes the whole answer later, still in turn.
+    const later = new RouteTable([a], async (r) => new Request({ path: r.path, currentUser: "8" }));
+    const mixed = await RouteTable.of(c).concat(later).concat(tagged).identify(request);
+    expect([mixed.currentUser, mixed.path]).toEqual(["8", "/!"]);
   });
 });

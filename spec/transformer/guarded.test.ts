@@ -47,7 +47,7 @@ describe("4.5 Guards in the generated table (guardFor, carries, identify)", () =
     const generated = (await import(pathToFileURL(join(dir, "dist/.fw/routes.js")).href)) as { table(): import("../../runtime/index.js").RouteTable };
     const table = generated.table();
     const signedIn = new fw.Request({ session: fw.Session.empty.set("user", "cy") });
-    expect(table.identify(signedIn).currentUser).toBe("cy");
-    expect(table.identify(new fw.Request()).currentUser).toBeUndefined();
+    expect((await table.identify(signedIn)).currentUser).toBe("cy");
+    expect((await table.identify(new fw.Request())).currentUser).toBeUndefined();
   });
 });

@@ -183,8 +183,8 @@ describe("4.6 reserved /fw sockets", () => {
 
   it("are asked before the table", async () => {
     const sockets = new WsServer({ ...settings, table: new Matcher([Route.ws("/fw/*rest", app)]), reserved: [Route.ws("/fw/reload", reload)] });
-    expect(sockets.admit(fake("/fw/reload")).route.listener).toBe(reload);
-    expect(sockets.admit(fake("/fw/other")).route.listener).toBe(app);
+    expect((await sockets.admit(fake("/fw/reload"))).route.listener).toBe(reload);
+    expect((await sockets.admit(fake("/fw/other"))).route.listener).toBe(app);
     await sockets.close(0);
   });
 

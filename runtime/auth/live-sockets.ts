@@ -1,0 +1,75 @@
+import type { WsConnection, WsListener } from "../ws/listener.js";
+import { SESSION_ID_ENTRY } from "./session-user.js";
+
+/** The close code a socket of a signed-out session gets (1008, policy violation). */
+export const SIGNED_OUT_CODE = 1008;
+
+/**
+ * The open sockets of signed-in users in this process, by user and session, so that signing
+ * out (one session, or everywhere), a password change or a deletion closes them. Memory follows
+ * the open connections: a socket is forgotten when it closes. Another process's sockets are not
+ * reached (README, Security).
+ */
+export class LiveSockets {
+  /** user key → connection → its session id. */
+  private readonly byUser = new Map<string, Map<WsConnection, string>>();
+
+  /**
+   * `listener` with its connections registered while open. `stillSignedIn` is asked once the
+   * socket is registered (a sign-out between the handshake and now must not be missed).
+   */
+  track(listener: WsListener, stillSignedIn: (connection: WsConnection) => Promise<boolean>): WsListener {
+    // The app's listener hears of a connection only once it passed the second check.
+    const admitted = new WeakSet<WsConnection>();
+    const tracked: WsListener = {
+      open: async (connection) => {
+        this.add(connection);
+        if (!(await stillSignedIn(connection))) {
+          connection.close(SIGNED_OUT_CODE, "signed out");
+          return;
+        }
+        admitted.add(connection);
+        await listener.open?.(connection);
+      },
+      message: (connection, text) => (admitted.has(connection) ? listener.message(connection, text) : undefined),
+      close: async (connection) => {
+        this.remove(connection);
+        if (admitted.has(connection)) await listener.close?.(connection);
+      },
+    };
+    return tracked;
+  }
+
+  /** Closes the sockets of one session of the user. */
+  closeSession(user: string, sessionId: string): void {
+    for (const [connection, held] of this.byUser.get(user) ?? []) if (held === sessionId) connection.close(SIGNED_OUT_CODE, "signed out");
+  }
+
+  /** Closes every socket of the user. */
+  closeUser(user: string): void {
+    for (const connection of this.byUser.get(user)?.keys() ?? []) connection.close(SIGNED_OUT_CODE, "signed out");
+  }
+
+  /** How many sockets are registered (tests). */
+  get size(): number {
+    let count = 0;
+    for (const connections of this.byUser.values()) count += connections.size;
+    return count;
+  }
+
+  private add(connection: WsConnection): void {
+    const user = connection.request.currentUser;
+    if (user === undefined) return;
+    const connections = this.byUser.get(user) ?? new Map<WsConnection, string>();
+    connections.set(connection, connection.request.session.get(SESSION_ID_ENTRY) ?? "");
+    this.byUser.set(user, connections);
+  }
+
+  private remove(connection: WsConnection): void {
+    const user = connection.request.currentUser;
+    if (user === undefined) return;
+    const connections = this.byUser.get(user);
+    connections?.delete(connection);
+    if (connections?.size === 0) this.byUser.delete(user);
+  }
+}
