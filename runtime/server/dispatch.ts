@@ -151,8 +151,11 @@ export class Dispatcher {
       exchange.form = form;
       const override = methodOverride(form);
       if (override !== undefined) {
-        exchange.method = override;
-        lookup = this.options.matcher.lookupPath(override, exchange.path);
+        const overridden = this.options.matcher.lookupPath(override, exchange.path);
+        if (honoursOverride(found, overridden)) {
+          exchange.method = override;
+          lookup = overridden;
+        }
       }
     }
     if (lookup.type === "method") throw new MethodNotAllowed(lookup.allowed);
@@ -403,6 +406,18 @@ function methodOverride(form: Fields): Method | undefined {
     throw new BadRequest(`_method may ask for PUT, PATCH or DELETE only, not ${JSON.stringify(asked[0])}.`);
   }
   return method;
+}
+
+/**
+ * Whether a `_method` override stands: only a browser route may be reached through one. API
+ * routes skip CSRF, so an override landing on one would let a cross-site HTML form (which can
+ * only POST) reach an API's PUT, PATCH or DELETE; on an API path the request is answered as if
+ * no override had been sent. One that lands on no route keeps its 405 or 404, unless the POST
+ * itself reached an API route.
+ */
+function honoursOverride(sent: Lookup, overridden: Lookup): boolean {
+  if (overridden.type === "found") return overridden.route.kind !== API;
+  return !(sent.type === "found" && sent.route.kind === API);
 }
 
 function extraHeaders(failure: HttpFailure): string[] {

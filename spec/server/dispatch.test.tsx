@@ -74,6 +74,11 @@ const table = RouteTable.of(
   Route.get("/query", (request) => Ok(`q=${request.query.get("q") ?? ""}`)),
   Route.api({ method: "GET", path: "/api/whoami", handler: (request) => Ok(`cookie header: ${request.headers.get("cookie") ?? "none"}`) }),
   Route.api({ method: "POST", path: "/api/items", handler: (request) => status(201, request.text) }),
+  Route.api({ method: "POST", path: "/api/things", handler: (request) => Ok(`POST ${request.method}`) }),
+  Route.api({ method: "PUT", path: "/api/things", handler: () => Ok("PUT reached") }),
+  Route.api({ method: "PATCH", path: "/api/things", handler: () => Ok("PATCH reached") }),
+  Route.api({ method: "DELETE", path: "/api/things", handler: () => Ok("DELETE reached") }),
+  Route.api({ method: "DELETE", path: "/api/only-delete", handler: () => Ok("DELETE reached") }),
   { ...Route.get("/copied", (request) => Ok(`user=${request.session.get("user") ?? "nobody"}`)), kind: Route.api({ method: "GET", path: "/x", handler: () => Ok("") }).kind },
   Route.ws("/socket", { message() {} }),
 );
@@ -371,6 +376,25 @@ describe("_method override", () => {
     const response = await app.post("/form", { _method: "PATCH", _csrf: csrfFrom(page.html) }, { headers: { cookie: page.cookie as string } });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("GET, POST, HEAD");
+  });
+});
+
+describe("_method never reaches an API route (API routes skip CSRF)", () => {
+  it.each(["PUT", "PATCH", "DELETE"])("a cross-site form POSTing _method=%s to an API path is answered as a plain POST", async (method) => {
+    const response = await app.post("/api/things", { _method: method });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("POST POST");
+  });
+
+  it("on an API path with no POST route, the override is ignored too: 405 for the POST, not the DELETE handler", async () => {
+    const response = await app.post("/api/only-delete", { _method: "DELETE" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("DELETE");
+    expect(await response.text()).not.toContain("DELETE reached");
+  });
+
+  it("the API's own DELETE is still reached by a DELETE request", async () => {
+    expect(await (await fetch(app.url + "/api/things", { method: "DELETE" })).text()).toBe("DELETE reached");
   });
 });
 
