@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import { Cookie } from "../http/cookie.js";
 import { asFailure, BadRequest, MethodNotAllowed, NotFound, NotImplemented, type HttpFailure } from "../http/failure.js";
 import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
@@ -8,7 +7,7 @@ import { originForm, splitPath } from "../http/path.js";
 import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, LAZY_ADDRESS, Request, textOf } from "../http/request.js";
 import { flatHeaders, type Body, type Response } from "../http/response.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
-import { arrivedSession, MAX_COOKIE_BYTES, SESSION_COOKIE, sessionChanged, type SessionCodec } from "../http/session-codec.js";
+import { arrivedSession, sessionChanged, type SessionCodec } from "../http/session-codec.js";
 import { decodeParams } from "../routing/from-path.js";
 import { API } from "../routing/kind.js";
 import type { Lookup, Matcher } from "../routing/matcher.js";
@@ -22,6 +21,7 @@ import type { DevHook } from "./dev-hook.js";
 import { renderPage, type Layout } from "./layout.js";
 import { clientAddress, isSecure } from "./secure.js";
 import { plainAnswer, problemContent, problemOf } from "./problem.js";
+import { writeSession } from "./session-cookie.js";
 
 /** What goes on the wire: status, headers as a flat [name, value, …] list, and the body. */
 export interface Answer {
@@ -52,9 +52,10 @@ export interface DispatchOptions {
   readonly trustProxy: boolean;
   /**
    * Logs a cause once; called for every 500 with what failed (`500 GET /path (route …)`) and
-   * the incident id its problem page shows.
+   * the incident id its problem page shows, and (without an incident) for a session that could
+   * not be saved under an answer that went out.
    */
-  readonly logError: (what: string, cause: unknown, incident: string) => void;
+  readonly logError: (what: string, cause: unknown, incident: string | undefined) => void;
 }
 
 const HTML_TYPE = "text/html; charset=utf-8";
@@ -207,7 +208,8 @@ export class Dispatcher {
    * its CSRF token, and only then are the parameters decoded (a forged form gets 403, not 400).
    */
   private browser(found: Found, sent: Sent): Maybe<Answer> {
-    const { session: arrived, sent: hadCookie } = arrivedSession(sent.headers.get("cookie"), this.options.codec, Date.now());
+    const secure = sent.secure;
+    const { session: arrived, sent: hadCookie } = arrivedSession(sent.headers.get("cookie"), this.options.codec, Date.now(), secure);
     // Error pages from here on show the session as it arrived (less its CSRF token).
     sent.session = arrived;
     const token = arrived.get(CSRF_ENTRY);
@@ -220,20 +222,30 @@ export class Dispatcher {
       const answer = this.toAnswer(response, asArrived);
       const outgoing = response.session ?? session;
       if (!sessionChanged(arrived, outgoing)) return answer;
-      return withCookie(answer, this.sessionCookie(outgoing, sent.secure, hadCookie));
+      // The handler's work is done: whatever the cookie's size, its answer stands.
+      const written = writeSession(outgoing, session, { codec: this.options.codec, secure, hadCookie, now: Date.now() });
+      if (written.notSaved === undefined) return withCookie(answer, written.cookie);
+      this.notSaved(written.notSaved, sent);
+      // The fallback is the session as the handler got it: written only if that differs from what arrived.
+      return sessionChanged(arrived, session) ? withCookie(answer, written.cookie) : answer;
     });
   }
 
-  private sessionCookie(outgoing: Session, secure: boolean, hadCookie: boolean): string | undefined {
-    if (outgoing.isEmpty) return hadCookie ? Cookie.expired(SESSION_COOKIE, { secure }).render() : undefined;
-    const cookie = Cookie.of(SESSION_COOKIE, this.options.codec.encode(outgoing, Date.now()), { secure }).render();
-    if (Buffer.byteLength(cookie) > MAX_COOKIE_BYTES) {
-      throw new Error(
-        `The session cookie would be ${Buffer.byteLength(cookie)} bytes, over the ${MAX_COOKIE_BYTES} a browser keeps ` +
-          `(it would drop it silently). Keep less in the session: store an id and look the rest up.`,
-      );
-    }
-    return cookie;
+  /** Logs a session the handler handed back that could not be written (its answer still went out). */
+  private notSaved(cause: Error, exchange: Exchange): void {
+    const route = exchange.route === undefined ? "" : ` (route ${exchange.route})`;
+    this.options.logError(`${exchange.sentMethod} ${exchange.path}${route}: the session was not saved`, cause, undefined);
+  }
+
+  /**
+   * The cookie an error answer writes: a session that arrived with flash drops it, since the
+   * error page showed it (spec 2.9: delivered flash is dropped from what goes out). Only
+   * `fallback`-sized data is written, so it always fits. Undefined when nothing changes.
+   */
+  private flashDropped(exchange: Exchange): string | undefined {
+    const arrived = exchange.session;
+    if (arrived.incoming.size === 0) return undefined;
+    return writeSession(arrived, arrived, { codec: this.options.codec, secure: exchange.secure, hadCookie: true, now: Date.now() }).cookie;
   }
 
   private toAnswer(response: Response, layoutRequest: Request<unknown> | Sent): Answer {
@@ -261,7 +273,7 @@ export class Dispatcher {
     const incident = failure.kind === "InternalServerError" ? this.logged(failure.cause, exchange) : undefined;
     const problem = problemOf(failure, exchange.path, incident);
     const details = this.options.details?.(failure, this.options.routes ?? []) ?? [];
-    const answer = this.page(problemContent(problem, details), problem.status, exchange, extraHeaders(failure));
+    const answer = withCookie(this.page(problemContent(problem, details), problem.status, exchange, extraHeaders(failure)), this.flashDropped(exchange));
     return failure.kind === "PayloadTooLarge" ? { ...answer, close: true } : answer;
   }
 

@@ -53,6 +53,10 @@ const table = RouteTable.of(
   Route.get("/login-as/:name", (request) => Redirect("/").withSession(request.session.set("user", request.params["name"] ?? ""))),
   Route.get("/logout", (request) => Redirect("/").withSession(request.session.cleared())),
   Route.get("/big-session", (request) => Ok("big").withSession(request.session.set("blob", "x".repeat(5000)))),
+  Route.get("/big-flash", (request) =>
+    Redirect("/form").withSession(request.session.set("user", "flo").flash("notice", "short").flash("long", "y".repeat(5000))),
+  ),
+  Route.get("/huge-flash", (request) => Redirect("/form").withSession(request.session.flash("a", "y".repeat(2000)).flash("b", "z".repeat(2100)))),
   Route.get("/items/:id", (request: Request<{ id: number }>) => Ok(`item ${request.params.id + 1}`), { params: { id: FromPath.int } }),
   Route.get("/segments/:one", (request) => Ok(`one=${request.params["one"]}`)),
   Route.get("/files/*rest", (request) => Ok(`rest=${request.params["rest"]}`)),
@@ -291,11 +295,49 @@ describe("2.9 Session cookie", () => {
     expect(out.headers.get("set-cookie")).toMatch(/^fw_session=; .*Max-Age=0$/);
   });
 
-  it("a session over 4096 bytes → 500 naming the cause, not a cookie the browser drops", async () => {
-    const response = await app.get("/big-session");
-    expect(response.status).toBe(500);
+  it("a session whose entries alone exceed 4096 bytes: the handler's answer stands, the session is not saved, the log says why", async () => {
+    const cookie = sessionCookie(await app.get("/login-as/big")) as string;
+    const response = await app.get("/big-session", { headers: { cookie } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("big");
+    // The browser keeps the session it had: nothing changed but the refused entry.
     expect(response.headers.get("set-cookie")).toBeNull();
-    expect(app.err.join("\n")).toMatch(/session cookie would be \d+ bytes, over the 4096/);
+    expect(app.err.join("\n")).toMatch(/GET \/big-session \(route \/big-session\): the session was not saved: Error: The session cookie would be \d+ bytes, over the 4096/);
+    expect(await (await app.get("/read-only", { headers: { cookie } })).text()).toBe("user=big");
+  });
+
+  it("a flash that would overflow the cookie is dropped, not a 500 after the handler's work: entries and smaller flash stay", async () => {
+    const response = await app.get("/big-flash");
+    expect(response.status).toBe(303);
+    const cookie = sessionCookie(response) as string;
+    expect(cookie.length).toBeLessThan(4096);
+    const next = await visit("/form", cookie);
+    expect(next.html).toContain('<p id="flash">short</p>');
+    expect(await (await app.get("/read-only", { headers: { cookie } })).text()).toBe("user=flo");
+  });
+
+  it("two flash values that only overflow together: the largest is dropped, the other kept", async () => {
+    const response = await app.get("/huge-flash");
+    expect(response.status).toBe(303);
+    const cookie = sessionCookie(response) as string;
+    expect(cookie.length).toBeLessThan(4096);
+    const payload = JSON.parse(Buffer.from(cookie.slice("fw_session=".length).split(".")[0] as string, "base64url").toString()) as { f: Record<string, string> };
+    expect(Object.keys(payload.f)).toEqual(["a"]);
+  });
+
+  it("a flash delivered on an error page is dropped from the cookie: it is not shown a second time", async () => {
+    const first = await visit("/form");
+    const token = csrfFrom(first.html);
+    const posted = await app.post("/form", { _csrf: token, x: "once" }, { headers: { cookie: first.cookie as string } });
+    const withFlash = sessionCookie(posted) as string;
+    const error = await visit("/not-found", withFlash);
+    expect(error.response.status).toBe(404);
+    expect(error.html).toContain('<p id="flash">saved once</p>');
+    expect(error.cookie).not.toBe(withFlash);
+    const next = await visit("/form", error.cookie);
+    expect(next.html).toContain('<p id="flash"></p>');
+    // Only the flash was dropped: the session's CSRF token is the same.
+    expect(csrfFrom(next.html)).toBe(token);
   });
 });
 
@@ -614,6 +656,30 @@ describe("client address", () => {
       expect(answers.proxiedPlain.headers.get("set-cookie")).not.toMatch(/; Secure/);
     } finally {
       await direct.close();
+      await proxied.close();
+    }
+  });
+
+  it("a secure request's session cookie is __Host-fw_session, and only that name is read there; a plain request reads fw_session only", async () => {
+    const routes = RouteTable.of(
+      Route.get("/login-as/:name", (request) => Redirect("/who").withSession(request.session.set("user", request.params["name"] ?? ""))),
+      Route.get("/who", (request) => Ok(`user=${request.session.get("user") ?? "none"}`)),
+    );
+    const proxied = await serve({ routes, trustProxy: true });
+    try {
+      const https = { "x-forwarded-proto": "https" };
+      const login = await proxied.get("/login-as/hana", { headers: https });
+      const set = login.headers.get("set-cookie") as string;
+      expect(set).toMatch(/^__Host-fw_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
+      const secureCookie = set.split(";")[0] as string;
+      expect(await (await proxied.get("/who", { headers: { ...https, cookie: secureCookie } })).text()).toBe("user=hana");
+      // The same value under the plain name is not read on a secure request (a plain-HTTP page could plant that one)…
+      const planted = secureCookie.replace(/^__Host-/, "");
+      expect(await (await proxied.get("/who", { headers: { ...https, cookie: planted } })).text()).toBe("user=none");
+      // …and the prefixed one is not read on a plain request.
+      expect(await (await proxied.get("/who", { headers: { cookie: secureCookie } })).text()).toBe("user=none");
+      expect(await (await proxied.get("/who", { headers: { cookie: planted } })).text()).toBe("user=hana");
+    } finally {
       await proxied.close();
     }
   });
