@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { asFailure, BadRequest, MethodNotAllowed, NotFound, NotImplemented, type HttpFailure } from "../http/failure.js";
+import { hasHeader, PAGE_DEFAULTS } from "../http/default-headers.js";
 import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
@@ -17,6 +18,7 @@ import { ClientGone, readBody } from "./body.js";
 import { checkCsrf, mintToken } from "./csrf.js";
 import type { devDetails } from "./dev-details.js";
 import { incidentId } from "./error-log.js";
+import { ALLOWED_HOSTS_ENV, twoHosts, type HostPolicy } from "./hosts.js";
 import type { DevHook } from "./dev-hook.js";
 import { renderPage, type Layout } from "./layout.js";
 import { clientAddress, isSecure } from "./secure.js";
@@ -50,6 +52,8 @@ export interface DispatchOptions {
   readonly hook?: DevHook;
   /** Believe `X-Forwarded-Proto` from a proxy in front (only when it is yours). */
   readonly trustProxy: boolean;
+  /** The hosts the `Host` header may name; undefined allows any. */
+  readonly hosts: HostPolicy | undefined;
   /**
    * Logs a cause once; called for every 500 with what failed (`500 GET /path (route …)`) and
    * the incident id its problem page shows, and (without an incident) for a session that could
@@ -115,6 +119,24 @@ export class Dispatcher {
     return this.failure(failure, exchange);
   }
 
+  /**
+   * Refuses with 400 a request carrying two `Host` headers (`count`) or one naming a host the app
+   * does not answer for (otherwise; `/fw/health` is exempt, so a load balancer asking by address
+   * still gets it). Socket upgrades are checked here too, before their handshake.
+   */
+  checkHost(incoming: IncomingMessage, count: boolean): void {
+    if (count) {
+      if (twoHosts(incoming.rawHeaders)) throw new BadRequest("The request carries more than one Host header.");
+      return;
+    }
+    const hosts = this.options.hosts;
+    if (hosts === undefined || hosts.allows(incoming.headers.host)) return;
+    throw new BadRequest(
+      `This server does not answer for the host ${JSON.stringify(truncated(incoming.headers.host ?? ""))}; it answers for ` +
+        `${hosts.described}. If that host is yours, add it to allowedHosts (or ${ALLOWED_HOSTS_ENV}).`,
+    );
+  }
+
   private answer(incoming: IncomingMessage, exchange: Exchange): Maybe<Answer> {
     const method = exchange.sentMethod;
     // Node builds this record on first read and returns it through a getter: read it once.
@@ -125,9 +147,11 @@ export class Dispatcher {
     const path = q === -1 ? target : target.slice(0, q);
     exchange.path = path;
     exchange.query = q === -1 ? "" : target.slice(q + 1);
+    this.checkHost(incoming, true);
     if (!isMethod(method)) throw new NotImplemented(`fw does not serve ${method} requests.`);
     exchange.method = method;
     if (path === "/fw/health" && (method === "GET" || method === "HEAD")) return health();
+    this.checkHost(incoming, false);
     const lookup = this.options.matcher.lookupPath(method, path);
     if (lookup.type === "none") {
       if (this.options.matcher.lookupWs(splitPath(path)) !== undefined) {
@@ -208,8 +232,7 @@ export class Dispatcher {
    * its CSRF token, and only then are the parameters decoded (a forged form gets 403, not 400).
    */
   private browser(found: Found, sent: Sent): Maybe<Answer> {
-    const secure = sent.secure;
-    const { session: arrived, sent: hadCookie } = arrivedSession(sent.headers.get("cookie"), this.options.codec, Date.now(), secure);
+    const { session: arrived, sent: hadCookie } = arrivedSession(sent.headers.get("cookie"), this.options.codec, Date.now(), sent.secure);
     // Error pages from here on show the session as it arrived (less its CSRF token).
     sent.session = arrived;
     const token = arrived.get(CSRF_ENTRY);
@@ -220,15 +243,28 @@ export class Dispatcher {
     const request = session === arrived ? asArrived : copyRequest(asArrived, { session });
     return then(this.inTime(found.route.handler(request)), (response) => {
       const answer = this.toAnswer(response, asArrived);
-      const outgoing = response.session ?? session;
-      if (!sessionChanged(arrived, outgoing)) return answer;
-      // The handler's work is done: whatever the cookie's size, its answer stands.
-      const written = writeSession(outgoing, session, { codec: this.options.codec, secure, hadCookie, now: Date.now() });
-      if (written.notSaved === undefined) return withCookie(answer, written.cookie);
-      this.notSaved(written.notSaved, sent);
-      // The fallback is the session as the handler got it: written only if that differs from what arrived.
-      return sessionChanged(arrived, session) ? withCookie(answer, written.cookie) : answer;
+      const cookie = this.outgoingCookie(response.session ?? session, session, arrived, hadCookie, sent);
+      // A page read with a session (one that verified, or one this answer sets) is this visitor's
+      // alone: no cache, shared or the browser's back/forward store, keeps it.
+      if ((arrived !== Session.empty || cookie !== undefined) && !hasHeader(response.headers, "cache-control")) {
+        answer.headers.push("cache-control", "no-store");
+      }
+      return withCookie(answer, cookie);
     });
+  }
+
+  /**
+   * The Set-Cookie for the session going out, or undefined when it did not change. The
+   * handler's work is done: whatever the cookie's size, its answer stands (session-cookie.ts).
+   * When `outgoing` cannot be written, `handled` (the session the handler got) is, if it differs
+   * from what arrived.
+   */
+  private outgoingCookie(outgoing: Session, handled: Session, arrived: Session, hadCookie: boolean, sent: Sent): string | undefined {
+    if (!sessionChanged(arrived, outgoing)) return undefined;
+    const written = writeSession(outgoing, handled, { codec: this.options.codec, secure: sent.secure, hadCookie, now: Date.now() });
+    if (written.notSaved === undefined) return written.cookie;
+    this.notSaved(written.notSaved, sent);
+    return sessionChanged(arrived, handled) ? written.cookie : undefined;
   }
 
   /** Logs a session the handler handed back that could not be written (its answer still went out). */
@@ -273,7 +309,7 @@ export class Dispatcher {
     const incident = failure.kind === "InternalServerError" ? this.logged(failure.cause, exchange) : undefined;
     const problem = problemOf(failure, exchange.path, incident);
     const details = this.options.details?.(failure, this.options.routes ?? []) ?? [];
-    const answer = withCookie(this.page(problemContent(problem, details), problem.status, exchange, extraHeaders(failure)), this.flashDropped(exchange));
+    const answer = withCookie(this.page(problemContent(problem, details), problem.status, exchange, extraHeaders(failure, exchange)), this.flashDropped(exchange));
     return failure.kind === "PayloadTooLarge" ? { ...answer, close: true } : answer;
   }
 
@@ -291,7 +327,7 @@ export class Dispatcher {
     } catch (cause) {
       return this.plain500("the layout threw while framing an error page", cause, exchange);
     }
-    return { status, headers: ["content-type", HTML_TYPE, ...headers], body: page };
+    return { status, headers: ["content-type", HTML_TYPE, ...PAGE_DEFAULTS, ...headers], body: page };
   }
 
   /** Logs a 500's cause once and returns the incident id that ties the log line to the page. */
@@ -432,8 +468,16 @@ function honoursOverride(sent: Lookup, overridden: Lookup): boolean {
   return !(sent.type === "found" && sent.route.kind === API);
 }
 
-function extraHeaders(failure: HttpFailure): string[] {
-  return failure.kind === "MethodNotAllowed" ? ["allow", failure.allowed.join(", ")] : [];
+/** At most 100 characters of what a client sent, for a message. */
+function truncated(text: string): string {
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}
+
+/** What a problem page adds: `Allow` on a 405, `no-store` when it shows a session (the layout may read it). */
+function extraHeaders(failure: HttpFailure, exchange: Exchange): string[] {
+  const headers = failure.kind === "MethodNotAllowed" ? ["allow", failure.allowed.join(", ")] : [];
+  if (exchange.session !== Session.empty) headers.push("cache-control", "no-store");
+  return headers;
 }
 
 /** An answer whose content type is HTML: the ones dev decorates. */
@@ -451,5 +495,5 @@ function withCookie(answer: Answer, cookie: string | undefined): Answer {
 }
 
 function health(): Answer {
-  return { status: 200, headers: ["content-type", "text/plain; charset=utf-8"], body: "ok" };
+  return { status: 200, headers: ["content-type", "text/plain; charset=utf-8", "x-content-type-options", "nosniff"], body: "ok" };
 }

@@ -174,9 +174,12 @@ function send(
   const body = answer.body;
   const length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
   const given = answer.headers;
-  // A new list in one literal for the usual answer (one header): pushing onto the answer's own
-  // list grew its backing store on every request.
-  const headers = given.length === 2 ? [given[0] as string, given[1] as string, "content-length", String(length)] : [...given, "content-length", String(length)];
+  // A new list in one literal for the usual answer (a content type and nosniff): pushing onto the
+  // answer's own list grew its backing store on every request.
+  const headers =
+    given.length === 4
+      ? [given[0] as string, given[1] as string, given[2] as string, given[3] as string, "content-length", String(length)]
+      : [...given, "content-length", String(length)];
   if (answer.close === true || closing) headers.push("connection", "close");
   try {
     response.writeHead(answer.status, headers);
