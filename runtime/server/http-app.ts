@@ -278,10 +278,7 @@ export class HttpApp {
   /** The hosts this app answers for; undefined allows any (production's default). */
   private hostPolicy(dev: boolean): HostPolicy | undefined {
     const given = this.allowedHosts;
-    if (given !== undefined) {
-      const setting = given === this.fromEnv ? ALLOWED_HOSTS_ENV : "allowedHosts";
-      return HostPolicy.of(given, setting);
-    }
+    if (given !== undefined) return HostPolicy.of(given, `allowedHosts (or ${ALLOWED_HOSTS_ENV})`);
     return dev ? HostPolicy.of(LOOPBACK_HOSTS, "allowedHosts") : undefined;
   }
 
