@@ -111,9 +111,17 @@ describe("2.18 Method", () => {
     expect(answer).toMatch(/^HTTP\/1.1 501 Not Implemented/);
   });
 
-  it("a method Node's parser cannot read → 501 in plain text", async () => {
-    const answer = await rawRequest(app.port, "FROB / HTTP/1.1\r\nHost: x\r\n\r\n");
+  it.each([
+    ["FROB", "/items?x=1", "<code>/items</code>", "fw does not serve FROB requests."],
+    ["get", "/", "<code>/</code>", "Methods are case-sensitive: send GET."],
+  ])("a method Node's parser cannot read (%s) → the same framed 501 problem page as TRACE", async (method, target, instance, detail) => {
+    const answer = await rawRequest(app.port, `${method} ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1.1 501 Not Implemented/);
+    expect(answer).toContain("<h1>501 Not Implemented</h1>");
+    expect(answer).toContain("<title>Not Implemented | site</title>");
+    expect(answer).toContain(instance);
+    expect(answer).toContain(detail);
+    expect(answer.toLowerCase()).toContain("connection: close");
   });
 });
 
