@@ -46,6 +46,7 @@ const table = RouteTable.of(
     Redirect("/form").withSession(request.session.flash("notice", `saved ${request.form.get("x") ?? ""}`)),
   ),
   Route.post("/echo", echo),
+  Route.options("/preflight", (request) => Ok(`OPTIONS ${request.hasCsrf ? "token" : "none"}`).withHeader("allow", "OPTIONS, POST")),
   Route.put("/echo", echo),
   Route.patch("/echo", echo),
   Route.delete("/echo", echo),
@@ -400,6 +401,13 @@ describe("5.8 CSRF", () => {
   it("GET, HEAD and OPTIONS are never checked; API routes are exempt", async () => {
     expect((await app.get("/read-only")).status).toBe(200);
     expect((await fetch(app.url + "/read-only", { method: "HEAD" })).status).toBe(200);
+    // OPTIONS with a form body and no token, from a session that holds one: served, not 403.
+    const { cookie } = await withToken();
+    for (const headers of [{ cookie }, {}]) {
+      const options = await fetch(app.url + "/preflight", { method: "OPTIONS", headers: { ...headers, "content-type": "application/x-www-form-urlencoded" }, body: "x=1" });
+      expect(options.status).toBe(200);
+      expect(await options.text()).toBe("OPTIONS token");
+    }
     const api = await fetch(app.url + "/api/items", { method: "POST", body: "made" });
     expect(api.status).toBe(201);
     expect(await api.text()).toBe("made");
@@ -518,6 +526,33 @@ describe("7 Failures", () => {
     expect(html).toContain(`<title>${title} | site</title>`);
     expect(html).toContain(`<h1>${code} ${title}</h1>`);
     expect(html).toContain(`<code>${path}</code>`);
+  });
+
+  it.each(["/not-found", "/forbidden", "/nowhere"])("an error page (%s) carries no CSRF token, even when the request's session holds one", async (path) => {
+    const form = await visit("/form");
+    expect(csrfFrom(form.html)).toBeTruthy();
+    const shown = await visit("/form", form.cookie);
+    expect(shown.html).toContain('<p id="layout-csrf">has-token</p>');
+    const error = await visit(path, form.cookie);
+    expect(error.response.status).toBeGreaterThanOrEqual(400);
+    expect(error.html).toContain('<p id="layout-csrf">no-token</p>');
+    expect(error.html).not.toContain(csrfFrom(form.html));
+  });
+
+  it("Accept is ignored: every Accept gets the same answer, an HTML problem page on an error (spec 2.16)", async () => {
+    const accepts = [undefined, "application/json", "application/problem+json", "text/plain", "*/*", "image/png", "text/html;q=0, application/json"];
+    for (const path of ["/not-found", "/teapot", "/api/whoami"]) {
+      const answers = await Promise.all(
+        accepts.map(async (accept) => {
+          const response = await app.get(path, accept === undefined ? {} : { headers: { accept } });
+          return `${response.status} ${response.headers.get("content-type")} ${response.headers.get("vary")}\n${await response.text()}`;
+        }),
+      );
+      for (const answer of answers) expect(answer, path).toBe(answers[0]);
+    }
+    const error = await app.get("/not-found", { headers: { accept: "application/json" } });
+    expect(error.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(await error.text()).toContain("<h1>404 Not Found</h1>");
   });
 
   it("reflected values are escaped", async () => {
