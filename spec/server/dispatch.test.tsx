@@ -403,7 +403,7 @@ describe("5.8 CSRF", () => {
     expect((await fetch(app.url + "/read-only", { method: "HEAD" })).status).toBe(200);
     // OPTIONS with a form body and no token, from a session that holds one: served, not 403.
     const { cookie } = await withToken();
-    for (const headers of [{ cookie }, {}]) {
+    for (const headers of [{ cookie }, {}] as Record<string, string>[]) {
       const options = await fetch(app.url + "/preflight", { method: "OPTIONS", headers: { ...headers, "content-type": "application/x-www-form-urlencoded" }, body: "x=1" });
       expect(options.status).toBe(200);
       expect(await options.text()).toBe("OPTIONS token");
