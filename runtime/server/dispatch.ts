@@ -120,20 +120,25 @@ export class Dispatcher {
   }
 
   /**
-   * Refuses with 400 a request carrying two `Host` headers (`count`) or one naming a host the app
-   * does not answer for (otherwise; `/fw/health` is exempt, so a load balancer asking by address
-   * still gets it). Socket upgrades are checked here too, before their handshake.
+   * Refuses with 400 a request carrying two `Host` headers: Node keeps the first, a proxy in
+   * front may have read the other. Socket upgrades are checked here too, before their handshake.
    */
-  checkHost(incoming: IncomingMessage, count: boolean): void {
-    if (count) {
-      if (twoHosts(incoming.rawHeaders)) throw new BadRequest("The request carries more than one Host header.");
-      return;
-    }
+  refuseTwoHosts(incoming: IncomingMessage): void {
+    if (twoHosts(incoming.rawHeaders)) throw new BadRequest("The request carries more than one Host header.");
+  }
+
+  /**
+   * Refuses with 400 a request whose `Host` the app does not answer for (DNS rebinding). Only dev
+   * lists the allowed hosts on the page: production's may be internal names. Socket upgrades are
+   * checked here too, before their handshake.
+   */
+  refuseUnknownHost(incoming: IncomingMessage): void {
     const hosts = this.options.hosts;
     if (hosts === undefined || hosts.allows(incoming.headers.host)) return;
+    const listed = this.options.details === undefined ? "" : ` (it answers for ${hosts.described})`;
     throw new BadRequest(
-      `This server does not answer for the host ${JSON.stringify(truncated(incoming.headers.host ?? ""))}; it answers for ` +
-        `${hosts.described}. If that host is yours, add it to allowedHosts (or ${ALLOWED_HOSTS_ENV}).`,
+      `This server does not answer for the host ${JSON.stringify(truncated(incoming.headers.host ?? ""))}${listed}. ` +
+        `If that host is yours, add it to allowedHosts (or ${ALLOWED_HOSTS_ENV}).`,
     );
   }
 
@@ -147,11 +152,12 @@ export class Dispatcher {
     const path = q === -1 ? target : target.slice(0, q);
     exchange.path = path;
     exchange.query = q === -1 ? "" : target.slice(q + 1);
-    this.checkHost(incoming, true);
+    this.refuseTwoHosts(incoming);
     if (!isMethod(method)) throw new NotImplemented(`fw does not serve ${method} requests.`);
     exchange.method = method;
+    // Before the allowed-hosts check: a load balancer asking by address still gets its answer.
     if (path === "/fw/health" && (method === "GET" || method === "HEAD")) return health();
-    this.checkHost(incoming, false);
+    this.refuseUnknownHost(incoming);
     const lookup = this.options.matcher.lookupPath(method, path);
     if (lookup.type === "none") {
       if (this.options.matcher.lookupWs(splitPath(path)) !== undefined) {
@@ -275,8 +281,8 @@ export class Dispatcher {
 
   /**
    * The cookie an error answer writes: a session that arrived with flash drops it, since the
-   * error page showed it (spec 2.9: delivered flash is dropped from what goes out). Only
-   * `fallback`-sized data is written, so it always fits. Undefined when nothing changes.
+   * error page showed it (spec 2.9: delivered flash is dropped from what goes out); its entries
+   * are kept as they arrived. Undefined when no flash arrived (nothing changes).
    */
   private flashDropped(exchange: Exchange): string | undefined {
     const arrived = exchange.session;

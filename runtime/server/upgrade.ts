@@ -26,8 +26,8 @@ export async function answerUpgrade(
     // An app without WebSocket routes has no socket server: every handshake finds nothing.
     // Refused before the handshake's Origin check, which DNS rebinding would pass (the page's
     // origin and the Host it sends name the same attacker's host).
-    dispatcher.checkHost(incoming, true);
-    dispatcher.checkHost(incoming, false);
+    dispatcher.refuseTwoHosts(incoming);
+    dispatcher.refuseUnknownHost(incoming);
     if (sockets === undefined) throw new NotFound("No WebSocket route answers this address.");
     admitted = sockets.admit(incoming);
   } catch (thrown) {

@@ -33,6 +33,7 @@ describe("allowed hosts: dev answers for loopback names only (DNS rebinding)", (
       expect(status(answer)).toBe(400);
       expect(answer).toContain("<h1>400 Bad Request</h1>");
       expect(answer).toContain("add it to allowedHosts (or FW_ALLOWED_HOSTS)");
+      expect(answer).toContain("(it answers for localhost, 127.0.0.1, [::1])");
     },
   );
 
@@ -66,6 +67,10 @@ describe("allowed hosts: production", () => {
     try {
       for (const host of ["shop.example", "Shop.Example:8443", "example.org", "a.b.example.org:80"]) expect(status(await get(listed.port, host)), host).toBe(200);
       for (const host of ["example.shop", "sub.shop.example", "badexample.org", "127.0.0.1"]) expect(status(await get(listed.port, host)), host).toBe(400);
+      // Production does not list its hosts to whoever asks (they may be internal names).
+      const refused = await get(listed.port, "example.shop");
+      expect(refused).toContain("add it to allowedHosts");
+      expect(refused).not.toContain("shop.example");
     } finally {
       await listed.close();
     }
