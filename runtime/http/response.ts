@@ -1,4 +1,5 @@
 import type { Cookie } from "./cookie.js";
+import { withDefaultHeaders } from "./default-headers.js";
 import { BadRequest } from "./failure.js";
 import { isNode, type Html } from "../html/node.js";
 import type { Session } from "./session.js";
@@ -73,15 +74,29 @@ const BYTES_HEADERS = typeHeaders(BYTES_TYPE);
 const HTML_HEADERS = typeHeaders(HTML_TYPE);
 
 /**
- * A response's headers as the flat [name, value, …] list Node's `writeHead` takes: a new list,
- * the caller's to extend. fw's own shared lists are recognised by identity and written from
- * constants: V8 (Node 20) reads a frozen array's elements through a generic call in optimized
- * code, three of them per response here.
+ * A response's headers as the flat [name, value, …] list Node's `writeHead` takes, with fw's
+ * default headers (default-headers.ts) its content calls for: a new list, the caller's to
+ * extend. fw's own shared lists are recognised by identity and written from constants, defaults
+ * included: V8 (Node 20) reads a frozen array's elements through a generic call in optimized
+ * code, several of them per response here.
  */
 export function flatHeaders(headers: readonly Header[]): string[] {
-  if (headers === TEXT_HEADERS) return ["content-type", TEXT_TYPE];
-  if (headers === HTML_HEADERS) return ["content-type", HTML_TYPE];
-  if (headers === BYTES_HEADERS) return ["content-type", BYTES_TYPE];
+  if (headers === TEXT_HEADERS) return ["content-type", TEXT_TYPE, "x-content-type-options", "nosniff"];
+  if (headers === HTML_HEADERS) {
+    return [
+      "content-type",
+      HTML_TYPE,
+      "x-content-type-options",
+      "nosniff",
+      "x-frame-options",
+      "DENY",
+      "content-security-policy",
+      "frame-ancestors 'none'",
+      "referrer-policy",
+      "strict-origin-when-cross-origin",
+    ];
+  }
+  if (headers === BYTES_HEADERS) return ["content-type", BYTES_TYPE, "x-content-type-options", "nosniff"];
   const list: string[] = [];
   // An index loop: `for … of` here ran the array iterator builtin on every request
   // (bench/instructions.mjs --by-function), where this compiles to plain loads.
@@ -89,7 +104,7 @@ export function flatHeaders(headers: readonly Header[]): string[] {
     const header = headers[i] as Header;
     list.push(header[0], header[1]);
   }
-  return list;
+  return withDefaultHeaders(list);
 }
 
 function bodyOf(content: Content): { body: Body; headers: readonly Header[] } {

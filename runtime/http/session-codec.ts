@@ -3,10 +3,22 @@ import { requestCookies } from "./cookie.js";
 import { HmacSha256 } from "./hmac.js";
 import { ownCopy } from "./own-copy.js";
 import { secretKey, type Secret } from "./secret.js";
-import { Session } from "./session.js";
+import { makeSession, Session } from "./session.js";
 
-/** The session cookie's name (DESIGN.md). */
+/** The session cookie's name (DESIGN.md) on a plain-HTTP request. */
 export const SESSION_COOKIE = "fw_session";
+
+/**
+ * Its name on a secure request: the `__Host-` prefix has the browser refuse the cookie unless it
+ * is `Secure`, `Path=/` and without `Domain` (as fw writes it), so a sibling subdomain or a
+ * plain-HTTP page of the same host (a network attacker's, say) cannot plant or overwrite it.
+ */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
+
+/** The session cookie's name for a request: prefixed when it is secure. */
+export function sessionCookieName(secure: boolean): string {
+  return secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
 
 /** How many verified cookie values a codec remembers (a few hundred KB at most). */
 export const VERIFIED_CACHE_SIZE = 1024;
@@ -137,7 +149,7 @@ export class SessionCodec {
     if (entries === undefined || incoming === undefined) return Session.empty;
     // Nothing pending yet: the shared empty map, like an empty incoming flash (sessions never
     // change their maps, so one empty map serves all; a decoded session allocates one map).
-    const session = new Session(entries, Session.empty.pending, incoming, issuedAt);
+    const session = makeSession(entries, Session.empty.pending, incoming, issuedAt);
     return this.fresh(session, now) ? session : Session.empty;
   }
 }
@@ -168,12 +180,13 @@ export interface ArrivedSession {
 }
 
 /**
- * Reads the session from a request's Cookie header: exactly one `fw_session` cookie that
- * verifies, else empty. Two session cookies are ambiguous, so neither is believed. Browser
- * routes and socket upgrades both read it here, so the two cannot drift apart.
+ * Reads the session from a request's Cookie header: exactly one session cookie that verifies,
+ * else empty. Two session cookies are ambiguous, so neither is believed. A secure request reads
+ * `__Host-fw_session` only, a plain one `fw_session` only (`sessionCookieName`). Browser routes
+ * and socket upgrades both read it here, so the two cannot drift apart.
  */
-export function arrivedSession(cookieHeader: string | undefined, codec: SessionCodec, now: number): ArrivedSession {
-  const cookies = requestCookies(cookieHeader, SESSION_COOKIE);
+export function arrivedSession(cookieHeader: string | undefined, codec: SessionCodec, now: number, secure: boolean): ArrivedSession {
+  const cookies = requestCookies(cookieHeader, sessionCookieName(secure));
   const session = cookies.length === 1 ? codec.decode(cookies[0] as string, now) : Session.empty;
   return { session, sent: cookies.length > 0 };
 }

@@ -22,8 +22,29 @@ export interface Shadowing {
  * warning; a route shadowed by an earlier one is kept with a warning.
  */
 export function checkRoutes(routes: readonly Route[]): CheckedRoutes {
+  checkReserved(routes);
   const { kept, warnings } = dropDuplicates(routes);
   return { routes: kept, warnings: [...warnings, ...findShadowed(kept).map(shadowWarning), ...orphanWarnings(kept)] };
+}
+
+/** The path prefix fw keeps for its own endpoints (spec 4.6). */
+export const RESERVED_PREFIX = "fw";
+
+/**
+ * Spec 1, 4.6: `/fw` is fw's (`/fw/health`, dev's `/fw/reload`, what comes later): a route of the
+ * app's whose pattern starts with that literal segment fails boot, naming where it comes from. A
+ * pattern that starts with a parameter or a catch-all may match `/fw/...` paths too; fw's own
+ * endpoints are asked first, so those are left alone.
+ */
+function checkReserved(routes: readonly Route[]): void {
+  for (const route of routes) {
+    const first = route.path.segments[0];
+    if (first?.type !== "literal" || first.value !== RESERVED_PREFIX) continue;
+    throw new BootError(
+      `${describe(route)} is under /${RESERVED_PREFIX}, which fw reserves for its own endpoints (/fw/health, and /fw/reload in dev): ` +
+        `move it to another path (rename its file or folder).`,
+    );
+  }
 }
 
 /**

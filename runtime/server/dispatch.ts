@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import { Cookie } from "../http/cookie.js";
 import { asFailure, BadRequest, MethodNotAllowed, NotFound, NotImplemented, type HttpFailure } from "../http/failure.js";
+import { hasHeader, PAGE_DEFAULTS } from "../http/default-headers.js";
 import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
@@ -8,7 +8,7 @@ import { originForm, splitPath } from "../http/path.js";
 import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, LAZY_ADDRESS, Request, textOf } from "../http/request.js";
 import { flatHeaders, type Body, type Response } from "../http/response.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
-import { arrivedSession, MAX_COOKIE_BYTES, SESSION_COOKIE, sessionChanged, type SessionCodec } from "../http/session-codec.js";
+import { arrivedSession, sessionChanged, type SessionCodec } from "../http/session-codec.js";
 import { decodeParams } from "../routing/from-path.js";
 import { API } from "../routing/kind.js";
 import type { Lookup, Matcher } from "../routing/matcher.js";
@@ -18,10 +18,12 @@ import { ClientGone, readBody } from "./body.js";
 import { checkCsrf, mintToken } from "./csrf.js";
 import type { devDetails } from "./dev-details.js";
 import { incidentId } from "./error-log.js";
+import { ALLOWED_HOSTS_ENV, twoHosts, type HostPolicy } from "./hosts.js";
 import type { DevHook } from "./dev-hook.js";
 import { renderPage, type Layout } from "./layout.js";
 import { clientAddress, isSecure } from "./secure.js";
 import { plainAnswer, problemContent, problemOf } from "./problem.js";
+import { writeSession } from "./session-cookie.js";
 
 /** What goes on the wire: status, headers as a flat [name, value, …] list, and the body. */
 export interface Answer {
@@ -50,11 +52,14 @@ export interface DispatchOptions {
   readonly hook?: DevHook;
   /** Believe `X-Forwarded-Proto` from a proxy in front (only when it is yours). */
   readonly trustProxy: boolean;
+  /** The hosts the `Host` header may name; undefined allows any. */
+  readonly hosts: HostPolicy | undefined;
   /**
    * Logs a cause once; called for every 500 with what failed (`500 GET /path (route …)`) and
-   * the incident id its problem page shows.
+   * the incident id its problem page shows, and (without an incident) for a session that could
+   * not be saved under an answer that went out.
    */
-  readonly logError: (what: string, cause: unknown, incident: string) => void;
+  readonly logError: (what: string, cause: unknown, incident: string | undefined) => void;
 }
 
 const HTML_TYPE = "text/html; charset=utf-8";
@@ -114,6 +119,29 @@ export class Dispatcher {
     return this.failure(failure, exchange);
   }
 
+  /**
+   * Refuses with 400 a request carrying two `Host` headers: Node keeps the first, a proxy in
+   * front may have read the other. Socket upgrades are checked here too, before their handshake.
+   */
+  refuseTwoHosts(incoming: IncomingMessage): void {
+    if (twoHosts(incoming.rawHeaders)) throw new BadRequest("The request carries more than one Host header.");
+  }
+
+  /**
+   * Refuses with 400 a request whose `Host` the app does not answer for (DNS rebinding). Only dev
+   * lists the allowed hosts on the page: production's may be internal names. Socket upgrades are
+   * checked here too, before their handshake.
+   */
+  refuseUnknownHost(incoming: IncomingMessage): void {
+    const hosts = this.options.hosts;
+    if (hosts === undefined || hosts.allows(incoming.headers.host)) return;
+    const listed = this.options.details === undefined ? "" : ` (it answers for ${hosts.described})`;
+    throw new BadRequest(
+      `This server does not answer for the host ${JSON.stringify(truncated(incoming.headers.host ?? ""))}${listed}. ` +
+        `If that host is yours, add it to allowedHosts (or ${ALLOWED_HOSTS_ENV}).`,
+    );
+  }
+
   private answer(incoming: IncomingMessage, exchange: Exchange): Maybe<Answer> {
     const method = exchange.sentMethod;
     // Node builds this record on first read and returns it through a getter: read it once.
@@ -124,9 +152,12 @@ export class Dispatcher {
     const path = q === -1 ? target : target.slice(0, q);
     exchange.path = path;
     exchange.query = q === -1 ? "" : target.slice(q + 1);
+    this.refuseTwoHosts(incoming);
     if (!isMethod(method)) throw new NotImplemented(`fw does not serve ${method} requests.`);
     exchange.method = method;
+    // Before the allowed-hosts check: a load balancer asking by address still gets its answer.
     if (path === "/fw/health" && (method === "GET" || method === "HEAD")) return health();
+    this.refuseUnknownHost(incoming);
     const lookup = this.options.matcher.lookupPath(method, path);
     if (lookup.type === "none") {
       if (this.options.matcher.lookupWs(splitPath(path)) !== undefined) {
@@ -151,8 +182,11 @@ export class Dispatcher {
       exchange.form = form;
       const override = methodOverride(form);
       if (override !== undefined) {
-        exchange.method = override;
-        lookup = this.options.matcher.lookupPath(override, exchange.path);
+        const overridden = this.options.matcher.lookupPath(override, exchange.path);
+        if (honoursOverride(found, overridden)) {
+          exchange.method = override;
+          lookup = overridden;
+        }
       }
     }
     if (lookup.type === "method") throw new MethodNotAllowed(lookup.allowed);
@@ -204,7 +238,7 @@ export class Dispatcher {
    * its CSRF token, and only then are the parameters decoded (a forged form gets 403, not 400).
    */
   private browser(found: Found, sent: Sent): Maybe<Answer> {
-    const { session: arrived, sent: hadCookie } = arrivedSession(sent.headers.get("cookie"), this.options.codec, Date.now());
+    const { session: arrived, sent: hadCookie } = arrivedSession(sent.headers.get("cookie"), this.options.codec, Date.now(), sent.secure);
     // Error pages from here on show the session as it arrived (less its CSRF token).
     sent.session = arrived;
     const token = arrived.get(CSRF_ENTRY);
@@ -215,22 +249,45 @@ export class Dispatcher {
     const request = session === arrived ? asArrived : copyRequest(asArrived, { session });
     return then(this.inTime(found.route.handler(request)), (response) => {
       const answer = this.toAnswer(response, asArrived);
-      const outgoing = response.session ?? session;
-      if (!sessionChanged(arrived, outgoing)) return answer;
-      return withCookie(answer, this.sessionCookie(outgoing, sent.secure, hadCookie));
+      const cookie = this.outgoingCookie(response.session ?? session, session, arrived, hadCookie, sent);
+      // A page read with a session (one that verified, or one this answer sets) is this visitor's
+      // alone: no cache, shared or the browser's back/forward store, keeps it.
+      if ((arrived !== Session.empty || cookie !== undefined) && !hasHeader(response.headers, "cache-control")) {
+        answer.headers.push("cache-control", "no-store");
+      }
+      return withCookie(answer, cookie);
     });
   }
 
-  private sessionCookie(outgoing: Session, secure: boolean, hadCookie: boolean): string | undefined {
-    if (outgoing.isEmpty) return hadCookie ? Cookie.expired(SESSION_COOKIE, { secure }).render() : undefined;
-    const cookie = Cookie.of(SESSION_COOKIE, this.options.codec.encode(outgoing, Date.now()), { secure }).render();
-    if (Buffer.byteLength(cookie) > MAX_COOKIE_BYTES) {
-      throw new Error(
-        `The session cookie would be ${Buffer.byteLength(cookie)} bytes, over the ${MAX_COOKIE_BYTES} a browser keeps ` +
-          `(it would drop it silently). Keep less in the session: store an id and look the rest up.`,
-      );
-    }
-    return cookie;
+  /**
+   * The Set-Cookie for the session going out, or undefined when it did not change. The
+   * handler's work is done: whatever the cookie's size, its answer stands (session-cookie.ts).
+   * When `outgoing` cannot be written, `handled` (the session the handler got) is, if it differs
+   * from what arrived.
+   */
+  private outgoingCookie(outgoing: Session, handled: Session, arrived: Session, hadCookie: boolean, sent: Sent): string | undefined {
+    if (!sessionChanged(arrived, outgoing)) return undefined;
+    const written = writeSession(outgoing, handled, { codec: this.options.codec, secure: sent.secure, hadCookie, now: Date.now() });
+    if (written.notSaved === undefined) return written.cookie;
+    this.notSaved(written.notSaved, sent);
+    return sessionChanged(arrived, handled) ? written.cookie : undefined;
+  }
+
+  /** Logs a session the handler handed back that could not be written (its answer still went out). */
+  private notSaved(cause: Error, exchange: Exchange): void {
+    const route = exchange.route === undefined ? "" : ` (route ${exchange.route})`;
+    this.options.logError(`${exchange.sentMethod} ${exchange.path}${route}: the session was not saved`, cause, undefined);
+  }
+
+  /**
+   * The cookie an error answer writes: a session that arrived with flash drops it, since the
+   * error page showed it (spec 2.9: delivered flash is dropped from what goes out); its entries
+   * are kept as they arrived. Undefined when no flash arrived (nothing changes).
+   */
+  private flashDropped(exchange: Exchange): string | undefined {
+    const arrived = exchange.session;
+    if (arrived.incoming.size === 0) return undefined;
+    return writeSession(arrived, arrived, { codec: this.options.codec, secure: exchange.secure, hadCookie: true, now: Date.now() }).cookie;
   }
 
   private toAnswer(response: Response, layoutRequest: Request<unknown> | Sent): Answer {
@@ -258,7 +315,7 @@ export class Dispatcher {
     const incident = failure.kind === "InternalServerError" ? this.logged(failure.cause, exchange) : undefined;
     const problem = problemOf(failure, exchange.path, incident);
     const details = this.options.details?.(failure, this.options.routes ?? []) ?? [];
-    const answer = this.page(problemContent(problem, details), problem.status, exchange, extraHeaders(failure));
+    const answer = withCookie(this.page(problemContent(problem, details), problem.status, exchange, extraHeaders(failure, exchange)), this.flashDropped(exchange));
     return failure.kind === "PayloadTooLarge" ? { ...answer, close: true } : answer;
   }
 
@@ -276,7 +333,7 @@ export class Dispatcher {
     } catch (cause) {
       return this.plain500("the layout threw while framing an error page", cause, exchange);
     }
-    return { status, headers: ["content-type", HTML_TYPE, ...headers], body: page };
+    return { status, headers: ["content-type", HTML_TYPE, ...PAGE_DEFAULTS, ...headers], body: page };
   }
 
   /** Logs a 500's cause once and returns the incident id that ties the log line to the page. */
@@ -405,8 +462,28 @@ function methodOverride(form: Fields): Method | undefined {
   return method;
 }
 
-function extraHeaders(failure: HttpFailure): string[] {
-  return failure.kind === "MethodNotAllowed" ? ["allow", failure.allowed.join(", ")] : [];
+/**
+ * Whether a `_method` override stands: only a browser route may be reached through one. API
+ * routes skip CSRF, so an override landing on one would let a cross-site HTML form (which can
+ * only POST) reach an API's PUT, PATCH or DELETE; on an API path the request is answered as if
+ * no override had been sent. One that lands on no route keeps its 405 or 404, unless the POST
+ * itself reached an API route.
+ */
+function honoursOverride(sent: Lookup, overridden: Lookup): boolean {
+  if (overridden.type === "found") return overridden.route.kind !== API;
+  return !(sent.type === "found" && sent.route.kind === API);
+}
+
+/** At most 100 characters of what a client sent, for a message. */
+function truncated(text: string): string {
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}
+
+/** What a problem page adds: `Allow` on a 405, `no-store` when it shows a session (the layout may read it). */
+function extraHeaders(failure: HttpFailure, exchange: Exchange): string[] {
+  const headers = failure.kind === "MethodNotAllowed" ? ["allow", failure.allowed.join(", ")] : [];
+  if (exchange.session !== Session.empty) headers.push("cache-control", "no-store");
+  return headers;
 }
 
 /** An answer whose content type is HTML: the ones dev decorates. */
@@ -424,5 +501,5 @@ function withCookie(answer: Answer, cookie: string | undefined): Answer {
 }
 
 function health(): Answer {
-  return { status: 200, headers: ["content-type", "text/plain; charset=utf-8"], body: "ok" };
+  return { status: 200, headers: ["content-type", "text/plain; charset=utf-8", "x-content-type-options", "nosniff"], body: "ok" };
 }

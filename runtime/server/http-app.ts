@@ -11,6 +11,7 @@ import type { WsServer } from "../ws/server.js";
 import { loadDevHook, type DevHook } from "./dev-hook.js";
 import { Dispatcher } from "./dispatch.js";
 import { errorLine } from "./error-log.js";
+import { ALLOWED_HOSTS_ENV, HostPolicy, hostsFromEnv, LOOPBACK_HOSTS } from "./hosts.js";
 import { defaultLayout, type Layout } from "./layout.js";
 import { devSecret, MissingSecret, productionSecret } from "./secrets.js";
 import { startServer, type RunningServer, type Timeouts } from "./server.js";
@@ -79,6 +80,14 @@ export interface HttpAppOptions {
    * Default none.
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * The host names the `Host` header may carry (any port); any other is answered 400, WebSocket
+   * handshakes included, which stops DNS rebinding. `example.com` is that name, `.example.com`
+   * it and its subdomains, `[::1]` an IPv6 address, `*` any host. Default: `FW_ALLOWED_HOSTS`
+   * (comma-separated), else in `dev` the loopback names only (localhost, 127.0.0.1, [::1]),
+   * and in production any host.
+   */
+  readonly allowedHosts?: readonly string[];
   /** A WebSocket `send` rejects when the client has taken nothing for this long. Default 10 s. */
   readonly wsSendTimeoutMs?: number;
   /** How often open WebSockets are pinged; one that missed the previous ping is cut off. Default 30 s. */
@@ -145,6 +154,8 @@ export class HttpApp {
   sendTimeoutMs: number;
   handlerTimeoutMs: number;
   allowedOrigins: readonly string[];
+  /** Undefined: the default for the mode (loopback names in `dev`, any host in production). */
+  allowedHosts: readonly string[] | undefined;
   wsSendTimeoutMs: number;
   wsPingIntervalMs: number;
   wsMaxMessageBytes: number;
@@ -170,6 +181,7 @@ export class HttpApp {
     this.sendTimeoutMs = options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
     this.handlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
     this.allowedOrigins = options.allowedOrigins ?? [];
+    this.allowedHosts = options.allowedHosts ?? hostsFromEnv(env[ALLOWED_HOSTS_ENV]);
     this.wsSendTimeoutMs = options.wsSendTimeoutMs ?? DEFAULT_WS_SEND_TIMEOUT_MS;
     this.wsPingIntervalMs = options.wsPingIntervalMs ?? DEFAULT_WS_PING_INTERVAL_MS;
     this.wsMaxMessageBytes = options.wsMaxMessageBytes ?? DEFAULT_WS_MAX_MESSAGE_BYTES;
@@ -220,6 +232,7 @@ export class HttpApp {
       routes,
       ...(hook === undefined ? {} : { hook }),
       trustProxy: this.trustProxy,
+      hosts: this.hostPolicy(dev),
       logError: (what, cause, incident) => this.console.err(errorLine({ what, cause, incident, stacks })),
     });
     const reserved = this.reservedSockets(hook);
@@ -260,6 +273,13 @@ export class HttpApp {
     const { listRoutes } = await import("./routes-listing.js");
     hook.started(running.url, listRoutes(routes, []).trimEnd(), (text) => this.console.out(text));
     return { ...running, close: () => running.close().finally(() => hook.close()) };
+  }
+
+  /** The hosts this app answers for; undefined allows any (production's default). */
+  private hostPolicy(dev: boolean): HostPolicy | undefined {
+    const given = this.allowedHosts;
+    if (given !== undefined) return HostPolicy.of(given, `allowedHosts (or ${ALLOWED_HOSTS_ENV})`);
+    return dev ? HostPolicy.of(LOOPBACK_HOSTS, "allowedHosts") : undefined;
   }
 
   /** The slow-client guards, checked before anything listens. */

@@ -69,6 +69,6 @@ export function plainProblem(status: number): string {
  * write. `close` ends the connection after it.
  */
 export function plainAnswer(status: number, close = false): Answer {
-  const answer = { status, headers: ["content-type", "text/plain; charset=utf-8"], body: plainProblem(status) };
+  const answer = { status, headers: ["content-type", "text/plain; charset=utf-8", "x-content-type-options", "nosniff"], body: plainProblem(status) };
   return close ? { ...answer, close } : answer;
 }

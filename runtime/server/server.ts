@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { NotImplemented } from "../http/failure.js";
+import { isMethod } from "../http/method.js";
 import { splitAbsoluteForm } from "../http/path.js";
 import type { WsServer } from "../ws/server.js";
 import type { Answer, Dispatcher } from "./dispatch.js";
@@ -112,7 +113,7 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
   });
   server.on("connection", rememberPeer);
   server.maxHeadersCount = MAX_HEADERS + 1; // one more, so a request over the limit is seen
-  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => refuseMalformed(error, socket));
+  server.on("clientError", (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => refuseMalformed(error, socket, dispatcher));
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
@@ -174,9 +175,12 @@ function send(
   const body = answer.body;
   const length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
   const given = answer.headers;
-  // A new list in one literal for the usual answer (one header): pushing onto the answer's own
-  // list grew its backing store on every request.
-  const headers = given.length === 2 ? [given[0] as string, given[1] as string, "content-length", String(length)] : [...given, "content-length", String(length)];
+  // A new list in one literal for the usual answer (a content type and nosniff): pushing onto the
+  // answer's own list grew its backing store on every request.
+  const headers =
+    given.length === 4
+      ? [given[0] as string, given[1] as string, given[2] as string, given[3] as string, "content-length", String(length)]
+      : [...given, "content-length", String(length)];
   if (answer.close === true || closing) headers.push("connection", "close");
   try {
     response.writeHead(answer.status, headers);
@@ -215,21 +219,46 @@ function pathOf(url: string | undefined): string {
   return path.length > LOGGED_PATH_LENGTH ? `${path.slice(0, LOGGED_PATH_LENGTH)}… (${path.length} characters)` : path;
 }
 
-/** Requests Node's parser refused: answered with a clear status in plain text, then closed. */
-function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
+/**
+ * Requests Node's parser refused: answered with a clear status, then closed. A method Node cannot
+ * parse (`FROB`, a lower-case `get`) gets the framed 501 problem page any other unserved method
+ * gets (TRACE, PROPFIND): its request line is readable even though Node refused it. The rest
+ * (malformed, headers too large, too slow) are answered in plain text: there is no request line
+ * fw could trust to frame a page for.
+ */
+function refuseMalformed(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex, dispatcher: Dispatcher): void {
   if (error.code === "ECONNRESET" || !socket.writable) {
     socket.destroy();
     return;
   }
-  const status =
-    error.code === "HPE_HEADER_OVERFLOW"
-      ? 431
-      : error.code === "HPE_INVALID_METHOD"
-        ? 501
-        : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-          ? 408
-          : 400;
+  if (error.code === "HPE_INVALID_METHOD") {
+    const { method, path } = refusedLine(error.rawPacket);
+    writeRaw(socket, dispatcher.refuse(new NotImplemented(unservedMethod(method)), method, path));
+    return;
+  }
+  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
   writeRaw(socket, plainAnswer(status));
+}
+
+/** A method token (RFC 9110) and an origin-form path of plain characters, as a request line starts. */
+const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]{1,32}) (\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/]{0,2048})[ ?]/;
+
+/**
+ * The method and path of the request line Node refused, read from the bytes it was parsing; a
+ * line that does not read as one (or a pipelined earlier request's, whose method was fine) gives
+ * "?" and "/".
+ */
+function refusedLine(packet: Buffer | undefined): { method: string; path: string } {
+  const match = REQUEST_LINE.exec(packet === undefined ? "" : packet.subarray(0, 4096).toString("latin1"));
+  if (match === null || isMethod(match[1] as string)) return { method: "?", path: "/" };
+  return { method: match[1] as string, path: match[2] as string };
+}
+
+function unservedMethod(method: string): string {
+  if (method === "?") return "fw could not read this request's method; it serves GET, POST, PUT, PATCH, DELETE, HEAD and OPTIONS.";
+  const upper = method.toUpperCase();
+  const hint = isMethod(upper) ? ` Methods are case-sensitive: send ${upper}.` : "";
+  return `fw does not serve ${method} requests.${hint}`;
 }
 
 /** Stops accepting, closes idle keep-alive connections, and waits for in-flight requests. */

@@ -27,6 +27,10 @@ export async function answerUpgrade(
   socket.on("error", dropOnError);
   try {
     // An app without WebSocket routes has no socket server: every handshake finds nothing.
+    // Refused before the handshake's Origin check, which DNS rebinding would pass (the page's
+    // origin and the Host it sends name the same attacker's host).
+    dispatcher.refuseTwoHosts(incoming);
+    dispatcher.refuseUnknownHost(incoming);
     if (sockets === undefined) throw new NotFound("No WebSocket route answers this address.");
     admitted = await sockets.admit(incoming);
   } catch (thrown) {

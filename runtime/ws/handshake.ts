@@ -44,8 +44,8 @@ export async function admit(incoming: IncomingMessage, rules: HandshakeRules): P
   const headers = RequestHeaders.fromNode(incoming.headers);
   const secure = isSecure(incoming, rules.trustProxy);
   checkOrigin(headers, secure, rules.origins);
-  // Read like a browser route's cookie (one fw_session, else empty); nothing is written back.
-  const { session } = arrivedSession(headers.get("cookie"), rules.codec, Date.now());
+  // Read like a browser route's cookie (one session cookie, else empty); nothing is written back.
+  const { session } = arrivedSession(headers.get("cookie"), rules.codec, Date.now(), secure);
   const sent = new Request({ method: "GET", path, params: found.params, query, headers, session, secure });
   const request = await rules.identify(sent);
   if (found.route.requiresUser === true && request.currentUser === undefined) {

@@ -397,7 +397,7 @@ describe("methods (gaps)", () => {
     expect(bodyOf(postOnly)).toBe("");
   });
 
-  it("a lower-case method is not GET → 501 in plain text", async () => {
+  it("a lower-case method is not GET → 501 (a problem page, like any method fw does not serve)", async () => {
     expect(statusOf(await rawRequest(app.port, "get / HTTP/1.1\r\nHost: x\r\n\r\n"))).toBe(501);
   });
 

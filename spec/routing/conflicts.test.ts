@@ -200,3 +200,41 @@ describe("findShadowed agrees with a naive pairwise check", () => {
     }
   });
 });
+
+describe("checkRoutes: the reserved /fw prefix (spec 4.6)", () => {
+  it("fails boot on an app route under /fw, naming its source file and the fix", () => {
+    const error = bootError(() => checkRoutes([get("/", "src/app/Index.tsx"), get("/fw/status", "src/app/fw/status.ts")]));
+    expect(error.message).toContain("GET /fw/status (from src/app/fw/status.ts) is under /fw");
+    expect(error.message).toMatch(/move it to another path/);
+    const socket = Route.ws("/FW/live", { message() {} }, { source: "src/app/FW/live.ts" });
+    expect(checkRoutes([socket]).routes).toHaveLength(1); // paths are case-sensitive: /FW is the app's
+    expect(() => checkRoutes([Route.ws("/fw", { message() {} }, { source: "src/app/fw.ts" })])).toThrow(/\(from src\/app\/fw\.ts\) is under \/fw/);
+  });
+
+  it("leaves alone routes that only start with fw, or whose first segment is a parameter", () => {
+    expect(checkRoutes([get("/fwd", "a.ts"), get("/fw-notes", "b.ts"), get("/:section/health", "c.ts"), get("/docs/fw", "d.ts")]).routes).toHaveLength(4);
+  });
+});
+
+describe("checkRoutes: the orphan check runs over the whole table (spec 4.3)", () => {
+  const editPage = Route.http({
+    method: "GET",
+    path: "/drafts/:id/edit",
+    handler: notCalled,
+    origin: Origin.Resource,
+    source: "src/models/Draft.ts",
+    submits: { method: "PUT", path: "/drafts/:id" },
+  });
+
+  it("warns about a form page whose submit target no route of the table mounts", () => {
+    expect(checkRoutes([editPage]).warnings.join("\n")).toMatch(/GET \/drafts\/:id\/edit \(from src\/models\/Draft\.ts\) shows a form that submits to PUT \/drafts\/:id, which is not mounted/);
+  });
+
+  it("a target mounted by another file of the table (a handwritten route, not the model's own Actions) counts, wherever it stands", () => {
+    const handwritten = Route.put("/drafts/:key", notCalled, { source: "src/app/drafts/_key/Update.ts" });
+    expect(checkRoutes([editPage, handwritten]).warnings).toEqual([]);
+    expect(checkRoutes([handwritten, editPage]).warnings).toEqual([]);
+    // Only the method and the path's shape matter: a PATCH there does not mount the PUT.
+    expect(checkRoutes([editPage, Route.patch("/drafts/:key", notCalled, { source: "x.ts" })]).warnings).toHaveLength(1);
+  });
+});

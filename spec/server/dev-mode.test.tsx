@@ -30,8 +30,8 @@ const table = RouteTable.of(
   Route.get("/posts/:id", () => Ok(<p>post</p>), { source: "src/app/posts/_id/Show.tsx" }),
   Route.get("/throws", () => throwsHere()),
   Route.api({ method: "GET", path: "/api/ping", handler: () => Ok("pong") }),
-  // The app's own socket under /fw: the reserved reload socket must still be asked first in dev.
-  Route.ws("/fw/*any", { open: (connection) => connection.send("app socket"), message() {} }),
+  // A socket whose pattern also matches /fw/reload: the reserved reload socket must still be asked first in dev.
+  Route.ws("/:area/reload", { open: (connection) => connection.send("app socket"), message() {} }),
 );
 
 /** A stand-in for `fw dev`'s IPC channel: the test says what the supervisor would. */
@@ -98,6 +98,16 @@ describe("dev: WS /fw/reload (spec 4.6)", () => {
     reload.socket.close();
     expect((await refusal(dev.url, "/fw/reload", { origin: "http://elsewhere.example" })).status).toBe(403);
     expect((await refusal(dev.url, "/fw/reload", { origin: null })).status).toBe(403);
+  });
+
+  it("refuses a handshake naming a foreign Host with 400 (DNS rebinding: the page's Origin and the Host agree, so the Origin check alone passes)", async () => {
+    const rebound = `rebound.example:${dev.port}`;
+    const refused = await refusal(dev.url, "/fw/reload", { origin: `http://${rebound}`, headers: { host: rebound } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain("does not answer for the host");
+    // The same page from a loopback name connects.
+    const local = await connect(dev.url.replace("127.0.0.1", "localhost"), "/fw/reload?boot=0123456789ab", { origin: `http://localhost:${dev.port}`, headers: { host: `localhost:${dev.port}` } });
+    local.socket.close();
   });
 
   it("says reload to every open socket when the supervisor reports a failed build, and again when it is fixed", async () => {

@@ -46,6 +46,7 @@ const table = RouteTable.of(
     Redirect("/form").withSession(request.session.flash("notice", `saved ${request.form.get("x") ?? ""}`)),
   ),
   Route.post("/echo", echo),
+  Route.options("/preflight", (request) => Ok(`OPTIONS ${request.hasCsrf ? "token" : "none"}`).withHeader("allow", "OPTIONS, POST")),
   Route.put("/echo", echo),
   Route.patch("/echo", echo),
   Route.delete("/echo", echo),
@@ -53,6 +54,10 @@ const table = RouteTable.of(
   Route.get("/login-as/:name", (request) => Redirect("/").withSession(request.session.set("user", request.params["name"] ?? ""))),
   Route.get("/logout", (request) => Redirect("/").withSession(request.session.cleared())),
   Route.get("/big-session", (request) => Ok("big").withSession(request.session.set("blob", "x".repeat(5000)))),
+  Route.get("/big-flash", (request) =>
+    Redirect("/form").withSession(request.session.set("user", "flo").flash("notice", "short").flash("long", "y".repeat(5000))),
+  ),
+  Route.get("/huge-flash", (request) => Redirect("/form").withSession(request.session.flash("a", "y".repeat(2000)).flash("b", "z".repeat(2100)))),
   Route.get("/items/:id", (request: Request<{ id: number }>) => Ok(`item ${request.params.id + 1}`), { params: { id: FromPath.int } }),
   Route.get("/segments/:one", (request) => Ok(`one=${request.params["one"]}`)),
   Route.get("/files/*rest", (request) => Ok(`rest=${request.params["rest"]}`)),
@@ -74,6 +79,11 @@ const table = RouteTable.of(
   Route.get("/query", (request) => Ok(`q=${request.query.get("q") ?? ""}`)),
   Route.api({ method: "GET", path: "/api/whoami", handler: (request) => Ok(`cookie header: ${request.headers.get("cookie") ?? "none"}`) }),
   Route.api({ method: "POST", path: "/api/items", handler: (request) => status(201, request.text) }),
+  Route.api({ method: "POST", path: "/api/things", handler: (request) => Ok(`POST ${request.method}`) }),
+  Route.api({ method: "PUT", path: "/api/things", handler: () => Ok("PUT reached") }),
+  Route.api({ method: "PATCH", path: "/api/things", handler: () => Ok("PATCH reached") }),
+  Route.api({ method: "DELETE", path: "/api/things", handler: () => Ok("DELETE reached") }),
+  Route.api({ method: "DELETE", path: "/api/only-delete", handler: () => Ok("DELETE reached") }),
   { ...Route.get("/copied", (request) => Ok(`user=${request.session.get("user") ?? "nobody"}`)), kind: Route.api({ method: "GET", path: "/x", handler: () => Ok("") }).kind },
   Route.ws("/socket", { message() {} }),
 );
@@ -102,9 +112,17 @@ describe("2.18 Method", () => {
     expect(answer).toMatch(/^HTTP\/1.1 501 Not Implemented/);
   });
 
-  it("a method Node's parser cannot read → 501 in plain text", async () => {
-    const answer = await rawRequest(app.port, "FROB / HTTP/1.1\r\nHost: x\r\n\r\n");
+  it.each([
+    ["FROB", "/items?x=1", "<code>/items</code>", "fw does not serve FROB requests."],
+    ["get", "/", "<code>/</code>", "Methods are case-sensitive: send GET."],
+  ])("a method Node's parser cannot read (%s) → the same framed 501 problem page as TRACE", async (method, target, instance, detail) => {
+    const answer = await rawRequest(app.port, `${method} ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1.1 501 Not Implemented/);
+    expect(answer).toContain("<h1>501 Not Implemented</h1>");
+    expect(answer).toContain("<title>Not Implemented | site</title>");
+    expect(answer).toContain(instance);
+    expect(answer).toContain(detail);
+    expect(answer.toLowerCase()).toContain("connection: close");
   });
 });
 
@@ -286,11 +304,49 @@ describe("2.9 Session cookie", () => {
     expect(out.headers.get("set-cookie")).toMatch(/^fw_session=; .*Max-Age=0$/);
   });
 
-  it("a session over 4096 bytes → 500 naming the cause, not a cookie the browser drops", async () => {
-    const response = await app.get("/big-session");
-    expect(response.status).toBe(500);
+  it("a session whose entries alone exceed 4096 bytes: the handler's answer stands, the session is not saved, the log says why", async () => {
+    const cookie = sessionCookie(await app.get("/login-as/big")) as string;
+    const response = await app.get("/big-session", { headers: { cookie } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("big");
+    // The browser keeps the session it had: nothing changed but the refused entry.
     expect(response.headers.get("set-cookie")).toBeNull();
-    expect(app.err.join("\n")).toMatch(/session cookie would be \d+ bytes, over the 4096/);
+    expect(app.err.join("\n")).toMatch(/GET \/big-session \(route \/big-session\): the session was not saved: Error: The session cookie would be \d+ bytes, over the 4096/);
+    expect(await (await app.get("/read-only", { headers: { cookie } })).text()).toBe("user=big");
+  });
+
+  it("a flash that would overflow the cookie is dropped, not a 500 after the handler's work: entries and smaller flash stay", async () => {
+    const response = await app.get("/big-flash");
+    expect(response.status).toBe(303);
+    const cookie = sessionCookie(response) as string;
+    expect(cookie.length).toBeLessThan(4096);
+    const next = await visit("/form", cookie);
+    expect(next.html).toContain('<p id="flash">short</p>');
+    expect(await (await app.get("/read-only", { headers: { cookie } })).text()).toBe("user=flo");
+  });
+
+  it("two flash values that only overflow together: the largest is dropped, the other kept", async () => {
+    const response = await app.get("/huge-flash");
+    expect(response.status).toBe(303);
+    const cookie = sessionCookie(response) as string;
+    expect(cookie.length).toBeLessThan(4096);
+    const payload = JSON.parse(Buffer.from(cookie.slice("fw_session=".length).split(".")[0] as string, "base64url").toString()) as { f: Record<string, string> };
+    expect(Object.keys(payload.f)).toEqual(["a"]);
+  });
+
+  it("a flash delivered on an error page is dropped from the cookie: it is not shown a second time", async () => {
+    const first = await visit("/form");
+    const token = csrfFrom(first.html);
+    const posted = await app.post("/form", { _csrf: token, x: "once" }, { headers: { cookie: first.cookie as string } });
+    const withFlash = sessionCookie(posted) as string;
+    const error = await visit("/not-found", withFlash);
+    expect(error.response.status).toBe(404);
+    expect(error.html).toContain('<p id="flash">saved once</p>');
+    expect(error.cookie).not.toBe(withFlash);
+    const next = await visit("/form", error.cookie);
+    expect(next.html).toContain('<p id="flash"></p>');
+    // Only the flash was dropped: the session's CSRF token is the same.
+    expect(csrfFrom(next.html)).toBe(token);
   });
 });
 
@@ -345,6 +401,13 @@ describe("5.8 CSRF", () => {
   it("GET, HEAD and OPTIONS are never checked; API routes are exempt", async () => {
     expect((await app.get("/read-only")).status).toBe(200);
     expect((await fetch(app.url + "/read-only", { method: "HEAD" })).status).toBe(200);
+    // OPTIONS with a form body and no token, from a session that holds one: served, not 403.
+    const { cookie } = await withToken();
+    for (const headers of [{ cookie }, {}] as Record<string, string>[]) {
+      const options = await fetch(app.url + "/preflight", { method: "OPTIONS", headers: { ...headers, "content-type": "application/x-www-form-urlencoded" }, body: "x=1" });
+      expect(options.status).toBe(200);
+      expect(await options.text()).toBe("OPTIONS token");
+    }
     const api = await fetch(app.url + "/api/items", { method: "POST", body: "made" });
     expect(api.status).toBe(201);
     expect(await api.text()).toBe("made");
@@ -371,6 +434,25 @@ describe("_method override", () => {
     const response = await app.post("/form", { _method: "PATCH", _csrf: csrfFrom(page.html) }, { headers: { cookie: page.cookie as string } });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("GET, POST, HEAD");
+  });
+});
+
+describe("_method never reaches an API route (API routes skip CSRF)", () => {
+  it.each(["PUT", "PATCH", "DELETE"])("a cross-site form POSTing _method=%s to an API path is answered as a plain POST", async (method) => {
+    const response = await app.post("/api/things", { _method: method });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("POST POST");
+  });
+
+  it("on an API path with no POST route, the override is ignored too: 405 for the POST, not the DELETE handler", async () => {
+    const response = await app.post("/api/only-delete", { _method: "DELETE" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("DELETE");
+    expect(await response.text()).not.toContain("DELETE reached");
+  });
+
+  it("the API's own DELETE is still reached by a DELETE request", async () => {
+    expect(await (await fetch(app.url + "/api/things", { method: "DELETE" })).text()).toBe("DELETE reached");
   });
 });
 
@@ -444,6 +526,33 @@ describe("7 Failures", () => {
     expect(html).toContain(`<title>${title} | site</title>`);
     expect(html).toContain(`<h1>${code} ${title}</h1>`);
     expect(html).toContain(`<code>${path}</code>`);
+  });
+
+  it.each(["/not-found", "/forbidden", "/nowhere"])("an error page (%s) carries no CSRF token, even when the request's session holds one", async (path) => {
+    const form = await visit("/form");
+    expect(csrfFrom(form.html)).toBeTruthy();
+    const shown = await visit("/form", form.cookie);
+    expect(shown.html).toContain('<p id="layout-csrf">has-token</p>');
+    const error = await visit(path, form.cookie);
+    expect(error.response.status).toBeGreaterThanOrEqual(400);
+    expect(error.html).toContain('<p id="layout-csrf">no-token</p>');
+    expect(error.html).not.toContain(csrfFrom(form.html));
+  });
+
+  it("Accept is ignored: every Accept gets the same answer, an HTML problem page on an error (spec 2.16)", async () => {
+    const accepts = [undefined, "application/json", "application/problem+json", "text/plain", "*/*", "image/png", "text/html;q=0, application/json"];
+    for (const path of ["/not-found", "/teapot", "/api/whoami"]) {
+      const answers = await Promise.all(
+        accepts.map(async (accept) => {
+          const response = await app.get(path, accept === undefined ? {} : { headers: { accept } });
+          return `${response.status} ${response.headers.get("content-type")} ${response.headers.get("vary")}\n${await response.text()}`;
+        }),
+      );
+      for (const answer of answers) expect(answer, path).toBe(answers[0]);
+    }
+    const error = await app.get("/not-found", { headers: { accept: "application/json" } });
+    expect(error.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(await error.text()).toContain("<h1>404 Not Found</h1>");
   });
 
   it("reflected values are escaped", async () => {
@@ -590,6 +699,30 @@ describe("client address", () => {
       expect(answers.proxiedPlain.headers.get("set-cookie")).not.toMatch(/; Secure/);
     } finally {
       await direct.close();
+      await proxied.close();
+    }
+  });
+
+  it("a secure request's session cookie is __Host-fw_session, and only that name is read there; a plain request reads fw_session only", async () => {
+    const routes = RouteTable.of(
+      Route.get("/login-as/:name", (request) => Redirect("/who").withSession(request.session.set("user", request.params["name"] ?? ""))),
+      Route.get("/who", (request) => Ok(`user=${request.session.get("user") ?? "none"}`)),
+    );
+    const proxied = await serve({ routes, trustProxy: true });
+    try {
+      const https = { "x-forwarded-proto": "https" };
+      const login = await proxied.get("/login-as/hana", { headers: https });
+      const set = login.headers.get("set-cookie") as string;
+      expect(set).toMatch(/^__Host-fw_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
+      const secureCookie = set.split(";")[0] as string;
+      expect(await (await proxied.get("/who", { headers: { ...https, cookie: secureCookie } })).text()).toBe("user=hana");
+      // The same value under the plain name is not read on a secure request (a plain-HTTP page could plant that one)…
+      const planted = secureCookie.replace(/^__Host-/, "");
+      expect(await (await proxied.get("/who", { headers: { ...https, cookie: planted } })).text()).toBe("user=none");
+      // …and the prefixed one is not read on a plain request.
+      expect(await (await proxied.get("/who", { headers: { cookie: secureCookie } })).text()).toBe("user=none");
+      expect(await (await proxied.get("/who", { headers: { cookie: planted } })).text()).toBe("user=hana");
+    } finally {
       await proxied.close();
     }
   });

@@ -98,6 +98,24 @@ describe("5.4 session and identify on the handshake", () => {
     expect(refused.status).toBe(403);
   });
 
+  it("a secure handshake reads the session from __Host-fw_session, as a secure browser route does, and only from it", async () => {
+    const proxied = await serve({ routes, trustProxy: true });
+    try {
+      const https = { "x-forwarded-proto": "https" };
+      const set = (await proxied.get("/login-as/sol", { headers: https })).headers.get("set-cookie") as string;
+      expect(set).toMatch(/^__Host-fw_session=/);
+      const cookie = set.split(";")[0] as string;
+      const origin = proxied.url.replace(/^http:/, "https:");
+      const client = await connect(proxied.url, "/private", { origin, headers: { ...https, cookie } });
+      expect(await client.next()).toBe("user=sol query=");
+      client.socket.close();
+      const planted = cookie.replace(/^__Host-/, "");
+      expect((await refusal(proxied.url, "/private", { origin, headers: { ...https, cookie: planted } })).status).toBe(403);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it("a route without requiresUser opens for nobody (identify never refuses)", async () => {
     const client = await connect(app.url, "/public");
     expect(await client.next()).toBe("user=nobody query=");

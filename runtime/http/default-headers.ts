@@ -1,0 +1,61 @@
+/**
+ * The headers fw adds to its answers unless the handler set the same header itself (README,
+ * Security). Every answer with content gets `nosniff`, so a browser never reads text or bytes
+ * as a script or a page; an HTML answer is also kept out of other sites' frames (clickjacking:
+ * `X-Frame-Options` for older browsers, CSP `frame-ancestors` for the rest) and sends only its
+ * origin to other sites, never its path and query.
+ */
+export const NOSNIFF: readonly string[] = Object.freeze(["x-content-type-options", "nosniff"]);
+
+/** What an HTML answer carries, as flat [name, value, …] pairs; `nosniff` first. */
+export const PAGE_DEFAULTS: readonly string[] = Object.freeze([
+  ...NOSNIFF,
+  "x-frame-options",
+  "DENY",
+  "content-security-policy",
+  "frame-ancestors 'none'",
+  "referrer-policy",
+  "strict-origin-when-cross-origin",
+]);
+
+const HTML = /^\s*text\/html\b/i;
+
+/**
+ * Adds to a flat header list the defaults its content type calls for, leaving out any the list
+ * already names (a handler that sets its own keeps it). An answer without a content type (a
+ * redirect, an empty body) gets none. For lists a handler built; fw's own shared lists are
+ * written with their defaults already in (response.ts).
+ */
+export function withDefaultHeaders(list: string[]): string[] {
+  let type: string | undefined;
+  for (let i = 0; i < list.length; i += 2) {
+    if (isNamed(list[i] as string, "content-type")) {
+      type = list[i + 1];
+      break;
+    }
+  }
+  if (type === undefined) return list;
+  const defaults = HTML.test(type) ? PAGE_DEFAULTS : NOSNIFF;
+  for (let d = 0; d < defaults.length; d += 2) {
+    const name = defaults[d] as string;
+    if (!names(list, name)) list.push(name, defaults[d + 1] as string);
+  }
+  return list;
+}
+
+/** Whether a flat [name, value, …] list holds header `lower` (a lower-case name), in any case. */
+export function names(list: readonly string[], lower: string): boolean {
+  for (let i = 0; i < list.length; i += 2) if (isNamed(list[i] as string, lower)) return true;
+  return false;
+}
+
+/** Whether a list of [name, value] headers holds header `lower` (a lower-case name), in any case. */
+export function hasHeader(headers: readonly (readonly [string, string])[], lower: string): boolean {
+  for (let i = 0; i < headers.length; i++) if (isNamed((headers[i] as readonly [string, string])[0], lower)) return true;
+  return false;
+}
+
+/** `name.toLowerCase() === lower`, without making a string for the usual lower-case name. */
+function isNamed(name: string, lower: string): boolean {
+  return name.length === lower.length && (name === lower || name.toLowerCase() === lower);
+}

@@ -1,0 +1,142 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { HttpApp, Ok, Route, RouteTable } from "../../runtime/index.js";
+import { rawRequest, serve, TEST_SECRET, type Served } from "../support/serve.js";
+import { connect, refusal } from "../support/ws-client.js";
+
+const routes = RouteTable.of(
+  Route.get("/", () => Ok("home")),
+  Route.ws("/live", { open: (connection) => connection.send("hi"), message() {} }),
+);
+
+function get(port: number, host: string, path = "/"): Promise<string> {
+  return rawRequest(port, `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+}
+
+const status = (answer: string): number => Number(/^HTTP\/1.1 (\d{3})/.exec(answer)?.[1]);
+
+describe("allowed hosts: dev answers for loopback names only (DNS rebinding)", () => {
+  let dev: Served;
+  beforeAll(async () => {
+    dev = await serve({ routes }, { dev: true, devHook: { sockets: [], decorate: (html) => html, buildFailure: () => undefined, beforeListen: async () => {}, started: () => {}, close: () => {} } });
+  });
+  afterAll(() => dev.close());
+
+  it.each(["localhost", "LOCALHOST", "localhost.", "127.0.0.1", "[::1]"])("%s, with or without a port, is served", async (name) => {
+    expect(status(await get(dev.port, name))).toBe(200);
+    expect(status(await get(dev.port, `${name}:${dev.port}`))).toBe(200);
+  });
+
+  it.each(["rebound.example", "rebound.example:3000", "localhost.rebound.example", "127.0.0.1.nip.io", "10.0.0.7", "localhost:80x", ""])(
+    "Host %j → 400 problem page saying what to set",
+    async (host) => {
+      const answer = await get(dev.port, host);
+      expect(status(answer)).toBe(400);
+      expect(answer).toContain("<h1>400 Bad Request</h1>");
+      expect(answer).toContain("add it to allowedHosts (or FW_ALLOWED_HOSTS)");
+      expect(answer).toContain("(it answers for localhost, 127.0.0.1, [::1])");
+    },
+  );
+
+  it("a WebSocket handshake naming a foreign host is refused before its Origin is compared", async () => {
+    const rebound = `rebound.example:${dev.port}`;
+    const refused = await refusal(dev.url, "/live", { origin: `http://${rebound}`, headers: { host: rebound } });
+    expect(refused.status).toBe(400);
+    const local = await connect(dev.url, "/live");
+    expect(await local.next()).toBe("hi");
+    local.socket.close();
+  });
+
+  it("/fw/health answers whatever the host (a load balancer asks by address)", async () => {
+    expect(status(await get(dev.port, "10.0.0.7", "/fw/health"))).toBe(200);
+  });
+});
+
+describe("allowed hosts: production", () => {
+  let app: Served;
+  beforeAll(async () => {
+    app = await serve({ routes });
+  });
+  afterAll(() => app.close());
+
+  it("answers any host unless told otherwise", async () => {
+    expect(status(await get(app.port, "www.example.com"))).toBe(200);
+  });
+
+  it("answers only the listed hosts when allowedHosts is set: a name, a name with its subdomains", async () => {
+    const listed = await serve({ routes, allowedHosts: ["shop.example", ".example.org"] });
+    try {
+      for (const host of ["shop.example", "Shop.Example:8443", "example.org", "a.b.example.org:80"]) expect(status(await get(listed.port, host)), host).toBe(200);
+      for (const host of ["example.shop", "sub.shop.example", "badexample.org", "127.0.0.1"]) expect(status(await get(listed.port, host)), host).toBe(400);
+      // Production does not list its hosts to whoever asks (they may be internal names).
+      const refused = await get(listed.port, "example.shop");
+      expect(refused).toContain("add it to allowedHosts");
+      expect(refused).not.toContain("shop.example");
+    } finally {
+      await listed.close();
+    }
+  });
+});
+
+describe("allowed hosts: FW_ALLOWED_HOSTS and bad settings", () => {
+  const before = process.env["FW_ALLOWED_HOSTS"];
+  afterEach(() => {
+    if (before === undefined) delete process.env["FW_ALLOWED_HOSTS"];
+    else process.env["FW_ALLOWED_HOSTS"] = before;
+  });
+
+  it("FW_ALLOWED_HOSTS lists them, comma-separated, when the app sets none", async () => {
+    process.env["FW_ALLOWED_HOSTS"] = " shop.example , [::1] ";
+    const app = await serve({ routes });
+    try {
+      expect(status(await get(app.port, "shop.example"))).toBe(200);
+      expect(status(await get(app.port, "[::1]:3000"))).toBe(200);
+      expect(status(await get(app.port, "localhost"))).toBe(400);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it.each([
+    [["example.com:443"], /"example.com:443" is not a host name.*Leave the port out/],
+    [["https://example.com"], /"https:\/\/example.com" is not a host name/],
+    [[], /is empty/],
+  ])("%j fails boot, saying what to write", async (allowedHosts, message) => {
+    const app = new HttpApp({ routes, secret: TEST_SECRET, allowedHosts });
+    const err: string[] = [];
+    app.console = { out: () => {}, err: (line) => err.push(line) };
+    process.env["PORT"] = "0";
+    try {
+      expect(await app.main([])).toBe(1);
+    } finally {
+      delete process.env["PORT"];
+    }
+    expect(err.join("\n")).toMatch(/^fw: cannot boot: allowedHosts \(or FW_ALLOWED_HOSTS\)/);
+    expect(err.join("\n")).toMatch(message);
+  });
+});
+
+describe("two Host headers", () => {
+  let app: Served;
+  beforeAll(async () => {
+    app = await serve({ routes });
+  });
+  afterAll(() => app.close());
+
+  it("→ 400, whatever their case or order (Node keeps only the first; a proxy may have read the other)", async () => {
+    for (const pair of ["Host: a.example\r\nHost: b.example", "host: a.example\r\nHOST: a.example", "Host: a.example\r\nX-A: 1\r\nhost: b.example"]) {
+      const answer = await rawRequest(app.port, `GET / HTTP/1.1\r\n${pair}\r\nConnection: close\r\n\r\n`);
+      expect(status(answer), pair).toBe(400);
+      expect(answer).toContain("more than one Host header");
+    }
+    expect(status(await get(app.port, "a.example"))).toBe(200);
+  });
+
+  it("on a WebSocket handshake → 400", async () => {
+    const answer = await rawRequest(
+      app.port,
+      `GET /live HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\nHost: other.example\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+        `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nOrigin: http://127.0.0.1:${app.port}\r\n\r\n`,
+    );
+    expect(status(answer)).toBe(400);
+  });
+});
