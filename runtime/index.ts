@@ -64,4 +64,5 @@ export {
   type Console,
 } from "./server/http-app.js";
 export type { RunningServer } from "./server/server.js";
+export { isDevMode } from "./server/run-mode.js";
 export { raw, escapeHtml, renderHtml, Fragment, type Html, type Child, type Node } from "./html/index.js";
