@@ -12,8 +12,8 @@ export function isProductionEnv(env: NodeJS.ProcessEnv = process.env): boolean {
 
 /**
  * Whether `HttpApp.main` serves in dev mode for these program arguments: `dev`, unless
- * `NODE_ENV=production`. Apps ask it before doing anything meant for dev alone (seeding a demo
- * account): `if (isDevMode()) await seedDemoUser();`.
+ * `NODE_ENV=production`. Apps ask it before doing anything meant for dev alone, such as seeding
+ * a demo account, instead of reading `process.argv` themselves.
  */
 export function isDevMode(args: readonly string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): boolean {
   return args[0] === "dev" && !isProductionEnv(env);
