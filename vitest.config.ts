@@ -17,16 +17,10 @@ export default defineConfig({
     jsx: { runtime: "automatic", importSource: "fw" },
   },
   test: {
+    include: ["spec/**/*.test.ts", "spec/**/*.test.tsx"],
     testTimeout: 20_000,
     pool: "forks",
-    // The browser tests are a project of their own so that their setup (finding Chromium,
-    // installing one on a fresh machine) runs only when they are part of the run.
-    projects: [
-      { extends: true, test: { name: "fw", include: ["spec/**/*.test.ts", "spec/**/*.test.tsx"], exclude: ["spec/browser/**"] } },
-      {
-        extends: true,
-        test: { name: "browser", include: ["spec/browser/**/*.test.ts"], globalSetup: ["spec/support/chromium-setup.ts"] },
-      },
-    ],
+    // Finds (or installs) the Chromium that spec/browser drives, when those tests are in the run.
+    globalSetup: ["spec/support/chromium-setup.ts"],
   },
 });

@@ -1,3 +1,4 @@
+import { join, resolve, sep } from "node:path";
 import { chromium } from "playwright-core";
 import type { TestProject } from "vitest/node";
 import { CHROMIUM_ARGS, findChromium, installFor, machinePlatform, prepareChromium, runInstall } from "./chromium.js";
@@ -10,10 +11,15 @@ declare module "vitest" {
 }
 
 /**
- * vitest's globalSetup for the browser tests (the `browser` project in vitest.config.ts), so it
- * runs only when they do: finds Chromium, installs one on a fresh machine, checks it launches.
+ * vitest's globalSetup: when the browser tests are part of the run, finds Chromium, installs one
+ * on a fresh machine, and checks it launches. A run without them (`npx vitest run spec/ws`)
+ * does none of that.
  */
 export default async function setup(project: TestProject): Promise<void> {
+  if (!runsBrowserTests(project)) {
+    project.provide("chromium", { skip: "the browser tests are not part of this run" });
+    return;
+  }
   const prepared = await prepareChromium({
     find: () => findChromium(),
     install: () => installFor(machinePlatform()),
@@ -30,4 +36,15 @@ export default async function setup(project: TestProject): Promise<void> {
     required: process.env["FW_BROWSER_TESTS"] === "required",
   });
   project.provide("chromium", prepared);
+}
+
+/**
+ * Whether this run includes spec/browser. vitest's state knows the run's files by the time
+ * globalSetup runs (an experimental API, hence the fallback: when it is missing, assume yes).
+ */
+function runsBrowserTests(project: TestProject): boolean {
+  const paths: readonly string[] | undefined = project.vitest.state?.getPaths?.();
+  if (paths === undefined) return true;
+  const browserDir = `${join(project.config.root, "spec", "browser")}${sep}`;
+  return paths.some((path) => resolve(path).startsWith(browserDir));
 }
