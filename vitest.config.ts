@@ -20,5 +20,7 @@ export default defineConfig({
     include: ["spec/**/*.test.ts", "spec/**/*.test.tsx"],
     testTimeout: 20_000,
     pool: "forks",
+    // Finds (or installs) the Chromium that spec/browser drives, when those tests are in the run.
+    globalSetup: ["spec/support/chromium-setup.ts"],
   },
 });

@@ -50,6 +50,7 @@ export { Resource, resourceRoutes, PAGE_SIZE, type ResourceOptions } from "./res
 export { ScopedStore } from "./resource/scoped-store.js";
 export type { OwnedDeclaration } from "./resource/ownership.js";
 export type { WsListener, WsConnection } from "./ws/listener.js";
+export { Room } from "./ws/room.js";
 export { DEFAULT_WS_SEND_TIMEOUT_MS, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_MAX_MESSAGE_BYTES } from "./ws/defaults.js";
 export type { Problem } from "./server/problem.js";
 export { defaultLayout, type Layout, type LayoutProps } from "./server/layout.js";
@@ -65,4 +66,5 @@ export {
   type Console,
 } from "./server/http-app.js";
 export type { RunningServer } from "./server/server.js";
+export { isDevMode } from "./server/run-mode.js";
 export { raw, escapeHtml, renderHtml, Fragment, type Html, type Child, type Node } from "./html/index.js";

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { BUNDLE_USAGE, bundleCommand } from "./bundle.js";
 import { parseFlags, projectOf } from "./flags.js";
 import { newCommand, NEW_USAGE } from "./new-app.js";
+import { isProductionEnv } from "../server/run-mode.js";
 import { resolveTspc } from "./resolve-tspc.js";
 import { Supervisor } from "./supervisor.js";
 
@@ -47,6 +48,11 @@ export async function main(args: readonly string[], cwd: string = process.cwd())
   if (command !== "dev") {
     process.stderr.write(`${command === undefined || command === "--help" ? "" : `fw: unknown command ${JSON.stringify(command)}\n`}${USAGE}\n`);
     return command === "--help" ? 0 : 2;
+  }
+  if (isProductionEnv(process.env)) {
+    // The app would serve production under it (no reload socket, no dev pages): refuse plainly.
+    process.stderr.write("fw dev: NODE_ENV=production: fw dev is for development only. Unset NODE_ENV (or set it to development) to use it; in production run `node <main>` with FW_SECRET set.\n");
+    return 2;
   }
   const parsed = parseDevArgs(rest, cwd);
   if (typeof parsed === "string") {

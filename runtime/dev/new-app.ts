@@ -118,6 +118,7 @@ An app made with \`fw new\`: fw builds its routes from its files with
 
 \`\`\`sh
 npm install && npm start     # builds with tspc and serves on http://127.0.0.1:3000 (dev mode)
+NODE_ENV=production npm start  # the same, served in production (FW_SECRET required)
 \`\`\`
 
 - \`src/app/Index.tsx\` is the home page, \`GET /\`. Add \`src/app/About.tsx\` exporting

@@ -13,6 +13,7 @@ import { Dispatcher } from "./dispatch.js";
 import { errorLine } from "./error-log.js";
 import { ALLOWED_HOSTS_ENV, HostPolicy, hostsFromEnv, LOOPBACK_HOSTS } from "./hosts.js";
 import { defaultLayout, type Layout } from "./layout.js";
+import { PRODUCTION_OVERRIDES_DEV, isProductionEnv } from "./run-mode.js";
 import { devSecret, MissingSecret, productionSecret } from "./secrets.js";
 import { startServer, type RunningServer, type Timeouts } from "./server.js";
 
@@ -210,7 +211,9 @@ export class HttpApp {
 
   /** Checks the table, then listens. Boot problems throw `BootError` / `MissingSecret`. */
   async serve(options: ServeOptions = {}): Promise<RunningServer> {
-    const dev = options.dev ?? false;
+    // NODE_ENV=production wins over `dev` (README, "Decisions"): production never serves dev pages.
+    const dev = (options.dev ?? false) && !isProductionEnv();
+    if (options.dev === true && !dev) this.console.err(PRODUCTION_OVERRIDES_DEV);
     const { routes, warnings } = checkRoutes(this.routes.routes);
     for (const warning of warnings) this.console.err(`warning: ${warning}`);
     const secret = dev

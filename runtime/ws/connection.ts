@@ -2,7 +2,7 @@ import { WebSocket, type RawData } from "ws";
 import type { Request } from "../http/request.js";
 import { Inbox } from "./inbox.js";
 import type { WsConnection, WsListener } from "./listener.js";
-import { Outbox, type Sink } from "./outbox.js";
+import { Outbox, StalledClient, type Sink } from "./outbox.js";
 
 /** How a connection behaves; `WsServer` fills it from the app's settings. */
 export interface ConnectionSettings {
@@ -11,6 +11,8 @@ export interface ConnectionSettings {
   readonly queueLimit: number;
   /** Buffered outgoing bytes above which sends wait for the client to read. */
   readonly highWater: number;
+  /** Characters `enqueue` may hold behind that buffer; past it the peer is cut off as stalled. */
+  readonly maxBacklog: number;
   /** Logs a listener's failure once. */
   readonly logError: (what: string, cause: unknown) => void;
   /** Told once, when a connection's socket has closed (the server forgets it). */
@@ -71,6 +73,20 @@ export class LiveConnection implements WsConnection {
     return this.#outbox.send(text);
   }
 
+  enqueue(text: string): void {
+    if (this.#isClosed || this.#socket.readyState !== WebSocket.OPEN) return;
+    // Fire and forget has no back-pressure, so the backlog is capped: a peer this far behind
+    // (beyond what ws and the kernel already buffer) is as good as stalled.
+    if (this.#outbox.backlog > 0 && this.#outbox.backlog + text.length > this.#settings.maxBacklog) {
+      this.#cutOff();
+      return;
+    }
+    this.#outbox.send(text).catch((error: unknown) => {
+      if (error instanceof StalledClient) this.#cutOff();
+      // ConnectionClosed: the peer is gone, and its close was handled where it happened.
+    });
+  }
+
   close(code: number = CloseCode.normal, reason = ""): void {
     this.#closeWith(code, reason);
   }
@@ -103,6 +119,15 @@ export class LiveConnection implements WsConnection {
   /** Server shutdown: 1001, as RFC 6455 asks of a server going down. */
   goAway(): void {
     this.#closeWith(CloseCode.goingAway, "server shutting down");
+  }
+
+  /**
+   * Drops a peer that stopped reading: a close frame could not reach it (it would wait behind
+   * the unsent data until ws gives up, 30 s later), so the socket is destroyed at once and the
+   * listener's `close` runs now.
+   */
+  #cutOff(): void {
+    this.#socket.terminate();
   }
 
   /** Drops the socket without a closing handshake (a peer that does not answer the close). */

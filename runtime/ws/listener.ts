@@ -10,6 +10,14 @@ export interface WsConnection {
    * rejected send leaves the connection open: it is the caller's cue to close it.
    */
   send(text: string): Promise<void>;
+  /**
+   * Queues a frame for this peer and returns at once: what a broadcast uses, so that one slow
+   * peer delays nobody else. Queued frames (and `send`s) go out in call order. A peer that takes
+   * nothing for `wsSendTimeoutMs`, or falls more than 4 MiB behind beyond what its socket
+   * buffers (1 MiB, then the kernel's), is cut off (the socket is dropped without a closing handshake, which it could not
+   * read; the listener's `close` runs). On a closed or closing connection it does nothing.
+   */
+  enqueue(text: string): void;
   /** Starts the closing handshake (default code 1000); messages arriving after it are dropped. */
   close(code?: number, reason?: string): void;
 }

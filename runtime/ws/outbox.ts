@@ -44,6 +44,8 @@ export class Outbox {
   readonly #held: Pending[] = [];
   /** Every unsettled send, so a close can reject them all. */
   readonly #unsettled = new Set<Pending>();
+  /** Characters of the held frames: how far behind the client is beyond what ws buffers. */
+  #heldChars = 0;
   #closed = false;
 
   constructor(
@@ -51,6 +53,11 @@ export class Outbox {
     private readonly timeoutMs: number,
     private readonly highWater: number,
   ) {}
+
+  /** Characters waiting behind ws's buffer (held frames), not yet handed to ws. */
+  get backlog(): number {
+    return this.#heldChars;
+  }
 
   send(text: string): Promise<void> {
     if (this.#closed || !this.sink.open) return Promise.reject(new ConnectionClosed());
@@ -62,13 +69,17 @@ export class Outbox {
           if (!this.#unsettled.delete(pending)) return; // settled already: a late callback
           clearTimeout(timer);
           const held = this.#held.indexOf(pending);
-          if (held !== -1) this.#held.splice(held, 1);
+          if (held !== -1) {
+            this.#held.splice(held, 1);
+            this.#heldChars -= text.length;
+          }
           if (error === undefined) resolve();
           else reject(error);
         },
       };
       this.#unsettled.add(pending);
       this.#held.push(pending);
+      this.#heldChars += text.length;
       this.#flush();
     });
   }
@@ -83,6 +94,7 @@ export class Outbox {
   #flush(): void {
     while (this.#held.length > 0 && !this.#closed && this.sink.bufferedAmount <= this.highWater) {
       const pending = this.#held.shift() as Pending; // length checked above
+      this.#heldChars -= pending.text.length;
       this.sink.send(pending.text, (error) => {
         // Node's write callback passes null on success, not undefined.
         pending.settle(error instanceof Error ? new ConnectionClosed(WRITE_FAILED, { cause: error }) : undefined);

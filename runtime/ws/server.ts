@@ -16,6 +16,8 @@ export { DEFAULT_WS_MAX_MESSAGE_BYTES, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_S
 const QUEUE_LIMIT = 64;
 /** Outgoing bytes a connection may buffer before sends wait for the client to read. */
 const HIGH_WATER_BYTES = 1024 * 1024;
+/** Queued (`enqueue`) text a connection may hold beyond that before it is cut off as stalled. */
+const MAX_BACKLOG_CHARS = 4 * 1024 * 1024;
 
 export interface WsServerOptions {
   /** The application's table (its WebSocket routes are looked up with `lookupWs`). */
@@ -66,6 +68,7 @@ export class WsServer {
       sendTimeoutMs: options.sendTimeoutMs,
       queueLimit: QUEUE_LIMIT,
       highWater: HIGH_WATER_BYTES,
+      maxBacklog: MAX_BACKLOG_CHARS,
       logError: options.logError,
       closed: (connection) => this.#live.delete(connection),
     };

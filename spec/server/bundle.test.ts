@@ -195,7 +195,7 @@ describe("fw bundle's source maps", () => {
       expect(code).toMatch(new RegExp(`//# sourceMappingURL=${file.replace(/\./g, "\\.")}\\.map\\s*$`));
     }
     // A statement of example/src/main.ts, found in the bundle's entry, maps to its line there.
-    const statement = 'if (process.argv[2] === "dev") await seedDemoUser();';
+    const statement = "if (isDevMode()) await seedDemoUser();";
     const sourceLine = readFileSync("example/src/main.ts", "utf8").split("\n").findIndex((line) => line.includes(statement));
     const mapped = original(bundle.main, ...positionOf(readFileSync(bundle.main, "utf8"), statement));
     expect({ source: resolve(bundle.out, mapped.source), line: mapped.line }).toEqual({ source: resolve("example/src/main.ts"), line: sourceLine });
