@@ -19,6 +19,8 @@ export default defineConfig({
   test: {
     include: ["spec/**/*.test.ts", "spec/**/*.test.tsx"],
     testTimeout: 20_000,
+    // Fixture builds run in beforeAll hooks: tspc takes seconds, many more on a loaded machine.
+    hookTimeout: 120_000,
     pool: "forks",
     // Finds (or installs) the Chromium that spec/browser drives, when those tests are in the run.
     globalSetup: ["spec/support/chromium-setup.ts"],
