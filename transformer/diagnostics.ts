@@ -23,6 +23,10 @@ export const Codes = {
   modelNotExported: 91015,
   ownerField: 91016,
   typiaTransformMissing: 91017,
+  paramNotDecodable: 91019,
+  ownerNotUser: 91020,
+  wsListenerShape: 91021,
+  routeNeverReached: 91022,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];
