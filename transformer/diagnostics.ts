@@ -24,6 +24,10 @@ export const Codes = {
   ownerField: 91016,
   typiaTransformMissing: 91017,
   reservedField: 91018,
+  paramNotDecodable: 91019,
+  ownerNotUser: 91020,
+  wsListenerShape: 91021,
+  routeNeverReached: 91022,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

@@ -8,9 +8,10 @@ import { analyseHandler, routeExport, type Checking } from "./handlers.js";
 import { discoverModels, type Model } from "./models.js";
 import { declaresOwned, ownerOf } from "./owner.js";
 import { sortRows } from "./order.js";
-import { checkRouteFiles } from "./route-conflicts.js";
+import { checkReachable, checkRouteFiles } from "./route-conflicts.js";
 import { normalPath, rowKeys, transformerVersion, type RowCache } from "./row-cache.js";
 import { scanAppDir, type RouteFile } from "./scan.js";
+import { findWsListener } from "./ws-listener.js";
 
 export interface Generated {
   /** The generated module's text. */
@@ -30,9 +31,22 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const findings: Finding[] = [];
   const checker = program.getTypeChecker();
   const show = (file: string): string => shown(config, file);
-  const models = discoverModels({ ts: tsApi, checker, srcDir: config.srcDir, shown: show, findings }, program.getSourceFiles());
+  const rejected = new Set<string>();
+  const models = discoverModels({ ts: tsApi, checker, srcDir: config.srcDir, shown: show, findings, rejected }, program.getSourceFiles());
   const derived = models.flatMap((model) => derive({ ts: tsApi, checker, shown: show, findings }, model));
-  const c: Checking = { ts: tsApi, checker, shown: show, findings, models: new Set(derived.map((d) => d.model.name)) };
+  // A model that failed the build has its own diagnostic; a handler asking for its store is left
+  // out of the table rather than told to get the store from the capabilities module.
+  models.filter((m) => m.derivations.includes("Resource") && !derived.some((d) => d.model === m)).forEach((m) => rejected.add(m.name));
+  const c: Checking = {
+    ts: tsApi,
+    checker,
+    shown: show,
+    findings,
+    models: new Set(derived.map((d) => d.model.name)),
+    brokenModels: rejected,
+    wsListener: findWsListener(checker, program.getSourceFiles()),
+    capabilityModule: { shown: show(config.capabilities), exports: exportsOf(checker, tsApi, program.getSourceFile(config.capabilities)) },
+  };
   const sourceOf = (file: string): ts.SourceFile | undefined => program.getSourceFile(file);
   const scanned = found.filter((route) => included(route, sourceOf, c));
   const routes = checkRouteFiles(scanned, sourceOf, c.shown, findings);
@@ -43,23 +57,31 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
     if (remembered !== undefined) return remembered;
     const before = findings.length;
     const made = rowOf(c, config, route, sourceOf);
-    if (key !== undefined && findings.length === before) cache?.put(route.file, key, made);
+    if (key !== undefined && findings.length === before && rejected.size === 0) cache?.put(route.file, key, made);
     return made;
   });
   if (config.auth !== undefined) models.forEach((model) => checkModelGuard(c, model, config.auth as string));
   const sorted = sortRows(rows);
+  checkReachable(sorted, sourceOf, show, findings);
   const text = emitModule({ out: config.out, fwModule: config.fwModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, appDirShown: c.shown(config.appDir) });
   if (usesTypia(sorted, derived) && !hasTypiaTransform(program.getCompilerOptions())) {
     findings.push({
       code: Codes.typiaTransformMissing,
       category: "error",
-      file: undefined,
+      ...pluginsEntry(program, tsApi),
       message:
         `${tsconfigShown(program, show)}: the generated routes call typia (${derived.length > 0 ? `the model ${derived[0]?.model.name}` : "a typed path parameter"}), ` +
         `but compilerOptions.plugins has no typia transform. Add { "transform": "typia/lib/transform" } after fw's entry.`,
     });
   }
   return { text, rows: sorted, models, findings };
+}
+
+/** A module's exports by name, aliases resolved (`export { x as y }`). */
+function exportsOf(checker: ts.TypeChecker, tsApi: typeof ts, module: ts.SourceFile | undefined): ReadonlyMap<string, ts.Symbol> {
+  const symbol = module === undefined ? undefined : checker.getSymbolAtLocation(module);
+  const exported = symbol === undefined ? [] : checker.getExportsOfModule(symbol);
+  return new Map(exported.map((s) => [s.getName(), s.flags & tsApi.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s]));
 }
 
 /** What a remembered row depends on besides the program: the plugin options and fw's version. */
@@ -70,6 +92,28 @@ function cacheSalt(config: FwConfig): string {
 function tsconfigShown(program: ts.Program, show: (file: string) => string): string {
   const file = program.getCompilerOptions().configFilePath;
   return typeof file === "string" ? show(file) : "tsconfig.json";
+}
+
+/**
+ * Where TS91017 points: the tsconfig's `plugins` (or, when it inherits them through `extends`,
+ * its `compilerOptions`, else its first line). tsc keeps the parsed tsconfig on the options.
+ */
+function pluginsEntry(program: ts.Program, tsApi: typeof ts): Pick<Finding, "file" | "start" | "length"> {
+  const configFile: unknown = program.getCompilerOptions()["configFile"];
+  if (typeof configFile !== "object" || configFile === null || !("statements" in configFile)) return { file: undefined };
+  const file = configFile as ts.TsConfigSourceFile;
+  const root = file.statements[0]?.expression;
+  const member = (node: ts.Node | undefined, name: string): ts.PropertyAssignment | undefined =>
+    node !== undefined && tsApi.isObjectLiteralExpression(node)
+      ? node.properties.find((p): p is ts.PropertyAssignment => tsApi.isPropertyAssignment(p) && tsApi.isStringLiteral(p.name) && p.name.text === name)
+      : undefined;
+  const options = member(root, "compilerOptions");
+  const plugins = member(options?.initializer, "plugins");
+  const node = plugins ?? options;
+  if (node === undefined) return { file };
+  // A parsed tsconfig's nodes have no parents: positions are read against the file itself.
+  const start = node.name.getStart(file);
+  return { file, start, length: node.name.getEnd() - start };
 }
 
 /** typia's transformer listed among the tsconfig's plugins (ts-patch reads them from there). */
@@ -107,6 +151,7 @@ function rowOf(c: Checking, config: FwConfig, route: RouteFile, sourceOf: (file:
   const names = route.pattern.split("/").filter((s) => s.startsWith(":") || s.startsWith("*")).map((s) => s.slice(1));
   const handler = analyseHandler(c, route, source, names);
   if (handler === undefined) return [];
+  if (handler.case === "http" && handler.capabilities.some((use) => use.store !== undefined && c.brokenModels.has(use.store))) return [];
   if (handler.case === "http" && handler.capabilities.length > 0) {
     const site = { source, handler: route.role.exportName, capabilitiesFile: config.capabilities };
     if (!checkCapabilities(c, site, sourceOf(config.capabilities), handler.capabilities)) return [];

@@ -1,6 +1,9 @@
 import type * as ts from "typescript";
 import { at, Codes, type Finding } from "./diagnostics.js";
+import { bareCapabilityAdvice, isBareCapability } from "./capability-parameter.js";
 import { fwTypeName } from "./fw-symbols.js";
+import { undecodable } from "./param-types.js";
+import { listenerProblem, listenerShape, meantAsListener } from "./ws-listener.js";
 import type { RouteFile } from "./scan.js";
 
 /** A path parameter the handler reads, and whether it needs a typia decoder (non-string). */
@@ -17,7 +20,7 @@ export interface CapabilityUse {
   readonly type: string;
   /** The type itself, to check what the capabilities module exports against. */
   readonly required: ts.Type;
-  /** `Store<M>` of a known model: supplied by the model's store, not the capabilities module. */
+  /** `Store<M>` of a known model: supplied by the model's store, not the capabilities module (a broken model's leaves the row out). */
   readonly store?: string;
 }
 
@@ -39,6 +42,12 @@ export interface Checking {
   readonly findings: Finding[];
   /** Models the build found, by name: a `Store<M>` of one is supplied by its store. */
   readonly models: ReadonlySet<string>;
+  /** Models that failed the build with their own diagnostic: a `Store<M>` of one is not looked for elsewhere. */
+  readonly brokenModels: ReadonlySet<string>;
+  /** fw's `WsListener` type, to check socket listeners against (undefined when fw's declarations are not in the program). */
+  readonly wsListener: ts.Type | undefined;
+  /** The capabilities module as messages show it, and what it exports by name (nothing when there is no module). */
+  readonly capabilityModule: { readonly shown: string; readonly exports: ReadonlyMap<string, ts.Symbol> };
 }
 
 /** The export a route file must have, with its symbol resolved through `export { x as y }`. */
@@ -67,12 +76,17 @@ export function analyseHandler(c: Checking, route: RouteFile, source: ts.SourceF
   const node = declaration ?? source;
   const type = c.checker.getTypeOfSymbolAtLocation(symbol, node);
   const signatures = type.getCallSignatures();
-  if (signatures.length === 0 && type.getProperty("message") !== undefined && route.role.method === "GET") {
-    return { case: "ws" };
+  if (route.role.method === "GET" && meantAsListener(type)) {
+    const problem = listenerProblem(c, type, node);
+    if (problem === undefined) return { case: "ws" };
+    const message = `${c.shown(route.file)} mounts WS ${route.pattern}, but \`${name}\` is not a WebSocket listener: ${problem}. ${listenerShape(name)}`;
+    c.findings.push({ code: Codes.wsListenerShape, category: "error", file: source, ...spot(declaration), message });
+    return undefined;
   }
   if (signatures.length !== 1) {
     const what = signatures.length === 0 ? "is not a function" : "has several call signatures (overloads)";
-    c.findings.push({ code: Codes.notAHandler, category: "error", file: source, ...spot(declaration), message: `${where}, but \`${name}\` ${what}. A handler is one function: ${exampleFor(name)}` });
+    const socket = route.role.method === "GET" && signatures.length === 0 ? " (A WebSocket route exports an object with `message(connection, text)` instead.)" : "";
+    c.findings.push({ code: Codes.notAHandler, category: "error", file: source, ...spot(declaration), message: `${where}, but \`${name}\` ${what}. A handler is one function: ${exampleFor(name)}${socket}` });
     return undefined;
   }
   return analyseSignature(c, { where, name, source, declaration, signature: signatures[0] as ts.Signature, pattern });
@@ -106,7 +120,7 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
     return undefined;
   }
   const params = first === undefined ? [] : paramUses(c, site, first);
-  const capabilities = second === undefined ? [] : capabilityUses(c, site, second);
+  const capabilities = second === undefined ? [] : capabilityUses(c, site, parameters[1] as ts.Symbol, second);
   if (params === undefined || capabilities === undefined) return undefined;
   return { case: "http", api: requestKind === "ApiRequest", params, capabilities };
 }
@@ -131,6 +145,21 @@ function paramUses(c: Checking, site: SignatureSite, request: ts.Type): ParamUse
       return undefined;
     }
     const type = c.checker.getTypeOfSymbol(property);
+    const why = undecodable(c.ts, type);
+    if (why !== undefined) {
+      const written = c.checker.typeToString(type);
+      const declared = property.valueDeclaration;
+      const where = declared !== undefined && declared.getSourceFile() === site.source ? declared : site.declaration;
+      c.findings.push({
+        code: Codes.paramNotDecodable,
+        category: "error",
+        file: site.source,
+        ...spot(where),
+        message:
+          `${site.where}: \`${site.name}\` reads the path parameter \`${name}\` as \`${written}\`, which fw cannot decode from a path segment: ${why}.`,
+      });
+      return undefined;
+    }
     const decode = (type.flags & c.ts.TypeFlags.String) === 0;
     uses.push({ name, type: c.checker.typeToString(type), decode });
   }
@@ -138,17 +167,18 @@ function paramUses(c: Checking, site: SignatureSite, request: ts.Type): ParamUse
 }
 
 /** The second parameter: an object type whose properties name the capabilities. */
-function capabilityUses(c: Checking, site: SignatureSite, capabilities: ts.Type): CapabilityUse[] | undefined {
-  const properties = capabilities.getProperties();
-  if ((capabilities.flags & c.ts.TypeFlags.Object) === 0 || capabilities.getCallSignatures().length > 0) {
-    fail(c, site, Codes.capabilitiesNotObject, `the second parameter of \`${site.name}\` is \`${c.checker.typeToString(capabilities)}\`; it must be an object type naming each capability, e.g. \`{ mailer: Mailer }\`.`);
-    return undefined;
-  }
-  return properties.map((property) => {
+function capabilityUses(c: Checking, site: SignatureSite, parameter: ts.Symbol, capabilities: ts.Type): CapabilityUse[] | undefined {
+  const uses = capabilities.getProperties().map((property): CapabilityUse => {
     const required = c.checker.getTypeOfSymbol(property);
     const store = storedModel(c, required);
     return { name: property.getName(), type: c.checker.typeToString(required), required, ...(store === undefined ? {} : { store }) };
   });
+  const notObject = (capabilities.flags & c.ts.TypeFlags.Object) === 0 || capabilities.getCallSignatures().length > 0;
+  if (notObject || isBareCapability(c, parameter, capabilities, uses)) {
+    fail(c, site, Codes.capabilitiesNotObject, `the second parameter of \`${site.name}\` is ${bareCapabilityAdvice(c, parameter, capabilities)}`);
+    return undefined;
+  }
+  return uses;
 }
 
 /** The model a `Store<M>` capability is for, when M is a model the build knows. */
@@ -156,7 +186,7 @@ function storedModel(c: Checking, type: ts.Type): string | undefined {
   if (fwTypeName(type, "store") !== "Store") return undefined;
   const argument = (type.aliasTypeArguments ?? c.checker.getTypeArguments(type as ts.TypeReference))[0];
   const name = argument === undefined ? undefined : (argument.aliasSymbol ?? argument.getSymbol())?.getName();
-  return name !== undefined && c.models.has(name) ? name : undefined;
+  return name !== undefined && (c.models.has(name) || c.brokenModels.has(name)) ? name : undefined;
 }
 
 function fail(c: Checking, site: SignatureSite, code: Finding["code"], message: string): void {

@@ -208,9 +208,12 @@ function attachFindings(program: ts.Program, findings: readonly Finding[], out: 
   const fallback = program.getSourceFile(out);
   const byFile = new Map<string, ts.Diagnostic[]>();
   for (const finding of findings) {
-    const file = finding.file === undefined ? fallback : program.getSourceFile(finding.file.fileName) ?? finding.file;
+    const inProgram = finding.file === undefined ? undefined : program.getSourceFile(finding.file.fileName);
+    const file = finding.file === undefined ? fallback : (inProgram ?? finding.file);
     const diagnostic = toDiagnostic({ ...finding, file, ...(finding.file === undefined ? { start: 0, length: 0 } : {}) }, tsApi);
-    const key = file?.fileName ?? "";
+    // A finding about a file outside the program (the tsconfig) is reported with the generated
+    // module's diagnostics, which every kind of build asks for, but still names its own file.
+    const key = (inProgram ?? fallback)?.fileName ?? "";
     byFile.set(key, [...(byFile.get(key) ?? []), diagnostic]);
   }
   const mine = (file: ts.SourceFile | undefined): readonly ts.Diagnostic[] =>

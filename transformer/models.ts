@@ -24,6 +24,8 @@ export interface Discovery {
   readonly srcDir: string;
   readonly shown: (file: string) => string;
   readonly findings: Finding[];
+  /** Names of models that failed the build here (not exported): their stores are not asked of the capabilities module. */
+  readonly rejected: Set<string>;
 }
 
 /**
@@ -76,6 +78,7 @@ function modelOf(d: Discovery, source: ts.SourceFile, call: ts.CallExpression): 
   const valuePath = valuePathOf(d, call);
   const typePath = typePathOf(d, typeArgument as ts.TypeReferenceNode, name);
   if (valuePath === undefined || !isExported(d, source, valuePath, d.ts.SymbolFlags.Value) || !isExported(d, source, typePath, d.ts.SymbolFlags.Type)) {
+    d.rejected.add(name);
     d.findings.push({
       code: Codes.modelNotExported,
       category: "error",

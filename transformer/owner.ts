@@ -1,5 +1,5 @@
 import type * as ts from "typescript";
-import { at, Codes } from "./diagnostics.js";
+import { at, Codes, type Finding } from "./diagnostics.js";
 import type { ModelShape, Shaping } from "./model-shape.js";
 import type { Model } from "./models.js";
 
@@ -19,21 +19,58 @@ export function declaresOwned(s: Shaping, model: Model): boolean {
 
 /**
  * The owner field of a model declaring `owned` (spec 2.13): its one field of type `Id<X>` with
- * X not the model itself. None, or several, fails the build naming the model and what to write.
+ * X not the model itself. When the declaration names its user model (`auth.owned<Post, User>`),
+ * X must be that model: a field keyed by another (`Id<Note>`) would compare a user's key with
+ * a note's. None, or several, fails the build naming the model and what to write.
  */
 export function ownerOf(s: Shaping, model: Model, shape: ModelShape): Owner | undefined {
-  const candidates = shape.references;
+  const user = declaredUser(s, model);
+  const candidates = user === undefined ? shape.references : shape.references.filter((r) => r.model === user.name);
   if (candidates.length === 1) return candidates[0];
+  if (user !== undefined && candidates.length === 0 && shape.references.length > 0) {
+    const found = shape.references.map((r) => `\`${r.field}: Id<${r.model}>\``).join(", ");
+    const field = shape.references.length === 1 ? (shape.references[0] as Owner).field : "author";
+    report(
+      s,
+      model,
+      Codes.ownerNotUser,
+      `the model ${model.name} declares \`owned\` as \`${user.declared}\`, but its owner field ${shape.references.length === 1 ? "is" : "candidates are"} ${found}: ` +
+        `the owner field holds the key of the user model, ${user.name}. Write \`${field}: Id<${user.name}>\`, or name the right user model in \`owned<${model.name}, …>\`.`,
+    );
+    return undefined;
+  }
   const found =
     candidates.length === 0
-      ? "has no field of type Id<User> to name its owner"
+      ? `has no field of type Id<${user?.name ?? "User"}> to name its owner`
       : `has ${candidates.length} fields of type Id<…> (${candidates.map((c) => `${c.field}: Id<${c.model}>`).join(", ")}), so fw cannot tell which one names the owner`;
-  s.findings.push({
-    code: Codes.ownerField,
-    category: "error",
-    file: model.call.getSourceFile(),
-    ...at(model.call as ts.Node),
-    message: `${s.shown(model.file)}: the model ${model.name} declares \`owned\` but ${found}. Give it exactly one, e.g. \`author: Id<User>\` (never shown in a form: Create fills it from the signed-in user).`,
-  });
+  report(
+    s,
+    model,
+    Codes.ownerField,
+    `the model ${model.name} declares \`owned\` but ${found}. Give it exactly one, e.g. \`author: Id<${user?.name ?? "User"}>\` (never shown in a form: Create fills it from the signed-in user).`,
+  );
   return undefined;
+}
+
+/** The user model an `owned` declaration names (`Owned<Post, User>`), when it names one. */
+function declaredUser(s: Shaping, model: Model): { readonly name: string; readonly declared: string } | undefined {
+  for (const argument of model.call.arguments) {
+    const owned = s.checker.getTypeAtLocation(argument).getProperty("owned");
+    if (owned === undefined) continue;
+    const declaration = s.checker.getTypeOfSymbolAtLocation(owned, argument);
+    const phantom = s.checker.getNonNullableType(declaration).getProperty("user");
+    if (phantom === undefined) return undefined;
+    // `owned(…)` without type arguments leaves U `unknown`: nothing to check against.
+    const written = s.checker.getTypeOfSymbolAtLocation(phantom, argument);
+    if ((written.flags & (s.ts.TypeFlags.Unknown | s.ts.TypeFlags.Any)) !== 0) return undefined;
+    const user = s.checker.getNonNullableType(written);
+    const name = (user.aliasSymbol ?? user.getSymbol())?.getName();
+    if (name === undefined || name === "__type") return undefined;
+    return { name, declared: s.checker.typeToString(s.checker.getNonNullableType(declaration)) };
+  }
+  return undefined;
+}
+
+function report(s: Shaping, model: Model, code: Finding["code"], message: string): void {
+  s.findings.push({ code, category: "error", file: model.call.getSourceFile(), ...at(model.call as ts.Node), message: `${s.shown(model.file)}: ${message}` });
 }

@@ -124,12 +124,22 @@ function duplicateMessage(earlier: Route, later: Route): string {
   return `${describe(earlier)} and ${describe(later)} are two ${both} routes on one method and path: ${fix}.`;
 }
 
+/**
+ * What the developer can do depends on the route: a hand-built route can be moved; a derived
+ * one always comes after the handwritten ones (spec 4.2), so its action is left out instead;
+ * a path a catch-all also takes with an empty rest is answered by the catch-all's handler.
+ */
 function shadowWarning({ route, by }: Shadowing): string {
   const how = methodKey(route) === methodKey(by) ? "" : " (a HEAD request is served by the GET route)";
-  return (
-    `${describe(route)} is never reached: the earlier ${describe(by)} matches every path it does${how}; ` +
-    `move it before ${methodKey(by)} ${by.path.text}, or remove one.`
-  );
+  const last = by.path.segments[by.path.segments.length - 1];
+  const emptyRest = last?.type === "rest" && by.path.segments.length - 1 === route.path.segments.length ? last.name : undefined;
+  const fix =
+    route.origin === Origin.Resource
+      ? `derived routes always come after handwritten ones, so leave the ${(route.case === "http" ? route.role : undefined) ?? "action"} out of the model's actions (Actions.except), or narrow ${by.path.text}`
+      : emptyRest !== undefined
+        ? `its catch-all takes ${route.path.text} with \`${emptyRest}\` empty, so answer that case in its handler and remove this route (or, in a hand-built table, move it before ${methodKey(by)} ${by.path.text})`
+        : `move it before ${methodKey(by)} ${by.path.text}, or remove one`;
+  return `${describe(route)} is never reached: the earlier ${describe(by)} matches every path it does${how}; ${fix}.`;
 }
 
 /**

@@ -99,8 +99,18 @@ describe("checkRoutes: shadowing", () => {
     expect(warnings[0]).toContain("GET /a/b/*y (from y.ts)");
   });
 
-  it("warns when a catch-all covers a path that ends where it starts", () => {
-    expect(warningsOf(get("/a/*x", "x.ts"), get("/a", "a.ts"))).toHaveLength(1);
+  it("warns when a catch-all covers a path that ends where it starts, saying the catch-all answers it with an empty rest", () => {
+    const warnings = warningsOf(get("/a/*x", "x.ts"), get("/a", "a.ts"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("its catch-all takes /a with `x` empty, so answer that case in its handler and remove this route");
+  });
+
+  it("tells a shadowed derived route to leave its action out, not to move (derived routes always come last)", () => {
+    const [warning, ...rest] = warningsOf(get("/*page", "pages.ts"), derived("GET", "/posts", "Post"));
+    expect(rest).toEqual([]);
+    expect(warning).toContain("GET /posts (from Post) is never reached");
+    expect(warning).toContain("leave the action out of the model's actions (Actions.except), or narrow /*page");
+    expect(warning).not.toContain("move it before");
   });
 
   it("does not let a param or a literal cover a catch-all", () => {

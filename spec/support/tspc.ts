@@ -21,6 +21,19 @@ export function tspc(dir: string, args: readonly string[] = []): Promise<Built> 
   return run(dir, args);
 }
 
+/** The error lines of a build's output. */
+export function errorLines(output: string): string[] {
+  return output.split("\n").filter((line) => line.includes(" error TS"));
+}
+
+/**
+ * Error lines that are not fw's own diagnostics on one of the app's files or its tsconfig: a
+ * typia or TypeScript error, or one on the generated module, means the check came too late.
+ */
+export function notFws(output: string): string[] {
+  return errorLines(output).filter((line) => !/^(src\/(?!\.fw\/)[^(]+|tsconfig\.json)\(\d+,\d+\): error TS910\d\d: fw: /.test(line));
+}
+
 /** Runs tspc without cleaning first (incremental builds). */
 export function run(dir: string, args: readonly string[] = []): Promise<Built> {
   return new Promise((done) => {

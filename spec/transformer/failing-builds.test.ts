@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FIXTURES, limited, tspc, type Built } from "../support/tspc.js";
+import { errorLines, FIXTURES, limited, notFws, tspc, type Built } from "../support/tspc.js";
 
 /** Each fixture is a build that must fail, with the diagnostic lines it must print. */
 const cases: Record<string, readonly RegExp[]> = {
@@ -31,7 +31,7 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/models\/Orphan\.ts\(\d+,\d+\): error TS91016: fw: src\/models\/Orphan\.ts: the model Orphan declares `owned` but has no field of type Id<User> to name its owner\. Give it exactly one, e\.g\. `author: Id<User>`/,
     /src\/models\/Crowded\.ts\(\d+,\d+\): error TS91016: fw: .*the model Crowded declares `owned` but has 2 fields of type Id<…> \(author: Id<User>, team: Id<Team>\), so fw cannot tell which one names the owner/,
   ],
-  "typia-missing": [/error TS91017: fw: tsconfig\.json: the generated routes call typia \(a typed path parameter\), but compilerOptions\.plugins has no typia transform\. Add \{ "transform": "typia\/lib\/transform" \}/],
+  "typia-missing": [/(^|\n)tsconfig\.json\(6,5\): error TS91017: fw: tsconfig\.json: the generated routes call typia \(a typed path parameter\), but compilerOptions\.plugins has no typia transform\. Add \{ "transform": "typia\/lib\/transform" \}/],
   "missing-guard": [
     /src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`/,
     /src\/models\.ts\(\d+,\d+\): error TS91009: fw: the model Note declares no `guarded`/,
@@ -52,13 +52,19 @@ beforeAll(async () => {
   names.forEach((name, i) => results.set(name, built[i] as Built));
   noEmit = built[names.length] as Built;
   incremental = built[names.length + 1] as Built;
-}, 120_000);
+}, 600_000);
 
 describe("Builds that must fail name the file, the export or capability, and the fix", () => {
   it.each(names)("%s", (name) => {
     const result = results.get(name) as Built;
     expect(result.code, result.output).not.toBe(0);
     for (const line of cases[name] as readonly RegExp[]) expect(result.output).toMatch(line);
+  });
+
+  it.each(names)("%s: every error is fw's own, in the app's files, none in the generated module", (name) => {
+    const output = (results.get(name) as Built).output;
+    expect(errorLines(output).length, output).toBeGreaterThan(0);
+    expect(notFws(output), output).toEqual([]);
   });
 
   it("fails under --noEmit too (the diagnostics are semantic, not emit-time)", () => {

@@ -41,7 +41,7 @@ describe("4.1 / 4.2 A layout using every rule, built with tspc", () => {
       "GET /about",
       "GET /about-us",
       "GET /blogroll",
-      "GET /docs",
+      "GET /guides",
       "GET /posts",
       "POST /posts",
       "GET /",
