@@ -10,6 +10,7 @@ export {
   BadRequest,
   PayloadTooLarge,
   Forbidden,
+  ServiceUnavailable,
   InternalServerError,
   type HttpFailure,
 } from "./http/failure.js";
@@ -44,6 +45,7 @@ export type { FieldSpec, InputKind, ModelSpec, Validation } from "./resource/mod
 export { FormErrors, type FieldProblem } from "./resource/form-errors.js";
 export { Form, type Field, type Parsed, type RenderProps, type Values } from "./resource/form.js";
 export type { Draft, Page, Store } from "./resource/store.js";
+export { Conflict, DuplicateValue } from "./resource/store-errors.js";
 export { InMemoryStore } from "./resource/in-memory-store.js";
 export { Resource, resourceRoutes, PAGE_SIZE, type ResourceOptions } from "./resource/resource.js";
 export { ScopedStore } from "./resource/scoped-store.js";

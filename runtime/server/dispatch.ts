@@ -406,6 +406,7 @@ function methodOverride(form: Fields): Method | undefined {
 }
 
 function extraHeaders(failure: HttpFailure): string[] {
+  if (failure.kind === "ServiceUnavailable") return ["retry-after", String(failure.retryAfter)];
   return failure.kind === "MethodNotAllowed" ? ["allow", failure.allowed.join(", ")] : [];
 }
 
