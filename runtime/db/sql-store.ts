@@ -9,8 +9,9 @@ import type { TableSpec } from "./table.js";
  *
  * - Keys come from the table's identity column: assigned by the database, never reused, read
  *   back as numbers.
- * - Each write runs in a transaction. A write that would repeat a unique column's value throws
- *   `DuplicateValue` naming the field; a lost connection throws `ServiceUnavailable` (503).
+ * - Each write is atomic: one statement (a transaction of its own in PostgreSQL), or for a
+ *   versioned update an explicit transaction. A write that would repeat a unique column's value
+ *   throws `DuplicateValue` naming the field; a lost connection throws `ServiceUnavailable` (503).
  * - Optimistic concurrency: every row carries a version (1 on insert, +1 per update). `read`
  *   gives a row with its version; `update(key, draft, expected)` writes only if the row is
  *   still at `expected`, else throws `Conflict` and writes nothing. Without `expected` the

@@ -1,6 +1,6 @@
 import { Conflict, DuplicateValue } from "../resource/store-errors.js";
 import type { Draft, Page } from "../resource/store.js";
-import type { Database, Queryable, Row } from "./database.js";
+import type { Database, Row } from "./database.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { checkTable, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";
 
@@ -63,7 +63,7 @@ export class SqlTable<A> {
       columns.length === 0
         ? `INSERT INTO ${this.table} DEFAULT VALUES RETURNING ${this.selected}`
         : `INSERT INTO ${this.table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING ${this.selected}`;
-    const { rows } = await this.write((tx) => tx.query(sql, [...values.values()]));
+    const { rows } = await this.write(() => this.db.query(sql, [...values.values()]));
     return this.toModel(rows[0] as Row);
   }
 
@@ -74,6 +74,28 @@ export class SqlTable<A> {
    */
   async update(key: unknown, draft: Draft<A>, options: { scope?: Scope; keep?: string; expected?: number } = {}): Promise<A | undefined> {
     if (!isKey(key)) return undefined;
+    const { sql, params } = this.updateStatement(key, draft, options);
+    const expected = options.expected;
+    if (expected === undefined) {
+      return this.write(async () => {
+        const { rows } = await this.db.query(sql, params);
+        return rows[0] === undefined ? undefined : this.toModel(rows[0]);
+      });
+    }
+    return this.write(() =>
+      this.db.transaction(async (tx) => {
+        const { rows } = await tx.query(sql, params);
+        if (rows[0] !== undefined) return this.toModel(rows[0]);
+        // Nothing matched: either there is no such row (for this owner), or its version moved on.
+        const where = this.where(options.scope, 2);
+        const now = await tx.query(`SELECT ${q(VERSION_COLUMN)} AS v FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]);
+        if (now.rows[0] === undefined) return undefined;
+        throw new Conflict(this.spec.name, key, expected, Number(now.rows[0]["v"]));
+      }),
+    );
+  }
+
+  private updateStatement(key: number, draft: Draft<A>, options: { scope?: Scope; keep?: string; expected?: number }): { sql: string; params: unknown[] } {
     const values = this.values(draft, undefined, options.keep);
     const sets = [...values.keys()].map((column, i) => `${q(column)} = $${i + 2}`);
     sets.push(`${q(VERSION_COLUMN)} = ${q(VERSION_COLUMN)} + 1`);
@@ -87,30 +109,24 @@ export class SqlTable<A> {
       params.push(options.expected);
       condition += ` AND ${q(VERSION_COLUMN)} = $${params.length}`;
     }
-    const sql = `UPDATE ${this.table} SET ${sets.join(", ")} WHERE ${this.key} = $1${condition} RETURNING ${this.selected}`;
-    return this.write(async (tx) => {
-      const { rows } = await tx.query(sql, params);
-      if (rows[0] !== undefined) return this.toModel(rows[0]);
-      if (options.expected === undefined) return undefined;
-      // Nothing matched: either there is no such row (for this owner), or its version moved on.
-      const where = this.where(options.scope, 2);
-      const now = await tx.query(`SELECT ${q(VERSION_COLUMN)} AS v FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]);
-      if (now.rows[0] === undefined) return undefined;
-      throw new Conflict(this.spec.name, key, options.expected, Number(now.rows[0]["v"]));
-    });
+    return { sql: `UPDATE ${this.table} SET ${sets.join(", ")} WHERE ${this.key} = $1${condition} RETURNING ${this.selected}`, params };
   }
 
   async delete(key: unknown, scope?: Scope): Promise<boolean> {
     if (!isKey(key)) return false;
     const where = this.where(scope, 2);
-    const { rowCount } = await this.write((tx) => tx.query(`DELETE FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]));
+    const { rowCount } = await this.write(() => this.db.query(`DELETE FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]));
     return rowCount > 0;
   }
 
-  /** Runs one write in a transaction, naming the field of a unique column it would duplicate. */
-  private async write<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+  /**
+   * Runs one write, naming the field of a unique column it would duplicate. A write is a single
+   * statement, which PostgreSQL runs as a transaction of its own (all of it or nothing); the
+   * versioned update, a statement and a check, runs in an explicit one.
+   */
+  private async write<T>(work: () => Promise<T>): Promise<T> {
     try {
-      return await this.db.transaction(work);
+      return await work();
     } catch (error) {
       throw this.duplicate(error) ?? error;
     }
