@@ -4,7 +4,8 @@
  * never imports it. Names are re-exported one by one; everything else here is internal.
  */
 export type { Database, Connection, Queryable, QueryResult, Row, Engine } from "./database.js";
-export { openDatabase, DEFAULT_DB_DIRECTORY, type OpenOptions } from "./open.js";
+export { openDatabase, appDatabase, AppDatabase, DEFAULT_DB_DIRECTORY, type OpenOptions } from "./open.js";
+export { DbApp, type DbAppOptions } from "./db-app.js";
 export { DatabaseUnreachable, type PostgresOptions } from "./postgres-engine.js";
 export { quoteIdentifier } from "./identifier.js";
 export { COLUMN_TYPES, VERSION_COLUMN, type ColumnType, type ColumnSpec, type TableSpec } from "./table.js";
