@@ -5,7 +5,7 @@ import type { RunningServer } from "../server/server.js";
 import type { Database } from "./database.js";
 import { migrate, MigrationError, migrationStatus, MIGRATIONS_DIRECTORY, newMigration } from "./migrations.js";
 import { appDatabase, type AppDatabase } from "./open.js";
-import { DatabaseUnreachable } from "./postgres-engine.js";
+import { CannotOpenDatabase } from "./open-error.js";
 
 export interface DbAppOptions extends HttpAppOptions {
   /** The database the app's stores use. Default: `appDatabase()` (`DATABASE_URL`, else `.fw/db`). */
@@ -58,7 +58,7 @@ export class DbApp extends HttpApp {
     try {
       return await this.dbCommand(args[1], args.slice(2));
     } catch (error) {
-      if (!(error instanceof MigrationError || error instanceof DatabaseUnreachable)) throw error;
+      if (!(error instanceof MigrationError || error instanceof CannotOpenDatabase)) throw error;
       this.console.err(error.message);
       return 1;
     } finally {
@@ -156,7 +156,7 @@ export class DbApp extends HttpApp {
           `Apply them first with \`${this.invocation("db migrate")}\`.`,
       );
     } catch (error) {
-      if (error instanceof DatabaseUnreachable || error instanceof MigrationError) throw new BootError(error.message);
+      if (error instanceof CannotOpenDatabase || error instanceof MigrationError) throw new BootError(error.message);
       throw error;
     }
   }

@@ -7,6 +7,7 @@ export type { Database, Connection, Queryable, QueryResult, Row, Engine } from "
 export { openDatabase, appDatabase, AppDatabase, DEFAULT_DB_DIRECTORY, type OpenOptions } from "./open.js";
 export { DbApp, type DbAppOptions } from "./db-app.js";
 export { DatabaseUnreachable, type PostgresOptions } from "./postgres-engine.js";
+export { CannotOpenDatabase } from "./open-error.js";
 export { quoteIdentifier } from "./identifier.js";
 export { COLUMN_TYPES, VERSION_COLUMN, type ColumnType, type ColumnSpec, type TableSpec } from "./table.js";
 export { createTableSql } from "./ddl.js";

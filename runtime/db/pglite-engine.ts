@@ -1,5 +1,7 @@
 import { mkdirSync } from "node:fs";
 import type { Connection, Database, QueryResult, Queryable, Row } from "./database.js";
+import { CannotOpenDatabase } from "./open-error.js";
+import { lockDirectory } from "./pglite-lock.js";
 import { TEXT_TYPES } from "./values.js";
 
 /** The slice of PGlite fw uses, so the engine is loaded only when an app opens it. */
@@ -17,21 +19,23 @@ interface PgliteLike extends PgliteQueryable {
  * when missing). One connection: PGlite runs a statement sent outside a transaction only after
  * the transaction ends, so transactions never interleave.
  */
-export async function openPglite(directory: string): Promise<Database> {
+export async function openPglite(directory: string, lockWaitMs?: number): Promise<Database> {
   mkdirSync(directory, { recursive: true });
+  const unlock = await lockDirectory(directory, lockWaitMs);
   const { PGlite } = await import("@electric-sql/pglite");
   let pglite: PgliteLike;
   try {
     // Dates and times stay text, as on the PostgreSQL engine: a model's date field is a string.
     pglite = (await PGlite.create(directory, { parsers: TEXT_PARSERS })) as unknown as PgliteLike;
   } catch (cause) {
-    throw new Error(
+    unlock();
+    throw new CannotOpenDatabase(
       `fw/db: could not open the embedded database in ${directory} (${cause instanceof Error ? cause.message : String(cause)}). ` +
-        "Another process may be using it (PGlite allows one), or its files are damaged: stop the other process, or move the directory away to start empty.",
+        "Its files may be damaged: move the directory away to start empty.",
       { cause },
     );
   }
-  return new PgliteDatabase(pglite, `PGlite at ${directory}`);
+  return new PgliteDatabase(pglite, `PGlite at ${directory}`, unlock);
 }
 
 const TEXT_PARSERS: Record<number, (text: string) => string> = Object.fromEntries(TEXT_TYPES.map((oid) => [oid, (text: string) => text]));
@@ -42,6 +46,7 @@ class PgliteDatabase implements Database {
   constructor(
     private readonly pglite: PgliteLike,
     readonly description: string,
+    private readonly unlock: () => void,
   ) {}
 
   query<R extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
@@ -66,8 +71,12 @@ class PgliteDatabase implements Database {
     return work(this);
   }
 
-  close(): Promise<void> {
-    return this.pglite.close();
+  async close(): Promise<void> {
+    try {
+      await this.pglite.close();
+    } finally {
+      this.unlock();
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from "pg";
 import type { Connection, Database, QueryResult, Queryable, Row } from "./database.js";
+import { CannotOpenDatabase } from "./open-error.js";
 import { guarded, isConnectionError, Outage } from "./faults.js";
 import { INT8, parseInt8, TEXT_TYPES } from "./values.js";
 
@@ -13,7 +14,7 @@ export interface PostgresOptions {
 }
 
 /** Raised at boot when the server named by `DATABASE_URL` cannot be reached. */
-export class DatabaseUnreachable extends Error {
+export class DatabaseUnreachable extends CannotOpenDatabase {
   constructor(redacted: string, cause: unknown) {
     super(
       `fw/db: cannot connect to the PostgreSQL database named by DATABASE_URL (${redacted}): ${cause instanceof Error ? cause.message || cause.name : String(cause)}. ` +
@@ -36,6 +37,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     connectionString: options.url,
     max: options.max ?? 10,
     connectionTimeoutMillis: 5_000,
+    // pg types getTypeParser as a set of overloads keyed by type ids; one function covering them
+    // all cannot be written against them, hence the cast.
     types: { getTypeParser: ((oid: number, format?: "text" | "binary") => typeParser(pg.types.getTypeParser, oid, format)) as never },
   });
   const log = options.log ?? ((line: string) => console.error(line));

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../runtime/db/index.js";
 import { bootNode, runNode } from "../support/process.js";
 import { TEST_SECRET } from "../support/serve.js";
 
@@ -24,11 +25,14 @@ async function served(env: Record<string, string> = {}): Promise<{ notes: string
   return { notes, stop: () => app.exited };
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "fw-dbapp-"));
   mkdirSync(join(cwd, "db/migrations"), { recursive: true });
   migration("0001_create_notes", "CREATE TABLE notes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, text text NOT NULL, fw_version integer NOT NULL DEFAULT 1);");
-});
+  // The embedded database's first open runs initdb (seconds to tens of seconds on a loaded
+  // machine): done once here, so each test pays only the reopens of its processes.
+  await (await openDatabase({ cwd, env: {} })).close();
+}, 300_000);
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 describe("issue 20: DbApp's db commands, in real processes", () => {
@@ -49,7 +53,7 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     const again = await db(["migrate"]);
     expect(again.out).toContain("fw: no pending migrations in db/migrations");
     expect((await db(["status"])).out).toContain("applied  0001_create_notes");
-  }, 180_000);
+  }, 300_000);
 
   it("db seed runs the seed; the data is still there across restarts of the server", async () => {
     const seeded = await db(["seed"]);
@@ -61,7 +65,7 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     const second = await served();
     expect(second.notes).toBe("seeded");
     await second.stop();
-  }, 180_000);
+  }, 300_000);
 
   it("a production boot with an unapplied migration refuses to start, naming it and the command; dev applies it", async () => {
     migration("0002_add_done", "ALTER TABLE notes ADD COLUMN done boolean;");
@@ -74,7 +78,7 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     app.child.kill("SIGTERM");
     await app.exited;
     expect((await db(["status"])).out).toContain("applied  0002_add_done");
-  }, 180_000);
+  }, 300_000);
 
   it("db new writes the next numbered migration; db with no or an unknown command shows the db usage", async () => {
     const made = await db(["new", "add", "tags"]);
@@ -101,7 +105,7 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     const after = await served();
     expect(after.notes).toBe("seeded");
     await after.stop();
-  }, 180_000);
+  }, 300_000);
 
   it("an edited applied migration stops db migrate and the boot, naming the file", async () => {
     migration("0002_add_done", "ALTER TABLE notes ADD COLUMN done boolean NOT NULL DEFAULT false;");
@@ -111,7 +115,7 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     const boot = await runNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: undefined }, cwd);
     expect(boot.code).toBe(1);
     expect(boot.err).toContain("fw: cannot boot: fw/db: the migration db/migrations/0002_add_done.sql was edited");
-  }, 180_000);
+  }, 300_000);
 
   it("a DATABASE_URL nobody answers stops the boot with a message naming DATABASE_URL", async () => {
     const boot = await runNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: "postgres://app:secret@127.0.0.1:1/app" }, cwd);

@@ -34,6 +34,31 @@ describe("issue 20: the database unreachable at boot", () => {
   });
 });
 
+describe("issue 20: ServiceUnavailable, the core's 503", () => {
+  it("a handler's ServiceUnavailable is a 503 problem page with Retry-After, and the server goes on serving", async () => {
+    const server = await serve({
+      routes: RouteTable.of(
+        Route.get("/down", () => {
+          throw new ServiceUnavailable("The mail service is down.", 30, new Error("ECONNREFUSED 10.0.0.1:25"));
+        }),
+        Route.get("/alive", () => Ok("alive")),
+      ),
+    });
+    try {
+      const down = await server.get("/down");
+      expect(down.status).toBe(503);
+      expect(down.headers.get("retry-after")).toBe("30");
+      const page = await down.text();
+      expect(page).toContain("503 Service Unavailable");
+      expect(page).toContain("The mail service is down.");
+      expect(page).not.toContain("10.0.0.1");
+      expect((await server.get("/alive")).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 onPostgres((engine) => {
   describe("issue 20: PostgreSQL lost mid-run, then back", () => {
     it("the store's call gives ServiceUnavailable and the page a 503 with Retry-After; the server keeps serving and recovers, nothing lost", async () => {
