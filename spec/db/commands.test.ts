@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../runtime/db/index.js";
 import { bootNode, runNode } from "../support/process.js";
+import { onPostgres } from "./engines.js";
 import { TEST_SECRET } from "../support/serve.js";
 
 // Real child processes on a real embedded database in a temp working directory; the steps
@@ -122,5 +123,27 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     expect(boot.code).toBe(1);
     expect(boot.err).toContain("fw: cannot boot: fw/db: cannot connect to the PostgreSQL database named by DATABASE_URL (postgres://app@127.0.0.1:1/app)");
     expect(boot.err).not.toContain("secret@");
+  });
+});
+
+onPostgres((engine) => {
+  describe("issue 20: the same commands on PostgreSQL (DATABASE_URL)", () => {
+    it("db migrate and db seed on the server; the app serves the rows; a second process sees them too", async () => {
+      const url = (engine.cluster() as { url: string }).url;
+      const applied = await db(["migrate"], { DATABASE_URL: url });
+      expect(applied.code).toBe(0);
+      expect(applied.out).toContain("fw: applied 0001_create_notes");
+      expect((await db(["status"], { DATABASE_URL: url })).out).toMatch(/fw: PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres/);
+      expect((await db(["seed"], { DATABASE_URL: url })).code).toBe(0);
+      const first = bootNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: url }, cwd);
+      const second = bootNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: url }, cwd);
+      try {
+        for (const app of [first, second]) expect(await (await fetch(`${await app.url}/notes`)).text()).toBe("seeded");
+      } finally {
+        first.child.kill("SIGTERM");
+        second.child.kill("SIGTERM");
+        expect([await first.exited, await second.exited]).toEqual([0, 0]);
+      }
+    }, 300_000);
   });
 });
