@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^fw\/jsx-(dev-)?runtime$/, replacement: here("./runtime/html/jsx-runtime.ts") },
       { find: /^fw$/, replacement: here("./runtime/index.ts") },
       { find: /^fw\/auth$/, replacement: here("./runtime/auth/index.ts") },
+      { find: /^fw\/db$/, replacement: here("./runtime/db/index.ts") },
     ],
   },
   oxc: {

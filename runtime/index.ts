@@ -10,6 +10,7 @@ export {
   BadRequest,
   PayloadTooLarge,
   Forbidden,
+  ServiceUnavailable,
   InternalServerError,
   type HttpFailure,
 } from "./http/failure.js";
@@ -45,6 +46,7 @@ export { FormErrors, type FieldProblem } from "./resource/form-errors.js";
 export { Form, type ButtonProps, type Field, type Parsed, type RenderProps, type Values } from "./resource/form.js";
 export type { Draft, Page, Store } from "./resource/store.js";
 export type { FieldValue, RowFilter } from "./resource/row-filter.js";
+export { Conflict, DuplicateValue } from "./resource/store-errors.js";
 export { InMemoryStore } from "./resource/in-memory-store.js";
 export { Resource, resourceRoutes, PAGE_SIZE, type ResourceOptions } from "./resource/resource.js";
 export { ScopedStore } from "./resource/scoped-store.js";

@@ -59,6 +59,26 @@ export class Forbidden extends FailureBase {
   }
 }
 
+/**
+ * A service the request needs (the database) cannot be reached right now: 503 with
+ * `Retry-After`. Nothing is wrong with the request, so the client may send it again; the
+ * server goes on serving.
+ */
+export class ServiceUnavailable extends FailureBase {
+  readonly kind = "ServiceUnavailable" as const;
+  /**
+   * @param retryAfter seconds the client should wait (the `Retry-After` header).
+   * @param cause what failed, for the log; never shown in production.
+   */
+  constructor(
+    readonly detail = "A service this page needs is unavailable right now. Please try again shortly.",
+    readonly retryAfter = 5,
+    override readonly cause?: unknown,
+  ) {
+    super(detail);
+  }
+}
+
 export class InternalServerError extends FailureBase {
   readonly kind = "InternalServerError" as const;
   readonly detail = "The server could not complete this request.";
@@ -76,6 +96,7 @@ export type HttpFailure =
   | BadRequest
   | PayloadTooLarge
   | Forbidden
+  | ServiceUnavailable
   | InternalServerError;
 
 export function isHttpFailure(value: unknown): value is HttpFailure {
@@ -86,6 +107,7 @@ export function isHttpFailure(value: unknown): value is HttpFailure {
     value instanceof BadRequest ||
     value instanceof PayloadTooLarge ||
     value instanceof Forbidden ||
+    value instanceof ServiceUnavailable ||
     value instanceof InternalServerError
   );
 }
@@ -108,6 +130,8 @@ export function statusOf(failure: HttpFailure): number {
       return 413;
     case "Forbidden":
       return 403;
+    case "ServiceUnavailable":
+      return 503;
     case "InternalServerError":
       return 500;
   }

@@ -481,7 +481,12 @@ function truncated(text: string): string {
 
 /** What a problem page adds: `Allow` on a 405, `no-store` when it shows a session (the layout may read it). */
 function extraHeaders(failure: HttpFailure, exchange: Exchange): string[] {
-  const headers = failure.kind === "MethodNotAllowed" ? ["allow", failure.allowed.join(", ")] : [];
+  const headers =
+    failure.kind === "MethodNotAllowed"
+      ? ["allow", failure.allowed.join(", ")]
+      : failure.kind === "ServiceUnavailable"
+        ? ["retry-after", String(failure.retryAfter)]
+        : [];
   if (exchange.session !== Session.empty) headers.push("cache-control", "no-store");
   return headers;
 }

@@ -195,6 +195,8 @@ export class HttpApp {
   async main(args: readonly string[] = process.argv.slice(2)): Promise<number> {
     const command = args[0];
     try {
+      const own = await this.command(args);
+      if (own !== undefined) return own;
       if (command === undefined) return await this.runUntilStopped({});
       if (command === "dev") return await this.runUntilStopped({ dev: true });
       if (command === "routes") return await this.printRoutes(args.slice(1));
@@ -205,8 +207,23 @@ export class HttpApp {
       }
       throw error;
     }
-    this.console.err(`fw: unknown command ${JSON.stringify(command)}\n${await usage()}`);
+    this.console.err(`fw: unknown command ${JSON.stringify(command)}\n${await usage()}${this.moreUsage()}`);
     return 2;
+  }
+
+  /**
+   * The extension point of umbrella entries (fw/db's `DbApp`): their own commands, asked before
+   * fw's. Resolves with the exit code, or undefined when `args[0]` is not one of theirs.
+   * `HttpApp` has none. A `BootError` thrown here is reported like a boot failure.
+   */
+  protected async command(args: readonly string[]): Promise<number | undefined> {
+    void args;
+    return undefined;
+  }
+
+  /** Usage lines an umbrella entry adds for its commands. */
+  protected moreUsage(): string {
+    return "";
   }
 
   /** Checks the table, then listens. Boot problems throw `BootError` / `MissingSecret`. */

@@ -1,0 +1,173 @@
+import { relative, resolve } from "node:path";
+import { BootError } from "../routing/boot-error.js";
+import { HttpApp, type HttpAppOptions, type ServeOptions } from "../server/http-app.js";
+import type { RunningServer } from "../server/server.js";
+import type { Database } from "./database.js";
+import { migrate, MigrationError, migrationStatus, MIGRATIONS_DIRECTORY, newMigration } from "./migrations.js";
+import { appDatabase, type AppDatabase } from "./open.js";
+import { CannotOpenDatabase } from "./open-error.js";
+
+export interface DbAppOptions extends HttpAppOptions {
+  /** The database the app's stores use. Default: `appDatabase()` (`DATABASE_URL`, else `.fw/db`). */
+  readonly database?: AppDatabase;
+  /** The migrations directory. Default `db/migrations` under the working directory. */
+  readonly migrations?: string;
+  /** What `db seed` (and `db reset` after it) runs to fill the database with starting rows. */
+  readonly seed?: (db: Database) => Promise<void> | void;
+}
+
+const DB_USAGE = `  db migrate      apply the pending migrations (db/migrations/NNNN_name.sql), in order
+  db status       list the applied and the pending migrations
+  db new NAME     write the next numbered, empty migration file
+  db seed         run the app's seed (DbApp's \`seed\` option)
+  db reset        dev only: drop every table, migrate from scratch, seed
+`;
+
+/**
+ * The umbrella entry that stacks fw/db on `HttpApp` (spec section 1): the same commands plus
+ * `db …`. Before serving it opens the database (an unreachable `DATABASE_URL` stops the boot,
+ * named) and checks the migrations: `dev` applies pending ones and says so; a production boot
+ * with pending migrations refuses to start, naming them and the command to run.
+ */
+export class DbApp extends HttpApp {
+  readonly database: AppDatabase;
+  readonly migrations: string;
+  private readonly seed: DbAppOptions["seed"];
+
+  constructor(options: DbAppOptions) {
+    super(options);
+    this.database = options.database ?? appDatabase();
+    this.migrations = resolve(options.migrations ?? MIGRATIONS_DIRECTORY);
+    this.seed = options.seed;
+  }
+
+  override async serve(options: ServeOptions = {}): Promise<RunningServer> {
+    let running: RunningServer;
+    try {
+      await this.prepare(options.dev ?? false);
+      running = await super.serve(options);
+    } catch (error) {
+      await this.database.close().catch(() => undefined);
+      throw error;
+    }
+    return { ...running, close: () => running.close().finally(() => this.database.close()) };
+  }
+
+  protected override async command(args: readonly string[]): Promise<number | undefined> {
+    if (args[0] !== "db") return undefined;
+    try {
+      return await this.dbCommand(args[1], args.slice(2));
+    } catch (error) {
+      if (!(error instanceof MigrationError || error instanceof CannotOpenDatabase)) throw error;
+      this.console.err(error.message);
+      return 1;
+    } finally {
+      await this.database.close();
+    }
+  }
+
+  protected override moreUsage(): string {
+    return DB_USAGE;
+  }
+
+  private async dbCommand(sub: string | undefined, rest: readonly string[]): Promise<number> {
+    switch (sub) {
+      case "migrate":
+        return this.migrateCommand();
+      case "status":
+        return this.statusCommand();
+      case "new":
+        return this.newCommand(rest);
+      case "seed":
+        return this.seedCommand();
+      case "reset":
+        return this.resetCommand();
+      default:
+        this.console.err(`fw: ${sub === undefined ? "db needs a command" : `unknown db command ${JSON.stringify(sub)}`}\nusage: <app> db <command>\n${DB_USAGE}`);
+        return 2;
+    }
+  }
+
+  private async migrateCommand(): Promise<number> {
+    const applied = await migrate(await this.database.open(), this.migrations);
+    for (const name of applied) this.console.out(`fw: applied ${name}`);
+    if (applied.length === 0) this.console.out(`fw: no pending migrations in ${this.shown(this.migrations)} (${this.database.description})`);
+    return 0;
+  }
+
+  private async statusCommand(): Promise<number> {
+    const status = await migrationStatus(await this.database.open(), this.migrations);
+    this.console.out(`fw: ${this.database.description}, migrations in ${this.shown(this.migrations)}`);
+    for (const name of status.applied) this.console.out(`applied  ${name}`);
+    for (const name of status.pending) this.console.out(`pending  ${name}`);
+    if (status.applied.length + status.pending.length === 0) this.console.out("no migrations yet: write one with `db new NAME`");
+    return 0;
+  }
+
+  private newCommand(rest: readonly string[]): number {
+    if (rest.length === 0) {
+      this.console.err("fw: db new needs a name: db new create_posts");
+      return 2;
+    }
+    this.console.out(`fw: wrote ${this.shown(newMigration(this.migrations, rest.join(" ")))}`);
+    return 0;
+  }
+
+  private async seedCommand(): Promise<number> {
+    if (this.seed === undefined) {
+      this.console.err("fw: this app has no seed: pass `seed: async (db) => { … }` to DbApp to give `db seed` something to run.");
+      return 1;
+    }
+    const db = await this.database.open();
+    const { pending } = await migrationStatus(db, this.migrations);
+    if (pending.length > 0) {
+      this.console.err(`fw: cannot seed: ${pending.length} migration(s) not applied (${pending.join(", ")}). Run \`${this.invocation("db migrate")}\` first.`);
+      return 1;
+    }
+    await this.seed(this.database);
+    this.console.out(`fw: seeded ${this.database.description}`);
+    return 0;
+  }
+
+  private async resetCommand(): Promise<number> {
+    if (process.env["NODE_ENV"] === "production") {
+      this.console.err("fw: db reset drops every table, so it runs in development only, and NODE_ENV is production here. Nothing was changed.");
+      return 1;
+    }
+    const db = await this.database.open();
+    await db.script("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
+    this.console.out(`fw: dropped every table of ${db.description}`);
+    const code = await this.migrateCommand();
+    return code === 0 && this.seed !== undefined ? this.seedCommand() : code;
+  }
+
+  /** Opens the database and checks the migrations before the server listens. */
+  private async prepare(dev: boolean): Promise<void> {
+    try {
+      const db = await this.database.open();
+      const { pending } = await migrationStatus(db, this.migrations);
+      if (pending.length === 0) return;
+      if (dev) {
+        for (const name of await migrate(db, this.migrations)) this.console.err(`fw: dev applied the pending migration ${name}`);
+        return;
+      }
+      throw new BootError(
+        `${pending.length} migration(s) in ${this.shown(this.migrations)} are not applied to ${db.description}: ${pending.join(", ")}. ` +
+          `Apply them first with \`${this.invocation("db migrate")}\`.`,
+      );
+    } catch (error) {
+      if (error instanceof CannotOpenDatabase || error instanceof MigrationError) throw new BootError(error.message);
+      throw error;
+    }
+  }
+
+  /** How this app is run, for messages: `node dist/main.js db migrate`. */
+  private invocation(command: string): string {
+    const script = process.argv[1];
+    return script === undefined ? `<app> ${command}` : `node ${this.shown(script)} ${command}`;
+  }
+
+  private shown(path: string): string {
+    return relative(process.cwd(), path) || path;
+  }
+}

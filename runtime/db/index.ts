@@ -1,0 +1,28 @@
+/**
+ * fw/db — the optional database module (issue 20): models in PostgreSQL, embedded by default
+ * (PGlite, persisted under `.fw/db`) or a server when `DATABASE_URL` is set. The HTTP core
+ * never imports it. Names are re-exported one by one; everything else here is internal.
+ */
+export type { Database, Connection, Queryable, QueryResult, Row, Engine } from "./database.js";
+export { openDatabase, appDatabase, AppDatabase, DEFAULT_DB_DIRECTORY, type OpenOptions } from "./open.js";
+export { DbApp, type DbAppOptions } from "./db-app.js";
+export { DatabaseUnreachable, type PostgresOptions } from "./postgres-engine.js";
+export { CannotOpenDatabase } from "./open-error.js";
+export { quoteIdentifier } from "./identifier.js";
+export { COLUMN_TYPES, VERSION_COLUMN, type ColumnType, type ColumnSpec, type TableSpec } from "./table.js";
+export { createTableSql } from "./ddl.js";
+export { SqlStore } from "./sql-store.js";
+export { SqlScopedStore, OwnedSqlRows } from "./sql-scoped-store.js";
+export type { Versioned } from "./sql-table.js";
+export {
+  migrate,
+  migrationStatus,
+  newMigration,
+  readMigrations,
+  MigrationError,
+  MIGRATIONS_DIRECTORY,
+  type Migration,
+  type MigrationStatus,
+} from "./migrations.js";
+export { Conflict, DuplicateValue } from "../resource/store-errors.js";
+export { ServiceUnavailable } from "../http/failure.js";

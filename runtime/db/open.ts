@@ -1,0 +1,96 @@
+import { resolve } from "node:path";
+import type { Connection, Database, QueryResult, Queryable, Row } from "./database.js";
+import { openPglite } from "./pglite-engine.js";
+import { openPostgres, redactUrl } from "./postgres-engine.js";
+
+/** Where the embedded database lives, under the app's working directory (git-ignored with `.fw/`). */
+export const DEFAULT_DB_DIRECTORY = ".fw/db";
+
+export interface OpenOptions {
+  /** A `postgres://` URL. Default: `DATABASE_URL` from the environment; when neither is set, the embedded engine. */
+  readonly url?: string;
+  /** The embedded database's directory. Default `.fw/db` under `cwd`. */
+  readonly directory?: string;
+  /** Default: the process's working directory. */
+  readonly cwd?: string;
+  /** Default: `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where outage notices go. Default: stderr. */
+  readonly log?: (line: string) => void;
+}
+
+type Target = { readonly engine: "postgres"; readonly url: string } | { readonly engine: "pglite"; readonly directory: string };
+
+function targetOf(options: OpenOptions): Target {
+  const env = options.env ?? process.env;
+  const url = options.url ?? nonEmpty(env["DATABASE_URL"]);
+  if (url !== undefined) return { engine: "postgres", url };
+  return { engine: "pglite", directory: resolve(options.cwd ?? process.cwd(), options.directory ?? DEFAULT_DB_DIRECTORY) };
+}
+
+/**
+ * Opens the app's database: PostgreSQL when a URL is given or `DATABASE_URL` is set (an
+ * unreachable server throws `DatabaseUnreachable`, naming `DATABASE_URL`), else the embedded
+ * PGlite engine persisted under `.fw/db`. Each engine's driver is loaded only when used.
+ */
+export async function openDatabase(options: OpenOptions = {}): Promise<Database> {
+  const target = targetOf(options);
+  if (target.engine === "postgres") return openPostgres({ url: target.url, ...(options.log === undefined ? {} : { log: options.log }) });
+  return openPglite(target.directory);
+}
+
+/**
+ * The app's database as a value made at once (for the stores the route table is built with)
+ * and opened on first use, or by `open()` at boot, so a bad `DATABASE_URL` stops the boot.
+ */
+export function appDatabase(options: OpenOptions = {}): AppDatabase {
+  return new AppDatabase(options);
+}
+
+export class AppDatabase implements Database {
+  readonly engine: Database["engine"];
+  readonly description: string;
+  private opened: Promise<Database> | undefined;
+
+  constructor(private readonly options: OpenOptions) {
+    const target = targetOf(options);
+    this.engine = target.engine;
+    this.description = target.engine === "postgres" ? `PostgreSQL at ${redactUrl(target.url)}` : `PGlite at ${target.directory}`;
+  }
+
+  /** Opens the database once; a failed open is tried again on the next call. */
+  open(): Promise<Database> {
+    this.opened ??= openDatabase(this.options).catch((error: unknown) => {
+      this.opened = undefined;
+      throw error;
+    });
+    return this.opened;
+  }
+
+  async query<R extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+    return (await this.open()).query<R>(sql, params);
+  }
+
+  async script(sql: string): Promise<void> {
+    return (await this.open()).script(sql);
+  }
+
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return (await this.open()).transaction(work);
+  }
+
+  async withConnection<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
+    return (await this.open()).withConnection(work);
+  }
+
+  /** Closes it if it was opened. */
+  async close(): Promise<void> {
+    const opened = this.opened;
+    this.opened = undefined;
+    if (opened !== undefined) await (await opened).close();
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
+}

@@ -1,0 +1,152 @@
+import type { Pool, PoolClient } from "pg";
+import type { Connection, Database, QueryResult, Queryable, Row } from "./database.js";
+import { CannotOpenDatabase } from "./open-error.js";
+import { guarded, isConnectionError, Outage } from "./faults.js";
+import { INT8, parseInt8, TEXT_TYPES } from "./values.js";
+
+export interface PostgresOptions {
+  /** A `postgres://` URL (`DATABASE_URL`). */
+  readonly url: string;
+  /** Connections in the pool. Default 10. */
+  readonly max?: number;
+  /** Where outage notices go. Default: stderr. */
+  readonly log?: (line: string) => void;
+}
+
+/** Raised at boot when the server named by `DATABASE_URL` cannot be reached. */
+export class DatabaseUnreachable extends CannotOpenDatabase {
+  constructor(redacted: string, cause: unknown) {
+    super(
+      `fw/db: cannot connect to the PostgreSQL database named by DATABASE_URL (${redacted}): ${cause instanceof Error ? cause.message || cause.name : String(cause)}. ` +
+        "Check that the server is running and that DATABASE_URL is right, or unset DATABASE_URL to use the embedded database.",
+      { cause },
+    );
+    this.name = "DatabaseUnreachable";
+  }
+}
+
+/**
+ * The PostgreSQL engine: a pool of connections (pg), checked once at open. A connection lost
+ * later turns the statement's failure into a 503 (`ServiceUnavailable`); the pool drops broken
+ * connections and opens new ones, so requests succeed again once the server is back.
+ */
+export async function openPostgres(options: PostgresOptions): Promise<Database> {
+  const redacted = redactUrl(options.url);
+  const pg = (await import("pg")).default;
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: 5_000,
+    // pg types getTypeParser as a set of overloads keyed by type ids; one function covering them
+    // all cannot be written against them, hence the cast.
+    types: { getTypeParser: ((oid: number, format?: "text" | "binary") => typeParser(pg.types.getTypeParser, oid, format)) as never },
+  });
+  const log = options.log ?? ((line: string) => console.error(line));
+  const outage = new Outage(`PostgreSQL at ${redacted}`, log);
+  // An idle connection that dies (the server restarts) is reported here; without a listener
+  // Node would end the process. The pool has already dropped it.
+  pool.on("error", (error) => outage.failed(error));
+  try {
+    await pool.query("SELECT 1");
+  } catch (cause) {
+    await pool.end().catch(() => undefined);
+    throw new DatabaseUnreachable(redacted, cause);
+  }
+  return new PostgresDatabase(pool, outage, `PostgreSQL at ${redacted}`);
+}
+
+function typeParser(fallback: (oid: number, format?: "text" | "binary") => unknown, oid: number, format?: "text" | "binary"): unknown {
+  if (format !== "binary" && oid === INT8) return parseInt8;
+  if (format !== "binary" && TEXT_TYPES.includes(oid)) return (text: string) => text;
+  return fallback(oid, format);
+}
+
+/** The URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const user = parsed.username === "" ? "" : `${decodeURIComponent(parsed.username)}@`;
+    return `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}`;
+  } catch {
+    return "an unreadable URL";
+  }
+}
+
+class PostgresDatabase implements Database {
+  readonly engine = "postgres" as const;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly outage: Outage,
+    readonly description: string,
+  ) {}
+
+  query<R extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
+    return guarded(this.outage, async () => resultOf<R>(await this.pool.query(sql, [...params])));
+  }
+
+  script(sql: string): Promise<void> {
+    return guarded(this.outage, async () => void (await this.pool.query(sql)));
+  }
+
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.withConnection((connection) => connection.transaction(work));
+  }
+
+  withConnection<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
+    return guarded(this.outage, async () => {
+      const client = await this.pool.connect();
+      // A connection that dies between two statements of ours emits "error" with no pool
+      // listener attached while it is checked out: keep it, so it is not an uncaught crash.
+      let broken: Error | undefined;
+      const onError = (error: Error): void => {
+        broken = error;
+      };
+      client.on("error", onError);
+      try {
+        return await work(new ClientConnection(client));
+      } catch (error) {
+        // A failed connection must not go back to the pool for the next request.
+        if (isConnectionError(error)) broken = error as Error;
+        throw error;
+      } finally {
+        client.removeListener("error", onError);
+        client.release(broken ?? false);
+      }
+    });
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+class ClientConnection implements Connection {
+  constructor(private readonly client: PoolClient) {}
+
+  async query<R extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
+    return resultOf<R>(await this.client.query(sql, [...params]));
+  }
+
+  /** No parameters: pg sends it over the simple protocol, which runs several statements. */
+  async script(sql: string): Promise<void> {
+    await this.client.query(sql);
+  }
+
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    await this.client.query("BEGIN");
+    let result: T;
+    try {
+      result = await work(this);
+    } catch (error) {
+      await this.client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
+    await this.client.query("COMMIT");
+    return result;
+  }
+}
+
+function resultOf<R extends Row>(result: { rows: unknown[]; rowCount: number | null }): QueryResult<R> {
+  return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
+}

@@ -1,0 +1,56 @@
+import type { Draft, Page, Store } from "../resource/store.js";
+import type { Database } from "./database.js";
+import { SqlTable, type Versioned } from "./sql-table.js";
+import type { TableSpec } from "./table.js";
+
+/**
+ * A model's rows in a database table (spec 2.14's database store): the same contract as
+ * `InMemoryStore` (the conformance suite runs against both), on either engine.
+ *
+ * - Keys come from the table's identity column: assigned by the database, never reused, read
+ *   back as numbers.
+ * - Each write is atomic: one statement (a transaction of its own in PostgreSQL), or for a
+ *   versioned update an explicit transaction. A write that would repeat a unique column's value
+ *   throws `DuplicateValue` naming the field; a lost connection throws `ServiceUnavailable` (503).
+ * - Optimistic concurrency: every row carries a version (1 on insert, +1 per update). `read`
+ *   gives a row with its version; `update(key, draft, expected)` writes only if the row is
+ *   still at `expected`, else throws `Conflict` and writes nothing. Without `expected` the
+ *   last write wins, as with `InMemoryStore`.
+ */
+export class SqlStore<A> implements Store<A> {
+  /** @internal the SQL, shared with the owner narrowing. */
+  readonly rows: SqlTable<A>;
+
+  constructor(db: Database, table: TableSpec) {
+    this.rows = new SqlTable<A>(db, table);
+  }
+
+  get table(): TableSpec {
+    return this.rows.spec;
+  }
+
+  list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>> {
+    return this.rows.list(page);
+  }
+
+  async get(key: unknown): Promise<A | undefined> {
+    return (await this.rows.read(key))?.row;
+  }
+
+  /** The row and the version it is at: what an edit form carries back as `expected`. */
+  read(key: unknown): Promise<Versioned<A> | undefined> {
+    return this.rows.read(key);
+  }
+
+  insert(draft: Draft<A>): Promise<A> {
+    return this.rows.insert(draft);
+  }
+
+  update(key: unknown, draft: Draft<A>, expected?: number): Promise<A | undefined> {
+    return this.rows.update(key, draft, expected === undefined ? {} : { expected });
+  }
+
+  delete(key: unknown): Promise<boolean> {
+    return this.rows.delete(key);
+  }
+}

@@ -1,0 +1,189 @@
+import { Conflict, DuplicateValue } from "../resource/store-errors.js";
+import type { Draft, Page } from "../resource/store.js";
+import type { Database, Row } from "./database.js";
+import { quoteIdentifier as q } from "./identifier.js";
+import { checkTable, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";
+
+/** A row and the version it was read at (what an edit form carries back to `update`). */
+export interface Versioned<A> {
+  readonly row: A;
+  readonly version: number;
+}
+
+/** Rows narrowed to one owner: `column = value` is added to every statement. */
+export interface Scope {
+  readonly column: string;
+  readonly value: unknown;
+}
+
+/**
+ * The SQL behind `SqlStore` and its owner narrowing, for one table. Every statement is built
+ * from the table spec's checked identifiers and `$n` parameters; values never enter the text.
+ */
+export class SqlTable<A> {
+  private readonly table: string;
+  private readonly key: string;
+  private readonly selected: string;
+  private readonly byColumn: ReadonlyMap<string, ColumnSpec>;
+
+  constructor(
+    private readonly db: Database,
+    readonly spec: TableSpec,
+  ) {
+    checkTable(spec);
+    this.table = q(spec.name);
+    this.key = q(spec.key.column);
+    this.selected = [this.key, ...spec.columns.map((column) => q(column.column)), q(VERSION_COLUMN)].join(", ");
+    this.byColumn = new Map(spec.columns.map((column) => [column.column, column]));
+  }
+
+  async list(page: { readonly offset: number; readonly limit: number }, scope?: Scope): Promise<Page<A>> {
+    const where = this.where(scope, 3);
+    const params = [page.limit, page.offset, ...where.params];
+    const { rows } = await this.db.query(
+      `SELECT ${this.selected}, count(*) OVER () AS fw_total FROM ${this.table}${where.sql} ORDER BY ${this.key} LIMIT $1 OFFSET $2`,
+      params,
+    );
+    const first = rows[0];
+    const total = first === undefined ? await this.count(scope) : Number(first["fw_total"]);
+    return { rows: rows.map((row) => this.toModel(row)), total };
+  }
+
+  async read(key: unknown, scope?: Scope): Promise<Versioned<A> | undefined> {
+    if (!isKey(key)) return undefined;
+    const where = this.where(scope, 2);
+    const { rows } = await this.db.query(`SELECT ${this.selected} FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]);
+    return rows[0] === undefined ? undefined : this.versioned(rows[0]);
+  }
+
+  async insert(draft: Draft<A>, scope?: Scope): Promise<A> {
+    const values = this.values(draft, scope);
+    const columns = [...values.keys()].map(q);
+    const sql =
+      columns.length === 0
+        ? `INSERT INTO ${this.table} DEFAULT VALUES RETURNING ${this.selected}`
+        : `INSERT INTO ${this.table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING ${this.selected}`;
+    const { rows } = await this.write(() => this.db.query(sql, [...values.values()]));
+    return this.toModel(rows[0] as Row);
+  }
+
+  /**
+   * Replaces the row's fields with the draft's (a field the draft leaves out becomes NULL, as
+   * a form that clears it would), except `keep` (the owner column, which a form never carries).
+   * With `expected`, writes only if the row is still at that version, else throws `Conflict`.
+   */
+  async update(key: unknown, draft: Draft<A>, options: { scope?: Scope; keep?: string; expected?: number } = {}): Promise<A | undefined> {
+    if (!isKey(key)) return undefined;
+    const { sql, params } = this.updateStatement(key, draft, options);
+    const expected = options.expected;
+    if (expected === undefined) {
+      return this.write(async () => {
+        const { rows } = await this.db.query(sql, params);
+        return rows[0] === undefined ? undefined : this.toModel(rows[0]);
+      });
+    }
+    return this.write(() =>
+      this.db.transaction(async (tx) => {
+        const { rows } = await tx.query(sql, params);
+        if (rows[0] !== undefined) return this.toModel(rows[0]);
+        // Nothing matched: either there is no such row (for this owner), or its version moved on.
+        const where = this.where(options.scope, 2);
+        const now = await tx.query(`SELECT ${q(VERSION_COLUMN)} AS v FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]);
+        if (now.rows[0] === undefined) return undefined;
+        throw new Conflict(this.spec.name, key, expected, Number(now.rows[0]["v"]));
+      }),
+    );
+  }
+
+  private updateStatement(key: number, draft: Draft<A>, options: { scope?: Scope; keep?: string; expected?: number }): { sql: string; params: unknown[] } {
+    const values = this.values(draft, undefined, options.keep);
+    const sets = [...values.keys()].map((column, i) => `${q(column)} = $${i + 2}`);
+    sets.push(`${q(VERSION_COLUMN)} = ${q(VERSION_COLUMN)} + 1`);
+    const params: unknown[] = [key, ...values.values()];
+    let condition = "";
+    if (options.scope !== undefined) {
+      params.push(options.scope.value);
+      condition += ` AND ${q(options.scope.column)} = $${params.length}`;
+    }
+    if (options.expected !== undefined) {
+      params.push(options.expected);
+      condition += ` AND ${q(VERSION_COLUMN)} = $${params.length}`;
+    }
+    return { sql: `UPDATE ${this.table} SET ${sets.join(", ")} WHERE ${this.key} = $1${condition} RETURNING ${this.selected}`, params };
+  }
+
+  async delete(key: unknown, scope?: Scope): Promise<boolean> {
+    if (!isKey(key)) return false;
+    const where = this.where(scope, 2);
+    const { rowCount } = await this.write(() => this.db.query(`DELETE FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]));
+    return rowCount > 0;
+  }
+
+  /**
+   * Runs one write, naming the field of a unique column it would duplicate. A write is a single
+   * statement, which PostgreSQL runs as a transaction of its own (all of it or nothing); the
+   * versioned update, a statement and a check, runs in an explicit one.
+   */
+  private async write<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw this.duplicate(error) ?? error;
+    }
+  }
+
+  private duplicate(error: unknown): DuplicateValue | undefined {
+    const e = error as { code?: unknown; detail?: unknown; constraint?: unknown };
+    if (e?.code !== "23505") return undefined;
+    const column = typeof e.detail === "string" ? /^Key \(([^)]+)\)=/.exec(e.detail)?.[1] : undefined;
+    const spec = (column === undefined ? undefined : this.byColumn.get(column.replace(/"/g, ""))) ??
+      this.spec.columns.find((c) => typeof e.constraint === "string" && e.constraint === `${this.spec.name}_${c.column}_key`);
+    return new DuplicateValue(this.spec.name, spec?.field ?? String(column ?? e.constraint ?? "a unique column"));
+  }
+
+  private async count(scope: Scope | undefined): Promise<number> {
+    const where = this.where(scope, 1);
+    const { rows } = await this.db.query(`SELECT count(*) AS n FROM ${this.table}${where.sql}`, where.params);
+    return Number(rows[0]?.["n"] ?? 0);
+  }
+
+  /** The scope as a WHERE clause (`sql`) or a further condition (`and`), its value at `$at`. */
+  private where(scope: Scope | undefined, at: number): { sql: string; and: string; params: unknown[] } {
+    if (scope === undefined) return { sql: "", and: "", params: [] };
+    const condition = `${q(scope.column)} = $${at}`;
+    return { sql: ` WHERE ${condition}`, and: ` AND ${condition}`, params: [scope.value] };
+  }
+
+  /** The draft's stored fields, column to value (absent → NULL), the scope's owner stamped. */
+  private values(draft: Draft<A>, scope: Scope | undefined, keep?: string): Map<string, unknown> {
+    const values = new Map<string, unknown>();
+    const fields = draft as Record<string, unknown>;
+    for (const column of this.spec.columns) {
+      if (column.column === keep) continue;
+      const value = fields[column.field];
+      values.set(column.column, column.type === "jsonb" && value !== undefined ? JSON.stringify(value) : (value ?? null));
+    }
+    if (scope !== undefined) values.set(scope.column, scope.value);
+    return values;
+  }
+
+  private versioned(row: Row): Versioned<A> {
+    return { row: this.toModel(row), version: Number(row[VERSION_COLUMN]) };
+  }
+
+  /** A database row as the model: the key as a number, NULL as an absent field. */
+  private toModel(row: Row): A {
+    const model: Record<string, unknown> = { [this.spec.key.field]: Number(row[this.spec.key.column]) };
+    for (const column of this.spec.columns) {
+      const value = row[column.column];
+      if (value === null || value === undefined) continue;
+      model[column.field] = column.references !== undefined && typeof value === "bigint" ? Number(value) : value;
+    }
+    return model as A;
+  }
+}
+
+/** Keys are positive whole numbers (an `Id`): anything else names no row and is not sent. */
+function isKey(key: unknown): key is number {
+  return typeof key === "number" && Number.isSafeInteger(key) && key > 0;
+}

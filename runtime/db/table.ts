@@ -1,0 +1,71 @@
+import { checkIdentifier } from "./identifier.js";
+
+/** The SQL types a model field maps to (the transformer picks one per field from its type). */
+export const COLUMN_TYPES = ["text", "integer", "bigint", "double precision", "numeric", "boolean", "date", "timestamptz", "jsonb"] as const;
+export type ColumnType = (typeof COLUMN_TYPES)[number];
+
+/** One model field stored in one column. */
+export interface ColumnSpec {
+  /** The model's property (`publishedAt`). */
+  readonly field: string;
+  /** The column (`published_at`). */
+  readonly column: string;
+  readonly type: ColumnType;
+  /** `x?: T` or `T | undefined`: NULL allowed, read back as an absent field. */
+  readonly nullable: boolean;
+  /** A text column with a maximum length (a `MaxLength<n>` tag) becomes `varchar(n)`. */
+  readonly maxLength?: number;
+  /** No two rows may share a value: a write that would is refused with `DuplicateValue`. */
+  readonly unique?: boolean;
+  /** A foreign key: the owner field of an owned model points at the users table's key. */
+  readonly references?: { readonly table: string; readonly column: string };
+}
+
+/**
+ * A model's table, as the transformer will generate it from the model's type: the key (an
+ * identity the database assigns and never reuses), the columns, and for an owned model the
+ * owner field (one of the columns, a foreign key to the users table).
+ */
+export interface TableSpec {
+  /** The table (`posts`). */
+  readonly name: string;
+  /** The key field and its column (`id`); `bigint generated always as identity`. */
+  readonly key: { readonly field: string; readonly column: string };
+  /** Every stored field but the key, in declaration order. */
+  readonly columns: readonly ColumnSpec[];
+  /** An owned model's owner field: names a column that has `references`. */
+  readonly owner?: string;
+}
+
+/**
+ * The column fw keeps on every table for optimistic concurrency: 1 on insert, one more on each
+ * update. The `fw_` prefix is reserved: no model column may start with it.
+ */
+export const VERSION_COLUMN = "fw_version";
+
+/** Checks a spec before any SQL is built from it, naming what is wrong and where. */
+export function checkTable(table: TableSpec): void {
+  checkIdentifier(table.name, "table name");
+  checkIdentifier(table.key.column, `key column of ${table.name}`);
+  const seen = new Set([table.key.column]);
+  for (const column of table.columns) {
+    const where = `column ${JSON.stringify(column.column)} of ${table.name}`;
+    checkIdentifier(column.column, where);
+    if (column.column.startsWith("fw_")) throw new Error(`fw/db: the ${where} starts with fw_, which fw reserves for its own columns. Rename the field.`);
+    if (seen.has(column.column)) throw new Error(`fw/db: the table ${table.name} has the column ${column.column} twice.`);
+    seen.add(column.column);
+    if (!(COLUMN_TYPES as readonly string[]).includes(column.type)) {
+      throw new Error(`fw/db: the ${where} has the type ${JSON.stringify(column.type)}; fw/db knows ${COLUMN_TYPES.join(", ")}.`);
+    }
+    if (column.maxLength !== undefined && (!Number.isSafeInteger(column.maxLength) || column.maxLength < 1 || column.type !== "text")) {
+      throw new Error(`fw/db: the ${where} has maxLength ${column.maxLength}: only a text column takes one, a whole number from 1 up.`);
+    }
+    if (column.references !== undefined) {
+      checkIdentifier(column.references.table, `table referenced by ${where}`);
+      checkIdentifier(column.references.column, `column referenced by ${where}`);
+    }
+  }
+  if (table.owner !== undefined && table.columns.find((column) => column.field === table.owner)?.references === undefined) {
+    throw new Error(`fw/db: the owner field ${JSON.stringify(table.owner)} of ${table.name} must be one of its columns, with \`references\` (the users table).`);
+  }
+}

@@ -1,0 +1,149 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../runtime/db/index.js";
+import { bootNode, runNode } from "../support/process.js";
+import { onPostgres } from "./engines.js";
+import { TEST_SECRET } from "../support/serve.js";
+
+// Real child processes on a real embedded database in a temp working directory; the steps
+// build on each other (the database persists between them, as an app's does between runs).
+const APP = join(import.meta.dirname, "app/main.mjs");
+let cwd = "";
+
+const db = (args: readonly string[], env: Record<string, string | undefined> = {}) => runNode(APP, ["db", ...args], { DATABASE_URL: undefined, ...env }, cwd);
+
+function migration(name: string, sql: string): void {
+  writeFileSync(join(cwd, "db/migrations", `${name}.sql`), sql);
+}
+
+async function served(env: Record<string, string> = {}): Promise<{ notes: string; stop: () => Promise<number | null> }> {
+  const app = bootNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: "", ...env }, cwd);
+  const url = await app.url;
+  const notes = await (await fetch(`${url}/notes`)).text();
+  app.child.kill("SIGTERM");
+  return { notes, stop: () => app.exited };
+}
+
+beforeAll(async () => {
+  cwd = mkdtempSync(join(tmpdir(), "fw-dbapp-"));
+  mkdirSync(join(cwd, "db/migrations"), { recursive: true });
+  migration("0001_create_notes", "CREATE TABLE notes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, text text NOT NULL, fw_version integer NOT NULL DEFAULT 1);");
+  // The embedded database's first open runs initdb (seconds to tens of seconds on a loaded
+  // machine): done once here, so each test pays only the reopens of its processes.
+  await (await openDatabase({ cwd, env: {} })).close();
+}, 300_000);
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+describe("issue 20: DbApp's db commands, in real processes", () => {
+  it("HttpApp alone answers `db` as an unknown command", async () => {
+    const ran = await db(["migrate"], { PLAIN: "1" });
+    expect(ran.code).toBe(2);
+    expect(ran.err).toContain('fw: unknown command "db"');
+    expect(ran.err).not.toContain("db migrate");
+  });
+
+  it("db status lists the pending migration; db migrate applies it; again, nothing to do", async () => {
+    const before = await db(["status"]);
+    expect(before.code).toBe(0);
+    expect(before.out).toContain("pending  0001_create_notes");
+    const applied = await db(["migrate"]);
+    expect(applied.code).toBe(0);
+    expect(applied.out).toContain("fw: applied 0001_create_notes");
+    const again = await db(["migrate"]);
+    expect(again.out).toContain("fw: no pending migrations in db/migrations");
+    expect((await db(["status"])).out).toContain("applied  0001_create_notes");
+  }, 300_000);
+
+  it("db seed runs the seed; the data is still there across restarts of the server", async () => {
+    const seeded = await db(["seed"]);
+    expect(seeded.code).toBe(0);
+    expect(seeded.out).toContain("fw: seeded PGlite at");
+    const first = await served();
+    expect(first.notes).toBe("seeded");
+    expect(await first.stop()).toBe(0);
+    const second = await served();
+    expect(second.notes).toBe("seeded");
+    await second.stop();
+  }, 300_000);
+
+  it("a production boot with an unapplied migration refuses to start, naming it and the command; dev applies it", async () => {
+    migration("0002_add_done", "ALTER TABLE notes ADD COLUMN done boolean;");
+    const refused = await runNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: undefined }, cwd);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/fw: cannot boot: 1 migration\(s\) in db\/migrations are not applied to PGlite at .*: 0002_add_done\. Apply them first with `node .*main\.mjs db migrate`\./);
+    const app = bootNode(APP, ["dev"], { DATABASE_URL: "" }, cwd);
+    await app.url;
+    expect(app.output().err).toContain("fw: dev applied the pending migration 0002_add_done");
+    app.child.kill("SIGTERM");
+    await app.exited;
+    expect((await db(["status"])).out).toContain("applied  0002_add_done");
+  }, 300_000);
+
+  it("db new writes the next numbered migration; db with no or an unknown command shows the db usage", async () => {
+    const made = await db(["new", "add", "tags"]);
+    expect(made.out).toContain("fw: wrote db/migrations/0003_add_tags.sql");
+    expect(readdirSync(join(cwd, "db/migrations"))).toContain("0003_add_tags.sql");
+    rmSync(join(cwd, "db/migrations/0003_add_tags.sql"));
+    const unknown = await db(["frobnicate"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain('unknown db command "frobnicate"');
+    expect(unknown.err).toContain("db reset        dev only");
+    expect((await db(["new"])).err).toContain("db new needs a name");
+  });
+
+  it("db reset refuses under NODE_ENV=production; in development it empties, re-migrates and seeds", async () => {
+    const refused = await db(["reset"], { NODE_ENV: "production" });
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain("db reset drops every table, so it runs in development only");
+    expect((await served()).notes).toBe("seeded");
+    const reset = await db(["reset"], { NODE_ENV: "development" });
+    expect(reset.code).toBe(0);
+    expect(reset.out).toContain("fw: applied 0001_create_notes");
+    expect(reset.out).toContain("fw: applied 0002_add_done");
+    expect(reset.out).toContain("fw: seeded");
+    const after = await served();
+    expect(after.notes).toBe("seeded");
+    await after.stop();
+  }, 300_000);
+
+  it("an edited applied migration stops db migrate and the boot, naming the file", async () => {
+    migration("0002_add_done", "ALTER TABLE notes ADD COLUMN done boolean NOT NULL DEFAULT false;");
+    const ran = await db(["migrate"]);
+    expect(ran.code).toBe(1);
+    expect(ran.err).toContain("the migration db/migrations/0002_add_done.sql was edited after it was applied");
+    const boot = await runNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: undefined }, cwd);
+    expect(boot.code).toBe(1);
+    expect(boot.err).toContain("fw: cannot boot: fw/db: the migration db/migrations/0002_add_done.sql was edited");
+  }, 300_000);
+
+  it("a DATABASE_URL nobody answers stops the boot with a message naming DATABASE_URL", async () => {
+    const boot = await runNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: "postgres://app:secret@127.0.0.1:1/app" }, cwd);
+    expect(boot.code).toBe(1);
+    expect(boot.err).toContain("fw: cannot boot: fw/db: cannot connect to the PostgreSQL database named by DATABASE_URL (postgres://app@127.0.0.1:1/app)");
+    expect(boot.err).not.toContain("secret@");
+  });
+});
+
+onPostgres((engine) => {
+  describe("issue 20: the same commands on PostgreSQL (DATABASE_URL)", () => {
+    it("db migrate and db seed on the server; the app serves the rows; a second process sees them too", async () => {
+      const url = (engine.cluster() as { url: string }).url;
+      const applied = await db(["migrate"], { DATABASE_URL: url });
+      expect(applied.code).toBe(0);
+      expect(applied.out).toContain("fw: applied 0001_create_notes");
+      expect((await db(["status"], { DATABASE_URL: url })).out).toMatch(/fw: PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres/);
+      expect((await db(["seed"], { DATABASE_URL: url })).code).toBe(0);
+      const first = bootNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: url }, cwd);
+      const second = bootNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: url }, cwd);
+      try {
+        for (const app of [first, second]) expect(await (await fetch(`${await app.url}/notes`)).text()).toBe("seeded");
+      } finally {
+        first.child.kill("SIGTERM");
+        second.child.kill("SIGTERM");
+        expect([await first.exited, await second.exited]).toEqual([0, 0]);
+      }
+    }, 300_000);
+  });
+});

@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const RUNTIME = resolve("runtime");
+const DB = join(RUNTIME, "db");
+const AUTH = join(RUNTIME, "auth");
+
+function sources(dir: string, skip: readonly string[]): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return skip.includes(path) ? [] : sources(path, skip);
+    return /\.tsx?$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** Every module specifier a file imports or re-exports, statically or dynamically, `import type` marked. */
+function imports(text: string): { spec: string; typeOnly: boolean; dynamic: boolean }[] {
+  return [...text.matchAll(/(\bimport\s+type\b[^;]*?\bfrom\s*|\bfrom\s*|\bimport\s*(\()?\s*)["']([^"']+)["']/g)].map((m) => ({
+    spec: m[3] as string,
+    typeOnly: (m[1] as string).startsWith("import type") || /^import\s+type\b/.test(m[1] as string),
+    dynamic: m[2] === "(",
+  }));
+}
+
+describe("issue 20: fw/db is optional: the HTTP core never imports it, and it loads each engine only when used", () => {
+  it("no file under runtime/ outside runtime/db/ and runtime/auth/ imports fw/db or anything in runtime/db/", () => {
+    const files = sources(RUNTIME, [DB, AUTH]);
+    expect(files.length).toBeGreaterThan(40);
+    const offending = files.flatMap((file) =>
+      imports(readFileSync(file, "utf8"))
+        .filter(({ spec }) => spec === "fw/db" || (spec.startsWith(".") && resolve(file, "..", spec).startsWith(DB + sep)))
+        .map(({ spec }) => `${relative(RUNTIME, file)} imports ${spec}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it("runtime/db/ imports pg and PGlite only dynamically (or for types), so an app loads one engine", () => {
+    const offending = sources(DB, []).flatMap((file) =>
+      imports(readFileSync(file, "utf8"))
+        .filter(({ spec, typeOnly, dynamic }) => (spec === "pg" || spec.startsWith("@electric-sql/")) && !typeOnly && !dynamic)
+        .map(({ spec }) => `${relative(RUNTIME, file)} imports ${spec} statically`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it("the checks see the imports they look for", () => {
+    expect(imports('import { SqlStore } from "../db/index.js";\nexport * from "fw/db";').map((i) => i.spec)).toEqual(["../db/index.js", "fw/db"]);
+    expect(imports('import pg from "pg";\nimport type { Pool } from "pg";\nawait import("@electric-sql/pglite");')).toEqual([
+      { spec: "pg", typeOnly: false, dynamic: false },
+      { spec: "pg", typeOnly: true, dynamic: false },
+      { spec: "@electric-sql/pglite", typeOnly: false, dynamic: true },
+    ]);
+  });
+});
