@@ -13,6 +13,8 @@ export { COLUMN_TYPES, VERSION_COLUMN, type ColumnType, type ColumnSpec, type Ta
 export { createTableSql } from "./ddl.js";
 export { SqlStore } from "./sql-store.js";
 export { SqlScopedStore, OwnedSqlRows } from "./sql-scoped-store.js";
+export { SqlRows } from "./sql-rows.js";
+export { SqlUsers, usersTableSql, USERS_TABLE, MAX_REVOKED_SESSIONS, type SqlUsersOptions } from "./sql-users.js";
 export type { Versioned } from "./sql-table.js";
 export {
   migrate,
