@@ -1,14 +1,10 @@
 import { Conflict, DuplicateValue } from "../resource/store-errors.js";
-import type { Draft, Page } from "../resource/store.js";
+import type { Draft, Page, Versioned } from "../resource/store.js";
 import type { Database, Row } from "./database.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { checkTable, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";
 
-/** A row and the version it was read at (what an edit form carries back to `update`). */
-export interface Versioned<A> {
-  readonly row: A;
-  readonly version: number;
-}
+export type { Versioned } from "../resource/store.js";
 
 /** `column = value`, its value sent as a parameter. */
 export interface ColumnEquals {
