@@ -21,6 +21,7 @@ export interface ColumnShape {
   readonly type: "text" | "double precision" | "bigint" | "boolean" | "date";
   readonly nullable: boolean;
   readonly maxLength?: number;
+  readonly asDate?: boolean;
   readonly references?: { readonly table: string; readonly column: string };
 }
 
@@ -75,6 +76,8 @@ export function tableOf(r: Reading, model: Model, name: string, shape: ModelShap
     type: references.has(field.name) ? "bigint" : field.input === "number" ? "double precision" : field.input === "checkbox" ? "boolean" : field.input === "date" ? "date" : "text",
     nullable: field.optional,
     ...(field.maxLength === undefined || (field.input !== "text" && field.input !== "textarea") ? {} : { maxLength: field.maxLength }),
+    // A date input is a `Date` field: read back as a Date, not the text PostgreSQL sends.
+    ...(field.input === "date" ? { asDate: true } : {}),
   }));
   if (owner !== undefined) {
     const column = snake(owner.field);

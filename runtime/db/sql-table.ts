@@ -184,7 +184,7 @@ export class SqlTable<A> {
     for (const column of this.spec.columns) {
       if (column.column === keep) continue;
       const value = fields[column.field];
-      values.set(column.column, column.type === "jsonb" && value !== undefined ? JSON.stringify(value) : (value ?? null));
+      values.set(column.column, columnValue(column, value));
     }
     if (scope?.stamp !== undefined) values.set(scope.stamp.column, scope.stamp.value);
     return values;
@@ -200,10 +200,22 @@ export class SqlTable<A> {
     for (const column of this.spec.columns) {
       const value = row[column.column];
       if (value === null || value === undefined) continue;
-      model[column.field] = column.references !== undefined && typeof value === "bigint" ? Number(value) : value;
+      model[column.field] =
+        column.references !== undefined && typeof value === "bigint" ? Number(value) : column.asDate === true && typeof value === "string" ? new Date(`${value}T00:00:00Z`) : value;
     }
     return model as A;
   }
+}
+
+/**
+ * A field's value as sent: jsonb as JSON text; a `Date` into a date column as its UTC calendar
+ * day (the driver would send local time, which moves the day west of Greenwich); absent → NULL.
+ */
+function columnValue(column: ColumnSpec, value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (column.type === "jsonb") return JSON.stringify(value);
+  if (column.type === "date" && value instanceof Date) return value.toISOString().slice(0, 10);
+  return value;
 }
 
 /** Keys are positive whole numbers (an `Id`): anything else names no row and is not sent. */

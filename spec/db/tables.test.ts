@@ -25,7 +25,8 @@ beforeAll(async () => {
   const bin = postgresBin();
   const [built] = await Promise.all([tspc(dir), bin === undefined ? undefined : startCluster(bin).then((c) => (cluster = c))]);
   if (built.code !== 0) throw new Error(`building db-tables failed:\n${built.output}`);
-  env = { FW_SECRET: TEST_SECRET, ...(cluster === undefined ? {} : { DATABASE_URL: cluster.url }) };
+  // West of Greenwich, where a driver sending a Date in local time would store the day before.
+  env = { FW_SECRET: TEST_SECRET, TZ: "America/New_York", ...(cluster === undefined ? {} : { DATABASE_URL: cluster.url }) };
 }, 120_000);
 
 afterAll(async () => {
@@ -58,6 +59,7 @@ describe("issue 20: models with a table", () => {
     expect(sql).toContain(`"rating" double precision NOT NULL`);
     expect(sql).toContain(`"published" boolean NOT NULL`);
     expect(sql).toContain(`"kind" text NOT NULL`);
+    expect(sql).toContain(`"published_on" date,`);
     expect(sql).toContain(`"id" bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY`);
     expect(sql).not.toContain("drafts");
     // Written but not applied: a second `db new` does not write the tables again.
@@ -74,20 +76,23 @@ describe("issue 20: models with a table", () => {
     const first = bootNode(main, [], env, dir);
     const browser = new Browser(await first.url);
     await browser.get("/posts/new");
-    const created = await browser.post("/posts", { title: "Stored", rating: "4.5", published: "true", kind: "news" });
+    const created = await browser.post("/posts", { title: "Stored", rating: "4.5", published: "true", kind: "news", publishedOn: "2026-11-25" });
     expect(created.status).toBe(303);
-    expect(await (await fetch(`${await first.url}/count`)).text()).toBe("1 posts, 0 drafts");
+    // A Date field reads back as a Date (UTC midnight), as the form gave it.
+    expect(await (await fetch(`${await first.url}/count`)).text()).toBe("1 posts, 0 drafts (the first on 2026-11-25T00:00:00.000Z)");
     await browser.signUp(freshEmail("db"), PASSWORD);
     await browser.get("/notes/new");
     expect((await browser.post("/notes", { text: "mine" })).status).toBe(303);
     await browser.get("/drafts/new");
     expect((await browser.post("/drafts", { text: "in memory" })).status).toBe(303);
-    expect(await (await fetch(`${await first.url}/count`)).text()).toBe("1 posts, 1 drafts");
+    expect(await (await fetch(`${await first.url}/count`)).text()).toBe("1 posts, 1 drafts (the first on 2026-11-25T00:00:00.000Z)");
     first.child.kill("SIGTERM");
     await first.exited;
 
     db = await openDatabase(cluster === undefined ? { directory: join(dir, ".fw/db"), env: {} } : { url: cluster.url, log: () => undefined });
-    expect((await db.query(`SELECT title, rating, published, kind, body FROM posts`)).rows).toEqual([{ title: "Stored", rating: 4.5, published: true, kind: "news", body: null }]);
+    expect((await db.query(`SELECT title, rating, published, kind, body, published_on FROM posts`)).rows).toEqual([
+      { title: "Stored", rating: 4.5, published: true, kind: "news", body: null, published_on: "2026-11-25" },
+    ]);
     const notes = (await db.query(`SELECT n.text, u.email FROM notes n JOIN users u ON u.id = n.owner_id`)).rows;
     expect(notes).toEqual([{ text: "mine", email: expect.stringMatching(/^db-/) }]);
     await db.close();
@@ -96,7 +101,7 @@ describe("issue 20: models with a table", () => {
     const second = bootNode(main, [], env, dir);
     try {
       const url = await second.url;
-      expect(await (await fetch(`${url}/count`)).text()).toBe("1 posts, 0 drafts");
+      expect(await (await fetch(`${url}/count`)).text()).toBe("1 posts, 0 drafts (the first on 2026-11-25T00:00:00.000Z)");
       expect(await (await fetch(`${url}/posts/1`)).text()).toContain("Stored");
     } finally {
       second.child.kill("SIGTERM");
