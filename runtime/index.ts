@@ -43,8 +43,8 @@ export { Action, Actions, Index, New, Show, Edit, Create, Update, Destroy } from
 export type { Id, LongText } from "./resource/types.js";
 export type { FieldSpec, InputKind, ModelSpec, Validation } from "./resource/model.js";
 export { FormErrors, type FieldProblem } from "./resource/form-errors.js";
-export { Form, type ButtonProps, type Field, type Parsed, type RenderProps, type Values } from "./resource/form.js";
-export type { Draft, Page, Store } from "./resource/store.js";
+export { Form, VERSION_FIELD, type ButtonProps, type Field, type Parsed, type RenderProps, type Values } from "./resource/form.js";
+export type { Draft, Page, Store, Versioned } from "./resource/store.js";
 export type { FieldValue, RowFilter } from "./resource/row-filter.js";
 export { Conflict, DuplicateValue } from "./resource/store-errors.js";
 export { InMemoryStore } from "./resource/in-memory-store.js";

@@ -14,6 +14,8 @@ export interface PluginOptions {
   readonly auth?: string;
   /** The module specifier fw is imported by in generated code. Default `fw`. */
   readonly fwModule?: string;
+  /** The specifier of fw/db in generated code (imported only when a model declares a `table`). Default `<fwModule>/db`. */
+  readonly dbModule?: string;
 }
 
 /** Resolved, absolute configuration: what the generator is a pure function of (with the program). */
@@ -25,6 +27,7 @@ export interface FwConfig {
   readonly capabilities: string;
   readonly auth: string | undefined;
   readonly fwModule: string;
+  readonly dbModule: string;
 }
 
 export function resolveConfig(options: PluginOptions, projectDir: string): FwConfig {
@@ -37,6 +40,7 @@ export function resolveConfig(options: PluginOptions, projectDir: string): FwCon
     capabilities: at(options.capabilities ?? "src/capabilities.ts"),
     auth: options.auth,
     fwModule: options.fwModule ?? "fw",
+    dbModule: options.dbModule ?? `${options.fwModule ?? "fw"}/db`,
   };
 }
 

@@ -28,6 +28,7 @@ export const Codes = {
   ownerNotUser: 91020,
   wsListenerShape: 91021,
   routeNeverReached: 91022,
+  tableOption: 91023,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

@@ -6,6 +6,7 @@ import { emitModule, usesTypia, type Derived, type Row } from "./emit.js";
 import { shapeModel, type Shaping } from "./model-shape.js";
 import { analyseHandler, routeExport, type Checking } from "./handlers.js";
 import { discoverModels, type Model } from "./models.js";
+import { tableOf, tableOption } from "./table.js";
 import { declaresOwned, ownerOf } from "./owner.js";
 import { sortRows } from "./order.js";
 import { checkReachable, checkRouteFiles } from "./route-conflicts.js";
@@ -63,7 +64,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   if (config.auth !== undefined) models.forEach((model) => checkModelGuard(c, model, config.auth as string));
   const sorted = sortRows(rows);
   checkReachable(sorted, sourceOf, show, findings);
-  const text = emitModule({ out: config.out, fwModule: config.fwModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, appDirShown: c.shown(config.appDir) });
+  const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, appDirShown: c.shown(config.appDir) });
   if (usesTypia(sorted, derived) && !hasTypiaTransform(program.getCompilerOptions())) {
     findings.push({
       code: Codes.typiaTransformMissing,
@@ -127,12 +128,21 @@ function derive(s: Shaping, model: Model): Derived[] {
   if (!model.derivations.includes("Resource")) return [];
   const shape = shapeModel(s, model);
   if (shape === undefined) return [];
-  if (!declaresOwned(s, model)) return [{ model, shape, shown: s.shown(model.file) }];
+  const name = tableOption(s, model);
+  if (name === null) return [];
+  if (!declaresOwned(s, model)) return withTable(s, { model, shape, shown: s.shown(model.file) }, name);
   const owner = ownerOf(s, model, shape);
   if (owner === undefined) return [];
   // The owner is never shown in a form nor read from one: Create stamps it from the signed-in user.
   const owned = { ...shape, fields: shape.fields.filter((field) => field.name !== owner.field) };
-  return [{ model, shape: owned, shown: s.shown(model.file), owner }];
+  return withTable(s, { model, shape: owned, shown: s.shown(model.file), owner }, name);
+}
+
+/** A model declaring `table`, with its table derived from its fields (none when they cannot make one). */
+function withTable(s: Shaping, derived: Derived, name: string | undefined): Derived[] {
+  if (name === undefined) return [derived];
+  const table = tableOf(s, derived.model, name, derived.shape, derived.owner);
+  return table === undefined ? [] : [{ ...derived, table }];
 }
 
 function included(route: RouteFile, sourceOf: (file: string) => ts.SourceFile | undefined, c: Checking): boolean {

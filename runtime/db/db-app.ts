@@ -6,6 +6,9 @@ import type { Database } from "./database.js";
 import { migrate, MigrationError, migrationStatus, MIGRATIONS_DIRECTORY, newMigration } from "./migrations.js";
 import { appDatabase, type AppDatabase } from "./open.js";
 import { CannotOpenDatabase } from "./open-error.js";
+import { setProcessDatabase } from "./process-database.js";
+import { missingTables } from "./missing-tables.js";
+import type { TableSpec } from "./table.js";
 
 export interface DbAppOptions extends HttpAppOptions {
   /** The database the app's stores use. Default: `appDatabase()` (`DATABASE_URL`, else `.fw/db`). */
@@ -14,11 +17,17 @@ export interface DbAppOptions extends HttpAppOptions {
   readonly migrations?: string;
   /** What `db seed` (and `db reset` after it) runs to fill the database with starting rows. */
   readonly seed?: (db: Database) => Promise<void> | void;
+  /**
+   * The tables of the app's table models (the generated module's `tables`): `db new NAME` writes
+   * the CREATE TABLE of each one the database lacks and no migration creates yet.
+   */
+  readonly tables?: readonly TableSpec[];
 }
 
 const DB_USAGE = `  db migrate      apply the pending migrations (db/migrations/NNNN_name.sql), in order
   db status       list the applied and the pending migrations
-  db new NAME     write the next numbered, empty migration file
+  db new NAME     write the next numbered migration file, with the CREATE TABLE of every
+                  table model the database and the migrations lack (else empty)
   db seed         run the app's seed (DbApp's \`seed\` option)
   db reset        dev only: drop every table, migrate from scratch, seed
 `;
@@ -33,12 +42,16 @@ export class DbApp extends HttpApp {
   readonly database: AppDatabase;
   readonly migrations: string;
   private readonly seed: DbAppOptions["seed"];
+  private readonly tables: readonly TableSpec[];
 
   constructor(options: DbAppOptions) {
     super(options);
     this.database = options.database ?? appDatabase();
+    // The generated stores of table models reach the database through the process's one.
+    setProcessDatabase(this.database);
     this.migrations = resolve(options.migrations ?? MIGRATIONS_DIRECTORY);
     this.seed = options.seed;
+    this.tables = options.tables ?? [];
   }
 
   override async serve(options: ServeOptions = {}): Promise<RunningServer> {
@@ -104,12 +117,15 @@ export class DbApp extends HttpApp {
     return 0;
   }
 
-  private newCommand(rest: readonly string[]): number {
+  private async newCommand(rest: readonly string[]): Promise<number> {
     if (rest.length === 0) {
       this.console.err("fw: db new needs a name: db new create_posts");
       return 2;
     }
-    this.console.out(`fw: wrote ${this.shown(newMigration(this.migrations, rest.join(" ")))}`);
+    const missing = this.tables.length === 0 ? { names: [], sql: "" } : await missingTables(await this.database.open(), this.tables, this.migrations);
+    const path = newMigration(this.migrations, rest.join(" "), missing.sql);
+    const what = missing.names.length === 0 ? "" : ` (creates the table${missing.names.length === 1 ? "" : "s"} ${missing.names.join(", ")}; apply it with \`${this.invocation("db migrate")}\`)`;
+    this.console.out(`fw: wrote ${this.shown(path)}${what}`);
     return 0;
   }
 

@@ -6,6 +6,7 @@
 export type { Database, Connection, Queryable, QueryResult, Row, Engine } from "./database.js";
 export { openDatabase, appDatabase, AppDatabase, DEFAULT_DB_DIRECTORY, type OpenOptions } from "./open.js";
 export { DbApp, type DbAppOptions } from "./db-app.js";
+export { processDatabase, setProcessDatabase } from "./process-database.js";
 export { DatabaseUnreachable, type PostgresOptions } from "./postgres-engine.js";
 export { CannotOpenDatabase } from "./open-error.js";
 export { quoteIdentifier } from "./identifier.js";
@@ -13,6 +14,8 @@ export { COLUMN_TYPES, VERSION_COLUMN, type ColumnType, type ColumnSpec, type Ta
 export { createTableSql } from "./ddl.js";
 export { SqlStore } from "./sql-store.js";
 export { SqlScopedStore, OwnedSqlRows } from "./sql-scoped-store.js";
+export { SqlRows } from "./sql-rows.js";
+export { SqlUsers, usersTableSql, USERS_TABLE, MAX_REVOKED_SESSIONS, type SqlUsersOptions } from "./sql-users.js";
 export type { Versioned } from "./sql-table.js";
 export {
   migrate,

@@ -99,7 +99,7 @@ export async function migrationStatus(db: Database, directory: string): Promise<
 }
 
 /** Writes the next numbered, empty migration file and returns its path. */
-export function newMigration(directory: string, name: string): string {
+export function newMigration(directory: string, name: string, body = ""): string {
   const slug = name.trim().toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
   if (slug === "") throw new MigrationError(`fw/db: a migration needs a name of letters or digits, not ${JSON.stringify(name)}.`);
   mkdirSync(directory, { recursive: true });
@@ -107,7 +107,7 @@ export function newMigration(directory: string, name: string): string {
   const next = last === undefined ? 1 : Number(last.name.slice(0, 4)) + 1;
   if (next > 9999) throw new MigrationError(`fw/db: ${directory} already holds migration 9999; squash the old ones first.`);
   const path = join(directory, `${String(next).padStart(4, "0")}_${slug}.sql`);
-  writeFileSync(path, `-- ${slug.replace(/_/g, " ")}: applied once, in a transaction, by \`db migrate\`. Never edit it once applied: add a new migration.\n`, { flag: "wx" });
+  writeFileSync(path, `-- ${slug.replace(/_/g, " ")}: applied once, in a transaction, by \`db migrate\`. Never edit it once applied: add a new migration.\n${body}`, { flag: "wx" });
   return path;
 }
 

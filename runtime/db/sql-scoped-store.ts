@@ -1,8 +1,9 @@
 import type { FromPath } from "../routing/from-path.js";
 import { ScopedStore } from "../resource/scoped-store.js";
-import type { Draft, Page, Store } from "../resource/store.js";
+import type { Draft } from "../resource/store.js";
+import { SqlRows } from "./sql-rows.js";
 import type { SqlStore } from "./sql-store.js";
-import type { Scope, SqlTable, Versioned } from "./sql-table.js";
+import type { ColumnEquals, SqlTable, Versioned } from "./sql-table.js";
 
 /**
  * The store of an owned model on a database: a `ScopedStore` (so the resource layer treats it
@@ -41,39 +42,13 @@ export class SqlScopedStore<A> extends ScopedStore<A> {
   override for(ownerKey: string): OwnedSqlRows<A> {
     super.for(ownerKey); // refuses a key the owner field cannot hold, with ScopedStore's message
     const decoded = this.ownerDecoder.read(ownerKey);
-    return new OwnedSqlRows(this.rows, { column: this.ownerColumn, value: decoded?.value }, this.ownerColumn);
+    return new OwnedSqlRows(this.rows, { column: this.ownerColumn, value: decoded?.value });
   }
 }
 
-/** One owner's rows of an owned table: every statement carries `AND owner = $n`. */
-export class OwnedSqlRows<A> implements Store<A> {
-  constructor(
-    private readonly rows: SqlTable<A>,
-    private readonly scope: Scope,
-    private readonly ownerColumn: string,
-  ) {}
-
-  list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>> {
-    return this.rows.list(page, this.scope);
-  }
-
-  async get(key: unknown): Promise<A | undefined> {
-    return (await this.rows.read(key, this.scope))?.row;
-  }
-
-  read(key: unknown): Promise<Versioned<A> | undefined> {
-    return this.rows.read(key, this.scope);
-  }
-
-  insert(draft: Draft<A>): Promise<A> {
-    return this.rows.insert(draft, this.scope);
-  }
-
-  update(key: unknown, draft: Draft<A>, expected?: number): Promise<A | undefined> {
-    return this.rows.update(key, draft, { scope: this.scope, keep: this.ownerColumn, ...(expected === undefined ? {} : { expected }) });
-  }
-
-  delete(key: unknown): Promise<boolean> {
-    return this.rows.delete(key, this.scope);
+/** One owner's rows of an owned table: every statement carries `AND owner = $n`, inserts are stamped with the owner. */
+export class OwnedSqlRows<A> extends SqlRows<A> {
+  constructor(rows: SqlTable<A>, owner: ColumnEquals) {
+    super(rows, { where: [[owner]], stamp: owner }, owner.column);
   }
 }

@@ -1,5 +1,7 @@
+import type { RowFilter } from "../resource/row-filter.js";
 import type { Draft, Page, Store } from "../resource/store.js";
 import type { Database } from "./database.js";
+import { filterGroup, SqlRows } from "./sql-rows.js";
 import { SqlTable, type Versioned } from "./sql-table.js";
 import type { TableSpec } from "./table.js";
 
@@ -52,5 +54,14 @@ export class SqlStore<A> implements Store<A> {
 
   delete(key: unknown): Promise<boolean> {
     return this.rows.delete(key);
+  }
+
+  /**
+   * The rows `filter` matches (the read scope: `published = true OR author = 7`), filtered by
+   * the database: list and get see only them, update and delete touch only them, insert goes
+   * to the table. A field the table has no column for throws, naming it.
+   */
+  where(filter: RowFilter): SqlRows<A> {
+    return new SqlRows<A>(this.rows, { where: [filterGroup(this.rows, filter)] });
   }
 }

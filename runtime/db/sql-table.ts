@@ -1,19 +1,25 @@
 import { Conflict, DuplicateValue } from "../resource/store-errors.js";
-import type { Draft, Page } from "../resource/store.js";
+import type { Draft, Page, Versioned } from "../resource/store.js";
 import type { Database, Row } from "./database.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { checkTable, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";
 
-/** A row and the version it was read at (what an edit form carries back to `update`). */
-export interface Versioned<A> {
-  readonly row: A;
-  readonly version: number;
-}
+export type { Versioned } from "../resource/store.js";
 
-/** Rows narrowed to one owner: `column = value` is added to every statement. */
-export interface Scope {
+/** `column = value`, its value sent as a parameter. */
+export interface ColumnEquals {
   readonly column: string;
   readonly value: unknown;
+}
+
+/**
+ * Rows narrowed by conditions added to every statement: a row is in when it matches every
+ * group of `where`, a group matching when any of its `column = value` holds (an empty group
+ * matches nothing). `stamp` (an owner) is written into every inserted row.
+ */
+export interface Scope {
+  readonly where: readonly (readonly ColumnEquals[])[];
+  readonly stamp?: ColumnEquals;
 }
 
 /**
@@ -100,11 +106,9 @@ export class SqlTable<A> {
     const sets = [...values.keys()].map((column, i) => `${q(column)} = $${i + 2}`);
     sets.push(`${q(VERSION_COLUMN)} = ${q(VERSION_COLUMN)} + 1`);
     const params: unknown[] = [key, ...values.values()];
-    let condition = "";
-    if (options.scope !== undefined) {
-      params.push(options.scope.value);
-      condition += ` AND ${q(options.scope.column)} = $${params.length}`;
-    }
+    const where = this.where(options.scope, params.length + 1);
+    params.push(...where.params);
+    let condition = where.and;
     if (options.expected !== undefined) {
       params.push(options.expected);
       condition += ` AND ${q(VERSION_COLUMN)} = $${params.length}`;
@@ -147,11 +151,30 @@ export class SqlTable<A> {
     return Number(rows[0]?.["n"] ?? 0);
   }
 
-  /** The scope as a WHERE clause (`sql`) or a further condition (`and`), its value at `$at`. */
+  /** The scope as a WHERE clause (`sql`) or a further condition (`and`), its values from `$at` on. */
   private where(scope: Scope | undefined, at: number): { sql: string; and: string; params: unknown[] } {
-    if (scope === undefined) return { sql: "", and: "", params: [] };
-    const condition = `${q(scope.column)} = $${at}`;
-    return { sql: ` WHERE ${condition}`, and: ` AND ${condition}`, params: [scope.value] };
+    if (scope === undefined || scope.where.length === 0) return { sql: "", and: "", params: [] };
+    const params: unknown[] = [];
+    const groups = scope.where.map((group) => {
+      if (group.length === 0) return "FALSE";
+      const alternatives = group.map((condition) => {
+        params.push(condition.value);
+        return `${q(condition.column)} = $${at + params.length - 1}`;
+      });
+      return alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(" OR ")})`;
+    });
+    const condition = groups.join(" AND ");
+    return { sql: ` WHERE ${condition}`, and: ` AND ${condition}`, params };
+  }
+
+  /** The column a model field is stored in (the key's too); throws naming the field when there is none. */
+  columnOf(field: string): string {
+    if (field === this.spec.key.field) return this.spec.key.column;
+    const column = this.spec.columns.find((c) => c.field === field);
+    if (column === undefined) {
+      throw new Error(`fw/db: the table ${this.spec.name} has no column for the field ${JSON.stringify(field)} a row filter names (fields: ${[this.spec.key.field, ...this.spec.columns.map((c) => c.field)].join(", ")}).`);
+    }
+    return column.column;
   }
 
   /** The draft's stored fields, column to value (absent → NULL), the scope's owner stamped. */
@@ -161,9 +184,9 @@ export class SqlTable<A> {
     for (const column of this.spec.columns) {
       if (column.column === keep) continue;
       const value = fields[column.field];
-      values.set(column.column, column.type === "jsonb" && value !== undefined ? JSON.stringify(value) : (value ?? null));
+      values.set(column.column, columnValue(column, value));
     }
-    if (scope !== undefined) values.set(scope.column, scope.value);
+    if (scope?.stamp !== undefined) values.set(scope.stamp.column, scope.stamp.value);
     return values;
   }
 
@@ -177,10 +200,22 @@ export class SqlTable<A> {
     for (const column of this.spec.columns) {
       const value = row[column.column];
       if (value === null || value === undefined) continue;
-      model[column.field] = column.references !== undefined && typeof value === "bigint" ? Number(value) : value;
+      model[column.field] =
+        column.references !== undefined && typeof value === "bigint" ? Number(value) : column.asDate === true && typeof value === "string" ? new Date(`${value}T00:00:00Z`) : value;
     }
     return model as A;
   }
+}
+
+/**
+ * A field's value as sent: jsonb as JSON text; a `Date` into a date column as its UTC calendar
+ * day (the driver would send local time, which moves the day west of Greenwich); absent → NULL.
+ */
+function columnValue(column: ColumnSpec, value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (column.type === "jsonb") return JSON.stringify(value);
+  if (column.type === "date" && value instanceof Date) return value.toISOString().slice(0, 10);
+  return value;
 }
 
 /** Keys are positive whole numbers (an `Id`): anything else names no row and is not sent. */

@@ -17,6 +17,12 @@ export interface ColumnSpec {
   readonly maxLength?: number;
   /** No two rows may share a value: a write that would is refused with `DuplicateValue`. */
   readonly unique?: boolean;
+  /**
+   * A `date` column whose model field is a `Date` (what the build generates for a `Date` field):
+   * read back as a `Date` at UTC midnight, as the form reads one. Without it a date reads as
+   * its text (`"2026-11-25"`), for a model field typed `string`.
+   */
+  readonly asDate?: boolean;
   /** A foreign key: the owner field of an owned model points at the users table's key. */
   readonly references?: { readonly table: string; readonly column: string };
 }

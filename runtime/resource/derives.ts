@@ -28,6 +28,13 @@ interface CommonOptions {
   readonly actions?: Actions;
   /** Who may reach the model's routes (spec 2.12); `Guarded` from the auth module, or any declaration of that shape. */
   readonly guarded?: GuardDeclaration;
+  /**
+   * The database table the model's rows live in (`"posts"`), read by the build: the generated
+   * module then keeps them in fw/db (`SqlStore`, or `SqlScopedStore` for an owned model) on the
+   * app's database, with the table's columns derived from the model's fields. A string literal
+   * (the build reads it); without it the rows stay in memory.
+   */
+  readonly table?: string;
 }
 
 /**

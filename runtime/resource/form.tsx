@@ -27,7 +27,17 @@ export interface RenderProps {
   readonly values?: Values;
   readonly errors?: FormErrors;
   readonly submit?: string;
+  /**
+   * The version of the row the form edits (a store with `read`): sent back in the reserved
+   * hidden field `_version`, so Update can refuse a change based on a stale read (409).
+   */
+  readonly version?: number;
+  /** A message about the whole form, shown above its fields (`role="alert"`): a conflict, a value taken. */
+  readonly message?: string;
 }
+
+/** The reserved hidden field an edit form carries the row's version in. */
+export const VERSION_FIELD = "_version";
 
 /** What `Form.button` takes: where the one-button form goes, its verb, the CSRF token, its label. */
 export interface ButtonProps {
@@ -46,8 +56,10 @@ function formElement(props: Omit<RenderProps, "values" | "errors"> & { readonly 
   const override = props.method !== "GET" && props.method !== "POST";
   return (
     <form method={props.method === "GET" ? "get" : "post"} action={props.action} class={props.class} novalidate={fields.length > 0 ? true : undefined}>
+      {props.message === undefined ? null : <p class="fw-form-error" role="alert">{props.message}</p>}
       {override ? <input type="hidden" name="_method" value={props.method} /> : null}
       <input type="hidden" name="_csrf" value={props.csrf} />
+      {props.version === undefined ? null : <input type="hidden" name={VERSION_FIELD} value={String(props.version)} />}
       {fields}
       <button type="submit">{props.submit ?? "Save"}</button>
     </form>
@@ -108,6 +120,16 @@ export class Form<A> {
       for (const error of checked.errors) problems.push(this.ruleProblem(error.path, error.expected, error.value));
     }
     return { ok: false, errors: new FormErrors(problems), values: typed };
+  }
+
+  /** The fields' text as submitted, to show a form again as the user typed it. */
+  typed(form: Fields): Values {
+    const out: Record<string, string> = {};
+    for (const field of this.fields) {
+      const raw = form.get(field.name);
+      if (raw !== undefined) out[field.name] = raw;
+    }
+    return out;
   }
 
   /** A row's values as form text, to fill an edit form. */

@@ -49,6 +49,8 @@ export interface ModelSpec<A> {
    * from a form; Create fills it from the signed-in user.
    */
   readonly owner?: string;
+  /** The model's database table (its companion's `table`); absent for a model kept in memory. */
+  readonly table?: string;
   readonly validate: (input: unknown) => Validation<A>;
   readonly decodeKey: FromPath<unknown>;
 }

@@ -5,8 +5,9 @@ import type { Html } from "../html/node.js";
 import type { ParamDecoders } from "../routing/from-path.js";
 import { Origin, Route, type HttpRoute } from "../routing/route.js";
 import { ACTION_ORDER, Actions, type Action } from "./actions.js";
-import { Form, type Values } from "./form.js";
+import { Form, VERSION_FIELD, type Values } from "./form.js";
 import { FormErrors } from "./form-errors.js";
+import { Conflict, DuplicateValue } from "./store-errors.js";
 import type { ModelSpec } from "./model.js";
 import { Ownership, type OwnedDeclaration } from "./ownership.js";
 import type { Store } from "./store.js";
@@ -73,6 +74,13 @@ export function resourceRoutes<A>(model: ModelSpec<A>, store: Store<A>, options:
 /** The Resource derivation (spec 2.14): `Resource.routes(model, store)` builds a model's routes. */
 export const Resource = { routes: resourceRoutes } as const;
 
+/** How an edit form is shown again: the version it carries, its status, a message about the whole form. */
+interface EditState {
+  readonly version?: number | undefined;
+  readonly status?: number;
+  readonly message?: string;
+}
+
 /** The handlers behind the seven routes, sharing the model, its form and its store. */
 class Pages<A> {
   private readonly form: Form<A>;
@@ -105,12 +113,13 @@ class Pages<A> {
   }
 
   fresh(request: Request, values: Values = {}, errors = FormErrors.none): Response {
+    const message = this.aboutTheForm(errors);
     return status(
       errors.isEmpty ? 200 : 422,
       <>
         <title>{`New ${this.words.lower}`}</title>
         <h1>New {this.words.lower}</h1>
-        {this.form.render({ action: this.model.path, method: "POST", csrf: request.csrf, values, errors, submit: `Create ${this.words.lower}` })}
+        {this.form.render({ action: this.model.path, method: "POST", csrf: request.csrf, values, errors, submit: `Create ${this.words.lower}`, ...(message === undefined ? {} : { message }) })}
         {this.backLink()}
       </>,
     );
@@ -138,15 +147,31 @@ class Pages<A> {
     );
   }
 
-  async edit(request: Request, values?: Values, errors = FormErrors.none): Promise<Response> {
+  /**
+   * The edit form, filled from the row; after a failed Update, with what was typed and why,
+   * carrying the version the user's change is based on (`state.version`), or after a conflict
+   * the row's current one, so saving again is a deliberate overwrite.
+   */
+  async edit(request: Request, values?: Values, errors = FormErrors.none, state: EditState = {}): Promise<Response> {
     const key = request.params[this.model.key];
     const row = await this.writable(request, "Edit", key);
+    const version = state.version ?? (await this.versionOf(key));
+    const message = state.message ?? this.aboutTheForm(errors);
     return status(
-      errors.isEmpty ? 200 : 422,
+      state.status ?? (errors.isEmpty ? 200 : 422),
       <>
         <title>{`Edit ${this.words.lower} ${String(key)}`}</title>
         <h1>Edit {this.words.lower} {String(key)}</h1>
-        {this.form.render({ action: this.at(key), method: "PUT", csrf: request.csrf, values: values ?? this.form.values(row), errors, submit: `Update ${this.words.lower}` })}
+        {this.form.render({
+          action: this.at(key),
+          method: "PUT",
+          csrf: request.csrf,
+          values: values ?? this.form.values(row),
+          errors,
+          submit: `Update ${this.words.lower}`,
+          ...(version === undefined ? {} : { version }),
+          ...(message === undefined ? {} : { message }),
+        })}
         {this.actions.has("Show") ? <p><a href={this.at(key)}>Back to the {this.words.lower}</a></p> : this.backLink()}
       </>,
     );
@@ -155,18 +180,79 @@ class Pages<A> {
   async create(request: Request): Promise<Response> {
     const parsed = this.form.parse(request.form);
     if (!parsed.ok) return this.fresh(request, parsed.values, parsed.errors);
-    const row = await this.own.creating(request).insert(parsed.draft);
+    let row: A;
+    try {
+      row = await this.own.creating(request).insert(parsed.draft);
+    } catch (error) {
+      if (!(error instanceof DuplicateValue)) throw error;
+      return this.fresh(request, this.form.typed(request.form), this.taken(error));
+    }
     const key = (row as Record<string, unknown>)[this.model.key];
     return this.done(request, `${this.words.one} created.`, this.actions.has("Show") ? this.at(key) : undefined);
   }
 
+  /**
+   * Writes the change. On a versioned store the form's `_version` goes along: a row saved by
+   * someone else since the form was read is a `Conflict`, answered 409 with the form shown
+   * again (the user's values, the row's new version, a message); a value a unique column
+   * already holds is a `DuplicateValue`, answered 422 beside its field.
+   */
   async update(request: Request): Promise<Response> {
     const key = request.params[this.model.key];
     await this.writable(request, "Update", key);
+    const expected = this.expectedVersion(request);
     const parsed = this.form.parse(request.form);
-    if (!parsed.ok) return this.edit(request, parsed.values, parsed.errors);
-    await this.own.whole.update(key, parsed.draft);
+    if (!parsed.ok) return this.edit(request, parsed.values, parsed.errors, { version: expected });
+    try {
+      const updated = expected === undefined ? await this.own.whole.update(key, parsed.draft) : await this.own.whole.update(key, parsed.draft, expected);
+      if (updated === undefined) throw new NotFound(`There is no ${this.words.lower} ${String(key)}: it was deleted.`);
+    } catch (error) {
+      if (error instanceof DuplicateValue) return this.edit(request, this.form.typed(request.form), this.taken(error), { version: expected });
+      if (!(error instanceof Conflict)) throw error;
+      const now = await this.versionOf(key);
+      if (now === undefined) throw new NotFound(`There is no ${this.words.lower} ${String(key)}: it was deleted while you edited it.`);
+      return this.edit(request, this.form.typed(request.form), FormErrors.none, {
+        version: now,
+        status: 409,
+        message:
+          `Someone else saved this ${this.words.lower} after you opened this form, so your changes were not saved. ` +
+          `The form shows your changes; the ${this.words.lower} now holds theirs. Save again to replace them with yours.`,
+      });
+    }
     return this.done(request, `${this.words.one} updated.`, this.actions.has("Show") ? this.at(key) : undefined);
+  }
+
+  /** The row's current version, on a store that versions its rows; else undefined. */
+  private async versionOf(key: unknown): Promise<number | undefined> {
+    const store = this.own.whole;
+    return store.read === undefined ? undefined : (await store.read(key))?.version;
+  }
+
+  /**
+   * The version an Update's form was read at (`_version`), on a store that versions its rows;
+   * undefined without one (a form made by hand: the last write wins). Not a version: 400.
+   */
+  private expectedVersion(request: Request): number | undefined {
+    if (this.own.whole.read === undefined) return undefined;
+    const raw = request.form.get(VERSION_FIELD);
+    if (raw === undefined) return undefined;
+    const version = /^[1-9][0-9]{0,9}$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!Number.isSafeInteger(version)) throw new BadRequest(`The form's ${VERSION_FIELD} must be the version of the ${this.words.lower} it edits (a whole number from 1), not ${JSON.stringify(raw.slice(0, 40))}.`);
+    return version;
+  }
+
+  /** Problems of no field the form shows (a unique column outside the form), said above the form. */
+  private aboutTheForm(errors: FormErrors): string | undefined {
+    const shown = new Set(this.form.fields.map((field) => field.name));
+    const others = errors.problems.filter((problem) => !shown.has(problem.field));
+    return others.length === 0 ? undefined : others.map((problem) => problem.message).join(" ");
+  }
+
+  /** A `DuplicateValue` as the problem beside its field (or about the form when no field shows it). */
+  private taken(error: DuplicateValue): FormErrors {
+    const field = this.form.fields.find((f) => f.name === error.field);
+    const label = field?.label ?? error.field;
+    return new FormErrors([{ field: error.field, kind: "invalid", message: `${label} is already taken: another ${this.words.lower} has this ${label.toLowerCase()}.` }]);
   }
 
   async destroy(request: Request): Promise<Response> {

@@ -6,6 +6,12 @@ export interface Page<A> {
   readonly total: number;
 }
 
+/** A row and the version it was read at (a store with optimistic concurrency, fw/db's). */
+export interface Versioned<A> {
+  readonly row: A;
+  readonly version: number;
+}
+
 /** A model's values without its key: what a form yields and `insert` takes. */
 export type Draft<A> = Record<string, unknown> & Partial<A>;
 
@@ -19,8 +25,12 @@ export interface Store<A> {
   list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>>;
   get(key: unknown): Promise<A | undefined>;
   insert(draft: Draft<A>): Promise<A>;
-  /** The updated row, or undefined when there is no row with that key. */
-  update(key: unknown, draft: Draft<A>): Promise<A | undefined>;
+  /**
+   * The updated row, or undefined when there is no row with that key. `expected` is given only
+   * to a store that has `read`: the version the change was based on; a row at another version
+   * is not written and the update throws `Conflict` (store-errors.ts).
+   */
+  update(key: unknown, draft: Draft<A>, expected?: number): Promise<A | undefined>;
   /** True when a row was deleted. */
   delete(key: unknown): Promise<boolean>;
   /**
@@ -29,4 +39,10 @@ export interface Store<A> {
    * with a WHERE clause; without it fw scans the table (`narrowed` in row-filter.ts).
    */
   where?(filter: RowFilter): Store<A>;
+  /**
+   * Optional: the row and its version, for a store that versions its rows (optimistic
+   * concurrency). With it, the derived Edit form carries the version and Update passes it
+   * back as `expected`, so a change based on a stale read answers 409 instead of overwriting.
+   */
+  read?(key: unknown): Promise<Versioned<A> | undefined>;
 }

@@ -1,0 +1,176 @@
+import { randomBytes } from "node:crypto";
+import type { UserFields, Users } from "../auth/users.js";
+import type { Database, Queryable, Row } from "./database.js";
+import { checkIdentifier, quoteIdentifier as q } from "./identifier.js";
+import { VERSION_COLUMN } from "./table.js";
+
+/** The users table's default name (what an owned model's owner column references). */
+export const USERS_TABLE = "users";
+
+/**
+ * Signed-out sessions kept per user. Past it, `revokeSession` ends all the user's sessions
+ * (a fresh epoch) and forgets the list, as fw/auth's contract allows: rows grow with users,
+ * not with sign-outs.
+ */
+export const MAX_REVOKED_SESSIONS = 256;
+
+/**
+ * The DDL of the users table `SqlUsers` reads and writes, and of its revoked-sessions table
+ * (`<table>_revoked_sessions`): what `db new` writes into a migration.
+ * - `id` is an identity: assigned by the database, never reused (a deleted user's key is not
+ *   given to the next sign-up, so an old session cookie or an owner column cannot point at them);
+ * - `email` is UNIQUE: it holds the normalised email (fw/auth's `normalEmail`), so two spellings
+ *   of one address are one account, and two concurrent sign-ups cannot both win;
+ * - revoked sessions carry their expiry (`until_ms`, when the cookie would end anyway) and go
+ *   with their user (ON DELETE CASCADE).
+ */
+export function usersTableSql(table: string = USERS_TABLE): string {
+  checkIdentifier(table, "users table name");
+  const revoked = revokedTable(table);
+  return (
+    `CREATE TABLE ${q(table)} (\n` +
+    `  "id" bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,\n` +
+    `  "email" text NOT NULL UNIQUE,\n` +
+    `  "password_hash" text NOT NULL,\n` +
+    `  "session_epoch" text NOT NULL,\n` +
+    `  ${q(VERSION_COLUMN)} integer NOT NULL DEFAULT 1\n` +
+    `);\n` +
+    `CREATE TABLE ${q(revoked)} (\n` +
+    `  "user_id" bigint NOT NULL REFERENCES ${q(table)} ("id") ON DELETE CASCADE,\n` +
+    `  "session_id" text NOT NULL,\n` +
+    `  "until_ms" bigint NOT NULL,\n` +
+    `  PRIMARY KEY ("user_id", "session_id")\n` +
+    `);\n`
+  );
+}
+
+function revokedTable(table: string): string {
+  const name = `${table}_revoked_sessions`;
+  checkIdentifier(name, "revoked-sessions table name (the users table's name + _revoked_sessions)");
+  return name;
+}
+
+export interface SqlUsersOptions {
+  /** The users table (default `users`), as created by `usersTableSql(table)`. */
+  readonly table?: string;
+  /** The clock revocations are compared with (tests). Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/**
+ * fw/auth's `Users` on a database table: sign-up, sign-in and session revocation shared by
+ * every app process on the database. Emails arrive in `normalEmail` form (fw/auth's contract)
+ * and are stored as they arrive. `U` is the app's user type; as with `InMemoryUsers`, its
+ * fields beyond `UserFields` must be optional (the table keeps only these four).
+ */
+export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
+  private readonly users: string;
+  private readonly revoked: string;
+  private readonly now: () => number;
+  private static readonly SELECTED = `"id", "email", "password_hash", "session_epoch"`;
+
+  constructor(
+    private readonly db: Database,
+    options: SqlUsersOptions = {},
+  ) {
+    const table = options.table ?? USERS_TABLE;
+    this.users = q(table);
+    this.revoked = q(revokedTable(table));
+    this.now = options.now ?? Date.now;
+  }
+
+  async byEmail(email: string): Promise<U | undefined> {
+    return this.one(await this.db.query(`SELECT ${SqlUsers.SELECTED} FROM ${this.users} WHERE "email" = $1`, [email]));
+  }
+
+  async byId(id: number): Promise<U | undefined> {
+    if (!isKey(id)) return undefined;
+    return this.one(await this.db.query(`SELECT ${SqlUsers.SELECTED} FROM ${this.users} WHERE "id" = $1`, [id]));
+  }
+
+  /** One statement: of concurrent sign-ups with one email, the unique index lets exactly one in. */
+  async create(email: string, passwordHash: string): Promise<U | undefined> {
+    return this.one(
+      await this.db.query(
+        `INSERT INTO ${this.users} ("email", "password_hash", "session_epoch") VALUES ($1, $2, $3) ON CONFLICT ("email") DO NOTHING RETURNING ${SqlUsers.SELECTED}`,
+        [email, passwordHash, freshEpoch()],
+      ),
+    );
+  }
+
+  async setPasswordHash(id: number, passwordHash: string): Promise<U | undefined> {
+    if (!isKey(id)) return undefined;
+    return this.one(
+      await this.db.query(
+        `UPDATE ${this.users} SET "password_hash" = $2, "session_epoch" = $3, ${q(VERSION_COLUMN)} = ${q(VERSION_COLUMN)} + 1 WHERE "id" = $1 RETURNING ${SqlUsers.SELECTED}`,
+        [id, passwordHash, freshEpoch()],
+      ),
+    );
+  }
+
+  async revokeAll(id: number): Promise<U | undefined> {
+    if (!isKey(id)) return undefined;
+    return this.one(await revokeAll(this.db, this.users, id));
+  }
+
+  /** The user's revoked sessions go with them (ON DELETE CASCADE); the identity never gives the key out again. */
+  async delete(id: number): Promise<boolean> {
+    if (!isKey(id)) return false;
+    const { rowCount } = await this.db.query(`DELETE FROM ${this.users} WHERE "id" = $1`, [id]);
+    return rowCount > 0;
+  }
+
+  /**
+   * In one transaction: drops the user's expired revocations, then records this one; when the
+   * user already has `MAX_REVOKED_SESSIONS`, ends all their sessions instead. Nobody's (no such
+   * user, or deleted meanwhile) is ignored.
+   */
+  async revokeSession(id: number, sessionId: string, until: number): Promise<void> {
+    if (!isKey(id)) return;
+    const now = this.now();
+    await this.db.transaction(async (tx) => {
+      // Locks the user's row: concurrent sign-outs of one user count one after the other.
+      const user = await tx.query(`SELECT "id" FROM ${this.users} WHERE "id" = $1 FOR UPDATE`, [id]);
+      if (user.rows[0] === undefined) return;
+      await tx.query(`DELETE FROM ${this.revoked} WHERE "user_id" = $1 AND "until_ms" <= $2`, [id, now]);
+      const held = await tx.query(`SELECT count(*) AS n FROM ${this.revoked} WHERE "user_id" = $1`, [id]);
+      if (Number(held.rows[0]?.["n"] ?? 0) >= MAX_REVOKED_SESSIONS) {
+        await tx.query(`DELETE FROM ${this.revoked} WHERE "user_id" = $1`, [id]);
+        await revokeAll(tx, this.users, id);
+        return;
+      }
+      await tx.query(
+        `INSERT INTO ${this.revoked} ("user_id", "session_id", "until_ms") VALUES ($1, $2, $3) ` +
+          `ON CONFLICT ("user_id", "session_id") DO UPDATE SET "until_ms" = GREATEST(${this.revoked}."until_ms", EXCLUDED."until_ms")`,
+        [id, sessionId, Math.trunc(until)],
+      );
+    });
+  }
+
+  async isRevoked(id: number, sessionId: string): Promise<boolean> {
+    if (!isKey(id)) return false;
+    const { rows } = await this.db.query(`SELECT 1 AS revoked FROM ${this.revoked} WHERE "user_id" = $1 AND "session_id" = $2 AND "until_ms" > $3`, [id, sessionId, this.now()]);
+    return rows.length > 0;
+  }
+
+  private one(result: { readonly rows: Row[] }): U | undefined {
+    const row = result.rows[0];
+    if (row === undefined) return undefined;
+    // The cast is what the class comment asks of U: only these fields are required.
+    return { id: Number(row["id"]), email: String(row["email"]), passwordHash: String(row["password_hash"]), sessionEpoch: String(row["session_epoch"]) } as U;
+  }
+}
+
+function revokeAll(db: Queryable, users: string, id: number): Promise<{ rows: Row[] }> {
+  return db.query(`UPDATE ${users} SET "session_epoch" = $2, ${q(VERSION_COLUMN)} = ${q(VERSION_COLUMN)} + 1 WHERE "id" = $1 RETURNING ${`"id", "email", "password_hash", "session_epoch"`}`, [id, freshEpoch()]);
+}
+
+/** A fresh random session epoch (128 bits), as fw/auth's `InMemoryUsers` makes them. */
+function freshEpoch(): string {
+  return randomBytes(16).toString("base64url");
+}
+
+/** User keys are positive whole numbers: anything else names nobody and is not sent. */
+function isKey(id: unknown): id is number {
+  return typeof id === "number" && Number.isSafeInteger(id) && id > 0;
+}

@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { FromPath } from "../../runtime/index.js";
+import { narrowed, matches, type RowFilter } from "../../runtime/resource/row-filter.js";
+import { createTableSql, SqlRows, SqlScopedStore, SqlStore, type Database, type TableSpec } from "../../runtime/db/index.js";
+import { onEveryEngine } from "./engines.js";
+
+interface Post {
+  id: number;
+  title: string;
+  published?: boolean;
+  author?: number;
+}
+
+let tables = 0;
+
+async function postsTable(db: Database): Promise<TableSpec> {
+  const n = ++tables;
+  const users = `where_users_${n}`;
+  await db.script(`CREATE TABLE ${users} (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY); INSERT INTO ${users} (id) OVERRIDING SYSTEM VALUE VALUES (7), (8);`);
+  const spec: TableSpec = {
+    name: `where_posts_${n}`,
+    key: { field: "id", column: "id" },
+    columns: [
+      { field: "title", column: "title", type: "text", nullable: false },
+      { field: "published", column: "is_published", type: "boolean", nullable: true },
+      { field: "author", column: "author_id", type: "bigint", nullable: true, references: { table: users, column: "id" } },
+    ],
+    owner: "author",
+  };
+  await db.script(createTableSql(spec));
+  return spec;
+}
+
+onEveryEngine((engine) => {
+  describe(`issue 20: SqlStore.where (the read scope in SQL) on ${engine.name}`, () => {
+    /** 12 posts: authors 7 and 8 (and none), published or not (or unset). */
+    const seeded = async (spy?: string[]): Promise<SqlStore<Post>> => {
+      const db = engine.db();
+      const spec = await postsTable(db);
+      const seen: Database = spy === undefined ? db : ({ ...db, query: (sql, params) => (spy.push(sql), db.query(sql, params)), transaction: (work) => db.transaction(work) } as Database);
+      const store = new SqlStore<Post>(seen, spec);
+      for (let i = 0; i < 12; i++) {
+        const author = [7, 8, undefined][i % 3];
+        const published = [true, false, undefined, false][i % 4];
+        await store.insert({ title: `p${i}`, ...(author === undefined ? {} : { author }), ...(published === undefined ? {} : { published }) });
+      }
+      if (spy !== undefined) spy.length = 0;
+      return store;
+    };
+
+    it("lists exactly the rows the filter matches, in key order, paged, counted, with one query", async () => {
+      const sent: string[] = [];
+      const store = await seeded(sent);
+      const filter: RowFilter = { anyOf: [{ field: "published", equals: true }, { field: "author", equals: 7 }] };
+      const all = (await store.list({ offset: 0, limit: 100 })).rows;
+      const expected = all.filter((row) => matches(row, filter));
+      expect(expected.length).toBeGreaterThan(2);
+      sent.length = 0;
+      const narrowedRows = narrowed(store, filter);
+      expect(narrowedRows).toBeInstanceOf(SqlRows);
+      const page = await narrowedRows.list({ offset: 1, limit: 2 });
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toMatch(/WHERE \("is_published" = \$3 OR "author_id" = \$4\)/);
+      expect(page).toEqual({ rows: expected.slice(1, 3), total: expected.length });
+    });
+
+    it("get sees only matching rows; update and delete touch only them; insert goes to the table", async () => {
+      const store = await seeded();
+      const rows = (await store.list({ offset: 0, limit: 100 })).rows;
+      const visible = store.where({ anyOf: [{ field: "published", equals: true }] });
+      const open = rows.find((row) => row.published === true) as Post;
+      const hidden = rows.find((row) => row.published !== true) as Post;
+      expect(await visible.get(open.id)).toEqual(open);
+      expect(await visible.get(hidden.id)).toBeUndefined();
+      expect(await visible.update(hidden.id, { title: "changed" })).toBeUndefined();
+      expect(await visible.delete(hidden.id)).toBe(false);
+      expect(await store.get(hidden.id)).toEqual(hidden);
+      expect(await visible.update(open.id, { title: "edited", published: true, author: open.author })).toMatchObject({ title: "edited" });
+      const added = await visible.insert({ title: "draft", published: false });
+      expect(await store.get(added.id)).toMatchObject({ title: "draft", published: false });
+      expect(await visible.get(added.id)).toBeUndefined();
+      expect(await visible.delete(open.id)).toBe(true);
+    });
+
+    it("a row whose field is NULL matches no condition on it; an empty filter matches nothing; filters narrow each other", async () => {
+      const store = await seeded();
+      const rows = (await store.list({ offset: 0, limit: 100 })).rows;
+      const unpublished = store.where({ anyOf: [{ field: "published", equals: false }] });
+      expect((await unpublished.list({ offset: 0, limit: 100 })).rows).toEqual(rows.filter((row) => row.published === false));
+      expect(await store.where({ anyOf: [] }).list({ offset: 0, limit: 100 })).toEqual({ rows: [], total: 0 });
+      const both = store.where({ anyOf: [{ field: "published", equals: false }] }).where?.({ anyOf: [{ field: "author", equals: 8 }] });
+      expect((await both?.list({ offset: 0, limit: 100 }))?.rows).toEqual(rows.filter((row) => row.published === false && row.author === 8));
+      expect((await store.where({ anyOf: [{ field: "id", equals: rows[3]?.id as number }] }).list({ offset: 0, limit: 9 })).rows).toEqual([rows[3]]);
+    });
+
+    it("the owned model's read scope (publicWhen OR own rows) is one query through SqlScopedStore.readableBy", async () => {
+      const sent: string[] = [];
+      const whole = await seeded(sent);
+      const scoped = new SqlScopedStore<Post>(whole, FromPath.int);
+      const rows = (await whole.list({ offset: 0, limit: 100 })).rows;
+      sent.length = 0;
+      const page = await scoped.readableBy("published", "8").list({ offset: 0, limit: 100 });
+      expect(sent).toHaveLength(1);
+      expect(page.rows).toEqual(rows.filter((row) => row.published === true || row.author === 8));
+      expect((await scoped.readableBy("published", undefined).list({ offset: 0, limit: 100 })).rows).toEqual(rows.filter((row) => row.published === true));
+      // The owner's narrowing, narrowed again: both hold.
+      const own = scoped.for("7").where?.({ anyOf: [{ field: "published", equals: false }] });
+      expect((await own?.list({ offset: 0, limit: 100 }))?.rows).toEqual(rows.filter((row) => row.author === 7 && row.published === false));
+    });
+
+    it("a filter value travels as a parameter; a field the table lacks is refused, naming it", async () => {
+      const store = await seeded();
+      await store.insert({ title: "x' OR '1'='1" });
+      expect((await store.where({ anyOf: [{ field: "title", equals: "x' OR '1'='1" }] }).list({ offset: 0, limit: 100 })).total).toBe(1);
+      expect(() => store.where({ anyOf: [{ field: "secret", equals: 1 }] })).toThrow(/no column for the field "secret"/);
+    });
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { emitModule, type Derived } from "../../transformer/emit.js";
+import type { Model } from "../../transformer/models.js";
+
+// The generated module loads fw/db only when a model declares a table (issue 20): an app
+// without one keeps the core free of the database module.
+const model = (name: string): Model => ({ name, fqn: `models.${name}`, file: `/app/src/models/${name}.ts`, derivations: ["Form", "Resource"], valuePath: name, typePath: name }) as unknown as Model;
+const derived = (name: string, table?: string): Derived => ({
+  model: model(name),
+  shown: `src/models/${name}.ts`,
+  shape: { key: "id", fields: [{ name: "text", label: "Text", input: "text", optional: false, describe: "text", maxLength: 200 }], references: [] },
+  ...(table === undefined ? {} : { table: { name: table, key: { field: "id", column: "id" }, columns: [{ field: "text", column: "text", type: "text", nullable: false, maxLength: 200 }] } }),
+});
+const emit = (models: readonly Derived[]): string =>
+  emitModule({ out: "/app/src/.fw/routes.ts", fwModule: "fw", dbModule: "fw/db", capabilitiesFile: "/app/src/capabilities.ts", rows: [], models: models.map((d) => d.model), derived: models, appDirShown: "src/app" });
+
+describe("issue 20: the generated module and fw/db", () => {
+  it("without a table model, no import of fw/db, in-memory stores, and an empty tables list", () => {
+    const text = emit([derived("Note")]);
+    expect(text).not.toMatch(/from "fw\/db"/);
+    expect(text).toContain("return new InMemoryStore<A>(model.key);");
+    expect(text).toContain("export const tables = [] as const;");
+  });
+
+  it("with one, fw/db is imported once, that model's store is a SqlStore on the process database, the others stay in memory", () => {
+    const text = emit([derived("Note"), derived("Post", "posts")]);
+    expect(text.match(/from "fw\/db"/g)).toHaveLength(1);
+    expect(text).toContain(`import { processDatabase, SqlStore, type TableSpec } from "fw/db";`);
+    expect(text).toContain("const store0 = storeFor(model0);");
+    expect(text).toContain("const store1 = storeFor(model1, table1);");
+    expect(text).toContain(`const table1: TableSpec = {"name":"posts",`);
+    expect(text).toContain("export const tables: readonly TableSpec[] = [table1];");
+  });
+});
