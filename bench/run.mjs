@@ -4,7 +4,8 @@
 //
 //   npm run bench                      full run (under 10 minutes on 2 cores), writes BENCHMARKS.md
 //   npm run bench -- --quick           one-minute smoke run, writes bench/.work/BENCHMARKS.quick.md
-//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev)
+//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev);
+//                                      writes bench/.work/BENCHMARKS.routing+memory.md, never BENCHMARKS.md
 //   npm run bench -- --no-build        use dist/ and example/dist/ as they are (the memory part still bundles
 //                                      the example with `fw bundle`, from example/dist as it is)
 //   npm run bench -- --out=FILE        write the report elsewhere
@@ -20,7 +21,10 @@ const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
 const noBuild = argv.includes("--no-build");
 const only = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
-const out = argv.find((a) => a.startsWith("--out="))?.slice("--out=".length) ?? (quick ? join(WORK, "BENCHMARKS.quick.md") : join(ROOT, "BENCHMARKS.md"));
+// BENCHMARKS.md is the report of a full run: a quick or partial run writes beside its results
+// under bench/.work, so checking one part never replaces the committed report with a partial one.
+const defaultOut = quick ? join(WORK, "BENCHMARKS.quick.md") : only !== undefined ? join(WORK, `BENCHMARKS.${only.join("+")}.md`) : join(ROOT, "BENCHMARKS.md");
+const out = argv.find((a) => a.startsWith("--out="))?.slice("--out=".length) ?? defaultOut;
 const wanted = (part) => only === undefined || only.includes(part);
 
 const OPTIONS = quick
