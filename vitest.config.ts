@@ -24,6 +24,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     // Finds (or installs) the Chromium that spec/browser drives, when those tests are in the run.
-    globalSetup: ["spec/support/chromium-setup.ts"],
+    // Prepares the databases the example's tests start it on (PostgreSQL template, PGlite copy).
+    globalSetup: ["spec/support/chromium-setup.ts", "spec/support/example-db-setup.ts"],
   },
 });

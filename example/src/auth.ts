@@ -1,5 +1,6 @@
 import type { Id } from "fw";
-import { formSignIn, InMemoryUsers, seedUser } from "fw/auth";
+import { formSignIn, seedUser } from "fw/auth";
+import { processDatabase, SqlUsers } from "fw/db";
 
 /** A user of the example: an email and a password hash (never the password). */
 export interface User {
@@ -10,8 +11,8 @@ export interface User {
   sessionEpoch: string;
 }
 
-/** Users live in memory, as long as the process. */
-export const users = new InMemoryUsers<User>();
+/** Users live in the app's database (the `users` table), beside the posts that name them. */
+export const users = new SqlUsers<User>(processDatabase());
 
 /** Sign-in by form: GET|POST /signup, GET|POST /login, POST /logout. */
 export const auth = formSignIn({ users });
@@ -19,7 +20,11 @@ export const auth = formSignIn({ users });
 /** The account `npm start` (dev only) creates, so there is someone to sign in as. */
 export const DEMO = { email: "demo@example.com", password: "demo-password" } as const;
 
-/** Creates the demo account; called in dev only, where there is no real user data to protect. */
+/**
+ * The example's seed (`db seed`; `dev` runs it once on a new database): the demo account. Never
+ * in production by itself: a production boot does not seed, and the README says not to seed a
+ * production database with a published password. Running it twice does no harm.
+ */
 export async function seedDemoUser(): Promise<void> {
-  await seedUser(users, DEMO.email, DEMO.password);
+  if ((await users.byEmail(DEMO.email)) === undefined) await seedUser(users, DEMO.email, DEMO.password);
 }

@@ -1,4 +1,6 @@
-/** The example's in-memory guestbook: entries live as long as the process. */
+import type { Database } from "fw/db";
+
+/** A guestbook entry, as the `guestbook` table keeps it (example/db/migrations). */
 export interface Entry {
   readonly id: number;
   readonly name: string;
@@ -8,27 +10,39 @@ export interface Entry {
 /**
  * The longest name and message an entry keeps (README: every text field has a maximum). The
  * form renders them as `maxlength` and Create refuses longer ones with a 422; `add` refuses
- * them too, so no other caller can store a megabyte.
+ * them too, and so does the table (varchar), so no other caller can store a megabyte.
  */
 export const LIMITS = { name: 100, message: 2_000 } as const;
 
+/**
+ * The example's hand-written guestbook, on the app's database: plain SQL through fw/db, with
+ * the values always passed as parameters ($1, $2), never pasted into the statement.
+ */
 export class Guestbook {
-  private readonly entries: Entry[] = [];
+  constructor(private readonly db: Database) {}
 
-  list(): readonly Entry[] {
-    return this.entries;
+  /** Every entry, oldest first. */
+  async list(): Promise<readonly Entry[]> {
+    return (await this.db.query<Row>(`SELECT "id", "name", "message" FROM "guestbook" ORDER BY "id"`)).rows.map(entryOf);
   }
 
-  find(id: number): Entry | undefined {
-    return this.entries.find((entry) => entry.id === id);
+  async find(id: number): Promise<Entry | undefined> {
+    const { rows } = await this.db.query<Row>(`SELECT "id", "name", "message" FROM "guestbook" WHERE "id" = $1`, [id]);
+    return rows[0] === undefined ? undefined : entryOf(rows[0]);
   }
 
-  add(name: string, message: string): Entry {
+  async add(name: string, message: string): Promise<Entry> {
     if (name.length > LIMITS.name || message.length > LIMITS.message) {
       throw new RangeError(`A guestbook entry takes a name of at most ${LIMITS.name} characters and a message of at most ${LIMITS.message}.`);
     }
-    const entry = { id: this.entries.length + 1, name, message };
-    this.entries.push(entry);
-    return entry;
+    const { rows } = await this.db.query<Row>(`INSERT INTO "guestbook" ("name", "message") VALUES ($1, $2) RETURNING "id", "name", "message"`, [name, message]);
+    return entryOf(rows[0]!);
   }
+}
+
+type Row = { id: string | number; name: string; message: string };
+
+/** `bigint` identity columns arrive as text from the driver: the key is a number here. */
+function entryOf(row: Row): Entry {
+  return { id: Number(row.id), name: row.name, message: row.message };
 }

@@ -1,12 +1,15 @@
-import { HttpApp, isDevMode } from "fw";
-import { table } from "./.fw/routes.js";
+import { DbApp } from "fw/db";
+import { table, tables } from "./.fw/routes.js";
 import { seedDemoUser } from "./auth.js";
 import { layout } from "./layout.js";
 
-// In dev only, a demo account to sign in with (README: demo@example.com / demo-password). Never
-// in production: `isDevMode()` is false without `dev`, and under NODE_ENV=production whatever
-// the arguments say (HttpApp then serves production too).
-if (isDevMode()) await seedDemoUser();
+// Posts, notes, the guestbook and users live in the database, found as in any fw app from the
+// working directory (`npm start` and `fw dev --project example` run in example/): the embedded
+// one (PGlite) in .fw/db unless DATABASE_URL names a PostgreSQL server, migrations in
+// db/migrations. `dev` applies pending migrations and seeds a new database with the demo
+// account (README: demo@example.com / demo-password); production refuses to start with pending
+// migrations and never seeds.
+const app = new DbApp({ routes: table(), layout, tables, seed: seedDemoUser });
 
-// The app never listens itself: `main` reads the command (none, dev, routes) and runs it.
-process.exitCode = await new HttpApp({ routes: table(), layout }).main();
+// The app never listens itself: `main` reads the command (none, dev, routes, db …) and runs it.
+process.exitCode = await app.main();

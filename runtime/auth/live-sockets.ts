@@ -16,25 +16,34 @@ export class LiveSockets {
 
   /**
    * `listener` with its connections registered while open. `stillSignedIn` is asked once the
-   * socket is registered (a sign-out between the handshake and now must not be missed).
+   * socket is registered (a sign-out between the handshake and now must not be missed); a socket
+   * that fails it is closed (1008) and the app's listener hears no message from it.
+   *
+   * The app's `open` runs at once, not after that check: the check is a users-store round trip
+   * (a database query with fw/db), and a client that saw its handshake answered must already be
+   * in the app's rooms — a message broadcast after its `open` event must reach it. The
+   * handshake itself has just asked the users store; the check only covers a sign-out that
+   * lands in between, and closes such a socket within one round trip.
    */
   track(listener: WsListener, stillSignedIn: (connection: WsConnection) => Promise<boolean>): WsListener {
-    // The app's listener hears of a connection only once it passed the second check.
     const admitted = new WeakSet<WsConnection>();
     const tracked: WsListener = {
       open: async (connection) => {
         this.add(connection);
-        if (!(await stillSignedIn(connection))) {
-          connection.close(SIGNED_OUT_CODE, "signed out");
-          return;
-        }
         admitted.add(connection);
+        const checked = stillSignedIn(connection).then((signedIn) => {
+          if (signedIn) return;
+          admitted.delete(connection);
+          connection.close(SIGNED_OUT_CODE, "signed out");
+        });
         await listener.open?.(connection);
+        // The socket's own messages wait (its inbox runs one job at a time) until it passed.
+        await checked;
       },
       message: (connection, text) => (admitted.has(connection) ? listener.message(connection, text) : undefined),
       close: async (connection) => {
         this.remove(connection);
-        if (admitted.has(connection)) await listener.close?.(connection);
+        await listener.close?.(connection);
       },
     };
     return tracked;

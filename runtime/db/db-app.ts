@@ -15,7 +15,11 @@ export interface DbAppOptions extends HttpAppOptions {
   readonly database?: AppDatabase;
   /** The migrations directory. Default `db/migrations` under the working directory. */
   readonly migrations?: string;
-  /** What `db seed` (and `db reset` after it) runs to fill the database with starting rows. */
+  /**
+   * What `db seed` (and `db reset` after it) runs to fill the database with starting rows; `dev`
+   * runs it too, once, right after it migrated a database that had no migration applied (a new
+   * one). Write it so that running it twice does no harm (look a row up before creating it).
+   */
   readonly seed?: (db: Database) => Promise<void> | void;
   /**
    * The tables of the app's table models (the generated module's `tables`): `db new NAME` writes
@@ -57,7 +61,6 @@ export class DbApp extends HttpApp {
   override async serve(options: ServeOptions = {}): Promise<RunningServer> {
     let running: RunningServer;
     try {
-      await this.prepare(options.dev ?? false);
       running = await super.serve(options);
     } catch (error) {
       await this.database.close().catch(() => undefined);
@@ -158,13 +161,19 @@ export class DbApp extends HttpApp {
   }
 
   /** Opens the database and checks the migrations before the server listens. */
-  private async prepare(dev: boolean): Promise<void> {
+  protected override async beforeServe(dev: boolean): Promise<void> {
     try {
       const db = await this.database.open();
-      const { pending } = await migrationStatus(db, this.migrations);
+      const { applied, pending } = await migrationStatus(db, this.migrations);
       if (pending.length === 0) return;
       if (dev) {
         for (const name of await migrate(db, this.migrations)) this.console.err(`fw: dev applied the pending migration ${name}`);
+        // A database dev has just created from nothing gets the seed too (Rails' db:prepare):
+        // `npm start` on a fresh checkout has rows to look at, and a restart does not seed again.
+        if (applied.length === 0 && this.seed !== undefined) {
+          await this.seed(this.database);
+          this.console.err(`fw: dev seeded the new database (${db.description})`);
+        }
         return;
       }
       throw new BootError(

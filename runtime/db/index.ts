@@ -4,7 +4,7 @@
  * never imports it. Names are re-exported one by one; everything else here is internal.
  */
 export type { Database, Connection, Queryable, QueryResult, Row, Engine } from "./database.js";
-export { openDatabase, appDatabase, AppDatabase, DEFAULT_DB_DIRECTORY, type OpenOptions } from "./open.js";
+export { openDatabase, appDatabase, AppDatabase, DEFAULT_DB_DIRECTORY, PGLITE_URL_SCHEME, type OpenOptions } from "./open.js";
 export { DbApp, type DbAppOptions } from "./db-app.js";
 export { processDatabase, setProcessDatabase } from "./process-database.js";
 export { DatabaseUnreachable, type PostgresOptions } from "./postgres-engine.js";

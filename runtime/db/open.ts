@@ -6,8 +6,19 @@ import { openPostgres, redactUrl } from "./postgres-engine.js";
 /** Where the embedded database lives, under the app's working directory (git-ignored with `.fw/`). */
 export const DEFAULT_DB_DIRECTORY = ".fw/db";
 
+/**
+ * A `DATABASE_URL` that names an embedded database instead of a server: `pglite:` followed by
+ * its directory (absolute, or relative to the working directory), e.g. `pglite:.fw/db-test`
+ * (`pglite:` alone: the app's own directory).
+ * Like a server URL, it wins over the app's own `directory`: whoever runs the app chooses.
+ */
+export const PGLITE_URL_SCHEME = "pglite:";
+
 export interface OpenOptions {
-  /** A `postgres://` URL. Default: `DATABASE_URL` from the environment; when neither is set, the embedded engine. */
+  /**
+   * The database: a `postgres://` URL, or `pglite:DIR` for the embedded engine in DIR. Default:
+   * `DATABASE_URL` from the environment; when neither is set, the embedded engine in `directory`.
+   */
   readonly url?: string;
   /** The embedded database's directory. Default `.fw/db` under `cwd`. */
   readonly directory?: string;
@@ -24,8 +35,14 @@ type Target = { readonly engine: "postgres"; readonly url: string } | { readonly
 function targetOf(options: OpenOptions): Target {
   const env = options.env ?? process.env;
   const url = options.url ?? nonEmpty(env["DATABASE_URL"]);
+  const cwd = options.cwd ?? process.cwd();
+  if (url?.startsWith(PGLITE_URL_SCHEME)) {
+    const directory = url.slice(PGLITE_URL_SCHEME.length).replace(/^\/\/(?=\/)/, "");
+    // `pglite:` alone is the app's own embedded directory.
+    return { engine: "pglite", directory: resolve(cwd, directory.trim() === "" ? (options.directory ?? DEFAULT_DB_DIRECTORY) : directory) };
+  }
   if (url !== undefined) return { engine: "postgres", url };
-  return { engine: "pglite", directory: resolve(options.cwd ?? process.cwd(), options.directory ?? DEFAULT_DB_DIRECTORY) };
+  return { engine: "pglite", directory: resolve(cwd, options.directory ?? DEFAULT_DB_DIRECTORY) };
 }
 
 /**

@@ -226,6 +226,13 @@ export class HttpApp {
     return "";
   }
 
+  /**
+   * What an umbrella entry does before the server is built, once the table and the secret are
+   * checked (`DbApp` opens the database and checks its migrations). A `BootError` thrown here
+   * stops the boot like any boot problem. `HttpApp` has nothing to do.
+   */
+  protected async beforeServe(_dev: boolean): Promise<void> {}
+
   /** Checks the table, then listens. Boot problems throw `BootError` / `MissingSecret`. */
   async serve(options: ServeOptions = {}): Promise<RunningServer> {
     // NODE_ENV=production wins over `dev` (README, "Decisions"): production never serves dev pages.
@@ -236,6 +243,8 @@ export class HttpApp {
     const secret = dev
       ? devSecret(this.secret, process.env, process.cwd(), (line) => this.console.err(line))
       : productionSecret(this.secret, process.env);
+    // After the cheap checks (table, secret), so a missing FW_SECRET is told before a database opens.
+    await this.beforeServe(dev);
     const matcher = new Matcher(routes);
     const codec = new SessionCodec([secret, ...this.previousSecrets], this.sessionMaxAge * 1000);
     const hook = dev ? (options.devHook ?? (await loadDevHook())) : undefined;

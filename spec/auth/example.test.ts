@@ -1,9 +1,7 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleExample, type ExampleBundle } from "../support/bundle.js";
-import { bootNode } from "../support/process.js";
+import { bootExample, exampleDatabase } from "../support/example.js";
 import { TEST_SECRET } from "../support/serve.js";
 import { connect, refusal } from "../support/ws-client.js";
 import { Browser, freshEmail, PASSWORD } from "./client.js";
@@ -22,12 +20,12 @@ const post = { title: "Hello from the example", body: "A body", category: "news"
 
 describe.each(builds)("The example $build uses fw/auth: posts owned by their authors, a chat for signed-in users", ({ entry }) => {
   let main: string;
-  let app: ReturnType<typeof bootNode>;
+  let app: ReturnType<typeof bootExample>;
   let url: string;
 
   beforeAll(async () => {
     main = await entry();
-    app = bootNode(main, [], { FW_SECRET: TEST_SECRET });
+    app = bootExample([], { FW_SECRET: TEST_SECRET }, { main });
     url = await app.url;
   }, 30_000);
 
@@ -129,7 +127,8 @@ describe.each(builds)("The example $build uses fw/auth: posts owned by their aut
 
   it("the demo account exists in dev only (README: demo@example.com / demo-password)", async () => {
     expect((await new Browser(url).signIn("demo@example.com", "demo-password")).status).toBe(422);
-    const dev = bootNode(main, ["dev"], { FW_SECRET: "" }, mkdtempSync(join(tmpdir(), "fw-demo-")));
+    // `dev` on a new database migrates it and seeds it with the demo account.
+    const dev = bootExample(["dev"], { FW_SECRET: "" }, { main, database: exampleDatabase("empty") });
     try {
       expect((await new Browser(await dev.url).signIn("demo@example.com", "demo-password")).status).toBe(303);
     } finally {

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { bootNode } from "../support/process.js";
+import { bootExample } from "../support/example.js";
 import { CHROMIUM_ARGS } from "../support/chromium.js";
 import { TEST_SECRET } from "../support/serve.js";
 
@@ -14,7 +14,7 @@ const CHROMIUM = "path" in found ? found.path : undefined;
 const SHOTS = resolve("spec/.artifacts/screenshots");
 const PASSWORD = "correct horse battery";
 
-let app: ReturnType<typeof bootNode> | undefined;
+let app: ReturnType<typeof bootExample> | undefined;
 let url: string;
 let browser: Browser | undefined;
 const contexts: BrowserContext[] = [];
@@ -22,7 +22,7 @@ const contexts: BrowserContext[] = [];
 beforeAll(async () => {
   if (CHROMIUM === undefined) return; // skipped below
   mkdirSync(SHOTS, { recursive: true });
-  app = bootNode(resolve("example/dist/main.js"), [], { FW_SECRET: TEST_SECRET });
+  app = bootExample([], { FW_SECRET: TEST_SECRET });
   [url, browser] = await Promise.all([app.url, chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
 }, 30_000);
 

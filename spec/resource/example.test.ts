@@ -1,12 +1,11 @@
-import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
-import { bootNode } from "../support/process.js";
+import { bootExample } from "../support/example.js";
 import { TEST_SECRET } from "../support/serve.js";
 
 // The example as `npm start` builds it (npm test builds first): its text limits and the posts'
 // read scope, seen over HTTP by a visitor, the author and another member.
-const app = bootNode(resolve("example/dist/main.js"), [], { FW_SECRET: TEST_SECRET });
+const app = bootExample([], { FW_SECRET: TEST_SECRET });
 let url: string;
 
 beforeAll(async () => {

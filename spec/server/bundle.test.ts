@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isExternal } from "../../runtime/dev/bundle.js";
 import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
 import { bundleExample, FW, type ExampleBundle } from "../support/bundle.js";
-import { bootNode, runNode } from "../support/process.js";
+import { bootExample } from "../support/example.js";
+import { runNode } from "../support/process.js";
 import { TEST_SECRET } from "../support/serve.js";
 import { connect } from "../support/ws-client.js";
 
@@ -58,7 +59,7 @@ function loadedBy(err: string): string[] {
 
 /** Boots a build with every module it loads logged on stderr. */
 function bootLogged(main: string) {
-  return bootNode(main, [], { FW_SECRET: TEST_SECRET, NODE_OPTIONS: withHook("log-loads.mjs") });
+  return bootExample([], { FW_SECRET: TEST_SECRET, NODE_OPTIONS: withHook("log-loads.mjs") }, { main });
 }
 
 describe("fw bundle on the built example", () => {
@@ -72,7 +73,8 @@ describe("fw bundle on the built example", () => {
     for (const lazy of ["server-", "upgrader-", "in-app-", "dev-details-", "routes-command-"]) {
       expect([...files].filter(([file, role]) => file.startsWith(lazy) && role === "loaded on demand")).toHaveLength(1);
     }
-    expect(bundle.ran.out).toContain("Imported from node_modules when it runs: ws\n");
+    // The database drivers stay there too: fw/db imports the one the app's DATABASE_URL picks.
+    expect(bundle.ran.out).toContain("Imported from node_modules when it runs: @electric-sql/pglite, pg, ws\n");
     expect(bundle.ran.out).toContain(`node ${relative(process.cwd(), bundle.main)}`);
     // fw, typia and the app are in the bundle: the entry imports only its chunks and Node's builtins.
     const main = readFileSync(bundle.main, "utf8");
@@ -108,7 +110,11 @@ describe("fw bundle on the built example", () => {
     it("boots on the entry and the chunks it imports, far fewer modules than the build as built, without dev code or ws", async () => {
       expect((await fetch(`${url}/`)).status).toBe(200);
       expect((await fetch(`${url}/nowhere`)).status).toBe(404);
-      const loaded = loadedBy(app.output().err);
+      const everything = loadedBy(app.output().err);
+      // The example opens its database at boot: the driver of its engine loads from node_modules, nothing else does.
+      const driver = app.database.engine === "postgres" ? /node_modules[\\/](pg[^\\/]*|postgres-[^\\/]+|pgpass|split2|xtend)[\\/]/ : /node_modules[\\/]@electric-sql[\\/]pglite[\\/]/;
+      const loaded = everything.filter((file) => !driver.test(file));
+      expect(everything.length).toBeGreaterThan(loaded.length);
       const files = listed(bundle.ran.out);
       // The entry, its static imports, and the socket server: fw imports it at boot for an app with a socket route (the example's chat).
       const atBoot = [...files].filter(([file, role]) => role === "entry" || role === "loaded at boot" || (file.startsWith("server-") && file.endsWith(".js")));
@@ -146,7 +152,7 @@ describe("fw bundle on the built example", () => {
     const out = scratch("outside");
     const ran = await runNode(FW, ["bundle", "--project", "example", "--out", out]);
     expect(ran.code).toBe(0);
-    expect(ran.err).toContain(`fw bundle: warning: ws is not installed in a node_modules at or above ${out}`);
+    expect(ran.err).toContain(`fw bundle: warning: @electric-sql/pglite, pg, ws are not installed in a node_modules at or above ${out}`);
     const routes = await runNode(join(out, "main.js"), ["routes"]);
     expect(routes.err).toBe("");
     expect(routes.code).toBe(0);
@@ -195,7 +201,7 @@ describe("fw bundle's source maps", () => {
       expect(code).toMatch(new RegExp(`//# sourceMappingURL=${file.replace(/\./g, "\\.")}\\.map\\s*$`));
     }
     // A statement of example/src/main.ts, found in the bundle's entry, maps to its line there.
-    const statement = "if (isDevMode()) await seedDemoUser();";
+    const statement = "process.exitCode = await app.main();";
     const sourceLine = readFileSync("example/src/main.ts", "utf8").split("\n").findIndex((line) => line.includes(statement));
     const mapped = original(bundle.main, ...positionOf(readFileSync(bundle.main, "utf8"), statement));
     expect({ source: resolve(bundle.out, mapped.source), line: mapped.line }).toEqual({ source: resolve("example/src/main.ts"), line: sourceLine });

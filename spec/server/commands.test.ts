@@ -1,16 +1,18 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HttpApp, Ok, Route, RouteTable } from "../../runtime/index.js";
-import { bootNode, runNode } from "../support/process.js";
+import { bootExample, exampleCwd, exampleDatabase } from "../support/example.js";
+import { runNode } from "../support/process.js";
 import { TEST_SECRET } from "../support/serve.js";
 
 // These run the example as `npm start` does: its output as tspc built it (npm test builds first).
 const main = resolve("example/dist/main.js");
 
 const run = (args: string[], env: Record<string, string | undefined> = {}, cwd = process.cwd()) => runNode(main, args, env, cwd);
-const boot = (args: string[], env: Record<string, string>, cwd = process.cwd()) => bootNode(main, args, env, cwd);
+// Booted with a migrated database and a working directory of their own (spec/support/example.ts).
+const database = exampleDatabase();
+const boot = (args: string[], env: Record<string, string>, cwd?: string) => bootExample(args, env, { database, ...(cwd === undefined ? {} : { cwd }) });
 
 describe("1 HttpApp commands", () => {
   it("`routes` prints method, path, handler, origin and kind in match order, and exits 0", async () => {
@@ -73,7 +75,7 @@ describe("1 HttpApp commands", () => {
   });
 
   it("`dev` boots without FW_SECRET on a random secret kept under .fw/, so sessions survive restarts", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), "fw-dev-"));
+    const cwd = exampleCwd();
     const first = boot(["dev"], { FW_SECRET: "" }, cwd);
     const url = await first.url;
     const page = await fetch(`${url}/guestbook`);

@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDevMode } from "../../runtime/index.js";
 import { Browser } from "../auth/client.js";
+import { bootExample } from "../support/example.js";
 import { bootNode } from "../support/process.js";
 import { TEST_SECRET } from "../support/serve.js";
 
@@ -12,12 +13,14 @@ import { TEST_SECRET } from "../support/serve.js";
 // `npm start` passes `dev`, and a platform that sets NODE_ENV=production must get production.
 // Real child processes, as `npm start` runs them (npm test builds first).
 
-/** What `npm start` runs once it has built: the last command of its script, as argv. */
+/** What `npm start` runs once it has built: the last command of its script, as argv (after its `cd`). */
 function startCommand(): { script: string; args: string[] } {
   const scripts = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts;
-  const last = (scripts["start"] ?? "").split("&&").at(-1)?.trim().split(/\s+/) ?? [];
+  const steps = (scripts["start"] ?? "").split("&&").map((step) => step.trim().split(/\s+/));
+  const folder = steps.filter((step) => step[0] === "cd").reduce((dir, step) => resolve(dir, step[1] ?? ""), process.cwd());
+  const last = steps.at(-1) ?? [];
   expect(last[0]).toBe("node");
-  return { script: resolve(last[1] ?? ""), args: last.slice(2) };
+  return { script: resolve(folder, last[1] ?? ""), args: last.slice(2) };
 }
 
 /** Runs a script that should end on its own; one that serves instead is stopped after 10 s. */
@@ -37,12 +40,12 @@ const production = { NODE_ENV: "production", FW_SECRET: TEST_SECRET };
 
 describe("1 NODE_ENV=production: `npm start` serves the example in production", () => {
   const { script, args } = startCommand();
-  const cwd = mkdtempSync(join(tmpdir(), "fw-prod-")); // a dev boot would write .fw/dev-secret here
-  let app: ReturnType<typeof bootNode>;
+  let app: ReturnType<typeof bootExample>;
   let url: string;
 
   beforeAll(async () => {
-    app = bootNode(script, args, production, cwd);
+    // Its own working directory (a dev boot would write .fw/dev-secret there) and a migrated database.
+    app = bootExample(args, production, { main: script });
     url = await app.url;
   }, 30_000);
 

@@ -2,7 +2,7 @@ import { Actions, derives, Destroy, Edit, Form, Index, Resource, Show, Update, t
 import type { tags } from "typia";
 import { auth, type User } from "../auth.js";
 
-/** A blog post. Its seven pages live at /posts, derived from this type. */
+/** A blog post. Its seven pages live at /posts, derived from this type; its rows, in the `posts` table. */
 export interface Post {
   id: Id<Post>;
   /** Who wrote it: set from the signed-in user on Create, never part of the form. */
@@ -22,4 +22,5 @@ export interface Post {
 export const Post = derives<Post>(Form, Resource, {
   owned: auth.owned<Post, User>(Actions.only(Edit, Update, Destroy), Actions.except(Index, Show)),
   publicWhen: "published",
+  table: "posts",
 });

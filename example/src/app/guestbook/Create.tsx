@@ -7,7 +7,7 @@ import { guestbookPage } from "./form.js";
 export const guarded = Guarded.public;
 
 /** 303 back to the list with a flash; 422 with the form re-rendered when a field is empty or too long. */
-export function create(request: Request, { guestbook }: { guestbook: Guestbook }): Response {
+export async function create(request: Request, { guestbook }: { guestbook: Guestbook }): Promise<Response> {
   const name = (request.form.get("name") ?? "").trim();
   // A textarea's line breaks arrive as CRLF but count as one against its maxlength.
   const message = (request.form.get("message") ?? "").replace(/\r\n?/g, "\n").trim();
@@ -19,8 +19,8 @@ export function create(request: Request, { guestbook }: { guestbook: Guestbook }
   if (Object.keys(errors).length > 0) {
     // What was typed comes back, cut to the limit: the page stays small whatever was sent.
     const kept = { name: name.slice(0, LIMITS.name), message: message.slice(0, LIMITS.message) };
-    return status(422, guestbookPage(guestbook.list(), request, { ...kept, errors }));
+    return status(422, guestbookPage(await guestbook.list(), request, { ...kept, errors }));
   }
-  guestbook.add(name, message);
+  await guestbook.add(name, message);
   return Redirect("/guestbook").withSession(request.session.flash("notice", `Thanks for signing, ${name}!`));
 }

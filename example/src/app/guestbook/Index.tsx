@@ -6,6 +6,6 @@ import { blank, guestbookPage } from "./form.js";
 /** Open to everyone (with the auth module on, every page says so). */
 export const guarded = Guarded.public;
 
-export function index(request: Request, { guestbook }: { guestbook: Guestbook }): Response {
-  return Ok(guestbookPage(guestbook.list(), request, blank));
+export async function index(request: Request, { guestbook }: { guestbook: Guestbook }): Promise<Response> {
+  return Ok(guestbookPage(await guestbook.list(), request, blank));
 }

@@ -6,6 +6,6 @@ import type { Guestbook } from "../../../guestbook.js";
 export const guarded = Guarded.public;
 
 /** An API route (its handler takes ApiRequest): JSON, no session, no cookie. */
-export function index(_request: ApiRequest, { guestbook }: { guestbook: Guestbook }): Response {
-  return Ok(JSON.stringify(guestbook.list()), { contentType: "application/json; charset=utf-8" });
+export async function index(_request: ApiRequest, { guestbook }: { guestbook: Guestbook }): Promise<Response> {
+  return Ok(JSON.stringify(await guestbook.list()), { contentType: "application/json; charset=utf-8" });
 }

@@ -6,8 +6,8 @@ import type { Guestbook } from "../../../guestbook.js";
 export const guarded = Guarded.public;
 
 /** `id` is decoded from the path as a number by the build (typia); anything else is a 400. */
-export function show(request: Request<{ id: number }>, { guestbook }: { guestbook: Guestbook }): Response {
-  const entry = guestbook.find(request.params.id);
+export async function show(request: Request<{ id: number }>, { guestbook }: { guestbook: Guestbook }): Promise<Response> {
+  const entry = await guestbook.find(request.params.id);
   if (entry === undefined) throw new NotFound(`There is no guestbook entry ${request.params.id}.`);
   return Ok(
     <>

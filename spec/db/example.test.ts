@@ -1,0 +1,88 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
+import { bootExample, exampleCwd, exampleDatabase, hasEngine, type Engine } from "../support/example.js";
+import { TEST_SECRET } from "../support/serve.js";
+
+// Issue 20: the example keeps posts, notes, the guestbook and users in its database — the
+// embedded PGlite by default, PostgreSQL when DATABASE_URL names one — so a restart (and
+// `npm start` twice in a row) keeps the data. Real processes of the built example, on both
+// engines (PostgreSQL where the machine has it: spec/support/example-db-setup.ts says so).
+
+const engines: Engine[] = (["pglite", "postgres"] as const).filter((engine) => hasEngine(engine));
+const running: ReturnType<typeof bootExample>[] = [];
+
+afterEach(async () => {
+  for (const app of running.splice(0)) {
+    app.child.kill("SIGTERM");
+    await app.exited;
+  }
+});
+
+/** Boots, waits for the banner, and stops it at the end of the test (or by `stop`). */
+async function start(args: string[], env: Record<string, string>, options: Parameters<typeof bootExample>[2]) {
+  const app = bootExample(args, env, options);
+  running.push(app);
+  const url = await app.url;
+  return {
+    url,
+    output: app.output,
+    stop: async () => {
+      running.splice(running.indexOf(app), 1);
+      app.child.kill("SIGTERM");
+      expect(await app.exited).toBe(0);
+    },
+  };
+}
+
+describe.each(engines)("The example on %s keeps its data across restarts", (engine) => {
+  it("`npm start` on a new database migrates and seeds it; a second start finds every row, and so does production", async () => {
+    const database = exampleDatabase("empty", engine);
+    const cwd = exampleCwd(); // one folder for the three boots: dev keeps its secret there
+    const first = await start(["dev"], { FW_SECRET: "" }, { database, cwd });
+    expect(first.output().err).toContain("dev applied the pending migration 0001_create_users");
+    expect(first.output().err).toContain("dev seeded the new database");
+
+    const author = new Browser(first.url);
+    const email = freshEmail(`restart-${engine}`);
+    expect((await author.signUp(email, PASSWORD)).status).toBe(303);
+    await author.get("/posts/new");
+    const post = await author.post("/posts", { title: `Kept on ${engine}`, body: "Line one", category: "news", published: "true" });
+    expect(post.status).toBe(303);
+    const postPath = post.location as string;
+    expect(postPath).toMatch(/^\/posts\/\d+$/);
+    await author.get("/notes/new");
+    expect((await author.post("/notes", { text: `A note on ${engine}`, pinned: "true" })).status).toBe(303);
+    await author.get("/guestbook");
+    expect((await author.post("/guestbook", { name: "Ada", message: `Signed on ${engine}` })).status).toBe(303);
+    await first.stop();
+
+    // The same command again: nothing to migrate, nothing seeded twice, every row still there.
+    const second = await start(["dev"], { FW_SECRET: "" }, { database, cwd });
+    expect(second.output().err).not.toContain("dev applied");
+    expect(second.output().err).not.toContain("seeded");
+    const again = new Browser(second.url);
+    expect((await again.signIn(email, PASSWORD)).status).toBe(303); // the user survived
+    expect((await again.get(postPath)).html).toContain(`Kept on ${engine}`);
+    expect((await again.get("/notes")).html).toContain(`A note on ${engine}`);
+    expect((await again.get("/guestbook")).html).toContain(`Signed on ${engine}`);
+    expect((await new Browser(second.url).signIn("demo@example.com", "demo-password")).status).toBe(303); // seeded once, still there
+    await second.stop();
+
+    // Production on the same database (migrated now): the rows, read by a stranger.
+    const third = await start([], { FW_SECRET: TEST_SECRET }, { database, cwd });
+    const page = await fetch(`${third.url}/posts`);
+    expect(await page.text()).toContain(`Kept on ${engine}`);
+    const entries = (await (await fetch(`${third.url}/api/entries`)).json()) as { name: string; message: string }[];
+    expect(entries).toEqual([expect.objectContaining({ name: "Ada", message: `Signed on ${engine}` })]);
+  }, 120_000);
+
+  it("a production boot on a database without the migrations refuses, naming them and `db migrate`", async () => {
+    const database = exampleDatabase("empty", engine);
+    const app = bootExample([], { FW_SECRET: TEST_SECRET }, { database });
+    running.push(app);
+    await expect(app.url).rejects.toThrow(/exited before serving/);
+    const { err } = app.output();
+    expect(err).toContain("0001_create_users, 0002_create_posts_notes_guestbook");
+    expect(err).toContain("db migrate");
+  }, 60_000);
+});
