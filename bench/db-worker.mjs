@@ -31,6 +31,9 @@ function draft(i) {
   return { title: `Item #${i}: "fair" & <square>`, author: "Ada Lovelace <ada@example.com>", body: `A body of some length, row ${i}. `.repeat(8), rating: (i % 5) + 0.5, published: i % 2 === 0 };
 }
 
+/** This process's CPU time per operation, µs, of the last `opsPerSecond` (PostgreSQL's server time is not in it; PGlite's is). */
+let lastCpuUs = NaN;
+
 /**
  * Runs `op(i)` for `ms` milliseconds with `concurrency` calls in flight (each worker starts the
  * next when its last resolves); resolves with operations per second.
@@ -38,6 +41,7 @@ function draft(i) {
 async function opsPerSecond(ms, concurrency, op) {
   let next = 0;
   let done = 0;
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const until = started + ms;
   const worker = async () => {
@@ -47,7 +51,10 @@ async function opsPerSecond(ms, concurrency, op) {
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return (done * 1000) / (performance.now() - started);
+  const elapsed = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  lastCpuUs = (used.user + used.system) / done;
+  return (done * 1000) / elapsed;
 }
 
 async function store(where, ms) {
@@ -66,15 +73,12 @@ async function store(where, ms) {
     // warm-up: the driver, the statements and the JIT
     await opsPerSecond(Math.min(500, ms), 1, insert);
     await opsPerSecond(Math.min(500, ms), 1, read);
-    const result = {
-      engine: db.engine,
-      insertSequential: await opsPerSecond(ms, 1, insert),
-      insertConcurrent: await opsPerSecond(ms, CONCURRENCY, insert),
-      readSequential: await opsPerSecond(ms, 1, read),
-      readConcurrent: await opsPerSecond(ms, CONCURRENCY, read),
-      rows: keys.length,
-      concurrency: CONCURRENCY,
-    };
+    const result = { engine: db.engine, cpuUs: {}, concurrency: CONCURRENCY };
+    for (const [kind, concurrency, op] of [["insertSequential", 1, insert], ["insertConcurrent", CONCURRENCY, insert], ["readSequential", 1, read], ["readConcurrent", CONCURRENCY, read]]) {
+      result[kind] = await opsPerSecond(ms, concurrency, op);
+      result.cpuUs[kind] = lastCpuUs;
+    }
+    result.rows = keys.length;
     if (missing > 0) throw new Error(`${missing} reads by key found no row`);
     await db.script(`DROP TABLE "bench_items"`);
     return result;

@@ -241,9 +241,9 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
       for (const [id, target] of targets) store[id].push(await storeOps(target, storeMs));
       log(`  round ${round + 1}/${rssRounds}: ${targets.map(([id]) => `${id} ${Object.entries(store[id][round]).filter(([k]) => /^(insert|read)/.test(k)).map(([k, v]) => `${k} ${Math.round(v)}`).join(" ")}`).join("; ")}`);
     }
-    results.store = Object.fromEntries(
-      Object.entries(store).map(([id, runs]) => [id, Object.fromEntries(["insertSequential", "insertConcurrent", "readSequential", "readConcurrent"].map((k) => [k, summary(runs.map((r) => r[k]))]))]),
-    );
+    const kinds = ["insertSequential", "insertConcurrent", "readSequential", "readConcurrent"];
+    results.store = Object.fromEntries(Object.entries(store).map(([id, runs]) => [id, Object.fromEntries(kinds.map((k) => [k, summary(runs.map((r) => r[k]))]))]));
+    results.storeCpu = Object.fromEntries(Object.entries(store).map(([id, runs]) => [id, Object.fromEntries(kinds.map((k) => [k, summary(runs.map((r) => r.cpuUs[k]))]))]));
     results.storeConcurrency = store.pglite[0].concurrency;
 
     log("db: PGlite cold start (first open of an empty directory, then a reopen)");

@@ -320,7 +320,15 @@ function dbSection(d, opts) {
     );
     const kinds = [["insertSequential", "insert, one at a time"], ["insertConcurrent", `insert, ${d.storeConcurrency} in flight`], ["readSequential", "read by key, one at a time"], ["readConcurrent", `read by key, ${d.storeConcurrency} in flight`]];
     const engines = Object.keys(d.store);
-    out.push(table(["operation", ...engines.map((e) => (e === "pglite" ? "PGlite" : "PostgreSQL"))], kinds.map(([k, label]) => [label, ...engines.map((e) => fmtSpread(d.store[e][k]))])));
+    const name = (e) => (e === "pglite" ? "PGlite" : "PostgreSQL");
+    const cpu = (e, k) => (d.storeCpu?.[e]?.[k] === undefined ? "–" : fmtNum(d.storeCpu[e][k].median, 0));
+    out.push(
+      table(
+        ["operation", ...engines.map((e) => `${name(e)} ops/s`), ...engines.map((e) => `${name(e)} CPU µs per op`)],
+        kinds.map(([k, label]) => [label, ...engines.map((e) => fmtSpread(d.store[e][k])), ...engines.map((e) => cpu(e, k))]),
+      ),
+    );
+    out.push(`\n"CPU µs per op" is the measuring process's own CPU time per operation (median): on PostgreSQL the client's side only (the driver, fw's store, the row conversion), on PGlite the engine's work too, since it runs in that process.`);
   }
   if (d.cold !== undefined) {
     out.push(
