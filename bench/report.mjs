@@ -283,7 +283,7 @@ function memorySection(m, opts) {
 function dbSection(d, opts) {
   const out = [];
   out.push(
-    `PostgreSQL: ${d.postgres}. The bench's fw app (bench/servers/db-app: one table model, \`derives<Post>(Form, Resource, { table: "posts" })\`, on \`DbApp\`, ` +
+    `PostgreSQL: ${d.postgres === "not found" ? "not found on this machine, so the Fastify + pg and fw-on-PostgreSQL rows were skipped and no ratio is given" : d.postgres}. The bench's fw app (bench/servers/db-app: one table model, \`derives<Post>(Form, Resource, { table: "posts" })\`, on \`DbApp\`, ` +
       `built with tspc, its migration written by \`db new\` and applied by \`db migrate\`, ${"60"} rows from \`db seed\`) serves the derived Show and Index through a layout ` +
       `that reads the session; Fastify + pg (bench/servers/db-fastify.mjs, pool of 10 as fw's) checks the same session cookie by hand, sends the same SQL ` +
       `(the statements SqlStore sends: \`SELECT … WHERE "id" = $1\`; \`SELECT …, count(*) OVER () … ORDER BY "id" LIMIT $1 OFFSET $2\`) and builds the same HTML by hand, with the same security headers. ` +
