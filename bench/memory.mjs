@@ -15,13 +15,14 @@ async function start(name, script, env = {}) {
   return { ...server, port, url: `http://127.0.0.1:${port}` };
 }
 
-/** A few requests (a first visit, then the same browser again), then a settled RSS reading. */
-async function idleRss(server) {
+/** A few requests to `paths` in turn (a first visit, then the same browser again), then a settled RSS reading. */
+export async function idleRss(server, paths = ["/"]) {
   let cookie;
   for (let i = 0; i < 5; i++) {
-    const res = await fetch(`${server.url}/`, { headers: cookie === undefined ? {} : { cookie } });
+    const path = paths[i % paths.length];
+    const res = await fetch(`${server.url}${path}`, { headers: cookie === undefined ? {} : { cookie } });
     await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`${server.name}: GET / answered ${res.status}`);
+    if (res.status !== 200) throw new Error(`${server.name}: GET ${path} answered ${res.status}`);
     cookie ??= res.headers.get("set-cookie")?.split(";")[0];
   }
   await sleep(1000);

@@ -11,7 +11,10 @@ import { readFileSync, readdirSync, mkdirSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { buildBenchPages } from "./lib/bench-pages.mjs";
-import { freePort, pinned, sleep, startServer, WORK } from "./lib/util.mjs";
+import { freePort, pinned, ROOT, sleep, startServer, WORK } from "./lib/util.mjs";
+import { buildDbApp, DB_APP_MAIN } from "./lib/db-app.mjs";
+import { postgresSupport } from "./lib/postgres.mjs";
+import { prepareApp } from "./db.mjs";
 import { signIn } from "./lib/sides.mjs";
 import { cookiesScript } from "./lib/wrk.mjs";
 import { spawn } from "node:child_process";
@@ -35,6 +38,12 @@ const SCENARIOS = {
   "page-raw-many": { script: "raw.mjs", path: "/posts/7", cookie: true, many: 2048 },
   "page-fw-many": { script: "fw.mjs", path: "/posts/7", cookie: true, many: 2048 },
   "404-fw": { script: "fw.mjs", path: "/nothing/here", cookie: true },
+  // the db part's pages (bench/db.mjs): a throwaway PostgreSQL cluster, the bench app migrated and seeded
+  "db-show-fw": { db: "fw", path: "/posts/7", cookie: true },
+  "db-show-fastify": { db: "fastify", path: "/posts/7", cookie: true },
+  "db-index-fw": { db: "fw", path: "/posts", cookie: true },
+  "db-index-fastify": { db: "fastify", path: "/posts", cookie: true },
+  "db-show-fw-pglite": { db: "pglite", path: "/posts/7", cookie: true },
 };
 
 const scenario = SCENARIOS[name];
@@ -59,26 +68,45 @@ function runWrk(url, secs, headers) {
   return { child, done: new Promise((ok) => child.on("close", () => ok(out))) };
 }
 
+/** The db part's app (or its Fastify peer) and the database it reads, migrated and seeded by the app's own commands. */
+async function dbScenario(side) {
+  buildDbApp();
+  if (side === "pglite") {
+    const env = { DATABASE_URL: "" };
+    return { script: DB_APP_MAIN, env, cwd: await prepareApp("profile-pglite", env) };
+  }
+  const support = await postgresSupport();
+  const bin = support.postgresBin();
+  if (bin === undefined) throw new Error("PostgreSQL not found (no /usr/lib/postgresql/*/bin/initdb, PG_BIN unset): only db-show-fw-pglite runs here");
+  const cluster = await support.startCluster(bin);
+  const env = { DATABASE_URL: cluster.url };
+  const cwd = await prepareApp("profile-postgres", env);
+  return { cluster, env, cwd, script: side === "fw" ? DB_APP_MAIN : join(ROOT, "bench", "servers", "db-fastify.mjs") };
+}
+
 process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
 buildBenchPages();
 const dir = join(WORK, "prof", name);
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 const port = await freePort();
+// A db scenario: its database made first (PostgreSQL, or PGlite under the app's working directory).
+const database = scenario.db === undefined ? undefined : await dbScenario(scenario.db);
 const server = await startServer({
   name,
   // --script=FILE runs another server (an experimental copy of fw, say) on the same scenario
-  script: args.find((a) => a.startsWith("--script="))?.slice("--script=".length) ?? join("bench", "servers", scenario.script),
-  env: { ...scenario.env, PORT: String(port) },
+  script: args.find((a) => a.startsWith("--script="))?.slice("--script=".length) ?? database?.script ?? join("bench", "servers", scenario.script),
+  env: { ...scenario.env, ...database?.env, PORT: String(port) },
   core: 0,
   nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`],
+  ...(database === undefined ? {} : { cwd: database.cwd, timeoutMs: 120_000 }),
 });
 const url = `http://127.0.0.1:${port}${scenario.path}`;
 let headers = [];
 let manyScript;
 if (scenario.cookie) {
   // a session signed by fw: from a fw server if this is one, else from a helper fw server
-  const helper = scenario.script === "fw.mjs" ? undefined : await startServer({ name: "helper", script: "bench/servers/fw.mjs", env: { PORT: String(await freePort()) }, core: 1 });
+  const helper = scenario.script === "fw.mjs" || (scenario.db !== undefined && scenario.db !== "fastify") ? undefined : await startServer({ name: "helper", script: "bench/servers/fw.mjs", env: { PORT: String(await freePort()) }, core: 1 });
   const base = helper === undefined ? `http://127.0.0.1:${port}` : /on (http:\/\/\S+)/.exec(helper.output())[1];
   headers = [`Cookie: ${await signIn(base)}`];
   if (scenario.many !== undefined) {
@@ -102,6 +130,7 @@ const out = await load.done;
 const wall = (performance.now() - t0) / 1000;
 const serverCpu = cpuSeconds(server.pid) - cpu0;
 await server.stop();
+await database?.cluster?.destroy();
 for (let i = 0; i < 50 && !readdirSync(dir).some((f) => f.endsWith(".cpuprofile")); i++) await sleep(100);
 const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
 console.log(`${name}: ${/Requests\/sec:\s+\S+/.exec(out)?.[0]}, server CPU ${(serverCpu / wall * 100).toFixed(0)} % of a core, ` +
@@ -123,8 +152,9 @@ const windowEnd = times[times.length - 1] - 1e6;
 const self = new Map();
 const files = new Map();
 const inclusive = new Map();
-const key = (n) => `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.replace(/^.*\/work\/main\//, "").replace("file://", "")}:${n.callFrame.lineNumber + 1}`;
-const fileOf = (n) => n.callFrame.url.replace(/^.*\/work\/main\//, "").replace("file://", "") || `(${n.callFrame.functionName})`;
+const shortUrl = (url) => url.replace("file://", "").replace(ROOT + "/", "").replace(/^.*\/work\/main\//, "");
+const key = (n) => `${n.callFrame.functionName || "(anon)"} ${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+const fileOf = (n) => shortUrl(n.callFrame.url) || `(${n.callFrame.functionName})`;
 let counted = 0;
 for (let i = 1; i < p.samples.length; i++) {
   if (times[i] < windowStart || times[i] > windowEnd) continue;

@@ -110,6 +110,13 @@ function targetsTable(r) {
       ]);
     }
   }
+  const db = r.db;
+  if (db?.groups !== undefined) {
+    for (const group of db.groups) {
+      const fw = group.rows.find((x) => x.id === "fwPg");
+      if (fw !== undefined) rows.push([`Database ${group.id === "show" ? "Show page (one row by key)" : "Index page (50 rows)"}: fw on PostgreSQL ≥ 0.95× Fastify + pg (issue 20)`, ratioCell(fw), ratioVerdict(fw.roundRatios, 0.95)]);
+    }
+  }
   return table(["target", "measured", "verdict"], rows);
 }
 
@@ -273,6 +280,73 @@ function memorySection(m, opts) {
   ].join("\n");
 }
 
+function dbSection(d, opts) {
+  const out = [];
+  out.push(
+    `PostgreSQL: ${d.postgres === "not found" ? "not found on this machine, so the Fastify + pg and fw-on-PostgreSQL rows were skipped and no ratio is given" : d.postgres}. The bench's fw app (bench/servers/db-app: one table model, \`derives<Post>(Form, Resource, { table: "posts" })\`, on \`DbApp\`, ` +
+      `built with tspc, its migration written by \`db new\` and applied by \`db migrate\`, ${"60"} rows from \`db seed\`) serves the derived Show and Index through a layout ` +
+      `that reads the session; Fastify + pg (bench/servers/db-fastify.mjs, pool of 10 as fw's) checks the same session cookie by hand, sends the same SQL ` +
+      `(the statements SqlStore sends: \`SELECT … WHERE "id" = $1\`; \`SELECT …, count(*) OVER () … ORDER BY "id" LIMIT $1 OFFSET $2\`) and builds the same HTML by hand, with the same security headers. ` +
+      `wrk ${opts.wrkArgs} with the session cookie, ${opts.rounds} interleaved rounds after a ${opts.warmup} s warm-up; servers pinned to core 0, wrk and the PostgreSQL cluster to core 1; ` +
+      `PGlite runs inside fw's server process (core 0). Ratios are to Fastify + pg, paired round by round; "CPU µs per request" is the server process's own (PostgreSQL's backends are not in it).`,
+  );
+  if (d.facts !== undefined) {
+    const bytes = (what) => Object.entries(d.facts[what]).map(([id, s]) => `${id} ${s.body} B + ${s.head} B of head`).join(", ");
+    out.push(`\nEvery answer was checked before the load and is byte-identical on every side: Show ${bytes("show")}; Index ${bytes("index")}. The request carries a ${d.facts.cookieBytes} B cookie.`);
+  }
+  for (const group of d.groups ?? []) {
+    out.push(`\n### ${group.title}\n`);
+    out.push(
+      table(
+        ["server", "req/s median (min–max)", "ratio to Fastify + pg", "per-round ratio", "CPU µs per request", "ratio by CPU time", "p99 latency", "others"],
+        group.rows.map((row) => [
+          row.label,
+          fmtSpread(row.rps),
+          row.ratio === undefined ? "–" : ratio(row.ratio),
+          row.roundRatios === undefined ? "–" : range(row.roundRatios, (x) => x.toFixed(2)),
+          cpuCell(row.cpu),
+          row.cpuRoundRatios === undefined ? "–" : `${ratio(row.cpuRoundRatios.median)} (${range(row.cpuRoundRatios, (x) => x.toFixed(2))})`,
+          `${fmtNum(row.p99.median, 1)} ms`,
+          `${Math.round(row.other.median * 100)} %`,
+        ]),
+      ),
+    );
+  }
+  if (d.store !== undefined) {
+    out.push(
+      `\n### Store operations (SqlStore directly)\n\nOps/s, median (min–max) of ${d.store.pglite.insertSequential.n} runs (engines interleaved), ${fmtMs(opts.storeMs)} per kind, in a process pinned to core 0 ` +
+        `(bench/db-worker.mjs): \`insert\` of a row like the bench's Post (~330 B) returning it, \`get\` of a key spread over the table; "one at a time" awaits each before the next, ` +
+        `"${d.storeConcurrency} in flight" keeps ${d.storeConcurrency} going (PostgreSQL: a pool of 10 connections; PGlite: its one connection queues them).\n`,
+    );
+    const kinds = [["insertSequential", "insert, one at a time"], ["insertConcurrent", `insert, ${d.storeConcurrency} in flight`], ["readSequential", "read by key, one at a time"], ["readConcurrent", `read by key, ${d.storeConcurrency} in flight`]];
+    const engines = Object.keys(d.store);
+    const name = (e) => (e === "pglite" ? "PGlite" : "PostgreSQL");
+    const cpu = (e, k) => (d.storeCpu?.[e]?.[k] === undefined ? "–" : fmtNum(d.storeCpu[e][k].median, 0));
+    out.push(
+      table(
+        ["operation", ...engines.map((e) => `${name(e)} ops/s`), ...engines.map((e) => `${name(e)} CPU µs per op`)],
+        kinds.map(([k, label]) => [label, ...engines.map((e) => fmtSpread(d.store[e][k])), ...engines.map((e) => cpu(e, k))]),
+      ),
+    );
+    out.push(`\n"CPU µs per op" is the measuring process's own CPU time per operation (median): on PostgreSQL the client's side only (the driver, fw's store, the row conversion), on PGlite the engine's work too, since it runs in that process.`);
+  }
+  if (d.cold !== undefined) {
+    out.push(
+      `\n### PGlite cold start, idle memory, boot\n\nPGlite's open in a fresh process (bench/db-worker.mjs, ${d.cold.first.n} rounds): first open of an empty directory (runs initdb) ` +
+        `${fmtSpread(d.cold.first, fmtMs)}; reopen of that directory ${fmtSpread(d.cold.reopen, fmtMs)}.`,
+    );
+  }
+  if (d.idle !== undefined) {
+    out.push(
+      `\nIdle RSS as the memory part reads it (five requests, then the lowest of three readings a second later), and the time from spawn to "serving" (the database opened ` +
+        `and its migrations checked), each started fresh per round in its migrated working directory:\n`,
+    );
+    out.push(table(["app", "idle RSS median (min–max)", "spawn → serving"], d.idle.map((x) => [x.label, fmtSpread(x.rss, fmtMB), fmtSpread(x.boot, fmtMs)])));
+  }
+  if (d.errors?.length > 0) out.push(`\nNot measured: ${d.errors.join("; ")}.`);
+  return out.join("\n");
+}
+
 export function report(r) {
   const mc = r.machine;
   const parts = [];
@@ -289,18 +363,19 @@ How to run and what each part measures: [bench/README.md](bench/README.md).
 | Node | ${mc.node} |
 | kernel | ${mc.kernel} |
 | load generator | wrk ${mc.wrk} (Debian), ${mc.pinned ? "servers pinned to core 0 and wrk to core 1 with taskset" : "no taskset: not pinned"} |
-| peers | fastify ${r.versions.fastify}, hono ${r.versions.hono}, @hono/node-server ${r.versions["@hono/node-server"]}, find-my-way ${r.versions["find-my-way"]} |
+| peers | fastify ${r.versions.fastify}, hono ${r.versions.hono}, @hono/node-server ${r.versions["@hono/node-server"]}, find-my-way ${r.versions["find-my-way"]}${r.versions.pg === undefined ? "" : `, pg ${r.versions.pg}, @electric-sql/pglite ${r.versions["@electric-sql/pglite"]}`} |
 | toolchain | typescript ${r.versions.typescript}, ts-patch ${r.versions["ts-patch"]}, typia ${r.versions.typia} |
 | fw | working tree at ${r.git}, built by \`npm run build\`${r.built ? " at the start of this run" : " before this run (--no-build)"} |
 | noise | ${r.noise} |
 `);
-  parts.push(`## Targets (issue 8)\n\n${targetsTable(r)}\n`);
+  parts.push(`## Targets (issues 8 and 20)\n\n${targetsTable(r)}\n`);
   if (r.errors.length > 0) parts.push(`## Parts that failed in this run\n\n${r.errors.map((e) => `- ${e}`).join("\n")}\n`);
   if (r.throughput !== undefined) parts.push(`## Throughput\n\n${throughputSection(r.throughput, r.options.throughput)}\n`);
   if (r.routing !== undefined) parts.push(`## Routing\n\n${routingSection(r.routing, r.options.routing)}\n`);
   if (r.build !== undefined) parts.push(`## Build\n\n${buildSection(r.build, r.options.build)}\n`);
   if (r.dev !== undefined) parts.push(`## Dev loop\n\n${devSection(r.dev)}\n`);
   if (r.memory !== undefined) parts.push(`## Memory\n\n${memorySection(r.memory, r.options.memory)}\n`);
+  if (r.db !== undefined) parts.push(`## Database (fw/db)\n\n${dbSection(r.db, { ...r.options.db, wrkArgs: `-t1 -c${r.options.db.connections} -d${r.options.db.seconds}s` })}\n`);
   const findings = join(BENCH, "FINDINGS.md");
   if (existsSync(findings)) parts.push(readFileSync(findings, "utf8").trim() + "\n");
   return parts.join("\n");

@@ -4,7 +4,7 @@
 //
 //   npm run bench                      full run (under 10 minutes on 2 cores), writes BENCHMARKS.md
 //   npm run bench -- --quick           one-minute smoke run, writes bench/.work/BENCHMARKS.quick.md
-//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev);
+//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db);
 //                                      writes bench/.work/BENCHMARKS.routing+memory.md, never BENCHMARKS.md
 //   npm run bench -- --no-build        use dist/ and example/dist/ as they are (the memory part still bundles
 //                                      the example with `fw bundle`, from example/dist as it is)
@@ -14,6 +14,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { buildBenchPages } from "./lib/bench-pages.mjs";
+import { buildDbApp } from "./lib/db-app.mjs";
 import { BENCH, busyShare, log, machine, packageVersion, ROOT, WORK } from "./lib/util.mjs";
 import { ensureWrk } from "./lib/wrk.mjs";
 
@@ -34,6 +35,7 @@ const OPTIONS = quick
       build: { plan: [{ size: 20, cold: 1, inc: 1 }] },
       memory: { rounds: 1, wsConnections: 200 },
       dev: { routes: 50, edits: 2 },
+      db: { seconds: 1, rounds: 1, warmup: 1, connections: 50, storeMs: 300, rssRounds: 1, coldRounds: 1 },
     }
   : {
       throughput: { seconds: 2, rounds: 5, warmup: 2, connections: 50 },
@@ -43,6 +45,7 @@ const OPTIONS = quick
       build: { plan: [{ size: 200, cold: 3, inc: 3 }, { size: 1000, cold: 2, inc: 2 }] },
       memory: { rounds: 3, wsConnections: 1000 },
       dev: { routes: 200, edits: 5 },
+      db: { seconds: 2, rounds: 5, warmup: 2, connections: 50, storeMs: 1000, rssRounds: 3, coldRounds: 2 },
     };
 OPTIONS.throughput.wrkArgs = `-t1 -c${OPTIONS.throughput.connections} -d${OPTIONS.throughput.seconds}s`;
 OPTIONS.build.coldNote =
@@ -68,9 +71,10 @@ async function main() {
   const started = performance.now();
   mkdirSync(WORK, { recursive: true });
   ensureDeps();
-  if (wanted("throughput") && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
+  if ((wanted("throughput") || wanted("db")) && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
   if (!noBuild) sh("npm", ["run", "build"], "building fw and the example");
   buildBenchPages();
+  if (wanted("db")) buildDbApp();
   // The example's production bundle, made from example/dist as it is now (also with --no-build, so it never lags the build measured).
   if (wanted("memory")) sh("node", ["bin/fw.js", "bundle", "--project", "example"], "bundling the example (fw bundle)");
   for (const file of ["dist/runtime/index.js", "dist/transformer/index.js", "example/dist/main.js", "bench/.work/servers/fw-pages.js"]) {
@@ -104,6 +108,7 @@ async function main() {
     ],
     ["memory", async () => (await import("./memory.mjs")).memory(OPTIONS.memory)],
     ["dev", async () => (await import("./dev-reload.mjs")).devReload({ ...OPTIONS.dev, log: (line) => log(`dev: ${line}`) })],
+    ["db", async () => (await import("./db.mjs")).db(OPTIONS.db)],
   ];
   const took = {};
   for (const [name, part] of parts) {
@@ -128,7 +133,7 @@ async function main() {
     machine: machine(),
     built: !noBuild,
     git: `${gitHead}${dirty ? " (with uncommitted changes in runtime/ or transformer/)" : ""}`,
-    versions: Object.fromEntries(["fastify", "hono", "@hono/node-server", "find-my-way", "typescript", "ts-patch", "typia"].map((n) => [n, packageVersion(BENCH, n)])),
+    versions: Object.fromEntries(["fastify", "hono", "@hono/node-server", "find-my-way", "typescript", "ts-patch", "typia", "pg", "@electric-sql/pglite"].map((n) => [n, packageVersion(BENCH, n)])),
     noise:
       `this machine is shared: CPU busy ${(idleBefore * 100).toFixed(0)} % in the 2 s before the run and ${(idleAfter * 100).toFixed(0)} % after it ` +
       `(with nothing of the bench running), load average ${loadBefore} before and ${loadAfter} after. Other developers build and test on it at the ` +

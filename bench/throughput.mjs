@@ -3,7 +3,8 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, log, startServer, summary, WORK } from "./lib/util.mjs";
+import { freePort, startServer, WORK } from "./lib/util.mjs";
+import { measureGroups } from "./lib/rounds.mjs";
 import { csrfOf, signIn } from "./lib/sides.mjs";
 import { cookiesScript, wrk } from "./lib/wrk.mjs";
 
@@ -200,43 +201,7 @@ export async function throughput({ seconds, rounds, warmup, connections }) {
       },
     ];
 
-    for (const group of groups) {
-      log(`throughput: ${group.id}: warm-up ${warmup}s each`);
-      for (const row of group.rows) {
-        await wrk({ url: row.url, seconds: warmup, connections, core: LOAD_CORE, headers: row.headers, script: row.script });
-        row.runs = [];
-      }
-      for (let round = 0; round < rounds; round++) {
-        for (const row of group.rows) {
-          const result = await wrk({ url: row.url, seconds, connections, core: LOAD_CORE, headers: row.headers, script: row.script, serverPid: row.server.pid });
-          if (!row.expectNon2xx && result.non2xx > 0) throw new Error(`${group.id}/${row.id}: ${result.non2xx} non-2xx/3xx answers`);
-          if (row.expectNon2xx && result.non2xx !== result.total) throw new Error(`${group.id}/${row.id}: some answers were 2xx`);
-          if (result.socketErrors !== undefined) log(`  ${row.id}: socket errors: ${result.socketErrors}`);
-          row.runs.push(result);
-        }
-        log(`  round ${round + 1}/${rounds}: ${group.rows.map((r) => `${r.id} ${Math.round(r.runs[round].rps)} (others ${Math.round(r.runs[round].other * 100)} %)`).join(", ")}`);
-      }
-      for (const row of group.rows) {
-        row.rps = summary(row.runs.map((r) => r.rps));
-        row.p99 = summary(row.runs.map((r) => r.p99));
-        row.other = summary(row.runs.map((r) => r.other));
-        row.cpu = summary(row.runs.map((r) => r.cpuUs));
-        delete row.server; // a live process handle: not part of the results
-      }
-      if (group.baseline !== undefined) {
-        for (const row of group.rows) {
-          // a row may name its own baseline: the raw run that received the same requests
-          row.baseline ??= group.baseline;
-          const base = group.rows.find((r) => r.id === row.baseline);
-          // paired: the ratio round by round (each round's two runs are seconds apart), then its median
-          row.roundRatios = summary(row.runs.map((r, i) => r.rps / base.runs[i].rps));
-          row.ratio = row.roundRatios.median;
-          row.ratioOfMedians = row.rps.median / base.rps.median;
-          // the same ratio by the servers' CPU time per request (less CPU is faster)
-          row.cpuRoundRatios = summary(row.runs.map((r, i) => base.runs[i].cpuUs / r.cpuUs));
-        }
-      }
-    }
+    await measureGroups(groups, { seconds, rounds, warmup, connections, core: LOAD_CORE, what: "throughput" });
     return { groups, facts };
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.stop()));

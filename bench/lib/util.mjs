@@ -91,12 +91,12 @@ export function freePort() {
  * Starts a server process (optionally pinned to a core) and resolves once a line of its stdout
  * matches `ready`. Fails after `timeoutMs`. The returned object stops it by its own pid.
  */
-export function startServer({ name, script, args = [], env = {}, core, ready = /listening|serving/, timeoutMs = 15_000, nodeArgs = [], launcher = [] }) {
+export function startServer({ name, script, args = [], env = {}, core, ready = /listening|serving/, timeoutMs = 15_000, nodeArgs = [], launcher = [], cwd = ROOT }) {
   // `launcher` runs node under another program (valgrind, for bench/instructions.mjs).
   const [program, ...before] = [...launcher, process.execPath];
   const { command, args: argv } = pinned(core, program, [...before, ...nodeArgs, script, ...args]);
   const child = spawn(command, argv, {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,0 +1,24 @@
+// The fw app of the database bench (bench/servers/db-app): copied to bench/.work/db-app and built
+// there with tspc, fw's transformer, its JSX pre-renderer and typia, as an app is built (`fw`
+// resolves through bench/.work/node_modules/fw, a link to this checkout).
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { linkFw, tsconfig } from "./app-gen.mjs";
+import { BENCH, log, ROOT, WORK } from "./util.mjs";
+
+export const DB_APP = join(WORK, "db-app");
+/** The built app's entry. */
+export const DB_APP_MAIN = join(DB_APP, "dist", "main.js");
+
+export function buildDbApp() {
+  linkFw();
+  rmSync(DB_APP, { recursive: true, force: true });
+  mkdirSync(DB_APP, { recursive: true });
+  cpSync(join(BENCH, "servers", "db-app", "src"), join(DB_APP, "src"), { recursive: true });
+  writeFileSync(join(DB_APP, "package.json"), `{ "private": true, "type": "module" }\n`);
+  writeFileSync(join(DB_APP, "tsconfig.json"), JSON.stringify(tsconfig({ fw: true, typia: true }), null, 2) + "\n");
+  log("building the database bench's fw app: tspc -p bench/.work/db-app");
+  const result = spawnSync(process.execPath, [join(ROOT, "node_modules", "ts-patch", "bin", "tspc.js"), "-p", DB_APP], { cwd: ROOT, encoding: "utf8", timeout: 300_000 });
+  if (result.status !== 0) throw new Error(`tspc -p bench/.work/db-app failed (run npm run build first?):\n${result.stdout}${result.stderr}`);
+}

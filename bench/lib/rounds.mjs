@@ -1,0 +1,50 @@
+// Interleaved wrk rounds over groups of rows (A B C A B C …), each row's warm-up first, with the
+// ratios to a group's baseline taken round by round: what the throughput and db parts share.
+import { log, summary } from "./util.mjs";
+import { wrk } from "./wrk.mjs";
+
+/**
+ * Measures every group in turn. A group: { id, baseline?, rows: [{ id, url, server, headers?,
+ * script?, expectNon2xx?, baseline? }] }. Fills each row's runs, rps, p99, other, cpu and (with a
+ * baseline) roundRatios, ratio, ratioOfMedians, cpuRoundRatios; drops the row's live server handle.
+ */
+export async function measureGroups(groups, { seconds, rounds, warmup, connections, core, what }) {
+  for (const group of groups) {
+    log(`${what}: ${group.id}: warm-up ${warmup}s each`);
+    for (const row of group.rows) {
+      await wrk({ url: row.url, seconds: warmup, connections, core, headers: row.headers, script: row.script });
+      row.runs = [];
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const row of group.rows) {
+        const result = await wrk({ url: row.url, seconds, connections, core, headers: row.headers, script: row.script, serverPid: row.server.pid });
+        if (!row.expectNon2xx && result.non2xx > 0) throw new Error(`${group.id}/${row.id}: ${result.non2xx} non-2xx/3xx answers`);
+        if (row.expectNon2xx && result.non2xx !== result.total) throw new Error(`${group.id}/${row.id}: some answers were 2xx`);
+        if (result.socketErrors !== undefined) log(`  ${row.id}: socket errors: ${result.socketErrors}`);
+        row.runs.push(result);
+      }
+      log(`  round ${round + 1}/${rounds}: ${group.rows.map((r) => `${r.id} ${Math.round(r.runs[round].rps)} (others ${Math.round(r.runs[round].other * 100)} %)`).join(", ")}`);
+    }
+    for (const row of group.rows) {
+      row.rps = summary(row.runs.map((r) => r.rps));
+      row.p99 = summary(row.runs.map((r) => r.p99));
+      row.other = summary(row.runs.map((r) => r.other));
+      row.cpu = summary(row.runs.map((r) => r.cpuUs));
+      delete row.server; // a live process handle: not part of the results
+    }
+    if (group.baseline !== undefined) {
+      for (const row of group.rows) {
+        // a row may name its own baseline: the run that received the same requests
+        row.baseline ??= group.baseline;
+        const base = group.rows.find((r) => r.id === row.baseline);
+        // paired: the ratio round by round (each round's two runs are seconds apart), then its median
+        row.roundRatios = summary(row.runs.map((r, i) => r.rps / base.runs[i].rps));
+        row.ratio = row.roundRatios.median;
+        row.ratioOfMedians = row.rps.median / base.rps.median;
+        // the same ratio by the servers' CPU time per request (less CPU is faster)
+        row.cpuRoundRatios = summary(row.runs.map((r, i) => base.runs[i].cpuUs / r.cpuUs));
+      }
+    }
+  }
+  return groups;
+}
