@@ -1,12 +1,16 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { shown } from "./flags.js";
+import { parseFlags, shown } from "./flags.js";
 
-export const NEW_USAGE = `usage: fw new <dir>
+export const NEW_USAGE = `usage: fw new <dir> [--fw <spec>]
+  --fw  how the app depends on fw: a packed tarball (../fw-0.1.0.tgz), a directory or a version
+        range; default: this fw (its version range when installed from a package, else this
+        checkout, installed as a copy)
   Writes a minimal fw app into <dir> (created if missing; it must be empty):
-  package.json, tsconfig.json (fw's and typia's plugins), one page, one model, the layout,
-  src/main.ts, a README and a .gitignore. Then: cd <dir> && npm install && npm start`;
+  package.json (dev, build, start, test, bundle scripts), tsconfig.json (fw's and typia's
+  plugins), one page, one model, the layout, a test, public/ (a stylesheet and a favicon),
+  a README and a .gitignore. Then: cd <dir> && npm install && npm run dev`;
 
 /** This fw checkout's root: the compiled file lives at dist/runtime/dev/, the source at runtime/dev/. */
 function fwRoot(): string {
@@ -29,20 +33,67 @@ export function packageName(dir: string): string {
   return name === "" ? "fw-app" : name;
 }
 
+/** fw's own package.json, as far as `fw new` reads it. */
+interface FwPackage {
+  readonly version?: string;
+  readonly dependencies?: Readonly<Record<string, string>>;
+  readonly devDependencies?: Readonly<Record<string, string>>;
+}
+
+/** How the new app depends on fw: the `dependencies` entry, and whether npm must copy a linked directory (`.npmrc`). */
+export interface FwDependency {
+  readonly spec: string;
+  readonly installLinks: boolean;
+}
+
+/**
+ * The app's dependency on fw. `--fw` wins: a path (a packed tarball or a directory) becomes
+ * `file:` relative to the app, anything else (a version range) is written as given. Without it:
+ * an installed fw (under node_modules) names its own version range; a checkout is named by path
+ * and installed as a copy (`install-links`), so fw's own dependencies (ws, typia) are installed
+ * into the app where its bundle can resolve them, not left in the checkout.
+ */
+export function fwDependency(target: string, root: string, version: string, given?: string): FwDependency {
+  if (given !== undefined) {
+    if (!isPathSpec(given)) return { spec: given, installLinks: false };
+    const path = resolve(given.replace(/^file:/, ""));
+    return { spec: `file:${relative(target, path).split(sep).join("/") || "."}`, installLinks: !path.endsWith(".tgz") };
+  }
+  if (root.split(sep).includes("node_modules")) return { spec: `^${version}`, installLinks: false };
+  return { spec: `file:${root}`, installLinks: true };
+}
+
+/** Whether `--fw` names a file or directory (`./x`, `/x`, `file:x`, `C:\\x`, `fw-0.1.0.tgz`) rather than a version range. */
+export function isPathSpec(spec: string): boolean {
+  return /^(\.|\/|\\|file:|[A-Za-z]:[\\/])/.test(spec) || spec.endsWith(".tgz");
+}
+
 /** Every file of a new app, by path relative to its directory. */
-export function appFiles(name: string, root: string): ReadonlyMap<string, string> {
-  const fw = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+export function appFiles(name: string, root: string, fwDep: FwDependency = { spec: `file:${root}`, installLinks: true }): ReadonlyMap<string, string> {
+  const fw = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as FwPackage;
   const typia = fw.dependencies?.["typia"] ?? "12.2.1";
   const packageJson = {
     name,
     version: "0.1.0",
     private: true,
     type: "module",
-    // `bundle` needs rolldown, which fw's checkout has (its devDependency); fw bundle says how to add it when it is missing.
-    scripts: { build: "tspc -p .", start: "npm run build && node dist/main.js dev", bundle: "fw bundle" },
-    // fw is not published: the app depends on the checkout `fw new` ran from.
-    dependencies: { fw: `file:${root}`, typia },
-    devDependencies: { "@types/node": "~20.19.43", "ts-patch": "3.3.0", typescript: "~5.9.3" },
+    scripts: {
+      dev: "fw dev",
+      build: "tspc -p .",
+      // Production: FW_SECRET must be set (fw refuses to boot without it and says how).
+      start: "node --enable-source-maps dist/main.js",
+      test: "tspc -p . && node --test dist/",
+      bundle: "fw bundle",
+    },
+    dependencies: { fw: fwDep.spec, typia },
+    // rolldown is only for `fw bundle` (an optional peer dependency of fw): a devDependency, so
+    // `npm ci --omit=dev` leaves it out of production.
+    devDependencies: {
+      "@types/node": fw.devDependencies?.["@types/node"] ?? "~20.19.43",
+      rolldown: fw.devDependencies?.["rolldown"] ?? "^1.2.0",
+      "ts-patch": fw.devDependencies?.["ts-patch"] ?? "3.3.0",
+      typescript: fw.devDependencies?.["typescript"] ?? "~5.9.3",
+    },
   };
   const tsconfig = {
     compilerOptions: {
@@ -66,22 +117,31 @@ export function appFiles(name: string, root: string): ReadonlyMap<string, string
     ["package.json", `${JSON.stringify(packageJson, null, 2)}\n`],
     ["tsconfig.json", `${JSON.stringify(tsconfig, null, 2)}\n`],
     [".gitignore", "node_modules/\ndist/\n.fw/\n*.tsbuildinfo\n"],
+    // A checkout is installed as a copy: a symlink would leave fw's dependencies in the checkout.
+    ...(fwDep.installLinks ? [[".npmrc", "install-links=true\n"] as const] : []),
     ["README.md", readme(name)],
     ["src/main.ts", MAIN],
+    ["src/server.ts", SERVER],
     ["src/layout.tsx", LAYOUT],
     ["src/app/Index.tsx", INDEX],
     ["src/models/Item.ts", ITEM],
+    ["src/tests/home.test.ts", TEST],
   ]);
 }
 
 /** Writes a new app into `dir`; a string is the error to print (exit code 2). */
-export function newApp(dir: string, root: string = fwRoot()): { readonly dir: string; readonly files: readonly string[] } | string {
+export function newApp(dir: string, options: { readonly root?: string; readonly fw?: string } = {}): { readonly dir: string; readonly files: readonly string[] } | string {
   const target = resolve(dir);
   if (existsSync(target)) {
     if (!statSync(target).isDirectory()) return `${target} exists and is not a directory`;
     if (readdirSync(target).length > 0) return `${target} is not empty: give a new or empty directory`;
   }
-  const files = appFiles(packageName(target), root);
+  const root = options.root ?? fwRoot();
+  if (options.fw !== undefined && isPathSpec(options.fw) && !existsSync(resolve(options.fw.replace(/^file:/, "")))) {
+    return `--fw ${options.fw}: no such file or directory (pack fw with \`npm pack\` in its checkout, then give the .tgz)`;
+  }
+  const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as FwPackage).version ?? "0.1.0";
+  const files = appFiles(packageName(target), root, fwDependency(target, root, version, options.fw));
   for (const [path, text] of files) {
     mkdirSync(dirname(join(target, path)), { recursive: true });
     writeFileSync(join(target, path), text, { flag: "wx" });
@@ -96,17 +156,20 @@ export function newCommand(args: readonly string[], cwd: string, out: (text: str
     return 0;
   }
   const [dir, ...extra] = args;
-  if (dir === undefined || dir === "" || extra.length > 0 || dir.startsWith("-")) {
-    err(`fw new: ${dir === undefined || dir === "" ? "give the directory to create" : `unexpected argument ${JSON.stringify(dir.startsWith("-") ? dir : extra[0])}`}\n${NEW_USAGE}`);
+  const flags = parseFlags(extra, ["--fw"]);
+  if (dir === undefined || dir === "" || typeof flags === "string" || dir.startsWith("-")) {
+    const why = dir === undefined || dir === "" ? "give the directory to create" : dir.startsWith("-") ? `unexpected argument ${JSON.stringify(dir)}` : (flags as string);
+    err(`fw new: ${why}\n${NEW_USAGE}`);
     return 2;
   }
-  const made = newApp(resolve(cwd, dir));
+  const given = flags.get("--fw");
+  const made = newApp(resolve(cwd, dir), given === undefined ? {} : { fw: isPathSpec(given) ? resolve(cwd, given.replace(/^file:/, "")) : given });
   if (typeof made === "string") {
     err(`fw new: ${made}`);
     return 2;
   }
   const where = shown(made.dir, cwd);
-  out(`fw new: wrote ${made.files.length} files into ${where}:\n${made.files.map((file) => `  ${file}`).join("\n")}\n\nNext:\n  cd ${where}\n  npm install && npm start`);
+  out(`fw new: wrote ${made.files.length} files into ${where}:\n${made.files.map((file) => `  ${file}`).join("\n")}\n\nNext:\n  cd ${where}\n  npm install && npm run dev`);
   return 0;
 }
 
@@ -117,28 +180,59 @@ An app made with \`fw new\`: fw builds its routes from its files with
 \`tspc\` and serves them on Node.js.
 
 \`\`\`sh
-npm install && npm start     # builds with tspc and serves on http://127.0.0.1:3000 (dev mode)
-NODE_ENV=production npm start  # the same, served in production (FW_SECRET required)
+npm install
+npm run dev      # fw dev: builds, serves http://127.0.0.1:3000, rebuilds and reloads on save
+npm test         # builds, then runs the tests in src/**/*.test.ts (node's test runner)
+npm run build    # tspc: dist/
+npm start        # production: node dist/main.js (FW_SECRET required, 32 bytes or more)
+npm run bundle   # optional: fw bundle, a lighter production boot: node dist/bundle/main.js
 \`\`\`
 
 - \`src/app/Index.tsx\` is the home page, \`GET /\`. Add \`src/app/About.tsx\` exporting
   \`about\` for \`GET /about\`; folders make paths (\`posts/_id/Show.tsx\` → \`GET /posts/:id\`).
 - \`src/models/Item.ts\` is a model: its seven pages live at \`/items\`, derived from its type.
-- \`src/layout.tsx\` frames every page, \`src/main.ts\` boots the app.
-- \`node dist/main.js routes\` prints the route table; in production set \`FW_SECRET\` (at
-  least 32 bytes) and run \`node dist/main.js\`, or bundle it first for a lighter boot:
-  \`npm run build && npm run bundle && node dist/bundle/main.js\` (\`fw bundle\` needs rolldown:
-  \`npm install --save-dev rolldown\` if it says it is missing).
+- \`src/layout.tsx\` frames every page; \`src/server.ts\` makes the app, \`src/main.ts\` runs it.
+- \`public/\` is served as it is: \`public/app.css\` is \`/app.css\`.
+- \`node dist/main.js routes\` prints the route table. Production: set \`FW_SECRET\` (make one
+  with \`node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))"\`),
+  \`npm ci --omit=dev\` beside the build, and run \`npm start\` (or the bundle).
 `;
 }
 
-const MAIN = `import { HttpApp } from "fw";
+const MAIN = `import { server } from "./server.js";
+
+// The app never listens itself: \`main\` reads the command (none, dev, routes) and runs it.
+process.exitCode = await server().main();
+`;
+
+const SERVER = `import { HttpApp } from "fw";
 import { table } from "./.fw/routes.js";
 import { layout } from "./layout.js";
 
-// The build writes src/.fw/routes.ts from src/app/ and src/models/. The app never listens
-// itself: \`main\` reads the command (none, dev, routes) and runs it.
-process.exitCode = await new HttpApp({ routes: table(), layout }).main();
+/**
+ * The app, made but not started: \`main.ts\` runs its command line, the tests serve it on a
+ * free port. The build writes src/.fw/routes.ts from src/app/ and src/models/.
+ */
+export function server(): HttpApp {
+  return new HttpApp({ routes: table(), layout });
+}
+`;
+
+const TEST = `import assert from "node:assert/strict";
+import { test } from "node:test";
+import { server } from "../server.js";
+
+// \`npm test\` builds the app, then runs node's test runner on the built tests (dist/**/*.test.js).
+test("the home page answers", async () => {
+  const running = await server().serve({ port: 0, dev: true, accessLog: false });
+  try {
+    const home = await fetch(\`\${running.url}/\`);
+    assert.equal(home.status, 200);
+    assert.match(await home.text(), /Hello from fw/);
+  } finally {
+    await running.close();
+  }
+});
 `;
 
 const LAYOUT = `import type { Layout } from "fw";
