@@ -126,6 +126,8 @@ export function appFiles(name: string, root: string, fwDep: FwDependency = { spe
     ["src/app/Index.tsx", INDEX],
     ["src/models/Item.ts", ITEM],
     ["src/tests/home.test.ts", TEST],
+    ["public/app.css", CSS],
+    ["public/favicon.svg", FAVICON],
   ]);
 }
 
@@ -246,6 +248,8 @@ export const layout: Layout = ({ title, content, request }) => {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{title === undefined ? "My fw app" : \`\${title} · My fw app\`}</title>
+        <link rel="stylesheet" href="/app.css" />
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
       </head>
       <body>
         <header>
@@ -292,4 +296,22 @@ export interface Item {
 }
 
 export const Item = derives<Item>(Form, Resource);
+`;
+
+/** Served from public/ at /app.css (the layout links it). */
+const CSS = `/* public/ is served as it is: this file is /app.css, linked by src/layout.tsx. */
+body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+header { border-bottom: 1px solid #ddd; margin-bottom: 1.5rem; }
+header a { margin-right: 1rem; }
+.flash { background: #e8f5e9; border: 1px solid #a5d6a7; padding: .5rem .75rem; border-radius: 4px; }
+.fw-field { margin-top: .75rem; }
+.fw-field label { display: block; font-weight: 600; }
+.fw-field-error { color: #b00020; margin: .25rem 0 0; }
+.fw-form button { margin-top: 1rem; }
+.fw-index { border-collapse: collapse; width: 100%; }
+.fw-index th, .fw-index td { border-bottom: 1px solid #eee; padding: .25rem .5rem; text-align: left; }
+`;
+
+/** Served from public/ at /favicon.svg (the layout links it). */
+const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#222"/><text x="16" y="22" font-family="system-ui, sans-serif" font-size="16" font-weight="700" fill="#fff" text-anchor="middle">fw</text></svg>
 `;

@@ -28,7 +28,7 @@ describe("fw new <dir>", () => {
     expect(err).toBe("");
     expect(code).toBe(0);
     expect(out).toContain("npm install && npm run dev");
-    for (const file of ["package.json", "tsconfig.json", ".gitignore", ".npmrc", "README.md", "src/main.ts", "src/server.ts", "src/layout.tsx", "src/app/Index.tsx", "src/models/Item.ts", "src/tests/home.test.ts"]) {
+    for (const file of ["package.json", "tsconfig.json", ".gitignore", ".npmrc", "README.md", "src/main.ts", "src/server.ts", "src/layout.tsx", "src/app/Index.tsx", "src/models/Item.ts", "src/tests/home.test.ts", "public/app.css", "public/favicon.svg"]) {
       expect(out).toContain(file);
     }
 
@@ -76,6 +76,16 @@ describe("fw new <dir>", () => {
         const html = await home.text();
         expect(html).toContain("<h1>Hello from fw</h1>");
         expect(html).toContain("<title>Home · My fw app</title>"); // framed by the layout
+        // The layout's stylesheet and icon are real files of public/, served at their paths.
+        expect(html).toContain('<link rel="stylesheet" href="/app.css">');
+        expect(html).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
+        const css = await fetch(`${url}/app.css`);
+        expect(css.status).toBe(200);
+        expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
+        expect(await css.text()).toBe(readFileSync(join(dir, "public/app.css"), "utf8"));
+        const icon = await fetch(`${url}/favicon.svg`);
+        expect(icon.status).toBe(200);
+        expect(icon.headers.get("content-type")).toBe("image/svg+xml");
         const items = await fetch(`${url}/items`);
         expect(items.status).toBe(200);
         expect(await items.text()).toContain("<h1>Items</h1>");

@@ -82,6 +82,9 @@ describe("fw from its packed tarball", () => {
         expect(home.status, main).toBe(200);
         expect(await home.text()).toContain("<h1>Hello from fw</h1>");
         expect((await fetch(`${url}/items`)).status).toBe(200);
+        const css = await fetch(`${url}/app.css`);
+        expect(css.status, main).toBe(200);
+        expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
         const socket = await connect(url, "/echo/socket");
         socket.socket.send("hi");
         expect(await socket.next()).toBe("echo: hi");
