@@ -6,6 +6,13 @@ import type { Route } from "../routing/route.js";
 import { routeRow } from "./routes-listing.js";
 
 /**
+ * How dev pages keep long text (a diagnostic, a stack, a path) inside the viewport whatever the
+ * app's stylesheet says: lines wrap, keeping their breaks and indentation, and a word longer than
+ * the line (a path, a type) breaks anywhere. Inline, so it holds on any layout.
+ */
+export const WRAPPED = "white-space: pre-wrap; overflow-wrap: anywhere; max-width: 100%";
+
+/**
  * What a `dev` problem page shows under the problem; production shows none of it (no stack
  * trace reaches a production response). A 500 gets the source location, first and large,
  * then the stack; a 404 gets the route table, so a mistyped path is easy to spot.
@@ -20,8 +27,8 @@ function errorDetails(cause: unknown): Child[] {
   const trace = cause instanceof Error ? (cause.stack ?? String(cause)) : String(cause);
   const location = cause instanceof Error && cause.stack !== undefined ? sourceLocation(cause.stack) : undefined;
   return [
-    location === undefined ? null : element("p", { class: "fw-problem-location" }, ["Thrown at ", element("code", {}, [location])]),
-    element("pre", { class: "fw-problem-trace" }, [trace]),
+    location === undefined ? null : element("p", { class: "fw-problem-location", style: WRAPPED }, ["Thrown at ", element("code", {}, [location])]),
+    element("pre", { class: "fw-problem-trace", style: WRAPPED }, [trace]),
   ];
 }
 
