@@ -9,7 +9,7 @@ export const DEFAULT_DB_DIRECTORY = ".fw/db";
 export interface OpenOptions {
   /** A `postgres://` URL. Default: `DATABASE_URL` from the environment; when neither is set, the embedded engine. */
   readonly url?: string;
-  /** The embedded database's directory. Default `.fw/db` under `cwd`. */
+  /** The embedded database's directory. Default: `FW_DB_DIRECTORY` from the environment, else `.fw/db` under `cwd`. */
   readonly directory?: string;
   /** Default: the process's working directory. */
   readonly cwd?: string;
@@ -25,7 +25,8 @@ function targetOf(options: OpenOptions): Target {
   const env = options.env ?? process.env;
   const url = options.url ?? nonEmpty(env["DATABASE_URL"]);
   if (url !== undefined) return { engine: "postgres", url };
-  return { engine: "pglite", directory: resolve(options.cwd ?? process.cwd(), options.directory ?? DEFAULT_DB_DIRECTORY) };
+  // FW_DB_DIRECTORY: where fw/testing gives each test's app an empty database of its own.
+  return { engine: "pglite", directory: resolve(options.cwd ?? process.cwd(), options.directory ?? nonEmpty(env["FW_DB_DIRECTORY"]) ?? DEFAULT_DB_DIRECTORY) };
 }
 
 /**

@@ -121,7 +121,6 @@ export function appFiles(name: string, root: string, fwDep: FwDependency = { spe
     ...(fwDep.installLinks ? [[".npmrc", "install-links=true\n"] as const] : []),
     ["README.md", readme(name)],
     ["src/main.ts", MAIN],
-    ["src/server.ts", SERVER],
     ["src/layout.tsx", LAYOUT],
     ["src/app/Index.tsx", INDEX],
     ["src/models/Item.ts", ITEM],
@@ -193,7 +192,9 @@ npm run bundle   # optional: fw bundle, a lighter production boot: node dist/bun
 - \`src/app/Index.tsx\` is the home page, \`GET /\`. Add \`src/app/About.tsx\` exporting
   \`about\` for \`GET /about\`; folders make paths (\`posts/_id/Show.tsx\` → \`GET /posts/:id\`).
 - \`src/models/Item.ts\` is a model: its seven pages live at \`/items\`, derived from its type.
-- \`src/layout.tsx\` frames every page; \`src/server.ts\` makes the app, \`src/main.ts\` runs it.
+- \`src/layout.tsx\` frames every page, \`src/main.ts\` boots the app.
+- \`src/tests/home.test.ts\` tests it with fw/testing: \`startApp()\` runs the built app for one
+  test, \`client()\` is a visitor that keeps cookies and submits forms with their CSRF token.
 - \`public/\` is served as it is: \`public/app.css\` is \`/app.css\`.
 - \`node dist/main.js routes\` prints the route table. Production: set \`FW_SECRET\` (make one
   with \`node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))"\`),
@@ -201,39 +202,44 @@ npm run bundle   # optional: fw bundle, a lighter production boot: node dist/bun
 `;
 }
 
-const MAIN = `import { server } from "./server.js";
-
-// The app never listens itself: \`main\` reads the command (none, dev, routes) and runs it.
-process.exitCode = await server().main();
-`;
-
-const SERVER = `import { HttpApp } from "fw";
+const MAIN = `import { HttpApp } from "fw";
 import { table } from "./.fw/routes.js";
 import { layout } from "./layout.js";
 
-/**
- * The app, made but not started: \`main.ts\` runs its command line, the tests serve it on a
- * free port. The build writes src/.fw/routes.ts from src/app/ and src/models/.
- */
-export function server(): HttpApp {
-  return new HttpApp({ routes: table(), layout });
-}
+// The build writes src/.fw/routes.ts from src/app/ and src/models/. The app never listens
+// itself: \`main\` reads the command (none, dev, routes) and runs it.
+process.exitCode = await new HttpApp({ routes: table(), layout }).main();
 `;
 
 const TEST = `import assert from "node:assert/strict";
-import { test } from "node:test";
-import { server } from "../server.js";
+import { afterEach, beforeEach, test } from "node:test";
+import { startApp, type TestApp } from "fw/testing";
 
 // \`npm test\` builds the app, then runs node's test runner on the built tests (dist/**/*.test.js).
+// Each test gets the app to itself: its own process, port and (with fw/db) an empty database.
+let app: TestApp;
+beforeEach(async () => {
+  app = await startApp();
+});
+afterEach(() => app.close());
+
 test("the home page answers", async () => {
-  const running = await server().serve({ port: 0, dev: true, accessLog: false });
-  try {
-    const home = await fetch(\`\${running.url}/\`);
-    assert.equal(home.status, 200);
-    assert.match(await home.text(), /Hello from fw/);
-  } finally {
-    await running.close();
-  }
+  const home = await app.client().get("/");
+  assert.equal(home.status, 200);
+  assert.match(home.text, /Hello from fw/);
+});
+
+test("an item added through its form is shown and listed", async () => {
+  const visitor = app.client(); // keeps the session cookie, sends the form's CSRF token
+  const created = await visitor.submit("/items/new", { name: "Buy milk" });
+  assert.equal(created.status, 303);
+  const shown = await visitor.follow(created);
+  assert.match(shown.text, /Buy milk/);
+  assert.match((await visitor.get("/items")).text, /Buy milk/);
+});
+
+test("each test starts from an empty app", async () => {
+  assert.doesNotMatch((await app.client().get("/items")).text, /Buy milk/);
 });
 `;
 

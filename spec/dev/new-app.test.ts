@@ -28,7 +28,7 @@ describe("fw new <dir>", () => {
     expect(err).toBe("");
     expect(code).toBe(0);
     expect(out).toContain("npm install && npm run dev");
-    for (const file of ["package.json", "tsconfig.json", ".gitignore", ".npmrc", "README.md", "src/main.ts", "src/server.ts", "src/layout.tsx", "src/app/Index.tsx", "src/models/Item.ts", "src/tests/home.test.ts", "public/app.css", "public/favicon.svg"]) {
+    for (const file of ["package.json", "tsconfig.json", ".gitignore", ".npmrc", "README.md", "src/main.ts", "src/layout.tsx", "src/app/Index.tsx", "src/models/Item.ts", "src/tests/home.test.ts", "public/app.css", "public/favicon.svg"]) {
       expect(out).toContain(file);
     }
 
@@ -62,6 +62,13 @@ describe("fw new <dir>", () => {
     expect(readFileSync(join(dir, "src/.fw/routes.ts"), "utf8")).toContain("from src/models/Item.ts");
     // The page's JSX was pre-rendered by the `fw/transformer/jsx` plugin, resolved as a user's is.
     expect(readdirSync(join(dir, "dist/app")).map((file) => readFileSync(join(dir, "dist/app", file), "utf8")).join("")).toContain("jsxShape(");
+
+    // Its test (src/tests/home.test.ts, built into dist/) runs under node's test runner with
+    // fw/testing: three tests, each with an app of its own.
+    const tested = await runNode("--test", ["dist/"], {}, dir);
+    expect(tested.out, tested.out + tested.err).toContain("# pass 3");
+    expect(tested.out).toContain("# fail 0");
+    expect(tested.code).toBe(0);
 
     // Its `bundle` script (`fw bundle`, defaults: dist/main.js into dist/bundle) works as written; both builds serve the same pages.
     const bundled = await runNode(FW, ["bundle"], {}, dir);

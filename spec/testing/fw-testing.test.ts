@@ -1,0 +1,89 @@
+import { resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { appDatabase } from "../../runtime/db/open.js";
+import { CookieJar, formsOf, startApp, type TestApp } from "../../runtime/testing/index.js";
+
+// fw/testing against the example as built (`npm run build`): each test's app is its own process.
+const EXAMPLE = { cwd: resolve("."), main: "example/dist/main.js" };
+const EMAIL = "tester@example.com";
+const PASSWORD = "plum orbit velvet 9271";
+
+const started: TestApp[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((app) => app.close()));
+});
+
+async function example(): Promise<TestApp> {
+  const app = await startApp(EXAMPLE);
+  started.push(app);
+  return app;
+}
+
+describe("fw/testing: startApp and its client", () => {
+  it("signs up and in through the forms (CSRF token read from the page, session kept in the jar) and reaches a guarded page", async () => {
+    const app = await example();
+    const visitor = app.client();
+    expect((await visitor.get("/chat")).status).toBe(303); // guarded: nobody signed in yet
+    const signedUp = await visitor.signUp(EMAIL, PASSWORD);
+    expect(signedUp.status).toBe(303);
+    expect(signedUp.location).toBe("/login");
+    const signedIn = await visitor.signIn(EMAIL, PASSWORD);
+    expect(signedIn.status).toBe(303);
+    const chat = await visitor.get("/chat");
+    expect(chat.status).toBe(200);
+    // Another visitor has a jar of its own.
+    expect((await app.client().get("/chat")).status).toBe(303);
+    await visitor.signOut();
+    expect((await visitor.get("/chat")).status).toBe(303);
+  }, 60_000);
+
+  it("a wrong password is a failed sign-in, said plainly", async () => {
+    const app = await example();
+    const visitor = app.client();
+    await visitor.signUp(EMAIL, PASSWORD);
+    await expect(visitor.signIn(EMAIL, "not the password at all")).rejects.toThrow(/signing in as tester@example.com failed/);
+  }, 60_000);
+
+  it("shares nothing between tests: the account of the test before does not exist in a new app", async () => {
+    const app = await example();
+    await expect(app.client().signIn(EMAIL, PASSWORD)).rejects.toThrow(/failed/);
+  }, 60_000);
+
+  it("a form post without the page's token is refused (403): submit is what sends it", async () => {
+    const app = await example();
+    const visitor = app.client();
+    expect((await visitor.post("/signup", { email: EMAIL, password: PASSWORD })).status).toBe(403);
+    expect((await visitor.submit("/signup", { email: EMAIL, password: PASSWORD })).status).toBe(303);
+  }, 60_000);
+
+  it("an app that cannot boot rejects with its output", async () => {
+    await expect(startApp({ cwd: resolve("."), main: "example/dist/missing.js" })).rejects.toThrow(/exited before serving/);
+  });
+});
+
+describe("a fresh embedded database per test", () => {
+  it("fw/db opens FW_DB_DIRECTORY when set, before .fw/db (what startApp gives each app)", () => {
+    expect(appDatabase({ cwd: "/app", env: { FW_DB_DIRECTORY: "/tmp/fw-test-1/db" } }).description).toBe("PGlite at /tmp/fw-test-1/db");
+    expect(appDatabase({ cwd: "/app", env: {} }).description).toBe("PGlite at /app/.fw/db");
+    expect(appDatabase({ cwd: "/app", env: { FW_DB_DIRECTORY: "/tmp/x", DATABASE_URL: "postgres://u@h/d" } }).engine).toBe("postgres");
+  });
+});
+
+describe("fw/testing's cookie jar and form reader", () => {
+  it("replaces a cookie by name, drops an expired one, and sends the rest", () => {
+    const jar = new CookieJar();
+    jar.take(["fw_session=a; Path=/; HttpOnly", "other=1"]);
+    jar.take(["fw_session=b; Path=/"]);
+    expect(jar.header()).toBe("fw_session=b; other=1");
+    jar.take(["other=; Max-Age=0"]);
+    expect(jar.header()).toBe("fw_session=b");
+  });
+
+  it("reads a form's action, method and carried fields (hidden, prefilled, checked), unescaped", () => {
+    const html = `<form method="post" action="/posts/7?x=1&amp;y=2"><input type="hidden" name="_method" value="PUT"><input type="hidden" name="_csrf" value="t0k"><input name="title" value="A &amp; B"><input type="checkbox" name="done" checked><input type="checkbox" name="no"><input type="password" name="password" value="x"><textarea name="body">1 &lt; 2</textarea><button>Save</button></form>`;
+    expect(formsOf(html, "/posts/7/edit")).toEqual([
+      { action: "/posts/7?x=1&y=2", method: "post", fields: { _method: "PUT", _csrf: "t0k", title: "A & B", done: "on", body: "1 < 2" } },
+    ]);
+    expect(formsOf(`<form><input name="q"></form>`, "/search")).toEqual([{ action: "/search", method: "get", fields: { q: "" } }]);
+  });
+});
