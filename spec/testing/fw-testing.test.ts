@@ -1,7 +1,9 @@
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { appDatabase } from "../../runtime/db/open.js";
 import { CookieJar, formsOf, startApp, type TestApp } from "../../runtime/testing/index.js";
+import { postgresBin, startCluster } from "../support/postgres.js";
 
 // fw/testing against the example as built (`npm run build`): each test's app is its own process.
 const EXAMPLE = { cwd: resolve("."), main: "example/dist/main.js" };
@@ -86,4 +88,55 @@ describe("fw/testing's cookie jar and form reader", () => {
     ]);
     expect(formsOf(`<form><input name="q"></form>`, "/search")).toEqual([{ action: "/search", method: "get", fields: { q: "" } }]);
   });
+});
+
+describe("fw/testing gives each test's app an empty database", () => {
+  const DB_APP = { cwd: resolve("spec/testing/app"), main: "main.mjs" };
+
+  async function twoTests(): Promise<string[]> {
+    const seen: string[] = [];
+    for (const text of ["first", "second"]) {
+      const app = await startApp(DB_APP);
+      try {
+        const visitor = app.client();
+        expect((await visitor.get(`/add?text=${text}`)).text).toContain("added");
+        seen.push((await visitor.get("/notes")).text, (await visitor.get("/engine")).text);
+      } finally {
+        await app.close();
+      }
+    }
+    return seen;
+  }
+
+  it("embedded: a PGlite of its own in a temp directory, migrated by dev mode, removed on close", async () => {
+    const [first, engine, second, other] = await twoTests();
+    expect(first).toContain("notes: first");
+    expect(second).toContain("notes: second"); // not "first,second": nothing carried over
+    expect(engine).toMatch(/PGlite at .*fw-test-.*\/db/);
+    expect(other).not.toBe(engine);
+    expect(existsSync((/PGlite at (.*)/.exec(engine as string)?.[1] as string) ?? "/")).toBe(false);
+  }, 120_000);
+
+  const bin = postgresBin();
+  it.skipIf(bin === undefined)("on DATABASE_URL: a database created on that server for the test, dropped on close", async () => {
+    const cluster = await startCluster(bin as string);
+    const saved = process.env["DATABASE_URL"];
+    process.env["DATABASE_URL"] = cluster.url;
+    try {
+      const [first, engine, second] = await twoTests();
+      expect(first).toContain("notes: first");
+      expect(second).toContain("notes: second");
+      expect(engine).toMatch(/PostgreSQL at .*\/fw_test_[0-9a-f]{12}/);
+      const pg = (await import("pg")).default;
+      const admin = new pg.Client({ connectionString: cluster.url });
+      await admin.connect();
+      const left = await admin.query("SELECT datname FROM pg_database WHERE datname LIKE 'fw_test_%'");
+      await admin.end();
+      expect(left.rows).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env["DATABASE_URL"];
+      else process.env["DATABASE_URL"] = saved;
+      await cluster.destroy();
+    }
+  }, 120_000);
 });
