@@ -1,6 +1,5 @@
 import { element, type Child, type Html } from "../html/node.js";
-import { WRAPPED } from "../server/dev-details.js";
-import { phrase, problemContent, type Problem } from "../server/problem.js";
+import { phrase, problemContent, WRAPPED, type Problem } from "../server/problem.js";
 import type { BuildDiagnostic } from "./protocol.js";
 
 /**

@@ -82,7 +82,8 @@ export function appFiles(name: string, root: string, fwDep: FwDependency = { spe
       build: "tspc -p .",
       // Production: FW_SECRET must be set (fw refuses to boot without it and says how).
       start: "node --enable-source-maps dist/main.js",
-      test: "tspc -p . && node --test dist/",
+      // The shell expands the pattern on Node 20 (which takes only paths); Node 21+ would glob it itself.
+      test: "tspc -p . && node --test dist/tests/*.test.js",
       bundle: "fw bundle",
     },
     dependencies: { fw: fwDep.spec, typia },
@@ -183,7 +184,7 @@ An app made with \`fw new\`: fw builds its routes from its files with
 \`\`\`sh
 npm install
 npm run dev      # fw dev: builds, serves http://127.0.0.1:3000, rebuilds and reloads on save
-npm test         # builds, then runs the tests in src/**/*.test.ts (node's test runner)
+npm test         # builds, then runs the tests of src/tests/ (node's test runner)
 npm run build    # tspc: dist/
 npm start        # production: node dist/main.js (FW_SECRET required, 32 bytes or more)
 npm run bundle   # optional: fw bundle, a lighter production boot: node dist/bundle/main.js
@@ -215,7 +216,7 @@ const TEST = `import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
 import { startApp, type TestApp } from "fw/testing";
 
-// \`npm test\` builds the app, then runs node's test runner on the built tests (dist/**/*.test.js).
+// \`npm test\` builds the app, then runs node's test runner on the built tests (dist/tests/*.test.js).
 // Each test gets the app to itself: its own process, port and (with fw/db) an empty database.
 let app: TestApp;
 beforeEach(async () => {

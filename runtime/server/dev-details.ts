@@ -3,14 +3,8 @@ import { fileURLToPath } from "node:url";
 import type { HttpFailure } from "../http/failure.js";
 import { element, type Child } from "../html/node.js";
 import type { Route } from "../routing/route.js";
+import { WRAPPED } from "./problem.js";
 import { routeRow } from "./routes-listing.js";
-
-/**
- * How dev pages keep long text (a diagnostic, a stack, a path) inside the viewport whatever the
- * app's stylesheet says: lines wrap, keeping their breaks and indentation, and a word longer than
- * the line (a path, a type) breaks anywhere. Inline, so it holds on any layout.
- */
-export const WRAPPED = "white-space: pre-wrap; overflow-wrap: anywhere; max-width: 100%";
 
 /**
  * What a `dev` problem page shows under the problem; production shows none of it (no stack

@@ -39,7 +39,7 @@ describe("fw new <dir>", () => {
       dev: "fw dev",
       build: "tspc -p .",
       start: "node --enable-source-maps dist/main.js",
-      test: "tspc -p . && node --test dist/",
+      test: "tspc -p . && node --test dist/tests/*.test.js",
       bundle: "fw bundle",
     });
     // From a checkout: fw by path, installed as a copy (install-links) so its dependencies land in the app.
@@ -65,7 +65,7 @@ describe("fw new <dir>", () => {
 
     // Its test (src/tests/home.test.ts, built into dist/) runs under node's test runner with
     // fw/testing: three tests, each with an app of its own.
-    const tested = await runNode("--test", ["dist/"], {}, dir);
+    const tested = await runNode("--test", ["dist/tests/home.test.js"], {}, dir);
     expect(tested.out, tested.out + tested.err).toContain("# pass 3");
     expect(tested.out).toContain("# fail 0");
     expect(tested.code).toBe(0);
