@@ -20,7 +20,7 @@ export interface OpenOptions {
    * `DATABASE_URL` from the environment; when neither is set, the embedded engine in `directory`.
    */
   readonly url?: string;
-  /** The embedded database's directory. Default `.fw/db` under `cwd`. */
+  /** The embedded database's directory (`DATABASE_URL=pglite:DIR` overrides it). Default `.fw/db` under `cwd`. */
   readonly directory?: string;
   /** Default: the process's working directory. */
   readonly cwd?: string;

@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import type { Connection, Database, QueryResult, Queryable, Row } from "./database.js";
+import { loadDriver } from "./driver.js";
 import { CannotOpenDatabase } from "./open-error.js";
 import { lockDirectory } from "./pglite-lock.js";
 import { TEXT_TYPES } from "./values.js";
@@ -20,9 +21,9 @@ interface PgliteLike extends PgliteQueryable {
  * the transaction ends, so transactions never interleave.
  */
 export async function openPglite(directory: string, lockWaitMs?: number): Promise<Database> {
+  const { PGlite } = await loadDriver("@electric-sql/pglite", () => import("@electric-sql/pglite"));
   mkdirSync(directory, { recursive: true });
   const unlock = await lockDirectory(directory, lockWaitMs);
-  const { PGlite } = await import("@electric-sql/pglite");
   let pglite: PgliteLike;
   try {
     // Dates and times stay text, as on the PostgreSQL engine: a model's date field is a string.

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from "pg";
+import { loadDriver } from "./driver.js";
 import type { Connection, Database, QueryResult, Queryable, Row } from "./database.js";
 import { CannotOpenDatabase } from "./open-error.js";
 import { guarded, isConnectionError, Outage } from "./faults.js";
@@ -32,7 +33,7 @@ export class DatabaseUnreachable extends CannotOpenDatabase {
  */
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
   const redacted = redactUrl(options.url);
-  const pg = (await import("pg")).default;
+  const pg = (await loadDriver("pg", () => import("pg"))).default;
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max ?? 10,

@@ -1,11 +1,12 @@
 import { element, type Child, type Html } from "../html/node.js";
-import { phrase, problemContent, type Problem } from "../server/problem.js";
+import { phrase, problemContent, WRAPPED, type Problem } from "../server/problem.js";
 import type { BuildDiagnostic } from "./protocol.js";
 
 /**
  * The page every HTML GET answers while the build is broken: a 500 problem page (same frame,
  * same fields) whose details list each diagnostic: where (file:line:column), the TS code, and
- * the message. Everything is text in the tree, so the renderer escapes it.
+ * the message. Everything is text in the tree, so the renderer escapes it. Long diagnostics
+ * wrap inside the viewport (`WRAPPED`), keeping their line breaks.
  */
 export function buildErrorContent(diagnostics: readonly BuildDiagnostic[], instance: string): Html {
   const errors = diagnostics.filter((d) => d.category === "error").length;
@@ -21,11 +22,11 @@ export function buildErrorContent(diagnostics: readonly BuildDiagnostic[], insta
 }
 
 function diagnosticItem(diagnostic: BuildDiagnostic): Child {
-  return element("li", { class: `fw-build-${diagnostic.category}` }, [
+  return element("li", { class: `fw-build-${diagnostic.category}`, style: WRAPPED }, [
     element("code", { class: "fw-build-where" }, [where(diagnostic)]),
     " ",
     element("code", { class: "fw-build-code" }, [diagnostic.code]),
-    element("pre", { class: "fw-build-message" }, [diagnostic.message]),
+    element("pre", { class: "fw-build-message", style: WRAPPED }, [diagnostic.message]),
   ]);
 }
 

@@ -3,7 +3,7 @@ import { AppProcess, type ReadyMessage } from "./app-process.js";
 import { EmitLedger } from "./emit-ledger.js";
 import { sourcesChangedSince } from "./sources.js";
 import { WatchCompiler } from "./watch-compiler.js";
-import type { BuildResult } from "./watch-output.js";
+import { formatDiagnostic, type BuildResult } from "./watch-output.js";
 
 export interface SupervisorOptions {
   /** The tsconfig directory (or file) given to tspc. */
@@ -106,6 +106,8 @@ export class Supervisor {
 
   async #built(result: BuildResult): Promise<void> {
     if (this.#stopped) return;
+    // Printed here, once per build acted on (a stale compile's are not, being repeated by the next).
+    for (const diagnostic of result.diagnostics) this.#options.out(formatDiagnostic(diagnostic));
     if (result.errors > 0) return this.#failed(result);
     const wasFailing = this.#failing;
     this.#failing = false;

@@ -9,7 +9,7 @@ export interface WatchCompilerOptions {
   readonly project: string;
   readonly cwd: string;
   readonly onBuild: (result: BuildResult) => void;
-  /** Where tsc's own lines go (the terminal shows every diagnostic as tsc wrote it). */
+  /** Where tsc's own lines go, but its diagnostics (the supervisor prints those, once per build). */
   readonly out: (line: string) => void;
   readonly err: (line: string) => void;
 }
@@ -32,9 +32,11 @@ export class WatchCompiler {
     });
     const output = new WatchOutput(options.onBuild);
     // Both streams exist: stdio is "pipe" for them.
+    // Diagnostics are not passed through: the supervisor prints them once per build it acts on.
+    // tsc prints them on every compile, and a compile the transformer's own write to
+    // src/.fw/ makes stale is followed by another one printing the same errors again.
     createInterface({ input: this.#child.stdout! }).on("line", (line) => {
-      output.line(line);
-      if (!line.startsWith("TSFILE: ")) options.out(line);
+      if (!output.line(line) && !line.startsWith("TSFILE: ")) options.out(line);
     });
     createInterface({ input: this.#child.stderr! }).on("line", options.err);
   }

@@ -42,26 +42,35 @@ export class WatchOutput {
     for (const line of lines) this.line(line);
   }
 
-  /** Reads one complete line (without its line break). */
-  line(line: string): void {
+  /**
+   * Reads one complete line (without its line break). True when the line is part of a
+   * diagnostic (its first line or one continuing it): those are shown from the `BuildResult`,
+   * once per build acted on, not as tsc prints them (README, "Dev mode").
+   */
+  line(line: string): boolean {
     if (STARTED.test(line)) {
       this.#startedAt = Date.now();
-      return this.#reset();
+      this.#reset();
+      return false;
     }
     const finished = FINISHED.exec(line);
-    if (finished !== null) return this.#finish(Number(finished[1]));
+    if (finished !== null) {
+      this.#finish(Number(finished[1]));
+      return false;
+    }
     const emitted = EMITTED.exec(line);
     if (emitted !== null) {
       this.#emitted.push((emitted[1] as string).trim());
-      return;
+      return false;
     }
     if (this.#open !== undefined && /^\s+\S/.test(line)) {
       this.#open.message += `\n${line.replace(/^ {2}/, "")}`;
-      return;
+      return true;
     }
     const diagnostic = diagnosticOf(line);
     this.#open = diagnostic;
     if (diagnostic !== undefined) this.#diagnostics.push(diagnostic);
+    return diagnostic !== undefined;
   }
 
   #finish(errors: number): void {
@@ -94,4 +103,10 @@ export function diagnosticOf(line: string): Mutable<BuildDiagnostic> | undefined
   const noFile = NO_FILE.exec(line);
   if (noFile === null) return undefined;
   return { category: noFile[1] as "error" | "warning", code: noFile[2] as string, message: noFile[3] as string };
+}
+
+/** A diagnostic as tsc prints it (`file(line,col): error TSxxxx: message`, a chain's lines indented). */
+export function formatDiagnostic(diagnostic: BuildDiagnostic): string {
+  const where = diagnostic.file === undefined ? "" : `${diagnostic.file}${diagnostic.line === undefined ? "" : `(${diagnostic.line},${diagnostic.column ?? 1})`}: `;
+  return `${where}${diagnostic.category} ${diagnostic.code}: ${diagnostic.message.replace(/\n/g, "\n  ")}`;
 }

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { HttpFailure } from "../http/failure.js";
 import { element, type Child } from "../html/node.js";
 import type { Route } from "../routing/route.js";
+import { WRAPPED } from "./problem.js";
 import { routeRow } from "./routes-listing.js";
 
 /**
@@ -20,8 +21,8 @@ function errorDetails(cause: unknown): Child[] {
   const trace = cause instanceof Error ? (cause.stack ?? String(cause)) : String(cause);
   const location = cause instanceof Error && cause.stack !== undefined ? sourceLocation(cause.stack) : undefined;
   return [
-    location === undefined ? null : element("p", { class: "fw-problem-location" }, ["Thrown at ", element("code", {}, [location])]),
-    element("pre", { class: "fw-problem-trace" }, [trace]),
+    location === undefined ? null : element("p", { class: "fw-problem-location", style: WRAPPED }, ["Thrown at ", element("code", {}, [location])]),
+    element("pre", { class: "fw-problem-trace", style: WRAPPED }, [trace]),
   ];
 }
 

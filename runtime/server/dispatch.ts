@@ -24,6 +24,7 @@ import { renderPage, type Layout } from "./layout.js";
 import { clientAddress, isSecure } from "./secure.js";
 import { plainAnswer, problemContent, problemOf } from "./problem.js";
 import { writeSession } from "./session-cookie.js";
+import type { PublicFiles } from "./static-files.js";
 
 /** What goes on the wire: status, headers as a flat [name, value, …] list, and the body. */
 export interface Answer {
@@ -60,6 +61,8 @@ export interface DispatchOptions {
    * not be saved under an answer that went out.
    */
   readonly logError: (what: string, cause: unknown, incident: string | undefined) => void;
+  /** The app's public folder, asked for a GET or HEAD that no route answers (README, "Static files"). */
+  readonly files?: PublicFiles;
 }
 
 const HTML_TYPE = "text/html; charset=utf-8";
@@ -163,6 +166,8 @@ export class Dispatcher {
       if (this.options.matcher.lookupWs(splitPath(path)) !== undefined) {
         throw new BadRequest("This address accepts WebSocket connections only.");
       }
+      const files = this.options.files;
+      if (files !== undefined && (method === "GET" || method === "HEAD")) return files.answer(path, headers).then((file) => file ?? notFound());
       throw new NotFound();
     }
     const hasBody = headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined;
@@ -503,6 +508,10 @@ function withCookie(answer: Answer, cookie: string | undefined): Answer {
   if (cookie === undefined) return answer;
   answer.headers.push("set-cookie", cookie);
   return answer;
+}
+
+function notFound(): never {
+  throw new NotFound();
 }
 
 function health(): Answer {

@@ -25,9 +25,20 @@ export interface ErrorLine {
  * With `stacks` (dev, or the app's `logStacks`) the cause's stack follows on the next lines.
  */
 export function errorLine({ what, cause, incident, stacks }: ErrorLine): string {
-  const line = `fw: ${oneLine(what)}: ${summary(cause)}${incident === undefined ? "" : ` [incident ${incident}]`}`;
+  const said = summary(cause);
+  const line = `fw: ${oneLine(what)}: ${said}${incident === undefined ? "" : ` [incident ${incident}]`}`;
   const stack = stacks ? stackOf(cause) : undefined;
-  return stack === undefined ? line : `${line}\n${stack}`;
+  return stack === undefined ? line : `${line}\n${framesOf(stack, said)}`;
+}
+
+/**
+ * A stack without its first line when that line only says again what the log line just said
+ * (`Error: message`): the message is printed once. A message the line had to escape or cut is
+ * kept, in full, with the stack.
+ */
+function framesOf(stack: string, said: string): string {
+  const head = stack.indexOf("\n");
+  return head !== -1 && stack.slice(0, head) === said ? stack.slice(head + 1) : stack;
 }
 
 /** `Name: message` of an Error, the string form of anything else; never throws. */

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { Secret } from "../http/secret.js";
 import { SessionCodec } from "../http/session-codec.js";
 import { BootError } from "../routing/boot-error.js";
@@ -16,6 +17,7 @@ import { defaultLayout, type Layout } from "./layout.js";
 import { PRODUCTION_OVERRIDES_DEV, isProductionEnv } from "./run-mode.js";
 import { devSecret, MissingSecret, productionSecret } from "./secrets.js";
 import { startServer, type RunningServer, type Timeouts } from "./server.js";
+import { defaultPublicDir, PublicFiles } from "./static-files.js";
 
 /** The default cap on a request body: 1 MiB (DESIGN.md). */
 export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
@@ -89,6 +91,13 @@ export interface HttpAppOptions {
    * and in production any host.
    */
   readonly allowedHosts?: readonly string[];
+  /**
+   * The folder whose files are served at their path from `/` to a GET or HEAD no route answers
+   * (`public/app.css` is `/app.css`), without reading the session. Relative to the working
+   * directory. Default: the `public` folder beside the `dist/` the app runs from (else in the
+   * working directory); nothing is served while it does not exist. `false` serves none.
+   */
+  readonly publicDir?: string | false;
   /** A WebSocket `send` rejects when the client has taken nothing for this long. Default 10 s. */
   readonly wsSendTimeoutMs?: number;
   /** How often open WebSockets are pinged; one that missed the previous ping is cut off. Default 30 s. */
@@ -157,6 +166,7 @@ export class HttpApp {
   allowedOrigins: readonly string[];
   /** Undefined: the default for the mode (loopback names in `dev`, any host in production). */
   allowedHosts: readonly string[] | undefined;
+  publicDir: string | false;
   wsSendTimeoutMs: number;
   wsPingIntervalMs: number;
   wsMaxMessageBytes: number;
@@ -183,6 +193,7 @@ export class HttpApp {
     this.handlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
     this.allowedOrigins = options.allowedOrigins ?? [];
     this.allowedHosts = options.allowedHosts ?? hostsFromEnv(env[ALLOWED_HOSTS_ENV]);
+    this.publicDir = options.publicDir ?? defaultPublicDir(process.argv[1], process.cwd());
     this.wsSendTimeoutMs = options.wsSendTimeoutMs ?? DEFAULT_WS_SEND_TIMEOUT_MS;
     this.wsPingIntervalMs = options.wsPingIntervalMs ?? DEFAULT_WS_PING_INTERVAL_MS;
     this.wsMaxMessageBytes = options.wsMaxMessageBytes ?? DEFAULT_WS_MAX_MESSAGE_BYTES;
@@ -263,6 +274,7 @@ export class HttpApp {
       trustProxy: this.trustProxy,
       hosts: this.hostPolicy(dev),
       logError: (what, cause, incident) => this.console.err(errorLine({ what, cause, incident, stacks })),
+      ...(this.publicDir === false ? {} : { files: new PublicFiles(resolve(this.publicDir)) }),
     });
     const reserved = this.reservedSockets(hook);
     // The socket server is loaded only for an app that has sockets, and it loads `ws` itself on

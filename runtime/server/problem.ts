@@ -72,3 +72,11 @@ export function plainAnswer(status: number, close = false): Answer {
   const answer = { status, headers: ["content-type", "text/plain; charset=utf-8", "x-content-type-options", "nosniff"], body: plainProblem(status) };
   return close ? { ...answer, close } : answer;
 }
+
+/**
+ * How dev pages keep long text (a diagnostic, a stack, a path) inside the viewport whatever the
+ * app's stylesheet says: lines wrap, keeping their breaks and indentation, and a word longer than
+ * the line (a path, a type) breaks anywhere. Inline, so it holds on any layout. It lives here,
+ * beside the problem page both dev pages extend, so neither dev module loads the other.
+ */
+export const WRAPPED = "white-space: pre-wrap; overflow-wrap: anywhere; max-width: 100%";

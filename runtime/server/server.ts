@@ -177,8 +177,11 @@ function send(
   const given = answer.headers;
   // A new list in one literal for the usual answer (a content type and nosniff): pushing onto the
   // answer's own list grew its backing store on every request.
+  // A 304 has no content and says nothing of its length (RFC 9110 8.6): its validators only.
   const headers =
-    given.length === 4
+    answer.status === 304
+      ? [...given]
+      : given.length === 4
       ? [given[0] as string, given[1] as string, given[2] as string, given[3] as string, "content-length", String(length)]
       : [...given, "content-length", String(length)];
   if (answer.close === true || closing) headers.push("connection", "close");

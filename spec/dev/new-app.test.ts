@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bootNode, runNode } from "../support/process.js";
+import { fwDependency } from "../../runtime/dev/new-app.js";
 import { TEST_SECRET } from "../support/serve.js";
 import { FIXTURES, tspc } from "../support/tspc.js";
 
@@ -26,18 +27,27 @@ describe("fw new <dir>", () => {
     const { code, out, err } = await runNode(FW, ["new", dir]);
     expect(err).toBe("");
     expect(code).toBe(0);
-    expect(out).toContain("npm install && npm start");
-    for (const file of ["package.json", "tsconfig.json", ".gitignore", "README.md", "src/main.ts", "src/layout.tsx", "src/app/Index.tsx", "src/models/Item.ts"]) {
+    expect(out).toContain("npm install && npm run dev");
+    for (const file of ["package.json", "tsconfig.json", ".gitignore", ".npmrc", "README.md", "src/main.ts", "src/layout.tsx", "src/app/Index.tsx", "src/models/Item.ts", "src/tests/home.test.ts", "public/app.css", "public/favicon.svg"]) {
       expect(out).toContain(file);
     }
 
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, Record<string, string>>;
     expect(pkg["name"]).toBe("my-app");
     expect(pkg["type"]).toBe("module");
-    expect(pkg["scripts"]).toEqual({ build: "tspc -p .", start: "npm run build && node dist/main.js dev", bundle: "fw bundle" });
+    expect(pkg["scripts"]).toEqual({
+      dev: "fw dev",
+      build: "tspc -p .",
+      start: "node --enable-source-maps dist/main.js",
+      test: "tspc -p . && node --test dist/tests/*.test.js",
+      bundle: "fw bundle",
+    });
+    // From a checkout: fw by path, installed as a copy (install-links) so its dependencies land in the app.
     expect(pkg["dependencies"]?.["fw"]).toBe(`file:${resolve(".")}`);
+    expect(readFileSync(join(dir, ".npmrc"), "utf8")).toBe("install-links=true\n");
     expect(pkg["dependencies"]?.["typia"]).toBeDefined();
-    expect(pkg["devDependencies"]).toEqual({ "@types/node": "~20.19.43", "ts-patch": "3.3.0", typescript: "~5.9.3" });
+    expect(Object.keys(pkg["devDependencies"] ?? {})).toEqual(["@types/node", "rolldown", "ts-patch", "typescript"]);
+    expect(readFileSync(join(dir, ".gitignore"), "utf8").split("\n")).toEqual(expect.arrayContaining(["node_modules/", "dist/", ".fw/"]));
     const tsconfig = JSON.parse(readFileSync(join(dir, "tsconfig.json"), "utf8")) as { compilerOptions: { plugins: { transform: string }[] } };
     expect(tsconfig.compilerOptions.plugins.map((plugin) => plugin.transform)).toEqual(["fw/transformer", "fw/transformer/jsx", "typia/lib/transform"]);
 
@@ -53,6 +63,13 @@ describe("fw new <dir>", () => {
     // The page's JSX was pre-rendered by the `fw/transformer/jsx` plugin, resolved as a user's is.
     expect(readdirSync(join(dir, "dist/app")).map((file) => readFileSync(join(dir, "dist/app", file), "utf8")).join("")).toContain("jsxShape(");
 
+    // Its test (src/tests/home.test.ts, built into dist/) runs under node's test runner with
+    // fw/testing: three tests, each with an app of its own.
+    const tested = await runNode("--test", ["dist/tests/home.test.js"], {}, dir);
+    expect(tested.out, tested.out + tested.err).toContain("# pass 3");
+    expect(tested.out).toContain("# fail 0");
+    expect(tested.code).toBe(0);
+
     // Its `bundle` script (`fw bundle`, defaults: dist/main.js into dist/bundle) works as written; both builds serve the same pages.
     const bundled = await runNode(FW, ["bundle"], {}, dir);
     expect(bundled.err).toBe("");
@@ -66,6 +83,16 @@ describe("fw new <dir>", () => {
         const html = await home.text();
         expect(html).toContain("<h1>Hello from fw</h1>");
         expect(html).toContain("<title>Home · My fw app</title>"); // framed by the layout
+        // The layout's stylesheet and icon are real files of public/, served at their paths.
+        expect(html).toContain('<link rel="stylesheet" href="/app.css">');
+        expect(html).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
+        const css = await fetch(`${url}/app.css`);
+        expect(css.status).toBe(200);
+        expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
+        expect(await css.text()).toBe(readFileSync(join(dir, "public/app.css"), "utf8"));
+        const icon = await fetch(`${url}/favicon.svg`);
+        expect(icon.status).toBe(200);
+        expect(icon.headers.get("content-type")).toBe("image/svg+xml");
         const items = await fetch(`${url}/items`);
         expect(items.status).toBe(200);
         expect(await items.text()).toContain("<h1>Items</h1>");
@@ -92,5 +119,25 @@ describe("fw new <dir>", () => {
     expect(code).toBe(2);
     expect(err).toContain("give the directory to create");
     expect(err).toContain("usage: fw new <dir>");
+  });
+});
+
+describe("fw new --fw: how the app depends on fw", () => {
+  const app = resolve("/work/apps/my-app");
+  it("names a tarball or a directory by a path relative to the app; a tarball needs no install-links", () => {
+    expect(fwDependency(app, "/src/fw", "0.1.0", "/work/fw-0.1.0.tgz")).toEqual({ spec: "file:../../fw-0.1.0.tgz", installLinks: false });
+    expect(fwDependency(app, "/src/fw", "0.1.0", "/work/fw")).toEqual({ spec: "file:../../fw", installLinks: true });
+  });
+  it("writes a version range as given, and an installed fw names its own version", () => {
+    expect(fwDependency(app, "/src/fw", "0.1.0", "^0.2.0")).toEqual({ spec: "^0.2.0", installLinks: false });
+    expect(fwDependency(app, "/usr/lib/node_modules/fw", "0.1.0")).toEqual({ spec: "^0.1.0", installLinks: false });
+    expect(fwDependency(app, "/src/fw", "0.1.0")).toEqual({ spec: "file:/src/fw", installLinks: true });
+  });
+  it("refuses a tarball that is not there, naming it and how to make one", async () => {
+    const dir = join(scratch("new-fw"), "app");
+    const { code, err } = await runNode(FW, ["new", dir, "--fw", "./nowhere/fw-0.1.0.tgz"]);
+    expect(code).toBe(2);
+    expect(err).toContain("--fw");
+    expect(err).toContain("npm pack");
   });
 });

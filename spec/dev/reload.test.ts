@@ -62,6 +62,9 @@ describe("fw dev (spec 1, 4.6)", () => {
     const recovered = await fetch(`${url}/`);
     expect(recovered.status).toBe(200);
     expect(await recovered.text()).toContain("welcome /");
+    // Printed once (issue 22, item 9): the broken build's compile rewrote src/.fw/, so tsc compiled
+    // it twice and printed the error twice; fw dev prints a build's diagnostics once, when it acts on it.
+    expect(dev.output().match(/src\/app\/Index\.tsx\(1,14\): error TS91002/g), dev.output()).toHaveLength(1);
   }, 120_000);
 
   it("prints the route table at start and again only when it changed; one restart per change", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseDevArgs } from "../../runtime/dev/cli.js";
 import { injectBeforeBodyEnd } from "../../runtime/dev/reload-client.js";
-import { WatchOutput, type BuildResult } from "../../runtime/dev/watch-output.js";
+import { formatDiagnostic, WatchOutput, type BuildResult } from "../../runtime/dev/watch-output.js";
 
 /** What `tspc --watch --preserveWatchOutput --pretty false --listEmittedFiles` printed for three compiles. */
 const printed = `
@@ -54,6 +54,20 @@ describe("fw dev reads tsc's watch output", () => {
     ]);
     expect(builds[1]?.emitted).toEqual(["/app/dist/app/Index.js"]);
     expect(builds[2]).toMatchObject({ errors: 0, diagnostics: [], emitted: [] });
+  });
+});
+
+describe("fw dev prints a build's diagnostics itself, once", () => {
+  it("tells the diagnostic lines (first and continuing) from tsc's other lines, and prints them back as tsc wrote them", () => {
+    const builds: BuildResult[] = [];
+    const output = new WatchOutput((build) => builds.push(build));
+    const passed = printed.split("\n").filter((line) => !output.line(line));
+    expect(passed.join("\n")).not.toContain("error TS");
+    expect(passed.join("\n")).not.toContain("Nested detail");
+    expect(passed).toContain("12:48:23 PM - Found 4 errors. Watching for file changes.");
+    const shown = (builds[1]?.diagnostics ?? []).map(formatDiagnostic);
+    const diagnosticLines = printed.split("\n").filter((line) => /error TS|^ {2}/.test(line));
+    expect(shown.join("\n").split("\n")).toEqual(diagnosticLines);
   });
 });
 

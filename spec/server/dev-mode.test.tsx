@@ -188,7 +188,7 @@ describe("dev: problem pages", () => {
 
   it("a dev 500 shows where it was thrown (file:line) before the stack; production shows neither", async () => {
     const html = await (await dev.get("/throws")).text();
-    const location = /<p class="fw-problem-location">Thrown at <code>([^<]+)<\/code><\/p>/.exec(html)?.[1];
+    const location = /<p class="fw-problem-location"[^>]*>Thrown at <code>([^<]+)<\/code><\/p>/.exec(html)?.[1];
     expect(location).toMatch(/^spec\/server\/dev-mode\.test\.tsx:\d+$/);
     expect(html.indexOf("fw-problem-location")).toBeLessThan(html.indexOf("fw-problem-trace"));
     expect(html).toContain("boom 41c9");

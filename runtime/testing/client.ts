@@ -1,0 +1,108 @@
+import { CookieJar } from "./cookie-jar.js";
+import { formsOf, type PageForm } from "./forms.js";
+
+/** One answer the client got, read whole. */
+export interface TestResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  /** The body as text. */
+  readonly text: string;
+  /** The path it was asked for. */
+  readonly path: string;
+  /** `Location` of a redirect, as a path on the app when it points there. */
+  readonly location: string | undefined;
+  /** The forms of an HTML answer, in document order. */
+  forms(): PageForm[];
+}
+
+/** What `submit` fills in and where it looks for the form. */
+export interface SubmitOptions {
+  /** Which form of the page: the first whose `action` is this path (default: the first form with a `_csrf` field, else the first). */
+  readonly action?: string;
+}
+
+/**
+ * A browser without a browser: one per visitor. It keeps the cookies the app sets (the session,
+ * so sign-in and flash carry over), sends them back, and submits forms the way a browser does,
+ * with the hidden `_csrf` (and `_method`) the page rendered. Redirects are not followed: a test
+ * reads the 303 and its `location`, then `follow`s it.
+ */
+export class TestClient {
+  readonly cookies = new CookieJar();
+
+  constructor(readonly url: string) {}
+
+  /** GET a path of the app. */
+  get(path: string, headers: Record<string, string> = {}): Promise<TestResponse> {
+    return this.request("GET", path, undefined, headers);
+  }
+
+  /** POST urlencoded fields, exactly as given (no `_csrf` added: see `submit`). */
+  post(path: string, fields: Readonly<Record<string, string>>, headers: Record<string, string> = {}): Promise<TestResponse> {
+    return this.request("POST", path, new URLSearchParams(fields).toString(), { "content-type": "application/x-www-form-urlencoded", ...headers });
+  }
+
+  /**
+   * Opens `pagePath`, takes its form (see `SubmitOptions`), fills in `fields` over what it
+   * carries (`_csrf`, `_method`, hidden and prefilled inputs) and submits it to its `action`.
+   * Throws when the page is not a 200 or has no such form, naming the page.
+   */
+  async submit(pagePath: string, fields: Readonly<Record<string, string>>, options: SubmitOptions = {}): Promise<TestResponse> {
+    const page = await this.get(pagePath);
+    if (page.status !== 200) throw new Error(`fw/testing: GET ${pagePath} answered ${page.status}, not a page with a form to submit`);
+    const forms = page.forms();
+    const form =
+      options.action !== undefined
+        ? forms.find((candidate) => candidate.action === options.action)
+        : (forms.find((candidate) => candidate.fields["_csrf"] !== undefined) ?? forms[0]);
+    if (form === undefined) {
+      throw new Error(`fw/testing: ${pagePath} has no form${options.action === undefined ? "" : ` with action ${options.action}`} (forms: ${forms.map((f) => f.action).join(", ") || "none"})`);
+    }
+    const filled = { ...form.fields, ...fields };
+    if (form.method === "get") return this.get(`${form.action}?${new URLSearchParams(filled).toString()}`);
+    return this.post(form.action, filled);
+  }
+
+  /** GETs where a redirect points; throws when the answer is not a redirect. */
+  follow(response: TestResponse): Promise<TestResponse> {
+    if (response.location === undefined) throw new Error(`fw/testing: ${response.path} answered ${response.status}, not a redirect`);
+    return this.get(response.location);
+  }
+
+  /** Signs up through fw/auth's form (`/signup`); fw/auth answers 303 to the login page. */
+  signUp(email: string, password: string, path = "/signup"): Promise<TestResponse> {
+    return this.submit(path, { email, password });
+  }
+
+  /**
+   * Signs in through fw/auth's form (`/login`) and checks that it worked (a 303 away from the
+   * login page); throws with the page's answer otherwise.
+   */
+  async signIn(email: string, password: string, path = "/login"): Promise<TestResponse> {
+    const answer = await this.submit(path, { email, password });
+    if (answer.status !== 303 || answer.location === undefined || answer.location.startsWith(path)) {
+      throw new Error(`fw/testing: signing in as ${email} failed: POST ${path} answered ${answer.status}${answer.location === undefined ? "" : ` to ${answer.location}`}`);
+    }
+    return answer;
+  }
+
+  /** Signs out through fw/auth's `POST /logout`, with the CSRF token of a page (default `/`). */
+  async signOut(pagePath = "/", path = "/logout"): Promise<TestResponse> {
+    return this.submit(pagePath, {}, { action: path });
+  }
+
+  private async request(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<TestResponse> {
+    const cookie = this.cookies.header();
+    const response = await fetch(this.url + path, {
+      method,
+      redirect: "manual",
+      headers: { ...(cookie === undefined ? {} : { cookie }), ...headers },
+      ...(body === undefined ? {} : { body }),
+    });
+    this.cookies.take(response.headers.getSetCookie());
+    const text = await response.text();
+    const location = response.headers.get("location") ?? undefined;
+    const own = location === undefined ? undefined : location.startsWith(this.url) ? location.slice(this.url.length) || "/" : location;
+    return { status: response.status, headers: response.headers, text, path, location: own, forms: () => formsOf(text, path.split("?")[0] as string) };
+  }
+}

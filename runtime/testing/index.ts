@@ -1,0 +1,9 @@
+/**
+ * fw/testing — test an app as its visitors use it: `startApp` runs the built app for one test
+ * (its own process, port, secret and fresh database), and its `client()`s keep cookies and
+ * submit forms with their CSRF token. Names are re-exported one by one.
+ */
+export { startApp, type StartAppOptions, type TestApp } from "./start-app.js";
+export { TestClient, type TestResponse, type SubmitOptions } from "./client.js";
+export { CookieJar } from "./cookie-jar.js";
+export { formsOf, type PageForm } from "./forms.js";

@@ -1,0 +1,89 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { resolve } from "node:path";
+import { TestClient } from "./client.js";
+import { freshPostgres, type FreshDatabase } from "./fresh-postgres.js";
+
+export interface StartAppOptions {
+  /** The built entry, relative to `cwd`. Default `dist/main.js`. */
+  readonly main?: string;
+  /** The app's directory, where it runs. Default: the working directory (npm runs tests from the app's root). */
+  readonly cwd?: string;
+  /** The program arguments. Default `["dev"]`: dev mode applies pending migrations to the fresh database and shows stacks on error pages. `[]` boots production. */
+  readonly args?: readonly string[];
+  /** More environment for the app (over the test's own). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** A running app, just for one test: its own process, port, secret and database. */
+export interface TestApp {
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** A new visitor: a client with an empty cookie jar. */
+  client(): TestClient;
+  /** What the app printed so far. */
+  output(): { readonly out: string; readonly err: string };
+  /** Stops the app and removes its database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the built app for one test, as `node <main> dev` in a process of its own on a free port,
+ * so nothing is shared between tests: not the in-memory stores, not the sign-in limiters, not
+ * the database. With fw/db the app gets a fresh one: when `DATABASE_URL` is set, a new database
+ * on that server (created now, dropped by `close`); otherwise an empty embedded one in a temp
+ * directory (`DATABASE_URL=pglite:DIR`, which wins over the app's own directory). Resolves once the app serves; rejects with its output if it
+ * exits first.
+ */
+export async function startApp(options: StartAppOptions = {}): Promise<TestApp> {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const main = resolve(cwd, options.main ?? "dist/main.js");
+  const scratch = mkdtempSync(resolve(tmpdir(), "fw-test-"));
+  const given = process.env["DATABASE_URL"];
+  let postgres: FreshDatabase | undefined;
+  try {
+    // A server URL gets a fresh database on that server; none (or a `pglite:` one) a fresh embedded one.
+    postgres = given === undefined || given.trim() === "" || given.startsWith("pglite:") ? undefined : await freshPostgres(given);
+  } catch (error) {
+    rmSync(scratch, { recursive: true, force: true });
+    throw error;
+  }
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    FW_SECRET: randomBytes(32).toString("base64url"),
+    DATABASE_URL: postgres === undefined ? `pglite:${resolve(scratch, "db")}` : postgres.url,
+    ...options.env,
+  };
+  delete env["NODE_ENV"];
+  delete env["FW_DEV_SUPERVISED"];
+  const child = spawn(process.execPath, ["--enable-source-maps", main, ...(options.args ?? ["dev"])], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<void>((done) => child.once("close", () => done()));
+  const cleanUp = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+    await postgres?.drop();
+    rmSync(scratch, { recursive: true, force: true });
+  };
+  let url: string;
+  try {
+    url = await new Promise<string>((ready, fail) => {
+      child.stdout.on("data", () => {
+        const match = /serving \d+ routes on (http:\/\/\S+)/.exec(out);
+        if (match?.[1] !== undefined) ready(match[1]);
+      });
+      void exited.then(() => fail(new Error(`fw/testing: ${main} exited before serving (code ${child.exitCode ?? child.signalCode}).\n${out}${err}`)));
+    });
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+  return { url, client: () => new TestClient(url), output: () => ({ out, err }), close: cleanUp };
+}

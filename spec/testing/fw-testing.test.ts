@@ -1,0 +1,141 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { appDatabase } from "../../runtime/db/open.js";
+import { CookieJar, formsOf, startApp, type TestApp } from "../../runtime/testing/index.js";
+import { postgresBin, startCluster } from "../support/postgres.js";
+
+// fw/testing against the example as built (`npm run build`): each test's app is its own process.
+const EXAMPLE = { cwd: resolve("."), main: "example/dist/main.js" };
+const EMAIL = "tester@example.com";
+const PASSWORD = "plum orbit velvet 9271";
+
+const started: TestApp[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((app) => app.close()));
+});
+
+async function example(): Promise<TestApp> {
+  const app = await startApp(EXAMPLE);
+  started.push(app);
+  return app;
+}
+
+describe("fw/testing: startApp and its client", () => {
+  it("signs up and in through the forms (CSRF token read from the page, session kept in the jar) and reaches a guarded page", async () => {
+    const app = await example();
+    const visitor = app.client();
+    expect((await visitor.get("/chat")).status).toBe(303); // guarded: nobody signed in yet
+    const signedUp = await visitor.signUp(EMAIL, PASSWORD);
+    expect(signedUp.status).toBe(303);
+    expect(signedUp.location).toBe("/login");
+    const signedIn = await visitor.signIn(EMAIL, PASSWORD);
+    expect(signedIn.status).toBe(303);
+    const chat = await visitor.get("/chat");
+    expect(chat.status).toBe(200);
+    // Another visitor has a jar of its own.
+    expect((await app.client().get("/chat")).status).toBe(303);
+    await visitor.signOut();
+    expect((await visitor.get("/chat")).status).toBe(303);
+  }, 60_000);
+
+  it("a wrong password is a failed sign-in, said plainly", async () => {
+    const app = await example();
+    const visitor = app.client();
+    await visitor.signUp(EMAIL, PASSWORD);
+    await expect(visitor.signIn(EMAIL, "not the password at all")).rejects.toThrow(/signing in as tester@example.com failed/);
+  }, 60_000);
+
+  it("shares nothing between tests: the account of the test before does not exist in a new app", async () => {
+    const app = await example();
+    await expect(app.client().signIn(EMAIL, PASSWORD)).rejects.toThrow(/failed/);
+  }, 60_000);
+
+  it("a form post without the page's token is refused (403): submit is what sends it", async () => {
+    const app = await example();
+    const visitor = app.client();
+    expect((await visitor.post("/signup", { email: EMAIL, password: PASSWORD })).status).toBe(403);
+    expect((await visitor.submit("/signup", { email: EMAIL, password: PASSWORD })).status).toBe(303);
+  }, 60_000);
+
+  it("an app that cannot boot rejects with its output", async () => {
+    await expect(startApp({ cwd: resolve("."), main: "example/dist/missing.js" })).rejects.toThrow(/exited before serving/);
+  });
+});
+
+describe("a fresh embedded database per test", () => {
+  it("fw/db opens DATABASE_URL=pglite:DIR over the app's own directory (what startApp gives each app)", () => {
+    expect(appDatabase({ cwd: "/app", env: { DATABASE_URL: "pglite:/tmp/fw-test-1/db" }, directory: "data" }).description).toBe("PGlite at /tmp/fw-test-1/db");
+    expect(appDatabase({ cwd: "/app", env: {} }).description).toBe("PGlite at /app/.fw/db");
+  });
+});
+
+describe("fw/testing's cookie jar and form reader", () => {
+  it("replaces a cookie by name, drops an expired one, and sends the rest", () => {
+    const jar = new CookieJar();
+    jar.take(["fw_session=a; Path=/; HttpOnly", "other=1"]);
+    jar.take(["fw_session=b; Path=/"]);
+    expect(jar.header()).toBe("fw_session=b; other=1");
+    jar.take(["other=; Max-Age=0"]);
+    expect(jar.header()).toBe("fw_session=b");
+  });
+
+  it("reads a form's action, method and carried fields (hidden, prefilled, checked), unescaped", () => {
+    const html = `<form method="post" action="/posts/7?x=1&amp;y=2"><input type="hidden" name="_method" value="PUT"><input type="hidden" name="_csrf" value="t0k"><input name="title" value="A &amp; B"><input type="checkbox" name="done" checked><input type="checkbox" name="no"><input type="password" name="password" value="x"><textarea name="body">1 &lt; 2</textarea><button>Save</button></form>`;
+    expect(formsOf(html, "/posts/7/edit")).toEqual([
+      { action: "/posts/7?x=1&y=2", method: "post", fields: { _method: "PUT", _csrf: "t0k", title: "A & B", done: "on", body: "1 < 2" } },
+    ]);
+    expect(formsOf(`<form><input name="q"></form>`, "/search")).toEqual([{ action: "/search", method: "get", fields: { q: "" } }]);
+  });
+});
+
+describe("fw/testing gives each test's app an empty database", () => {
+  const DB_APP = { cwd: resolve("spec/testing/app"), main: "main.mjs" };
+
+  async function twoTests(): Promise<string[]> {
+    const seen: string[] = [];
+    for (const text of ["first", "second"]) {
+      const app = await startApp(DB_APP);
+      try {
+        const visitor = app.client();
+        expect((await visitor.get(`/add?text=${text}`)).text).toContain("added");
+        seen.push((await visitor.get("/notes")).text, (await visitor.get("/engine")).text);
+      } finally {
+        await app.close();
+      }
+    }
+    return seen;
+  }
+
+  it("embedded: a PGlite of its own in a temp directory, migrated by dev mode, removed on close", async () => {
+    const [first, engine, second, other] = await twoTests();
+    expect(first).toContain("notes: first");
+    expect(second).toContain("notes: second"); // not "first,second": nothing carried over
+    expect(engine).toMatch(/PGlite at .*fw-test-.*\/db/);
+    expect(other).not.toBe(engine);
+    expect(existsSync((/PGlite at (.*)/.exec(engine as string)?.[1] as string) ?? "/")).toBe(false);
+  }, 120_000);
+
+  const bin = postgresBin();
+  it.skipIf(bin === undefined)("on DATABASE_URL: a database created on that server for the test, dropped on close", async () => {
+    const cluster = await startCluster(bin as string);
+    const saved = process.env["DATABASE_URL"];
+    process.env["DATABASE_URL"] = cluster.url;
+    try {
+      const [first, engine, second] = await twoTests();
+      expect(first).toContain("notes: first");
+      expect(second).toContain("notes: second");
+      expect(engine).toMatch(/PostgreSQL at .*\/fw_test_[0-9a-f]{12}/);
+      const pg = (await import("pg")).default;
+      const admin = new pg.Client({ connectionString: cluster.url });
+      await admin.connect();
+      const left = await admin.query("SELECT datname FROM pg_database WHERE datname LIKE 'fw_test_%'");
+      await admin.end();
+      expect(left.rows).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env["DATABASE_URL"];
+      else process.env["DATABASE_URL"] = saved;
+      await cluster.destroy();
+    }
+  }, 120_000);
+});
