@@ -6,7 +6,8 @@ import { CookieJar, formsOf, startApp, type TestApp } from "../../runtime/testin
 import { postgresBin, startCluster } from "../support/postgres.js";
 
 // fw/testing against the example as built (`npm run build`): each test's app is its own process.
-const EXAMPLE = { cwd: resolve("."), main: "example/dist/main.js" };
+// It runs in example/, as `npm start` does, where its migrations are: each app migrates its fresh database.
+const EXAMPLE = { cwd: resolve("example"), main: "dist/main.js" };
 const EMAIL = "tester@example.com";
 const PASSWORD = "plum orbit velvet 9271";
 
