@@ -2,6 +2,9 @@ import { relative, resolve } from "node:path";
 import { BootError } from "../routing/boot-error.js";
 import { HttpApp, type HttpAppOptions, type ServeOptions } from "../server/http-app.js";
 import type { RunningServer } from "../server/server.js";
+import { loadDevHook, type DevHook } from "../server/dev-hook.js";
+import { isProductionEnv } from "../server/run-mode.js";
+import { DevDrift } from "./dev-drift.js";
 import type { Database } from "./database.js";
 import { migrate, MigrationError, migrationStatus, MIGRATIONS_DIRECTORY, newMigration } from "./migrations.js";
 import { appDatabase, type AppDatabase } from "./open.js";
@@ -19,7 +22,9 @@ export interface DbAppOptions extends HttpAppOptions {
   readonly seed?: (db: Database) => Promise<void> | void;
   /**
    * The tables of the app's table models (the generated module's `tables`): `db new NAME` writes
-   * the CREATE TABLE of each one the database lacks and no migration creates yet.
+   * the CREATE TABLE of each one the database lacks and no migration creates yet, and `dev`
+   * compares them with the database after each boot, showing the drift page while they differ.
+   * Without it `dev` shows no drift page.
    */
   readonly tables?: readonly TableSpec[];
 }
@@ -43,6 +48,8 @@ export class DbApp extends HttpApp {
   readonly migrations: string;
   private readonly seed: DbAppOptions["seed"];
   private readonly tables: readonly TableSpec[];
+  /** The app passed its tables: `dev` compares them with the database (the drift page). */
+  private readonly declaresTables: boolean;
 
   constructor(options: DbAppOptions) {
     super(options);
@@ -52,13 +59,26 @@ export class DbApp extends HttpApp {
     this.migrations = resolve(options.migrations ?? MIGRATIONS_DIRECTORY);
     this.seed = options.seed;
     this.tables = options.tables ?? [];
+    this.declaresTables = options.tables !== undefined;
   }
 
+  /**
+   * Production opens the database and checks the migrations before anything listens. `dev`
+   * does it once the dev hook lets the server listen: under `fw dev` that is after the previous
+   * app process has stopped, so a restart reopens the embedded database its predecessor closed
+   * (PGlite allows one process at a time) and the data created before the save is still there.
+   * Then `dev` compares the models with the database and shows the drift page while they differ.
+   */
   override async serve(options: ServeOptions = {}): Promise<RunningServer> {
     let running: RunningServer;
     try {
-      await this.prepare(options.dev ?? false);
-      running = await super.serve(options);
+      if ((options.dev ?? false) && !isProductionEnv()) {
+        const hook = options.devHook ?? (await loadDevHook());
+        running = await super.serve({ ...options, devHook: this.devHook(hook) });
+      } else {
+        await this.prepare(false);
+        running = await super.serve(options);
+      }
     } catch (error) {
       await this.database.close().catch(() => undefined);
       throw error;
@@ -155,6 +175,29 @@ export class DbApp extends HttpApp {
     this.console.out(`fw: dropped every table of ${db.description}`);
     const code = await this.migrateCommand();
     return code === 0 && this.seed !== undefined ? this.seedCommand() : code;
+  }
+
+  /** `hook` with the database prepared before the server listens, and the drift page in front of the app. */
+  private devHook(hook: DevHook): DevHook {
+    const drift = new DevDrift({ database: this.database, tables: this.tables, migrations: this.migrations, log: (line) => this.console.err(line) });
+    return {
+      sockets: hook.sockets,
+      buildFailure: (instance) => hook.buildFailure(instance),
+      decorate: (html) => hook.decorate(html),
+      started: (url, listing, out) => hook.started(url, listing, out),
+      close: () => hook.close(),
+      beforeListen: async () => {
+        await hook.beforeListen();
+        try {
+          await this.prepare(true);
+          if (this.declaresTables) await drift.check();
+        } catch (error) {
+          hook.close(); // the supervisor's channel must not keep a process that cannot boot alive
+          throw error;
+        }
+      },
+      standIn: () => drift.standIn(),
+    };
   }
 
   /** Opens the database and checks the migrations before the server listens. */
