@@ -5,6 +5,7 @@ import type { RunningServer } from "../server/server.js";
 import { loadDevHook, type DevHook } from "../server/dev-hook.js";
 import { isProductionEnv } from "../server/run-mode.js";
 import { DevDrift } from "./dev-drift.js";
+import { schemaDrift } from "./schema-diff.js";
 import type { Database } from "./database.js";
 import { migrate, MigrationError, migrationStatus, MIGRATIONS_DIRECTORY, newMigration } from "./migrations.js";
 import { appDatabase, type AppDatabase } from "./open.js";
@@ -30,7 +31,8 @@ export interface DbAppOptions extends HttpAppOptions {
 }
 
 const DB_USAGE = `  db migrate      apply the pending migrations (db/migrations/NNNN_name.sql), in order
-  db status       list the applied and the pending migrations
+  db status       list the applied and the pending migrations, and where the database
+                  differs from the models (the dev drift page's changes)
   db new NAME     write the next numbered migration file, with the CREATE TABLE of every
                   table model the database and the migrations lack (else empty)
   db seed         run the app's seed (DbApp's \`seed\` option)
@@ -134,6 +136,11 @@ export class DbApp extends HttpApp {
     for (const name of status.applied) this.console.out(`applied  ${name}`);
     for (const name of status.pending) this.console.out(`pending  ${name}`);
     if (status.applied.length + status.pending.length === 0) this.console.out("no migrations yet: write one with `db new NAME`");
+    if (this.declaresTables) {
+      // What the models want that the database lacks (pending migrations may be part of it).
+      const drift = await schemaDrift(await this.database.open(), this.tables);
+      for (const change of drift.changes) this.console.out(`drift    ${change.table}: ${change.summary}${change.destructive === undefined ? "" : ` (destructive: ${change.destructive})`}`);
+    }
     return 0;
   }
 

@@ -167,6 +167,7 @@ function devFlow(engine: string, envOf: () => Record<string, string>): void {
       expect(status.code, status.err).toBe(0);
       expect(status.out).toContain("applied  0001_create_items\napplied  0002_add_rank_to_items\n");
       expect(status.out).not.toContain("pending");
+      expect(status.out).not.toMatch(/^drift /m);
 
       expect((await runNode(main, ["db", "seed"], env, dir)).code).toBe(0);
       await start();
@@ -181,11 +182,13 @@ function devFlow(engine: string, envOf: () => Record<string, string>): void {
     }, 600_000);
 
     it("production has no drift page: /fw/sync and /fw/freeze are 404 even while the models and the database differ", async () => {
-      await running().stop();
+      await dev?.stop();
       dev = undefined;
       writeFileSync(model, withFields("rank?: number;", "size?: number;"));
       const built = await run(dir);
       expect(built.code, built.output).toBe(0);
+      const status = await runNode(main, ["db", "status"], envOf(), dir);
+      expect(status.out).toContain("drift    items: adds the column size (double precision, NULL allowed)\n");
       const app = bootNode(main, [], { ...envOf(), FW_SECRET: TEST_SECRET }, dir);
       try {
         const served = await app.url;
