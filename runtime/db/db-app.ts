@@ -186,13 +186,20 @@ export class DbApp extends HttpApp {
 
   /** `hook` with the database prepared before the server listens, and the drift page in front of the app. */
   private devHook(hook: DevHook): DevHook {
-    const drift = new DevDrift({ database: this.database, tables: this.tables, migrations: this.migrations, log: (line) => this.console.err(line) });
+    const drift = new DevDrift({
+      database: this.database,
+      tables: this.tables,
+      migrations: this.migrations,
+      log: (line) => this.console.err(line),
+      changed: () => hook.reloadPages?.(),
+    });
     return {
       sockets: hook.sockets,
       buildFailure: (instance) => hook.buildFailure(instance),
       decorate: (html) => hook.decorate(html),
       started: (url, listing, out) => hook.started(url, listing, out),
       close: () => hook.close(),
+      ...(hook.reloadPages === undefined ? {} : { reloadPages: () => hook.reloadPages?.() }),
       beforeListen: async () => {
         await hook.beforeListen();
         try {

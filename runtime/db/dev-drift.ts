@@ -19,6 +19,8 @@ export interface DevDriftOptions {
   readonly migrations: string;
   /** The terminal. */
   readonly log: (line: string) => void;
+  /** Called once a Sync or Freeze changed the schema: the dev server reloads the open pages. */
+  readonly changed?: () => void;
 }
 
 /** The value of the confirmation box a destructive change needs. */
@@ -119,6 +121,7 @@ export class DevDrift {
       return this.#page(request, 409, back, `The database refused the change, so nothing was applied: ${reason}`);
     }
     await this.check();
+    this.#options.changed?.();
     return Redirect(back);
   }
 

@@ -36,6 +36,8 @@ export interface DevHook {
    * 4.6), or undefined. Asked per request, once the host checks passed.
    */
   standIn?(): DevStandIn | undefined;
+  /** Tells every open page to reload (the stand-in went away: a Sync in another tab). */
+  reloadPages?(): void;
 }
 
 /**

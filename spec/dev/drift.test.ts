@@ -2,11 +2,12 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Browser } from "../auth/client.js";
-import { guarded, startDev, type DevServer } from "../support/dev-server.js";
+import { bootOf, guarded, startDev, type DevServer } from "../support/dev-server.js";
 import { noPostgresNotice, postgresBin, startCluster, type PostgresCluster } from "../support/postgres.js";
 import { bootNode, runNode } from "../support/process.js";
 import { TEST_SECRET } from "../support/serve.js";
 import { run, scratchCopy } from "../support/tspc.js";
+import { connect } from "../support/ws-client.js";
 
 // Issue 21: the drift page in dev (spec 4.6: POST /fw/sync and /fw/freeze, only while it is
 // served) and `fw dev` keeping data across saves. A table-model app runs under the real
@@ -113,9 +114,13 @@ function devFlow(engine: string, envOf: () => Record<string, string>): void {
       expect(stale.status).toBe(409);
       expect(stale.html).toContain("The schema changed since that page was shown");
 
+      // Another tab showing the drift page is told to reload once the Sync is done.
+      const otherTab = await connect(url, `/fw/reload?boot=${bootOf(html)}`);
       const synced = await browser.post("/fw/sync", { drift, back: "/list" });
       expect(synced.status, synced.html).toBe(303);
       expect(synced.location).toBe("/list");
+      expect(await guarded(otherTab.next(), running(), "the reload after a Sync")).toBe("reload");
+      otherTab.socket.close();
       expect(await rows()).toEqual([{ id: 1, name: "before save", color: "" }]);
       await created({ name: "red one", color: "red" });
       expect(await rows()).toEqual([
