@@ -45,7 +45,8 @@ export class DevDrift {
       [`POST ${SYNC_PATH}`, Route.post(SYNC_PATH, (request) => this.#act(request, "sync"), { source: "fw/db drift page: Sync" })],
       [`POST ${FREEZE_PATH}`, Route.post(FREEZE_PATH, (request) => this.#act(request, "freeze"), { source: "fw/db drift page: Freeze" })],
     ]);
-    const page = Route.get("/", (request) => this.#page(request, 503), { source: "fw/db drift page" });
+    // Any path: the route of every browser GET the page stands in for (as 500 log lines name it).
+    const page = Route.get("/*path", (request) => this.#page(request, 503), { source: "fw/db drift page" });
     this.#standIn = {
       route: (method: Method, path: string) => routes.get(`${method} ${path}`),
       page,
