@@ -19,6 +19,13 @@ export interface DbAppOptions extends HttpAppOptions {
   readonly database?: AppDatabase;
   /** The migrations directory. Default `db/migrations` under the working directory. */
   readonly migrations?: string;
+  /**
+   * Runs at each `dev` boot once the database is open and migrated, before the server listens:
+   * the place for dev-only rows such as a demo account (make it idempotent). Under `fw dev` on
+   * PGlite, code that touches the database before `main()` (at the module's top level) would
+   * wait on the previous app process, which holds the database until the new one has loaded.
+   */
+  readonly devBoot?: (db: Database) => Promise<void> | void;
   /** What `db seed` (and `db reset` after it) runs to fill the database with starting rows. */
   readonly seed?: (db: Database) => Promise<void> | void;
   /**
@@ -49,6 +56,7 @@ export class DbApp extends HttpApp {
   readonly database: AppDatabase;
   readonly migrations: string;
   private readonly seed: DbAppOptions["seed"];
+  private readonly devBoot: DbAppOptions["devBoot"];
   private readonly tables: readonly TableSpec[];
   /** The app passed its tables: `dev` compares them with the database (the drift page). */
   private readonly declaresTables: boolean;
@@ -60,6 +68,7 @@ export class DbApp extends HttpApp {
     setProcessDatabase(this.database);
     this.migrations = resolve(options.migrations ?? MIGRATIONS_DIRECTORY);
     this.seed = options.seed;
+    this.devBoot = options.devBoot;
     this.tables = options.tables ?? [];
     this.declaresTables = options.tables !== undefined;
   }
@@ -204,6 +213,7 @@ export class DbApp extends HttpApp {
         await hook.beforeListen();
         try {
           await this.prepare(true);
+          await this.devBoot?.(this.database);
           if (this.declaresTables) await this.checkDrift(drift);
         } catch (error) {
           hook.close(); // the supervisor's channel must not keep a process that cannot boot alive
