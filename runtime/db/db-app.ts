@@ -2,6 +2,10 @@ import { relative, resolve } from "node:path";
 import { BootError } from "../routing/boot-error.js";
 import { HttpApp, type HttpAppOptions, type ServeOptions } from "../server/http-app.js";
 import type { RunningServer } from "../server/server.js";
+import { loadDevHook, type DevHook } from "../server/dev-hook.js";
+import { isProductionEnv } from "../server/run-mode.js";
+import { DevDrift } from "./dev-drift.js";
+import { schemaDrift } from "./schema-diff.js";
 import type { Database } from "./database.js";
 import { migrate, MigrationError, migrationStatus, MIGRATIONS_DIRECTORY, newMigration } from "./migrations.js";
 import { appDatabase, type AppDatabase } from "./open.js";
@@ -16,6 +20,13 @@ export interface DbAppOptions extends HttpAppOptions {
   /** The migrations directory. Default `db/migrations` under the working directory. */
   readonly migrations?: string;
   /**
+   * Runs at each `dev` boot once the database is open and migrated, before the server listens:
+   * the place for dev-only rows such as a demo account (make it idempotent). Under `fw dev` on
+   * PGlite, code that touches the database before `main()` (at the module's top level) would
+   * wait on the previous app process, which holds the database until the new one has loaded.
+   */
+  readonly devBoot?: (db: Database) => Promise<void> | void;
+  /**
    * What `db seed` (and `db reset` after it) runs to fill the database with starting rows; `dev`
    * runs it too, once, right after it migrated a database that had no migration applied (a new
    * one). Write it so that running it twice does no harm (look a row up before creating it).
@@ -23,13 +34,16 @@ export interface DbAppOptions extends HttpAppOptions {
   readonly seed?: (db: Database) => Promise<void> | void;
   /**
    * The tables of the app's table models (the generated module's `tables`): `db new NAME` writes
-   * the CREATE TABLE of each one the database lacks and no migration creates yet.
+   * the CREATE TABLE of each one the database lacks and no migration creates yet, and `dev`
+   * compares them with the database after each boot, showing the drift page while they differ.
+   * Without it `dev` shows no drift page.
    */
   readonly tables?: readonly TableSpec[];
 }
 
 const DB_USAGE = `  db migrate      apply the pending migrations (db/migrations/NNNN_name.sql), in order
-  db status       list the applied and the pending migrations
+  db status       list the applied and the pending migrations, and where the database
+                  differs from the models (the dev drift page's changes)
   db new NAME     write the next numbered migration file, with the CREATE TABLE of every
                   table model the database and the migrations lack (else empty)
   db seed         run the app's seed (DbApp's \`seed\` option)
@@ -46,7 +60,10 @@ export class DbApp extends HttpApp {
   readonly database: AppDatabase;
   readonly migrations: string;
   private readonly seed: DbAppOptions["seed"];
+  private readonly devBoot: DbAppOptions["devBoot"];
   private readonly tables: readonly TableSpec[];
+  /** The app passed its tables: `dev` compares them with the database (the drift page). */
+  private readonly declaresTables: boolean;
 
   constructor(options: DbAppOptions) {
     super(options);
@@ -55,13 +72,27 @@ export class DbApp extends HttpApp {
     setProcessDatabase(this.database);
     this.migrations = resolve(options.migrations ?? MIGRATIONS_DIRECTORY);
     this.seed = options.seed;
+    this.devBoot = options.devBoot;
     this.tables = options.tables ?? [];
+    this.declaresTables = options.tables !== undefined;
   }
 
+  /**
+   * Production opens the database and checks the migrations before anything listens. `dev`
+   * does it once the dev hook lets the server listen: under `fw dev` that is after the previous
+   * app process has stopped, so a restart reopens the embedded database its predecessor closed
+   * (PGlite allows one process at a time) and the data created before the save is still there.
+   * Then `dev` compares the models with the database and shows the drift page while they differ.
+   */
   override async serve(options: ServeOptions = {}): Promise<RunningServer> {
     let running: RunningServer;
     try {
-      running = await super.serve(options);
+      if ((options.dev ?? false) && !isProductionEnv()) {
+        const hook = options.devHook ?? (await loadDevHook());
+        running = await super.serve({ ...options, devHook: this.devHook(hook) });
+      } else {
+        running = await super.serve(options);
+      }
     } catch (error) {
       await this.database.close().catch(() => undefined);
       throw error;
@@ -117,6 +148,11 @@ export class DbApp extends HttpApp {
     for (const name of status.applied) this.console.out(`applied  ${name}`);
     for (const name of status.pending) this.console.out(`pending  ${name}`);
     if (status.applied.length + status.pending.length === 0) this.console.out("no migrations yet: write one with `db new NAME`");
+    if (this.declaresTables) {
+      // What the models want that the database lacks (pending migrations may be part of it).
+      const drift = await schemaDrift(await this.database.open(), this.tables);
+      for (const change of drift.changes) this.console.out(`drift    ${change.table}: ${change.summary}${change.destructive === undefined ? "" : ` (destructive: ${change.destructive})`}`);
+    }
     return 0;
   }
 
@@ -160,8 +196,59 @@ export class DbApp extends HttpApp {
     return code === 0 && this.seed !== undefined ? this.seedCommand() : code;
   }
 
-  /** Opens the database and checks the migrations before the server listens. */
+  /** `hook` with the database prepared before the server listens, and the drift page in front of the app. */
+  private devHook(hook: DevHook): DevHook {
+    const drift = new DevDrift({
+      database: this.database,
+      tables: this.tables,
+      migrations: this.migrations,
+      log: (line) => this.console.err(line),
+      changed: () => hook.reloadPages?.(),
+    });
+    return {
+      sockets: hook.sockets,
+      buildFailure: (instance) => hook.buildFailure(instance),
+      decorate: (html) => hook.decorate(html),
+      started: (url, listing, out) => hook.started(url, listing, out),
+      close: () => hook.close(),
+      ...(hook.reloadPages === undefined ? {} : { reloadPages: () => hook.reloadPages?.() }),
+      beforeListen: async () => {
+        await hook.beforeListen();
+        try {
+          await this.prepare(true);
+          await this.devBoot?.(this.database);
+          if (this.declaresTables) await this.checkDrift(drift);
+        } catch (error) {
+          hook.close(); // the supervisor's channel must not keep a process that cannot boot alive
+          throw error;
+        }
+      },
+      standIn: () => drift.standIn(),
+    };
+  }
+
+  /**
+   * The drift page is a help, not a gate: a comparison that fails (the database went away) is
+   * reported and the app serves without the page, as it would have before.
+   */
+  private async checkDrift(drift: DevDrift): Promise<void> {
+    try {
+      await drift.check();
+    } catch (error) {
+      this.console.err(`fw dev: could not compare the models with ${this.database.description} (${error instanceof Error ? error.message : String(error)}); no drift page until the next restart`);
+    }
+  }
+
+  /**
+   * Production: once the table and FW_SECRET are checked, opens the database and checks the
+   * migrations before the server is built. (`dev` does it in its hook's `beforeListen`.)
+   */
   protected override async beforeServe(dev: boolean): Promise<void> {
+    if (!dev) await this.prepare(false);
+  }
+
+  /** Opens the database and checks the migrations before the server listens. */
+  private async prepare(dev: boolean): Promise<void> {
     try {
       const db = await this.database.open();
       const { applied, pending } = await migrationStatus(db, this.migrations);

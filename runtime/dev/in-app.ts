@@ -36,5 +36,6 @@ export function createDevHook(link: SupervisorLink | undefined = supervisorLink(
       else link.send({ fw: "dev", type: "ready", url, listing });
     },
     close: () => link?.close(),
+    reloadPages: () => hub.reload(),
   };
 }

@@ -19,7 +19,12 @@ export interface SupervisorOptions {
   readonly err: (line: string) => void;
   /** How long a stopping app may take before it is killed. Default 5 s. */
   readonly stopGraceMs?: number;
-  /** How long a starting app may take to listen before fw dev stops waiting. Default 30 s. */
+  /**
+   * How long a starting app may take to listen before fw dev stops waiting. Default 120 s: a
+   * first boot on fw/db's embedded database creates it (initdb in WebAssembly), which takes
+   * tens of seconds on a busy machine, and a restart that stopped waiting would not pin the
+   * port for the next one.
+   */
   readonly readyTimeoutMs?: number;
 }
 
@@ -143,7 +148,7 @@ export class Supervisor {
     this.#ledger.markLoaded();
     const app = new AppProcess({ main: this.#options.main, cwd: this.#options.cwd, env: this.#env });
     void app.exited.then((code) => this.#exited(app, code));
-    const timeout = this.#options.readyTimeoutMs ?? 30_000;
+    const timeout = this.#options.readyTimeoutMs ?? 120_000;
     const loaded = await within(app.loaded, timeout);
     await this.#stopApp();
     if (loaded === false) {

@@ -1,5 +1,7 @@
+import type { HttpFailure } from "../http/failure.js";
+import type { Method } from "../http/method.js";
 import type { Html } from "../html/node.js";
-import type { WsRoute } from "../routing/route.js";
+import type { HttpRoute, WsRoute } from "../routing/route.js";
 
 /**
  * What the dev server adds to the HTTP core (spec 1, 4.6): the reload socket, the reload
@@ -29,6 +31,28 @@ export interface DevHook {
   started(url: string, listing: string, out: (text: string) => void): void;
   /** Stops listening to the supervisor, so the process can exit once the server closed. */
   close(): void;
+  /**
+   * A dev page that stands in front of the app while it is given (fw/db's drift page, spec
+   * 4.6), or undefined. Asked per request, once the host checks passed.
+   */
+  standIn?(): DevStandIn | undefined;
+  /** Tells every open page to reload (the stand-in went away: a Sync in another tab). */
+  reloadPages?(): void;
+}
+
+/**
+ * What stands in front of the app: fw's own browser routes (`POST /fw/sync`, `POST /fw/freeze`),
+ * the page every other browser GET and HEAD gets, and the failure every other request gets. The
+ * routes and the page are browser routes like the app's: the session is read, a CSRF token
+ * minted, and an unsafe method's form must return it.
+ */
+export interface DevStandIn {
+  /** fw's own route for this method and path, asked before the app's table. */
+  route(method: Method, path: string): HttpRoute | undefined;
+  /** Answers every other GET and HEAD of a browser route or of no route. */
+  readonly page: HttpRoute;
+  /** Thrown for everything else (a form posted to the app, an API route): a problem page. */
+  refusal(): HttpFailure;
 }
 
 /** Loads fw's dev module and makes its hook. */

@@ -19,7 +19,7 @@ import { checkCsrf, mintToken } from "./csrf.js";
 import type { devDetails } from "./dev-details.js";
 import { incidentId } from "./error-log.js";
 import { ALLOWED_HOSTS_ENV, twoHosts, type HostPolicy } from "./hosts.js";
-import type { DevHook } from "./dev-hook.js";
+import type { DevHook, DevStandIn } from "./dev-hook.js";
 import { renderPage, type Layout } from "./layout.js";
 import { clientAddress, isSecure } from "./secure.js";
 import { plainAnswer, problemContent, problemOf } from "./problem.js";
@@ -161,7 +161,8 @@ export class Dispatcher {
     // Before the allowed-hosts check: a load balancer asking by address still gets its answer.
     if (path === "/fw/health" && (method === "GET" || method === "HEAD")) return health();
     this.refuseUnknownHost(incoming);
-    const lookup = this.options.matcher.lookupPath(method, path);
+    const standIn = this.options.hook?.standIn?.();
+    const lookup = standIn === undefined ? this.options.matcher.lookupPath(method, path) : this.standInLookup(standIn, method, path);
     if (lookup.type === "none") {
       if (this.options.matcher.lookupWs(splitPath(path)) !== undefined) {
         throw new BadRequest("This address accepts WebSocket connections only.");
@@ -176,6 +177,19 @@ export class Dispatcher {
       exchange.body = body;
       return this.matched(incoming, headers, exchange, lookup);
     });
+  }
+
+  /**
+   * While a dev page stands in front of the app: its own routes first; then every GET and HEAD
+   * that is not an API route's gets its page; anything else its refusal.
+   */
+  private standInLookup(standIn: DevStandIn, method: Method, path: string): Lookup {
+    const own = standIn.route(method, path);
+    if (own !== undefined) return { type: "found", route: own, params: NO_PARAMS_TEXT };
+    const app = this.options.matcher.lookupPath(method, path);
+    const api = app.type === "found" && app.route.kind === API;
+    if ((method === "GET" || method === "HEAD") && !api) return { type: "found", route: standIn.page, params: NO_PARAMS_TEXT };
+    throw standIn.refusal();
   }
 
   /** The rest of a request whose path matched, once its body is read: `_method`, the route, the handler. */
@@ -367,6 +381,7 @@ type Found = Extract<Lookup, { readonly type: "found" }>;
 
 const NO_BODY = Buffer.alloc(0);
 const NO_PARAMS: Readonly<Record<string, unknown>> = Object.freeze({});
+const NO_PARAMS_TEXT: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * One request on its way through dispatch, the only record dispatch makes for it: how far it got

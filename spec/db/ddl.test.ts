@@ -25,6 +25,7 @@ describe("issue 20: a table from its TableSpec", () => {
         '  "author_id" bigint NOT NULL REFERENCES "users" ("id") ON DELETE RESTRICT,',
         '  "fw_version" integer NOT NULL DEFAULT 1',
         ");",
+        `COMMENT ON TABLE "posts" IS 'fw/db: the table of a model';`,
         'CREATE INDEX "posts_author_id_idx" ON "posts" ("author_id");',
         "",
       ].join("\n"),

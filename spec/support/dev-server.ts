@@ -20,10 +20,13 @@ export interface DevServer {
   stop(): Promise<number | null>;
 }
 
-/** Starts `node bin/fw.js dev --project <dir>` on an ephemeral port (fw dev keeps it across restarts). */
-export function startDev(dir: string, args: readonly string[] = []): DevServer {
+/**
+ * Starts `node bin/fw.js dev --project <dir>` on an ephemeral port (fw dev keeps it across
+ * restarts); `env` adds to the environment (a `DATABASE_URL`).
+ */
+export function startDev(dir: string, args: readonly string[] = [], env: Record<string, string> = {}): DevServer {
   const child = spawn(process.execPath, [FW, "dev", "--project", dir, ...args], {
-    env: { ...process.env, PORT: "0", FW_SECRET: undefined },
+    env: { ...process.env, PORT: "0", FW_SECRET: undefined, ...env },
   });
   let output = "";
   const listeners = new Set<() => void>();
