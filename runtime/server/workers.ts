@@ -43,6 +43,7 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
     const fork = (): void => {
       const worker = cluster.fork({ [IN_WORKER_ENV]: "1" });
       alive.add(worker);
+      worker.on("error", () => undefined); // an IPC write to a worker that just exited (EPIPE)
       worker.on("message", (message: unknown) => {
         if (!isListening(message)) return;
         serving.add(worker);
@@ -88,7 +89,9 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       if (alive.size === 0) return finish();
       console.out(`fw: stopping ${alive.size} worker processes: finishing in-flight requests`);
       for (const worker of alive) {
-        if (worker.isConnected()) worker.send({ fw: "stop" });
+        // A worker signalled along with the primary (Ctrl-C, a process-group kill) may have let
+        // go of its channel already: it is stopping on its own, so a failed send is no matter.
+        if (worker.isConnected()) worker.send({ fw: "stop" }, undefined, () => undefined);
         else worker.process.kill("SIGTERM");
       }
     };
