@@ -4,7 +4,7 @@
 //
 //   npm run bench                      full run (under 10 minutes on 2 cores), writes BENCHMARKS.md
 //   npm run bench -- --quick           one-minute smoke run, writes bench/.work/BENCHMARKS.quick.md
-//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev);
+//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, scale);
 //                                      writes bench/.work/BENCHMARKS.routing+memory.md, never BENCHMARKS.md
 //   npm run bench -- --no-build        use dist/ and example/dist/ as they are (the memory part still bundles
 //                                      the example with `fw bundle`, from example/dist as it is)
@@ -34,6 +34,7 @@ const OPTIONS = quick
       build: { plan: [{ size: 20, cold: 1, inc: 1 }] },
       memory: { rounds: 1, wsConnections: 200 },
       dev: { routes: 50, edits: 2 },
+      scale: { seconds: 2, rounds: 1, connections: 50, messages: 100 },
     }
   : {
       throughput: { seconds: 2, rounds: 5, warmup: 2, connections: 50 },
@@ -43,6 +44,7 @@ const OPTIONS = quick
       build: { plan: [{ size: 200, cold: 3, inc: 3 }, { size: 1000, cold: 2, inc: 2 }] },
       memory: { rounds: 3, wsConnections: 1000 },
       dev: { routes: 200, edits: 5 },
+      scale: { seconds: 5, rounds: 3, connections: 50, messages: 500 },
     };
 OPTIONS.throughput.wrkArgs = `-t1 -c${OPTIONS.throughput.connections} -d${OPTIONS.throughput.seconds}s`;
 OPTIONS.build.coldNote =
@@ -68,7 +70,7 @@ async function main() {
   const started = performance.now();
   mkdirSync(WORK, { recursive: true });
   ensureDeps();
-  if (wanted("throughput") && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
+  if ((wanted("throughput") || wanted("scale")) && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
   if (!noBuild) sh("npm", ["run", "build"], "building fw and the example");
   buildBenchPages();
   // The example's production bundle, made from example/dist as it is now (also with --no-build, so it never lags the build measured).
@@ -104,6 +106,7 @@ async function main() {
     ],
     ["memory", async () => (await import("./memory.mjs")).memory(OPTIONS.memory)],
     ["dev", async () => (await import("./dev-reload.mjs")).devReload({ ...OPTIONS.dev, log: (line) => log(`dev: ${line}`) })],
+    ["scale", async () => (await import("./scale.mjs")).scale(OPTIONS.scale)],
   ];
   const took = {};
   for (const [name, part] of parts) {

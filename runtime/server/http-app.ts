@@ -17,7 +17,7 @@ import { defaultLayout, type Layout } from "./layout.js";
 import { PRODUCTION_OVERRIDES_DEV, isProductionEnv } from "./run-mode.js";
 import { devSecret, MissingSecret, productionSecret } from "./secrets.js";
 import { startServer, type RunningServer, type Timeouts } from "./server.js";
-import { IN_WORKER_ENV, workersRequest, type WorkersRequest } from "./workers-flag.js";
+import { IN_WORKER_ENV, leavePrimary, workersRequest, type WorkersRequest } from "./workers-flag.js";
 
 /** The default cap on a request body: 1 MiB (DESIGN.md). */
 export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
@@ -222,6 +222,10 @@ export class HttpApp {
         return 1;
       }
       throw error;
+    } finally {
+      // A worker's channel to its primary would keep it alive once served (or failed to boot):
+      // let go of it, so it exits and the primary sees it.
+      if (process.env[IN_WORKER_ENV] === "1") await leavePrimary();
     }
     this.console.err(`fw: unknown command ${JSON.stringify(command)}\n${await usage()}${this.moreUsage()}`);
     return 2;
@@ -384,8 +388,6 @@ export class HttpApp {
       process.on("SIGTERM", stop).on("SIGINT", stop);
       if (process.env[IN_WORKER_ENV] === "1") process.on("message", told);
     });
-    // A worker's channel to its primary would keep it alive: let go of it, so it exits.
-    if (process.env[IN_WORKER_ENV] === "1") process.disconnect?.();
     return 0;
   }
 

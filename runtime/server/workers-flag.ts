@@ -34,3 +34,13 @@ export function workersRequest(args: readonly string[], production: boolean): Wo
   }
   return { count, args: rest };
 }
+
+/**
+ * A worker done serving (or failing to boot) lets go of its primary: the IPC channel would keep
+ * it alive. Through cluster's own `disconnect`, so the process then exits with its exit code
+ * (a bare `process.disconnect()` makes cluster end it with 0 at once).
+ */
+export async function leavePrimary(): Promise<void> {
+  const { default: cluster } = await import("node:cluster");
+  if (cluster.worker?.isConnected() === true) cluster.worker.disconnect();
+}

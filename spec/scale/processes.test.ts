@@ -151,4 +151,11 @@ describe.skipIf(bin === undefined)("issue 21: an app as several processes on one
     }
     expect(primary.output().out).toContain("fw: stopping 2 worker processes: finishing in-flight requests");
   }, 120_000);
+
+  it("`--workers 2` whose first worker cannot boot (no FW_SECRET) says why once and exits 1, starting no other worker", async () => {
+    const ran = await runNode(main, ["--workers", "2"], { ...env, FW_SECRET: undefined, PORT: "0" }, dir);
+    expect(ran.code).toBe(1);
+    expect(ran.err.match(/fw: cannot boot: /g)).toHaveLength(1);
+    expect(ran.err).toMatch(/fw: a worker \(pid \d+\) exited with code 1 before it served: stopping every worker\./);
+  }, 60_000);
 });
