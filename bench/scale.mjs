@@ -77,13 +77,15 @@ async function serveApp(name, env, args = []) {
 }
 
 /** Rounds of wrk on the Show page, one process and two workers interleaved (neither pinned: the point is using both cores). */
-async function showPage(env, { seconds, rounds, connections }) {
+async function showPage(env, { seconds, rounds, connections, warmup }) {
   const one = await serveApp("scale: one process", env);
   const rows = { one: [], two: [] };
   let two;
   try {
     two = await serveApp("scale: --workers 2", env, ["--workers", "2"]);
-    for (const server of [one, two]) await wrk({ url: `${server.url}/posts/1`, seconds: 1, connections });
+    // A fresh app process serves this page several times slower for its first seconds (its
+    // pool's new PostgreSQL backends and V8 warming up, slower still on a loaded machine): warm both.
+    for (const server of [one, two]) await wrk({ url: `${server.url}/posts/1`, seconds: warmup, connections });
     for (let round = 0; round < rounds; round++) {
       for (const [key, server] of [["one", one], ["two", two]]) {
         const result = await wrk({ url: `${server.url}/posts/1`, seconds, connections });
@@ -171,7 +173,7 @@ export function scaleSection(r) {
   const ratio = summary(show.ratios);
   return [
     `\`GET /posts/1\` of spec/fixtures/scale (a table model's Show page: one row by key from PostgreSQL, layout, session), ` +
-      `wrk -c${options.connections} for ${options.seconds} s × ${options.rounds} rounds, one process and \`--workers 2\` interleaved, nothing pinned ` +
+      `wrk -c${options.connections} for ${options.seconds} s × ${options.rounds} rounds after ${options.warmup} s of warm-up each, one process and \`--workers 2\` interleaved, nothing pinned ` +
       `(the app processes, PostgreSQL and wrk share the machine's cores).`,
     "",
     "| | req/s (median) | p50 ms | p99 ms |",
