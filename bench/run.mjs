@@ -44,7 +44,7 @@ const OPTIONS = quick
       build: { plan: [{ size: 200, cold: 3, inc: 3 }, { size: 1000, cold: 2, inc: 2 }] },
       memory: { rounds: 3, wsConnections: 1000 },
       dev: { routes: 200, edits: 5 },
-      scale: { seconds: 5, rounds: 3, connections: 50, messages: 500, warmup: 8 },
+      scale: { seconds: 5, rounds: 3, connections: 50, messages: 500, warmup: 20 },
     };
 OPTIONS.throughput.wrkArgs = `-t1 -c${OPTIONS.throughput.connections} -d${OPTIONS.throughput.seconds}s`;
 OPTIONS.build.coldNote =

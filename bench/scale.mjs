@@ -83,8 +83,10 @@ async function showPage(env, { seconds, rounds, connections, warmup }) {
   let two;
   try {
     two = await serveApp("scale: --workers 2", env, ["--workers", "2"]);
-    // A fresh app process serves this page several times slower for its first seconds (its
-    // pool's new PostgreSQL backends and V8 warming up, slower still on a loaded machine): warm both.
+    // A fresh app process serves this page several times slower for its first 10-20 s on a
+    // loaded machine (V8 and its pool's new PostgreSQL backends warming up), and each of two
+    // workers gets half the warming requests: with a short warm-up the workers measured 0.2×
+    // of one process, with 20 s about 1× (`--workers 1` alone matched one process after 10 s).
     for (const server of [one, two]) await wrk({ url: `${server.url}/posts/1`, seconds: warmup, connections });
     for (let round = 0; round < rounds; round++) {
       for (const [key, server] of [["one", one], ["two", two]]) {
