@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PER_ACCOUNT_AND_ADDRESS, type Limit } from "../../runtime/auth/index.js";
-import { openDatabase, SqlUsers } from "../../runtime/db/index.js";
-import { SqlAttemptLimiter } from "../../runtime/db/index.js";
+import { openDatabase, SqlAttemptLimiter, SqlUsers } from "../../runtime/db/index.js";
 import { onEveryEngine, onPostgres } from "../db/engines.js";
 
 const MINUTE = 60_000;
