@@ -4,7 +4,7 @@
 //
 //   npm run bench                      full run (under 10 minutes on 2 cores), writes BENCHMARKS.md
 //   npm run bench -- --quick           one-minute smoke run, writes bench/.work/BENCHMARKS.quick.md
-//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db);
+//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale);
 //                                      writes bench/.work/BENCHMARKS.routing+memory.md, never BENCHMARKS.md
 //   npm run bench -- --no-build        use dist/ and example/dist/ as they are (the memory part still bundles
 //                                      the example with `fw bundle`, from example/dist as it is)
@@ -36,6 +36,7 @@ const OPTIONS = quick
       memory: { rounds: 1, wsConnections: 200 },
       dev: { routes: 50, edits: 2 },
       db: { seconds: 1, rounds: 1, warmup: 1, connections: 50, storeMs: 300, rssRounds: 1, coldRounds: 1 },
+      scale: { seconds: 2, rounds: 1, connections: 50, messages: 100, warmup: 2 },
     }
   : {
       throughput: { seconds: 2, rounds: 5, warmup: 2, connections: 50 },
@@ -46,6 +47,7 @@ const OPTIONS = quick
       memory: { rounds: 3, wsConnections: 1000 },
       dev: { routes: 200, edits: 5 },
       db: { seconds: 2, rounds: 5, warmup: 2, connections: 50, storeMs: 1000, rssRounds: 3, coldRounds: 2 },
+      scale: { seconds: 5, rounds: 3, connections: 50, messages: 500, warmup: 20 },
     };
 OPTIONS.throughput.wrkArgs = `-t1 -c${OPTIONS.throughput.connections} -d${OPTIONS.throughput.seconds}s`;
 OPTIONS.build.coldNote =
@@ -71,7 +73,7 @@ async function main() {
   const started = performance.now();
   mkdirSync(WORK, { recursive: true });
   ensureDeps();
-  if ((wanted("throughput") || wanted("db")) && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
+  if ((wanted("throughput") || wanted("db") || wanted("scale")) && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
   if (!noBuild) sh("npm", ["run", "build"], "building fw and the example");
   buildBenchPages();
   if (wanted("db")) buildDbApp();
@@ -109,6 +111,7 @@ async function main() {
     ["memory", async () => (await import("./memory.mjs")).memory(OPTIONS.memory)],
     ["dev", async () => (await import("./dev-reload.mjs")).devReload({ ...OPTIONS.dev, log: (line) => log(`dev: ${line}`) })],
     ["db", async () => (await import("./db.mjs")).db(OPTIONS.db)],
+    ["scale", async () => (await import("./scale.mjs")).scale(OPTIONS.scale)],
   ];
   const took = {};
   for (const [name, part] of parts) {

@@ -52,7 +52,8 @@ export { Resource, resourceRoutes, PAGE_SIZE, type ResourceOptions } from "./res
 export { ScopedStore } from "./resource/scoped-store.js";
 export type { OwnedDeclaration } from "./resource/ownership.js";
 export type { WsListener, WsConnection } from "./ws/listener.js";
-export { Room } from "./ws/room.js";
+export { Room, MAX_ROOM_NAME } from "./ws/room.js";
+export type { FanOut } from "./ws/fan-out.js";
 export { DEFAULT_WS_SEND_TIMEOUT_MS, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_MAX_MESSAGE_BYTES } from "./ws/defaults.js";
 export type { Problem } from "./server/problem.js";
 export { defaultLayout, type Layout, type LayoutProps } from "./server/layout.js";

@@ -145,7 +145,7 @@ export class FormSignIn<U extends UserFields = UserFields> {
 export function formSignIn<U extends UserFields>(options: FormSignInOptions<U>): FormSignIn<U> {
   const paths = pathsUnder(options.mount ?? "/", options.signUp ?? true);
   const addressOf = options.addressOf ?? ((request: Request) => request.clientAddress);
-  const limiters = options.limiters ?? defaultLimiters();
+  const limiters = options.limiters ?? defaultLimiters(options.users);
   const maxAge = options.maxAge ?? SIGN_IN_MAX_AGE_S;
   if (!Number.isFinite(maxAge) || maxAge <= 0) throw new Error(`formSignIn: maxAge ${maxAge} must be a positive number of seconds, like 1209600 (14 days).`);
   const rules: SessionRules<U> = { users: options.users, loginPath: paths.login, maxAgeMs: maxAge * 1000, sockets: new LiveSockets() };

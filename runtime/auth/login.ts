@@ -3,7 +3,7 @@ import type { Request } from "../http/request.js";
 import { Ok, Redirect, status, type Response } from "../http/response.js";
 import { safeNext } from "./next-path.js";
 import { hashPassword, verifyPassword } from "./password.js";
-import { limiterKey, PER_ACCOUNT_AND_ADDRESS, PER_ADDRESS, RateLimiter, SIGNUPS_PER_ADDRESS, type AttemptLimiter } from "./rate-limit.js";
+import { limiterKey, PER_ACCOUNT_AND_ADDRESS, PER_ADDRESS, RateLimiter, SIGNUPS_PER_ADDRESS, type AttemptLimiter, type Limit } from "./rate-limit.js";
 import { signedInSession } from "./session-user.js";
 import { loginPage, tooMany, type AuthPaths } from "./sign-in-pages.js";
 import { normalEmail, type UserFields, type Users } from "./users.js";
@@ -30,9 +30,18 @@ export interface LoginSettings<U extends UserFields> {
   readonly limiters: SignInLimiters;
 }
 
-/** In-memory limiters with the documented numbers (PER_ACCOUNT_AND_ADDRESS, PER_ADDRESS, SIGNUPS_PER_ADDRESS). */
-export function defaultLimiters(): SignInLimiters {
-  return { perAccountAndAddress: new RateLimiter(PER_ACCOUNT_AND_ADDRESS), perAddress: new RateLimiter(PER_ADDRESS), signUps: new RateLimiter(SIGNUPS_PER_ADDRESS) };
+/**
+ * The limiters with the documented numbers (PER_ACCOUNT_AND_ADDRESS, PER_ADDRESS,
+ * SIGNUPS_PER_ADDRESS): kept by the users store when it offers `attemptLimiter` (fw/db's
+ * `SqlUsers`: counts every process shares), else in this process's memory.
+ */
+export function defaultLimiters(users?: Pick<Users, "attemptLimiter">): SignInLimiters {
+  const make = (scope: string, limit: Limit): AttemptLimiter => users?.attemptLimiter?.(scope, limit) ?? new RateLimiter(limit);
+  return {
+    perAccountAndAddress: make("sign-in/account+address", PER_ACCOUNT_AND_ADDRESS),
+    perAddress: make("sign-in/address", PER_ADDRESS),
+    signUps: make("sign-up/address", SIGNUPS_PER_ADDRESS),
+  };
 }
 
 /**

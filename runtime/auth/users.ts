@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ownCopy } from "../http/own-copy.js";
 import { hashPassword } from "./password.js";
+import type { AttemptLimiter, Limit } from "./rate-limit.js";
 
 /**
  * What the auth module reads of the app's user model: its key (`id: Id<User>`), its email, its
@@ -49,6 +50,12 @@ export interface Users<U extends UserFields = UserFields> {
   revokeSession(id: number, sessionId: string, until: number): Promise<void>;
   /** Whether `revokeSession` was called for this session and its `until` has not passed. */
   isRevoked(id: number, sessionId: string): Promise<boolean>;
+  /**
+   * Optional: a limiter whose counts this store keeps beside the users (a database table), so
+   * every process sharing the store counts together. `formSignIn` uses it for its sign-in and
+   * sign-up limits, one per `scope`, unless given `limiters`; without it, they count in memory.
+   */
+  attemptLimiter?(scope: string, limit: Limit): AttemptLimiter;
 }
 
 /**

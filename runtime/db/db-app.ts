@@ -12,6 +12,7 @@ import { appDatabase, type AppDatabase } from "./open.js";
 import { CannotOpenDatabase } from "./open-error.js";
 import { setProcessDatabase } from "./process-database.js";
 import { missingTables } from "./missing-tables.js";
+import { PostgresFanOut } from "./postgres-fan-out.js";
 import type { TableSpec } from "./table.js";
 
 export interface DbAppOptions extends HttpAppOptions {
@@ -75,6 +76,16 @@ export class DbApp extends HttpApp {
     this.devBoot = options.devBoot;
     this.tables = options.tables ?? [];
     this.declaresTables = options.tables !== undefined;
+    // Several processes share a PostgreSQL database: named rooms reach all of them through
+    // LISTEN/NOTIFY. PGlite is one process's database, whose rooms need nothing more.
+    const url = this.database.postgresUrl;
+    if (this.fanOut === undefined && url !== undefined) this.fanOut = new PostgresFanOut({ url, database: this.database });
+  }
+
+  /** PGlite is one process's database (its directory is locked): several workers cannot share it. */
+  protected override workersRefusal(): string | undefined {
+    if (this.database.engine !== "pglite") return undefined;
+    return `--workers needs a database several processes can share, and ${this.database.description} is the embedded one, which one process opens at a time. Set DATABASE_URL to a PostgreSQL server (see README, "Deploying and scaling"), or serve one process.`;
   }
 
   /**

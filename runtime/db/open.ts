@@ -75,6 +75,12 @@ export class AppDatabase implements Database {
     this.description = target.engine === "postgres" ? `PostgreSQL at ${redactUrl(target.url)}` : `PGlite at ${target.directory}`;
   }
 
+  /** @internal The PostgreSQL URL (password included) for a connection of fw's own; undefined on PGlite. */
+  get postgresUrl(): string | undefined {
+    const target = targetOf(this.options);
+    return target.engine === "postgres" ? target.url : undefined;
+  }
+
   /** Opens the database once; a failed open is tried again on the next call. */
   open(): Promise<Database> {
     this.opened ??= openDatabase(this.options).catch((error: unknown) => {

@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
+import type { AttemptLimiter, Limit } from "../auth/rate-limit.js";
 import type { UserFields, Users } from "../auth/users.js";
 import type { Database, Queryable, Row } from "./database.js";
 import { checkIdentifier, quoteIdentifier as q } from "./identifier.js";
+import { SqlAttemptLimiter } from "./sql-attempt-limiter.js";
 import { VERSION_COLUMN } from "./table.js";
 
 /** The users table's default name (what an owned model's owner column references). */
@@ -77,6 +79,14 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     this.users = q(table);
     this.revoked = q(revokedTable(table));
     this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * fw/auth's sign-in and sign-up limits count in the database too (`fw_attempts`), so every
+   * process on it counts together; `formSignIn` asks for them unless given `limiters`.
+   */
+  attemptLimiter(scope: string, limit: Limit): AttemptLimiter {
+    return new SqlAttemptLimiter(this.db, scope, limit, this.now);
   }
 
   async byEmail(email: string): Promise<U | undefined> {

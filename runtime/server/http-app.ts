@@ -9,6 +9,7 @@ import type { RouteTable } from "../routing/route-table.js";
 import { checkedOrigins } from "../ws/origin.js";
 import { DEFAULT_WS_MAX_MESSAGE_BYTES, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_SEND_TIMEOUT_MS } from "../ws/defaults.js";
 import type { WsServer } from "../ws/server.js";
+import { closeFanOut, installFanOut, type FanOut } from "../ws/fan-out.js";
 import { loadDevHook, type DevHook } from "./dev-hook.js";
 import { Dispatcher } from "./dispatch.js";
 import { errorLine } from "./error-log.js";
@@ -18,6 +19,7 @@ import { PRODUCTION_OVERRIDES_DEV, isProductionEnv } from "./run-mode.js";
 import { devSecret, MissingSecret, productionSecret } from "./secrets.js";
 import { startServer, type RunningServer, type Timeouts } from "./server.js";
 import { defaultPublicDir, PublicFiles } from "./static-files.js";
+import { IN_WORKER_ENV, leavePrimary, workersRequest, type WorkersRequest } from "./workers-flag.js";
 
 /** The default cap on a request body: 1 MiB (DESIGN.md). */
 export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
@@ -104,6 +106,12 @@ export interface HttpAppOptions {
   readonly wsPingIntervalMs?: number;
   /** The largest WebSocket message a client may send; bigger ones close the socket with 1009. Default 64 KiB. */
   readonly wsMaxMessageBytes?: number;
+  /**
+   * Carries named rooms' broadcasts (`new Room("chat")`) to the app's other processes. Default
+   * none: a room reaches this process's sockets only. fw/db's `DbApp` on PostgreSQL installs
+   * LISTEN/NOTIFY.
+   */
+  readonly fanOut?: FanOut;
 }
 
 /** How `serve` runs: what `main` picks from the command, and what tests pass. */
@@ -170,6 +178,7 @@ export class HttpApp {
   wsSendTimeoutMs: number;
   wsPingIntervalMs: number;
   wsMaxMessageBytes: number;
+  fanOut: FanOut | undefined;
   console: Console = processConsole;
 
   constructor(options: HttpAppOptions) {
@@ -197,6 +206,7 @@ export class HttpApp {
     this.wsSendTimeoutMs = options.wsSendTimeoutMs ?? DEFAULT_WS_SEND_TIMEOUT_MS;
     this.wsPingIntervalMs = options.wsPingIntervalMs ?? DEFAULT_WS_PING_INTERVAL_MS;
     this.wsMaxMessageBytes = options.wsMaxMessageBytes ?? DEFAULT_WS_MAX_MESSAGE_BYTES;
+    this.fanOut = options.fanOut;
   }
 
   /**
@@ -206,17 +216,27 @@ export class HttpApp {
   async main(args: readonly string[] = process.argv.slice(2)): Promise<number> {
     const command = args[0];
     try {
+      const workers = workersRequest(args, isProductionEnv());
+      if (workers !== undefined) return await this.runWorkers(workers);
       const own = await this.command(args);
       if (own !== undefined) return own;
       if (command === undefined) return await this.runUntilStopped({});
       if (command === "dev") return await this.runUntilStopped({ dev: true });
       if (command === "routes") return await this.printRoutes(args.slice(1));
     } catch (error) {
+      if (error instanceof WorkersUsage) {
+        this.console.err(`fw: ${error.message}`);
+        return 2;
+      }
       if (error instanceof BootError || error instanceof MissingSecret) {
         this.console.err(`fw: cannot boot: ${error.message}`);
         return 1;
       }
       throw error;
+    } finally {
+      // A worker's channel to its primary would keep it alive once served (or failed to boot):
+      // let go of it, so it exits and the primary sees it.
+      if (process.env[IN_WORKER_ENV] === "1") await leavePrimary();
     }
     this.console.err(`fw: unknown command ${JSON.stringify(command)}\n${await usage()}${this.moreUsage()}`);
     return 2;
@@ -230,6 +250,23 @@ export class HttpApp {
   protected async command(args: readonly string[]): Promise<number | undefined> {
     void args;
     return undefined;
+  }
+
+  /**
+   * Why this app cannot run as several processes, or undefined when it can (an umbrella entry on
+   * a one-process database says so: fw/db on PGlite).
+   */
+  protected workersRefusal(): string | undefined {
+    return undefined;
+  }
+
+  /** `--workers N`: this process becomes the primary of N serving processes (node:cluster). */
+  private async runWorkers(request: WorkersRequest): Promise<number> {
+    if ("problem" in request) throw new WorkersUsage(request.problem);
+    const refusal = this.workersRefusal();
+    if (refusal !== undefined) throw new WorkersUsage(refusal);
+    const { runPrimary } = await import("./workers.js");
+    return runPrimary({ count: request.count, args: request.args, console: this.console });
   }
 
   /** Usage lines an umbrella entry adds for its commands. */
@@ -295,7 +332,9 @@ export class HttpApp {
     });
     await hook?.beforeListen();
     let running: RunningServer;
+    const fanOut = this.fanOut;
     try {
+      if (fanOut !== undefined) await installFanOut(fanOut);
       running = await startServer(dispatcher, sockets, {
         port: options.port ?? this.port,
         host: options.host ?? this.host,
@@ -307,9 +346,16 @@ export class HttpApp {
       });
     } catch (error) {
       hook?.close(); // a port in use, say: the supervisor's channel must not keep the process up
+      if (fanOut !== undefined) await closeFanOut(fanOut).catch(() => undefined);
       throw error;
     }
-    this.console.out(`fw: serving ${routes.length} routes on ${running.url}${dev ? " (dev)" : ""}`);
+    if (fanOut !== undefined) {
+      const served = running;
+      running = { ...served, close: () => served.close().finally(() => closeFanOut(fanOut)) };
+    }
+    // A worker's banner is its primary's to print, once for all of them.
+    if (process.env[IN_WORKER_ENV] === "1") process.send?.({ fw: "listening", url: running.url, routes: routes.length });
+    else this.console.out(`fw: serving ${routes.length} routes on ${running.url}${dev ? " (dev)" : ""}`);
     if (hook === undefined) return running;
     const { listRoutes } = await import("./routes-listing.js");
     hook.started(running.url, listRoutes(routes, []).trimEnd(), (text) => this.console.out(text));
@@ -350,12 +396,18 @@ export class HttpApp {
   private async runUntilStopped(options: ServeOptions): Promise<number> {
     const running = await this.serve(options);
     await new Promise<void>((resolve) => {
+      // A worker is also stopped by its primary's message: Ctrl-C signals the primary and every
+      // worker at once, and a second signal would end a worker at once (Node's default).
+      const told = (message: unknown): void => {
+        if (isStopMessage(message)) stop();
+      };
       const stop = (): void => {
-        process.off("SIGTERM", stop).off("SIGINT", stop);
+        process.off("SIGTERM", stop).off("SIGINT", stop).off("message", told);
         this.console.out("fw: stopping: finishing in-flight requests");
         void running.close().then(resolve);
       };
       process.on("SIGTERM", stop).on("SIGINT", stop);
+      if (process.env[IN_WORKER_ENV] === "1") process.on("message", told);
     });
     return 0;
   }
@@ -366,6 +418,13 @@ export class HttpApp {
     const { routesCommand } = await import("./routes-command.js");
     return routesCommand(args, routes, warnings, this.console);
   }
+}
+
+/** `--workers` used wrongly: usage, exit code 2. */
+class WorkersUsage extends Error {}
+
+function isStopMessage(message: unknown): boolean {
+  return typeof message === "object" && message !== null && (message as { fw?: unknown }).fw === "stop";
 }
 
 function asSecret(value: Secret | string | undefined): Secret | undefined {
