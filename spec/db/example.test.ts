@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
 import { bootExample, exampleCwd, exampleDatabase, hasEngine, type Engine } from "../support/example.js";
 import { TEST_SECRET } from "../support/serve.js";
+import { connect } from "../support/ws-client.js";
 
 // Issue 20: the example keeps posts, notes, the guestbook and users in its database — the
 // embedded PGlite by default, PostgreSQL when DATABASE_URL names one — so a restart (and
@@ -85,4 +86,33 @@ describe.each(engines)("The example on %s keeps its data across restarts", (engi
     expect(err).toContain("0001_create_users, 0002_create_posts_notes_guestbook");
     expect(err).toContain("db migrate");
   }, 60_000);
+});
+
+// Issue 21: the example as two processes on one PostgreSQL database (what `--workers 2` or two
+// machines behind a load balancer are): any process serves any request, and the chat is one room.
+describe.runIf(hasEngine("postgres"))("The example as two processes on one PostgreSQL", () => {
+  it("a session from one is good on the other, a post made through one is listed by the other, and a chat line reaches both", async () => {
+    const database = exampleDatabase("migrated", "postgres");
+    const [one, two] = await Promise.all([start([], { FW_SECRET: TEST_SECRET }, { database }), start([], { FW_SECRET: TEST_SECRET }, { database })]);
+    const author = new Browser(one.url);
+    const email = freshEmail("two-processes");
+    expect((await author.signUp(email, PASSWORD)).status).toBe(303);
+    await author.get("/posts/new");
+    expect((await author.post("/posts", { title: "Written on one", body: "…", category: "news", published: "true" })).status).toBe(303);
+
+    const onTwo = new Browser(two.url);
+    onTwo.cookie = author.cookie; // the same signed cookie, sent to the other process
+    expect((await onTwo.get("/chat")).status).toBe(200); // guarded: the session holds there too
+    expect((await onTwo.get("/posts")).html).toContain("Written on one");
+
+    const reader = new Browser(two.url);
+    expect((await reader.signUp(freshEmail("reader"), PASSWORD)).status).toBe(303);
+    const first = await connect(one.url, "/chat/socket", { headers: { cookie: author.cookie as string } });
+    const second = await connect(two.url, "/chat/socket", { headers: { cookie: reader.cookie as string } });
+    first.socket.send("across processes");
+    expect(await first.next()).toBe(`${email}: across processes`);
+    expect(await second.next()).toBe(`${email}: across processes`);
+    first.socket.close();
+    second.socket.close();
+  }, 90_000);
 });

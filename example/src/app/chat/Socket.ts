@@ -4,8 +4,12 @@ import { auth } from "../../auth.js";
 /** Only signed-in users may connect: nobody gets 403 at the handshake. */
 export const guarded = auth.guarded();
 
-/** Everyone connected now (all signed in: the guard saw to that). */
-const room = new Room();
+/**
+ * Everyone connected now (all signed in: the guard saw to that). A named room: on PostgreSQL a
+ * broadcast reaches its sockets in every app process (LISTEN/NOTIFY, README "Deploying and
+ * scaling"); on the embedded database there is one process, and the room is that process's.
+ */
+const room = new Room("chat");
 
 /**
  * Broadcasts each text message to everyone in the room, prefixed with the sender's email. The
