@@ -21,9 +21,9 @@ export const auth = formSignIn({ users });
 export const DEMO = { email: "demo@example.com", password: "demo-password" } as const;
 
 /**
- * The example's seed (`db seed`; `dev` runs it once on a new database): the demo account. Never
- * in production by itself: a production boot does not seed, and the README says not to seed a
- * production database with a published password. Running it twice does no harm.
+ * The example's seed (`db seed`, and every `dev` boot through DbApp's `devBoot`): the demo
+ * account, created when it is missing. Never in production by itself: a production boot does
+ * not seed, and the README says not to seed a production database with a published password.
  */
 export async function seedDemoUser(): Promise<void> {
   if ((await users.byEmail(DEMO.email)) === undefined) await seedUser(users, DEMO.email, DEMO.password);

@@ -6,10 +6,10 @@ import { layout } from "./layout.js";
 // Posts, notes, the guestbook and users live in the database, found as in any fw app from the
 // working directory (`npm start` and `fw dev --project example` run in example/): the embedded
 // one (PGlite) in .fw/db unless DATABASE_URL names a PostgreSQL server, migrations in
-// db/migrations. `dev` applies pending migrations and seeds a new database with the demo
-// account (README: demo@example.com / demo-password); production refuses to start with pending
-// migrations and never seeds.
-const app = new DbApp({ routes: table(), layout, tables, seed: seedDemoUser });
+// db/migrations. `dev` applies pending migrations, then (devBoot) makes sure the demo account
+// exists (README: demo@example.com / demo-password); `db seed` makes it too. Production refuses
+// to start with pending migrations and never seeds.
+const app = new DbApp({ routes: table(), layout, tables, seed: seedDemoUser, devBoot: seedDemoUser });
 
 // The app never listens itself: `main` reads the command (none, dev, routes, db …) and runs it.
 process.exitCode = await app.main();

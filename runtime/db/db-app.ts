@@ -27,11 +27,7 @@ export interface DbAppOptions extends HttpAppOptions {
    * wait on the previous app process, which holds the database until the new one has loaded.
    */
   readonly devBoot?: (db: Database) => Promise<void> | void;
-  /**
-   * What `db seed` (and `db reset` after it) runs to fill the database with starting rows; `dev`
-   * runs it too, once, right after it migrated a database that had no migration applied (a new
-   * one). Write it so that running it twice does no harm (look a row up before creating it).
-   */
+  /** What `db seed` (and `db reset` after it) runs to fill the database with starting rows. */
   readonly seed?: (db: Database) => Promise<void> | void;
   /**
    * The tables of the app's table models (the generated module's `tables`): `db new NAME` writes
@@ -262,16 +258,10 @@ export class DbApp extends HttpApp {
   private async prepare(dev: boolean): Promise<void> {
     try {
       const db = await this.database.open();
-      const { applied, pending } = await migrationStatus(db, this.migrations);
+      const { pending } = await migrationStatus(db, this.migrations);
       if (pending.length === 0) return;
       if (dev) {
         for (const name of await migrate(db, this.migrations)) this.console.err(`fw: dev applied the pending migration ${name}`);
-        // A database dev has just created from nothing gets the seed too (Rails' db:prepare):
-        // `npm start` on a fresh checkout has rows to look at, and a restart does not seed again.
-        if (applied.length === 0 && this.seed !== undefined) {
-          await this.seed(this.database);
-          this.console.err(`fw: dev seeded the new database (${db.description})`);
-        }
         return;
       }
       throw new BootError(
