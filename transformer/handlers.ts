@@ -2,6 +2,7 @@ import type * as ts from "typescript";
 import { at, Codes, type Finding } from "./diagnostics.js";
 import { bareCapabilityAdvice, isBareCapability } from "./capability-parameter.js";
 import { fwTypeName } from "./fw-symbols.js";
+import { checkBodyReads, declaredBody } from "./json-body.js";
 import { undecodable } from "./param-types.js";
 import { listenerProblem, listenerShape, meantAsListener } from "./ws-listener.js";
 import type { RouteFile } from "./scan.js";
@@ -25,12 +26,19 @@ export interface CapabilityUse {
 }
 
 export type Handler =
-  | { readonly case: "http"; readonly api: boolean; readonly params: readonly ParamUse[]; readonly capabilities: readonly CapabilityUse[] }
+  | {
+      readonly case: "http";
+      readonly api: boolean;
+      readonly params: readonly ParamUse[];
+      readonly capabilities: readonly CapabilityUse[];
+      /** An API handler declares a JSON body (`ApiRequest<P, B>`): the row gets typia's validator of `B`. */
+      readonly json?: true;
+    }
   | { readonly case: "ws" };
 
 /** A handler as the generated module prints it, and as a remembered row keeps it (row-cache.ts). */
 export type PrintedHandler =
-  | { readonly case: "http"; readonly api: boolean; readonly params: readonly ParamUse[]; readonly capabilities: readonly Omit<CapabilityUse, "required">[] }
+  | { readonly case: "http"; readonly api: boolean; readonly params: readonly ParamUse[]; readonly capabilities: readonly Omit<CapabilityUse, "required">[]; readonly json?: true }
   | { readonly case: "ws" };
 
 /** What the analysis needs from the compiler. */
@@ -113,7 +121,9 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
     return undefined;
   }
   const [first, second] = parameters.map((p) => c.checker.getTypeOfSymbol(p));
-  const requestKind = first === undefined ? "Request" : fwTypeName(first, "request");
+  const named = first === undefined ? "Request" : fwTypeName(first, "request");
+  // `JsonRequest<B>` is an alias of `ApiRequest<Params, B>`.
+  const requestKind = named === "JsonRequest" ? "ApiRequest" : named;
   if (requestKind !== "Request" && requestKind !== "ApiRequest") {
     const written = first === undefined ? "nothing" : `\`${c.checker.typeToString(first)}\``;
     fail(c, site, Codes.unknownRequestType, `the first parameter of \`${site.name}\` is ${written}; a handler takes \`Request\` (a browser page) or \`ApiRequest\` (an API route) from fw.`);
@@ -121,8 +131,10 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
   }
   const params = first === undefined ? [] : paramUses(c, site, first);
   const capabilities = second === undefined ? [] : capabilityUses(c, site, parameters[1] as ts.Symbol, second);
-  if (params === undefined || capabilities === undefined) return undefined;
-  return { case: "http", api: requestKind === "ApiRequest", params, capabilities };
+  const json = requestKind === "ApiRequest" && first !== undefined ? declaredBody(c, site, first) : false;
+  const reads = checkBodyReads(c, site);
+  if (params === undefined || capabilities === undefined || json === undefined || !reads) return undefined;
+  return { case: "http", api: requestKind === "ApiRequest", params, capabilities, ...(json ? { json: true as const } : {}) };
 }
 
 function returnsResponse(c: Checking, signature: ts.Signature): boolean {

@@ -32,6 +32,11 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/models\/Crowded\.ts\(\d+,\d+\): error TS91016: fw: .*the model Crowded declares `owned` but has 2 fields of type Id<…> \(author: Id<User>, team: Id<Team>\), so fw cannot tell which one names the owner/,
   ],
   "typia-missing": [/(^|\n)tsconfig\.json\(6,5\): error TS91017: fw: tsconfig\.json: the generated routes call typia \(a typed path parameter\), but compilerOptions\.plugins has no typia transform\. Add \{ "transform": "typia\/lib\/transform" \}/],
+  "json-misuse": [
+    /src\/app\/api\/Index\.ts\(5,15\): error TS91024: fw: src\/app\/api\/Index\.ts mounts GET \/api: `request\.json\(\)` reads a JSON body, but the request's type declares none, so nothing would check it: declare it in the handler's signature, `request: JsonRequest<NewTask>`/,
+    /src\/app\/api\/Create\.ts\(\d+,\d+\): error TS91024: .*`request\.json<Note>\(\)`: fw checks a JSON body against the type the handler declares, not a type argument .*`request: JsonRequest<Note>`/,
+    /src\/app\/api\/Update\.ts\(\d+,\d+\): error TS91024: .*`update` takes a JSON body of type `unknown`, which says nothing the body could be checked against/,
+  ],
   "missing-guard": [
     /src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`/,
     /src\/models\.ts\(\d+,\d+\): error TS91009: fw: the model Note declares no `guarded`/,
