@@ -68,7 +68,16 @@ export function resourceRoutes<A>(model: ModelSpec<A>, store: Store<A>, options:
     Destroy: () => Route.http({ method: "DELETE", path: one, handler: (r) => pages.destroy(r), params, origin: Origin.Resource, source }),
   };
   const actions = options.actions ?? Actions.all;
-  return ACTION_ORDER.filter((role) => actions.has(role)).map((role): HttpRoute => ({ ...shapes[role](), role }));
+  const routes = ACTION_ORDER.filter((role) => actions.has(role)).map((role): HttpRoute => ({ ...shapes[role](), role }));
+  // Destroy's confirmation step, a page that works without JavaScript: part of the Destroy role
+  // (mounted, guarded and left out with it), placed before Destroy as Edit is before Update.
+  if (!actions.has("Destroy")) return routes;
+  const confirm: HttpRoute = {
+    ...Route.http({ method: "GET", path: `${one}/delete`, handler: (r) => pages.confirm(r), params, origin: Origin.Resource, source, submits: { method: "DELETE", path: one } }),
+    role: "Destroy",
+  };
+  const at = routes.findIndex((route) => route.method === "POST");
+  return at === -1 ? [...routes.slice(0, -1), confirm, ...routes.slice(-1)] : [...routes.slice(0, at), confirm, ...routes.slice(at)];
 }
 
 /** The Resource derivation (spec 2.14): `Resource.routes(model, store)` builds a model's routes. */
@@ -129,22 +138,55 @@ class Pages<A> {
     const key = request.params[this.model.key];
     const row = await this.found(await this.own.reading(request, "Show"), key);
     const at = this.at(key);
+    const heading = this.heading(row, key);
     return Ok(
       <>
-        <title>{`${this.words.one} ${String(key)}`}</title>
-        <h1>{this.words.one} {String(key)}</h1>
+        <title>{heading}</title>
+        <h1>{heading}</h1>
         <dl class="fw-show">
-          {this.form.fields.map((field) => [<dt>{field.label}</dt>, <dd>{this.form.display(row, field)}</dd>])}
+          {this.form.fields.map((field) => [<dt>{field.label}</dt>, <dd>{withLineBreaks(this.form.display(row, field))}</dd>])}
         </dl>
         <p class="fw-controls">
           {this.offers(request, "Edit", row) ? <a href={`${at}/edit`} class="fw-edit">Edit</a> : null}
-          {this.offers(request, "Destroy", row) ? (
-            Form.button({ action: at, method: "DELETE", csrf: request.csrf, submit: "Delete", class: "fw-destroy" })
-          ) : null}
+          {this.offers(request, "Edit", row) && this.offers(request, "Destroy", row) ? " " : null}
+          {this.offers(request, "Destroy", row) ? <a href={`${at}/delete`} class="fw-destroy">Delete</a> : null}
         </p>
         {this.backLink()}
       </>,
     );
+  }
+
+  /**
+   * Destroy's confirmation step (GET …/:id/delete): names the row and asks, with the one button
+   * that sends the DELETE and a way back. No JavaScript: Show links here, and only this page's
+   * form deletes. The same checks as Destroy (404, 403 for someone else's row).
+   */
+  async confirm(request: Request): Promise<Response> {
+    const key = request.params[this.model.key];
+    const row = await this.writable(request, "Destroy", key);
+    const heading = this.heading(row, key);
+    const back = this.actions.has("Show") ? this.at(key) : this.actions.has("Index") ? this.model.path : "/";
+    return Ok(
+      <>
+        <title>{`Delete ${heading}?`}</title>
+        <h1>Delete {heading}?</h1>
+        <p class="fw-confirm">This {this.words.lower} will be deleted for good.</p>
+        <p class="fw-controls">
+          {Form.button({ action: this.at(key), method: "DELETE", csrf: request.csrf, submit: `Delete ${this.words.lower}`, class: "fw-destroy" })}
+          <a href={back} class="fw-cancel">Cancel</a>
+        </p>
+      </>,
+    );
+  }
+
+  /** What a row is called on its pages: its first non-empty text field, else "Post 3". */
+  private heading(row: A, key: unknown): string {
+    for (const field of this.form.fields) {
+      if (field.input !== "text") continue;
+      const value = (row as Record<string, unknown>)[field.name];
+      if (typeof value === "string" && value.trim() !== "") return oneLine(value, HEADING_LENGTH);
+    }
+    return `${this.words.one} ${String(key)}`;
   }
 
   /**
@@ -312,7 +354,7 @@ class Pages<A> {
         <tbody>
           {rows.map((row) => (
             <tr>
-              {this.form.fields.map((field) => <td>{this.form.display(row, field)}</td>)}
+              {this.form.fields.map((field) => <td>{oneLine(this.form.display(row, field), CELL_LENGTH)}</td>)}
               {links ? (
                 <td>
                   {this.actions.has("Show") ? <a href={this.at(keyOf(row))}>Show</a> : null}
@@ -345,4 +387,23 @@ function pageNumber(text: string | undefined): number {
     throw new BadRequest(`The page number ${JSON.stringify(text)} is not a whole number from 1 up.`);
   }
   return page;
+}
+
+/** The most characters an index cell and a page heading show of a text (then "…"). */
+const CELL_LENGTH = 80;
+const HEADING_LENGTH = 120;
+
+/** A text as one line of at most `limit` characters: its first line, cut with "…" when longer (the index's cells). */
+export function oneLine(text: string, limit: number): string {
+  const first = /^[^\r\n]*/.exec(text.trimStart())?.[0] ?? "";
+  const chars = [...first];
+  const more = first.length < text.trimStart().trimEnd().length || chars.length > limit;
+  return more ? `${chars.slice(0, limit).join("").trimEnd()}…` : first;
+}
+
+/** A text with its line breaks kept, as `<br>`s (Show: a long text reads as written). */
+function withLineBreaks(text: string): Html | string {
+  if (!/[\r\n]/.test(text)) return text;
+  const lines = text.split(/\r\n?|\n/);
+  return <>{lines.flatMap((line, i) => (i === 0 ? [line] : [<br />, line]))}</>;
 }

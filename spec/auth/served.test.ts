@@ -256,6 +256,8 @@ describe("2.13 Ownership: two users", () => {
     expect((await b.browser.get("/memos")).html).not.toContain("secret plan");
     expect((await b.browser.get(at)).status).toBe(404);
     expect((await b.browser.get(`${at}/edit`)).status).toBe(403);
+    expect((await b.browser.get(`${at}/delete`)).status).toBe(403); // Destroy's confirm page: Destroy's checks
+    expect((await a.browser.get(`${at}/delete`)).status).toBe(200);
     const update = await b.browser.post(at, { _method: "PUT", text: "ben was here" });
     expect(update.status).toBe(403);
     expect(update.html).toContain("belongs to another user");

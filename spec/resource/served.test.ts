@@ -91,11 +91,43 @@ describe("4.4 The seven derived routes of a model, served through the generated 
     expect(invalid.html).toContain("Title is required.");
   });
 
+  it("Show's heading is the row's first text field, its long text keeps its line breaks; Index shows one line of it (issue 22, item 6)", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/posts/new");
+    const body = `First line of a long body ${"x".repeat(100)}\r\nsecond <line>`;
+    const at = (await visitor.post("/posts", { ...validPost, title: "A & B", body })).location as string;
+    const show = await visitor.get(at);
+    expect(show.html).toContain("<title>A &amp; B</title>");
+    expect(show.html).toContain("<h1>A &amp; B</h1>");
+    expect(show.html).toContain(`<dd>First line of a long body ${"x".repeat(100)}<br>second &lt;line&gt;</dd>`);
+    const index = await visitor.get("/posts");
+    const cell = `<td>First line of a long body ${"x".repeat(80 - 26)}…</td>`;
+    expect(index.html).toContain(cell);
+    expect(index.html).not.toContain("second &lt;line&gt;");
+  });
+
+  it("Destroy asks first, without JavaScript: Show links to a confirm page whose one button sends the DELETE", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/posts/new");
+    const at = (await visitor.post("/posts", validPost)).location as string;
+    const show = await visitor.get(at);
+    expect(show.html).toContain(`<a href="${at}/delete" class="fw-destroy">Delete</a>`);
+    expect(show.html).not.toContain('value="DELETE"');
+    const confirm = await visitor.get(`${at}/delete`);
+    expect(confirm.status).toBe(200);
+    expect(confirm.html).toContain("<h1>Delete Hello?</h1>");
+    expect(confirm.html).toContain(`<form method="post" action="${at}" class="fw-destroy"><input type="hidden" name="_method" value="DELETE">`);
+    expect(confirm.html).toContain(`<a href="${at}" class="fw-cancel">Cancel</a>`);
+    expect((await visitor.get(at)).status).toBe(200); // asking deleted nothing
+    expect((await fetch(`${fixture.url}/posts/987654/delete`)).status).toBe(404);
+    expect((await fetch(`${fixture.url}/notes/1/delete`)).status).toBe(404); // Notes mount no Destroy: no confirm page either
+  });
+
   it("Destroy through _method=DELETE: 303 to the index with a flash; the row is gone (404)", async () => {
     const visitor = new Visitor(fixture.url);
     await visitor.get("/posts/new");
     const at = (await visitor.post("/posts", validPost)).location as string;
-    await visitor.get(at);
+    await visitor.get(`${at}/delete`);
     const deleted = await visitor.post(at, { _method: "DELETE" });
     expect(deleted.status).toBe(303);
     expect(deleted.location).toBe("/posts");
