@@ -231,6 +231,27 @@ describe("4.3 Orphan form pages", () => {
   });
 });
 
+describe("Overriding one derived page with a handwritten file (issue 22, item 6)", () => {
+  it("src/app/bookmarks/_id/Show.tsx replaces Bookmark's Show; New, Create, Index, Edit stay derived and still lead to it", async () => {
+    const visitor = new Visitor(fixture.url);
+    expect((await visitor.get("/bookmarks/new")).status).toBe(200);
+    const created = await visitor.post("/bookmarks", { title: "fw", url: "https://example.org/fw" });
+    expect([created.status, created.location]).toEqual([303, "/bookmarks/1"]);
+    const show = await visitor.get("/bookmarks/1");
+    expect(show.html).toContain('<h1>Bookmark: fw</h1><p class="handwritten">https://example.org/fw</p>');
+    expect(show.html).not.toContain("fw-show");
+    const index = await visitor.get("/bookmarks");
+    expect(index.html).toContain('<a href="/bookmarks/1">Show</a>');
+    expect((await visitor.get("/bookmarks/1/edit")).html).toContain('<a href="/bookmarks/1">Back to the bookmark</a>');
+  });
+
+  it("boot says which page the file overrides, and that the others still link to it", () => {
+    expect(fixture.app.output().err).toMatch(
+      /GET \/bookmarks\/:id \(from src\/models\/Bookmark\.ts\) is dropped: the handwritten GET \/bookmarks\/:id \(from src\/app\/bookmarks\/_id\/Show\.tsx\) is on the same method and path and is served instead\. That overrides the derived Show page; the model's other pages still link to it\./,
+    );
+  });
+});
+
 describe("A reference to another model's row", () => {
   it("is a number field: the model can be created, and a non-number is refused beside the field", async () => {
     const visitor = new Visitor(fixture.url);
