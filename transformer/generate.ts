@@ -45,6 +45,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
     findings,
     models: new Set(derived.map((d) => d.model.name)),
     brokenModels: rejected,
+    ownedModels: new Set(derived.flatMap((d) => (d.owner === undefined ? [] : [d.model.name]))),
     wsListener: findWsListener(checker, program.getSourceFiles()),
     capabilityModule: { shown: show(config.capabilities), exports: exportsOf(checker, tsApi, program.getSourceFile(config.capabilities)) },
   };

@@ -7,6 +7,10 @@ import type { Draft, Page, Store } from "./store.js";
  * Used as a `Store<A>` it is the whole table (what the roles `covers` leaves out, and handlers
  * asking for `Store<Post>`, read and write); `for(owner)` is the narrowing the covered roles
  * use. An update through either keeps the row's owner: a form never carries it.
+ *
+ * A handler asks for it by this type (`{ tasks }: { tasks: ScopedStore<Task> }`, an owned model
+ * only) to reach one user's rows with `for(request.currentUser)`; asked for as `Store<Task>`,
+ * the same store is every user's rows (README, "Per-user stores").
  */
 export class ScopedStore<A> implements Store<A> {
   /**

@@ -19,6 +19,9 @@ export type Draft<A> = Record<string, unknown> & Partial<A>;
  * The service one model's routes use (spec 2.14), asynchronous so a database can stand behind
  * it. Keys are the model's `Id`s; `insert` assigns a fresh one. Every implementation passes
  * the same conformance suite (spec/resource/store-conformance.ts).
+ *
+ * A handler's `Store<Model>` capability is the model's whole table; for an owned model that is
+ * every user's rows. Ask for `ScopedStore<Model>` and call `for(user)` for one user's rows.
  */
 export interface Store<A> {
   /** Rows in key order, `offset` and `limit` as in SQL. */

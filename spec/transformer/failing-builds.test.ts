@@ -37,6 +37,9 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/app\/api\/Create\.ts\(\d+,\d+\): error TS91024: .*`request\.json<Note>\(\)`: fw checks a JSON body against the type the handler declares, not a type argument .*`request: JsonRequest<Note>`/,
     /src\/app\/api\/Update\.ts\(\d+,\d+\): error TS91024: .*`update` takes a JSON body of type `unknown`, which says nothing the body could be checked against/,
   ],
+  "scoped-unowned": [
+    /src\/app\/Index\.ts\(\d+,\d+\): error TS91005: fw: src\/app\/Index\.ts mounts GET \/: `index` asks for `notes: ScopedStore<Note>`, but Note declares no `owned`, so its rows belong to nobody and its store is not a ScopedStore: ask for `notes: Store<Note>`\./,
+  ],
   "missing-guard": [
     /src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`/,
     /src\/models\.ts\(\d+,\d+\): error TS91009: fw: the model Note declares no `guarded`/,
