@@ -110,6 +110,8 @@ class Pages<A> {
     const readable = await this.own.reading(request, "Index");
     const { rows, total } = await readable.list({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
     const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
+    // Past the last page there is nothing to show; "No posts yet." would be untrue.
+    if (page > last) throw new NotFound(`There is no page ${page} of ${this.words.many.toLowerCase()}: there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
     return Ok(
       <>
         <title>{this.words.many}</title>

@@ -177,7 +177,10 @@ describe("4.4 The seven derived routes of a model, served through the generated 
     expect(first.html).toContain('<a href="/notes?page=2" rel="next">Next</a>');
     const second = await visitor.get("/notes?page=2");
     expect(second.html).toContain("note 54");
-    expect((await visitor.get("/notes?page=zero")).status).toBe(400);
+    for (const bad of ["zero", "0", "-1", "1.5", "2e3", "", "99999999999"]) expect((await visitor.get(`/notes?page=${bad}`)).status, bad).toBe(400);
+    const past = await visitor.get("/notes?page=9");
+    expect(past.status).toBe(404);
+    expect(past.html).toMatch(/There is no page 9 of notes: there are \d+ pages\./);
   });
 });
 
