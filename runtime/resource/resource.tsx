@@ -5,12 +5,12 @@ import type { Html } from "../html/node.js";
 import type { ParamDecoders } from "../routing/from-path.js";
 import { Origin, Route, type HttpRoute } from "../routing/route.js";
 import { ACTION_ORDER, Actions, type Action } from "./actions.js";
-import { Form, VERSION_FIELD, type Values } from "./form.js";
+import { Form, VERSION_FIELD, type Field, type Values } from "./form.js";
 import { FormErrors } from "./form-errors.js";
 import { Conflict, DuplicateValue } from "./store-errors.js";
 import type { ModelSpec } from "./model.js";
 import { Ownership, type OwnedDeclaration } from "./ownership.js";
-import type { Store } from "./store.js";
+import type { Order, Store } from "./store.js";
 
 /** Rows per index page; beyond it the index paginates with `?page=`. */
 export const PAGE_SIZE = 50;
@@ -107,8 +107,9 @@ class Pages<A> {
 
   async index(request: Request): Promise<Response> {
     const page = pageNumber(request.query.get("page"));
+    const order = this.sortOrder(request.query.get("sort"));
     const readable = await this.own.reading(request, "Index");
-    const { rows, total } = await readable.list({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+    const { rows, total } = await readable.list({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE, ...(order === undefined ? {} : { order }) });
     const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
     // Past the last page there is nothing to show; "No posts yet." would be untrue.
     if (page > last) throw new NotFound(`There is no page ${page} of ${this.words.many.toLowerCase()}: there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
@@ -117,8 +118,8 @@ class Pages<A> {
         <title>{this.words.many}</title>
         <h1>{this.words.many}</h1>
         {this.actions.has("New") ? <p><a href={`${this.model.path}/new`} class="fw-new">New {this.words.lower}</a></p> : null}
-        {rows.length === 0 ? <p class="fw-empty">No {this.words.many.toLowerCase()} yet.</p> : this.table(request, rows)}
-        {last > 1 ? this.pager(page, last) : null}
+        {rows.length === 0 ? <p class="fw-empty">No {this.words.many.toLowerCase()} yet.</p> : this.table(request, rows, order)}
+        {last > 1 ? this.pager(page, last, order) : null}
       </>,
     );
   }
@@ -341,7 +342,39 @@ class Pages<A> {
     return this.actions.has("Index") ? <p><a href={this.model.path} class="fw-back">Back to {this.words.many.toLowerCase()}</a></p> : null;
   }
 
-  private table(request: Request, rows: readonly A[]): Html {
+  /**
+   * The Index's `?sort=`: a field the index shows, `-` before it for descending (`?sort=-title`);
+   * absent means key order. Anything else is a 400 naming the columns it may be.
+   */
+  private sortOrder(text: string | undefined): Order | undefined {
+    if (text === undefined) return undefined;
+    const descending = text.startsWith("-");
+    const field = descending ? text.slice(1) : text;
+    if (this.form.fields.some((f) => f.name === field)) return { field, descending };
+    const names = this.form.fields.map((f) => f.name).join(", ");
+    throw new BadRequest(`The index of ${this.words.many.toLowerCase()} cannot be sorted by ${JSON.stringify(text.slice(0, 40))}: sort by one of ${names}, with "-" before it for descending order (?sort=-${this.form.fields[0]?.name ?? "field"}).`);
+  }
+
+  /** The index's address with a sort and a page (page 1 and key order left out). */
+  private indexAt(order: Order | undefined, page = 1): string {
+    const query = [order === undefined ? "" : `sort=${order.descending ? "-" : ""}${encodeURIComponent(order.field)}`, page === 1 ? "" : `page=${page}`].filter((p) => p !== "");
+    return query.length === 0 ? this.model.path : `${this.model.path}?${query.join("&")}`;
+  }
+
+  /** A column heading: a link that sorts by it (ascending, or descending when it already sorts so). */
+  private columnHeading(field: Field, order: Order | undefined): Html {
+    const sorted = order?.field === field.name;
+    const next = { field: field.name, descending: sorted && order?.descending !== true };
+    const state = !sorted ? undefined : order?.descending === true ? "descending" : "ascending";
+    return (
+      <th scope="col" aria-sort={state}>
+        <a href={this.indexAt(next)}>{field.label}</a>
+        {state === undefined ? null : state === "ascending" ? " ▲" : " ▼"}
+      </th>
+    );
+  }
+
+  private table(request: Request, rows: readonly A[], order: Order | undefined): Html {
     const keyOf = (row: A): unknown => (row as Record<string, unknown>)[this.model.key];
     const links = this.actions.has("Show") || this.actions.has("Edit");
     const edits = (row: A): boolean => this.offers(request, "Edit", row);
@@ -349,7 +382,7 @@ class Pages<A> {
       <table class="fw-index">
         <thead>
           <tr>
-            {this.form.headings.map((heading) => <th scope="col">{heading}</th>)}
+            {this.form.fields.map((field) => this.columnHeading(field, order))}
             {links ? <th scope="col"><span class="fw-hidden">Links</span></th> : null}
           </tr>
         </thead>
@@ -371,12 +404,12 @@ class Pages<A> {
     );
   }
 
-  private pager(page: number, last: number): Html {
+  private pager(page: number, last: number, order: Order | undefined): Html {
     return (
       <nav class="fw-pager" aria-label="Pages">
-        {page > 1 ? <a href={`${this.model.path}?page=${page - 1}`} rel="prev">Previous</a> : null}
+        {page > 1 ? <a href={this.indexAt(order, page - 1)} rel="prev">Previous</a> : null}
         <span>Page {page} of {last}</span>
-        {page < last ? <a href={`${this.model.path}?page=${page + 1}`} rel="next">Next</a> : null}
+        {page < last ? <a href={this.indexAt(order, page + 1)} rel="next">Next</a> : null}
       </nav>
     );
   }

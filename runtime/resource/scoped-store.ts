@@ -1,6 +1,6 @@
 import type { FromPath } from "../routing/from-path.js";
 import { narrowed, type FieldValue, type RowFilter } from "./row-filter.js";
-import type { Draft, Page, Store } from "./store.js";
+import type { Draft, ListPage, Page, Store } from "./store.js";
 
 /**
  * The store of an owned model (spec 2.13): the whole table, plus its narrowing by owner.
@@ -24,7 +24,7 @@ export class ScopedStore<A> implements Store<A> {
     private readonly decodeOwner: FromPath<unknown>,
   ) {}
 
-  list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>> {
+  list(page: ListPage): Promise<Page<A>> {
     return this.whole.list(page);
   }
 
@@ -101,7 +101,7 @@ class OwnRows<A> implements Store<A> {
   ) {}
 
   /** Asked of the whole table as a filter, so a database store answers it with a query. */
-  list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>> {
+  list(page: ListPage): Promise<Page<A>> {
     return narrowed(this.scoped.whole, { anyOf: [{ field: this.scoped.owner, equals: this.value }] }).list(page);
   }
 

@@ -70,7 +70,7 @@ describe("4.4 The seven derived routes of a model, served through the generated 
     expect(again.html).not.toContain("Post created.");
     const index = await visitor.get("/posts");
     expect(index.html).toContain("<td>Hello</td>");
-    expect(index.html).toMatch(/<th scope="col">Title<\/th><th scope="col">Body<\/th>/);
+    expect(index.html).toMatch(/<th scope="col"><a href="\/posts\?sort=title">Title<\/a><\/th><th scope="col"><a href="\/posts\?sort=body">Body<\/a><\/th>/);
   });
 
   it("Edit shows the filled form; Update through _method=PUT changes the row", async () => {
@@ -252,6 +252,38 @@ describe("Overriding one derived page with a handwritten file (issue 22, item 6)
     expect(fixture.app.output().err).toMatch(
       /GET \/bookmarks\/:id \(from src\/models\/Bookmark\.ts\) is dropped: the handwritten GET \/bookmarks\/:id \(from src\/app\/bookmarks\/_id\/Show\.tsx\) is on the same method and path and is served instead\. That overrides the derived Show page; the model's other pages still link to it\./,
     );
+  });
+});
+
+describe("Index sorted by a column (issue 22, item 6)", () => {
+  it("?sort=field and ?sort=-field order the rows; the headings link to them and mark the current one", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/comments/new");
+    for (const [post, text] of [["3", "sort-m"], ["1", "sort-Z"], ["2", "sort-a"]] as const) {
+      expect((await visitor.post("/comments", { post, text })).status).toBe(303);
+    }
+    const order = (html: string): string[] => [...html.matchAll(/<td>(sort-[a-zA-Z])<\/td>/g)].map((m) => m[1] as string);
+    expect(order((await visitor.get("/comments")).html)).toEqual(["sort-m", "sort-Z", "sort-a"]); // key order
+    const byText = await visitor.get("/comments?sort=text");
+    expect(order(byText.html)).toEqual(["sort-Z", "sort-a", "sort-m"]);
+    expect(byText.html).toContain('<th scope="col" aria-sort="ascending"><a href="/comments?sort=-text">Text</a> ▲</th>');
+    expect(byText.html).toContain('<th scope="col"><a href="/comments?sort=post">Post</a></th>');
+    expect(order((await visitor.get("/comments?sort=-text")).html)).toEqual(["sort-m", "sort-a", "sort-Z"]);
+    expect(order((await visitor.get("/comments?sort=-post")).html)).toEqual(["sort-m", "sort-a", "sort-Z"]);
+  });
+
+  it("a sort by anything but a shown field is a 400 naming the ones it may be; the key and unknown names included", async () => {
+    for (const bad of ["id", "nope", "--text", "", "constructor"]) {
+      const refused = await fetch(`${fixture.url}/comments?sort=${encodeURIComponent(bad)}`);
+      expect(refused.status, bad).toBe(400);
+      expect(await refused.text()).toContain("sort by one of post, text");
+    }
+  });
+
+  it("the pager keeps the sort", async () => {
+    const visitor = new Visitor(fixture.url);
+    const page = await visitor.get("/notes?sort=-text");
+    expect(page.html).toContain('<a href="/notes?sort=-text&amp;page=2" rel="next">Next</a>');
   });
 });
 
