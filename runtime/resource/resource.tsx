@@ -429,7 +429,7 @@ const CELL_LENGTH = 80;
 const HEADING_LENGTH = 120;
 
 /** A text as one line of at most `limit` characters: its first line, cut with "…" when longer (the index's cells). */
-export function oneLine(text: string, limit: number): string {
+function oneLine(text: string, limit: number): string {
   const first = /^[^\r\n]*/.exec(text.trimStart())?.[0] ?? "";
   const chars = [...first];
   const more = first.length < text.trimStart().trimEnd().length || chars.length > limit;
