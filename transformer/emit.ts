@@ -154,7 +154,9 @@ function modelSpecs(derived: readonly Derived[]): string[] {
   ];
   derived.forEach((d, i) => {
     const type = `m${i}.${d.model.typePath}`;
-    const omitted = [d.shape.key, ...(d.owner === undefined ? [] : [d.owner.field])].map(q).join(" | ");
+    // The form's draft has neither the key, the owner, nor what the server sets.
+    const serverSet = d.shape.fields.filter((f) => f.serverSet !== undefined).map((f) => f.name);
+    const omitted = [d.shape.key, ...(d.owner === undefined ? [] : [d.owner.field]), ...serverSet].map(q).join(" | ");
     const fields = d.shape.fields.map((f) => `    ${JSON.stringify(f)},`);
     lines.push(
       `// from ${d.shown}`,

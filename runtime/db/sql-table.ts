@@ -214,7 +214,13 @@ export class SqlTable<A> {
       const value = row[column.column];
       if (value === null || value === undefined) continue;
       model[column.field] =
-        column.references !== undefined && typeof value === "bigint" ? Number(value) : column.asDate === true && typeof value === "string" ? new Date(`${value}T00:00:00Z`) : value;
+        column.references !== undefined && typeof value === "bigint"
+          ? Number(value)
+          : column.asDate === true && typeof value === "string"
+            ? new Date(`${value}T00:00:00Z`)
+            : column.type === "timestamptz" && typeof value === "string"
+              ? instantOf(value)
+              : value;
     }
     return model as A;
   }
@@ -228,7 +234,14 @@ function columnValue(column: ColumnSpec, value: unknown): unknown {
   if (value === undefined || value === null) return null;
   if (column.type === "jsonb") return JSON.stringify(value);
   if (column.type === "date" && value instanceof Date) return value.toISOString().slice(0, 10);
+  // An instant (createdAt, updatedAt) goes as ISO text with its zone: exact on either engine.
+  if (column.type === "timestamptz" && value instanceof Date) return value.toISOString();
   return value;
+}
+
+/** A timestamptz as PostgreSQL writes it (`2026-11-25 15:47:00.123+00`, `…+05:30`) read as a Date. */
+function instantOf(text: string): Date {
+  return new Date(text.replace(" ", "T").replace(/([+-]\d\d)$/, "$1:00"));
 }
 
 /** Keys are positive whole numbers (an `Id`): anything else names no row and is not sent. */

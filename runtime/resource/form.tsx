@@ -74,15 +74,19 @@ const FALSE = new Set(["false", "off", "0", "no"]);
  * The key is never rendered nor read from the form.
  */
 export class Form<A> {
+  /** The fields the form edits: every field but those the server sets (`serverSet`). */
   readonly fields: readonly Field[];
+  /** Every field, those the server sets included: what Index and Show display. */
+  readonly shown: readonly Field[];
 
   constructor(readonly model: ModelSpec<A>) {
-    this.fields = model.fields.map((spec) => ({ ...spec, absent: () => absentOf(spec) }));
+    this.shown = model.fields.map((spec) => ({ ...spec, absent: () => absentOf(spec) }));
+    this.fields = this.shown.filter((field) => field.serverSet === undefined);
   }
 
   /** Column headings for derived index and show pages. */
   get headings(): readonly string[] {
-    return this.fields.map((field) => field.label);
+    return this.shown.map((field) => field.label);
   }
 
   render(props: RenderProps): Html {
@@ -150,6 +154,8 @@ export class Form<A> {
   display(row: A, field: Field): string {
     const value = (row as Record<string, unknown>)[field.name];
     if (field.input === "checkbox") return value === true ? "Yes" : "No";
+    // A server-set time is an instant: shown to the minute, in UTC.
+    if ((field.serverSet === "createdAt" || field.serverSet === "updatedAt") && value instanceof Date) return `${value.toISOString().slice(0, 16).replace("T", " ")} UTC`;
     return formText(field, value);
   }
 

@@ -10,7 +10,7 @@ import { FormErrors } from "./form-errors.js";
 import { Conflict, DuplicateValue } from "./store-errors.js";
 import type { ModelSpec } from "./model.js";
 import { Ownership, type OwnedDeclaration } from "./ownership.js";
-import type { Order, Store } from "./store.js";
+import type { Draft, Order, Store } from "./store.js";
 
 /** Rows per index page; beyond it the index paginates with `?page=`. */
 export const PAGE_SIZE = 50;
@@ -147,7 +147,7 @@ class Pages<A> {
         <title>{heading}</title>
         <h1>{heading}</h1>
         <dl class="fw-show">
-          {this.form.fields.map((field) => [<dt>{field.label}</dt>, <dd>{withLineBreaks(this.form.display(row, field))}</dd>])}
+          {this.form.shown.map((field) => [<dt>{field.label}</dt>, <dd>{withLineBreaks(this.form.display(row, field))}</dd>])}
         </dl>
         <p class="fw-controls">
           {this.offers(request, "Edit", row) ? <a href={`${at}/edit`} class="fw-edit">Edit</a> : null}
@@ -227,7 +227,7 @@ class Pages<A> {
     if (!parsed.ok) return this.fresh(request, parsed.values, parsed.errors);
     let row: A;
     try {
-      row = await this.own.creating(request).insert(parsed.draft);
+      row = await this.own.creating(request).insert(this.stamped(parsed.draft, undefined));
     } catch (error) {
       if (!(error instanceof DuplicateValue)) throw error;
       return this.fresh(request, this.form.typed(request.form), this.taken(error));
@@ -244,12 +244,13 @@ class Pages<A> {
    */
   async update(request: Request): Promise<Response> {
     const key = request.params[this.model.key];
-    await this.writable(request, "Update", key);
+    const before = await this.writable(request, "Update", key);
     const expected = this.expectedVersion(request);
     const parsed = this.form.parse(request.form);
     if (!parsed.ok) return this.edit(request, parsed.values, parsed.errors, { version: expected });
+    const draft = this.stamped(parsed.draft, before);
     try {
-      const updated = expected === undefined ? await this.own.whole.update(key, parsed.draft) : await this.own.whole.update(key, parsed.draft, expected);
+      const updated = expected === undefined ? await this.own.whole.update(key, draft) : await this.own.whole.update(key, draft, expected);
       if (updated === undefined) throw new NotFound(`There is no ${this.words.lower} ${String(key)}: it was deleted.`);
     } catch (error) {
       if (error instanceof DuplicateValue) return this.edit(request, this.form.typed(request.form), this.taken(error), { version: expected });
@@ -265,6 +266,23 @@ class Pages<A> {
       });
     }
     return this.done(request, `${this.words.one} updated.`, this.actions.has("Show") ? this.at(key) : undefined);
+  }
+
+  /**
+   * A form's draft with what the server sets (README "Server-set fields"): `createdAt` now on
+   * Create, kept from the row on Update; `updatedAt` now on both; a `readonly` field kept from
+   * the row (a store's update replaces the row, and the form never carries it).
+   */
+  private stamped(draft: Draft<A>, before: A | undefined): Draft<A> {
+    const now = new Date();
+    const out: Record<string, unknown> = { ...draft };
+    for (const field of this.form.shown) {
+      const kept = before === undefined ? undefined : (before as Record<string, unknown>)[field.name];
+      if (field.serverSet === "updatedAt") out[field.name] = now;
+      else if (field.serverSet === "createdAt") out[field.name] = before === undefined ? now : kept;
+      else if (field.serverSet === "readOnly" && kept !== undefined) out[field.name] = kept;
+    }
+    return out as Draft<A>;
   }
 
   /** The row's current version, on a store that versions its rows; else undefined. */
@@ -350,8 +368,8 @@ class Pages<A> {
     if (text === undefined) return undefined;
     const descending = text.startsWith("-");
     const field = descending ? text.slice(1) : text;
-    if (this.form.fields.some((f) => f.name === field)) return { field, descending };
-    const names = this.form.fields.map((f) => f.name).join(", ");
+    if (this.form.shown.some((f) => f.name === field)) return { field, descending };
+    const names = this.form.shown.map((f) => f.name).join(", ");
     throw new BadRequest(`The index of ${this.words.many.toLowerCase()} cannot be sorted by ${JSON.stringify(text.slice(0, 40))}: sort by one of ${names}, with "-" before it for descending order (?sort=-${this.form.fields[0]?.name ?? "field"}).`);
   }
 
@@ -382,14 +400,14 @@ class Pages<A> {
       <table class="fw-index">
         <thead>
           <tr>
-            {this.form.fields.map((field) => this.columnHeading(field, order))}
+            {this.form.shown.map((field) => this.columnHeading(field, order))}
             {links ? <th scope="col"><span class="fw-hidden">Links</span></th> : null}
           </tr>
         </thead>
         <tbody>
           {rows.map((row) => (
             <tr>
-              {this.form.fields.map((field) => <td>{oneLine(this.form.display(row, field), CELL_LENGTH)}</td>)}
+              {this.form.shown.map((field) => <td>{oneLine(this.form.display(row, field), CELL_LENGTH)}</td>)}
               {links ? (
                 <td>
                   {this.actions.has("Show") ? <a href={this.at(keyOf(row))}>Show</a> : null}

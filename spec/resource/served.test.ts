@@ -287,6 +287,40 @@ describe("Index sorted by a column (issue 22, item 6)", () => {
   });
 });
 
+describe("Server-set fields (issue 22, item 6)", () => {
+  it("createdAt, updatedAt and a readonly field are not in the form; Create and Update stamp the times, a posted value is ignored", async () => {
+    const visitor = new Visitor(fixture.url);
+    const blank = await visitor.get("/tasks/new");
+    expect(blank.html).toContain('name="title"');
+    for (const field of ["createdAt", "updatedAt", "views"]) expect(blank.html).not.toContain(`name="${field}"`);
+    const before = Date.now();
+    const created = await visitor.post("/tasks", { title: "Stamp me", createdAt: "1999-01-01", views: "1000" });
+    expect(created.status).toBe(303);
+    const stamp = (html: string, label: string): number => {
+      const text = new RegExp(`<dt>${label}</dt><dd>(\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}) UTC</dd>`).exec(html)?.[1];
+      return Date.parse(`${text}:00Z`);
+    };
+    const show = (await visitor.get(created.location as string)).html;
+    expect(stamp(show, "Created at")).toBeGreaterThanOrEqual(Math.floor(before / 60_000) * 60_000);
+    expect(show).toContain("<dt>Views</dt><dd></dd>");
+    const edit = await visitor.get(`${created.location as string}/edit`);
+    expect(edit.html).not.toContain('name="createdAt"');
+    expect((await visitor.post(created.location as string, { _method: "PUT", title: "Stamped", createdAt: "1999-01-01" })).status).toBe(303);
+    const after = (await visitor.get(created.location as string)).html;
+    expect(after).toContain("<dd>Stamped</dd>");
+    expect(stamp(after, "Created at")).toBe(stamp(show, "Created at"));
+    expect(stamp(after, "Updated at")).toBeGreaterThanOrEqual(stamp(show, "Created at"));
+    expect((await visitor.get("/tasks")).html).toContain('<a href="/tasks?sort=createdAt">Created at</a>');
+  });
+
+  it("the build leaves them out of the form's validator and marks them in the field specs", async () => {
+    const generated = await readFile(join(dir, "src/.fw/routes.ts"), "utf8");
+    expect(generated).toMatch(/createValidate<Omit<m\d+\.Task, "id" \| "createdAt" \| "updatedAt" \| "views">>/);
+    expect(generated).toContain('"name":"createdAt","label":"Created at","optional":false,"input":"date","describe":"a date (YYYY-MM-DD)","serverSet":"createdAt"');
+    expect(generated).toContain('"serverSet":"readOnly"');
+  });
+});
+
 describe("A reference to another model's row", () => {
   it("is a number field: the model can be created, and a non-number is refused beside the field", async () => {
     const visitor = new Visitor(fixture.url);
