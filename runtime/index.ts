@@ -16,7 +16,8 @@ export {
 } from "./http/failure.js";
 export { Fields } from "./http/fields.js";
 export { RequestHeaders } from "./http/headers.js";
-export { Request, ApiRequest, withCurrentUser, type RequestInit } from "./http/request.js";
+export { Request, ApiRequest, withCurrentUser, type JsonRequest, type RequestInit } from "./http/request.js";
+export { Json, JsonProblem, MAX_JSON_ERRORS, type JsonCheck, type JsonError, type JsonProblemBody, type JsonRead } from "./http/json.js";
 export { Response, Ok, Redirect, status, type Body, type Content, type Header } from "./http/response.js";
 export { Cookie } from "./http/cookie.js";
 export { Session } from "./http/session.js";

@@ -29,6 +29,7 @@ export const Codes = {
   wsListenerShape: 91021,
   routeNeverReached: 91022,
   tableOption: 91023,
+  jsonBody: 91024,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

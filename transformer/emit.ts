@@ -52,9 +52,9 @@ function specifier(out: string, file: string): string {
 
 const q = (text: string): string => JSON.stringify(text);
 
-/** Whether the module calls typia: a model (validator, key decoder) or a typed path parameter. */
+/** Whether the module calls typia: a model (validator, key decoder), a typed path parameter, or a declared JSON body. */
 export function usesTypia(rows: readonly Row[], derived: readonly Derived[]): boolean {
-  return derived.length > 0 || rows.some((r) => r.handler.case === "http" && r.handler.params.some((p) => p.decode));
+  return derived.length > 0 || rows.some((r) => r.handler.case === "http" && (r.handler.json === true || r.handler.params.some((p) => p.decode)));
 }
 
 /**
@@ -154,7 +154,9 @@ function modelSpecs(derived: readonly Derived[]): string[] {
   ];
   derived.forEach((d, i) => {
     const type = `m${i}.${d.model.typePath}`;
-    const omitted = [d.shape.key, ...(d.owner === undefined ? [] : [d.owner.field])].map(q).join(" | ");
+    // The form's draft has neither the key, the owner, nor what the server sets.
+    const serverSet = d.shape.fields.filter((f) => f.serverSet !== undefined).map((f) => f.name);
+    const omitted = [d.shape.key, ...(d.owner === undefined ? [] : [d.owner.field]), ...serverSet].map(q).join(" | ");
     const fields = d.shape.fields.map((f) => `    ${JSON.stringify(f)},`);
     lines.push(
       `// from ${d.shown}`,
@@ -210,5 +212,7 @@ function httpRoute(row: Row, i: number): string {
           .map((p) => `${p.name}: FromPath.typia(${q(p.type)}, typia.http.createParameter<Parameters<typeof ${call}>[0]["params"][${q(p.name)}]>())`)
           .join(", ")} }`;
   const constructor = handler.api ? "Route.api" : "Route.http";
-  return `${constructor}({ method: ${q(row.method)}, path: ${q(row.pattern)}, handler: ${fn}${params}, source: ${q(row.shown)} })`;
+  // The JSON body's type is read off the handler's own signature, so it need not be exported.
+  const json = handler.json === true ? `, json: typia.createValidate<ReturnType<Parameters<typeof ${call}>[0]["json"]>>()` : "";
+  return `${constructor}({ method: ${q(row.method)}, path: ${q(row.pattern)}, handler: ${fn}${params}${json}, source: ${q(row.shown)} })`;
 }

@@ -9,6 +9,7 @@ const MODULES = {
   response: /[\\/]runtime[\\/]http[\\/]response\.(d\.)?ts$/,
   derives: /[\\/]runtime[\\/]resource[\\/]derives\.(d\.)?ts$/,
   store: /[\\/]runtime[\\/]resource[\\/]store\.(d\.)?ts$/,
+  scopedStore: /[\\/]runtime[\\/]resource[\\/]scoped-store\.(d\.)?ts$/,
   listener: /[\\/]runtime[\\/]ws[\\/]listener\.(d\.)?ts$/,
 } as const;
 

@@ -45,6 +45,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
     findings,
     models: new Set(derived.map((d) => d.model.name)),
     brokenModels: rejected,
+    ownedModels: new Set(derived.flatMap((d) => (d.owner === undefined ? [] : [d.model.name]))),
     wsListener: findWsListener(checker, program.getSourceFiles()),
     capabilityModule: { shown: show(config.capabilities), exports: exportsOf(checker, tsApi, program.getSourceFile(config.capabilities)) },
   };
@@ -71,7 +72,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
       category: "error",
       ...pluginsEntry(program, tsApi),
       message:
-        `${tsconfigShown(program, show)}: the generated routes call typia (${derived.length > 0 ? `the model ${derived[0]?.model.name}` : "a typed path parameter"}), ` +
+        `${tsconfigShown(program, show)}: the generated routes call typia (${typiaUser(sorted, derived)}), ` +
         `but compilerOptions.plugins has no typia transform. Add { "transform": "typia/lib/transform" } after fw's entry.`,
     });
   }
@@ -193,4 +194,11 @@ function checkModelGuard(c: Checking, model: Model, auth: string): void {
     length: model.call.getWidth(),
     message: `the model ${model.name} declares no \`guarded\`. With the auth module on (${auth}), every model says who may reach its routes: add \`guarded: Guarded.public\` (or a guard from ${auth}) to derives<${model.name}>(…, { … }).`,
   });
+}
+
+/** What makes the generated module call typia, for TS91017's message. */
+function typiaUser(rows: readonly Row[], derived: readonly Derived[]): string {
+  if (derived.length > 0) return `the model ${derived[0]?.model.name}`;
+  const json = rows.find((row) => row.handler.case === "http" && row.handler.json === true);
+  return json === undefined ? "a typed path parameter" : `the JSON body of ${json.shown}`;
 }

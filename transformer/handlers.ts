@@ -2,6 +2,7 @@ import type * as ts from "typescript";
 import { at, Codes, type Finding } from "./diagnostics.js";
 import { bareCapabilityAdvice, isBareCapability } from "./capability-parameter.js";
 import { fwTypeName } from "./fw-symbols.js";
+import { checkBodyReads, declaredBody } from "./json-body.js";
 import { undecodable } from "./param-types.js";
 import { listenerProblem, listenerShape, meantAsListener } from "./ws-listener.js";
 import type { RouteFile } from "./scan.js";
@@ -20,17 +21,27 @@ export interface CapabilityUse {
   readonly type: string;
   /** The type itself, to check what the capabilities module exports against. */
   readonly required: ts.Type;
-  /** `Store<M>` of a known model: supplied by the model's store, not the capabilities module (a broken model's leaves the row out). */
+  /**
+   * `Store<M>` (or `ScopedStore<M>`, of an owned model) of a known model: supplied by the
+   * model's store, not the capabilities module (a broken model's leaves the row out).
+   */
   readonly store?: string;
 }
 
 export type Handler =
-  | { readonly case: "http"; readonly api: boolean; readonly params: readonly ParamUse[]; readonly capabilities: readonly CapabilityUse[] }
+  | {
+      readonly case: "http";
+      readonly api: boolean;
+      readonly params: readonly ParamUse[];
+      readonly capabilities: readonly CapabilityUse[];
+      /** An API handler declares a JSON body (`ApiRequest<P, B>`): the row gets typia's validator of `B`. */
+      readonly json?: true;
+    }
   | { readonly case: "ws" };
 
 /** A handler as the generated module prints it, and as a remembered row keeps it (row-cache.ts). */
 export type PrintedHandler =
-  | { readonly case: "http"; readonly api: boolean; readonly params: readonly ParamUse[]; readonly capabilities: readonly Omit<CapabilityUse, "required">[] }
+  | { readonly case: "http"; readonly api: boolean; readonly params: readonly ParamUse[]; readonly capabilities: readonly Omit<CapabilityUse, "required">[]; readonly json?: true }
   | { readonly case: "ws" };
 
 /** What the analysis needs from the compiler. */
@@ -44,6 +55,8 @@ export interface Checking {
   readonly models: ReadonlySet<string>;
   /** Models that failed the build with their own diagnostic: a `Store<M>` of one is not looked for elsewhere. */
   readonly brokenModels: ReadonlySet<string>;
+  /** Models declaring `owned`: only their store is a `ScopedStore` a handler may ask for. */
+  readonly ownedModels: ReadonlySet<string>;
   /** fw's `WsListener` type, to check socket listeners against (undefined when fw's declarations are not in the program). */
   readonly wsListener: ts.Type | undefined;
   /** The capabilities module as messages show it, and what it exports by name (nothing when there is no module). */
@@ -113,7 +126,9 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
     return undefined;
   }
   const [first, second] = parameters.map((p) => c.checker.getTypeOfSymbol(p));
-  const requestKind = first === undefined ? "Request" : fwTypeName(first, "request");
+  const named = first === undefined ? "Request" : fwTypeName(first, "request");
+  // `JsonRequest<B>` is an alias of `ApiRequest<Params, B>`.
+  const requestKind = named === "JsonRequest" ? "ApiRequest" : named;
   if (requestKind !== "Request" && requestKind !== "ApiRequest") {
     const written = first === undefined ? "nothing" : `\`${c.checker.typeToString(first)}\``;
     fail(c, site, Codes.unknownRequestType, `the first parameter of \`${site.name}\` is ${written}; a handler takes \`Request\` (a browser page) or \`ApiRequest\` (an API route) from fw.`);
@@ -121,8 +136,10 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
   }
   const params = first === undefined ? [] : paramUses(c, site, first);
   const capabilities = second === undefined ? [] : capabilityUses(c, site, parameters[1] as ts.Symbol, second);
-  if (params === undefined || capabilities === undefined) return undefined;
-  return { case: "http", api: requestKind === "ApiRequest", params, capabilities };
+  const json = requestKind === "ApiRequest" && first !== undefined ? declaredBody(c, site, first) : false;
+  const reads = checkBodyReads(c, site);
+  if (params === undefined || capabilities === undefined || json === undefined || !reads) return undefined;
+  return { case: "http", api: requestKind === "ApiRequest", params, capabilities, ...(json ? { json: true as const } : {}) };
 }
 
 function returnsResponse(c: Checking, signature: ts.Signature): boolean {
@@ -168,25 +185,37 @@ function paramUses(c: Checking, site: SignatureSite, request: ts.Type): ParamUse
 
 /** The second parameter: an object type whose properties name the capabilities. */
 function capabilityUses(c: Checking, site: SignatureSite, parameter: ts.Symbol, capabilities: ts.Type): CapabilityUse[] | undefined {
+  let ok = true;
   const uses = capabilities.getProperties().map((property): CapabilityUse => {
     const required = c.checker.getTypeOfSymbol(property);
-    const store = storedModel(c, required);
-    return { name: property.getName(), type: c.checker.typeToString(required), required, ...(store === undefined ? {} : { store }) };
+    const stored = storedModel(c, required);
+    const use = { name: property.getName(), type: c.checker.typeToString(required), required };
+    if (stored?.scoped === true && !c.ownedModels.has(stored.model) && !c.brokenModels.has(stored.model)) {
+      ok = false;
+      const message = `\`${site.name}\` asks for \`${use.name}: ${use.type}\`, but ${stored.model} declares no \`owned\`, so its rows belong to nobody and its store is not a ScopedStore: ask for \`${use.name}: Store<${stored.model}>\`.`;
+      fail(c, site, Codes.mistypedCapability, message);
+    }
+    return stored === undefined ? use : { ...use, store: stored.model };
   });
   const notObject = (capabilities.flags & c.ts.TypeFlags.Object) === 0 || capabilities.getCallSignatures().length > 0;
   if (notObject || isBareCapability(c, parameter, capabilities, uses)) {
     fail(c, site, Codes.capabilitiesNotObject, `the second parameter of \`${site.name}\` is ${bareCapabilityAdvice(c, parameter, capabilities)}`);
     return undefined;
   }
-  return uses;
+  return ok ? uses : undefined;
 }
 
-/** The model a `Store<M>` capability is for, when M is a model the build knows. */
-function storedModel(c: Checking, type: ts.Type): string | undefined {
-  if (fwTypeName(type, "store") !== "Store") return undefined;
+/**
+ * The model a `Store<M>` capability is for, when M is a model the build knows; `ScopedStore<M>`
+ * too (`scoped`): an owned model's store is one, and asking for it by that type is how a
+ * handler reaches one user's rows (`for(user)`). Never the capabilities module's to supply.
+ */
+function storedModel(c: Checking, type: ts.Type): { readonly model: string; readonly scoped: boolean } | undefined {
+  const scoped = fwTypeName(type, "scopedStore") === "ScopedStore";
+  if (!scoped && fwTypeName(type, "store") !== "Store") return undefined;
   const argument = (type.aliasTypeArguments ?? c.checker.getTypeArguments(type as ts.TypeReference))[0];
   const name = argument === undefined ? undefined : (argument.aliasSymbol ?? argument.getSymbol())?.getName();
-  return name !== undefined && (c.models.has(name) || c.brokenModels.has(name)) ? name : undefined;
+  return name !== undefined && (c.models.has(name) || c.brokenModels.has(name)) ? { model: name, scoped } : undefined;
 }
 
 function fail(c: Checking, site: SignatureSite, code: Finding["code"], message: string): void {

@@ -12,6 +12,8 @@ export interface FieldShape {
   readonly describe: string;
   /** text and textarea fields: the most UTF-16 code units a value may have (the default, or `tags.MaxLength<N>`). */
   readonly maxLength?: number;
+  /** Set by the server, not the form: a `Date` named createdAt / updatedAt, or a `readonly` property. */
+  readonly serverSet?: "createdAt" | "updatedAt" | "readOnly";
 }
 
 /**
@@ -107,7 +109,21 @@ function fieldOf(s: Shaping, model: Model, property: ts.Symbol): FieldRead | und
     report(s, model, Codes.unsupportedField, `the field \`${name}\` of the model ${model.name} has the type \`${s.checker.typeToString(declared)}\`, which fw cannot put in a form. Use string, LongText, number, boolean, a union of string literals, Date, or Id<…>.`);
     return undefined;
   }
-  return { ...base, ...kind };
+  const serverSet = serverSetOf(s, property, kind.input);
+  if (serverSet === "readOnly" && !optional) {
+    report(s, model, Codes.unsupportedField, `the field \`${name}\` of the model ${model.name} is \`readonly\`: set by handlers, never by a form, so a new row has none. Make it optional (\`readonly ${name}?: …\`), or drop \`readonly\` to edit it in the form.`);
+    return undefined;
+  }
+  return { ...base, ...kind, ...(serverSet === undefined ? {} : { serverSet }) };
+}
+
+/** A `Date` named createdAt or updatedAt is stamped by the server; a `readonly` property is written only by handlers. */
+function serverSetOf(s: Shaping, property: ts.Symbol, input: FieldShape["input"]): FieldShape["serverSet"] {
+  const name = property.getName();
+  if ((name === "createdAt" || name === "updatedAt") && input === "date") return name;
+  const declaration = property.valueDeclaration;
+  const readonly = declaration !== undefined && (s.ts.getCombinedModifierFlags(declaration) & s.ts.ModifierFlags.Readonly) !== 0;
+  return readonly ? "readOnly" : undefined;
 }
 
 /** The model an `Id<M>` points at, read from the alias's type argument. */

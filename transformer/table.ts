@@ -1,6 +1,6 @@
 import type * as ts from "typescript";
 import { at, Codes, type Finding } from "./diagnostics.js";
-import type { ModelShape } from "./model-shape.js";
+import type { FieldShape, ModelShape } from "./model-shape.js";
 import type { Model } from "./models.js";
 import type { Owner } from "./owner.js";
 
@@ -18,7 +18,7 @@ export interface TableShape {
 export interface ColumnShape {
   readonly field: string;
   readonly column: string;
-  readonly type: "text" | "double precision" | "bigint" | "boolean" | "date";
+  readonly type: "text" | "double precision" | "bigint" | "boolean" | "date" | "timestamptz";
   readonly nullable: boolean;
   readonly maxLength?: number;
   readonly asDate?: boolean;
@@ -73,11 +73,11 @@ export function tableOf(r: Reading, model: Model, name: string, shape: ModelShap
   const columns: ColumnShape[] = shape.fields.map((field) => ({
     field: field.name,
     column: snake(field.name),
-    type: references.has(field.name) ? "bigint" : field.input === "number" ? "double precision" : field.input === "checkbox" ? "boolean" : field.input === "date" ? "date" : "text",
+    type: columnType(field, references),
     nullable: field.optional,
     ...(field.maxLength === undefined || (field.input !== "text" && field.input !== "textarea") ? {} : { maxLength: field.maxLength }),
     // A date input is a `Date` field: read back as a Date, not the text PostgreSQL sends.
-    ...(field.input === "date" ? { asDate: true } : {}),
+    ...(field.input === "date" && !isTimestamp(field) ? { asDate: true } : {}),
   }));
   if (owner !== undefined) {
     const column = snake(owner.field);
@@ -110,4 +110,15 @@ function defaultName(model: string): string {
 function fail(r: Reading, model: Model, node: ts.Node, message: string): null {
   r.findings.push({ code: Codes.tableOption, category: "error", file: model.call.getSourceFile(), ...at(node), message: `${r.shown(model.file)}: ${message}` });
   return null;
+}
+
+/** createdAt / updatedAt hold an instant (`timestamptz`, read back as a Date by the driver), not a day. */
+function isTimestamp(field: FieldShape): boolean {
+  return field.serverSet === "createdAt" || field.serverSet === "updatedAt";
+}
+
+function columnType(field: FieldShape, references: ReadonlySet<string>): ColumnShape["type"] {
+  if (references.has(field.name)) return "bigint";
+  if (isTimestamp(field)) return "timestamptz";
+  return field.input === "number" ? "double precision" : field.input === "checkbox" ? "boolean" : field.input === "date" ? "date" : "text";
 }

@@ -1,5 +1,5 @@
 import type { FieldValue, RowFilter } from "../resource/row-filter.js";
-import type { Draft, Page, Store } from "../resource/store.js";
+import type { Draft, ListPage, Page, Store } from "../resource/store.js";
 import type { Scope, SqlTable, Versioned } from "./sql-table.js";
 
 /**
@@ -17,7 +17,7 @@ export class SqlRows<A> implements Store<A> {
     private readonly keep?: string,
   ) {}
 
-  list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>> {
+  list(page: ListPage): Promise<Page<A>> {
     return this.rows.list(page, this.scope);
   }
 

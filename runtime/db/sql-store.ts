@@ -1,5 +1,5 @@
 import type { RowFilter } from "../resource/row-filter.js";
-import type { Draft, Page, Store } from "../resource/store.js";
+import type { Draft, ListPage, Page, Store } from "../resource/store.js";
 import type { Database } from "./database.js";
 import { filterGroup, SqlRows } from "./sql-rows.js";
 import { SqlTable, type Versioned } from "./sql-table.js";
@@ -31,7 +31,7 @@ export class SqlStore<A> implements Store<A> {
     return this.rows.spec;
   }
 
-  list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>> {
+  list(page: ListPage): Promise<Page<A>> {
     return this.rows.list(page);
   }
 

@@ -1,5 +1,5 @@
 import { Conflict, DuplicateValue } from "../resource/store-errors.js";
-import type { Draft, Page, Versioned } from "../resource/store.js";
+import type { Draft, ListPage, Order, Page, Versioned } from "../resource/store.js";
 import type { Database, Row } from "./database.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { checkTable, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";
@@ -43,16 +43,29 @@ export class SqlTable<A> {
     this.byColumn = new Map(spec.columns.map((column) => [column.column, column]));
   }
 
-  async list(page: { readonly offset: number; readonly limit: number }, scope?: Scope): Promise<Page<A>> {
+  async list(page: ListPage, scope?: Scope): Promise<Page<A>> {
     const where = this.where(scope, 3);
     const params = [page.limit, page.offset, ...where.params];
     const { rows } = await this.db.query(
-      `SELECT ${this.selected}, count(*) OVER () AS fw_total FROM ${this.table}${where.sql} ORDER BY ${this.key} LIMIT $1 OFFSET $2`,
+      `SELECT ${this.selected}, count(*) OVER () AS fw_total FROM ${this.table}${where.sql} ORDER BY ${this.orderBy(page.order)}LIMIT $1 OFFSET $2`,
       params,
     );
     const first = rows[0];
     const total = first === undefined ? await this.count(scope) : Number(first["fw_total"]);
     return { rows: rows.map((row) => this.toModel(row)), total };
+  }
+
+  /**
+   * `Store.list`'s order: the field's column first (text by code point, `COLLATE "C"`, as the
+   * in-memory store compares; NULLs last either way), then the key. A field with no column is
+   * the caller's mistake: the derived Index only sorts by its own columns.
+   */
+  private orderBy(order: Order | undefined): string {
+    if (order === undefined) return `${this.key} `;
+    const column = this.spec.columns.find((c) => c.field === order.field);
+    if (column === undefined) throw new Error(`${this.spec.name}: cannot sort by "${order.field}", which is not a column of the table.`);
+    const collate = column.type === "text" ? ' COLLATE "C"' : "";
+    return `${q(column.column)}${collate} ${order.descending ? "DESC" : "ASC"} NULLS LAST, ${this.key} `;
   }
 
   async read(key: unknown, scope?: Scope): Promise<Versioned<A> | undefined> {
@@ -201,7 +214,13 @@ export class SqlTable<A> {
       const value = row[column.column];
       if (value === null || value === undefined) continue;
       model[column.field] =
-        column.references !== undefined && typeof value === "bigint" ? Number(value) : column.asDate === true && typeof value === "string" ? new Date(`${value}T00:00:00Z`) : value;
+        column.references !== undefined && typeof value === "bigint"
+          ? Number(value)
+          : column.asDate === true && typeof value === "string"
+            ? new Date(`${value}T00:00:00Z`)
+            : column.type === "timestamptz" && typeof value === "string"
+              ? instantOf(value)
+              : value;
     }
     return model as A;
   }
@@ -215,7 +234,14 @@ function columnValue(column: ColumnSpec, value: unknown): unknown {
   if (value === undefined || value === null) return null;
   if (column.type === "jsonb") return JSON.stringify(value);
   if (column.type === "date" && value instanceof Date) return value.toISOString().slice(0, 10);
+  // An instant (createdAt, updatedAt) goes as ISO text with its zone: exact on either engine.
+  if (column.type === "timestamptz" && value instanceof Date) return value.toISOString();
   return value;
+}
+
+/** A timestamptz as PostgreSQL writes it (`2026-11-25 15:47:00.123+00`, `…+05:30`) read as a Date. */
+function instantOf(text: string): Date {
+  return new Date(text.replace(" ", "T").replace(/([+-]\d\d)$/, "$1:00"));
 }
 
 /** Keys are positive whole numbers (an `Id`): anything else names no row and is not sent. */

@@ -1,6 +1,7 @@
 import { BadRequest } from "./failure.js";
 import { Fields } from "./fields.js";
 import { RequestHeaders } from "./headers.js";
+import { jsonOrThrow, readJsonBody, type JsonCheck, type JsonRead } from "./json.js";
 import type { Method } from "./method.js";
 import { Session } from "./session.js";
 
@@ -170,11 +171,27 @@ export class Request<P = DefaultParams> extends Sent<P> {
   }
 }
 
+// Lets Route.api hand a request the build's validator of its JSON body (not public API).
+let attachCheck: (request: ApiRequest<unknown, unknown>, check: JsonCheck) => void;
+
 /**
  * A request on an API route (spec 2.6): sent by a program, no session takes part. No session,
  * flash, CSRF token, cookies or form; the Cookie header stays among the headers as sent.
+ *
+ * `B` is the JSON body the handler takes (README "JSON APIs"): declared in the handler's
+ * signature (`request: ApiRequest<Params, NewTask>`, or `JsonRequest<NewTask>`), the build
+ * writes typia's validator for it, and `json()` / `readJson()` answer the body as a `B`.
  */
-export class ApiRequest<P = DefaultParams> extends Sent<P> {
+export class ApiRequest<P = DefaultParams, B = never> extends Sent<P> {
+  #check: JsonCheck | undefined;
+  #read: JsonRead<B> | undefined;
+
+  static {
+    attachCheck = (request, check) => {
+      request.#check = check;
+    };
+  }
+
   constructor(init: Omit<RequestInit<P>, "session" | "form" | "secure" | "currentUser" | "clientAddress"> = {}) {
     super(init);
   }
@@ -184,6 +201,41 @@ export class ApiRequest<P = DefaultParams> extends Sent<P> {
     // A Request carries every member an ApiRequest is built from (the query parsed, as before).
     return new ApiRequest<P>(request);
   }
+
+  /**
+   * The JSON body as the declared type `B`, checked against it: anything else (another content
+   * type, malformed JSON, a value of another shape) throws `BadRequest`, fw's 400 problem page
+   * naming the failing places (`$.title: expected string`). Use `readJson()` to answer a JSON
+   * problem of your own instead.
+   */
+  json(): B {
+    return jsonOrThrow(this.readJson());
+  }
+
+  /**
+   * The JSON body as `{ ok: true, value }`, or `{ ok: false, problem }` with an RFC 9457 problem
+   * ready for `JsonProblem(problem)`: for an API that answers its errors in JSON. Read once.
+   */
+  readJson(): JsonRead<B> {
+    const check = this.#check;
+    if (check === undefined) {
+      throw new Error(
+        `${this.method} ${this.path}: request.json() needs the body's type, and this route has no check for it. ` +
+          "Declare it in the handler's signature (request: JsonRequest<NewTask>) so the build writes one, or, on a route built by hand, pass Route.api a `json` validator (typia.createValidate<NewTask>()).",
+      );
+    }
+    this.#read ??= readJsonBody<B>(this.headers, this.body, check);
+    return this.#read;
+  }
+}
+
+/** An API request whose JSON body is a `B`, for a handler on a path without parameters: `request: JsonRequest<NewTask>`. */
+export type JsonRequest<B, P = DefaultParams> = ApiRequest<P, B>;
+
+/** Hands `request` the validator of its route's JSON body. For `Route.api`, not the public API. */
+export function expectingJson<P, B>(request: ApiRequest<P, B>, check: JsonCheck): ApiRequest<P, B> {
+  attachCheck(request as ApiRequest<unknown, unknown>, check);
+  return request;
 }
 
 /** The form a body carries: parsed when urlencoded (invalid UTF-8 is a 400), else empty. */

@@ -74,15 +74,19 @@ const FALSE = new Set(["false", "off", "0", "no"]);
  * The key is never rendered nor read from the form.
  */
 export class Form<A> {
+  /** The fields the form edits: every field but those the server sets (`serverSet`). */
   readonly fields: readonly Field[];
+  /** Every field, those the server sets included: what Index and Show display. */
+  readonly shown: readonly Field[];
 
   constructor(readonly model: ModelSpec<A>) {
-    this.fields = model.fields.map((spec) => ({ ...spec, absent: () => absentOf(spec) }));
+    this.shown = model.fields.map((spec) => ({ ...spec, absent: () => absentOf(spec) }));
+    this.fields = this.shown.filter((field) => field.serverSet === undefined);
   }
 
   /** Column headings for derived index and show pages. */
   get headings(): readonly string[] {
-    return this.fields.map((field) => field.label);
+    return this.shown.map((field) => field.label);
   }
 
   render(props: RenderProps): Html {
@@ -114,10 +118,17 @@ export class Form<A> {
       if ("problem" in read) problems.push(read.problem);
       else if (read.value !== undefined) draft[field.name] = read.value;
     }
-    if (problems.length === 0) {
-      const checked = this.model.validate(draft);
-      if (checked.success) return { ok: true, draft: checked.data as Draft<A> };
-      for (const error of checked.errors) problems.push(this.ruleProblem(error.path, error.expected, error.value));
+    // The model's rules run even when a field could not be read, so one answer names every
+    // field's problems; a field already refused is not refused twice (typia would call a
+    // missing one "expected string").
+    const checked = this.model.validate(draft);
+    if (checked.success && problems.length === 0) return { ok: true, draft: checked.data as Draft<A> };
+    if (!checked.success) {
+      const refused = new Set(problems.map((problem) => problem.field));
+      for (const error of checked.errors) {
+        const problem = this.ruleProblem(error.path, error.expected, error.value);
+        if (!refused.has(problem.field)) problems.push(problem);
+      }
     }
     return { ok: false, errors: new FormErrors(problems), values: typed };
   }
@@ -143,6 +154,8 @@ export class Form<A> {
   display(row: A, field: Field): string {
     const value = (row as Record<string, unknown>)[field.name];
     if (field.input === "checkbox") return value === true ? "Yes" : "No";
+    // A server-set time is an instant: shown to the minute, in UTC.
+    if ((field.serverSet === "createdAt" || field.serverSet === "updatedAt") && value instanceof Date) return `${value.toISOString().slice(0, 16).replace("T", " ")} UTC`;
     return formText(field, value);
   }
 
@@ -212,15 +225,15 @@ function absentOf(field: FieldSpec): { value: unknown } | undefined {
 type Read = { readonly value: unknown } | { readonly problem: FieldProblem };
 
 /**
- * One field's text as its type. Missing → the `absent` rule; an empty optional input →
- * undefined (a browser always sends text inputs, empty ones too).
+ * One field's text as its type. Missing → the `absent` rule, and empty text is missing too,
+ * for every kind of input (a browser always sends text inputs, empty ones included): undefined
+ * for an optional field, "is required" for a required one, as the rendered `required`
+ * attribute says (README, "Forms: every problem at once, and empty means missing").
  */
 function readField(field: FieldSpec, raw: string | undefined): Read {
   const required = (): Read => ({ problem: { field: field.name, kind: "required", message: `${field.label} is required.` } });
   const unreadable = (): Read => ({ problem: { field: field.name, kind: "unreadable", message: `${field.label} could not be read as ${field.describe}.` } });
-  if (raw === undefined) return absentOf(field) ?? required();
-  if (raw === "" && field.input !== "text" && field.input !== "textarea") return field.optional ? { value: undefined } : required();
-  if (raw === "" && field.optional) return { value: undefined };
+  if (raw === undefined || raw === "") return absentOf(field) ?? required();
   switch (field.input) {
     case "text":
       return withinLimit(field, raw);

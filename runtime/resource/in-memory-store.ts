@@ -1,4 +1,5 @@
-import type { Draft, Page, Store } from "./store.js";
+import { sortedRows } from "./order.js";
+import type { Draft, ListPage, Page, Store } from "./store.js";
 
 /**
  * The in-memory store (spec 2.14): for a model with no table, so the seven routes mount and
@@ -12,8 +13,8 @@ export class InMemoryStore<A> implements Store<A> {
   /** @param key the model's key field (`id`). */
   constructor(private readonly key: string) {}
 
-  async list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>> {
-    const all = [...this.rows.values()];
+  async list(page: ListPage): Promise<Page<A>> {
+    const all = sortedRows([...this.rows.values()], page.order);
     return { rows: all.slice(page.offset, page.offset + page.limit).map(copy), total: all.length };
   }
 

@@ -23,6 +23,12 @@ export interface FieldSpec {
    * store sizes the column from it. A hand-written spec without it sets no limit.
    */
   readonly maxLength?: number;
+  /**
+   * Set by the server, never by a form (README "Server-set fields"): `createdAt` / `updatedAt`
+   * (a `Date` field so named: stamped by the derived Create and Update) or `readOnly` (a
+   * `readonly` property: shown, kept on Update, written only by handlers). Left out of forms.
+   */
+  readonly serverSet?: "createdAt" | "updatedAt" | "readOnly";
 }
 
 /** What typia's `createValidate<A>()` answers. */

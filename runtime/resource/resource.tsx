@@ -5,12 +5,12 @@ import type { Html } from "../html/node.js";
 import type { ParamDecoders } from "../routing/from-path.js";
 import { Origin, Route, type HttpRoute } from "../routing/route.js";
 import { ACTION_ORDER, Actions, type Action } from "./actions.js";
-import { Form, VERSION_FIELD, type Values } from "./form.js";
+import { Form, VERSION_FIELD, type Field, type Values } from "./form.js";
 import { FormErrors } from "./form-errors.js";
 import { Conflict, DuplicateValue } from "./store-errors.js";
 import type { ModelSpec } from "./model.js";
 import { Ownership, type OwnedDeclaration } from "./ownership.js";
-import type { Store } from "./store.js";
+import type { Draft, Order, Store } from "./store.js";
 
 /** Rows per index page; beyond it the index paginates with `?page=`. */
 export const PAGE_SIZE = 50;
@@ -68,7 +68,16 @@ export function resourceRoutes<A>(model: ModelSpec<A>, store: Store<A>, options:
     Destroy: () => Route.http({ method: "DELETE", path: one, handler: (r) => pages.destroy(r), params, origin: Origin.Resource, source }),
   };
   const actions = options.actions ?? Actions.all;
-  return ACTION_ORDER.filter((role) => actions.has(role)).map((role): HttpRoute => ({ ...shapes[role](), role }));
+  const routes = ACTION_ORDER.filter((role) => actions.has(role)).map((role): HttpRoute => ({ ...shapes[role](), role }));
+  // Destroy's confirmation step, a page that works without JavaScript: part of the Destroy role
+  // (mounted, guarded and left out with it), placed before Destroy as Edit is before Update.
+  if (!actions.has("Destroy")) return routes;
+  const confirm: HttpRoute = {
+    ...Route.http({ method: "GET", path: `${one}/delete`, handler: (r) => pages.confirm(r), params, origin: Origin.Resource, source, submits: { method: "DELETE", path: one } }),
+    role: "Destroy",
+  };
+  const at = routes.findIndex((route) => route.method === "POST");
+  return at === -1 ? [...routes.slice(0, -1), confirm, ...routes.slice(-1)] : [...routes.slice(0, at), confirm, ...routes.slice(at)];
 }
 
 /** The Resource derivation (spec 2.14): `Resource.routes(model, store)` builds a model's routes. */
@@ -98,16 +107,19 @@ class Pages<A> {
 
   async index(request: Request): Promise<Response> {
     const page = pageNumber(request.query.get("page"));
+    const order = this.sortOrder(request.query.get("sort"));
     const readable = await this.own.reading(request, "Index");
-    const { rows, total } = await readable.list({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+    const { rows, total } = await readable.list({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE, ...(order === undefined ? {} : { order }) });
     const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
+    // Past the last page there is nothing to show; "No posts yet." would be untrue.
+    if (page > last) throw new NotFound(`There is no page ${page} of ${this.words.many.toLowerCase()}: there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
     return Ok(
       <>
         <title>{this.words.many}</title>
         <h1>{this.words.many}</h1>
         {this.actions.has("New") ? <p><a href={`${this.model.path}/new`} class="fw-new">New {this.words.lower}</a></p> : null}
-        {rows.length === 0 ? <p class="fw-empty">No {this.words.many.toLowerCase()} yet.</p> : this.table(request, rows)}
-        {last > 1 ? this.pager(page, last) : null}
+        {rows.length === 0 ? <p class="fw-empty">No {this.words.many.toLowerCase()} yet.</p> : this.table(request, rows, order)}
+        {last > 1 ? this.pager(page, last, order) : null}
       </>,
     );
   }
@@ -129,22 +141,55 @@ class Pages<A> {
     const key = request.params[this.model.key];
     const row = await this.found(await this.own.reading(request, "Show"), key);
     const at = this.at(key);
+    const heading = this.heading(row, key);
     return Ok(
       <>
-        <title>{`${this.words.one} ${String(key)}`}</title>
-        <h1>{this.words.one} {String(key)}</h1>
+        <title>{heading}</title>
+        <h1>{heading}</h1>
         <dl class="fw-show">
-          {this.form.fields.map((field) => [<dt>{field.label}</dt>, <dd>{this.form.display(row, field)}</dd>])}
+          {this.form.shown.map((field) => [<dt>{field.label}</dt>, <dd>{withLineBreaks(this.form.display(row, field))}</dd>])}
         </dl>
         <p class="fw-controls">
           {this.offers(request, "Edit", row) ? <a href={`${at}/edit`} class="fw-edit">Edit</a> : null}
-          {this.offers(request, "Destroy", row) ? (
-            Form.button({ action: at, method: "DELETE", csrf: request.csrf, submit: "Delete", class: "fw-destroy" })
-          ) : null}
+          {this.offers(request, "Edit", row) && this.offers(request, "Destroy", row) ? " " : null}
+          {this.offers(request, "Destroy", row) ? <a href={`${at}/delete`} class="fw-destroy">Delete</a> : null}
         </p>
         {this.backLink()}
       </>,
     );
+  }
+
+  /**
+   * Destroy's confirmation step (GET …/:id/delete): names the row and asks, with the one button
+   * that sends the DELETE and a way back. No JavaScript: Show links here, and only this page's
+   * form deletes. The same checks as Destroy (404, 403 for someone else's row).
+   */
+  async confirm(request: Request): Promise<Response> {
+    const key = request.params[this.model.key];
+    const row = await this.writable(request, "Destroy", key);
+    const heading = this.heading(row, key);
+    const back = this.actions.has("Show") ? this.at(key) : this.actions.has("Index") ? this.model.path : "/";
+    return Ok(
+      <>
+        <title>{`Delete ${heading}?`}</title>
+        <h1>Delete {heading}?</h1>
+        <p class="fw-confirm">This {this.words.lower} will be deleted for good.</p>
+        <p class="fw-controls">
+          {Form.button({ action: this.at(key), method: "DELETE", csrf: request.csrf, submit: `Delete ${this.words.lower}`, class: "fw-destroy" })}
+          <a href={back} class="fw-cancel">Cancel</a>
+        </p>
+      </>,
+    );
+  }
+
+  /** What a row is called on its pages: its first non-empty text field, else "Post 3". */
+  private heading(row: A, key: unknown): string {
+    for (const field of this.form.fields) {
+      if (field.input !== "text") continue;
+      const value = (row as Record<string, unknown>)[field.name];
+      if (typeof value === "string" && value.trim() !== "") return oneLine(value, HEADING_LENGTH);
+    }
+    return `${this.words.one} ${String(key)}`;
   }
 
   /**
@@ -182,7 +227,7 @@ class Pages<A> {
     if (!parsed.ok) return this.fresh(request, parsed.values, parsed.errors);
     let row: A;
     try {
-      row = await this.own.creating(request).insert(parsed.draft);
+      row = await this.own.creating(request).insert(this.stamped(parsed.draft, undefined));
     } catch (error) {
       if (!(error instanceof DuplicateValue)) throw error;
       return this.fresh(request, this.form.typed(request.form), this.taken(error));
@@ -199,12 +244,13 @@ class Pages<A> {
    */
   async update(request: Request): Promise<Response> {
     const key = request.params[this.model.key];
-    await this.writable(request, "Update", key);
+    const before = await this.writable(request, "Update", key);
     const expected = this.expectedVersion(request);
     const parsed = this.form.parse(request.form);
     if (!parsed.ok) return this.edit(request, parsed.values, parsed.errors, { version: expected });
+    const draft = this.stamped(parsed.draft, before);
     try {
-      const updated = expected === undefined ? await this.own.whole.update(key, parsed.draft) : await this.own.whole.update(key, parsed.draft, expected);
+      const updated = expected === undefined ? await this.own.whole.update(key, draft) : await this.own.whole.update(key, draft, expected);
       if (updated === undefined) throw new NotFound(`There is no ${this.words.lower} ${String(key)}: it was deleted.`);
     } catch (error) {
       if (error instanceof DuplicateValue) return this.edit(request, this.form.typed(request.form), this.taken(error), { version: expected });
@@ -220,6 +266,23 @@ class Pages<A> {
       });
     }
     return this.done(request, `${this.words.one} updated.`, this.actions.has("Show") ? this.at(key) : undefined);
+  }
+
+  /**
+   * A form's draft with what the server sets (README "Server-set fields"): `createdAt` now on
+   * Create, kept from the row on Update; `updatedAt` now on both; a `readonly` field kept from
+   * the row (a store's update replaces the row, and the form never carries it).
+   */
+  private stamped(draft: Draft<A>, before: A | undefined): Draft<A> {
+    const now = new Date();
+    const out: Record<string, unknown> = { ...draft };
+    for (const field of this.form.shown) {
+      const kept = before === undefined ? undefined : (before as Record<string, unknown>)[field.name];
+      if (field.serverSet === "updatedAt") out[field.name] = now;
+      else if (field.serverSet === "createdAt") out[field.name] = before === undefined ? now : kept;
+      else if (field.serverSet === "readOnly" && kept !== undefined) out[field.name] = kept;
+    }
+    return out as Draft<A>;
   }
 
   /** The row's current version, on a store that versions its rows; else undefined. */
@@ -297,7 +360,39 @@ class Pages<A> {
     return this.actions.has("Index") ? <p><a href={this.model.path} class="fw-back">Back to {this.words.many.toLowerCase()}</a></p> : null;
   }
 
-  private table(request: Request, rows: readonly A[]): Html {
+  /**
+   * The Index's `?sort=`: a field the index shows, `-` before it for descending (`?sort=-title`);
+   * absent means key order. Anything else is a 400 naming the columns it may be.
+   */
+  private sortOrder(text: string | undefined): Order | undefined {
+    if (text === undefined) return undefined;
+    const descending = text.startsWith("-");
+    const field = descending ? text.slice(1) : text;
+    if (this.form.shown.some((f) => f.name === field)) return { field, descending };
+    const names = this.form.shown.map((f) => f.name).join(", ");
+    throw new BadRequest(`The index of ${this.words.many.toLowerCase()} cannot be sorted by ${JSON.stringify(text.slice(0, 40))}: sort by one of ${names}, with "-" before it for descending order (?sort=-${this.form.fields[0]?.name ?? "field"}).`);
+  }
+
+  /** The index's address with a sort and a page (page 1 and key order left out). */
+  private indexAt(order: Order | undefined, page = 1): string {
+    const query = [order === undefined ? "" : `sort=${order.descending ? "-" : ""}${encodeURIComponent(order.field)}`, page === 1 ? "" : `page=${page}`].filter((p) => p !== "");
+    return query.length === 0 ? this.model.path : `${this.model.path}?${query.join("&")}`;
+  }
+
+  /** A column heading: a link that sorts by it (ascending, or descending when it already sorts so). */
+  private columnHeading(field: Field, order: Order | undefined): Html {
+    const sorted = order?.field === field.name;
+    const next = { field: field.name, descending: sorted && order?.descending !== true };
+    const state = !sorted ? undefined : order?.descending === true ? "descending" : "ascending";
+    return (
+      <th scope="col" aria-sort={state}>
+        <a href={this.indexAt(next)}>{field.label}</a>
+        {state === undefined ? null : state === "ascending" ? " ▲" : " ▼"}
+      </th>
+    );
+  }
+
+  private table(request: Request, rows: readonly A[], order: Order | undefined): Html {
     const keyOf = (row: A): unknown => (row as Record<string, unknown>)[this.model.key];
     const links = this.actions.has("Show") || this.actions.has("Edit");
     const edits = (row: A): boolean => this.offers(request, "Edit", row);
@@ -305,14 +400,14 @@ class Pages<A> {
       <table class="fw-index">
         <thead>
           <tr>
-            {this.form.headings.map((heading) => <th scope="col">{heading}</th>)}
+            {this.form.shown.map((field) => this.columnHeading(field, order))}
             {links ? <th scope="col"><span class="fw-hidden">Links</span></th> : null}
           </tr>
         </thead>
         <tbody>
           {rows.map((row) => (
             <tr>
-              {this.form.fields.map((field) => <td>{this.form.display(row, field)}</td>)}
+              {this.form.shown.map((field) => <td>{oneLine(this.form.display(row, field), CELL_LENGTH)}</td>)}
               {links ? (
                 <td>
                   {this.actions.has("Show") ? <a href={this.at(keyOf(row))}>Show</a> : null}
@@ -327,12 +422,12 @@ class Pages<A> {
     );
   }
 
-  private pager(page: number, last: number): Html {
+  private pager(page: number, last: number, order: Order | undefined): Html {
     return (
       <nav class="fw-pager" aria-label="Pages">
-        {page > 1 ? <a href={`${this.model.path}?page=${page - 1}`} rel="prev">Previous</a> : null}
+        {page > 1 ? <a href={this.indexAt(order, page - 1)} rel="prev">Previous</a> : null}
         <span>Page {page} of {last}</span>
-        {page < last ? <a href={`${this.model.path}?page=${page + 1}`} rel="next">Next</a> : null}
+        {page < last ? <a href={this.indexAt(order, page + 1)} rel="next">Next</a> : null}
       </nav>
     );
   }
@@ -345,4 +440,23 @@ function pageNumber(text: string | undefined): number {
     throw new BadRequest(`The page number ${JSON.stringify(text)} is not a whole number from 1 up.`);
   }
   return page;
+}
+
+/** The most characters an index cell and a page heading show of a text (then "…"). */
+const CELL_LENGTH = 80;
+const HEADING_LENGTH = 120;
+
+/** A text as one line of at most `limit` characters: its first line, cut with "…" when longer (the index's cells). */
+function oneLine(text: string, limit: number): string {
+  const first = /^[^\r\n]*/.exec(text.trimStart())?.[0] ?? "";
+  const chars = [...first];
+  const more = first.length < text.trimStart().trimEnd().length || chars.length > limit;
+  return more ? `${chars.slice(0, limit).join("").trimEnd()}…` : first;
+}
+
+/** A text with its line breaks kept, as `<br>`s (Show: a long text reads as written). */
+function withLineBreaks(text: string): Html | string {
+  if (!/[\r\n]/.test(text)) return text;
+  const lines = text.split(/\r\n?|\n/);
+  return <>{lines.flatMap((line, i) => (i === 0 ? [line] : [<br />, line]))}</>;
 }

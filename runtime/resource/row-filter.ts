@@ -1,4 +1,5 @@
-import type { Draft, Page, Store } from "./store.js";
+import { sortedRows } from "./order.js";
+import type { Draft, ListPage, Page, Store } from "./store.js";
 
 /** A value a row's field is compared with: what a column holds (a key, a flag, a text). */
 export type FieldValue = string | number | boolean;
@@ -49,8 +50,8 @@ class ScannedRows<A> implements Store<A> {
     private readonly filter: RowFilter,
   ) {}
 
-  async list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>> {
-    const rows = (await allRows(this.store)).filter((row) => matches(row, this.filter));
+  async list(page: ListPage): Promise<Page<A>> {
+    const rows = sortedRows((await allRows(this.store)).filter((row) => matches(row, this.filter)), page.order);
     return { rows: rows.slice(page.offset, page.offset + page.limit), total: rows.length };
   }
 

@@ -1,12 +1,16 @@
 import type { FromPath } from "../routing/from-path.js";
 import { narrowed, type FieldValue, type RowFilter } from "./row-filter.js";
-import type { Draft, Page, Store } from "./store.js";
+import type { Draft, ListPage, Page, Store } from "./store.js";
 
 /**
  * The store of an owned model (spec 2.13): the whole table, plus its narrowing by owner.
  * Used as a `Store<A>` it is the whole table (what the roles `covers` leaves out, and handlers
  * asking for `Store<Post>`, read and write); `for(owner)` is the narrowing the covered roles
  * use. An update through either keeps the row's owner: a form never carries it.
+ *
+ * A handler asks for it by this type (`{ tasks }: { tasks: ScopedStore<Task> }`, an owned model
+ * only) to reach one user's rows with `for(request.currentUser)`; asked for as `Store<Task>`,
+ * the same store is every user's rows (README, "Per-user stores").
  */
 export class ScopedStore<A> implements Store<A> {
   /**
@@ -20,7 +24,7 @@ export class ScopedStore<A> implements Store<A> {
     private readonly decodeOwner: FromPath<unknown>,
   ) {}
 
-  list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>> {
+  list(page: ListPage): Promise<Page<A>> {
     return this.whole.list(page);
   }
 
@@ -97,7 +101,7 @@ class OwnRows<A> implements Store<A> {
   ) {}
 
   /** Asked of the whole table as a filter, so a database store answers it with a query. */
-  list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>> {
+  list(page: ListPage): Promise<Page<A>> {
     return narrowed(this.scoped.whole, { anyOf: [{ field: this.scoped.owner, equals: this.value }] }).list(page);
   }
 

@@ -1,5 +1,18 @@
 import type { RowFilter } from "./row-filter.js";
 
+/** A sort: by one field, ascending unless `descending`; rows that tie keep key order, absent values last. */
+export interface Order {
+  readonly field: string;
+  readonly descending: boolean;
+}
+
+/** Which rows `list` answers: `offset` and `limit` as in SQL, sorted by `order` (key order without it). */
+export interface ListPage {
+  readonly offset: number;
+  readonly limit: number;
+  readonly order?: Order;
+}
+
 /** One page of rows, and how many there are in all. */
 export interface Page<A> {
   readonly rows: readonly A[];
@@ -19,10 +32,16 @@ export type Draft<A> = Record<string, unknown> & Partial<A>;
  * The service one model's routes use (spec 2.14), asynchronous so a database can stand behind
  * it. Keys are the model's `Id`s; `insert` assigns a fresh one. Every implementation passes
  * the same conformance suite (spec/resource/store-conformance.ts).
+ *
+ * A handler's `Store<Model>` capability is the model's whole table; for an owned model that is
+ * every user's rows. Ask for `ScopedStore<Model>` and call `for(user)` for one user's rows.
  */
 export interface Store<A> {
-  /** Rows in key order, `offset` and `limit` as in SQL. */
-  list(page: { readonly offset: number; readonly limit: number }): Promise<Page<A>>;
+  /**
+   * Rows in key order, `offset` and `limit` as in SQL; with `order`, sorted by that field first
+   * (absent values last, ties in key order). The derived Index sorts by a column with it.
+   */
+  list(page: ListPage): Promise<Page<A>>;
   get(key: unknown): Promise<A | undefined>;
   insert(draft: Draft<A>): Promise<A>;
   /**

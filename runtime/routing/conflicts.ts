@@ -19,7 +19,8 @@ export interface Shadowing {
 /**
  * The boot checks of spec 4.3, in table order: two handwritten or two derived routes on one
  * method and path fail boot; a derived route beside a handwritten one is dropped with a
- * warning; a route shadowed by an earlier one is kept with a warning.
+ * warning, the handwritten one served in its place (an override of one derived page); a route
+ * shadowed by an earlier one is kept with a warning.
  */
 export function checkRoutes(routes: readonly Route[]): CheckedRoutes {
   checkReserved(routes);
@@ -102,17 +103,36 @@ function dropDuplicates(routes: readonly Route[]): { kept: readonly Route[]; war
     if (earlier !== undefined) throw new BootError(duplicateMessage(earlier, route));
     pair[slot] = route;
   }
-  const dropped = new Set<Route>();
+  // The handwritten route takes the dropped derived route's place in the table: a handwritten
+  // `posts/_id/Show.ts` (GET /posts/:id) would otherwise come before the derived GET /posts/new
+  // and take "new" for an id, so overriding one page would break another.
+  const replaced = new Map<Route, Route>();
   const warnings: string[] = [];
   for (const { handwritten, resource } of pairs.values()) {
     if (handwritten === undefined || resource === undefined) continue;
-    dropped.add(resource);
-    warnings.push(
-      `${describe(resource)} is dropped: the handwritten ${describe(handwritten)} is on the same method ` +
-        `and path and is served instead; remove the action from the resource to silence this.`,
-    );
+    replaced.set(resource, handwritten);
+    warnings.push(overrideWarning(resource, handwritten));
   }
-  return { kept: dropped.size === 0 ? routes : routes.filter((r) => !dropped.has(r)), warnings };
+  if (replaced.size === 0) return { kept: routes, warnings };
+  const moved = new Set(replaced.values());
+  const kept = routes.flatMap((route) => (moved.has(route) ? [] : [replaced.get(route) ?? route]));
+  return { kept, warnings };
+}
+
+/**
+ * Spec 4.3 warns when a handwritten route takes a derived one's method and path. That is how
+ * one derived page is replaced by a handwritten file while the others stay (README), so the
+ * warning says so, and that the model's other pages still link to it; leaving the action out
+ * would remove the page, and every link and redirect to it, instead.
+ */
+function overrideWarning(resource: Route, handwritten: Route): string {
+  const role = resource.case === "http" ? resource.role : undefined;
+  const page = role === undefined ? "the derived route" : `the derived ${role} page`;
+  const remove = role === undefined ? "remove the action from the resource" : `leave ${role} out of the model's actions (Actions.except(${role}))`;
+  return (
+    `${describe(resource)} is dropped: the handwritten ${describe(handwritten)} is on the same method and path and is served instead. ` +
+    `That overrides ${page}; the model's other pages still link to it. To remove the page rather than replace it, ${remove}.`
+  );
 }
 
 function duplicateMessage(earlier: Route, later: Route): string {

@@ -1,4 +1,5 @@
-import { ApiRequest, type Request } from "../http/request.js";
+import { ApiRequest, expectingJson, type Request } from "../http/request.js";
+import type { JsonCheck } from "../http/json.js";
 import type { Response } from "../http/response.js";
 import { isMethod, type Method } from "../http/method.js";
 import { API, BROWSER, type Kind } from "./kind.js";
@@ -81,6 +82,11 @@ export interface HttpRouteInit {
 
 export interface ApiRouteInit extends Omit<HttpRouteInit, "handler"> {
   readonly handler: ApiHandler;
+  /**
+   * The validator of the JSON body the handler declares (`ApiRequest<P, B>`): typia's
+   * `createValidate<B>()`, written by the build; `request.json()` checks the body with it.
+   */
+  readonly json?: JsonCheck;
 }
 
 function sourceOf(handler: { readonly name: string }, source: string | undefined): string {
@@ -127,10 +133,13 @@ export function adaptedApiHandler(handler: Handler): ApiHandler | undefined {
 }
 
 function api(init: ApiRouteInit): HttpRoute {
-  const apiHandler = init.handler;
+  const check = init.json;
+  const declared = init.handler;
+  // The check travels on the request the handler gets, so dispatch knows nothing of bodies.
+  const apiHandler: ApiHandler = check === undefined ? declared : (request) => declared(expectingJson(request, check));
   const handler: Handler = (request: Request) => apiHandler(ApiRequest.of(request));
   Object.defineProperty(handler, API_HANDLER, { value: apiHandler });
-  return { ...http({ ...init, handler, source: sourceOf(apiHandler, init.source) }), kind: API };
+  return { ...http({ ...init, handler, source: sourceOf(declared, init.source) }), kind: API };
 }
 
 type Shorthand = (path: string, handler: Handler, options?: Omit<HttpRouteInit, "method" | "path" | "handler">) => HttpRoute;

@@ -256,6 +256,8 @@ describe("2.13 Ownership: two users", () => {
     expect((await b.browser.get("/memos")).html).not.toContain("secret plan");
     expect((await b.browser.get(at)).status).toBe(404);
     expect((await b.browser.get(`${at}/edit`)).status).toBe(403);
+    expect((await b.browser.get(`${at}/delete`)).status).toBe(403); // Destroy's confirm page: Destroy's checks
+    expect((await a.browser.get(`${at}/delete`)).status).toBe(200);
     const update = await b.browser.post(at, { _method: "PUT", text: "ben was here" });
     expect(update.status).toBe(403);
     expect(update.html).toContain("belongs to another user");
@@ -276,6 +278,22 @@ describe("2.13 Ownership: two users", () => {
     expect(created.status).toBe(303);
     expect((await a.browser.get("/memos")).html).not.toContain("dot memo");
     expect((await b.browser.get("/memos")).html).toContain("dot memo");
+  });
+
+  it("a handler's Store<Memo> is every user's rows; ScopedStore<Memo> is the same store, and its for(user) one user's (issue 22, item 7)", async () => {
+    const a = await signedUp("gus");
+    const b = await signedUp("hal");
+    const count = async (who: typeof a): Promise<[number, number]> => {
+      const match = /memos: (\d+) in all, (\d+) yours/.exec((await who.browser.get("/memo-count")).html);
+      return [Number(match?.[1]), Number(match?.[2])];
+    };
+    const [before] = await count(a);
+    await a.browser.get("/memos/new");
+    for (const text of ["gus one", "gus two"]) expect((await a.browser.post("/memos", { text })).status).toBe(303);
+    await b.browser.get("/memos/new");
+    expect((await b.browser.post("/memos", { text: "hal one" })).status).toBe(303);
+    expect(await count(a)).toEqual([before + 3, 2]);
+    expect(await count(b)).toEqual([before + 3, 1]);
   });
 
   it("roles not covered use the whole table: everyone reads every story; only its author sees Edit and may change it", async () => {

@@ -60,6 +60,7 @@ describe("issue 20: models with a table", () => {
     expect(sql).toContain(`"published" boolean NOT NULL`);
     expect(sql).toContain(`"kind" text NOT NULL`);
     expect(sql).toContain(`"published_on" date,`);
+    expect(sql).toContain(`"created_at" timestamptz NOT NULL`); // a server-set instant, not a day
     expect(sql).toContain(`"id" bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY`);
     expect(sql).not.toContain("drafts");
     // Written but not applied: a second `db new` does not write the tables again.
@@ -93,8 +94,8 @@ describe("issue 20: models with a table", () => {
     expect((await db.query(`SELECT title, rating, published, kind, body, published_on FROM posts`)).rows).toEqual([
       { title: "Stored", rating: 4.5, published: true, kind: "news", body: null, published_on: "2026-11-25" },
     ]);
-    const notes = (await db.query(`SELECT n.text, u.email FROM notes n JOIN users u ON u.id = n.owner_id`)).rows;
-    expect(notes).toEqual([{ text: "mine", email: expect.stringMatching(/^db-/) }]);
+    const notes = (await db.query(`SELECT n.text, u.email, n.created_at > now() - interval '10 minutes' AS recent FROM notes n JOIN users u ON u.id = n.owner_id`)).rows;
+    expect(notes).toEqual([{ text: "mine", email: expect.stringMatching(/^db-/), recent: true }]);
     await db.close();
     db = undefined;
 

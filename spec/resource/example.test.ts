@@ -104,6 +104,8 @@ describe("Item 8: the example shows drafts to their author alone (the model's pu
     const page = await alice.get(draft);
     expect(page.status).toBe(200);
     expect(page.html).toContain(`Draft ${marker}`);
-    expect(page.html).toContain(`<form method="post" action="${draft}" class="fw-destroy"><input type="hidden" name="_method" value="DELETE">`);
+    expect(page.html).toContain(`<a href="${draft}/delete" class="fw-destroy">Delete</a>`);
+    const confirm = await alice.get(`${draft}/delete`);
+    expect(confirm.html).toContain(`<form method="post" action="${draft}" class="fw-destroy"><input type="hidden" name="_method" value="DELETE">`);
   });
 });

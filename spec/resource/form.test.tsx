@@ -109,11 +109,29 @@ describe("2.15 Form: parse", () => {
   });
 
   it("the model's own rules (typia tags) become problems beside their fields", () => {
-    const parsed = submit("title=&body=b&category=news&rating=9");
+    const parsed = submit("title=Hi&body=b&category=news&rating=9");
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
-    expect(parsed.errors.for("title")).toEqual([{ field: "title", kind: "invalid", message: "Title must be at least 1 character long." }]);
     expect(parsed.errors.for("rating")[0]?.message).toBe("Rating must be at most 5.");
+  });
+
+  it("an empty required text or textarea reads as missing: 'is required', as its `required` attribute says", () => {
+    const parsed = submit("title=&body=&category=news&published=true");
+    if (parsed.ok) throw new Error("expected problems");
+    expect(parsed.errors.for("title")).toEqual([{ field: "title", kind: "required", message: "Title is required." }]);
+    expect(parsed.errors.for("body")).toEqual([{ field: "body", kind: "required", message: "Body is required." }]);
+    expect(parsed.errors.problems).toHaveLength(2);
+  });
+
+  it("every field's problems come in one answer: a field that cannot be read does not hide another's broken rule", () => {
+    const parsed = submit("title=Hi&body=b&category=nonsense&rating=9");
+    if (parsed.ok) throw new Error("expected problems");
+    expect(parsed.errors.for("category")[0]?.kind).toBe("unreadable");
+    expect(parsed.errors.for("rating")).toEqual([{ field: "rating", kind: "invalid", message: "Rating must be at most 5." }]);
+    // A field already refused is not refused again by the model's rules (typia's "expected string").
+    const empty = submit("title=&body=&category=&rating=9");
+    if (empty.ok) throw new Error("expected problems");
+    expect(empty.errors.problems.map((p) => `${p.field}:${p.kind}`)).toEqual(["title:required", "body:required", "category:required", "rating:invalid"]);
   });
 
   it("re-renders with the values as typed and each error beside its field", () => {
@@ -121,7 +139,7 @@ describe("2.15 Form: parse", () => {
     if (parsed.ok) throw new Error("expected problems");
     const html = renderHtml(form.render({ action: "/posts", method: "POST", csrf: "t", values: parsed.values, errors: parsed.errors }));
     expect(html).toContain('<textarea id="post-body" name="body" required rows="6">&lt;b&gt;</textarea>');
-    expect(html).toContain('aria-invalid="true" aria-describedby="post-title-error" type="text" value="" required><p class="fw-field-error" id="post-title-error">Title must be at least 1 character long.</p>');
+    expect(html).toContain('aria-invalid="true" aria-describedby="post-title-error" type="text" value="" required><p class="fw-field-error" id="post-title-error">Title is required.</p>');
     expect(html).toContain('value="9"><p class="fw-field-error" id="post-rating-error">Rating must be at most 5.</p>');
   });
 

@@ -41,7 +41,7 @@ describe("publicWhen: the read scope is declared on the companion", () => {
   it("a spec written by hand is checked at boot: `owned` is needed, and the field must be a boolean of the model", () => {
     expect(() => resourceRoutes(model, store(), { publicWhen: "published" })).toThrow(/The model Post declares publicWhen: "published" without `owned`/);
     expect(() => resourceRoutes(model, store(), { owned, publicWhen: "title" })).toThrow(/publicWhen: "title", which is not one of its boolean fields/);
-    expect(resourceRoutes(model, store(), { owned, publicWhen: "published" })).toHaveLength(7);
+    expect(resourceRoutes(model, store(), { owned, publicWhen: "published" })).toHaveLength(8); // the seven, and Destroy's confirm page
   });
 
   it("the companion's `readable` gives a handler the rows nobody (an API call) may read", async () => {

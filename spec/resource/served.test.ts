@@ -34,6 +34,26 @@ describe("4.4 The seven derived routes of a model, served through the generated 
     expect(failed.html).not.toContain("Post created");
   });
 
+  it("an empty form is answered with every field's problem at once; empty required text is 'is required' (issue 22, item 5)", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/posts/new");
+    // What a browser sends for the blank New form: every text input and the select, empty.
+    const failed = await visitor.post("/posts", { title: "", body: "", summary: "", category: "", rating: "9", publishedOn: "" });
+    expect(failed.status).toBe(422);
+    for (const message of ["Title is required.", "Body is required.", "Category is required.", "Rating must be at most 5."]) expect(failed.html).toContain(message);
+    expect(failed.html).not.toContain("Summary is required");
+  });
+
+  it("a required string without rules is refused empty too, as its rendered `required` says (Note.text: string)", async () => {
+    const visitor = new Visitor(fixture.url);
+    const blank = await visitor.get("/notes/new");
+    expect(blank.html).toMatch(/name="text" type="text" value="" required/);
+    const failed = await visitor.post("/notes", { text: "" });
+    expect(failed.status).toBe(422);
+    expect(failed.html).toContain("Text is required.");
+    expect((await visitor.post("/notes", { text: " " })).status).toBe(303);
+  });
+
   it("Create with valid input: 303 to Show, the flash shown once, the post on the index", async () => {
     const visitor = new Visitor(fixture.url);
     await visitor.get("/posts/new");
@@ -50,7 +70,7 @@ describe("4.4 The seven derived routes of a model, served through the generated 
     expect(again.html).not.toContain("Post created.");
     const index = await visitor.get("/posts");
     expect(index.html).toContain("<td>Hello</td>");
-    expect(index.html).toMatch(/<th scope="col">Title<\/th><th scope="col">Body<\/th>/);
+    expect(index.html).toMatch(/<th scope="col"><a href="\/posts\?sort=title">Title<\/a><\/th><th scope="col"><a href="\/posts\?sort=body">Body<\/a><\/th>/);
   });
 
   it("Edit shows the filled form; Update through _method=PUT changes the row", async () => {
@@ -68,14 +88,46 @@ describe("4.4 The seven derived routes of a model, served through the generated 
     expect(shown).toContain('<p class="flash">Post updated.</p>');
     const invalid = await visitor.post(at, { _method: "PUT", ...validPost, title: "" });
     expect(invalid.status).toBe(422);
-    expect(invalid.html).toContain("Title must be at least 1 character long.");
+    expect(invalid.html).toContain("Title is required.");
+  });
+
+  it("Show's heading is the row's first text field, its long text keeps its line breaks; Index shows one line of it (issue 22, item 6)", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/posts/new");
+    const body = `First line of a long body ${"x".repeat(100)}\r\nsecond <line>`;
+    const at = (await visitor.post("/posts", { ...validPost, title: "A & B", body })).location as string;
+    const show = await visitor.get(at);
+    expect(show.html).toContain("<title>A &amp; B</title>");
+    expect(show.html).toContain("<h1>A &amp; B</h1>");
+    expect(show.html).toContain(`<dd>First line of a long body ${"x".repeat(100)}<br>second &lt;line&gt;</dd>`);
+    const index = await visitor.get("/posts");
+    const cell = `<td>First line of a long body ${"x".repeat(80 - 26)}…</td>`;
+    expect(index.html).toContain(cell);
+    expect(index.html).not.toContain("second &lt;line&gt;");
+  });
+
+  it("Destroy asks first, without JavaScript: Show links to a confirm page whose one button sends the DELETE", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/posts/new");
+    const at = (await visitor.post("/posts", validPost)).location as string;
+    const show = await visitor.get(at);
+    expect(show.html).toContain(`<a href="${at}/delete" class="fw-destroy">Delete</a>`);
+    expect(show.html).not.toContain('value="DELETE"');
+    const confirm = await visitor.get(`${at}/delete`);
+    expect(confirm.status).toBe(200);
+    expect(confirm.html).toContain("<h1>Delete Hello?</h1>");
+    expect(confirm.html).toContain(`<form method="post" action="${at}" class="fw-destroy"><input type="hidden" name="_method" value="DELETE">`);
+    expect(confirm.html).toContain(`<a href="${at}" class="fw-cancel">Cancel</a>`);
+    expect((await visitor.get(at)).status).toBe(200); // asking deleted nothing
+    expect((await fetch(`${fixture.url}/posts/987654/delete`)).status).toBe(404);
+    expect((await fetch(`${fixture.url}/notes/1/delete`)).status).toBe(404); // Notes mount no Destroy: no confirm page either
   });
 
   it("Destroy through _method=DELETE: 303 to the index with a flash; the row is gone (404)", async () => {
     const visitor = new Visitor(fixture.url);
     await visitor.get("/posts/new");
     const at = (await visitor.post("/posts", validPost)).location as string;
-    await visitor.get(at);
+    await visitor.get(`${at}/delete`);
     const deleted = await visitor.post(at, { _method: "DELETE" });
     expect(deleted.status).toBe(303);
     expect(deleted.location).toBe("/posts");
@@ -125,7 +177,10 @@ describe("4.4 The seven derived routes of a model, served through the generated 
     expect(first.html).toContain('<a href="/notes?page=2" rel="next">Next</a>');
     const second = await visitor.get("/notes?page=2");
     expect(second.html).toContain("note 54");
-    expect((await visitor.get("/notes?page=zero")).status).toBe(400);
+    for (const bad of ["zero", "0", "-1", "1.5", "2e3", "", "99999999999"]) expect((await visitor.get(`/notes?page=${bad}`)).status, bad).toBe(400);
+    const past = await visitor.get("/notes?page=9");
+    expect(past.status).toBe(404);
+    expect(past.html).toMatch(/There is no page 9 of notes: there are \d+ pages\./);
   });
 });
 
@@ -176,6 +231,93 @@ describe("4.3 Orphan form pages", () => {
     const routes = await runNode(join(dir, "dist/main.js"), ["routes"]);
     expect(routes.out).toMatch(message);
     expect(routes.out).toMatch(/GET\s+\/posts\/new\s+src\/models\/Post\.ts\s+Resource\s+browser/);
+  });
+});
+
+describe("Overriding one derived page with a handwritten file (issue 22, item 6)", () => {
+  it("src/app/bookmarks/_id/Show.tsx replaces Bookmark's Show; New, Create, Index, Edit stay derived and still lead to it", async () => {
+    const visitor = new Visitor(fixture.url);
+    expect((await visitor.get("/bookmarks/new")).status).toBe(200);
+    const created = await visitor.post("/bookmarks", { title: "fw", url: "https://example.org/fw" });
+    expect([created.status, created.location]).toEqual([303, "/bookmarks/1"]);
+    const show = await visitor.get("/bookmarks/1");
+    expect(show.html).toContain('<h1>Bookmark: fw</h1><p class="handwritten">https://example.org/fw</p>');
+    expect(show.html).not.toContain("fw-show");
+    const index = await visitor.get("/bookmarks");
+    expect(index.html).toContain('<a href="/bookmarks/1">Show</a>');
+    expect((await visitor.get("/bookmarks/1/edit")).html).toContain('<a href="/bookmarks/1">Back to the bookmark</a>');
+  });
+
+  it("boot says which page the file overrides, and that the others still link to it", () => {
+    expect(fixture.app.output().err).toMatch(
+      /GET \/bookmarks\/:id \(from src\/models\/Bookmark\.ts\) is dropped: the handwritten GET \/bookmarks\/:id \(from src\/app\/bookmarks\/_id\/Show\.tsx\) is on the same method and path and is served instead\. That overrides the derived Show page; the model's other pages still link to it\./,
+    );
+  });
+});
+
+describe("Index sorted by a column (issue 22, item 6)", () => {
+  it("?sort=field and ?sort=-field order the rows; the headings link to them and mark the current one", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/comments/new");
+    for (const [post, text] of [["3", "sort-m"], ["1", "sort-Z"], ["2", "sort-a"]] as const) {
+      expect((await visitor.post("/comments", { post, text })).status).toBe(303);
+    }
+    const order = (html: string): string[] => [...html.matchAll(/<td>(sort-[a-zA-Z])<\/td>/g)].map((m) => m[1] as string);
+    expect(order((await visitor.get("/comments")).html)).toEqual(["sort-m", "sort-Z", "sort-a"]); // key order
+    const byText = await visitor.get("/comments?sort=text");
+    expect(order(byText.html)).toEqual(["sort-Z", "sort-a", "sort-m"]);
+    expect(byText.html).toContain('<th scope="col" aria-sort="ascending"><a href="/comments?sort=-text">Text</a> ▲</th>');
+    expect(byText.html).toContain('<th scope="col"><a href="/comments?sort=post">Post</a></th>');
+    expect(order((await visitor.get("/comments?sort=-text")).html)).toEqual(["sort-m", "sort-a", "sort-Z"]);
+    expect(order((await visitor.get("/comments?sort=-post")).html)).toEqual(["sort-m", "sort-a", "sort-Z"]);
+  });
+
+  it("a sort by anything but a shown field is a 400 naming the ones it may be; the key and unknown names included", async () => {
+    for (const bad of ["id", "nope", "--text", "", "constructor"]) {
+      const refused = await fetch(`${fixture.url}/comments?sort=${encodeURIComponent(bad)}`);
+      expect(refused.status, bad).toBe(400);
+      expect(await refused.text()).toContain("sort by one of post, text");
+    }
+  });
+
+  it("the pager keeps the sort", async () => {
+    const visitor = new Visitor(fixture.url);
+    const page = await visitor.get("/notes?sort=-text");
+    expect(page.html).toContain('<a href="/notes?sort=-text&amp;page=2" rel="next">Next</a>');
+  });
+});
+
+describe("Server-set fields (issue 22, item 6)", () => {
+  it("createdAt, updatedAt and a readonly field are not in the form; Create and Update stamp the times, a posted value is ignored", async () => {
+    const visitor = new Visitor(fixture.url);
+    const blank = await visitor.get("/tasks/new");
+    expect(blank.html).toContain('name="title"');
+    for (const field of ["createdAt", "updatedAt", "views"]) expect(blank.html).not.toContain(`name="${field}"`);
+    const before = Date.now();
+    const created = await visitor.post("/tasks", { title: "Stamp me", createdAt: "1999-01-01", views: "1000" });
+    expect(created.status).toBe(303);
+    const stamp = (html: string, label: string): number => {
+      const text = new RegExp(`<dt>${label}</dt><dd>(\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}) UTC</dd>`).exec(html)?.[1];
+      return Date.parse(`${text}:00Z`);
+    };
+    const show = (await visitor.get(created.location as string)).html;
+    expect(stamp(show, "Created at")).toBeGreaterThanOrEqual(Math.floor(before / 60_000) * 60_000);
+    expect(show).toContain("<dt>Views</dt><dd></dd>");
+    const edit = await visitor.get(`${created.location as string}/edit`);
+    expect(edit.html).not.toContain('name="createdAt"');
+    expect((await visitor.post(created.location as string, { _method: "PUT", title: "Stamped", createdAt: "1999-01-01" })).status).toBe(303);
+    const after = (await visitor.get(created.location as string)).html;
+    expect(after).toContain("<dd>Stamped</dd>");
+    expect(stamp(after, "Created at")).toBe(stamp(show, "Created at"));
+    expect(stamp(after, "Updated at")).toBeGreaterThanOrEqual(stamp(show, "Created at"));
+    expect((await visitor.get("/tasks")).html).toContain('<a href="/tasks?sort=createdAt">Created at</a>');
+  });
+
+  it("the build leaves them out of the form's validator and marks them in the field specs", async () => {
+    const generated = await readFile(join(dir, "src/.fw/routes.ts"), "utf8");
+    expect(generated).toMatch(/createValidate<Omit<m\d+\.Task, "id" \| "createdAt" \| "updatedAt" \| "views">>/);
+    expect(generated).toContain('"name":"createdAt","label":"Created at","optional":false,"input":"date","describe":"a date (YYYY-MM-DD)","serverSet":"createdAt"');
+    expect(generated).toContain('"serverSet":"readOnly"');
   });
 });
 

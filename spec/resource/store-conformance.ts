@@ -33,6 +33,21 @@ export function storeConformance(name: string, factory: () => Store<Row> | Promi
       expect(await store.delete(999)).toBe(false);
     });
 
+    it("lists sorted by a field when asked (absent values last, ties in key order), paged after sorting", async () => {
+      const store = await make();
+      const c = await store.insert({ title: "c", done: true });
+      const a = await store.insert({ title: "a" });
+      const b = await store.insert({ title: "B", done: false });
+      const a2 = await store.insert({ title: "a", done: true });
+      const titles = async (order: { field: string; descending: boolean }, offset = 0, limit = 10) =>
+        (await store.list({ offset, limit, order })).rows.map((row) => row.id);
+      expect(await titles({ field: "title", descending: false })).toEqual([b.id, a.id, a2.id, c.id]); // code point order: "B" < "a"
+      expect(await titles({ field: "title", descending: true })).toEqual([c.id, a.id, a2.id, b.id]);
+      expect(await titles({ field: "done", descending: true })).toEqual([c.id, a2.id, b.id, a.id]); // absent last
+      expect(await titles({ field: "title", descending: false }, 1, 2)).toEqual([a.id, a2.id]);
+      expect((await store.list({ offset: 0, limit: 10 })).rows.map((row) => row.id)).toEqual([c.id, a.id, b.id, a2.id]);
+    });
+
     it("lists in key order with offset and limit, and counts all rows", async () => {
       const store = await make();
       for (const title of ["a", "b", "c", "d", "e"]) await store.insert({ title });

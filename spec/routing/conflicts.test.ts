@@ -44,10 +44,21 @@ describe("checkRoutes: two routes on one method and path", () => {
     const handwritten = get("/posts/:slug", "show.ts");
     const after = Route.post("/posts", notCalled, { source: "create.ts" });
     const checked = checkRoutes([before, resource, handwritten, after]);
-    expect(checked.routes).toEqual([before, handwritten, after]);
+    expect(checked.routes).toEqual([before, handwritten, after]); // in the derived route's place
     expect(checked.warnings).toHaveLength(1);
     expect(checked.warnings[0]).toContain("GET /posts/:id (from Post)");
     expect(checked.warnings[0]).toContain("GET /posts/:slug (from show.ts)");
+  });
+
+  it("serves the handwritten route in the derived one's place, so overriding Show leaves the derived New reachable", () => {
+    const handwritten = get("/posts/:id", "posts/_id/Show.ts");
+    const other = get("/about", "About.ts");
+    const index = derived("GET", "/posts", "Post");
+    const fresh = derived("GET", "/posts/new", "Post");
+    const show = { ...derived("GET", "/posts/:id", "Post"), role: "Show" };
+    const checked = checkRoutes([handwritten, other, index, fresh, show]);
+    expect(checked.routes).toEqual([other, index, fresh, handwritten]);
+    expect(checked.warnings[0]).toContain("That overrides the derived Show page; the model's other pages still link to it. To remove the page rather than replace it, leave Show out of the model's actions (Actions.except(Show)).");
   });
 
   it("keeps routes on one path with different methods", () => {

@@ -26,12 +26,21 @@ const cases: Record<string, readonly RegExp[]> = {
     /error TS91013: fw: .*the field `size` of the model Gadget/,
     /src\/models\/Keyless\.ts\(\d+,\d+\): error TS91014: fw: .*the model Keyless has no key: give it exactly one field of type Id<Keyless>/,
     /src\/models\/Hidden\.ts\(\d+,\d+\): error TS91015: fw: .*the model Hidden and its companion must be exported/,
+    /src\/models\/Counter\.ts\(\d+,\d+\): error TS91013: fw: .*the field `hits` of the model Counter is `readonly`: set by handlers, never by a form, so a new row has none\. Make it optional \(`readonly hits\?: …`\)/,
   ],
   "owner-errors": [
     /src\/models\/Orphan\.ts\(\d+,\d+\): error TS91016: fw: src\/models\/Orphan\.ts: the model Orphan declares `owned` but has no field of type Id<User> to name its owner\. Give it exactly one, e\.g\. `author: Id<User>`/,
     /src\/models\/Crowded\.ts\(\d+,\d+\): error TS91016: fw: .*the model Crowded declares `owned` but has 2 fields of type Id<…> \(author: Id<User>, team: Id<Team>\), so fw cannot tell which one names the owner/,
   ],
   "typia-missing": [/(^|\n)tsconfig\.json\(6,5\): error TS91017: fw: tsconfig\.json: the generated routes call typia \(a typed path parameter\), but compilerOptions\.plugins has no typia transform\. Add \{ "transform": "typia\/lib\/transform" \}/],
+  "json-misuse": [
+    /src\/app\/api\/Index\.ts\(5,15\): error TS91024: fw: src\/app\/api\/Index\.ts mounts GET \/api: `request\.json\(\)` reads a JSON body, but the request's type declares none, so nothing would check it: declare it in the handler's signature, `request: JsonRequest<NewTask>`/,
+    /src\/app\/api\/Create\.ts\(\d+,\d+\): error TS91024: .*`request\.json<Note>\(\)`: fw checks a JSON body against the type the handler declares, not a type argument .*`request: JsonRequest<Note>`/,
+    /src\/app\/api\/Update\.ts\(\d+,\d+\): error TS91024: .*`update` takes a JSON body of type `unknown`, which says nothing the body could be checked against/,
+  ],
+  "scoped-unowned": [
+    /src\/app\/Index\.ts\(\d+,\d+\): error TS91005: fw: src\/app\/Index\.ts mounts GET \/: `index` asks for `notes: ScopedStore<Note>`, but Note declares no `owned`, so its rows belong to nobody and its store is not a ScopedStore: ask for `notes: Store<Note>`\./,
+  ],
   "missing-guard": [
     /src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`/,
     /src\/models\.ts\(\d+,\d+\): error TS91009: fw: the model Note declares no `guarded`/,
