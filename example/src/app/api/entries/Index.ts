@@ -1,4 +1,4 @@
-import { Ok, type ApiRequest, type Response } from "fw";
+import { Json, type ApiRequest, type Response } from "fw";
 import { Guarded } from "fw/auth";
 import type { Guestbook } from "../../../guestbook.js";
 
@@ -7,5 +7,5 @@ export const guarded = Guarded.public;
 
 /** An API route (its handler takes ApiRequest): JSON, no session, no cookie. */
 export async function index(_request: ApiRequest, { guestbook }: { guestbook: Guestbook }): Promise<Response> {
-  return Ok(JSON.stringify(await guestbook.list()), { contentType: "application/json; charset=utf-8" });
+  return Json(await guestbook.list());
 }

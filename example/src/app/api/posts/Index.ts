@@ -1,4 +1,4 @@
-import { Ok, type ApiRequest, type Response, type Store } from "fw";
+import { Json, type ApiRequest, type Response, type Store } from "fw";
 import { Guarded } from "fw/auth";
 import { Post } from "../../../models/Post.js";
 
@@ -12,5 +12,5 @@ export const guarded = Guarded.public;
  */
 export async function index(_request: ApiRequest, { posts }: { posts: Store<Post> }): Promise<Response> {
   const { rows, total } = await Post.readable(posts, undefined).list({ offset: 0, limit: 100 });
-  return Ok(JSON.stringify({ total, posts: rows }), { contentType: "application/json; charset=utf-8" });
+  return Json({ total, posts: rows });
 }
