@@ -395,7 +395,7 @@ class Pages<A> {
   private table(request: Request, rows: readonly A[], order: Order | undefined): Html {
     const keyOf = (row: A): unknown => (row as Record<string, unknown>)[this.model.key];
     const links = this.actions.has("Show") || this.actions.has("Edit");
-    const edits = (row: A): boolean => this.offers(request, "Edit", row);
+    const shows = this.actions.has("Show");
     return (
       <table class="fw-index">
         <thead>
@@ -405,18 +405,23 @@ class Pages<A> {
           </tr>
         </thead>
         <tbody>
-          {rows.map((row) => (
-            <tr>
-              {this.form.shown.map((field) => <td>{oneLine(this.form.display(row, field), CELL_LENGTH)}</td>)}
-              {links ? (
-                <td>
-                  {this.actions.has("Show") ? <a href={this.at(keyOf(row))}>Show</a> : null}
-                  {this.actions.has("Show") && edits(row) ? " " : null}
-                  {edits(row) ? <a href={`${this.at(keyOf(row))}/edit`}>Edit</a> : null}
-                </td>
-              ) : null}
-            </tr>
-          ))}
+          {rows.map((row) => {
+            // Once per row: the row's path and whether this user may edit it (an ownership check).
+            const at = links ? this.at(keyOf(row)) : "";
+            const edits = links && this.offers(request, "Edit", row);
+            return (
+              <tr>
+                {this.form.shown.map((field) => <td>{oneLine(this.form.display(row, field), CELL_LENGTH)}</td>)}
+                {links ? (
+                  <td>
+                    {shows ? <a href={at}>Show</a> : null}
+                    {shows && edits ? " " : null}
+                    {edits ? <a href={`${at}/edit`}>Edit</a> : null}
+                  </td>
+                ) : null}
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     );
@@ -448,10 +453,18 @@ const HEADING_LENGTH = 120;
 
 /** A text as one line of at most `limit` characters: its first line, cut with "…" when longer (the index's cells). */
 function oneLine(text: string, limit: number): string {
-  const first = /^[^\r\n]*/.exec(text.trimStart())?.[0] ?? "";
-  const chars = [...first];
-  const more = first.length < text.trimStart().trimEnd().length || chars.length > limit;
-  return more ? `${chars.slice(0, limit).join("").trimEnd()}…` : first;
+  const start = text.trimStart();
+  const breakAt = start.search(/[\r\n]/);
+  const first = breakAt === -1 ? start : start.slice(0, breakAt);
+  const more = breakAt !== -1 && start.slice(breakAt).trim() !== "";
+  // Walk at most `limit` code points (a surrogate pair is one), never the whole text: an Index
+  // of 50 rows calls this for every cell, and a body can be 10,000 characters.
+  let end = 0;
+  for (let points = 0; end < first.length && points < limit; points++) {
+    const unit = first.charCodeAt(end);
+    end += unit >= 0xd800 && unit <= 0xdbff && end + 1 < first.length ? 2 : 1;
+  }
+  return more || end < first.length ? `${first.slice(0, end).trimEnd()}…` : first;
 }
 
 /** A text with its line breaks kept, as `<br>`s (Show: a long text reads as written). */
