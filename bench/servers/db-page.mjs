@@ -22,27 +22,47 @@ export function pageOf(text) {
   return /^[1-9][0-9]{0,8}$/.test(text) ? Number(text) : undefined;
 }
 
+/** Each shown field's text, as fw's derived pages display it (before escaping). */
 function fields(row) {
   return [
-    ["Title", escapeHtml(row.title)],
-    ["Author", escapeHtml(row.author)],
-    ["Body", escapeHtml(row.body)],
-    ["Rating", escapeHtml(String(row.rating))],
-    ["Published", row.published ? "Yes" : "No"],
+    ["Title", "title", row.title],
+    ["Author", "author", row.author],
+    ["Body", "body", row.body],
+    ["Rating", "rating", String(row.rating)],
+    ["Published", "published", row.published ? "Yes" : "No"],
   ];
 }
 
-export function renderShow(key, row, user, csrf) {
+/** A long text on Show keeps its line breaks, as `<br>`s. */
+function withLineBreaks(text) {
+  return text.split(/\r\n?|\n/).map(escapeHtml).join("<br>");
+}
+
+/** An Index cell: the first line, at most 80 code points, then "…" when there was more (walking no further than that). */
+function oneLine(text, limit = 80) {
+  const start = text.trimStart();
+  const breakAt = start.search(/[\r\n]/);
+  const first = breakAt === -1 ? start : start.slice(0, breakAt);
+  const more = breakAt !== -1 && start.slice(breakAt).trim() !== "";
+  let end = 0;
+  for (let points = 0; end < first.length && points < limit; points++) {
+    const unit = first.charCodeAt(end);
+    end += unit >= 0xd800 && unit <= 0xdbff && end + 1 < first.length ? 2 : 1;
+  }
+  return more || end < first.length ? `${first.slice(0, end).trimEnd()}…` : first;
+}
+
+export function renderShow(key, row, user) {
   let dl = "";
-  for (const [label, value] of fields(row)) dl += `<dt>${label}</dt><dd>${value}</dd>`;
+  for (const [label, , value] of fields(row)) dl += `<dt>${label}</dt><dd>${withLineBreaks(value)}</dd>`;
   const at = `/posts/${key}`;
+  // The heading is the row's first text, as fw's derived Show's.
+  const heading = row.title.trim() === "" ? `Post ${key}` : row.title;
   const content =
-    `<h1>Post ${key}</h1><dl class="fw-show">${dl}</dl>` +
-    `<p class="fw-controls"><a href="${at}/edit" class="fw-edit">Edit</a>` +
-    `<form method="post" action="${at}" class="fw-destroy"><input type="hidden" name="_method" value="DELETE">` +
-    `<input type="hidden" name="_csrf" value="${escapeHtml(csrf)}"><button type="submit">Delete</button></form></p>` +
+    `<h1>${escapeHtml(heading)}</h1><dl class="fw-show">${dl}</dl>` +
+    `<p class="fw-controls"><a href="${at}/edit" class="fw-edit">Edit</a> <a href="${at}/delete" class="fw-destroy">Delete</a></p>` +
     `<p><a href="/posts" class="fw-back">Back to posts</a></p>`;
-  return layout(`Post ${key}`, content, user);
+  return layout(heading, content, user);
 }
 
 export function renderIndex(page, rows, total, user) {
@@ -50,14 +70,15 @@ export function renderIndex(page, rows, total, user) {
   let body = "";
   for (const row of rows) {
     let cells = "";
-    for (const [, value] of fields(row)) cells += `<td>${value}</td>`;
+    for (const [, , value] of fields(row)) cells += `<td>${escapeHtml(oneLine(value))}</td>`;
     body += `<tr>${cells}<td><a href="/posts/${row.id}">Show</a> <a href="/posts/${row.id}/edit">Edit</a></td></tr>`;
   }
+  let headings = "";
+  for (const [label, name] of fields({ title: "", author: "", body: "", rating: 0, published: false })) headings += `<th scope="col"><a href="/posts?sort=${name}">${label}</a></th>`;
   const table =
     rows.length === 0
       ? `<p class="fw-empty">No posts yet.</p>`
-      : `<table class="fw-index"><thead><tr><th scope="col">Title</th><th scope="col">Author</th><th scope="col">Body</th><th scope="col">Rating</th>` +
-        `<th scope="col">Published</th><th scope="col"><span class="fw-hidden">Links</span></th></tr></thead><tbody>${body}</tbody></table>`;
+      : `<table class="fw-index"><thead><tr>${headings}<th scope="col"><span class="fw-hidden">Links</span></th></tr></thead><tbody>${body}</tbody></table>`;
   const pager =
     last <= 1
       ? ""
