@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { limiterKey, MAX_KEY_PART, PER_ACCOUNT_AND_ADDRESS, PER_ADDRESS, RateLimiter, SIGNUPS_PER_ADDRESS } from "../../runtime/auth/index.js";
 import { distModule, retainedBytes } from "../support/retained.js";
+import { attemptLimiterContract } from "./limiter-conformance.js";
 
 const MINUTE = 60_000;
 
@@ -17,55 +18,8 @@ describe("Sign-in and sign-up rate limiting: attempts counted per key before the
     expect(SIGNUPS_PER_ADDRESS).toEqual({ attempts: 10, windowMs: 60 * MINUTE });
   });
 
-  it("every attempt counts as it is made: concurrent attempts cannot all see the count from before the others", async () => {
-    const { limit } = limiter(5, 15 * MINUTE);
-    const waits = await Promise.all(Array.from({ length: 40 }, () => limit.attempt("k")));
-    expect(waits.filter((wait) => wait === 0)).toHaveLength(5);
-    expect(waits.filter((wait) => wait > 0)).toHaveLength(35);
-  });
-
-  it("allows up to the limit, then refuses until the window ends; a window that filled makes the next twice as long (backoff)", async () => {
-    const { clock, limit } = limiter(3, MINUTE);
-    for (let i = 0; i < 3; i++) expect(await limit.attempt("k")).toBe(0);
-    clock.now += 10_000;
-    expect(await limit.attempt("k")).toBe(50_000);
-    clock.now += 50_000;
-    // The first window filled: the next is 2 minutes.
-    for (let i = 0; i < 3; i++) expect(await limit.attempt("k")).toBe(0);
-    expect(await limit.attempt("k")).toBe(2 * MINUTE);
-    clock.now += 2 * MINUTE;
-    for (let i = 0; i < 3; i++) expect(await limit.attempt("k")).toBe(0);
-    expect(await limit.attempt("k")).toBe(4 * MINUTE);
-  });
-
-  it("backoff is capped (a day by default) and forgotten once the key stays quiet for a whole window", async () => {
-    const { clock, limit } = limiter(1, 60 * MINUTE);
-    for (let round = 0; round < 8; round++) {
-      await limit.attempt("k");
-      const wait = await limit.attempt("k");
-      expect(wait).toBeLessThanOrEqual(24 * 60 * MINUTE);
-      clock.now += wait;
-    }
-    expect(await limit.attempt("k")).toBe(0);
-    expect(await limit.attempt("k")).toBe(24 * 60 * MINUTE);
-    clock.now += 3 * 24 * 60 * MINUTE;
-    expect(await limit.attempt("k")).toBe(0);
-    expect(await limit.attempt("k")).toBe(60 * MINUTE);
-  });
-
-  it("keys are counted apart; reset forgets one key and its backoff; refund takes back one attempt", async () => {
-    const { limit } = limiter(2, MINUTE);
-    await limit.attempt("a");
-    await limit.attempt("a");
-    await limit.attempt("b");
-    expect(await limit.attempt("a")).toBeGreaterThan(0);
-    expect(await limit.attempt("b")).toBe(0);
-    await limit.reset("a");
-    expect(await limit.attempt("a")).toBe(0);
-    await limit.refund("b");
-    expect(await limit.attempt("b")).toBe(0);
-    expect(await limit.attempt("b")).toBeGreaterThan(0);
-  });
+  // The rule every AttemptLimiter keeps, fw/db's included (spec/scale/sql-attempt-limiter.test.ts).
+  attemptLimiterContract(({ attempts, windowMs }) => limiter(attempts, windowMs));
 
   it("memory is bounded: at most maxKeys keys, the one used longest ago forgotten first", async () => {
     const { clock, limit } = limiter(1, MINUTE, 3);

@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { PER_ACCOUNT_AND_ADDRESS, type Limit } from "../../runtime/auth/index.js";
 import { openDatabase, SqlAttemptLimiter, SqlUsers } from "../../runtime/db/index.js";
+import { attemptLimiterContract } from "../auth/limiter-conformance.js";
 import { onEveryEngine, onPostgres } from "../db/engines.js";
 
 const MINUTE = 60_000;
 let scopes = 0;
 
 // Issue 21: with fw/db the sign-in limits count in the database, so every process on it counts
-// together. The same rule as fw/auth's in-memory RateLimiter (spec/auth/rate-limit.test.ts),
-// checked here case by case on both engines.
+// together. The same rule as fw/auth's in-memory RateLimiter (spec/auth/limiter-conformance.ts,
+// which both run), on both engines.
 onEveryEngine((engine) => {
   /** A limiter with a scope of its own, on a clock the test moves. */
   function limiter(limit: Limit) {
@@ -17,56 +18,8 @@ onEveryEngine((engine) => {
   }
 
   describe(`issue 21: sign-in limits counted in the database (${engine.name})`, () => {
-    it("every attempt counts as it is made: of 40 concurrent attempts, 5 go ahead", async () => {
-      const { limit } = limiter({ attempts: 5, windowMs: 15 * MINUTE });
-      const waits = await Promise.all(Array.from({ length: 40 }, () => limit.attempt("k")));
-      expect(waits.filter((wait) => wait === 0)).toHaveLength(5);
-      expect(waits.filter((wait) => wait > 0)).toHaveLength(35);
-    });
-
-    it("up to the limit, then refused until the window ends; a window that filled makes the next twice as long", async () => {
-      const { clock, limit } = limiter({ attempts: 3, windowMs: MINUTE });
-      for (let i = 0; i < 3; i++) expect(await limit.attempt("k")).toBe(0);
-      clock.now += 10_000;
-      expect(await limit.attempt("k")).toBe(50_000);
-      clock.now += 50_000;
-      for (let i = 0; i < 3; i++) expect(await limit.attempt("k")).toBe(0);
-      expect(await limit.attempt("k")).toBe(2 * MINUTE);
-      clock.now += 2 * MINUTE;
-      for (let i = 0; i < 3; i++) expect(await limit.attempt("k")).toBe(0);
-      expect(await limit.attempt("k")).toBe(4 * MINUTE);
-    });
-
-    it("backoff is capped (a day by default) and forgotten once the key stays quiet for a whole window", async () => {
-      const { clock, limit } = limiter({ attempts: 1, windowMs: 60 * MINUTE });
-      for (let round = 0; round < 8; round++) {
-        await limit.attempt("k");
-        const wait = await limit.attempt("k");
-        expect(wait).toBeLessThanOrEqual(24 * 60 * MINUTE);
-        clock.now += wait;
-      }
-      expect(await limit.attempt("k")).toBe(0);
-      expect(await limit.attempt("k")).toBe(24 * 60 * MINUTE);
-      clock.now += 3 * 24 * 60 * MINUTE;
-      expect(await limit.attempt("k")).toBe(0);
-      expect(await limit.attempt("k")).toBe(60 * MINUTE);
-    });
-
-    it("keys and scopes are counted apart; reset forgets a key and its backoff; refund takes back one attempt", async () => {
-      const { limit } = limiter({ attempts: 2, windowMs: MINUTE });
-      const { limit: other } = limiter({ attempts: 2, windowMs: MINUTE });
-      await limit.attempt("a");
-      await limit.attempt("a");
-      await limit.attempt("b");
-      expect(await limit.attempt("a")).toBeGreaterThan(0);
-      expect(await other.attempt("a")).toBe(0);
-      expect(await limit.attempt("b")).toBe(0);
-      await limit.reset("a");
-      expect(await limit.attempt("a")).toBe(0);
-      await limit.refund("b");
-      expect(await limit.attempt("b")).toBe(0);
-      expect(await limit.attempt("b")).toBeGreaterThan(0);
-    });
+    // The same rule as fw/auth's in-memory RateLimiter, case by case (spec/auth/limiter-conformance.ts).
+    attemptLimiterContract(limiter);
 
     it("rows of keys that started over are deleted (at most once a minute); the table is made again after it was dropped", async () => {
       const { clock, limit } = limiter({ attempts: 1, windowMs: MINUTE });
