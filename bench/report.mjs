@@ -278,7 +278,7 @@ function memorySection(m, opts) {
     `Each server started fresh per round (${opts.rounds} rounds, interleaved), pinned to core 0, sent five \`GET /\` (a first visit, then its cookie back), ` +
       `then read (VmRSS, the lowest of three readings 200 ms apart, one second after the last request). The example app boots in production ` +
       `mode with FW_SECRET and its access log on (its default), once as \`npm run build\` built it and once as \`fw bundle\` bundled that build ` +
-      `(rolldown, code splitting on: fw, typia and the app in one entry plus chunks, ws left in node_modules; README "Production"). ` +
+      `(rolldown, code splitting on: fw, typia and the app in one entry plus chunks, ws left in node_modules; docs/guides/deploying.md, "Production: fw bundle"). ` +
       `The idle-memory target is read on the bundle, the optional production step; the unbundled row shows what an app run straight from its build pays.`,
     "",
     table(["server", "idle RSS median (min–max)", "ratio to raw"], idle),

@@ -9,6 +9,7 @@ abstract class FailureBase extends Error {
   abstract readonly kind: string;
 }
 
+/** 404: throw it when the address names nothing (an unknown id); `detail` is shown on the problem page. */
 export class NotFound extends FailureBase {
   readonly kind = "NotFound" as const;
   constructor(readonly detail = "Nothing is served at this address.") {
@@ -16,6 +17,7 @@ export class NotFound extends FailureBase {
   }
 }
 
+/** 405 with `Allow`: the path exists, but not for this method. fw answers it itself when no route matches the method. */
 export class MethodNotAllowed extends FailureBase {
   readonly kind = "MethodNotAllowed" as const;
   /** The methods the matched path does accept: they build the mandatory `Allow` header. */
@@ -27,6 +29,7 @@ export class MethodNotAllowed extends FailureBase {
   }
 }
 
+/** 501: a method fw does not serve (TRACE, CONNECT, one it does not model). */
 export class NotImplemented extends FailureBase {
   readonly kind = "NotImplemented" as const;
   constructor(readonly detail = "This request method is not supported.") {
@@ -34,6 +37,7 @@ export class NotImplemented extends FailureBase {
   }
 }
 
+/** 400: the request cannot be read (a path parameter that does not decode, a malformed body); `detail` says what was wrong. */
 export class BadRequest extends FailureBase {
   readonly kind = "BadRequest" as const;
   constructor(readonly detail = "The request could not be read.") {
@@ -41,6 +45,7 @@ export class BadRequest extends FailureBase {
   }
 }
 
+/** 413: the body is larger than `maxBodySize`; fw throws it before the handler runs. */
 export class PayloadTooLarge extends FailureBase {
   readonly kind = "PayloadTooLarge" as const;
   constructor(readonly limit: number) {
@@ -51,6 +56,7 @@ export class PayloadTooLarge extends FailureBase {
   }
 }
 
+/** 403: the request is understood and refused (a missing CSRF token, someone else's row, a guard's refusal). */
 export class Forbidden extends FailureBase {
   readonly kind = "Forbidden" as const;
   /** `detail` says which kind of refusal it was (spec 5.6): there is no 401. */
@@ -79,6 +85,7 @@ export class ServiceUnavailable extends FailureBase {
   }
 }
 
+/** 500: what any other thrown value becomes at the boundary; production shows only an incident id, never the cause. */
 export class InternalServerError extends FailureBase {
   readonly kind = "InternalServerError" as const;
   readonly detail = "The server could not complete this request.";

@@ -10,6 +10,7 @@ export const Action = {
 } as const;
 export type Action = (typeof Action)[keyof typeof Action];
 
+/** The roles by name, for `Actions.only(Edit, Update)` and `Actions.except(Destroy)`. */
 export const { Index, New, Show, Edit, Create, Update, Destroy } = Action;
 
 /** Every role in the order derived routes are emitted (spec 4.2: New before Show). */

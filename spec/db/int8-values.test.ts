@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseInt8 } from "../../runtime/db/values.js";
 import { onEveryEngine } from "./engines.js";
 
-// README "Database (fw/db)": the key and other bigint columns read as numbers while they are
+// docs/guides/database.md: the key and other bigint columns read as numbers while they are
 // safe integers, as bigints beyond; the same on both engines. pg's text is read by parseInt8,
 // which takes a short number without making a BigInt (a page of 50 rows reads 100 of them).
 const CASES: readonly [string, number | bigint][] = [

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { appDatabase } from "../../runtime/db/index.js";
 
-// Which database an app opens (README "Database (fw/db)"): DATABASE_URL wins over the app's own
+// Which database an app opens (docs/guides/database.md): DATABASE_URL wins over the app's own
 // directory, and `pglite:DIR` names an embedded one. Nothing is opened: the choice is made at once.
 describe("issue 20: the database an app opens", () => {
   const cwd = "/srv/app";

@@ -184,7 +184,7 @@ describe("4.4 The seven derived routes of a model, served through the generated 
   });
 });
 
-describe("2.15 Every text field has a maximum length (README: Models and their pages)", () => {
+describe("2.15 Every text field has a maximum length (docs/guides/models-and-forms.md)", () => {
   it("the build writes it into the field spec: 200 for string, 10,000 for LongText, or the type's tags.MaxLength<N>", async () => {
     const generated = await readFile(join(dir, "src/.fw/routes.ts"), "utf8");
     expect(generated).toContain('{"name":"title","label":"Title","optional":false,"input":"text","describe":"text","maxLength":200}');

@@ -9,7 +9,7 @@ import { bootExample } from "../support/example.js";
 import { bootNode } from "../support/process.js";
 import { TEST_SECRET } from "../support/serve.js";
 
-// NODE_ENV=production wins over a `dev` argument (README, "Decisions where the spec is silent"):
+// NODE_ENV=production wins over a `dev` argument (docs/decisions.md):
 // `npm start` passes `dev`, and a platform that sets NODE_ENV=production must get production.
 // Real child processes, as `npm start` runs them (npm test builds first).
 

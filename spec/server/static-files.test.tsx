@@ -6,7 +6,7 @@ import { Ok, Route, RouteTable, type Request } from "../../runtime/index.js";
 import { defaultPublicDir } from "../../runtime/server/static-files.js";
 import { rawRequest, serve, type Served } from "../support/serve.js";
 
-// The app's public/ folder (README, "Static files"): files at their path from `/`, asked only
+// The app's public/ folder (docs/guides/static-files.md): files at their path from `/`, asked only
 // when no route answers the path, for GET and HEAD, without the session.
 const scratch = mkdtempSync(join(tmpdir(), "fw-public-"));
 const publicDir = join(scratch, "public");

@@ -6,7 +6,7 @@ import { delimiter, dirname, join } from "node:path";
 
 /**
  * Finding (and, on a fresh machine, installing) the Chromium that spec/browser drives through
- * playwright-core. README "Quick start" and "Decisions" describe the rules; `prepareChromium`
+ * playwright-core. docs/guides/testing.md ("fw's own tests") and docs/decisions.md describe the rules; `prepareChromium`
  * (run by spec/support/chromium-setup.ts, vitest's globalSetup for the browser tests) applies them.
  */
 

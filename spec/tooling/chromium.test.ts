@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { findChromium, installFor, machineSearch, prepareChromium, type Found, type Install, type Preparation, type Search } from "../support/chromium.js";
 
-// `npm install && npm test` on a fresh machine (README, "Quick start"): the browser tests find a
+// `npm install && npm test` on a fresh machine (docs/guides/testing.md, "fw's own tests"): the browser tests find a
 // Chromium, install one when there is none, and otherwise say why in one line and are skipped.
 // Real files stand in for browsers here; the machine's own browser is never touched.
 

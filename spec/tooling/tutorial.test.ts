@@ -1,0 +1,258 @@
+// docs/tutorial.md, followed as a reader follows it (the convention is at the top of the tutorial):
+// each ```<lang> file=<path>``` block is written whole into the app, each `sh` line is run (the
+// commands below are the only ones known: any other fails the test, so a new command in the
+// tutorial needs its stand-in here), and each `http` block is asked of the app last started and
+// its answer checked. While `npm run dev` is on, files written since the app started are built
+// and the app restarted before the next request, as `fw dev` does on save.
+//
+// Stand-ins for the network, as spec/dev/new-app.test.ts has them: the app is made inside this
+// checkout (spec/fixtures/_tmp-tutorial-*), with `node_modules/fw` a link to the checkout and
+// every other package (typia, typescript, @electric-sql/pglite…) found in the checkout's
+// node_modules above it; so `npm pack` and `npm install` do nothing but check that what they
+// would install is there. Needs `npm run build` first (the app runs fw's dist/, as an installed fw).
+// SLOW: the embedded database is made twice (`db new`'s first open, and the test's fresh one),
+// and the app is built five times. About a minute on a quiet 2-core machine; 150 s with the load
+// average at 11 (the seconds each block took are printed at the end).
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { bootNode, runNode } from "../support/process.js";
+import { FIXTURES, run as tspc } from "../support/tspc.js";
+
+const FW = resolve("bin/fw.js");
+const TUTORIAL = resolve("docs/tutorial.md");
+
+/** One block of the tutorial the test acts on, in page order. */
+type Step =
+  | { readonly kind: "file"; readonly path: string; readonly text: string; readonly line: number }
+  | { readonly kind: "sh"; readonly commands: readonly string[]; readonly line: number }
+  | { readonly kind: "http"; readonly method: string; readonly path: string; readonly status: number; readonly headers: ReadonlyMap<string, string>; readonly contains: readonly string[]; readonly line: number };
+
+/** The blocks of a tutorial page the test follows: `file=` blocks, `sh` and `http`; others are prose. */
+function stepsOf(markdown: string): Step[] {
+  const steps: Step[] = [];
+  for (const match of markdown.matchAll(/^```([^\n]*)\n([\s\S]*?)^```[ \t]*$/gm)) {
+    const info = (match[1] ?? "").trim().split(/\s+/);
+    const body = match[2] ?? "";
+    const line = markdown.slice(0, match.index).split("\n").length;
+    const file = info.find((word) => word.startsWith("file="));
+    if (file !== undefined) {
+      steps.push({ kind: "file", path: file.slice("file=".length), text: body, line });
+    } else if (info[0] === "sh") {
+      const commands = body
+        .split("\n")
+        .map((text) => text.replace(/\s+#.*$/, "").replace(/^#.*$/, "").trim())
+        .filter((text) => text !== "");
+      steps.push({ kind: "sh", commands, line });
+    } else if (info[0] === "http") {
+      steps.push({ ...httpCheck(body, line), kind: "http", line });
+    }
+  }
+  return steps;
+}
+
+/** `GET /path`, a blank line, `303 See Other`, header lines, then `…text…` lines the body contains. */
+function httpCheck(body: string, line: number): Omit<Extract<Step, { kind: "http" }>, "kind" | "line"> {
+  const lines = body.split("\n").filter((text) => text.trim() !== "");
+  const request = /^([A-Z]+) (\/\S*)$/.exec(lines[0] ?? "");
+  const answer = /^(\d{3})\b/.exec(lines[1] ?? "");
+  if (request === null || answer === null) throw new Error(`docs/tutorial.md:${line}: an http block starts with "GET /path", then the status line ("200 OK")`);
+  const headers = new Map<string, string>();
+  const contains: string[] = [];
+  for (const text of lines.slice(2)) {
+    if (text.startsWith("…")) contains.push(text.replace(/^…/, "").replace(/…$/, ""));
+    else {
+      const header = /^([A-Za-z-]+): (.*)$/.exec(text);
+      if (header === null) throw new Error(`docs/tutorial.md:${line}: "${text}" is neither a header line ("name: value") nor a body piece ("…text…")`);
+      headers.set((header[1] as string).toLowerCase(), header[2] as string);
+    }
+  }
+  return { method: request[1] as string, path: request[2] as string, status: Number(answer[1]), headers, contains };
+}
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+/** What the reader has going: the app's folder, the app last started, and whether `fw dev` is on. */
+class Reader {
+  app = "";
+  env: Record<string, string | undefined> = { FW_SECRET: undefined, NODE_ENV: undefined, DATABASE_URL: undefined };
+  served: ReturnType<typeof bootNode> | undefined;
+  devLoop = false;
+  /** Files written since the app last started (`fw dev` would rebuild and restart). */
+  saved = false;
+  /** Files written since the last build (a build of unchanged files is skipped: tsc would emit the same). */
+  unbuilt = true;
+  /** How long each block took, printed at the end: where the minute goes. */
+  readonly timings: string[] = [];
+  readonly log: string[] = [];
+
+  constructor(readonly home: string) {}
+
+  async stop(): Promise<void> {
+    if (this.served === undefined) return;
+    this.served.child.kill("SIGTERM");
+    await this.served.exited;
+    this.served = undefined;
+  }
+
+  async build(where: string): Promise<void> {
+    if (!this.unbuilt) return;
+    const built = await tspc(this.app);
+    this.unbuilt = false;
+    expect(built.output, `${where}: the app's build`).toBe("");
+    expect(built.code).toBe(0);
+  }
+
+  async boot(main: string, args: readonly string[], where: string): Promise<void> {
+    await this.stop();
+    // bootNode spreads these over process.env: an undefined value unsets the variable (spawn
+    // skips it), so the app sees no FW_SECRET, NODE_ENV or DATABASE_URL the reader did not set.
+    const served = bootNode(join(this.app, main), args, this.env as Record<string, string>, this.app);
+    this.served = served;
+    try {
+      await served.url;
+    } catch (error) {
+      throw new Error(`${where}: the app did not start: ${String(error)}`);
+    }
+    this.saved = false;
+  }
+
+  /** `node <script> args` in the app, which must exit 0. */
+  async node(script: string, args: readonly string[], where: string): Promise<string> {
+    const ran = await runNode(script, args, this.env, this.app);
+    expect(ran.code, `${where}: ${script} ${args.join(" ")}\n${ran.out}${ran.err}`).toBe(0);
+    return ran.out + ran.err;
+  }
+
+  /** Every command the tutorial runs, and what the test does for it. */
+  async sh(command: string, where: string): Promise<void> {
+    this.log.push(command);
+    let match: RegExpExecArray | null;
+    if (command === "npm install && npm pack") {
+      // The checkout is built (npm test builds it first; pack would run the same build).
+      expect(existsSync(resolve("dist/runtime/index.js")), "run `npm run build` first").toBe(true);
+    } else if ((match = /^node bin\/fw\.js new (\.\.\/[\w-]+) --fw \.\/fw-[\d.]+\.tgz$/.exec(command)) !== null) {
+      // `fw new` from this checkout, without --fw: the app names the checkout; fw is then linked.
+      this.app = resolve(this.home, "checkout", match[1] as string);
+      const made = await runNode(FW, ["new", this.app], this.env, join(this.home, "checkout"));
+      expect(made.code, `${where}: fw new\n${made.out}${made.err}`).toBe(0);
+      expect(made.out).toContain("src/models/Item.ts");
+      mkdirSync(join(this.app, "node_modules"));
+      symlinkSync(resolve("."), join(this.app, "node_modules", "fw"), "dir");
+    } else if ((match = /^cd (\.\.\/[\w-]+)$/.exec(command)) !== null) {
+      expect(resolve(this.home, "checkout", match[1] as string), `${where}: cd into the app`).toBe(this.app);
+    } else if (command === "npm install") {
+      // What the app's package.json names is found from the app (the checkout's node_modules).
+      this.resolvable(["fw", "typia", "typescript", "ts-patch", "rolldown"], where);
+    } else if ((match = /^npm install ([@\w/.-]+)$/.exec(command)) !== null) {
+      this.resolvable([match[1] as string], where);
+    } else if ((match = /^rm ((?:src\/[\w/.-]+ ?)+)$/.exec(command)) !== null) {
+      for (const file of (match[1] as string).split(" ")) {
+        expect(existsSync(join(this.app, file)), `${where}: rm ${file}: there is no such file`).toBe(true);
+        rmSync(join(this.app, file));
+      }
+      this.unbuilt = true;
+    } else if (command === "npm run dev") {
+      // `fw dev` builds, then runs `node dist/main.js dev`, restarting it after each save.
+      await this.build(where);
+      await this.boot("dist/main.js", ["dev"], where);
+      this.devLoop = true;
+    } else if (command === "npm run build") {
+      await this.build(where);
+    } else if ((match = /^node dist\/main\.js db new (\w+)$/.exec(command)) !== null) {
+      const out = await this.node("dist/main.js", ["db", "new", match[1] as string], where);
+      expect(out, `${where}: db new`).toContain(`_${match[1]}.sql`);
+    } else if (command === "npm test") {
+      // The app's `test` script: tspc -p . && node --test dist/tests/*.test.js
+      await this.build(where);
+      const tests = readdirSync(join(this.app, "dist/tests")).filter((file) => file.endsWith(".test.js"));
+      const ran = await runNode("--test", tests.map((file) => `dist/tests/${file}`), this.env, this.app);
+      expect(ran.out, `${where}: the app's tests\n${ran.out}${ran.err}`).toMatch(/^# fail 0$/m);
+      expect(ran.out).not.toMatch(/^# pass 0$/m);
+      expect(ran.code).toBe(0);
+    } else if (command === "npm run bundle") {
+      await this.node(FW, ["bundle"], where);
+    } else if (command === `export FW_SECRET="$(node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))")"`) {
+      this.env = { ...this.env, FW_SECRET: (await runNode("-e", ["console.log(require('crypto').randomBytes(32).toString('base64url'))"])).out.trim() };
+    } else if (command === "node dist/bundle/main.js db migrate") {
+      await this.node("dist/bundle/main.js", ["db", "migrate"], where);
+    } else if (command === "NODE_ENV=production node dist/bundle/main.js") {
+      this.env = { ...this.env, NODE_ENV: "production" };
+      this.devLoop = false;
+      await this.boot("dist/bundle/main.js", [], where);
+    } else {
+      throw new Error(`${where}: the tutorial runs \`${command}\`, which spec/tooling/tutorial.test.ts does not know: add what it does to Reader.sh`);
+    }
+  }
+
+  /** Each package is in a node_modules the app resolves from (its own, or one above it), as after `npm install`. */
+  resolvable(names: readonly string[], where: string): void {
+    for (const name of names) {
+      let found = false;
+      for (let dir = this.app; !found; dir = dirname(dir)) {
+        found = existsSync(join(dir, "node_modules", name, "package.json"));
+        if (dirname(dir) === dir) break;
+      }
+      expect(found, `${where}: ${name} is not installed`).toBe(true);
+    }
+  }
+
+  async http(step: Extract<Step, { kind: "http" }>, where: string): Promise<void> {
+    if (this.devLoop && (this.saved || this.served === undefined)) {
+      await this.build(where); // fw dev: rebuilt on save, restarted with the new build
+      await this.boot("dist/main.js", ["dev"], where);
+    }
+    expect(this.served, `${where}: no app is running (run \`npm run dev\` before an http block)`).toBeDefined();
+    const url = await (this.served as NonNullable<Reader["served"]>).url;
+    const answer = await fetch(`${url}${step.path}`, { method: step.method, redirect: "manual" });
+    const text = await answer.text();
+    expect(answer.status, `${where}: ${step.method} ${step.path}\n${text.slice(0, 2000)}`).toBe(step.status);
+    for (const [name, value] of step.headers) expect(answer.headers.get(name), `${where}: ${name}`).toBe(value);
+    for (const piece of step.contains) expect(text, `${where}: ${step.method} ${step.path}`).toContain(piece);
+  }
+}
+
+describe("docs/tutorial.md", () => {
+  const steps = stepsOf(readFileSync(TUTORIAL, "utf8"));
+
+  it("has blocks for the test to follow: files, commands and pages", () => {
+    expect(steps.filter((step) => step.kind === "file").length).toBeGreaterThan(5);
+    expect(steps.filter((step) => step.kind === "http").length).toBeGreaterThan(5);
+    expect(steps.flatMap((step) => (step.kind === "sh" ? step.commands : []))).toEqual(expect.arrayContaining(["npm run dev", "npm test", "npm run bundle"]));
+  });
+
+  it("works as written: every file builds, every command runs, every page answers as shown", async () => {
+    const home = mkdtempSync(join(FIXTURES, "_tmp-tutorial-"));
+    made.push(home);
+    mkdirSync(join(home, "checkout"));
+    const reader = new Reader(home);
+    try {
+      for (const step of steps) {
+        const where = `docs/tutorial.md:${step.line}`;
+        const started = Date.now();
+        if (step.kind === "file") {
+          expect(reader.app, `${where}: a file before the app exists`).not.toBe("");
+          mkdirSync(dirname(join(reader.app, step.path)), { recursive: true });
+          writeFileSync(join(reader.app, step.path), step.text);
+          reader.saved = true;
+          reader.unbuilt = true;
+        } else if (step.kind === "sh") {
+          // A command runs in the terminal, with fw dev stopped (Ctrl-C) where the page says so.
+          await reader.stop();
+          for (const command of step.commands) await reader.sh(command, where);
+        } else {
+          await reader.http(step, where);
+        }
+        if (step.kind !== "file") reader.timings.push(`${step.line}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      }
+      console.log(`docs/tutorial.md, seconds by block (line: time): ${reader.timings.join(", ")}`);
+      // The page's last app, production from the bundle: it did not print a stack or a warning about a missing package.
+      expect(reader.served?.output().err ?? "").not.toContain("Cannot find package");
+    } finally {
+      await reader.stop();
+    }
+  }, 300_000);
+});
