@@ -48,6 +48,8 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
     ownedModels: new Set(derived.flatMap((d) => (d.owner === undefined ? [] : [d.model.name]))),
     wsListener: findWsListener(checker, program.getSourceFiles()),
     capabilityModule: { shown: show(config.capabilities), exports: exportsOf(checker, tsApi, program.getSourceFile(config.capabilities)) },
+    liveValues: findLiveValues(checker, program.getSourceFiles()),
+    appDir: config.appDir,
   };
   const sourceOf = (file: string): ts.SourceFile | undefined => program.getSourceFile(file);
   const scanned = found.filter((route) => included(route, sourceOf, c));
@@ -65,7 +67,8 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   if (config.auth !== undefined) models.forEach((model) => checkModelGuard(c, model, config.auth as string));
   const sorted = sortRows(rows);
   checkReachable(sorted, sourceOf, show, findings);
-  const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, appDirShown: c.shown(config.appDir) });
+  checkLivePosts(sorted, sourceOf, show, findings);
+  const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, appDirShown: c.shown(config.appDir) });
   if (usesTypia(sorted, derived) && !hasTypiaTransform(program.getCompilerOptions())) {
     findings.push({
       code: Codes.typiaTransformMissing,
@@ -162,8 +165,8 @@ function rowOf(c: Checking, config: FwConfig, route: RouteFile, sourceOf: (file:
   const names = route.pattern.split("/").filter((s) => s.startsWith(":") || s.startsWith("*")).map((s) => s.slice(1));
   const handler = analyseHandler(c, route, source, names);
   if (handler === undefined) return [];
-  if (handler.case === "http" && handler.capabilities.some((use) => use.store !== undefined && c.brokenModels.has(use.store))) return [];
-  if (handler.case === "http" && handler.capabilities.length > 0) {
+  if (handler.case !== "ws" && handler.capabilities.some((use) => use.store !== undefined && c.brokenModels.has(use.store))) return [];
+  if (handler.case !== "ws" && handler.capabilities.length > 0) {
     const site = { source, handler: route.role.exportName, capabilitiesFile: config.capabilities };
     if (!checkCapabilities(c, site, sourceOf(config.capabilities), handler.capabilities)) return [];
   }
@@ -178,6 +181,32 @@ function rowOf(c: Checking, config: FwConfig, route: RouteFile, sourceOf: (file:
   }
   const method = handler.case === "ws" ? "WS" : route.role.method;
   return [{ file: route.file, shown: c.shown(route.file), method, pattern: route.pattern, exportName: route.role.exportName, handler, guarded }];
+}
+
+/** fw/live's `LiveValues` type, read from its declaration among the program's files. */
+function findLiveValues(checker: ts.TypeChecker, files: readonly ts.SourceFile[]): ts.Type | undefined {
+  const file = files.find((f) => /[\\/]runtime[\\/]live[\\/]page\.(d\.)?ts$/.test(f.fileName));
+  const module = file === undefined ? undefined : checker.getSymbolAtLocation(file);
+  const symbol = module === undefined ? undefined : checker.getExportsOfModule(module).find((s) => s.getName() === "LiveValues");
+  return symbol === undefined ? undefined : checker.getDeclaredTypeOfSymbol(symbol);
+}
+
+/**
+ * A live page answers POST at its own path (its forms without JavaScript): a Create.ts (or
+ * another page) mounting POST there too would never be reached, or fail at boot.
+ */
+function checkLivePosts(rows: readonly Row[], sourceOf: (file: string) => ts.SourceFile | undefined, show: (file: string) => string, findings: Finding[]): void {
+  const shape = (pattern: string): string => pattern.replace(/\/:[^/]+/g, "/:").replace(/\/\*[^/]+$/, "/*");
+  for (const page of rows.filter((row) => row.handler.case === "live")) {
+    const taken = rows.find((row) => row !== page && shape(row.pattern) === shape(page.pattern) && row.method === "POST");
+    if (taken === undefined) continue;
+    findings.push({
+      code: Codes.duplicateRoute,
+      category: "error",
+      file: sourceOf(taken.file),
+      message: `${show(taken.file)} and the live page ${show(page.file)} both mount POST ${page.pattern} (a live page answers POST at its path: its forms without JavaScript). Move ${show(taken.file)} to another path, or handle the form as an event of the live page.`,
+    });
+  }
 }
 
 /** With the auth module on, a model's companion must declare `guarded` (or `owned`). */

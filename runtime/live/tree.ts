@@ -170,3 +170,22 @@ export function sameNode(a: Node, b: Node): boolean {
   for (let i = 0; i < a.d.length; i++) if (!sameNode(a.d[i] as Node, b.d[i] as Node)) return false;
   return true;
 }
+
+/** How many characters `treeHtml(tree)` has, counted without building it; stops counting once past `limit`. */
+export function treeLength(tree: Node, shapes: ShapeSource = knownShapes, limit = Number.POSITIVE_INFINITY): number {
+  if (typeof tree === "string") return tree.length;
+  let length = 0;
+  if (isList(tree)) {
+    for (const item of tree) {
+      length += treeLength(item, shapes, limit - length);
+      if (length > limit) return length;
+    }
+    return length;
+  }
+  for (const part of shapes.get(tree.s) ?? []) length += part.length;
+  for (const hole of tree.d) {
+    if (length > limit) return length;
+    length += treeLength(hole, shapes, limit - length);
+  }
+  return length;
+}

@@ -151,6 +151,12 @@ describe.skipIf(CHROMIUM === undefined)("fw/live's client: tree and morph (Chrom
     expect(await run<number>(`document.getElementById("box").scrollTop`)).toBe(120);
   });
 
+  it("a <title> in a render becomes the document's title, as the layout lifts it on the first GET", async () => {
+    await send({ t: "r", n: 0, d: "<section><svg><title>a circle</title></svg><title>Count 1</title><p>1</p></section>" });
+    expect(await run<string>(`document.title`)).toBe("Count 1");
+    expect(await same("<section><svg><title>a circle</title></svg><p>1</p></section>")).toBe("same");
+  });
+
   it("shows an err message in a banner above the root; the next render clears it", async () => {
     await send({ t: "r", n: 0, d: "<p>x</p>" });
     await send({ t: "err", n: 1, m: "no event named nope on this page" });

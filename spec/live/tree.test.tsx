@@ -1,11 +1,10 @@
 import fc from "fast-check";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import * as jsxRuntime from "../../runtime/html/jsx-runtime.js";
 import type { Child } from "../../runtime/html/node.js";
 import { raw, renderHtml } from "../../runtime/html/render.js";
 import { applyDiff, diffTree, toTree, treeHtml, UNCHANGED, type Node } from "../../runtime/live/tree.js";
-import { templatesTransformer } from "../../transformer/jsx-templates.js";
+import { compiled } from "./compiled.js";
 
 /**
  * fw/live sends a render as a tree of pre-rendered templates and then only the holes that
@@ -14,20 +13,6 @@ import { templatesTransformer } from "../../transformer/jsx-templates.js";
  * pages are compiled by fw's JSX pre-renderer (transformer/jsx-templates.ts), as an app's are,
  * so the trees hold real templates with child and attribute holes.
  */
-
-/** A module compiled with the pre-renderer, run as CommonJS against fw's JSX runtime. */
-function compile(source: string): Record<string, unknown> {
-  const out = ts.transpileModule(source, {
-    compilerOptions: { jsx: ts.JsxEmit.ReactJSX, jsxImportSource: "fw", module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
-    fileName: "page.tsx",
-    transformers: { before: [templatesTransformer(ts)] },
-  });
-  expect(out.outputText).toContain("jsxTemplate(");
-  const exports: Record<string, unknown> = {};
-  const modules: Record<string, unknown> = { "fw/jsx-runtime": jsxRuntime, fw: { raw } };
-  new Function("require", "exports", out.outputText)((name: string) => modules[name], exports);
-  return exports;
-}
 
 interface State {
   readonly count: number;
@@ -38,7 +23,7 @@ interface State {
   readonly note: string;
 }
 
-const PAGE = compile(`
+const PAGE = compiled(`
   import { raw } from "fw";
   const Badge = (p: any) => <span class={"badge" + (p.hot ? " hot" : "")} data-n={p.n}>{p.children}</span>;
   const Row = (p: any) => <li id={"item-" + p.item.id} class={p.item.hot ? "hot" : undefined}><Badge hot={p.item.hot} n={p.item.id}>{p.item.title}</Badge> <button fw-click="remove" fw-value-id={p.item.id} disabled={p.done}>×</button></li>;

@@ -32,3 +32,13 @@ describe("issue 20: the generated module and fw/db", () => {
     expect(text).toContain("export const tables: readonly TableSpec[] = [table1];");
   });
 });
+
+// Issue 23: fw/live is an optional module: an app without a live page never imports it, and its
+// stores are not wrapped to publish.
+describe("issue 23: the generated module and fw/live", () => {
+  it("without a live page, no import of fw/live and no publishing store", () => {
+    const text = emit([derived("Note")]);
+    expect(text).not.toMatch(/fw\/live|publishing|liveClientRoute/);
+    expect(text).toContain("const store0 = storeFor(model0);");
+  });
+});

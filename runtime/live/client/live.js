@@ -150,12 +150,19 @@
 
   /**
    * Morphs a live root's children into `markup`, keeping the focused field's value, caret and
-   * focus (found again by id or name if its element had to be replaced).
+   * focus (found again by id or name if its element had to be replaced); a `<title>` in the
+   * markup becomes the document's title.
    * @param {Element} root @param {string} markup
    */
   const render = (root, markup) => {
     const template = document.createElement("template");
     template.innerHTML = markup;
+    // The page's <title> goes to the document, as the layout lifts it out of the first GET.
+    const title = Array.from(template.content.querySelectorAll("title")).find((t) => t.namespaceURI === "http://www.w3.org/1999/xhtml");
+    if (title !== undefined) {
+      if (document.title !== title.text) document.title = title.text;
+      title.remove();
+    }
     const active = document.activeElement;
     const field = active !== null && root.contains(active) && isField(active) ? active : null;
     const caret = field && "selectionStart" in field ? selection(field) : null;

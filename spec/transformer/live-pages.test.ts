@@ -1,0 +1,111 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { errorLines, FIXTURES, limited, notFws, tspc, type Built } from "../support/tspc.js";
+
+// Issue 23 (fw/live), spec 4.6: a route file whose handler export is a live page mounts the
+// page's GET and POST at its place in the table, its socket and the live client after it; the
+// build checks the events its markup sends against its handlers.
+
+const fixtures = ["live-app", "live-unknown-event", "live-event-payload", "live-page-errors", "live-events-unreadable"] as const;
+const built = new Map<string, Built>();
+
+beforeAll(async () => {
+  const results = await limited(2, fixtures.map((name) => () => tspc(join(FIXTURES, name))));
+  fixtures.forEach((name, i) => built.set(name, results[i] as Built));
+}, 600_000);
+
+const result = (name: (typeof fixtures)[number]): Built => built.get(name) as Built;
+const generated = (name: string): string => readFileSync(join(FIXTURES, name, "src/.fw/routes.ts"), "utf8");
+
+describe("a live app's generated table", () => {
+  it("builds, with no diagnostic", () => {
+    expect(result("live-app").code, result("live-app").output).toBe(0);
+    expect(result("live-app").output).toBe("");
+    expect(existsSync(join(FIXTURES, "live-app/dist/.fw/routes.js"))).toBe(true);
+  });
+
+  it("imports fw/live's routes and `publishing`", () => {
+    expect(generated("live-app")).toContain(`import { liveClientRoute, livePageRoutes, liveSocketRoute, publishing } from "fw/live";`);
+  });
+
+  it("wraps each model's store so writes publish the topic named like its path", () => {
+    expect(generated("live-app")).toContain(`const store0 = publishing(storeFor(model0), "posts");`);
+  });
+
+  it("tells each page its id, path, decoders, capabilities (a model's store among them), form models and source", () => {
+    const text = generated("live-app");
+    expect(text).toContain("const c0 = { posts: store0, clock: capabilities.clock };");
+    expect(text).toContain(
+      `const mount0 = { id: "posts._id.Watch", path: "/posts/:id/watch", params: { id: FromPath.typia("number", typia.http.createParameter<Parameters<typeof r0.watch.spec.mount>[0]["params"]["id"]>()) }, capabilities: c0, forms: { check: model0, save: model0 }, source: "src/app/posts/_id/Watch.tsx" };`,
+    );
+    expect(text).toContain(`const mount1 = { id: "counter.Index", path: "/counter", capabilities: {}, source: "src/app/counter/Index.tsx" };`);
+  });
+
+  it("puts each page's rows at its place (wrapped by its guard when it has one), then every other row, then its sockets and the client last", () => {
+    const text = generated("live-app");
+    const body = text.slice(text.indexOf("return assembleTable("));
+    const lines = body.split("\n").map((line) => line.trim());
+    expect(lines).toEqual([
+      "return assembleTable(guards, [",
+      "// from src/app/posts/_id/Watch.tsx",
+      "...livePageRoutes(r0.watch, mount0).map((route) => r0.guarded.through(route)),",
+      "// from src/app/counter/Index.tsx",
+      "...livePageRoutes(r1.index, mount1),",
+      "// from src/app/Index.tsx",
+      `Route.http({ method: "GET", path: "/", handler: r2.index, source: "src/app/Index.tsx" }),`,
+      "// from src/models/Post.ts (the derived routes of Post: models.Post)",
+      `...guardFor(m0.Post.options.guarded, resourceRoutes(model0, store0, { actions: m0.Post.options.actions, source: "src/models/Post.ts" })),`,
+      "]).concat([",
+      "// from src/app/posts/_id/Watch.tsx (its live socket)",
+      "r0.guarded.through(liveSocketRoute(r0.watch, mount0)),",
+      "// from src/app/counter/Index.tsx (its live socket)",
+      "liveSocketRoute(r1.index, mount1),",
+      "// the live client (fw/live)",
+      "liveClientRoute(),",
+      "]);",
+      "}",
+      "",
+    ]);
+  });
+});
+
+/** Each broken app must fail with these lines. */
+const broken: Record<string, readonly RegExp[]> = {
+  "live-unknown-event": [
+    /src\/app\/Index\.tsx\(9,15\): error TS91025: fw: src\/app\/Index\.tsx: the markup sends the event "incremnt" \(fw-click\), but the live page `index` has no handler of that name in `events` \(it has `increment`, `save`\)\. Add `incremnt: \(state, values: LiveValues\) => …` to its events, or fix the name\./,
+    /src\/app\/Index\.tsx\(10,36\): error TS91025: .*the event "chek" \(view\.form's change\).*Add `chek: \(state, input: FormInput<Model>\) => …`/,
+    /src\/app\/quiet\/Index\.tsx\(6,33\): error TS91025: .*the event "search" \(fw-keyup\), but the live page `index` has no handler of that name in `events` \(it has none\)/,
+  ],
+  "live-event-payload": [
+    /src\/app\/Index\.tsx\(21,27\): error TS91026: fw: src\/app\/Index\.tsx: the event "bump" is sent by fw-click, which sends the element's fw-value-\* attributes as `LiveValues`, not a form, but its handler takes `FormInput<Note>`\. Type the payload `values: LiveValues`/,
+    /src\/app\/Index\.tsx\(22,27\): error TS91026: .*the event "pick" is sent by fw-change on an input, .*but its handler takes `FormInput<Note>`/,
+    /src\/app\/Index\.tsx\(23,27\): error TS91026: .*the event "send" is sent by fw-submit, which sends the form's fields, but its handler takes `number`\. Type the payload `input: FormInput<Model>` .* or `values: LiveValues`/,
+    /src\/app\/Index\.tsx\(24,28\): error TS91026: .*the event "keep" is sent by view\.form, which renders a model's form, but its handler declares `LiveValues`/,
+    /src\/app\/Index\.tsx\(25,28\): error TS91026: .*the handler of the event "ghost" takes `FormInput<Ghost>`, but Ghost is not a model the build knows.*Derive it: export const Ghost = derives<Ghost>\(Form, Resource, …\);/,
+  ],
+  "live-page-errors": [
+    /src\/app\/mail\/Index\.tsx\(\d+,\d+\): error TS91004: fw: `index` in src\/app\/mail\/Index\.tsx needs the capability `mailer: Mailer`, which src\/capabilities\.ts does not supply/,
+    /src\/app\/later\/Create\.tsx\(\d+,\d+\): error TS91002: fw: src\/app\/later\/Create\.tsx mounts POST \/later, but `create` is a live page, which is a page to GET/,
+    /src\/app\/notes\/Create\.ts\(\d+,\d+\): error TS91006: fw: src\/app\/notes\/Create\.ts and the live page src\/app\/notes\/Index\.tsx both mount POST \/notes/,
+  ],
+};
+
+describe("live pages the build refuses, naming the file and the fix", () => {
+  it.each(Object.keys(broken))("%s", (name) => {
+    const built = result(name as (typeof fixtures)[number]);
+    expect(built.code, built.output).not.toBe(0);
+    for (const line of broken[name] as readonly RegExp[]) expect(built.output).toMatch(line);
+    expect(errorLines(built.output)).toHaveLength((broken[name] as readonly RegExp[]).length);
+    expect(notFws(built.output), built.output).toEqual([]);
+  });
+
+  it("events the build cannot read are a warning (the build goes on): nothing is checked", () => {
+    const built = result("live-events-unreadable");
+    expect(built.code, built.output).toBe(0);
+    expect(built.output).toMatch(
+      /src\/app\/Index\.tsx\(10,3\): warning TS91027: fw: src\/app\/Index\.tsx: the build cannot read the events of the live page `index`, so the events its markup names are not checked.*Write them inline/,
+    );
+    expect(generated("live-events-unreadable")).toContain(`const mount0 = { id: "Index", path: "/", capabilities: {}, source: "src/app/Index.tsx" };`);
+  });
+});
