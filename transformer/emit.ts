@@ -87,7 +87,7 @@ export function emitModule(input: EmitInput): string {
     lines.push(`import { processDatabase, ${sqlScoped}SqlStore, type TableSpec } from ${q(input.dbModule)};`);
   }
   if (live) {
-    const publishing = input.derived.some((d) => !(d.owner !== undefined && d.table !== undefined)) ? ", publishing" : "";
+    const publishing = input.derived.length > 0 ? ", publishing" : "";
     lines.push(`import { liveClientRoute, livePageRoutes, liveSocketRoute${publishing} } from ${q(input.liveModule ?? `${input.fwModule}/live`)};`);
   }
   if (usesCapabilities) lines.push(`import * as capabilities from ${q(specifier(input.out, input.capabilitiesFile))};`);
@@ -243,8 +243,9 @@ function storeLine(d: Derived, i: number, type: string, live: boolean): string {
   const publishing = (store: string): string => (live ? `publishing(${store}, ${q(pathSegment(d.model.name))})` : store);
   if (d.owner === undefined) return `const store${i} = ${publishing(d.table === undefined ? `storeFor(model${i})` : `storeFor(model${i}, table${i})`)};`;
   const decode = `FromPath.typia(${q(`Id<${d.owner.model}>`)}, typia.http.createParameter<${type}[${q(d.owner.field)}]>())`;
-  // fw/db's scoped store needs the SqlStore itself (it updates through its rows): not wrapped.
-  if (d.table !== undefined) return `const store${i} = new SqlScopedStore<${type}>(new SqlStore<${type}>(processDatabase(), table${i}), ${decode});`;
+  // fw/db's scoped store needs the SqlStore itself (it updates through its rows), so the scoped
+  // store is wrapped instead (publishing also wraps the stores its `for` narrows to).
+  if (d.table !== undefined) return `const store${i} = ${publishing(`new SqlScopedStore<${type}>(new SqlStore<${type}>(processDatabase(), table${i}), ${decode})`)};`;
   return `const store${i} = new ScopedStore<${type}>(${publishing(`storeFor(model${i})`)}, ${q(d.owner.field)}, ${decode});`;
 }
 

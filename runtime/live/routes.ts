@@ -65,7 +65,10 @@ export function livePageRoutes<C>(page: LivePage<any, C, any>, mount: LiveMount<
     const state = await handler(await spec.mount(request, mount.capabilities), payload, contextOf(mount, request));
     return status(refused ? 422 : 200, render(state, request));
   };
-  return [Route.get(mount.path, show, options), Route.post(mount.path, submit, options)];
+  // A page without events has no form to post: no POST row, so a live page replacing a derived
+  // Index (`posts/Index.tsx`) leaves `POST /posts` to the derived Create.
+  const events = Object.keys(spec.events ?? {}).length > 0;
+  return events ? [Route.get(mount.path, show, options), Route.post(mount.path, submit, options)] : [Route.get(mount.path, show, options)];
 }
 
 /** The page's socket `WS /fw/live/<id>`, appended after the table (spec 4.6). */

@@ -76,10 +76,10 @@ function messageOf(text: string): string | undefined {
  * that changed nothing (an update or delete of a missing row) publishes nothing; one that threw
  * publishes nothing. A narrowed store (`where`) publishes too.
  */
-export function publishing<A>(store: Store<A>, topic: string): Store<A> {
+export function publishing<A, S extends Store<A> = Store<A>>(store: S, topic: string): S {
   checkTopic(topic);
   // A proxy, not a copy: a store's other members (a scoped store's `for`, a class's own
-  // methods) and its identity checks keep working; only the writes and `where` are wrapped.
+  // methods) and its identity checks keep working; only the writes, `where` and `for` are wrapped.
   return new Proxy(store, {
     get(target, name, receiver) {
       const value: unknown = Reflect.get(target, name, receiver);
@@ -105,6 +105,10 @@ export function publishing<A>(store: Store<A>, topic: string): Store<A> {
           };
         case "where":
           return (filter: RowFilter) => publishing((value as (filter: RowFilter) => Store<A>).call(target, filter), topic);
+        // A scoped store's one-owner store (`ScopedStore.for`): a derived Create inserts through it,
+        // and fw/db's scoped store writes through its own rows, not through a wrapped whole table.
+        case "for":
+          return (owner: string) => publishing((value as (owner: string) => Store<A>).call(target, owner), topic);
         default:
           return (value as (...args: unknown[]) => unknown).bind(target);
       }
