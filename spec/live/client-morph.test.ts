@@ -82,6 +82,10 @@ describe.skipIf(CHROMIUM === undefined)("fw/live's client: tree and morph (Chrom
         { depthSize: "small", withCrossShrink: true },
         fc.constantFrom("a", "b", " ", "&amp;"),
         fc.tuple(fc.constantFrom("value", "checked"), fc.constantFrom("v", "w"), attrs).map(([kind, value, a]) => `<input${written(a)}${kind === "checked" ? ' type="checkbox" checked' : ` value="${value}"`}>`),
+        fc.tuple(attrs, fc.constantFrom("", "x", "y z")).map(([a, text]) => `<textarea${written(a)}>${text}</textarea>`),
+        fc.tuple(attrs, fc.array(fc.tuple(fc.constantFrom("a", "b", "c"), fc.boolean()), { maxLength: 3 })).map(
+          ([a, options]) => `<select${written(a)}>${options.map(([o, selected]) => `<option${selected ? " selected" : ""}>${o}</option>`).join("")}</select>`,
+        ),
         fc.tuple(fc.constantFrom("div", "section", "span", "b"), attrs, tie("markup")).map(([tag, a, inner]) => `<${tag}${written(a)}>${inner}</${tag}>`),
       ),
       markup: fc.array(tie("node"), { maxLength: 5 }).map((nodes) => nodes.join("")),
@@ -96,6 +100,11 @@ describe.skipIf(CHROMIUM === undefined)("fw/live's client: tree and morph (Chrom
             if (same !== "same") return markup + " gave " + same;
             for (const input of T.root.querySelectorAll("input")) {
               if (input.value !== (input.getAttribute("value") ?? (input.type === "checkbox" ? "on" : "")) || input.checked !== input.hasAttribute("checked")) return markup + ": an input shows " + input.value + "/" + input.checked;
+            }
+            for (const area of T.root.querySelectorAll("textarea")) if (area.value !== area.defaultValue) return markup + ": a textarea shows " + area.value;
+            for (const select of T.root.querySelectorAll("select")) {
+              const chosen = [...select.options].findLastIndex((o) => o.hasAttribute("selected"));
+              if (select.selectedIndex !== (select.options.length === 0 ? -1 : Math.max(0, chosen))) return markup + ": a select shows option " + select.selectedIndex;
             }
           }
           return null;

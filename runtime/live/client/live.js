@@ -87,8 +87,8 @@
     if (from instanceof HTMLInputElement && to instanceof HTMLInputElement) {
       if (from.type !== "file" && from.value !== to.value) from.value = to.value;
       from.checked = to.hasAttribute("checked");
-    } else if (from instanceof HTMLTextAreaElement && from.value !== /** @type {HTMLTextAreaElement} */ (to).value) {
-      from.value = /** @type {HTMLTextAreaElement} */ (to).value;
+    } else if (from instanceof HTMLTextAreaElement && from.value !== from.defaultValue) {
+      from.value = from.defaultValue; // its text, just morphed (a parsed template's value is not kept up)
     } else if (from instanceof HTMLSelectElement) {
       const options = Array.from(from.options);
       if (from.multiple) for (const option of options) option.selected = option.hasAttribute("selected");
