@@ -178,6 +178,8 @@ class LiveSession {
 
   /** One client message: checked in the protocol's order, then the event run and answered. */
   async event(text: string): Promise<void> {
+    // A page that did not mount is closing: what its client sent meanwhile is dropped.
+    if (this.tree === undefined) return;
     const message = eventMessage(text);
     if (message === undefined) {
       this.connection.close(UNSUPPORTED, "not a live message");
@@ -215,6 +217,7 @@ class LiveSession {
 
   /** A publish on one of the page's topics: `refresh`, else mount again; then what changed is sent. */
   async refresh(published: string | undefined): Promise<void> {
+    if (this.tree === undefined) return;
     const request = this.request as Request<unknown>;
     const spec = this.page.spec;
     let state: unknown;

@@ -1,4 +1,3 @@
-import type { RowFilter } from "../resource/row-filter.js";
 import type { Draft, Store } from "../resource/store.js";
 import { broadcastNamed, registerRoom, unregisterRoom, type LocalRoom } from "../ws/fan-out.js";
 import { MAX_ROOM_NAME } from "../ws/room.js";
@@ -74,7 +73,7 @@ function messageOf(text: string): string | undefined {
  * `store`, publishing `topic` after every insert, update and delete it makes (the build wraps each
  * model's store so in an app with live pages: topic = the model's path name, `posts`). A write
  * that changed nothing (an update or delete of a missing row) publishes nothing; one that threw
- * publishes nothing. A narrowed store (`where`) publishes too.
+ * publishes nothing. A narrowed store (`where`, `for(owner)`) publishes too.
  */
 export function publishing<A>(store: Store<A>, topic: string): Store<A> {
   checkTopic(topic);
@@ -103,8 +102,11 @@ export function publishing<A>(store: Store<A>, topic: string): Store<A> {
             if (deleted) publish(topic);
             return deleted;
           };
+        // The narrowed stores a store hands out (`where`, a scoped store's `for(owner)`) write to
+        // the same table: their writes publish too.
         case "where":
-          return (filter: RowFilter) => publishing((value as (filter: RowFilter) => Store<A>).call(target, filter), topic);
+        case "for":
+          return (...args: unknown[]) => publishing((value as (...args: unknown[]) => Store<A>).apply(target, args), topic);
         default:
           return (value as (...args: unknown[]) => unknown).bind(target);
       }
