@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import fc from "fast-check";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { CHROMIUM_ARGS } from "../support/chromium.js";
@@ -68,6 +69,50 @@ describe.skipIf(CHROMIUM === undefined)("fw/live's client: tree and morph (Chrom
     // A later first render (a reconnect's mount) replaces the tree whole.
     await send({ t: "r", n: 0, s: { "3": ["<div>", "</div>"] }, d: [{ s: "3", d: ["fresh"] }, "<hr>"] });
     expect(await same("<div>fresh</div><hr>")).toBe("same");
+  });
+
+  it("morphing through any sequence of markup gives the DOM that markup makes, fields showing their value", async () => {
+    const attrs = fc.record(
+      { id: fc.constantFrom("a", "b", "c"), class: fc.constantFrom("x", "y"), title: fc.constantFrom("t", "u"), "data-k": fc.constantFrom("1", "2"), hidden: fc.constant("") },
+      { requiredKeys: [] },
+    );
+    const written = (a: Record<string, string>) => Object.entries(a).map(([k, v]) => (v === "" ? ` ${k}` : ` ${k}="${v}"`)).join("");
+    const { markup } = fc.letrec<{ node: string; markup: string }>((tie) => ({
+      node: fc.oneof(
+        { depthSize: "small", withCrossShrink: true },
+        fc.constantFrom("a", "b", " ", "&amp;"),
+        fc.tuple(fc.constantFrom("value", "checked"), fc.constantFrom("v", "w"), attrs).map(([kind, value, a]) => `<input${written(a)}${kind === "checked" ? ' type="checkbox" checked' : ` value="${value}"`}>`),
+        fc.tuple(attrs, fc.constantFrom("", "x", "y z")).map(([a, text]) => `<textarea${written(a)}>${text}</textarea>`),
+        fc.tuple(attrs, fc.array(fc.tuple(fc.constantFrom("a", "b", "c"), fc.boolean()), { maxLength: 3 })).map(
+          ([a, options]) => `<select${written(a)}>${options.map(([o, selected]) => `<option${selected ? " selected" : ""}>${o}</option>`).join("")}</select>`,
+        ),
+        fc.tuple(fc.constantFrom("div", "section", "span", "b"), attrs, tie("markup")).map(([tag, a, inner]) => `<${tag}${written(a)}>${inner}</${tag}>`),
+      ),
+      markup: fc.array(tie("node"), { maxLength: 5 }).map((nodes) => nodes.join("")),
+    }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(markup, { minLength: 1, maxLength: 5 }), async (sequence) => {
+        const failed = await run<string | null>(`(() => {
+          T.root.replaceChildren();
+          for (const markup of ${JSON.stringify(sequence)}) {
+            T.send({ t: "r", n: 0, d: markup });
+            const same = T.same(markup);
+            if (same !== "same") return markup + " gave " + same;
+            for (const input of T.root.querySelectorAll("input")) {
+              if (input.value !== (input.getAttribute("value") ?? (input.type === "checkbox" ? "on" : "")) || input.checked !== input.hasAttribute("checked")) return markup + ": an input shows " + input.value + "/" + input.checked;
+            }
+            for (const area of T.root.querySelectorAll("textarea")) if (area.value !== area.defaultValue) return markup + ": a textarea shows " + area.value;
+            for (const select of T.root.querySelectorAll("select")) {
+              const chosen = [...select.options].findLastIndex((o) => o.hasAttribute("selected"));
+              if (select.selectedIndex !== (select.options.length === 0 ? -1 : Math.max(0, chosen))) return markup + ": a select shows option " + select.selectedIndex;
+            }
+          }
+          return null;
+        })()`);
+        expect(failed).toBeNull();
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it("the tree's HTML interleaves statics and holes; a patch touches only its holes", async () => {

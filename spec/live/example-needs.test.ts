@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FromPath, InMemoryStore, ScopedStore } from "../../runtime/index.js";
+import { FromPath, InMemoryStore, raw, ScopedStore } from "../../runtime/index.js";
 import { live, livePageRoutes, publishing, type LiveValues } from "../../runtime/live/index.js";
 import { subscribe } from "../../runtime/live/topics.js";
 
@@ -17,12 +17,12 @@ const mount = { id: "tasks.Index", path: "/tasks", capabilities: {}, source: "sr
 
 describe("4.6 a live page's own rows", () => {
   it("a page without events is a GET alone: its path's POST stays with whatever else serves it (a derived Create)", () => {
-    const page = live({ mount: () => ({}), render: () => "tasks", topics: ["tasks"] });
+    const page = live({ mount: () => ({}), render: () => raw("tasks"), topics: ["tasks"] });
     expect(livePageRoutes(page, mount).map((route) => `${route.method} ${route.path.toString()}`)).toEqual(["GET /tasks"]);
   });
 
   it("a page with events also answers the no-JavaScript POST of its forms", () => {
-    const page = live({ mount: () => ({}), render: () => "tasks", events: { add: (state: object, _values: LiveValues) => state } });
+    const page = live({ mount: () => ({}), render: () => raw("tasks"), events: { add: (state: object, _values: LiveValues) => state } });
     expect(livePageRoutes(page, mount).map((route) => route.method)).toEqual(["GET", "POST"]);
   });
 });

@@ -87,8 +87,8 @@
     if (from instanceof HTMLInputElement && to instanceof HTMLInputElement) {
       if (from.type !== "file" && from.value !== to.value) from.value = to.value;
       from.checked = to.hasAttribute("checked");
-    } else if (from instanceof HTMLTextAreaElement && from.value !== /** @type {HTMLTextAreaElement} */ (to).value) {
-      from.value = /** @type {HTMLTextAreaElement} */ (to).value;
+    } else if (from instanceof HTMLTextAreaElement && from.value !== from.defaultValue) {
+      from.value = from.defaultValue; // its text, just morphed (a parsed template's value is not kept up)
     } else if (from instanceof HTMLSelectElement) {
       const options = Array.from(from.options);
       if (from.multiple) for (const option of options) option.selected = option.hasAttribute("selected");
@@ -99,10 +99,13 @@
   /**
    * Morphs `from`'s children into `to`'s: a node is kept where one of the same kind (tag and id)
    * stands, elements with an id are found wherever they are among the siblings, everything else
-   * is inserted; what is left over is removed.
+   * is inserted; what was not kept is removed.
    * @param {ParentNode & Node} from @param {ParentNode & Node} to
    */
   const morph = (from, to) => {
+    const old = Array.from(from.childNodes);
+    /** @type {Set<ChildNode>} */
+    const kept = new Set();
     /** @type {Map<string, Element>} */
     const byId = new Map();
     for (const child of Array.from(from.children)) if (child.id !== "") byId.set(child.tagName + "#" + child.id, child);
@@ -119,20 +122,13 @@
       } else if (cur !== null && same(cur, next)) {
         match = cur;
       } else if (cur !== null && !(wanted[i + 1] !== undefined && same(cur, /** @type {ChildNode} */ (wanted[i + 1])))) {
-        // `cur` is not the next wanted node either: look further along for one to keep, and drop
-        // the unkeyed nodes in between (moving the kept one instead could blur a focused field).
-        let ahead = cur.nextSibling;
-        while (ahead !== null && !same(ahead, next)) ahead = ahead.nextSibling;
-        if (ahead !== null) {
-          while (cur !== ahead) {
-            const gone = /** @type {ChildNode} */ (cur);
-            cur = gone.nextSibling;
-            if (!(gone instanceof Element && gone.id !== "")) gone.remove();
-          }
-          match = ahead;
-        }
+        // `cur` is not the next wanted node either: keep the next one of the right kind further
+        // along; the nodes skipped go at the end (moving the kept one could blur a focused field).
+        match = cur.nextSibling;
+        while (match !== null && !same(match, next)) match = match.nextSibling;
       }
       if (match) {
+        kept.add(match);
         if (match instanceof Element) morphElement(match, /** @type {Element} */ (next));
         else if (match.nodeValue !== next.nodeValue) match.nodeValue = next.nodeValue;
         cur = match.nextSibling;
@@ -140,12 +136,7 @@
         from.insertBefore(next, cur); // from the parsed template: adopted into the page
       }
     }
-    while (cur !== null) {
-      const gone = cur;
-      cur = cur.nextSibling;
-      gone.remove();
-    }
-    for (const left of byId.values()) if (left.parentNode === from) left.remove();
+    for (const node of old) if (!kept.has(node) && node.parentNode === from) node.remove();
   };
 
   /**
