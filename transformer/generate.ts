@@ -44,6 +44,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
     shown: show,
     findings,
     models: new Set(derived.map((d) => d.model.name)),
+    formModels: new Set(models.filter((m) => m.derivations.includes("Form") && !m.derivations.includes("Resource") && !rejected.has(m.name)).map((m) => m.name)),
     brokenModels: rejected,
     ownedModels: new Set(derived.flatMap((d) => (d.owner === undefined ? [] : [d.model.name]))),
     wsListener: findWsListener(checker, program.getSourceFiles()),
@@ -68,14 +69,15 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const sorted = sortRows(rows);
   checkReachable(sorted, sourceOf, show, findings);
   checkLivePosts(sorted, sourceOf, show, findings);
-  const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, appDirShown: c.shown(config.appDir) });
-  if (usesTypia(sorted, derived) && !hasTypiaTransform(program.getCompilerOptions())) {
+  const forms = formOnly(c, models, sorted);
+  const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, forms, appDirShown: c.shown(config.appDir) });
+  if (usesTypia(sorted, [...derived, ...forms]) && !hasTypiaTransform(program.getCompilerOptions())) {
     findings.push({
       code: Codes.typiaTransformMissing,
       category: "error",
       ...pluginsEntry(program, tsApi),
       message:
-        `${tsconfigShown(program, show)}: the generated routes call typia (${typiaUser(sorted, derived)}), ` +
+        `${tsconfigShown(program, show)}: the generated routes call typia (${typiaUser(sorted, [...derived, ...forms])}), ` +
         `but compilerOptions.plugins has no typia transform. Add { "transform": "typia/lib/transform" } after fw's entry.`,
     });
   }
@@ -181,6 +183,19 @@ function rowOf(c: Checking, config: FwConfig, route: RouteFile, sourceOf: (file:
   }
   const method = handler.case === "ws" ? "WS" : route.role.method;
   return [{ file: route.file, shown: c.shown(route.file), method, pattern: route.pattern, exportName: route.role.exportName, handler, guarded }];
+}
+
+/**
+ * The models deriving Form alone (no routes, no store) whose form a live page reads: shaped
+ * like a derived model's (the same rules and diagnostics), for their ModelSpec.
+ */
+function formOnly(c: Checking, models: readonly Model[], rows: readonly Row[]): Derived[] {
+  const named = new Set(rows.flatMap((row) => (row.handler.case === "live" ? row.handler.forms.map((f) => f.model) : [])));
+  return models.flatMap((model) => {
+    if (!named.has(model.name) || !c.formModels.has(model.name)) return [];
+    const shape = shapeModel(c, model);
+    return shape === undefined ? [] : [{ model, shape, shown: c.shown(model.file) }];
+  });
 }
 
 /** fw/live's `LiveValues` type, read from its declaration among the program's files. */

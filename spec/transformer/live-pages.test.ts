@@ -39,7 +39,14 @@ describe("a live app's generated table", () => {
     expect(text).toContain(
       `const mount0 = { id: "posts._id.Watch", path: "/posts/:id/watch", params: { id: FromPath.typia("number", typia.http.createParameter<Parameters<typeof r0.watch.spec.mount>[0]["params"]["id"]>()) }, capabilities: c0, forms: { check: model0, save: model0 }, source: "src/app/posts/_id/Watch.tsx" };`,
     );
-    expect(text).toContain(`const mount1 = { id: "counter.Index", path: "/counter", capabilities: {}, source: "src/app/counter/Index.tsx" };`);
+    expect(text).toContain(`const mount1 = { id: "counter.Index", path: "/counter", capabilities: {}, forms: { find: form0 }, source: "src/app/counter/Index.tsx" };`);
+  });
+
+  it("gives a model deriving Form alone that a page reads (through the app's alias of FormInput) its ModelSpec, and no store nor routes", () => {
+    const text = generated("live-app");
+    expect(text).toContain(`import * as f0 from "../models/Search.js";`);
+    expect(text).toContain("const form0: ModelSpec<f0.Search> = {");
+    expect(text).not.toMatch(/storeFor\(form0|resourceRoutes\(form0/);
   });
 
   it("puts each page's rows at its place (wrapped by its guard when it has one), then every other row, then its sockets and the client last", () => {
@@ -82,7 +89,7 @@ const broken: Record<string, readonly RegExp[]> = {
     /src\/app\/Index\.tsx\(22,27\): error TS91026: .*the event "pick" is sent by fw-change on an input, .*but its handler takes `FormInput<Note>`/,
     /src\/app\/Index\.tsx\(23,27\): error TS91026: .*the event "send" is sent by fw-submit, which sends the form's fields, but its handler takes `number`\. Type the payload `input: FormInput<Model>` .* or `values: LiveValues`/,
     /src\/app\/Index\.tsx\(24,28\): error TS91026: .*the event "keep" is sent by view\.form, which renders a model's form, but its handler declares `LiveValues`/,
-    /src\/app\/Index\.tsx\(25,28\): error TS91026: .*the handler of the event "ghost" takes `FormInput<Ghost>`, but Ghost is not a model the build knows.*Derive it: export const Ghost = derives<Ghost>\(Form, Resource, …\);/,
+    /src\/app\/Index\.tsx\(25,28\): error TS91026: .*the handler of the event "ghost" takes `FormInput<Ghost>`, but Ghost is not a model the build knows.*Derive its form: export const Ghost = derives<Ghost>\(Form\);/,
   ],
   "live-page-errors": [
     /src\/app\/mail\/Index\.tsx\(\d+,\d+\): error TS91004: fw: `index` in src\/app\/mail\/Index\.tsx needs the capability `mailer: Mailer`, which src\/capabilities\.ts does not supply/,
