@@ -1,7 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RouteRow } from "../../runtime/server/routes-listing.js";
+import { bootNode, runNode } from "../support/process.js";
+import { sessionCookie, TEST_SECRET } from "../support/serve.js";
 import { errorLines, FIXTURES, limited, notFws, tspc, type Built } from "../support/tspc.js";
+import { connect } from "../support/ws-client.js";
 
 // Issue 23 (fw/live), spec 4.6: a route file whose handler export is a live page mounts the
 // page's GET and POST at its place in the table, its socket and the live client after it; the
@@ -114,5 +118,72 @@ describe("live pages the build refuses, naming the file and the fix", () => {
       /src\/app\/Index\.tsx\(10,3\): warning TS91027: fw: src\/app\/Index\.tsx: the build cannot read the events of the live page `index`, so the events its markup names are not checked.*Write them inline/,
     );
     expect(generated("live-events-unreadable")).toContain(`const mount0 = { id: "Index", path: "/", capabilities: {}, source: "src/app/Index.tsx" };`);
+  });
+});
+
+describe("the live app built, served", () => {
+  const main = join(FIXTURES, "live-app/dist/main.js");
+  let app: ReturnType<typeof bootNode> | undefined;
+  let url = "";
+  beforeAll(async () => {
+    expect(result("live-app").code, result("live-app").output).toBe(0);
+    app = bootNode(main, [], { FW_SECRET: TEST_SECRET });
+    url = await app.url;
+  }, 60_000);
+  afterAll(async () => {
+    app?.child.kill("SIGTERM");
+    await app?.exited;
+  });
+
+  it("routes --json lists each page's GET and POST at its place, the carried sign-in, then the sockets and the client last", async () => {
+    const listed = await runNode(main, ["routes", "--json"], { FW_SECRET: TEST_SECRET });
+    expect(listed.code, listed.err).toBe(0);
+    const rows = (JSON.parse(listed.out) as { routes: readonly RouteRow[] }).routes.map((row) => `${row.method} ${row.path} ${row.source}`);
+    expect(rows.slice(0, 5)).toEqual([
+      "GET /posts/:id/watch src/app/posts/_id/Watch.tsx",
+      "POST /posts/:id/watch src/app/posts/_id/Watch.tsx",
+      "GET /counter src/app/counter/Index.tsx",
+      "POST /counter src/app/counter/Index.tsx",
+      "GET / src/app/Index.tsx",
+    ]);
+    expect(rows.slice(-4)).toEqual([
+      "GET /login src/guard.ts",
+      "WS /fw/live/posts._id.Watch src/app/posts/_id/Watch.tsx",
+      "WS /fw/live/counter.Index src/app/counter/Index.tsx",
+      "GET /fw/live.js fw/live client",
+    ]);
+  });
+
+  it("GET renders the page in its live root; its socket answers a click with the new count", async () => {
+    const page = await fetch(`${url}/counter`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('data-fw-live="/fw/live/counter.Index"');
+    const csrf = /data-fw-csrf="([^"]+)"/.exec(html)?.[1] as string;
+    const cookie = sessionCookie(page) as string;
+    const client = await connect(url, `/fw/live/counter.Index?path=${encodeURIComponent("/counter")}`, { headers: { cookie } });
+    expect(JSON.parse(await client.next())).toMatchObject({ t: "r", n: 0 });
+    client.socket.send(JSON.stringify({ t: "e", n: 1, e: "increment", c: csrf, v: [["by", "2"]] }));
+    const answer = await client.next();
+    expect(JSON.parse(answer)).toMatchObject({ t: "r", n: 1 });
+    // The whole section (this fixture's JSX is not pre-rendered into templates), or the one hole.
+    expect(answer).toMatch(/Count: 2<|"2"/);
+    client.socket.close();
+  });
+
+  it("a form event without JavaScript is read with the Form-only model's ModelSpec the table gave the page", async () => {
+    const page = await fetch(`${url}/counter`);
+    const csrf = /data-fw-csrf="([^"]+)"/.exec(await page.text())?.[1] as string;
+    const cookie = sessionCookie(page) as string;
+    const body = new URLSearchParams({ _csrf: csrf, _fw_event: "find", q: "needle" });
+    const posted = await fetch(`${url}/counter`, { method: "POST", body, headers: { cookie, "content-type": "application/x-www-form-urlencoded", origin: url } });
+    expect(posted.status).toBe(200);
+    expect(await posted.text()).toContain('value="needle"');
+  });
+
+  it("the guarded page's rows go through its guard: nobody signed in is sent to sign in", async () => {
+    const page = await fetch(`${url}/posts/1/watch`, { redirect: "manual" });
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toBe("/login");
   });
 });
