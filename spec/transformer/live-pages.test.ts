@@ -11,7 +11,7 @@ import { connect } from "../support/ws-client.js";
 // page's GET and POST at its place in the table, its socket and the live client after it; the
 // build checks the events its markup sends against its handlers.
 
-const fixtures = ["live-app", "live-unknown-event", "live-event-payload", "live-page-errors", "live-events-unreadable"] as const;
+const fixtures = ["live-app", "live-unknown-event", "live-event-payload", "live-page-errors", "live-warnings"] as const;
 const built = new Map<string, Built>();
 
 beforeAll(async () => {
@@ -111,13 +111,21 @@ describe("live pages the build refuses, naming the file and the fix", () => {
     expect(notFws(built.output), built.output).toEqual([]);
   });
 
+  it("a live page at a derived model's path is a warning: its POST would take the model's Create", () => {
+    const built = result("live-warnings");
+    expect(built.code, built.output).toBe(0);
+    expect(built.output).toMatch(
+      /src\/app\/notes\/Index\.tsx\(1,1\): warning TS91028: fw: src\/app\/notes\/Index\.tsx is a live page at \/notes, where Note's derived Create is mounted \(POST \/notes\).*Move the live page to its own path \(\/notes\/live: a Live\.tsx beside it\), or leave Create out of Note's actions\./,
+    );
+  });
+
   it("events the build cannot read are a warning (the build goes on): nothing is checked", () => {
-    const built = result("live-events-unreadable");
+    const built = result("live-warnings");
     expect(built.code, built.output).toBe(0);
     expect(built.output).toMatch(
       /src\/app\/Index\.tsx\(10,3\): warning TS91027: fw: src\/app\/Index\.tsx: the build cannot read the events of the live page `index`, so the events its markup names are not checked.*Write them inline/,
     );
-    expect(generated("live-events-unreadable")).toContain(`const mount0 = { id: "Index", path: "/", capabilities: {}, source: "src/app/Index.tsx" };`);
+    expect(generated("live-warnings")).toContain(`const mount1 = { id: "Index", path: "/", capabilities: {}, source: "src/app/Index.tsx" };`);
   });
 });
 
