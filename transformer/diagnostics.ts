@@ -33,6 +33,7 @@ export const Codes = {
   liveUnknownEvent: 91025,
   liveEventPayload: 91026,
   liveEventsUnreadable: 91027,
+  liveTakesCreate: 91028,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

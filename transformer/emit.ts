@@ -43,6 +43,8 @@ export interface EmitInput {
   readonly models: readonly Model[];
   /** Models deriving Resource, in fully-qualified-name order. */
   readonly derived: readonly Derived[];
+  /** Models deriving Form alone whose form a live page reads (`FormInput<M>`): their ModelSpec only. */
+  readonly forms?: readonly Derived[];
   readonly appDirShown: string;
 }
 
@@ -66,7 +68,8 @@ export function usesTypia(rows: readonly Row[], derived: readonly Derived[]): bo
  */
 export function emitModule(input: EmitInput): string {
   const { rows } = input;
-  const typia = usesTypia(rows, input.derived);
+  const forms = input.forms ?? [];
+  const typia = usesTypia(rows, [...input.derived, ...forms]);
   const usesCapabilities = rows.some((r) => r.handler.case !== "ws" && r.handler.capabilities.some((c) => c.store === undefined));
   // fw/live only when a route file is a live page: an app without one never loads the module.
   const live = rows.some((r) => r.handler.case === "live");
@@ -93,9 +96,10 @@ export function emitModule(input: EmitInput): string {
   if (usesCapabilities) lines.push(`import * as capabilities from ${q(specifier(input.out, input.capabilitiesFile))};`);
   rows.forEach((row, i) => lines.push(`import * as r${i} from ${q(specifier(input.out, row.file))};`));
   input.derived.forEach((d, i) => lines.push(`import * as m${i} from ${q(specifier(input.out, d.model.file))};`));
+  forms.forEach((d, k) => lines.push(`import * as f${k} from ${q(specifier(input.out, d.model.file))};`));
   lines.push("", `/** Models in fully-qualified-name order: ${input.models.length === 0 ? "none" : input.models.map((m) => m.fqn).join(", ")}. */`);
   lines.push(`export const models: readonly string[] = [${input.models.map((m) => q(m.fqn)).join(", ")}];`, "");
-  lines.push(...modelSpecs(input.derived, live));
+  lines.push(...modelSpecs(input.derived, live), ...formSpecs(forms));
   lines.push(
     "/** The tables of the models that declare one (fw/db's `db new` writes the CREATE TABLE of those the database lacks). */",
     tabled.length === 0 ? "export const tables = [] as const;" : `export const tables: readonly TableSpec[] = [${input.derived.flatMap((d, i) => (d.table === undefined ? [] : [`table${i}`])).join(", ")}];`,
@@ -109,7 +113,7 @@ export function emitModule(input: EmitInput): string {
       lines.push(`  const c${i} = { ${supplied} };`);
     }
   });
-  const modelOf = new Map(input.derived.map((d, i) => [d.model.name, `model${i}`]));
+  const modelOf = new Map([...input.derived.map((d, i) => [d.model.name, `model${i}`] as const), ...forms.map((d, k) => [d.model.name, `form${k}`] as const)]);
   rows.forEach((row, i) => {
     if (row.handler.case === "live") lines.push(`  const mount${i} = ${liveMount(row, i, modelOf)};`);
   });
@@ -207,31 +211,43 @@ function modelSpecs(derived: readonly Derived[], live: boolean): string[] {
   ];
   derived.forEach((d, i) => {
     const type = `m${i}.${d.model.typePath}`;
-    // The form's draft has neither the key, the owner, nor what the server sets.
-    const serverSet = d.shape.fields.filter((f) => f.serverSet !== undefined).map((f) => f.name);
-    const omitted = [d.shape.key, ...(d.owner === undefined ? [] : [d.owner.field]), ...serverSet].map(q).join(" | ");
-    const fields = d.shape.fields.map((f) => `    ${JSON.stringify(f)},`);
     lines.push(
-      `// from ${d.shown}`,
-      `const model${i}: ModelSpec<${type}> = {`,
-      `  name: ${q(d.model.name)},`,
-      `  fqn: ${q(d.model.fqn)},`,
-      `  path: ${q(`/${pathSegment(d.model.name)}`)},`,
-      `  key: ${q(d.shape.key)},`,
-      ...(d.owner === undefined ? [] : [`  owner: ${q(d.owner.field)},`]),
-      ...(d.table === undefined ? [] : [`  table: ${q(d.table.name)},`]),
-      "  fields: [",
-      ...fields,
-      "  ],",
-      `  validate: typia.createValidate<Omit<${type}, ${omitted}>>() as ModelSpec<${type}>["validate"],`,
-      `  decodeKey: FromPath.typia(${q(`Id<${d.model.name}>`)}, typia.http.createParameter<${type}[${q(d.shape.key)}]>()),`,
-      "};",
+      ...specLines(d, `model${i}`, type),
       ...(d.table === undefined ? [] : [`const table${i}: TableSpec = ${JSON.stringify(d.table)};`]),
       storeLine(d, i, type, live),
       "",
     );
   });
   return lines;
+}
+
+/** A model's ModelSpec const: its fields read at build time, typia's validator and key decoder. */
+function specLines(d: Derived, name: string, type: string): string[] {
+  // The form's draft has neither the key, the owner, nor what the server sets.
+  const serverSet = d.shape.fields.filter((f) => f.serverSet !== undefined).map((f) => f.name);
+  const omitted = [d.shape.key, ...(d.owner === undefined ? [] : [d.owner.field]), ...serverSet].map(q).join(" | ");
+  const fields = d.shape.fields.map((f) => `    ${JSON.stringify(f)},`);
+  return [
+    `// from ${d.shown}`,
+    `const ${name}: ModelSpec<${type}> = {`,
+    `  name: ${q(d.model.name)},`,
+    `  fqn: ${q(d.model.fqn)},`,
+    `  path: ${q(`/${pathSegment(d.model.name)}`)},`,
+    `  key: ${q(d.shape.key)},`,
+    ...(d.owner === undefined ? [] : [`  owner: ${q(d.owner.field)},`]),
+    ...(d.table === undefined ? [] : [`  table: ${q(d.table.name)},`]),
+    "  fields: [",
+    ...fields,
+    "  ],",
+    `  validate: typia.createValidate<Omit<${type}, ${omitted}>>() as ModelSpec<${type}>["validate"],`,
+    `  decodeKey: FromPath.typia(${q(`Id<${d.model.name}>`)}, typia.http.createParameter<${type}[${q(d.shape.key)}]>()),`,
+    "};",
+  ];
+}
+
+/** The ModelSpec of each model deriving Form alone that a live page reads a form with (no store, no routes). */
+function formSpecs(forms: readonly Derived[]): string[] {
+  return forms.flatMap((d, k) => [...specLines(d, `form${k}`, `f${k}.${d.model.typePath}`), ""]);
 }
 
 /**

@@ -3,7 +3,7 @@ import { checkCapabilities } from "./capabilities.js";
 import { shown, type FwConfig } from "./config.js";
 import { Codes, type Finding } from "./diagnostics.js";
 import { emitModule, usesTypia, type Derived, type Row } from "./emit.js";
-import { shapeModel, type Shaping } from "./model-shape.js";
+import { pathSegment, shapeModel, type Shaping } from "./model-shape.js";
 import { analyseHandler, routeExport, type Checking } from "./handlers.js";
 import { discoverModels, type Model } from "./models.js";
 import { tableOf, tableOption } from "./table.js";
@@ -44,6 +44,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
     shown: show,
     findings,
     models: new Set(derived.map((d) => d.model.name)),
+    formModels: new Set(models.filter((m) => m.derivations.includes("Form") && !m.derivations.includes("Resource") && !rejected.has(m.name)).map((m) => m.name)),
     brokenModels: rejected,
     ownedModels: new Set(derived.flatMap((d) => (d.owner === undefined ? [] : [d.model.name]))),
     wsListener: findWsListener(checker, program.getSourceFiles()),
@@ -67,15 +68,16 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   if (config.auth !== undefined) models.forEach((model) => checkModelGuard(c, model, config.auth as string));
   const sorted = sortRows(rows);
   checkReachable(sorted, sourceOf, show, findings);
-  checkLivePosts(sorted, sourceOf, show, findings);
-  const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, appDirShown: c.shown(config.appDir) });
-  if (usesTypia(sorted, derived) && !hasTypiaTransform(program.getCompilerOptions())) {
+  checkLivePosts(sorted, derived, sourceOf, show, findings);
+  const forms = formOnly(c, models, sorted);
+  const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, forms, appDirShown: c.shown(config.appDir) });
+  if (usesTypia(sorted, [...derived, ...forms]) && !hasTypiaTransform(program.getCompilerOptions())) {
     findings.push({
       code: Codes.typiaTransformMissing,
       category: "error",
       ...pluginsEntry(program, tsApi),
       message:
-        `${tsconfigShown(program, show)}: the generated routes call typia (${typiaUser(sorted, derived)}), ` +
+        `${tsconfigShown(program, show)}: the generated routes call typia (${typiaUser(sorted, [...derived, ...forms])}), ` +
         `but compilerOptions.plugins has no typia transform. Add { "transform": "typia/lib/transform" } after fw's entry.`,
     });
   }
@@ -183,6 +185,19 @@ function rowOf(c: Checking, config: FwConfig, route: RouteFile, sourceOf: (file:
   return [{ file: route.file, shown: c.shown(route.file), method, pattern: route.pattern, exportName: route.role.exportName, handler, guarded }];
 }
 
+/**
+ * The models deriving Form alone (no routes, no store) whose form a live page reads: shaped
+ * like a derived model's (the same rules and diagnostics), for their ModelSpec.
+ */
+function formOnly(c: Checking, models: readonly Model[], rows: readonly Row[]): Derived[] {
+  const named = new Set(rows.flatMap((row) => (row.handler.case === "live" ? row.handler.forms.map((f) => f.model) : [])));
+  return models.flatMap((model) => {
+    if (!named.has(model.name) || !c.formModels.has(model.name)) return [];
+    const shape = shapeModel(c, model);
+    return shape === undefined ? [] : [{ model, shape, shown: c.shown(model.file) }];
+  });
+}
+
 /** fw/live's `LiveValues` type, read from its declaration among the program's files. */
 function findLiveValues(checker: ts.TypeChecker, files: readonly ts.SourceFile[]): ts.Type | undefined {
   const file = files.find((f) => /[\\/]runtime[\\/]live[\\/]page\.(d\.)?ts$/.test(f.fileName));
@@ -195,9 +210,23 @@ function findLiveValues(checker: ts.TypeChecker, files: readonly ts.SourceFile[]
  * A live page answers POST at its own path (its forms without JavaScript): a Create.ts (or
  * another page) mounting POST there too would never be reached, or fail at boot.
  */
-function checkLivePosts(rows: readonly Row[], sourceOf: (file: string) => ts.SourceFile | undefined, show: (file: string) => string, findings: Finding[]): void {
+function checkLivePosts(rows: readonly Row[], derived: readonly Derived[], sourceOf: (file: string) => ts.SourceFile | undefined, show: (file: string) => string, findings: Finding[]): void {
   const shape = (pattern: string): string => pattern.replace(/\/:[^/]+/g, "/:").replace(/\/\*[^/]+$/, "/*");
   for (const page of rows.filter((row) => row.handler.case === "live")) {
+    // A derived Create (POST /posts) beside it would be overridden by the page's POST (spec 4.3):
+    // the model's New form would post to the live page. The model's actions are read at run
+    // time, so this is a warning: it may leave Create out.
+    const model = derived.find((d) => `/${pathSegment(d.model.name)}` === page.pattern);
+    if (model !== undefined) {
+      findings.push({
+        code: Codes.liveTakesCreate,
+        category: "warning",
+        file: sourceOf(page.file),
+        message:
+          `${show(page.file)} is a live page at ${page.pattern}, where ${model.model.name}'s derived Create is mounted (POST ${page.pattern}): the page's own POST (its forms without JavaScript) overrides it, so ${model.model.name}'s New form would post to the live page and be refused. ` +
+          `Move the live page to its own path (${page.pattern}/live: a Live.tsx beside it), or leave Create out of ${model.model.name}'s actions.`,
+      });
+    }
     const taken = rows.find((row) => row !== page && shape(row.pattern) === shape(page.pattern) && row.method === "POST");
     if (taken === undefined) continue;
     findings.push({

@@ -70,6 +70,8 @@ export interface Checking {
   readonly findings: Finding[];
   /** Models the build found, by name: a `Store<M>` of one is supplied by its store. */
   readonly models: ReadonlySet<string>;
+  /** Models deriving Form alone: a live page's `FormInput<M>` may name one (the table gets its ModelSpec, no store). */
+  readonly formModels: ReadonlySet<string>;
   /** Models that failed the build with their own diagnostic: a `Store<M>` of one is not looked for elsewhere. */
   readonly brokenModels: ReadonlySet<string>;
   /** Models declaring `owned`: only their store is a `ScopedStore` a handler may ask for. */

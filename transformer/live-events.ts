@@ -85,12 +85,12 @@ export function checkEvents(c: Checking, site: EventsSite): { readonly event: st
   const forms: { event: string; model: string }[] = [];
   for (const [event, payload] of handlers) {
     if (payload.kind !== "form" || c.brokenModels.has(payload.model)) continue;
-    if (!c.models.has(payload.model)) {
+    if (!c.models.has(payload.model) && !c.formModels.has(payload.model)) {
       error(
         Codes.liveEventPayload,
         payload.node,
         `the handler of the event "${event}" takes \`${payload.written}\`, but ${payload.model} is not a model the build knows, so fw has no Form to read the submission with. ` +
-          `Derive it: export const ${payload.model} = derives<${payload.model}>(Form, Resource, …); (or take \`values: LiveValues\`, the raw text).`,
+          `Derive its form: export const ${payload.model} = derives<${payload.model}>(Form); (with Resource too for its pages; or take \`values: LiveValues\`, the raw text).`,
       );
       continue;
     }
@@ -165,11 +165,23 @@ function payloadOf(c: Checking, property: ts.ObjectLiteralElementLike): Payload 
   return { kind: "other", type, written, node: typeNode };
 }
 
-/** M of a payload typed `FormInput<M>` (written so, or through an alias the checker keeps), else undefined. */
-function formModel(c: Checking, node: ts.TypeNode, type: ts.Type): string | undefined {
-  if (c.ts.isTypeReferenceNode(node) && isFwSymbol(c.checker, c.checker.getSymbolAtLocation(node.typeName), "live", "FormInput", c.ts)) {
-    const argument = node.typeArguments?.[0];
-    return argument === undefined ? undefined : typeName(c, c.checker.getTypeFromTypeNode(argument)) ?? argument.getText();
+/**
+ * M of a payload typed `FormInput<M>`: written so, through the app's own alias of it
+ * (`type PostInput = FormInput<Post>`), or through an alias the checker keeps; else undefined.
+ */
+function formModel(c: Checking, node: ts.TypeNode, type: ts.Type, depth = 0): string | undefined {
+  if (c.ts.isTypeReferenceNode(node)) {
+    const written = c.checker.getSymbolAtLocation(node.typeName);
+    if (isFwSymbol(c.checker, written, "live", "FormInput", c.ts)) {
+      const argument = node.typeArguments?.[0];
+      return argument === undefined ? undefined : typeName(c, c.checker.getTypeFromTypeNode(argument));
+    }
+    const target = written !== undefined && written.flags & c.ts.SymbolFlags.Alias ? c.checker.getAliasedSymbol(written) : written;
+    const alias = target?.getDeclarations()?.find(c.ts.isTypeAliasDeclaration);
+    if (alias !== undefined && alias.typeParameters === undefined && depth < 8 && !alias.getSourceFile().isDeclarationFile) {
+      const found = formModel(c, alias.type, c.checker.getTypeFromTypeNode(alias.type), depth + 1);
+      if (found !== undefined) return found;
+    }
   }
   if (fwTypeName(type, "live") === "FormInput") {
     const argument = type.aliasTypeArguments?.[0];
@@ -178,7 +190,7 @@ function formModel(c: Checking, node: ts.TypeNode, type: ts.Type): string | unde
   return undefined;
 }
 
-function typeName(c: Checking, type: ts.Type): string | undefined {
+function typeName(c: Checking, type: ts.Type): string {
   return (type.aliasSymbol ?? type.getSymbol())?.getName() ?? c.checker.typeToString(type);
 }
 

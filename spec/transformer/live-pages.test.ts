@@ -1,13 +1,17 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RouteRow } from "../../runtime/server/routes-listing.js";
+import { bootNode, runNode } from "../support/process.js";
+import { sessionCookie, TEST_SECRET } from "../support/serve.js";
 import { errorLines, FIXTURES, limited, notFws, tspc, type Built } from "../support/tspc.js";
+import { connect } from "../support/ws-client.js";
 
 // Issue 23 (fw/live), spec 4.6: a route file whose handler export is a live page mounts the
 // page's GET and POST at its place in the table, its socket and the live client after it; the
 // build checks the events its markup sends against its handlers.
 
-const fixtures = ["live-app", "live-unknown-event", "live-event-payload", "live-page-errors", "live-events-unreadable"] as const;
+const fixtures = ["live-app", "live-unknown-event", "live-event-payload", "live-page-errors", "live-warnings"] as const;
 const built = new Map<string, Built>();
 
 beforeAll(async () => {
@@ -39,7 +43,14 @@ describe("a live app's generated table", () => {
     expect(text).toContain(
       `const mount0 = { id: "posts._id.Watch", path: "/posts/:id/watch", params: { id: FromPath.typia("number", typia.http.createParameter<Parameters<typeof r0.watch.spec.mount>[0]["params"]["id"]>()) }, capabilities: c0, forms: { check: model0, save: model0 }, source: "src/app/posts/_id/Watch.tsx" };`,
     );
-    expect(text).toContain(`const mount1 = { id: "counter.Index", path: "/counter", capabilities: {}, source: "src/app/counter/Index.tsx" };`);
+    expect(text).toContain(`const mount1 = { id: "counter.Index", path: "/counter", capabilities: {}, forms: { find: form0 }, source: "src/app/counter/Index.tsx" };`);
+  });
+
+  it("gives a model deriving Form alone that a page reads (through the app's alias of FormInput) its ModelSpec, and no store nor routes", () => {
+    const text = generated("live-app");
+    expect(text).toContain(`import * as f0 from "../models/Search.js";`);
+    expect(text).toContain("const form0: ModelSpec<f0.Search> = {");
+    expect(text).not.toMatch(/storeFor\(form0|resourceRoutes\(form0/);
   });
 
   it("puts each page's rows at its place (wrapped by its guard when it has one), then every other row, then its sockets and the client last", () => {
@@ -82,7 +93,7 @@ const broken: Record<string, readonly RegExp[]> = {
     /src\/app\/Index\.tsx\(22,27\): error TS91026: .*the event "pick" is sent by fw-change on an input, .*but its handler takes `FormInput<Note>`/,
     /src\/app\/Index\.tsx\(23,27\): error TS91026: .*the event "send" is sent by fw-submit, which sends the form's fields, but its handler takes `number`\. Type the payload `input: FormInput<Model>` .* or `values: LiveValues`/,
     /src\/app\/Index\.tsx\(24,28\): error TS91026: .*the event "keep" is sent by view\.form, which renders a model's form, but its handler declares `LiveValues`/,
-    /src\/app\/Index\.tsx\(25,28\): error TS91026: .*the handler of the event "ghost" takes `FormInput<Ghost>`, but Ghost is not a model the build knows.*Derive it: export const Ghost = derives<Ghost>\(Form, Resource, …\);/,
+    /src\/app\/Index\.tsx\(25,28\): error TS91026: .*the handler of the event "ghost" takes `FormInput<Ghost>`, but Ghost is not a model the build knows.*Derive its form: export const Ghost = derives<Ghost>\(Form\);/,
   ],
   "live-page-errors": [
     /src\/app\/mail\/Index\.tsx\(\d+,\d+\): error TS91004: fw: `index` in src\/app\/mail\/Index\.tsx needs the capability `mailer: Mailer`, which src\/capabilities\.ts does not supply/,
@@ -100,12 +111,87 @@ describe("live pages the build refuses, naming the file and the fix", () => {
     expect(notFws(built.output), built.output).toEqual([]);
   });
 
+  it("a live page at a derived model's path is a warning: its POST would take the model's Create", () => {
+    const built = result("live-warnings");
+    expect(built.code, built.output).toBe(0);
+    expect(built.output).toMatch(
+      /src\/app\/notes\/Index\.tsx\(1,1\): warning TS91028: fw: src\/app\/notes\/Index\.tsx is a live page at \/notes, where Note's derived Create is mounted \(POST \/notes\).*Move the live page to its own path \(\/notes\/live: a Live\.tsx beside it\), or leave Create out of Note's actions\./,
+    );
+  });
+
   it("events the build cannot read are a warning (the build goes on): nothing is checked", () => {
-    const built = result("live-events-unreadable");
+    const built = result("live-warnings");
     expect(built.code, built.output).toBe(0);
     expect(built.output).toMatch(
       /src\/app\/Index\.tsx\(10,3\): warning TS91027: fw: src\/app\/Index\.tsx: the build cannot read the events of the live page `index`, so the events its markup names are not checked.*Write them inline/,
     );
-    expect(generated("live-events-unreadable")).toContain(`const mount0 = { id: "Index", path: "/", capabilities: {}, source: "src/app/Index.tsx" };`);
+    expect(generated("live-warnings")).toContain(`const mount1 = { id: "Index", path: "/", capabilities: {}, source: "src/app/Index.tsx" };`);
+  });
+});
+
+describe("the live app built, served", () => {
+  const main = join(FIXTURES, "live-app/dist/main.js");
+  let app: ReturnType<typeof bootNode> | undefined;
+  let url = "";
+  beforeAll(async () => {
+    expect(result("live-app").code, result("live-app").output).toBe(0);
+    app = bootNode(main, [], { FW_SECRET: TEST_SECRET });
+    url = await app.url;
+  }, 60_000);
+  afterAll(async () => {
+    app?.child.kill("SIGTERM");
+    await app?.exited;
+  });
+
+  it("routes --json lists each page's GET and POST at its place, the carried sign-in, then the sockets and the client last", async () => {
+    const listed = await runNode(main, ["routes", "--json"], { FW_SECRET: TEST_SECRET });
+    expect(listed.code, listed.err).toBe(0);
+    const rows = (JSON.parse(listed.out) as { routes: readonly RouteRow[] }).routes.map((row) => `${row.method} ${row.path} ${row.source}`);
+    expect(rows.slice(0, 5)).toEqual([
+      "GET /posts/:id/watch src/app/posts/_id/Watch.tsx",
+      "POST /posts/:id/watch src/app/posts/_id/Watch.tsx",
+      "GET /counter src/app/counter/Index.tsx",
+      "POST /counter src/app/counter/Index.tsx",
+      "GET / src/app/Index.tsx",
+    ]);
+    expect(rows.slice(-4)).toEqual([
+      "GET /login src/guard.ts",
+      "WS /fw/live/posts._id.Watch src/app/posts/_id/Watch.tsx",
+      "WS /fw/live/counter.Index src/app/counter/Index.tsx",
+      "GET /fw/live.js fw/live client",
+    ]);
+  });
+
+  it("GET renders the page in its live root; its socket answers a click with the new count", async () => {
+    const page = await fetch(`${url}/counter`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('data-fw-live="/fw/live/counter.Index"');
+    const csrf = /data-fw-csrf="([^"]+)"/.exec(html)?.[1] as string;
+    const cookie = sessionCookie(page) as string;
+    const client = await connect(url, `/fw/live/counter.Index?path=${encodeURIComponent("/counter")}`, { headers: { cookie } });
+    expect(JSON.parse(await client.next())).toMatchObject({ t: "r", n: 0 });
+    client.socket.send(JSON.stringify({ t: "e", n: 1, e: "increment", c: csrf, v: [["by", "2"]] }));
+    const answer = await client.next();
+    expect(JSON.parse(answer)).toMatchObject({ t: "r", n: 1 });
+    // The whole section (this fixture's JSX is not pre-rendered into templates), or the one hole.
+    expect(answer).toMatch(/Count: 2<|"2"/);
+    client.socket.close();
+  });
+
+  it("a form event without JavaScript is read with the Form-only model's ModelSpec the table gave the page", async () => {
+    const page = await fetch(`${url}/counter`);
+    const csrf = /data-fw-csrf="([^"]+)"/.exec(await page.text())?.[1] as string;
+    const cookie = sessionCookie(page) as string;
+    const body = new URLSearchParams({ _csrf: csrf, _fw_event: "find", q: "needle" });
+    const posted = await fetch(`${url}/counter`, { method: "POST", body, headers: { cookie, "content-type": "application/x-www-form-urlencoded", origin: url } });
+    expect(posted.status).toBe(200);
+    expect(await posted.text()).toContain('value="needle"');
+  });
+
+  it("the guarded page's rows go through its guard: nobody signed in is sent to sign in", async () => {
+    const page = await fetch(`${url}/posts/1/watch`, { redirect: "manual" });
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toBe("/login");
   });
 });
