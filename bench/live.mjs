@@ -142,6 +142,7 @@ export async function live({ events, warmup, sockets }) {
   const held = await liveRss(sockets);
   log(`live: ${fmtMB(held.after - held.before)} for ${sockets} live sockets (${fmtInt(held.perSocket)} B each)`);
   const plain = await plainRss(sockets);
+  log(`live: ${fmtMB(plain.after - plain.before)} for ${sockets} plain Route.ws sockets (${fmtInt(plain.perSocket)} B each)`);
   return { ...pages, held, plain, options: { events, warmup, sockets } };
 }
 
