@@ -76,6 +76,8 @@ class LiveSession {
   #ended = false;
   #unsubscribe: (() => void)[] = [];
   #topics: readonly string[] = [];
+  /** A mount-again refresh waits in the queue (see `published`). */
+  #remountQueued = false;
 
   constructor(
     // biome-ignore lint/suspicious/noExplicitAny: a page of any state
@@ -282,11 +284,22 @@ class LiveSession {
     if (sameList(topics, this.#topics)) return;
     for (const leave of this.#unsubscribe) leave();
     this.#topics = [...topics];
-    this.#unsubscribe = this.#topics.map((topic) =>
-      subscribe(topic, (published) => {
-        void this.run(() => this.refresh(published)).catch(() => undefined);
-      }),
-    );
+    this.#unsubscribe = this.#topics.map((topic) => subscribe(topic, (published) => this.published(published)));
+  }
+
+  /**
+   * Queues a refresh. Without a `refresh` of its own the page mounts again, whatever the message
+   * said, so a burst of publishes waiting behind one another costs one mount; a page's own
+   * `refresh` hears every message.
+   */
+  private published(message: string | undefined): void {
+    const own = this.page.spec.refresh !== undefined;
+    if (!own && this.#remountQueued) return;
+    this.#remountQueued = !own;
+    void this.run(() => {
+      this.#remountQueued = false;
+      return this.refresh(message);
+    }).catch(() => undefined);
   }
 
   /** Tells the client a problem it may show; the socket stays open. */
