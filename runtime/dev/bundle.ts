@@ -161,25 +161,6 @@ function builtSourceMaps(): Plugin {
   };
 }
 
-/** fw/live's module that reads the browser client from `./client/live.js` beside itself at run time. */
-const LIVE_CLIENT_MODULE = /[\\/]runtime[\\/]live[\\/]client-file\.js$/;
-
-/**
- * fw/live serves its browser client from `client/live.js` beside the module that reads it; in a
- * bundle that module sits in a chunk directly in the output folder, so the client is written to
- * `<out>/client/live.js` (only when the app bundles fw/live).
- */
-function liveClient(): Plugin {
-  return {
-    name: "fw:live-client",
-    transform(_code, id) {
-      if (!LIVE_CLIENT_MODULE.test(id)) return null;
-      this.emitFile({ type: "asset", fileName: "client/live.js", source: readFileSync(join(dirname(id), "client", "live.js")) });
-      return null;
-    },
-  };
-}
-
 /** Files by how they are loaded: the entry, what it imports statically (transitively), the rest on demand. */
 function classify(output: readonly (OutputChunk | OutputAsset)[]): BundledFile[] {
   const chunks = new Map(output.filter((item): item is OutputChunk => item.type === "chunk").map((chunk) => [chunk.fileName, chunk]));
@@ -235,7 +216,7 @@ export async function bundleApp(args: BundleArgs, bundler: Bundler, warn: (text:
     platform: "node",
     external: (id, _importer, isResolved) => !isResolved && isExternal(id, appName),
     onLog: (level, log) => warn(`fw bundle: rolldown ${level}: ${log.message}`),
-    plugins: [builtSourceMaps(), liveClient()],
+    plugins: [builtSourceMaps()],
   });
   try {
     const written = await build.write({ dir: args.out, format: "esm", codeSplitting: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js", sourcemap: true });

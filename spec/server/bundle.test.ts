@@ -227,21 +227,6 @@ describe("fw bundle's source maps", () => {
   });
 });
 
-describe("fw bundle and fw/live", () => {
-  it("writes fw/live's browser client beside the chunks, where the bundled module reads it at run time", async () => {
-    // An absolute path is bundled as the app's own (a file: URL would stay an import).
-    const clientFile = resolve("dist/runtime/live/client-file.js");
-    const project = builtProject("live", `import { clientFile } from ${JSON.stringify(clientFile)};\nconsole.log(clientFile().hash);\n`);
-    const bundled = await runNode(FW, ["bundle"], {}, project);
-    expect(bundled.code, bundled.err).toBe(0);
-    const written = join(project, "dist", "bundle", "client", "live.js");
-    expect(readFileSync(written, "utf8")).toBe(readFileSync(resolve("runtime/live/client/live.js"), "utf8"));
-    const ran = await runNode(join(project, "dist", "bundle", "main.js"), []);
-    expect(ran.err).toBe("");
-    expect(ran.out).toMatch(/^[0-9a-f]{10}\n$/);
-  });
-});
-
 describe("What fw bundle bundles", () => {
   it("fw, typia and the app's own files and package name; Node's builtins, ws and every other package stay imports", () => {
     for (const bundled of ["./app/Index.js", "/abs/dist/layout.js", "#internal", "fw", "fw/auth", "fw/jsx-runtime", "typia/lib/internal/_assertGuard", "my-app/helpers"]) {
