@@ -13,7 +13,6 @@ import { Matcher } from "../routing/matcher.js";
 import { Route } from "../routing/route.js";
 import type { WsConnection, WsListener } from "../ws/listener.js";
 import type { Child } from "../html/node.js";
-import { liftTitle } from "../html/render.js";
 import { contextOf, handlerOf, payloadOf } from "./events.js";
 import type { LivePage } from "./page.js";
 import type { LiveMount } from "./routes.js";
@@ -258,9 +257,11 @@ class LiveSession {
   private render(state: unknown, n: number): { tree: Node; message: string } | undefined {
     const request = this.request as Request<unknown>;
     const output = this.page.spec.render(state, liveView(this.mountInfo, request, this.shown));
-    // The layout lifts the page's <title> out of the GET's root; the socket's tree matches that root.
+    // The page's <title> stays in the tree: the client makes it the document's title and leaves it
+    // out of the root, as the layout lifted it out of the first GET, so a title that follows the
+    // state (`Count 3`) follows it live too.
     const shapes = new Set<number>();
-    const tree = toTree(liftTitle(output as Child).content, (id) => shapes.add(id));
+    const tree = toTree(output as Child, (id) => shapes.add(id));
     if (treeLength(tree, knownShapes, MAX_RENDER) > MAX_RENDER) return undefined;
     const fresh: Record<string, readonly string[]> = {};
     let any = false;

@@ -37,7 +37,7 @@ const Post: ModelSpec<Post> = {
 const PAGES = compiled(`
   export const counter = (s: any) => (
     <section class="counter">
-      <title>Counter</title>
+      <title>Count {s.count}</title>
       <h1>A counter with a fair amount of fixed markup around it, as real pages have</h1>
       <p>Count: <b id="count">{s.count}</b></p>
       <button fw-click="increment" fw-value-by="1">+1</button>
@@ -216,7 +216,7 @@ describe("fw/live: the page's GET", () => {
     const { html, csrf } = await visit("/counter?start=3");
     expect(csrf.length).toBeGreaterThan(20);
     expect(html).toMatch(/^<!DOCTYPE html>/);
-    expect(html).toContain("<title>Counter</title>");
+    expect(html).toContain("<title>Count 3</title>");
     expect(html).toMatch(/<div data-fw-live="\/fw\/live\/counter\.Index" data-fw-csrf="[^"]+"><section class="counter"><h1>/);
     expect(html).toContain('<b id="count">3</b>');
     expect(html).toMatch(/<script src="\/fw\/live\.js\?v=[0-9a-f]{10}" defer><\/script>/);
@@ -237,6 +237,8 @@ describe("fw/live: the socket", () => {
     expect(parsed).toMatchObject({ t: "r", n: 1 });
     expect(parsed.s).toBeUndefined();
     expect(second).toContain('"7"');
+    // The title follows the state; the client makes it the document's title (the layout lifted it on GET).
+    expect(second).toContain("<title>Count 7</title>");
     expect(second.length).toBeLessThan(JSON.stringify(first).length / 4);
     // An event that changes nothing is still answered, with nothing to apply.
     send(client, 2, "increment", csrf, [["by", "0"]]);
