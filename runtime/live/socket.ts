@@ -13,7 +13,6 @@ import { Matcher } from "../routing/matcher.js";
 import { Route } from "../routing/route.js";
 import type { WsConnection, WsListener } from "../ws/listener.js";
 import type { Child } from "../html/node.js";
-import { liftTitle } from "../html/render.js";
 import { contextOf, handlerOf, payloadOf } from "./events.js";
 import type { LivePage } from "./page.js";
 import type { LiveMount } from "./routes.js";
@@ -76,6 +75,8 @@ class LiveSession {
   #ended = false;
   #unsubscribe: (() => void)[] = [];
   #topics: readonly string[] = [];
+  /** A mount-again refresh waits in the queue (see `published`). */
+  #remountQueued = false;
 
   constructor(
     // biome-ignore lint/suspicious/noExplicitAny: a page of any state
@@ -256,9 +257,11 @@ class LiveSession {
   private render(state: unknown, n: number): { tree: Node; message: string } | undefined {
     const request = this.request as Request<unknown>;
     const output = this.page.spec.render(state, liveView(this.mountInfo, request, this.shown));
-    // The layout lifts the page's <title> out of the GET's root; the socket's tree matches that root.
+    // The page's <title> stays in the tree: the client makes it the document's title and leaves it
+    // out of the root, as the layout lifted it out of the first GET, so a title that follows the
+    // state (`Count 3`) follows it live too.
     const shapes = new Set<number>();
-    const tree = toTree(liftTitle(output as Child).content, (id) => shapes.add(id));
+    const tree = toTree(output as Child, (id) => shapes.add(id));
     if (treeLength(tree, knownShapes, MAX_RENDER) > MAX_RENDER) return undefined;
     const fresh: Record<string, readonly string[]> = {};
     let any = false;
@@ -282,11 +285,22 @@ class LiveSession {
     if (sameList(topics, this.#topics)) return;
     for (const leave of this.#unsubscribe) leave();
     this.#topics = [...topics];
-    this.#unsubscribe = this.#topics.map((topic) =>
-      subscribe(topic, (published) => {
-        void this.run(() => this.refresh(published)).catch(() => undefined);
-      }),
-    );
+    this.#unsubscribe = this.#topics.map((topic) => subscribe(topic, (published) => this.published(published)));
+  }
+
+  /**
+   * Queues a refresh. Without a `refresh` of its own the page mounts again, whatever the message
+   * said, so a burst of publishes waiting behind one another costs one mount; a page's own
+   * `refresh` hears every message.
+   */
+  private published(message: string | undefined): void {
+    const own = this.page.spec.refresh !== undefined;
+    if (!own && this.#remountQueued) return;
+    this.#remountQueued = !own;
+    void this.run(() => {
+      this.#remountQueued = false;
+      return this.refresh(message);
+    }).catch(() => undefined);
   }
 
   /** Tells the client a problem it may show; the socket stays open. */

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { copyRequest, type Request } from "../../runtime/http/request.js";
 import { FromPath, InMemoryStore, NotFound, Redirect, resourceRoutes, Route, RouteTable, type Html, type Identify, type ModelSpec, type Store } from "../../runtime/index.js";
-import { live, livePageRoutes, liveClientRoute, liveSocketRoute, publishing, type FormInput, type LiveMount, type LiveValues, type LiveView } from "../../runtime/live/index.js";
+import { live, livePageRoutes, liveClientRoute, liveSocketRoute, publish, publishing, type FormInput, type LiveMount, type LiveValues, type LiveView } from "../../runtime/live/index.js";
 import type { Route as AnyRoute } from "../../runtime/routing/route.js";
 import type { FormErrors } from "../../runtime/resource/form-errors.js";
 import { serve, sessionCookie, type Served } from "../support/serve.js";
-import { connect, refusal, type Client } from "../support/ws-client.js";
+import { connect, deferred, refusal, type Client } from "../support/ws-client.js";
 import { compiled } from "./compiled.js";
 
 /**
@@ -37,7 +37,7 @@ const Post: ModelSpec<Post> = {
 const PAGES = compiled(`
   export const counter = (s: any) => (
     <section class="counter">
-      <title>Counter</title>
+      <title>Count {s.count}</title>
       <h1>A counter with a fair amount of fixed markup around it, as real pages have</h1>
       <p>Count: <b id="count">{s.count}</b></p>
       <button fw-click="increment" fw-value-by="1">+1</button>
@@ -106,6 +106,32 @@ const itemPage = live<{ id: number }, Record<string, never>, { id: number }>({
   render: (state) => (PAGES.item as (s: { id: number }) => Html)(state),
 });
 
+/** A page whose `wait` event holds the socket until the test lets it go, counting its mounts. */
+let mounts_of_gated = 0;
+let entered = deferred();
+let gate = deferred();
+const gatedPage = live<{ n: number }>({
+  mount: () => ({ n: ++mounts_of_gated }),
+  render: (state) => (PAGES.item as (s: { id: number }) => Html)({ id: state.n }),
+  events: {
+    wait: async (state) => {
+      entered.resolve();
+      await gate.promise;
+      return state;
+    },
+    touch: (state) => state,
+  },
+  topics: ["gated"],
+});
+
+/** A page that keeps every published message (its own `refresh`). */
+const heardPage = live<{ heard: readonly string[] }>({
+  mount: () => ({ heard: [] }),
+  render: (state) => (PAGES.item as (s: { id: string }) => Html)({ id: state.heard.join(",") }),
+  refresh: (state, message) => ({ heard: [...state.heard, message ?? "?"] }),
+  topics: ["heard"],
+});
+
 /** A stand-in guard: a socket needs a user (spec 5.4); the session's "user" entry names one. */
 const signedIn = (route: AnyRoute): AnyRoute => (route.case === "ws" ? { ...route, guard: "test", requiresUser: true } : route);
 const identify: Identify = (request) => {
@@ -121,6 +147,8 @@ const mounts = {
   posts: { id: "live.posts.Index", path: "/live/posts", capabilities: { posts: store }, source: "src/app/live/posts/Index.tsx" },
   secret: { id: "secret.Index", path: "/secret", capabilities: none, source: "src/app/secret/Index.tsx" },
   item: { id: "items._id.Show", path: "/items/:id", params: { id: FromPath.int }, capabilities: none, source: "src/app/items/_id/Show.tsx" },
+  gated: { id: "gated.Index", path: "/gated", capabilities: none, source: "src/app/gated/Index.tsx" },
+  heard: { id: "heard.Index", path: "/heard", capabilities: none, source: "src/app/heard/Index.tsx" },
 } satisfies Record<string, LiveMount<unknown>>;
 
 const routes = new RouteTable(
@@ -131,12 +159,16 @@ const routes = new RouteTable(
     ...livePageRoutes(postsPage, mounts.posts),
     ...livePageRoutes(secretPage, mounts.secret).map(signedIn),
     ...livePageRoutes(itemPage, mounts.item),
+    ...livePageRoutes(gatedPage, mounts.gated),
+    ...livePageRoutes(heardPage, mounts.heard),
     ...resourceRoutes(Post, store),
     liveSocketRoute(counterPage, mounts.counter),
     liveSocketRoute(newPostPage, mounts.newPost),
     liveSocketRoute(postsPage, mounts.posts),
     signedIn(liveSocketRoute(secretPage, mounts.secret)),
     liveSocketRoute(itemPage, mounts.item),
+    liveSocketRoute(gatedPage, mounts.gated),
+    liveSocketRoute(heardPage, mounts.heard),
     liveClientRoute(),
   ],
   identify,
@@ -184,7 +216,7 @@ describe("fw/live: the page's GET", () => {
     const { html, csrf } = await visit("/counter?start=3");
     expect(csrf.length).toBeGreaterThan(20);
     expect(html).toMatch(/^<!DOCTYPE html>/);
-    expect(html).toContain("<title>Counter</title>");
+    expect(html).toContain("<title>Count 3</title>");
     expect(html).toMatch(/<div data-fw-live="\/fw\/live\/counter\.Index" data-fw-csrf="[^"]+"><section class="counter"><h1>/);
     expect(html).toContain('<b id="count">3</b>');
     expect(html).toMatch(/<script src="\/fw\/live\.js\?v=[0-9a-f]{10}" defer><\/script>/);
@@ -205,6 +237,8 @@ describe("fw/live: the socket", () => {
     expect(parsed).toMatchObject({ t: "r", n: 1 });
     expect(parsed.s).toBeUndefined();
     expect(second).toContain('"7"');
+    // The title follows the state; the client makes it the document's title (the layout lifted it on GET).
+    expect(second).toContain("<title>Count 7</title>");
     expect(second.length).toBeLessThan(JSON.stringify(first).length / 4);
     // An event that changes nothing is still answered, with nothing to apply.
     send(client, 2, "increment", csrf, [["by", "0"]]);
@@ -361,6 +395,33 @@ describe("fw/live: forms and topics", () => {
     expect(JSON.stringify(refreshed)).toContain("Hello from live");
     list.socket.close();
     form.socket.close();
+  });
+
+  it("events and refreshes take turns; publishes that wait behind an event cost one mount, a page's own refresh hears each", async () => {
+    const { cookie, csrf } = await visit("/counter");
+    mounts_of_gated = 0;
+    entered = deferred();
+    gate = deferred();
+    const gated = await open("gated", "/gated", cookie);
+    const heard = await open("heard", "/heard", cookie);
+    await next(gated);
+    await next(heard);
+    send(gated, 1, "wait", csrf);
+    await entered.promise;
+    for (const message of ["a", "b", "c"]) {
+      publish("gated", message);
+      publish("heard", message);
+    }
+    gate.resolve();
+    expect(await next(gated)).toMatchObject({ t: "r", n: 1 });
+    expect(JSON.stringify(await next(gated))).toContain('"2"');
+    send(gated, 2, "touch", csrf);
+    expect(await next(gated)).toEqual({ t: "r", n: 2, d: { u: {} } });
+    expect(mounts_of_gated).toBe(2);
+    const renders = [await next(heard), await next(heard), await next(heard)].map((m) => JSON.stringify(m));
+    expect(renders[2]).toContain("a,b,c");
+    gated.socket.close();
+    heard.socket.close();
   });
 
   it("without JavaScript the form posts to the page: 200, 422 with the errors, 400 for an unknown event, 403 without _csrf", async () => {
