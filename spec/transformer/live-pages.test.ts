@@ -116,7 +116,7 @@ describe("live pages the build refuses, naming the file and the fix", () => {
     const built = result("live-warnings");
     expect(built.code, built.output).toBe(0);
     expect(built.output).toMatch(
-      /src\/app\/notes\/Index\.tsx\(1,1\): warning TS91028: fw: src\/app\/notes\/Index\.tsx is a live page at \/notes, where Note's derived Create is mounted \(POST \/notes\).*Move the live page to its own path \(\/notes\/live: a Live\.tsx beside it\), or leave Create out of Note's actions\./,
+      /src\/app\/notes\/Index\.tsx\(4,1\): warning TS91028: fw: src\/app\/notes\/Index\.tsx is a live page at \/notes, where Note's derived Create is mounted \(POST \/notes\).*Move the live page to its own path \(\/notes\/live: a Live\.tsx beside it\), or leave Create out of Note's actions\./,
     );
   });
 
