@@ -68,7 +68,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   if (config.auth !== undefined) models.forEach((model) => checkModelGuard(c, model, config.auth as string));
   const sorted = sortRows(rows);
   checkReachable(sorted, sourceOf, show, findings);
-  checkLivePosts(sorted, derived, sourceOf, show, findings);
+  checkLivePosts(tsApi, sorted, derived, sourceOf, show, findings);
   const forms = formOnly(c, models, sorted);
   const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, forms, appDirShown: c.shown(config.appDir) });
   if (usesTypia(sorted, [...derived, ...forms]) && !hasTypiaTransform(program.getCompilerOptions())) {
@@ -210,7 +210,7 @@ function findLiveValues(checker: ts.TypeChecker, files: readonly ts.SourceFile[]
  * A live page answers POST at its own path (its forms without JavaScript): a Create.ts (or
  * another page) mounting POST there too would never be reached, or fail at boot.
  */
-function checkLivePosts(rows: readonly Row[], derived: readonly Derived[], sourceOf: (file: string) => ts.SourceFile | undefined, show: (file: string) => string, findings: Finding[]): void {
+function checkLivePosts(tsApi: typeof ts, rows: readonly Row[], derived: readonly Derived[], sourceOf: (file: string) => ts.SourceFile | undefined, show: (file: string) => string, findings: Finding[]): void {
   const shape = (pattern: string): string => pattern.replace(/\/:[^/]+/g, "/:").replace(/\/\*[^/]+$/, "/*");
   for (const page of rows.filter((row) => row.handler.case === "live")) {
     // A derived Create (POST /posts) beside it would be overridden by the page's POST (spec 4.3):
@@ -218,10 +218,15 @@ function checkLivePosts(rows: readonly Row[], derived: readonly Derived[], sourc
     // time, so this is a warning: it may leave Create out.
     const model = derived.find((d) => `/${pathSegment(d.model.name)}` === page.pattern);
     if (model !== undefined) {
+      const source = sourceOf(page.file);
+      const declared = source?.statements.find(
+        (statement) => tsApi.isVariableStatement(statement) && statement.declarationList.declarations.some((d) => tsApi.isIdentifier(d.name) && d.name.text === page.exportName),
+      );
       findings.push({
         code: Codes.liveTakesCreate,
         category: "warning",
-        file: sourceOf(page.file),
+        file: source,
+        ...(declared === undefined ? {} : { start: declared.getStart(), length: declared.getEnd() - declared.getStart() }),
         message:
           `${show(page.file)} is a live page at ${page.pattern}, where ${model.model.name}'s derived Create is mounted (POST ${page.pattern}): the page's own POST (its forms without JavaScript) overrides it, so ${model.model.name}'s New form would post to the live page and be refused. ` +
           `Move the live page to its own path (${page.pattern}/live: a Live.tsx beside it), or leave Create out of ${model.model.name}'s actions.`,

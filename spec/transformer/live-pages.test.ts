@@ -99,6 +99,7 @@ const broken: Record<string, readonly RegExp[]> = {
     /src\/app\/mail\/Index\.tsx\(\d+,\d+\): error TS91004: fw: `index` in src\/app\/mail\/Index\.tsx needs the capability `mailer: Mailer`, which src\/capabilities\.ts does not supply/,
     /src\/app\/later\/Create\.tsx\(\d+,\d+\): error TS91002: fw: src\/app\/later\/Create\.tsx mounts POST \/later, but `create` is a live page, which is a page to GET/,
     /src\/app\/notes\/Create\.ts\(\d+,\d+\): error TS91006: fw: src\/app\/notes\/Create\.ts and the live page src\/app\/notes\/Index\.tsx both mount POST \/notes/,
+    /src\/app\/wrong\/Index\.tsx\(6,10\): error TS91010: fw: src\/app\/wrong\/Index\.tsx mounts GET \/wrong: `index\.mount` reads the path parameter `id`, but its path has no such parameter/,
   ],
 };
 
@@ -115,7 +116,7 @@ describe("live pages the build refuses, naming the file and the fix", () => {
     const built = result("live-warnings");
     expect(built.code, built.output).toBe(0);
     expect(built.output).toMatch(
-      /src\/app\/notes\/Index\.tsx\(1,1\): warning TS91028: fw: src\/app\/notes\/Index\.tsx is a live page at \/notes, where Note's derived Create is mounted \(POST \/notes\).*Move the live page to its own path \(\/notes\/live: a Live\.tsx beside it\), or leave Create out of Note's actions\./,
+      /src\/app\/notes\/Index\.tsx\(4,1\): warning TS91028: fw: src\/app\/notes\/Index\.tsx is a live page at \/notes, where Note's derived Create is mounted \(POST \/notes\).*Move the live page to its own path \(\/notes\/live: a Live\.tsx beside it\), or leave Create out of Note's actions\./,
     );
   });
 
