@@ -216,12 +216,14 @@ function checkLivePosts(tsApi: typeof ts, rows: readonly Row[], derived: readonl
     // A derived Create (POST /posts) beside it would be overridden by the page's POST (spec 4.3):
     // the model's New form would post to the live page. The model's actions are read at run
     // time, so this is a warning: it may leave Create out.
+    const source = sourceOf(page.file);
+    const declared = source?.statements.find(
+      (statement) => tsApi.isVariableStatement(statement) && statement.declarationList.declarations.some((d) => tsApi.isIdentifier(d.name) && d.name.text === page.exportName),
+    );
+    // A page without events mounts no POST (fw/live's livePageRoutes): nothing is taken.
+    if (declared !== undefined && !declaresEvents(tsApi, declared)) continue;
     const model = derived.find((d) => `/${pathSegment(d.model.name)}` === page.pattern);
     if (model !== undefined) {
-      const source = sourceOf(page.file);
-      const declared = source?.statements.find(
-        (statement) => tsApi.isVariableStatement(statement) && statement.declarationList.declarations.some((d) => tsApi.isIdentifier(d.name) && d.name.text === page.exportName),
-      );
       findings.push({
         code: Codes.liveTakesCreate,
         category: "warning",
@@ -241,6 +243,22 @@ function checkLivePosts(tsApi: typeof ts, rows: readonly Row[], derived: readonl
       message: `${show(taken.file)} and the live page ${show(page.file)} both mount POST ${page.pattern} (a live page answers POST at its path: its forms without JavaScript). Move ${show(taken.file)} to another path, or handle the form as an event of the live page.`,
     });
   }
+}
+
+/**
+ * Whether a live page's declaration (`export const index = live({ … })`) may have events: false
+ * only when the build reads its `live()` options and they have no `events`, or an empty one.
+ */
+function declaresEvents(tsApi: typeof ts, statement: ts.Statement): boolean {
+  if (!tsApi.isVariableStatement(statement)) return true;
+  const init = statement.declarationList.declarations[0]?.initializer;
+  if (init === undefined || !tsApi.isCallExpression(init)) return true;
+  const options = init.arguments[0];
+  if (options === undefined || !tsApi.isObjectLiteralExpression(options)) return true;
+  if (options.properties.some((p) => tsApi.isSpreadAssignment(p))) return true;
+  const events = options.properties.find((p) => p.name !== undefined && (tsApi.isIdentifier(p.name) || tsApi.isStringLiteral(p.name)) && p.name.text === "events");
+  if (events === undefined) return false;
+  return !(tsApi.isPropertyAssignment(events) && tsApi.isObjectLiteralExpression(events.initializer) && events.initializer.properties.length === 0);
 }
 
 /** With the auth module on, a model's companion must declare `guarded` (or `owned`). */

@@ -120,13 +120,20 @@ describe("live pages the build refuses, naming the file and the fix", () => {
     );
   });
 
+  it("a live page without events at a derived model's path mounts no POST: no warning, the model's Create stays", () => {
+    const built = result("live-warnings");
+    expect(built.code, built.output).toBe(0);
+    expect(built.output).not.toContain("tasks/Index.tsx");
+    expect(built.output.match(/TS91028/g)).toHaveLength(1); // the notes page's alone
+  });
+
   it("events the build cannot read are a warning (the build goes on): nothing is checked", () => {
     const built = result("live-warnings");
     expect(built.code, built.output).toBe(0);
     expect(built.output).toMatch(
       /src\/app\/Index\.tsx\(10,3\): warning TS91027: fw: src\/app\/Index\.tsx: the build cannot read the events of the live page `index`, so the events its markup names are not checked.*Write them inline/,
     );
-    expect(generated("live-warnings")).toContain(`const mount1 = { id: "Index", path: "/", capabilities: {}, source: "src/app/Index.tsx" };`);
+    expect(generated("live-warnings")).toContain(`const mount2 = { id: "Index", path: "/", capabilities: {}, source: "src/app/Index.tsx" };`);
   });
 });
 
