@@ -6,6 +6,7 @@ import type { Route as AnyRoute } from "../../runtime/routing/route.js";
 import type { FormErrors } from "../../runtime/resource/form-errors.js";
 import { serve, sessionCookie, type Served } from "../support/serve.js";
 import { connect, deferred, refusal, type Client } from "../support/ws-client.js";
+import { installFanOut } from "../../runtime/ws/fan-out.js";
 import { compiled } from "./compiled.js";
 
 /**
@@ -395,6 +396,26 @@ describe("fw/live: forms and topics", () => {
     expect(JSON.stringify(refreshed)).toContain("Hello from live");
     list.socket.close();
     form.socket.close();
+  });
+
+  it("a publish from another process (through the app's fan-out) refreshes a listening page here", async () => {
+    let deliver: ((room: string, text: string) => void) | undefined;
+    const published: string[] = [];
+    await installFanOut({ publish: (room) => void published.push(room), start: async (to) => void (deliver = to), close: async () => undefined });
+    try {
+      const { cookie } = await visit("/live/posts");
+      const list = await open("posts", "/live/posts", cookie);
+      await next(list);
+      await store.insert({ title: "Inserted here" });
+      expect(JSON.stringify(await next(list))).toContain("Inserted here");
+      expect(published).toEqual(["fw.live:posts"]);
+      // Another process published "posts": this page mounts again and answers (nothing changed here).
+      deliver?.("fw.live:posts", "{}");
+      expect(await next(list)).toEqual({ t: "r", n: 0, d: { u: {} } });
+      list.socket.close();
+    } finally {
+      await installFanOut(undefined);
+    }
   });
 
   it("events and refreshes take turns; publishes that wait behind an event cost one mount, a page's own refresh hears each", async () => {
