@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^fw$/, replacement: here("./runtime/index.ts") },
       { find: /^fw\/auth$/, replacement: here("./runtime/auth/index.ts") },
       { find: /^fw\/db$/, replacement: here("./runtime/db/index.ts") },
+      { find: /^fw\/live$/, replacement: here("./runtime/live/index.ts") },
     ],
   },
   oxc: {

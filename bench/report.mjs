@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BENCH, fmtInt, fmtMB, fmtMs, fmtNum, fmtSpread } from "./lib/util.mjs";
+import { liveSection } from "./live.mjs";
 import { scaleSection } from "./scale.mjs";
 
 const pct = (x) => (Number.isFinite(x) ? `${x >= 0 ? "+" : ""}${(x * 100).toFixed(0)} %` : "–");
@@ -386,6 +387,7 @@ How to run and what each part measures: [bench/README.md](bench/README.md).
   if (r.memory !== undefined) parts.push(`## Memory\n\n${memorySection(r.memory, r.options.memory)}\n`);
   if (r.db !== undefined) parts.push(`## Database (fw/db)\n\n${dbSection(r.db, { ...r.options.db, wrkArgs: `-t1 -c${r.options.db.connections} -d${r.options.db.seconds}s` })}\n`);
   if (r.scale !== undefined) parts.push(`## Scale-out (issue 21)\n\n${scaleSection(r.scale)}\n`);
+  if (r.live !== undefined) parts.push(`## Live pages (issue 23, fw/live)\n\n${liveSection(r.live)}\n`);
   const findings = join(BENCH, "FINDINGS.md");
   if (existsSync(findings)) parts.push(readFileSync(findings, "utf8").trim() + "\n");
   return parts.join("\n");

@@ -4,7 +4,7 @@
 //
 //   npm run bench                      full run (under 10 minutes on 2 cores), writes BENCHMARKS.md
 //   npm run bench -- --quick           one-minute smoke run, writes bench/.work/BENCHMARKS.quick.md
-//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale);
+//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale, live);
 //                                      writes bench/.work/BENCHMARKS.routing+memory.md, never BENCHMARKS.md
 //   npm run bench -- --no-build        use dist/ and example/dist/ as they are (the memory part still bundles
 //                                      the example with `fw bundle`, from example/dist as it is)
@@ -37,6 +37,7 @@ const OPTIONS = quick
       dev: { routes: 50, edits: 2 },
       db: { seconds: 1, rounds: 1, warmup: 1, connections: 50, storeMs: 300, rssRounds: 1, coldRounds: 1 },
       scale: { seconds: 2, rounds: 1, connections: 50, messages: 100, warmup: 2 },
+      live: { events: 200, warmup: 50, sockets: 200 },
     }
   : {
       throughput: { seconds: 2, rounds: 5, warmup: 2, connections: 50 },
@@ -48,6 +49,7 @@ const OPTIONS = quick
       dev: { routes: 200, edits: 5 },
       db: { seconds: 2, rounds: 5, warmup: 2, connections: 50, storeMs: 1000, rssRounds: 3, coldRounds: 2 },
       scale: { seconds: 5, rounds: 3, connections: 50, messages: 500, warmup: 20 },
+      live: { events: 2000, warmup: 200, sockets: 1000 },
     };
 OPTIONS.throughput.wrkArgs = `-t1 -c${OPTIONS.throughput.connections} -d${OPTIONS.throughput.seconds}s`;
 OPTIONS.build.coldNote =
@@ -112,6 +114,7 @@ async function main() {
     ["dev", async () => (await import("./dev-reload.mjs")).devReload({ ...OPTIONS.dev, log: (line) => log(`dev: ${line}`) })],
     ["db", async () => (await import("./db.mjs")).db(OPTIONS.db)],
     ["scale", async () => (await import("./scale.mjs")).scale(OPTIONS.scale)],
+    ["live", async () => (await import("./live.mjs")).live(OPTIONS.live)],
   ];
   const took = {};
   for (const [name, part] of parts) {

@@ -16,6 +16,8 @@ export interface PluginOptions {
   readonly fwModule?: string;
   /** The specifier of fw/db in generated code (imported only when a model declares a `table`). Default `<fwModule>/db`. */
   readonly dbModule?: string;
+  /** The specifier of fw/live in generated code (imported only when the app has a live page). Default `<fwModule>/live`. */
+  readonly liveModule?: string;
 }
 
 /** Resolved, absolute configuration: what the generator is a pure function of (with the program). */
@@ -28,6 +30,7 @@ export interface FwConfig {
   readonly auth: string | undefined;
   readonly fwModule: string;
   readonly dbModule: string;
+  readonly liveModule: string;
 }
 
 export function resolveConfig(options: PluginOptions, projectDir: string): FwConfig {
@@ -41,6 +44,7 @@ export function resolveConfig(options: PluginOptions, projectDir: string): FwCon
     auth: options.auth,
     fwModule: options.fwModule ?? "fw",
     dbModule: options.dbModule ?? `${options.fwModule ?? "fw"}/db`,
+    liveModule: options.liveModule ?? `${options.fwModule ?? "fw"}/live`,
   };
 }
 

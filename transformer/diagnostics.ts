@@ -30,6 +30,10 @@ export const Codes = {
   routeNeverReached: 91022,
   tableOption: 91023,
   jsonBody: 91024,
+  liveUnknownEvent: 91025,
+  liveEventPayload: 91026,
+  liveEventsUnreadable: 91027,
+  liveTakesCreate: 91028,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

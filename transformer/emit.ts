@@ -36,11 +36,15 @@ export interface EmitInput {
   readonly fwModule: string;
   /** fw/db's specifier, imported only when a model declares a table. */
   readonly dbModule: string;
+  /** fw/live's specifier, imported only when the app has a live page. */
+  readonly liveModule?: string;
   readonly capabilitiesFile: string;
   readonly rows: readonly Row[];
   readonly models: readonly Model[];
   /** Models deriving Resource, in fully-qualified-name order. */
   readonly derived: readonly Derived[];
+  /** Models deriving Form alone whose form a live page reads (`FormInput<M>`): their ModelSpec only. */
+  readonly forms?: readonly Derived[];
   readonly appDirShown: string;
 }
 
@@ -54,7 +58,7 @@ const q = (text: string): string => JSON.stringify(text);
 
 /** Whether the module calls typia: a model (validator, key decoder), a typed path parameter, or a declared JSON body. */
 export function usesTypia(rows: readonly Row[], derived: readonly Derived[]): boolean {
-  return derived.length > 0 || rows.some((r) => r.handler.case === "http" && (r.handler.json === true || r.handler.params.some((p) => p.decode)));
+  return derived.length > 0 || rows.some((r) => (r.handler.case === "http" && r.handler.json === true) || (r.handler.case !== "ws" && r.handler.params.some((p) => p.decode)));
 }
 
 /**
@@ -64,8 +68,11 @@ export function usesTypia(rows: readonly Row[], derived: readonly Derived[]): bo
  */
 export function emitModule(input: EmitInput): string {
   const { rows } = input;
-  const typia = usesTypia(rows, input.derived);
-  const usesCapabilities = rows.some((r) => r.handler.case === "http" && r.handler.capabilities.some((c) => c.store === undefined));
+  const forms = input.forms ?? [];
+  const typia = usesTypia(rows, [...input.derived, ...forms]);
+  const usesCapabilities = rows.some((r) => r.handler.case !== "ws" && r.handler.capabilities.some((c) => c.store === undefined));
+  // fw/live only when a route file is a live page: an app without one never loads the module.
+  const live = rows.some((r) => r.handler.case === "live");
   const scoped = input.derived.some((d) => d.owner !== undefined && d.table === undefined) ? "ScopedStore, " : "";
   const tabled = input.derived.filter((d) => d.table !== undefined);
   const lines: string[] = [
@@ -82,12 +89,17 @@ export function emitModule(input: EmitInput): string {
     const sqlScoped = tabled.some((d) => d.owner !== undefined) ? "SqlScopedStore, " : "";
     lines.push(`import { processDatabase, ${sqlScoped}SqlStore, type TableSpec } from ${q(input.dbModule)};`);
   }
+  if (live) {
+    const publishing = input.derived.length > 0 ? ", publishing" : "";
+    lines.push(`import { liveClientRoute, livePageRoutes, liveSocketRoute${publishing} } from ${q(input.liveModule ?? `${input.fwModule}/live`)};`);
+  }
   if (usesCapabilities) lines.push(`import * as capabilities from ${q(specifier(input.out, input.capabilitiesFile))};`);
   rows.forEach((row, i) => lines.push(`import * as r${i} from ${q(specifier(input.out, row.file))};`));
   input.derived.forEach((d, i) => lines.push(`import * as m${i} from ${q(specifier(input.out, d.model.file))};`));
+  forms.forEach((d, k) => lines.push(`import * as f${k} from ${q(specifier(input.out, d.model.file))};`));
   lines.push("", `/** Models in fully-qualified-name order: ${input.models.length === 0 ? "none" : input.models.map((m) => m.fqn).join(", ")}. */`);
   lines.push(`export const models: readonly string[] = [${input.models.map((m) => q(m.fqn)).join(", ")}];`, "");
-  lines.push(...modelSpecs(input.derived));
+  lines.push(...modelSpecs(input.derived, live), ...formSpecs(forms));
   lines.push(
     "/** The tables of the models that declare one (fw/db's `db new` writes the CREATE TABLE of those the database lacks). */",
     tabled.length === 0 ? "export const tables = [] as const;" : `export const tables: readonly TableSpec[] = [${input.derived.flatMap((d, i) => (d.table === undefined ? [] : [`table${i}`])).join(", ")}];`,
@@ -96,10 +108,14 @@ export function emitModule(input: EmitInput): string {
   lines.push("/** The application's route table, in match order (spec 4.2). */", "export function table(): RouteTable {");
   const storeOf = new Map(input.derived.map((d, i) => [d.model.name, `store${i}`]));
   rows.forEach((row, i) => {
-    if (row.handler.case === "http" && row.handler.capabilities.length > 0) {
+    if (row.handler.case !== "ws" && row.handler.capabilities.length > 0) {
       const supplied = row.handler.capabilities.map((c) => `${c.name}: ${c.store === undefined ? `capabilities.${c.name}` : storeOf.get(c.store)}`).join(", ");
       lines.push(`  const c${i} = { ${supplied} };`);
     }
+  });
+  const modelOf = new Map([...input.derived.map((d, i) => [d.model.name, `model${i}`] as const), ...forms.map((d, k) => [d.model.name, `form${k}`] as const)]);
+  rows.forEach((row, i) => {
+    if (row.handler.case === "live") lines.push(`  const mount${i} = ${liveMount(row, i, modelOf)};`);
   });
   const guards = [
     ...rows.flatMap((row, i) => (row.guarded ? [`r${i}.guarded`] : [])),
@@ -117,8 +133,49 @@ export function emitModule(input: EmitInput): string {
       `    ...guardFor(${modelGuard(d, i)}, resourceRoutes(model${i}, store${i}, { actions: ${options}.actions, ${owned}source: ${q(d.shown)} })),`,
     );
   });
+  const sockets = rows.flatMap((row, i) => (row.handler.case === "live" ? [`    // from ${row.shown} (its live socket)`, `    ${guardedBy(row, i, `liveSocketRoute(${pageOf(row, i)}, mount${i})`)},`] : []));
+  if (live) {
+    // Spec 4.6: a live application's endpoints come after the table, the carried routes too.
+    lines.push("  ]).concat([", ...sockets, "    // the live client (fw/live)", "    liveClientRoute(),");
+  }
   lines.push("  ]);", "}", "");
   return lines.join("\n");
+}
+
+/** The export of a live page's route file, as the table reaches it. */
+function pageOf(row: Row, i: number): string {
+  return `r${i}${member(row.exportName)}`;
+}
+
+/** `.index`, or `["new"]` for a name that cannot follow a dot. */
+function member(name: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) && name !== "new" ? `.${name}` : `[${q(name)}]`;
+}
+
+/** A route wrapped by its file's `guarded.through`, when the file exports one. */
+function guardedBy(row: Row, i: number, route: string): string {
+  return row.guarded ? `r${i}.guarded.through(${route})` : route;
+}
+
+/** What the table tells a live page (fw/live's LiveMount): id, path, decoders, capabilities, form models, source. */
+function liveMount(row: Row, i: number, modelOf: ReadonlyMap<string, string>): string {
+  const handler = row.handler;
+  if (handler.case !== "live") throw new Error("unreachable: only live rows have a mount");
+  const mount = `typeof ${pageOf(row, i)}.spec.mount`;
+  const decoded = handler.params.filter((p) => p.decode);
+  const params = decoded.length === 0 ? "" : ` params: { ${decoded.map((p) => `${p.name}: ${decoder(p.type, `Parameters<${mount}>[0]["params"][${q(p.name)}]`)}`).join(", ")} },`;
+  const capabilities = handler.capabilities.length > 0 ? `c${i}` : "{}";
+  const known = handler.forms.flatMap((f) => {
+    const model = modelOf.get(f.model);
+    return model === undefined ? [] : [`${/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(f.event) ? f.event : q(f.event)}: ${model}`];
+  });
+  const forms = known.length === 0 ? "" : ` forms: { ${known.join(", ")} },`;
+  return `{ id: ${q(handler.id)}, path: ${q(row.pattern)},${params} capabilities: ${capabilities},${forms} source: ${q(row.shown)} }`;
+}
+
+/** A path parameter's typia decoder, its type read off the handler's own signature. */
+function decoder(type: string, of: string): string {
+  return `FromPath.typia(${q(type)}, typia.http.createParameter<${of}>())`;
 }
 
 /** A model's guard: `guarded`, else (for an owned model) its `owned` declaration. */
@@ -128,7 +185,7 @@ function modelGuard(d: Derived, i: number): string {
 }
 
 /** One ModelSpec per derived model (its fields read at build time, typia's validator and key decoder), and its store. */
-function modelSpecs(derived: readonly Derived[]): string[] {
+function modelSpecs(derived: readonly Derived[], live: boolean): string[] {
   if (derived.length === 0) return [];
   const lines = [
     "/** Wraps the routes a model's `guarded` declaration covers with its `through` (spec 4.5). */",
@@ -154,44 +211,66 @@ function modelSpecs(derived: readonly Derived[]): string[] {
   ];
   derived.forEach((d, i) => {
     const type = `m${i}.${d.model.typePath}`;
-    // The form's draft has neither the key, the owner, nor what the server sets.
-    const serverSet = d.shape.fields.filter((f) => f.serverSet !== undefined).map((f) => f.name);
-    const omitted = [d.shape.key, ...(d.owner === undefined ? [] : [d.owner.field]), ...serverSet].map(q).join(" | ");
-    const fields = d.shape.fields.map((f) => `    ${JSON.stringify(f)},`);
     lines.push(
-      `// from ${d.shown}`,
-      `const model${i}: ModelSpec<${type}> = {`,
-      `  name: ${q(d.model.name)},`,
-      `  fqn: ${q(d.model.fqn)},`,
-      `  path: ${q(`/${pathSegment(d.model.name)}`)},`,
-      `  key: ${q(d.shape.key)},`,
-      ...(d.owner === undefined ? [] : [`  owner: ${q(d.owner.field)},`]),
-      ...(d.table === undefined ? [] : [`  table: ${q(d.table.name)},`]),
-      "  fields: [",
-      ...fields,
-      "  ],",
-      `  validate: typia.createValidate<Omit<${type}, ${omitted}>>() as ModelSpec<${type}>["validate"],`,
-      `  decodeKey: FromPath.typia(${q(`Id<${d.model.name}>`)}, typia.http.createParameter<${type}[${q(d.shape.key)}]>()),`,
-      "};",
+      ...specLines(d, `model${i}`, type),
       ...(d.table === undefined ? [] : [`const table${i}: TableSpec = ${JSON.stringify(d.table)};`]),
-      storeLine(d, i, type),
+      storeLine(d, i, type, live),
       "",
     );
   });
   return lines;
 }
 
-/** A model's store: in memory; for an owned model, scoped by its owner field (spec 2.13, 4.5). */
-function storeLine(d: Derived, i: number, type: string): string {
-  if (d.owner === undefined) return d.table === undefined ? `const store${i} = storeFor(model${i});` : `const store${i} = storeFor(model${i}, table${i});`;
+/** A model's ModelSpec const: its fields read at build time, typia's validator and key decoder. */
+function specLines(d: Derived, name: string, type: string): string[] {
+  // The form's draft has neither the key, the owner, nor what the server sets.
+  const serverSet = d.shape.fields.filter((f) => f.serverSet !== undefined).map((f) => f.name);
+  const omitted = [d.shape.key, ...(d.owner === undefined ? [] : [d.owner.field]), ...serverSet].map(q).join(" | ");
+  const fields = d.shape.fields.map((f) => `    ${JSON.stringify(f)},`);
+  return [
+    `// from ${d.shown}`,
+    `const ${name}: ModelSpec<${type}> = {`,
+    `  name: ${q(d.model.name)},`,
+    `  fqn: ${q(d.model.fqn)},`,
+    `  path: ${q(`/${pathSegment(d.model.name)}`)},`,
+    `  key: ${q(d.shape.key)},`,
+    ...(d.owner === undefined ? [] : [`  owner: ${q(d.owner.field)},`]),
+    ...(d.table === undefined ? [] : [`  table: ${q(d.table.name)},`]),
+    "  fields: [",
+    ...fields,
+    "  ],",
+    `  validate: typia.createValidate<Omit<${type}, ${omitted}>>() as ModelSpec<${type}>["validate"],`,
+    `  decodeKey: FromPath.typia(${q(`Id<${d.model.name}>`)}, typia.http.createParameter<${type}[${q(d.shape.key)}]>()),`,
+    "};",
+  ];
+}
+
+/** The ModelSpec of each model deriving Form alone that a live page reads a form with (no store, no routes). */
+function formSpecs(forms: readonly Derived[]): string[] {
+  return forms.flatMap((d, k) => [...specLines(d, `form${k}`, `f${k}.${d.model.typePath}`), ""]);
+}
+
+/**
+ * A model's store: in memory; for an owned model, scoped by its owner field (spec 2.13, 4.5).
+ * In an app with a live page, the store publishes the topic named like the model's path
+ * (`posts`) after each write (an owned model's whole table does: every write goes through it).
+ */
+function storeLine(d: Derived, i: number, type: string, live: boolean): string {
+  const publishing = (store: string): string => (live ? `publishing(${store}, ${q(pathSegment(d.model.name))})` : store);
+  if (d.owner === undefined) return `const store${i} = ${publishing(d.table === undefined ? `storeFor(model${i})` : `storeFor(model${i}, table${i})`)};`;
   const decode = `FromPath.typia(${q(`Id<${d.owner.model}>`)}, typia.http.createParameter<${type}[${q(d.owner.field)}]>())`;
-  if (d.table !== undefined) return `const store${i} = new SqlScopedStore<${type}>(new SqlStore<${type}>(processDatabase(), table${i}), ${decode});`;
-  return `const store${i} = new ScopedStore<${type}>(storeFor(model${i}), ${q(d.owner.field)}, ${decode});`;
+  // fw/db's scoped store needs the SqlStore itself (it updates through its rows), so the scoped
+  // store is wrapped instead (publishing also wraps the stores its `for` narrows to).
+  if (d.table !== undefined) return `const store${i} = ${publishing(`new SqlScopedStore<${type}>(new SqlStore<${type}>(processDatabase(), table${i}), ${decode})`)};`;
+  return `const store${i} = new ScopedStore<${type}>(${publishing(`storeFor(model${i})`)}, ${q(d.owner.field)}, ${decode});`;
 }
 
 function routeExpression(row: Row, i: number): string {
-  const route = row.handler.case === "ws" ? wsRoute(row, i) : httpRoute(row, i);
-  return row.guarded ? `r${i}.guarded.through(${route})` : route;
+  if (row.handler.case === "live") {
+    const routes = `livePageRoutes(${pageOf(row, i)}, mount${i})`;
+    return row.guarded ? `...${routes}.map((route) => r${i}.guarded.through(route))` : `...${routes}`;
+  }
+  return guardedBy(row, i, row.handler.case === "ws" ? wsRoute(row, i) : httpRoute(row, i));
 }
 
 function wsRoute(row: Row, i: number): string {
@@ -201,15 +280,14 @@ function wsRoute(row: Row, i: number): string {
 function httpRoute(row: Row, i: number): string {
   const handler = row.handler;
   if (handler.case !== "http") throw new Error("unreachable: ws rows are printed by wsRoute");
-  const member = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(row.exportName) && row.exportName !== "new" ? `.${row.exportName}` : `[${q(row.exportName)}]`;
-  const call = `r${i}${member}`;
+  const call = `r${i}${member(row.exportName)}`;
   const fn = handler.capabilities.length > 0 ? `(request) => ${call}(request, c${i})` : call;
   const decoded = handler.params.filter((p) => p.decode);
   const params =
     decoded.length === 0
       ? ""
       : `, params: { ${decoded
-          .map((p) => `${p.name}: FromPath.typia(${q(p.type)}, typia.http.createParameter<Parameters<typeof ${call}>[0]["params"][${q(p.name)}]>())`)
+          .map((p) => `${p.name}: ${decoder(p.type, `Parameters<typeof ${call}>[0]["params"][${q(p.name)}]`)}`)
           .join(", ")} }`;
   const constructor = handler.api ? "Route.api" : "Route.http";
   // The JSON body's type is read off the handler's own signature, so it need not be exported.

@@ -11,6 +11,7 @@ const MODULES = {
   store: /[\\/]runtime[\\/]resource[\\/]store\.(d\.)?ts$/,
   scopedStore: /[\\/]runtime[\\/]resource[\\/]scoped-store\.(d\.)?ts$/,
   listener: /[\\/]runtime[\\/]ws[\\/]listener\.(d\.)?ts$/,
+  live: /[\\/]runtime[\\/]live[\\/]page\.(d\.)?ts$/,
 } as const;
 
 export type FwModule = keyof typeof MODULES;

@@ -3,7 +3,7 @@ import { checkCapabilities } from "./capabilities.js";
 import { shown, type FwConfig } from "./config.js";
 import { Codes, type Finding } from "./diagnostics.js";
 import { emitModule, usesTypia, type Derived, type Row } from "./emit.js";
-import { shapeModel, type Shaping } from "./model-shape.js";
+import { pathSegment, shapeModel, type Shaping } from "./model-shape.js";
 import { analyseHandler, routeExport, type Checking } from "./handlers.js";
 import { discoverModels, type Model } from "./models.js";
 import { tableOf, tableOption } from "./table.js";
@@ -44,10 +44,13 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
     shown: show,
     findings,
     models: new Set(derived.map((d) => d.model.name)),
+    formModels: new Set(models.filter((m) => m.derivations.includes("Form") && !m.derivations.includes("Resource") && !rejected.has(m.name)).map((m) => m.name)),
     brokenModels: rejected,
     ownedModels: new Set(derived.flatMap((d) => (d.owner === undefined ? [] : [d.model.name]))),
     wsListener: findWsListener(checker, program.getSourceFiles()),
     capabilityModule: { shown: show(config.capabilities), exports: exportsOf(checker, tsApi, program.getSourceFile(config.capabilities)) },
+    liveValues: findLiveValues(checker, program.getSourceFiles()),
+    appDir: config.appDir,
   };
   const sourceOf = (file: string): ts.SourceFile | undefined => program.getSourceFile(file);
   const scanned = found.filter((route) => included(route, sourceOf, c));
@@ -65,14 +68,16 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   if (config.auth !== undefined) models.forEach((model) => checkModelGuard(c, model, config.auth as string));
   const sorted = sortRows(rows);
   checkReachable(sorted, sourceOf, show, findings);
-  const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, appDirShown: c.shown(config.appDir) });
-  if (usesTypia(sorted, derived) && !hasTypiaTransform(program.getCompilerOptions())) {
+  checkLivePosts(tsApi, sorted, derived, sourceOf, show, findings);
+  const forms = formOnly(c, models, sorted);
+  const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, forms, appDirShown: c.shown(config.appDir) });
+  if (usesTypia(sorted, [...derived, ...forms]) && !hasTypiaTransform(program.getCompilerOptions())) {
     findings.push({
       code: Codes.typiaTransformMissing,
       category: "error",
       ...pluginsEntry(program, tsApi),
       message:
-        `${tsconfigShown(program, show)}: the generated routes call typia (${typiaUser(sorted, derived)}), ` +
+        `${tsconfigShown(program, show)}: the generated routes call typia (${typiaUser(sorted, [...derived, ...forms])}), ` +
         `but compilerOptions.plugins has no typia transform. Add { "transform": "typia/lib/transform" } after fw's entry.`,
     });
   }
@@ -162,8 +167,8 @@ function rowOf(c: Checking, config: FwConfig, route: RouteFile, sourceOf: (file:
   const names = route.pattern.split("/").filter((s) => s.startsWith(":") || s.startsWith("*")).map((s) => s.slice(1));
   const handler = analyseHandler(c, route, source, names);
   if (handler === undefined) return [];
-  if (handler.case === "http" && handler.capabilities.some((use) => use.store !== undefined && c.brokenModels.has(use.store))) return [];
-  if (handler.case === "http" && handler.capabilities.length > 0) {
+  if (handler.case !== "ws" && handler.capabilities.some((use) => use.store !== undefined && c.brokenModels.has(use.store))) return [];
+  if (handler.case !== "ws" && handler.capabilities.length > 0) {
     const site = { source, handler: route.role.exportName, capabilitiesFile: config.capabilities };
     if (!checkCapabilities(c, site, sourceOf(config.capabilities), handler.capabilities)) return [];
   }
@@ -178,6 +183,82 @@ function rowOf(c: Checking, config: FwConfig, route: RouteFile, sourceOf: (file:
   }
   const method = handler.case === "ws" ? "WS" : route.role.method;
   return [{ file: route.file, shown: c.shown(route.file), method, pattern: route.pattern, exportName: route.role.exportName, handler, guarded }];
+}
+
+/**
+ * The models deriving Form alone (no routes, no store) whose form a live page reads: shaped
+ * like a derived model's (the same rules and diagnostics), for their ModelSpec.
+ */
+function formOnly(c: Checking, models: readonly Model[], rows: readonly Row[]): Derived[] {
+  const named = new Set(rows.flatMap((row) => (row.handler.case === "live" ? row.handler.forms.map((f) => f.model) : [])));
+  return models.flatMap((model) => {
+    if (!named.has(model.name) || !c.formModels.has(model.name)) return [];
+    const shape = shapeModel(c, model);
+    return shape === undefined ? [] : [{ model, shape, shown: c.shown(model.file) }];
+  });
+}
+
+/** fw/live's `LiveValues` type, read from its declaration among the program's files. */
+function findLiveValues(checker: ts.TypeChecker, files: readonly ts.SourceFile[]): ts.Type | undefined {
+  const file = files.find((f) => /[\\/]runtime[\\/]live[\\/]page\.(d\.)?ts$/.test(f.fileName));
+  const module = file === undefined ? undefined : checker.getSymbolAtLocation(file);
+  const symbol = module === undefined ? undefined : checker.getExportsOfModule(module).find((s) => s.getName() === "LiveValues");
+  return symbol === undefined ? undefined : checker.getDeclaredTypeOfSymbol(symbol);
+}
+
+/**
+ * A live page answers POST at its own path (its forms without JavaScript): a Create.ts (or
+ * another page) mounting POST there too would never be reached, or fail at boot.
+ */
+function checkLivePosts(tsApi: typeof ts, rows: readonly Row[], derived: readonly Derived[], sourceOf: (file: string) => ts.SourceFile | undefined, show: (file: string) => string, findings: Finding[]): void {
+  const shape = (pattern: string): string => pattern.replace(/\/:[^/]+/g, "/:").replace(/\/\*[^/]+$/, "/*");
+  for (const page of rows.filter((row) => row.handler.case === "live")) {
+    // A derived Create (POST /posts) beside it would be overridden by the page's POST (spec 4.3):
+    // the model's New form would post to the live page. The model's actions are read at run
+    // time, so this is a warning: it may leave Create out.
+    const source = sourceOf(page.file);
+    const declared = source?.statements.find(
+      (statement) => tsApi.isVariableStatement(statement) && statement.declarationList.declarations.some((d) => tsApi.isIdentifier(d.name) && d.name.text === page.exportName),
+    );
+    // A page without events mounts no POST (fw/live's livePageRoutes): nothing is taken.
+    if (declared !== undefined && !declaresEvents(tsApi, declared)) continue;
+    const model = derived.find((d) => `/${pathSegment(d.model.name)}` === page.pattern);
+    if (model !== undefined) {
+      findings.push({
+        code: Codes.liveTakesCreate,
+        category: "warning",
+        file: source,
+        ...(declared === undefined ? {} : { start: declared.getStart(), length: declared.getEnd() - declared.getStart() }),
+        message:
+          `${show(page.file)} is a live page at ${page.pattern}, where ${model.model.name}'s derived Create is mounted (POST ${page.pattern}): the page's own POST (its forms without JavaScript) overrides it, so ${model.model.name}'s New form would post to the live page and be refused. ` +
+          `Move the live page to its own path (${page.pattern}/live: a Live.tsx beside it), or leave Create out of ${model.model.name}'s actions.`,
+      });
+    }
+    const taken = rows.find((row) => row !== page && shape(row.pattern) === shape(page.pattern) && row.method === "POST");
+    if (taken === undefined) continue;
+    findings.push({
+      code: Codes.duplicateRoute,
+      category: "error",
+      file: sourceOf(taken.file),
+      message: `${show(taken.file)} and the live page ${show(page.file)} both mount POST ${page.pattern} (a live page answers POST at its path: its forms without JavaScript). Move ${show(taken.file)} to another path, or handle the form as an event of the live page.`,
+    });
+  }
+}
+
+/**
+ * Whether a live page's declaration (`export const index = live({ … })`) may have events: false
+ * only when the build reads its `live()` options and they have no `events`, or an empty one.
+ */
+function declaresEvents(tsApi: typeof ts, statement: ts.Statement): boolean {
+  if (!tsApi.isVariableStatement(statement)) return true;
+  const init = statement.declarationList.declarations[0]?.initializer;
+  if (init === undefined || !tsApi.isCallExpression(init)) return true;
+  const options = init.arguments[0];
+  if (options === undefined || !tsApi.isObjectLiteralExpression(options)) return true;
+  if (options.properties.some((p) => tsApi.isSpreadAssignment(p))) return true;
+  const events = options.properties.find((p) => p.name !== undefined && (tsApi.isIdentifier(p.name) || tsApi.isStringLiteral(p.name)) && p.name.text === "events");
+  if (events === undefined) return false;
+  return !(tsApi.isPropertyAssignment(events) && tsApi.isObjectLiteralExpression(events.initializer) && events.initializer.properties.length === 0);
 }
 
 /** With the auth module on, a model's companion must declare `guarded` (or `owned`). */

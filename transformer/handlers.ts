@@ -4,6 +4,7 @@ import { bareCapabilityAdvice, isBareCapability } from "./capability-parameter.j
 import { fwTypeName } from "./fw-symbols.js";
 import { checkBodyReads, declaredBody } from "./json-body.js";
 import { undecodable } from "./param-types.js";
+import { analyseLivePage } from "./live-page.js";
 import { listenerProblem, listenerShape, meantAsListener } from "./ws-listener.js";
 import type { RouteFile } from "./scan.js";
 
@@ -37,12 +38,28 @@ export type Handler =
       /** An API handler declares a JSON body (`ApiRequest<P, B>`): the row gets typia's validator of `B`. */
       readonly json?: true;
     }
-  | { readonly case: "ws" };
+  | { readonly case: "ws" }
+  | LiveHandler<CapabilityUse>;
+
+/**
+ * A live page (fw/live's `LivePage`, spec 4.6): its GET and no-JavaScript POST at the file's
+ * place, its socket after the table. `id` names the socket (`counter.Index`); `params` and
+ * `capabilities` are read from `mount` as a handler's are; `forms` maps each form event whose
+ * payload is `FormInput<M>` to the model M it is read with.
+ */
+export interface LiveHandler<Capability> {
+  readonly case: "live";
+  readonly id: string;
+  readonly params: readonly ParamUse[];
+  readonly capabilities: readonly Capability[];
+  readonly forms: readonly { readonly event: string; readonly model: string }[];
+}
 
 /** A handler as the generated module prints it, and as a remembered row keeps it (row-cache.ts). */
 export type PrintedHandler =
   | { readonly case: "http"; readonly api: boolean; readonly params: readonly ParamUse[]; readonly capabilities: readonly Omit<CapabilityUse, "required">[]; readonly json?: true }
-  | { readonly case: "ws" };
+  | { readonly case: "ws" }
+  | LiveHandler<Omit<CapabilityUse, "required">>;
 
 /** What the analysis needs from the compiler. */
 export interface Checking {
@@ -53,6 +70,8 @@ export interface Checking {
   readonly findings: Finding[];
   /** Models the build found, by name: a `Store<M>` of one is supplied by its store. */
   readonly models: ReadonlySet<string>;
+  /** Models deriving Form alone: a live page's `FormInput<M>` may name one (the table gets its ModelSpec, no store). */
+  readonly formModels: ReadonlySet<string>;
   /** Models that failed the build with their own diagnostic: a `Store<M>` of one is not looked for elsewhere. */
   readonly brokenModels: ReadonlySet<string>;
   /** Models declaring `owned`: only their store is a `ScopedStore` a handler may ask for. */
@@ -61,6 +80,10 @@ export interface Checking {
   readonly wsListener: ts.Type | undefined;
   /** The capabilities module as messages show it, and what it exports by name (nothing when there is no module). */
   readonly capabilityModule: { readonly shown: string; readonly exports: ReadonlyMap<string, ts.Symbol> };
+  /** fw/live's `LiveValues` type, what a click, key or change event sends (undefined when fw/live is not in the program). */
+  readonly liveValues: ts.Type | undefined;
+  /** The app folder: a live page's id is its route file's path under it. */
+  readonly appDir: string;
 }
 
 /** The export a route file must have, with its symbol resolved through `export { x as y }`. */
@@ -88,6 +111,7 @@ export function analyseHandler(c: Checking, route: RouteFile, source: ts.SourceF
   const declaration = symbol.valueDeclaration ?? symbol.getDeclarations()?.[0];
   const node = declaration ?? source;
   const type = c.checker.getTypeOfSymbolAtLocation(symbol, node);
+  if (fwTypeName(type, "live") === "LivePage") return analyseLivePage(c, { route, source, declaration, type, pattern, where });
   const signatures = type.getCallSignatures();
   if (route.role.method === "GET" && meantAsListener(type)) {
     const problem = listenerProblem(c, type, node);
@@ -105,7 +129,8 @@ export function analyseHandler(c: Checking, route: RouteFile, source: ts.SourceF
   return analyseSignature(c, { where, name, source, declaration, signature: signatures[0] as ts.Signature, pattern });
 }
 
-interface SignatureSite {
+/** Where a handler (or a live page's `mount`) is, for findings. */
+export interface SignatureSite {
   readonly where: string;
   readonly name: string;
   readonly source: ts.SourceFile;
@@ -113,6 +138,9 @@ interface SignatureSite {
   readonly signature: ts.Signature;
   readonly pattern: readonly string[];
 }
+
+/** A site without a signature: what the parameter and capability readers need. */
+export type Site = Omit<SignatureSite, "signature">;
 
 function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined {
   const parameters = site.signature.getParameters();
@@ -134,7 +162,7 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
     fail(c, site, Codes.unknownRequestType, `the first parameter of \`${site.name}\` is ${written}; a handler takes \`Request\` (a browser page) or \`ApiRequest\` (an API route) from fw.`);
     return undefined;
   }
-  const params = first === undefined ? [] : paramUses(c, site, first);
+  const params = first === undefined ? [] : paramUses(c, site, c.checker.getTypeArguments(first as ts.TypeReference)[0]);
   const capabilities = second === undefined ? [] : capabilityUses(c, site, parameters[1] as ts.Symbol, second);
   const json = requestKind === "ApiRequest" && first !== undefined ? declaredBody(c, site, first) : false;
   const reads = checkBodyReads(c, site);
@@ -149,9 +177,7 @@ function returnsResponse(c: Checking, signature: ts.Signature): boolean {
 }
 
 /** The params type `P` of `Request<P>`: each property must name a path parameter. */
-function paramUses(c: Checking, site: SignatureSite, request: ts.Type): ParamUse[] | undefined {
-  const args = c.checker.getTypeArguments(request as ts.TypeReference);
-  const params = args[0];
+export function paramUses(c: Checking, site: Site, params: ts.Type | undefined): ParamUse[] | undefined {
   if (params === undefined || params.getStringIndexType() !== undefined) return []; // the default: raw strings
   const uses: ParamUse[] = [];
   for (const property of params.getProperties()) {
@@ -184,7 +210,7 @@ function paramUses(c: Checking, site: SignatureSite, request: ts.Type): ParamUse
 }
 
 /** The second parameter: an object type whose properties name the capabilities. */
-function capabilityUses(c: Checking, site: SignatureSite, parameter: ts.Symbol, capabilities: ts.Type): CapabilityUse[] | undefined {
+export function capabilityUses(c: Checking, site: Site, parameter: ts.Symbol, capabilities: ts.Type): CapabilityUse[] | undefined {
   let ok = true;
   const uses = capabilities.getProperties().map((property): CapabilityUse => {
     const required = c.checker.getTypeOfSymbol(property);
@@ -218,11 +244,11 @@ function storedModel(c: Checking, type: ts.Type): { readonly model: string; read
   return name !== undefined && (c.models.has(name) || c.brokenModels.has(name)) ? { model: name, scoped } : undefined;
 }
 
-function fail(c: Checking, site: SignatureSite, code: Finding["code"], message: string): void {
+export function fail(c: Checking, site: Site, code: Finding["code"], message: string): void {
   c.findings.push({ code, category: "error", file: site.source, ...spot(site.declaration), message: `${site.where}: ${message}` });
 }
 
-function spot(node: ts.Node | undefined): { start?: number; length?: number } {
+export function spot(node: ts.Node | undefined): { start?: number; length?: number } {
   return node === undefined ? {} : at(node);
 }
 

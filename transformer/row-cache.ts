@@ -65,7 +65,7 @@ export class RowCache {
 }
 
 /** Bump when a Row's shape or what the analysis reads changes. */
-const FORMAT = 2;
+const FORMAT = 3;
 
 interface Entry {
   readonly key: string;
@@ -79,7 +79,7 @@ interface Stored {
 
 /** A row as JSON can hold it: a capability's checker type is only needed while checking. */
 function storable(row: Row): Row {
-  if (row.handler.case !== "http") return row;
+  if (row.handler.case === "ws") return row;
   const capabilities = row.handler.capabilities.map(({ name, type, store }) => (store === undefined ? { name, type } : { name, type, store }));
   return { ...row, handler: { ...row.handler, capabilities } };
 }

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire, isBuiltin } from "node:module";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import type { OutputAsset, OutputChunk, Plugin, rolldown as Rolldown } from "rolldown";
 import { parseFlags, projectOf, shown } from "./flags.js";
@@ -222,7 +222,7 @@ export async function bundleApp(args: BundleArgs, bundler: Bundler, warn: (text:
     const written = await build.write({ dir: args.out, format: "esm", codeSplitting: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js", sourcemap: true });
     const packageJson = `${JSON.stringify({ private: true, type: "module", description: MARKER }, null, 2)}\n`;
     writeFileSync(join(args.out, "package.json"), packageJson);
-    const files = [...classify(written.output), { file: "package.json", bytes: Buffer.byteLength(packageJson), loaded: "other" } as const];
+    const files = [...classify(written.output), { file: "package.json", bytes: Buffer.byteLength(packageJson), loaded: "other" } as const, ...liveClient(written.output, args.out)];
     const chunkFiles = new Set(files.map((f) => f.file));
     const imported = written.output.flatMap((item) => (item.type === "chunk" ? [...item.imports, ...item.dynamicImports] : []));
     const externals = [...new Set(imported.filter((id) => !chunkFiles.has(id) && !isBuiltin(id)).map(packageOf))].sort();
@@ -230,6 +230,20 @@ export async function bundleApp(args: BundleArgs, bundler: Bundler, warn: (text:
   } finally {
     await build.close();
   }
+}
+
+/**
+ * fw/live serves its browser client from a file beside its module (`client/live.js`, read at
+ * `new URL("./client/live.js", import.meta.url)`): in a bundle, beside the bundle's chunks. Copied
+ * there when the bundle holds fw/live, so a bundled app's live pages load their client.
+ */
+function liveClient(output: readonly (OutputChunk | OutputAsset)[], out: string): BundledFile[] {
+  const live = output.some((item) => item.type === "chunk" && item.moduleIds.some((id) => /[\\/]live[\\/]client-file\.[jt]s$/.test(id)));
+  if (!live) return [];
+  const from = fileURLToPath(new URL("../live/client/live.js", import.meta.url));
+  mkdirSync(join(out, "client"), { recursive: true });
+  copyFileSync(from, join(out, "client", "live.js"));
+  return [{ file: "client/live.js", bytes: readFileSync(from).byteLength, loaded: "other" }];
 }
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;

@@ -34,7 +34,21 @@ export interface RenderProps {
   readonly version?: number;
   /** A message about the whole form, shown above its fields (`role="alert"`): a conflict, a value taken. */
   readonly message?: string;
+  /**
+   * fw/live's form events: `fw-submit` (and `fw-change`) on the `<form>`, and the event's name in
+   * the reserved hidden field `_fw_event`, which the page's no-JavaScript POST reads.
+   */
+  readonly events?: LiveFormEvents;
 }
+
+/** The live events a form sends (fw/live's `view.form`). */
+export interface LiveFormEvents {
+  readonly submit: string;
+  readonly change?: string;
+}
+
+/** The reserved hidden field a live form names its event in. */
+export const EVENT_FIELD = "_fw_event";
 
 /** The reserved hidden field an edit form carries the row's version in. */
 export const VERSION_FIELD = "_version";
@@ -55,10 +69,11 @@ export interface ButtonProps {
 function formElement(props: Omit<RenderProps, "values" | "errors"> & { readonly class?: string }, fields: readonly Html[]): Html {
   const override = props.method !== "GET" && props.method !== "POST";
   return (
-    <form method={props.method === "GET" ? "get" : "post"} action={props.action} class={props.class} novalidate={fields.length > 0 ? true : undefined}>
+    <form method={props.method === "GET" ? "get" : "post"} action={props.action} class={props.class} novalidate={fields.length > 0 ? true : undefined} fw-submit={props.events?.submit} fw-change={props.events?.change}>
       {props.message === undefined ? null : <p class="fw-form-error" role="alert">{props.message}</p>}
       {override ? <input type="hidden" name="_method" value={props.method} /> : null}
       <input type="hidden" name="_csrf" value={props.csrf} />
+      {props.events === undefined ? null : <input type="hidden" name={EVENT_FIELD} value={props.events.submit} />}
       {props.version === undefined ? null : <input type="hidden" name={VERSION_FIELD} value={String(props.version)} />}
       {fields}
       <button type="submit">{props.submit ?? "Save"}</button>

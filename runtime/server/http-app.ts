@@ -328,7 +328,8 @@ export class HttpApp {
       sendTimeoutMs: positive("wsSendTimeoutMs", this.wsSendTimeoutMs),
       pingIntervalMs: positive("wsPingIntervalMs", this.wsPingIntervalMs),
       maxMessageBytes: positive("wsMaxMessageBytes", this.wsMaxMessageBytes),
-      logError: (what, cause) => this.console.err(errorLine({ what, cause, stacks })),
+      logError: (what, cause, incident) => this.console.err(errorLine({ what, cause, incident, stacks })),
+      dev,
     });
     await hook?.beforeListen();
     let running: RunningServer;

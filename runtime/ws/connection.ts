@@ -15,6 +15,8 @@ export interface ConnectionSettings {
   readonly maxBacklog: number;
   /** Logs a listener's failure once. */
   readonly logError: (what: string, cause: unknown) => void;
+  /** Logs a failure a listener handled itself and returns what its peer may be told (`WsConnection.report`). */
+  readonly report: (what: string, cause: unknown) => string;
   /** Told once, when a connection's socket has closed (the server forgets it). */
   readonly closed: (connection: LiveConnection) => void;
 }
@@ -89,6 +91,10 @@ export class LiveConnection implements WsConnection {
 
   close(code: number = CloseCode.normal, reason = ""): void {
     this.#closeWith(code, reason);
+  }
+
+  report(what: string, cause: unknown): string {
+    return this.#settings.report(what, cause);
   }
 
   /** Resolves once the socket has closed, whoever closed it. */

@@ -20,6 +20,13 @@ export interface WsConnection {
   enqueue(text: string): void;
   /** Starts the closing handshake (default code 1000); messages arriving after it are dropped. */
   close(code?: number, reason?: string): void;
+  /**
+   * Logs a failure the listener answered itself, keeping the connection open (fw/live: an event
+   * handler that threw), and returns the text the peer may be shown: in dev the cause's message;
+   * in production "Something went wrong (incident <id>)", the id also on the log line, as a
+   * 500 page says. Optional: a connection built outside fw's server (a test's stand-in) may lack it.
+   */
+  report?(what: string, cause: unknown): string;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { WebSocketServer } from "ws";
 import type { SessionCodec } from "../http/session-codec.js";
 import { BootError } from "../routing/boot-error.js";
 import { Matcher } from "../routing/matcher.js";
+import { incidentId } from "../server/error-log.js";
 import type { WsRoute } from "../routing/route.js";
 import type { Identify } from "../routing/route-table.js";
 import type { ConnectionSettings, LiveConnection } from "./connection.js";
@@ -36,8 +37,10 @@ export interface WsServerOptions {
   readonly sendTimeoutMs: number;
   readonly pingIntervalMs: number;
   readonly maxMessageBytes: number;
-  /** Logs a listener's failure. */
-  readonly logError: (what: string, cause: unknown) => void;
+  /** Logs a listener's failure (with the incident id its peer was shown, when it was shown one). */
+  readonly logError: (what: string, cause: unknown, incident?: string) => void;
+  /** Dev mode: a failure a listener reports (`WsConnection.report`) is shown to its peer as the cause's message. */
+  readonly dev?: boolean;
 }
 
 /**
@@ -70,6 +73,7 @@ export class WsServer {
       highWater: HIGH_WATER_BYTES,
       maxBacklog: MAX_BACKLOG_CHARS,
       logError: options.logError,
+      report: (what, cause) => reported(what, cause, options),
       closed: (connection) => this.#live.delete(connection),
     };
     this.#heartbeat = setInterval(() => this.#beat(), options.pingIntervalMs);
@@ -146,4 +150,15 @@ function reservedRoutes(routes: readonly WsRoute[]): readonly WsRoute[] {
     }
   }
   return routes;
+}
+
+/**
+ * A failure a listener handled itself: logged with an incident id; the peer is told the id in
+ * production, the cause's message in dev (what a 500 page shows in each mode).
+ */
+function reported(what: string, cause: unknown, options: WsServerOptions): string {
+  const incident = incidentId();
+  options.logError(what, cause, incident);
+  if (options.dev !== true) return `Something went wrong (incident ${incident})`;
+  return cause instanceof Error ? cause.message : String(cause);
 }

@@ -194,10 +194,11 @@ describe.skipIf(CHROMIUM === undefined)("The example in a real browser (headless
     expect(await bob.title()).toContain("fw example");
   });
 
-  it("two users on /chat exchange messages over the socket, each prefixed with the sender's email", async () => {
+  it("two users on /chat exchange messages over the live page's socket, each prefixed with the sender's email", async () => {
     for (const page of [alice, bob]) {
       expect(await visit(page, "/chat")).toBe(200);
-      await page.waitForFunction("typeof socket !== 'undefined' && socket.readyState === WebSocket.OPEN");
+      // The chat is a live page (fw/live): its client marks the root once its socket is open.
+      await page.waitForSelector("[data-fw-live][data-fw-status=open]");
     }
     // Each hears its own hello: then both are surely in the room.
     await say(alice, "alice is here");

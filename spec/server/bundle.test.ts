@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { SourceMap, type SourceMapPayload } from "node:module";
 import { join, relative, resolve } from "node:path";
@@ -66,7 +66,10 @@ describe("fw bundle on the built example", () => {
   it("writes main.js and its chunks, says which load at boot and which on demand, and that ws stays in node_modules", () => {
     expect(bundle.ran.err).toBe("");
     const files = listed(bundle.ran.out);
-    expect([...files.keys()].sort()).toEqual(readdirSync(bundle.out).sort());
+    const onDisk = readdirSync(bundle.out, { recursive: true, encoding: "utf8" }).filter((file) => statSync(join(bundle.out, file)).isFile());
+    expect([...files.keys()].sort()).toEqual(onDisk.sort());
+    // fw/live's browser client, read beside the module that serves it: beside the chunks (the example has live pages).
+    expect(readFileSync(join(bundle.out, "client", "live.js"), "utf8")).toBe(readFileSync("dist/runtime/live/client/live.js", "utf8"));
     expect(files.get("main.js")).toBe("entry");
     expect(files.get("package.json")).toBe("makes the .js files ES modules");
     // What fw imports lazily stays out of the boot: the socket server and its ws upgrader, the dev modules, the routes command.

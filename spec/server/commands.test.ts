@@ -20,21 +20,31 @@ describe("1 HttpApp commands", () => {
     expect(code).toBe(0);
     const lines = out.trim().split("\n");
     expect(lines[0]).toMatch(/^METHOD\s+PATH\s+HANDLER\s+ORIGIN\s+KIND/);
-    expect(lines.slice(1).map((line) => line.split(/\s+/).slice(0, 2).join(" "))).toEqual([
+    const rows = lines.slice(1).filter((line) => !line.startsWith("warning: "));
+    expect(rows.map((line) => line.split(/\s+/).slice(0, 2).join(" "))).toEqual([
       "GET /api/entries",
       "GET /api/posts",
       "WS /chat/socket",
+      // a live page: its GET, and the POST of its form without JavaScript
+      "GET /notes/quick",
+      "POST /notes/quick",
       "GET /guestbook/:id",
       "GET /docs/*rest",
       "GET /about",
       "GET /chat",
+      "POST /chat",
       "GET /guestbook",
       "POST /guestbook",
       "GET /",
       ...["GET /notes", "GET /notes/new", "GET /notes/:id", "GET /notes/:id/edit", "POST /notes", "PUT /notes/:id"],
       ...["GET /posts", "GET /posts/new", "GET /posts/:id", "GET /posts/:id/edit", "GET /posts/:id/delete", "POST /posts", "PUT /posts/:id", "DELETE /posts/:id"],
       ...["GET /login", "POST /login", "POST /logout", "GET /signup", "POST /signup"],
+      // fw/live's endpoints after the table (spec 4.6): each live page's socket, then the client
+      ...["WS /fw/live/notes.quick.Index", "WS /fw/live/chat.Index", "WS /fw/live/posts.Index", "GET /fw/live.js"],
     ]);
+    // The live posts index replaces the derived Index alone, in its place, and `routes` says so (spec 4.3's warning).
+    expect(out).toMatch(/GET\s+\/posts\s+src\/app\/posts\/Index\.tsx\s+Handwritten\s+browser/);
+    expect(lines.filter((line) => line.startsWith("warning: "))).toEqual([expect.stringContaining("GET /posts (from src/models/Post.ts) is dropped")]);
     expect(out).toMatch(/GET\s+\/posts\/new\s+src\/models\/Post\.ts\s+Resource\s+browser/);
     expect(out).toMatch(/GET\s+\/api\/entries\s+src\/app\/api\/entries\/Index\.ts\s+Handwritten\s+api/);
   });
@@ -68,7 +78,7 @@ describe("1 HttpApp commands", () => {
     app.child.kill("SIGTERM");
     expect(await app.exited).toBe(0);
     const { out } = app.output();
-    expect(out).toMatch(/^fw: serving 29 routes on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(out).toMatch(/^fw: serving 36 routes on http:\/\/127\.0\.0\.1:\d+\n/);
     expect(out).toMatch(/\nGET \/guestbook 200 \d+\.\dms\n/);
     expect(out).toMatch(/\nGET \/nowhere 404 \d+\.\dms\n/);
     expect(out).not.toContain("hidden"); // the query is never logged

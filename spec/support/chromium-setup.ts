@@ -39,12 +39,12 @@ export default async function setup(project: TestProject): Promise<void> {
 }
 
 /**
- * Whether this run includes spec/browser. vitest's state knows the run's files by the time
+ * Whether this run includes spec/browser or spec/live (fw/live's client runs in Chromium). vitest's state knows the run's files by the time
  * globalSetup runs (an experimental API, hence the fallback: when it is missing, assume yes).
  */
 function runsBrowserTests(project: TestProject): boolean {
   const paths: readonly string[] | undefined = project.vitest.state?.getPaths?.();
   if (paths === undefined) return true;
-  const browserDir = `${join(project.config.root, "spec", "browser")}${sep}`;
-  return paths.some((path) => resolve(path).startsWith(browserDir));
+  const browserDirs = ["browser", "live"].map((dir) => `${join(project.config.root, "spec", dir)}${sep}`);
+  return paths.some((path) => browserDirs.some((dir) => resolve(path).startsWith(dir)));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emitModule, type Derived } from "../../transformer/emit.js";
+import { emitModule, type Derived, type Row } from "../../transformer/emit.js";
 import type { Model } from "../../transformer/models.js";
 
 // The generated module loads fw/db only when a model declares a table (issue 20): an app
@@ -30,5 +30,40 @@ describe("issue 20: the generated module and fw/db", () => {
     expect(text).toContain("const store1 = storeFor(model1, table1);");
     expect(text).toContain(`const table1: TableSpec = {"name":"posts",`);
     expect(text).toContain("export const tables: readonly TableSpec[] = [table1];");
+  });
+});
+
+// Issue 23: fw/live is an optional module: an app without a live page never imports it, and its
+// stores are not wrapped to publish.
+describe("issue 23: the generated module and fw/live", () => {
+  it("without a live page, no import of fw/live and no publishing store", () => {
+    const text = emit([derived("Note")]);
+    expect(text).not.toMatch(/fw\/live|publishing|liveClientRoute/);
+    expect(text).toContain("const store0 = storeFor(model0);");
+  });
+
+  const page: Row = {
+    file: "/app/src/app/Index.tsx",
+    shown: "src/app/Index.tsx",
+    method: "GET",
+    pattern: "/",
+    exportName: "index",
+    handler: { case: "live", id: "Index", params: [], capabilities: [], forms: [] },
+    guarded: false,
+  };
+  const withPage = (models: readonly Derived[]): string =>
+    emitModule({ out: "/app/src/.fw/routes.ts", fwModule: "fw", dbModule: "fw/db", capabilitiesFile: "/app/src/capabilities.ts", rows: [page], models: models.map((d) => d.model), derived: models, appDirShown: "src/app" });
+  const owned = (d: Derived): Derived => ({ ...d, owner: { field: "author", model: "User" } });
+
+  it("with one, an owned model's whole table publishes under its ScopedStore (every write goes through it), a table model's store publishes", () => {
+    const text = withPage([owned(derived("Note")), derived("Post", "posts")]);
+    expect(text).toContain(`const store0 = new ScopedStore<m0.Note>(publishing(storeFor(model0), "notes"), "author", `);
+    expect(text).toContain(`const store1 = publishing(storeFor(model1, table1), "posts");`);
+  });
+
+  it("an owned model with a table (fw/db's SqlScopedStore needs the SqlStore itself) is left unwrapped, and publishing is not imported for it alone", () => {
+    const text = withPage([owned(derived("Note", "notes"))]);
+    expect(text).toContain("const store0 = new SqlScopedStore<m0.Note>(new SqlStore<m0.Note>(processDatabase(), table0), ");
+    expect(text).toContain(`import { liveClientRoute, livePageRoutes, liveSocketRoute } from "fw/live";`);
   });
 });

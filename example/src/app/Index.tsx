@@ -15,6 +15,11 @@ export function index(request: Request): Response {
         from their types. The <a href="/guestbook">guestbook</a> is written by hand.
       </p>
       <p>
+        Three pages are live (fw/live): <a href="/posts">the posts</a> update when a post is written
+        anywhere, <a href="/chat">the chat</a> shows lines as they are said, and{" "}
+        <a href="/notes/quick">a quick note</a> is checked as you type. They work without JavaScript too.
+      </p>
+      <p>
         <a href="/about">About</a> is a custom-name page and <a href="/docs/getting-started">the docs</a> a
         catch-all one.
       </p>

@@ -1,41 +1,55 @@
-import { Ok, raw, type Request, type Response } from "fw";
+import { live, type LiveValues } from "fw/live";
 import { auth } from "../../auth.js";
+import { CHAT_TOPIC, KEPT_LINES, say } from "../../chat.js";
 
-/** Only signed-in users reach the chat; anyone else is sent to sign in and brought back. */
+/** Only signed-in users reach the chat (its socket too: a handshake without a sign-in is 403). */
 export const guarded = auth.guarded();
 
-// Messages are added with textContent, so nothing a user types is ever read as HTML.
-const client = `
-  const list = document.getElementById("chat-messages");
-  const form = document.getElementById("chat-form");
-  const input = document.getElementById("chat-text");
-  const socket = new WebSocket(location.origin.replace(/^http/, "ws") + "/chat/socket");
-  socket.addEventListener("message", (event) => {
-    const item = document.createElement("li");
-    item.textContent = event.data;
-    list.append(item);
-  });
-  socket.addEventListener("close", () => { form.hidden = true; });
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    if (input.value !== "") socket.send(input.value);
-    input.value = "";
-  });
-`;
+/** What one chat page holds: who is chatting here, and the lines said since the page was opened. */
+interface Chat {
+  readonly me: string;
+  readonly lines: readonly string[];
+}
 
-export function index(request: Request): Response {
-  return Ok(
+/** The most characters one message may have; a longer one is cut (the chat is for short lines). */
+const MAX_MESSAGE = 500;
+
+/**
+ * The chat as a live page: `GET /chat` renders it, `WS /fw/live/chat.Index` keeps it current.
+ * Sending runs `send` on the server, which says the line to the room's sockets and the live
+ * pages (src/chat.ts); each live chat page appends what is published on the topic. Lines are
+ * JSX text, so nothing a user types is ever read as HTML. Without JavaScript the form posts to
+ * /chat, which runs the same event (the page shows the lines said since, none on a fresh load).
+ */
+export const index = live({
+  mount: (request): Chat => ({ me: auth.userOf(request)?.email ?? `user ${request.currentUser ?? "?"}`, lines: [] }),
+  render: (state, view) => (
     <>
       <title>Chat</title>
       <h1>Chat</h1>
-      <p>Everyone signed in and on this page sees what you send. You are user {request.currentUser ?? "?"}.</p>
-      <ul id="chat-messages"></ul>
-      <form id="chat-form">
+      <p>Everyone signed in and on this page sees what you send. You are {state.me}.</p>
+      <ul id="chat-messages">
+        {state.lines.map((line) => (
+          <li>{line}</li>
+        ))}
+      </ul>
+      <form id="chat-form" method="post" action="/chat" fw-submit="send">
+        <input type="hidden" name="_csrf" value={view.csrf} />
+        <input type="hidden" name="_fw_event" value="send" />
         <label for="chat-text">Message</label>
-        <input id="chat-text" autocomplete="off" />
+        <input id="chat-text" name="text" autocomplete="off" maxlength={MAX_MESSAGE} />
         <button type="submit">Send</button>
       </form>
-      <script>{raw(client)}</script>
-    </>,
-  );
-}
+    </>
+  ),
+  events: {
+    send: (state: Chat, values: LiveValues): Chat => {
+      const text = (values["text"] ?? "").slice(0, MAX_MESSAGE);
+      if (text.trim() !== "") say(`${state.me}: ${text}`);
+      return state;
+    },
+  },
+  topics: [CHAT_TOPIC],
+  // A published line is appended (the page keeps the last KEPT_LINES); a bare refresh keeps the lines.
+  refresh: (state: Chat, line: string | undefined): Chat => (line === undefined ? state : { ...state, lines: [...state.lines, line].slice(-KEPT_LINES) }),
+});

@@ -1,0 +1,100 @@
+import { BadRequest, NotFound, PAGE_SIZE, type Request, type Store } from "fw";
+import { Guarded } from "fw/auth";
+import { live } from "fw/live";
+import { auth } from "../../auth.js";
+import { Post } from "../../models/Post.js";
+
+/** Open to everyone, as the derived Index it replaces. */
+export const guarded = Guarded.public;
+
+/** One line of the list: what it links to and what it says. */
+interface Listed {
+  readonly id: number;
+  readonly title: string;
+  readonly draft: boolean;
+  readonly mine: boolean;
+}
+
+/** What the page shows: the viewer's page of posts, and whether they may write one. */
+interface Posts {
+  readonly rows: readonly Listed[];
+  readonly total: number;
+  readonly page: number;
+  readonly last: number;
+  readonly signedIn: boolean;
+}
+
+/** `?page=` as the derived Index reads it: absent is 1, anything but a whole number from 1 is a 400. */
+function pageOf(request: Request): number {
+  const text = request.query.get("page");
+  if (text === undefined) return 1;
+  if (!/^[1-9][0-9]{0,8}$/.test(text)) throw new BadRequest(`The page number ${JSON.stringify(text.slice(0, 40))} is not a whole number from 1 up.`);
+  return Number(text);
+}
+
+/**
+ * The posts, read as the derived Index reads them: published posts for everyone, plus a signed-in
+ * author's own drafts (the model's `publicWhen`, through `Post.readable`). A public page runs with
+ * nobody as `currentUser`, so the viewer is whoever the session signs in, asked of the users
+ * store as a guard would (`auth.identify`); on the socket, the session read at the handshake.
+ */
+async function load(request: Request, posts: Store<Post>): Promise<Posts> {
+  const page = pageOf(request);
+  const viewer = (await auth.identify(request)).currentUser;
+  const { rows, total } = await Post.readable(posts, viewer).list({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+  const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  if (page > last) throw new NotFound(`There is no page ${page} of posts: there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
+  const listed = rows.map((post) => ({ id: Number(post.id), title: post.title, draft: !post.published, mine: viewer !== undefined && String(post.author) === viewer }));
+  return { rows: listed, total, page, last, signedIn: viewer !== undefined };
+}
+
+/**
+ * `GET /posts`, replacing the derived Index alone (New, Show, Create… stay derived), as a live
+ * page: it listens to the topic `posts`, which every write through the Post store publishes
+ * (the build wraps each model's store in an app with live pages), so a post created, edited or
+ * deleted anywhere shows here without a reload. A refresh mounts the page again: it reads the
+ * rows afresh, as the viewer the page was opened by. No events: without JavaScript it is an
+ * ordinary page of links.
+ */
+export const index = live({
+  mount: (request: Request, { posts }: { posts: Store<Post> }) => load(request, posts),
+  render: (state) => (
+    <>
+      <title>Posts</title>
+      <h1>Posts</h1>
+      {state.signedIn ? (
+        <p>
+          <a href="/posts/new" class="fw-new">New post</a>
+        </p>
+      ) : null}
+      {state.rows.length === 0 ? (
+        <p class="fw-empty">No posts yet.</p>
+      ) : (
+        <ul class="posts" aria-label={`${state.total} ${state.total === 1 ? "post" : "posts"}`}>
+          {state.rows.map((post) => (
+            <li>
+              <a href={`/posts/${post.id}`}>{post.title}</a>
+              {post.draft ? <span class="draft"> (draft)</span> : null}
+              {post.mine ? (
+                <>
+                  {" "}
+                  <a href={`/posts/${post.id}/edit`} class="fw-edit">Edit</a>
+                </>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      )}
+      {state.last > 1 ? (
+        <nav class="fw-pager" aria-label="Pages">
+          {state.page > 1 ? <a href={state.page === 2 ? "/posts" : `/posts?page=${state.page - 1}`} rel="prev">Previous</a> : null}
+          <span>
+            Page {state.page} of {state.last}
+          </span>
+          {state.page < state.last ? <a href={`/posts?page=${state.page + 1}`} rel="next">Next</a> : null}
+        </nav>
+      ) : null}
+    </>
+  ),
+  topics: ["posts"],
+});

@@ -1,0 +1,75 @@
+/**
+ * What a live page's `render` gets beside its state (`LiveView`), and the page's HTML as the first
+ * GET answers it: the render inside the live root, then the client's script tag.
+ */
+import { element, fragment, type Html } from "../html/node.js";
+import type { Request } from "../http/request.js";
+import { Form } from "../resource/form.js";
+import type { ModelSpec } from "../resource/model.js";
+import { clientUrl } from "./client-file.js";
+import type { LiveFormProps, LiveView } from "./page.js";
+import type { LiveMount } from "./routes.js";
+
+/** The socket a page's root names: `/fw/live/<page id>`. */
+export function socketPath(id: string): string {
+  return `/fw/live/${id}`;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: one cache holds forms of every model
+const forms = new WeakMap<ModelSpec<any>, Form<any>>();
+
+/** The `Form` of a model, made once. */
+export function formOf<A>(model: ModelSpec<A>): Form<A> {
+  let form = forms.get(model) as Form<A> | undefined;
+  if (form === undefined) {
+    form = new Form(model);
+    forms.set(model, form);
+  }
+  return form;
+}
+
+/** The path and query of a request, as the browser shows it. */
+export function pathAndQuery(path: string, query: string): string {
+  return query === "" ? path : `${path}?${query}`;
+}
+
+/**
+ * The view of one page request. `path` is the page's path (a live form posts there) and
+ * `shown` the path and query as the browser shows them.
+ */
+export function liveView(mount: LiveMount<unknown>, request: Request<unknown>, shown: string): LiveView {
+  const csrf = request.hasCsrf ? request.csrf : "";
+  return {
+    csrf,
+    path: shown,
+    form(event: string, props: LiveFormProps = {}): Html {
+      const model = mount.forms !== undefined && Object.hasOwn(mount.forms, event) ? mount.forms[event] : undefined;
+      if (model === undefined) {
+        throw new Error(
+          `fw/live: view.form("${event}") in ${mount.source}: no model form is bound to the event "${event}". ` +
+            `Declare its handler's payload as FormInput<Model> (events: { ${event}: (state, input: FormInput<Post>) => … }), and rebuild.`,
+        );
+      }
+      return formOf(model).render({
+        action: request.path,
+        method: "POST",
+        csrf,
+        ...(props.values === undefined ? {} : { values: props.values }),
+        ...(props.errors === undefined ? {} : { errors: props.errors }),
+        ...(props.submit === undefined ? {} : { submit: props.submit }),
+        events: props.change === undefined ? { submit: event } : { submit: event, change: props.change },
+      });
+    },
+  };
+}
+
+/**
+ * The page as the first GET (and the no-JavaScript POST) answers it, for the layout to frame:
+ * the render inside the live root (which names the socket and the CSRF token events carry),
+ * then the client. The render stays a child of what the handler returns, so the layout still
+ * lifts its `<title>`.
+ */
+export function livePage(mount: LiveMount<unknown>, request: Request<unknown>, rendered: Html): Html {
+  const root = element("div", { "data-fw-live": socketPath(mount.id), "data-fw-csrf": request.hasCsrf ? request.csrf : "" }, [rendered]);
+  return fragment([root, element("script", { src: clientUrl(), defer: true }, [])]);
+}
