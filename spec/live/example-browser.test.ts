@@ -147,6 +147,15 @@ describe.skipIf(CHROMIUM === undefined)("The example's live pages in a real brow
     expect(await same()).toBe(true);
   });
 
+  it("Enter in the chat box sends the line and empties the box (a render answering a submit wins over the focused field)", async () => {
+    await visitLive(alice, "/chat");
+    await alice.fill("#chat-text", "sent with Enter");
+    await alice.press("#chat-text", "Enter");
+    await alice.locator("#chat-messages li", { hasText: `${alicesEmail}: sent with Enter` }).waitFor();
+    await expect.poll(() => alice.inputValue("#chat-text")).toBe("");
+    expect(await alice.evaluate(() => document.activeElement?.id)).toBe("chat-text"); // focus stays for the next line
+  });
+
   it("two users on the live chat, and a client of the plain socket WS /chat/socket: every line reaches all of them", async () => {
     await visitLive(alice, "/chat");
     await visitLive(bob, "/chat");

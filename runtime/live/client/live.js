@@ -20,6 +20,11 @@
   /** @typedef {{ t: string, n?: number, s?: Statics, d?: unknown, m?: string, to?: string }} Message */
 
   const BUSY = "fw-busy";
+  /**
+   * True while a render that answers a form's submit is morphed: the form was sent, so the
+   * server's values win even in the focused field (a chat box empties after Enter).
+   */
+  let submitted = false;
 
   /**
    * The markup of a tree node, with the statics the connection was sent.
@@ -66,7 +71,7 @@
    * @param {Element} from @param {Element} to
    */
   const morphAttributes = (from, to) => {
-    const focused = from === document.activeElement;
+    const focused = !submitted && from === document.activeElement;
     for (const { name, value } of Array.from(to.attributes)) {
       if (focused && name === "value") continue;
       if (from.getAttribute(name) !== value) from.setAttribute(name, value);
@@ -80,7 +85,7 @@
    * @param {Element} from @param {Element} to
    */
   const morphElement = (from, to) => {
-    const focused = from === document.activeElement;
+    const focused = !submitted && from === document.activeElement;
     morphAttributes(from, to);
     if (focused && from instanceof HTMLTextAreaElement) return;
     morph(from, to);
@@ -162,7 +167,7 @@
     if (field === null || document.activeElement === field) return;
     const found = field.isConnected ? field : field.id !== "" ? document.getElementById(field.id) : field.name !== "" ? root.querySelector(`[name="${CSS.escape(field.name)}"]`) : null;
     if (found === null || !isField(found)) return;
-    if (found !== field) found.value = field.value;
+    if (found !== field && !submitted) found.value = field.value;
     found.focus();
     if (found instanceof HTMLInputElement || found instanceof HTMLTextAreaElement) restore(found, caret);
   };
@@ -216,6 +221,8 @@
     let reconnected = false;
     /** @type {Map<number, Element>} */
     const busy = new Map();
+    /** The numbers of the events in flight that submitted a form. @type {Set<number>} */
+    const submits = new Set();
     /** @type {Map<Element, ReturnType<typeof setTimeout>>} */
     const timers = new Map();
     /** @type {HTMLElement | null} */
@@ -248,7 +255,7 @@
     /** @param {number | undefined} n */
     const done = (n) => {
       const el = n === undefined ? undefined : busy.get(n);
-      if (n !== undefined) busy.delete(n);
+      if (n !== undefined) busy.delete(n), submits.delete(n);
       if (el !== undefined && ![...busy.values()].includes(el)) el.classList.remove(BUSY);
     };
 
@@ -261,7 +268,12 @@
         statics = { ...statics, ...msg.s };
         tree = apply(tree, msg.d);
         const forms = reconnected && !rendered ? typedValues() : [];
-        render(root, html(tree, statics));
+        submitted = msg.n !== undefined && submits.has(msg.n);
+        try {
+          render(root, html(tree, statics));
+        } finally {
+          submitted = false;
+        }
         for (const el of busy.values()) if (el.isConnected) el.classList.add(BUSY);
         done(msg.n);
         say(null);
@@ -327,7 +339,7 @@
       clearTimeout(timers.get(form));
       timers.delete(form);
       // Not connected: the form posts to the page as it would without JavaScript.
-      if (send(name, fields(form, /** @type {SubmitEvent} */ (ev).submitter), form)) ev.preventDefault();
+      if (send(name, fields(form, /** @type {SubmitEvent} */ (ev).submitter), form)) ev.preventDefault(), submits.add(sent);
     });
 
     /** @param {Event} ev */
