@@ -2,7 +2,7 @@ import type * as ts from "typescript";
 
 /**
  * Every user mistake the transformer reports, with a stable code (tsc prints `TS9100x`).
- * README's "Build diagnostics" section explains each one and its fix; keep the two in step
+ * docs/reference/diagnostics.md explains each one and its fix; keep the two in step
  * (a test checks that every code here is documented).
  */
 export const Codes = {

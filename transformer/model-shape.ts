@@ -18,7 +18,7 @@ export interface FieldShape {
 
 /**
  * The longest value a text field takes unless its type says otherwise with `tags.MaxLength<N>`
- * (README, "Models and their pages"): a one-line string, a `LongText`.
+ * (docs/guides/models-and-forms.md): a one-line string, a `LongText`.
  */
 export const DEFAULT_MAX_LENGTH = { text: 200, textarea: 10_000 } as const;
 

@@ -8,7 +8,7 @@ export const SIGNED_OUT_CODE = 1008;
  * The open sockets of signed-in users in this process, by user and session, so that signing
  * out (one session, or everywhere), a password change or a deletion closes them. Memory follows
  * the open connections: a socket is forgotten when it closes. Another process's sockets are not
- * reached (README, Security).
+ * reached (docs/security.md).
  */
 export class LiveSockets {
   /** user key → connection → its session id. */

@@ -81,7 +81,7 @@ export class DbApp extends HttpApp {
   /** PGlite is one process's database (its directory is locked): several workers cannot share it. */
   protected override workersRefusal(): string | undefined {
     if (this.database.engine !== "pglite") return undefined;
-    return `--workers needs a database several processes can share, and ${this.database.description} is the embedded one, which one process opens at a time. Set DATABASE_URL to a PostgreSQL server (see README, "Deploying and scaling"), or serve one process.`;
+    return `--workers needs a database several processes can share, and ${this.database.description} is the embedded one, which one process opens at a time. Set DATABASE_URL to a PostgreSQL server (see docs/guides/deploying.md in fw), or serve one process.`;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { CannotOpenDatabase } from "./open-error.js";
 
 /**
- * Loads an engine's driver, an optional peer dependency of fw (README, "Database"): an app
+ * Loads an engine's driver, an optional peer dependency of fw (docs/guides/database.md): an app
  * installs the one it uses. A driver that is not installed is a `CannotOpenDatabase` naming the
  * package and the command that installs it, instead of Node's "Cannot find package".
  */

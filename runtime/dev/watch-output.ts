@@ -45,7 +45,7 @@ export class WatchOutput {
   /**
    * Reads one complete line (without its line break). True when the line is part of a
    * diagnostic (its first line or one continuing it): those are shown from the `BuildResult`,
-   * once per build acted on, not as tsc prints them (README, "Dev mode").
+   * once per build acted on, not as tsc prints them (docs/guides/dev.md).
    */
   line(line: string): boolean {
     if (STARTED.test(line)) {

@@ -1,6 +1,5 @@
 /**
- * The headers fw adds to its answers unless the handler set the same header itself (README,
- * Security). Every answer with content gets `nosniff`, so a browser never reads text or bytes
+ * The headers fw adds to its answers unless the handler set the same header itself (docs/security.md). Every answer with content gets `nosniff`, so a browser never reads text or bytes
  * as a script or a page; an HTML answer is also kept out of other sites' frames (clickjacking:
  * `X-Frame-Options` for older browsers, CSP `frame-ancestors` for the rest) and sends only its
  * origin to other sites, never its path and query.

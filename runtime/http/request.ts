@@ -178,7 +178,7 @@ let attachCheck: (request: ApiRequest<unknown, unknown>, check: JsonCheck) => vo
  * A request on an API route (spec 2.6): sent by a program, no session takes part. No session,
  * flash, CSRF token, cookies or form; the Cookie header stays among the headers as sent.
  *
- * `B` is the JSON body the handler takes (README "JSON APIs"): declared in the handler's
+ * `B` is the JSON body the handler takes (docs/guides/json-apis.md): declared in the handler's
  * signature (`request: ApiRequest<Params, NewTask>`, or `JsonRequest<NewTask>`), the build
  * writes typia's validator for it, and `json()` / `readJson()` answer the body as a `B`.
  */

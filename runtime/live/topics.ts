@@ -4,7 +4,7 @@ import { MAX_ROOM_NAME } from "../ws/room.js";
 
 /**
  * Topics travel as named rooms of the core's fan-out (runtime/ws/fan-out.ts), under this prefix
- * so an app's own `new Room("posts")` never hears them (README, "Live pages").
+ * so an app's own `new Room("posts")` never hears them (docs/guides/live.md).
  */
 export const TOPIC_ROOM_PREFIX = "fw.live:";
 

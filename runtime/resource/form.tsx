@@ -243,7 +243,7 @@ type Read = { readonly value: unknown } | { readonly problem: FieldProblem };
  * One field's text as its type. Missing → the `absent` rule, and empty text is missing too,
  * for every kind of input (a browser always sends text inputs, empty ones included): undefined
  * for an optional field, "is required" for a required one, as the rendered `required`
- * attribute says (README, "Forms: every problem at once, and empty means missing").
+ * attribute says (docs/guides/models-and-forms.md).
  */
 function readField(field: FieldSpec, raw: string | undefined): Read {
   const required = (): Read => ({ problem: { field: field.name, kind: "required", message: `${field.label} is required.` } });
@@ -270,7 +270,7 @@ function readField(field: FieldSpec, raw: string | undefined): Read {
   }
 }
 
-/** Text no longer than the field's `maxLength` (spec: every string field has one; README). */
+/** Text no longer than the field's `maxLength` (spec: every string field has one; docs/guides/models-and-forms.md). */
 function withinLimit(field: FieldSpec, text: string): Read {
   if (field.maxLength === undefined || text.length <= field.maxLength) return { value: text };
   const limit = field.maxLength.toLocaleString("en-US");

@@ -24,7 +24,7 @@ export interface FieldSpec {
    */
   readonly maxLength?: number;
   /**
-   * Set by the server, never by a form (README "Server-set fields"): `createdAt` / `updatedAt`
+   * Set by the server, never by a form (docs/guides/models-and-forms.md, "Server-set fields"): `createdAt` / `updatedAt`
    * (a `Date` field so named: stamped by the derived Create and Update) or `readOnly` (a
    * `readonly` property: shown, kept on Update, written only by handlers). Left out of forms.
    */

@@ -28,7 +28,7 @@ export interface ResourceOptions {
    */
   readonly owned?: OwnedDeclaration;
   /**
-   * The model's read scope (the companion's `publicWhen`, README "Models and their pages"): a
+   * The model's read scope (the companion's `publicWhen`, docs/guides/models-and-forms.md): a
    * boolean field; rows where it is true are readable by everyone, the rest by their owner
    * alone (Index lists them only to their owner, Show answers 404 to anyone else). Needs `owned`.
    */
@@ -269,7 +269,7 @@ class Pages<A> {
   }
 
   /**
-   * A form's draft with what the server sets (README "Server-set fields"): `createdAt` now on
+   * A form's draft with what the server sets (docs/guides/models-and-forms.md, "Server-set fields"): `createdAt` now on
    * Create, kept from the row on Update; `updatedAt` now on both; a `readonly` field kept from
    * the row (a store's update replaces the row, and the form never carries it).
    */

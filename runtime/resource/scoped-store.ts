@@ -10,7 +10,7 @@ import type { Draft, ListPage, Page, Store } from "./store.js";
  *
  * A handler asks for it by this type (`{ tasks }: { tasks: ScopedStore<Task> }`, an owned model
  * only) to reach one user's rows with `for(request.currentUser)`; asked for as `Store<Task>`,
- * the same store is every user's rows (README, "Per-user stores").
+ * the same store is every user's rows (docs/guides/models-and-forms.md, "Per-user stores").
  */
 export class ScopedStore<A> implements Store<A> {
   /**

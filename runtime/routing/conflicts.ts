@@ -121,7 +121,7 @@ function dropDuplicates(routes: readonly Route[]): { kept: readonly Route[]; war
 
 /**
  * Spec 4.3 warns when a handwritten route takes a derived one's method and path. That is how
- * one derived page is replaced by a handwritten file while the others stay (README), so the
+ * one derived page is replaced by a handwritten file while the others stay (docs/guides/models-and-forms.md), so the
  * warning says so, and that the model's other pages still link to it; leaving the action out
  * would remove the page, and every link and redirect to it, instead.
  */

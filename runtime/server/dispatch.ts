@@ -61,7 +61,7 @@ export interface DispatchOptions {
    * not be saved under an answer that went out.
    */
   readonly logError: (what: string, cause: unknown, incident: string | undefined) => void;
-  /** The app's public folder, asked for a GET or HEAD that no route answers (README, "Static files"). */
+  /** The app's public folder, asked for a GET or HEAD that no route answers (docs/guides/static-files.md). */
   readonly files?: PublicFiles;
 }
 

@@ -7,7 +7,7 @@ export const LOOPBACK_HOSTS: readonly string[] = Object.freeze(["localhost", "12
 export const ALLOWED_HOSTS_ENV = "FW_ALLOWED_HOSTS";
 
 /**
- * Which names the `Host` header may carry (README, Security). A page a victim's browser loads
+ * Which names the `Host` header may carry (docs/security.md). A page a victim's browser loads
  * from an attacker's name can have that name resolve to this server (DNS rebinding) and then
  * read its answers as same-origin: only a server that refuses hosts it does not know stops it.
  * Entries are host names without a port, case-insensitive: `example.com` (that name),

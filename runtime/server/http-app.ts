@@ -283,7 +283,7 @@ export class HttpApp {
 
   /** Checks the table, then listens. Boot problems throw `BootError` / `MissingSecret`. */
   async serve(options: ServeOptions = {}): Promise<RunningServer> {
-    // NODE_ENV=production wins over `dev` (README, "Decisions"): production never serves dev pages.
+    // NODE_ENV=production wins over `dev` (docs/decisions.md): production never serves dev pages.
     const dev = (options.dev ?? false) && !isProductionEnv();
     if (options.dev === true && !dev) this.console.err(PRODUCTION_OVERRIDES_DEV);
     const { routes, warnings } = checkRoutes(this.routes.routes);

@@ -5,7 +5,7 @@ import { NOSNIFF, PAGE_DEFAULTS } from "../http/default-headers.js";
 import { splitPath } from "../http/path.js";
 import type { Answer } from "./dispatch.js";
 
-/** The name of the app's folder of files served as they are (README, "Static files"). */
+/** The name of the app's folder of files served as they are (docs/guides/static-files.md). */
 export const DEFAULT_PUBLIC_DIR = "public";
 
 /**

@@ -1,6 +1,6 @@
 // @ts-check
 /*
- * fw/live's browser client, served at GET /fw/live.js (README "Live pages: the client"). Plain
+ * fw/live's browser client, served at GET /fw/live.js (docs/guides/live.md). Plain
  * JavaScript, no dependencies, no build step. It speaks the live socket's protocol (the messages
  * and the tree of runtime/live/tree.ts) and morphs each `[data-fw-live]` root to each render.
  *
