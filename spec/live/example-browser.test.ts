@@ -153,7 +153,7 @@ describe.skipIf(CHROMIUM === undefined)("The example's live pages in a real brow
     await alice.press("#chat-text", "Enter");
     await alice.locator("#chat-messages li", { hasText: `${alicesEmail}: sent with Enter` }).waitFor();
     await expect.poll(() => alice.inputValue("#chat-text")).toBe("");
-    expect(await alice.evaluate(() => document.activeElement?.id)).toBe("chat-text"); // focus stays for the next line
+    expect(await alice.evaluate("document.activeElement?.id")).toBe("chat-text"); // focus stays for the next line
   });
 
   it("two users on the live chat, and a client of the plain socket WS /chat/socket: every line reaches all of them", async () => {
