@@ -1,10 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { bootExample } from "../support/example.js";
 import { CHROMIUM_ARGS } from "../support/chromium.js";
 import { TEST_SECRET } from "../support/serve.js";
+import { newPage as pageIn, path, PASSWORD, signUp as signUpAt, submit, visitAt } from "../support/browser-pages.js";
 
 // The example as `npm start` builds it (npm test builds first), driven as a user would in
 // headless Chromium: the one spec/support/chromium-setup.ts found (or installed) and checked.
@@ -12,12 +13,10 @@ import { TEST_SECRET } from "../support/serve.js";
 const found = inject("chromium");
 const CHROMIUM = "path" in found ? found.path : undefined;
 const SHOTS = resolve("spec/.artifacts/screenshots");
-const PASSWORD = "correct horse battery";
 
 let app: ReturnType<typeof bootExample> | undefined;
 let url: string;
 let browser: Browser | undefined;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   if (CHROMIUM === undefined) return; // skipped below
@@ -33,52 +32,10 @@ afterAll(async () => {
 });
 
 /** A fresh browser context (its own cookies): one per user. */
-async function newPage(): Promise<Page> {
-  if (browser === undefined) throw new Error("no browser: beforeAll did not launch one");
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
-
-/** Opens a path and answers the status of the page it landed on (after redirects). */
-async function visit(page: Page, path: string): Promise<number> {
-  const response = await page.goto(url + path);
-  return response?.status() ?? 0;
-}
-
-/**
- * Clicks something that submits a form and waits until the browser shows the page the
- * submission landed on (after any redirect); answers that page's status.
- */
-async function submit(page: Page, selector: string): Promise<number> {
-  const landed = page.waitForResponse(
-    (response) => response.request().isNavigationRequest() && response.frame() === page.mainFrame() && (response.status() < 300 || response.status() >= 400),
-  );
-  const navigated = page.waitForEvent("framenavigated", { predicate: (frame) => frame === page.mainFrame() });
-  await page.click(selector);
-  const [response] = await Promise.all([landed, navigated]);
-  await page.waitForLoadState("load");
-  return response.status();
-}
-
-const path = (page: Page): string => new URL(page.url()).pathname + new URL(page.url()).search;
+const newPage = (): Promise<Page> => pageIn(browser);
+const visit = (page: Page, where: string): Promise<number> => visitAt(url, page, where);
+const signUp = (page: Page, name: string): Promise<string> => signUpAt(url, page, name);
 const shot = (page: Page, name: string): Promise<Buffer> => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-
-/** Signs a new user up through the form, then in (sign-up never signs in: it would tell which emails exist); lands on the home page, signed in. */
-async function signUp(page: Page, name: string): Promise<string> {
-  const email = `${name}@example.test`; // the app is fresh (in memory) for this file
-  await visit(page, "/signup");
-  await page.fill("#signup-email", email);
-  await page.fill("#signup-password", PASSWORD);
-  expect(await submit(page, "form.fw-auth button[type=submit]")).toBe(200);
-  expect(path(page)).toBe("/login");
-  await page.fill("#login-email", email);
-  await page.fill("#login-password", PASSWORD);
-  expect(await submit(page, "form.fw-auth button[type=submit]")).toBe(200);
-  expect(path(page)).toBe("/");
-  expect(await page.textContent(".signed-in")).toBe(email);
-  return email;
-}
 
 describe.skipIf(CHROMIUM === undefined)("The example in a real browser (headless Chromium)", () => {
   let alice: Page;

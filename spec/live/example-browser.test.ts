@@ -1,8 +1,9 @@
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { bootExample } from "../support/example.js";
 import { CHROMIUM_ARGS } from "../support/chromium.js";
 import { TEST_SECRET } from "../support/serve.js";
+import { newPage as pageIn, path, signUp as signUpAt, submit, visitAt } from "../support/browser-pages.js";
 
 // Issue 23 in a real browser: the example's live pages (/posts, /chat, /notes/quick) as built by
 // `npm run build`, driven in headless Chromium (the one spec/support/chromium-setup.ts found;
@@ -11,13 +12,11 @@ import { TEST_SECRET } from "../support/serve.js";
 // frame never navigates), and with JavaScript off the same pages still list and post.
 const found = inject("chromium");
 const CHROMIUM = "path" in found ? found.path : undefined;
-const PASSWORD = "correct horse battery";
 const LIVE_OPEN = "[data-fw-live][data-fw-status=open]";
 
 let app: ReturnType<typeof bootExample> | undefined;
 let url: string;
 let browser: Browser | undefined;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   if (CHROMIUM === undefined) return; // skipped below
@@ -32,38 +31,15 @@ afterAll(async () => {
 });
 
 /** A fresh browser context (its own cookies): one per user; `javaScriptEnabled: false` for a browser without scripts. */
-async function newPage(options: { javaScriptEnabled?: boolean } = {}): Promise<Page> {
-  if (browser === undefined) throw new Error("no browser: beforeAll did not launch one");
-  const context = await browser.newContext(options);
-  contexts.push(context);
-  return context.newPage();
-}
-
-/** Opens a path and answers the status of the page it landed on (after redirects). */
-async function visit(page: Page, path: string): Promise<number> {
-  const response = await page.goto(url + path);
-  return response?.status() ?? 0;
-}
+const newPage = (options: { javaScriptEnabled?: boolean } = {}): Promise<Page> => pageIn(browser, options);
+const visit = (page: Page, where: string): Promise<number> => visitAt(url, page, where);
+const signUp = (page: Page, name: string): Promise<string> => signUpAt(url, page, name);
 
 /** Opens a live page and waits until its socket is open (the client marks the root). */
 async function visitLive(page: Page, path: string): Promise<void> {
   expect(await visit(page, path)).toBe(200);
   await page.waitForSelector(LIVE_OPEN);
 }
-
-/** Clicks something that submits a form and waits for the page the submission landed on; answers its status. */
-async function submit(page: Page, selector: string): Promise<number> {
-  const landed = page.waitForResponse(
-    (response) => response.request().isNavigationRequest() && response.frame() === page.mainFrame() && (response.status() < 300 || response.status() >= 400),
-  );
-  const navigated = page.waitForEvent("framenavigated", { predicate: (frame) => frame === page.mainFrame() });
-  await page.click(selector);
-  const [response] = await Promise.all([landed, navigated]);
-  await page.waitForLoadState("load");
-  return response.status();
-}
-
-const path = (page: Page): string => new URL(page.url()).pathname + new URL(page.url()).search;
 
 /**
  * Marks the page as it is now: `stillSamePage()` answers whether it is the very same document
@@ -84,20 +60,6 @@ async function markPage(page: Page): Promise<() => Promise<boolean>> {
     const kept = await page.evaluate(() => (globalThis as unknown as { fwTestMark?: string }).fwTestMark);
     return kept === mark && navigations === 0;
   };
-}
-
-/** Signs a new user up through the form, then in; lands on the home page, signed in. */
-async function signUp(page: Page, name: string): Promise<string> {
-  const email = `${name}@example.test`; // the app is fresh for this file
-  await visit(page, "/signup");
-  await page.fill("#signup-email", email);
-  await page.fill("#signup-password", PASSWORD);
-  expect(await submit(page, "form.fw-auth button[type=submit]")).toBe(200);
-  await page.fill("#login-email", email);
-  await page.fill("#login-password", PASSWORD);
-  expect(await submit(page, "form.fw-auth button[type=submit]")).toBe(200);
-  expect(path(page)).toBe("/");
-  return email;
 }
 
 /** Writes a post through the derived New page (a plain form post: the Post store publishes `posts`). */
