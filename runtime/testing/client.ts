@@ -1,5 +1,5 @@
 import { CookieJar } from "./cookie-jar.js";
-import { formsOf, type PageForm } from "./forms.js";
+import { formsOf, pickForm, type PageForm } from "./forms.js";
 
 /** One answer the client got, read whole. */
 export interface TestResponse {
@@ -17,7 +17,11 @@ export interface TestResponse {
 
 /** What `submit` fills in and where it looks for the form. */
 export interface SubmitOptions {
-  /** Which form of the page: the first whose `action` is this path (default: the first form with a `_csrf` field, else the first). */
+  /**
+   * Which form of the page: the first whose `action` is this path. Default: the form (among those
+   * carrying `_csrf`) that has a field for every name given; several posting to different places
+   * throw, naming them (a page's form beside the layout's Sign out form, say).
+   */
   readonly action?: string;
 }
 
@@ -50,14 +54,7 @@ export class TestClient {
   async submit(pagePath: string, fields: Readonly<Record<string, string>>, options: SubmitOptions = {}): Promise<TestResponse> {
     const page = await this.get(pagePath);
     if (page.status !== 200) throw new Error(`fw/testing: GET ${pagePath} answered ${page.status}, not a page with a form to submit`);
-    const forms = page.forms();
-    const form =
-      options.action !== undefined
-        ? forms.find((candidate) => candidate.action === options.action)
-        : (forms.find((candidate) => candidate.fields["_csrf"] !== undefined) ?? forms[0]);
-    if (form === undefined) {
-      throw new Error(`fw/testing: ${pagePath} has no form${options.action === undefined ? "" : ` with action ${options.action}`} (forms: ${forms.map((f) => f.action).join(", ") || "none"})`);
-    }
+    const form = pickForm(page.forms(), fields, pagePath, options.action);
     const filled = { ...form.fields, ...fields };
     if (form.method === "get") return this.get(`${form.action}?${new URLSearchParams(filled).toString()}`);
     return this.post(form.action, filled);

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { appDatabase } from "../../runtime/db/open.js";
 import { CookieJar, formsOf, startApp, type TestApp } from "../../runtime/testing/index.js";
+import { pickForm } from "../../runtime/testing/forms.js";
 import { postgresBin, startCluster } from "../support/postgres.js";
 
 // fw/testing against the example as built (`npm run build`): each test's app is its own process.
@@ -84,9 +85,26 @@ describe("fw/testing's cookie jar and form reader", () => {
   it("reads a form's action, method and carried fields (hidden, prefilled, checked), unescaped", () => {
     const html = `<form method="post" action="/posts/7?x=1&amp;y=2"><input type="hidden" name="_method" value="PUT"><input type="hidden" name="_csrf" value="t0k"><input name="title" value="A &amp; B"><input type="checkbox" name="done" checked><input type="checkbox" name="no"><input type="password" name="password" value="x"><textarea name="body">1 &lt; 2</textarea><button>Save</button></form>`;
     expect(formsOf(html, "/posts/7/edit")).toEqual([
-      { action: "/posts/7?x=1&y=2", method: "post", fields: { _method: "PUT", _csrf: "t0k", title: "A & B", done: "on", body: "1 < 2" } },
+      { action: "/posts/7?x=1&y=2", method: "post", fields: { _method: "PUT", _csrf: "t0k", title: "A & B", done: "on", body: "1 < 2" }, names: ["_method", "_csrf", "title", "done", "no", "password", "body"] },
     ]);
-    expect(formsOf(`<form><input name="q"></form>`, "/search")).toEqual([{ action: "/search", method: "get", fields: { q: "" } }]);
+    expect(formsOf(`<form><input name="q"><select name="kind"><option>a</option></select></form>`, "/search")).toEqual([{ action: "/search", method: "get", fields: { q: "" }, names: ["q", "kind"] }]);
+  });
+
+  // A page's form beside the layout's Sign out form: the tutorial's test once signed its user out.
+  const page = `<form method="post" action="/logout"><input type="hidden" name="_csrf" value="t"><button>Sign out</button></form>`
+    + `<form method="post" action="/tasks"><input type="hidden" name="_csrf" value="t"><input name="title"><select name="due"></select><button>Save</button></form>`
+    + `<form method="get" action="/search"><input name="q"></form>`;
+
+  it("submit's form is the one with a field for every name given, not the first with a token (the layout's Sign out)", () => {
+    expect(pickForm(formsOf(page, "/tasks/new"), { title: "Water", due: "2030-01-31" }, "/tasks/new").action).toBe("/tasks");
+    expect(pickForm(formsOf(page, "/tasks/new"), { title: "Water", _method: "PUT" }, "/tasks/new").action).toBe("/tasks");
+    expect(pickForm(formsOf(page, "/tasks/new"), {}, "/tasks/new", "/logout").action).toBe("/logout");
+  });
+
+  it("submit refuses to guess: several forms that fit name their actions, and none that fits says so", () => {
+    expect(() => pickForm(formsOf(page, "/tasks/new"), {}, "/tasks/new")).toThrow('/tasks/new has 2 forms that could take no fields (actions /logout, /tasks); pass { action: "/logout" } (or another) to pick one');
+    expect(() => pickForm(formsOf(page, "/tasks/new"), { colour: "red" }, "/tasks/new")).toThrow("/tasks/new has no form with fields colour (forms: POST /logout, POST /tasks, GET /search); pass { action } to name the form");
+    expect(() => pickForm(formsOf(page, "/tasks/new"), {}, "/tasks/new", "/nowhere")).toThrow("/tasks/new has no form with action /nowhere");
   });
 });
 
