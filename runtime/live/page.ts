@@ -84,6 +84,13 @@ export interface LiveSpec<S, C, P> {
    * page reloads its data from its request).
    */
   refresh?(state: S, message: string | undefined, context: LiveContext<C, P>): S | Promise<S>;
+  /**
+   * How long `mount`, an event's handler or `refresh` may take on the socket before fw gives up
+   * on it (a store call that never returns): the page shows the problem, keeps its state, and
+   * the socket goes on with the next event; the late result is dropped. Default 30 s, as an
+   * HTTP handler's `handlerTimeoutMs`.
+   */
+  readonly handlerTimeoutMs?: number;
 }
 
 const LIVE_PAGE: unique symbol = Symbol("fw.livePage");

@@ -22,6 +22,8 @@ import { liveView, pathAndQuery } from "./view.js";
 
 /** A render larger than this (HTML characters) is refused: the state stays as it was (live protocol, "Bounds"). */
 export const MAX_RENDER = 1024 * 1024;
+/** How long a page's own code may run on the socket unless its `handlerTimeoutMs` says otherwise. */
+export const DEFAULT_LIVE_HANDLER_TIMEOUT_MS = 30_000;
 /** At most this many `[name, value]` pairs in one event. */
 export const MAX_PAIRS = 64;
 
@@ -108,7 +110,7 @@ class LiveSession {
     this.request = request;
     let state: unknown;
     try {
-      state = await this.page.spec.mount(request, this.mountInfo.capabilities);
+      state = await this.settled(this.page.spec.mount(request, this.mountInfo.capabilities), "mount");
     } catch (cause) {
       this.refuseMount(cause);
       return;
@@ -208,7 +210,7 @@ class LiveSession {
     let state: unknown;
     try {
       const { payload } = payloadOf(this.mountInfo, message.e, pairs);
-      state = await handler(this.state, payload, contextOf(this.mountInfo, request));
+      state = await this.settled(handler(this.state, payload, contextOf(this.mountInfo, request)), `the event "${message.e}"`);
     } catch (cause) {
       await this.error(`event "${message.e}" of ${this.mountInfo.source} (${this.shown}) threw`, cause, message.n);
       return;
@@ -223,12 +225,28 @@ class LiveSession {
     const spec = this.page.spec;
     let state: unknown;
     try {
-      state = spec.refresh === undefined ? await spec.mount(request, this.mountInfo.capabilities) : await spec.refresh(this.state, published, contextOf(this.mountInfo, request));
+      state = await this.settled(spec.refresh === undefined ? spec.mount(request, this.mountInfo.capabilities) : spec.refresh(this.state, published, contextOf(this.mountInfo, request)), "refresh");
     } catch (cause) {
       await this.error(`refreshing ${this.mountInfo.source} (${this.shown}) threw`, cause, 0);
       return;
     }
     await this.commit(state, 0);
+  }
+
+  /**
+   * `work`, or a rejection once it has run longer than the page's `handlerTimeoutMs`: a handler
+   * that never settles must not hold the socket (the runtime hands the next message over only
+   * after this one), so the page says so and goes on; what the work answers later is dropped.
+   */
+  private settled<T>(work: T | Promise<T>, what: string): Promise<T> {
+    if (!(work instanceof Promise)) return Promise.resolve(work);
+    const ms = this.page.spec.handlerTimeoutMs ?? DEFAULT_LIVE_HANDLER_TIMEOUT_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms (the page's handlerTimeoutMs); its result will be dropped`)), ms);
+    });
+    work.catch(() => undefined); // a late failure is dropped with its result
+    return Promise.race([work, late]).finally(() => clearTimeout(timer));
   }
 
   /** Renders `state`; when it fits, it becomes the page's state and its diff is sent. */

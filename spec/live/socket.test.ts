@@ -125,6 +125,17 @@ const gatedPage = live<{ n: number }>({
   topics: ["gated"],
 });
 
+/** A page whose `hang` event never settles: its handlerTimeoutMs lets the socket go on. */
+const stuckPage = live<{ n: number }>({
+  mount: () => ({ n: 0 }),
+  render: (state) => (PAGES.item as (s: { id: number }) => Html)({ id: state.n }),
+  events: {
+    hang: () => new Promise<{ n: number }>(() => undefined),
+    bump: (state) => ({ n: state.n + 1 }),
+  },
+  handlerTimeoutMs: 100,
+});
+
 /** A page that keeps every published message (its own `refresh`). */
 const heardPage = live<{ heard: readonly string[] }>({
   mount: () => ({ heard: [] }),
@@ -150,6 +161,7 @@ const mounts = {
   item: { id: "items._id.Show", path: "/items/:id", params: { id: FromPath.int }, capabilities: none, source: "src/app/items/_id/Show.tsx" },
   gated: { id: "gated.Index", path: "/gated", capabilities: none, source: "src/app/gated/Index.tsx" },
   heard: { id: "heard.Index", path: "/heard", capabilities: none, source: "src/app/heard/Index.tsx" },
+  stuck: { id: "stuck.Index", path: "/stuck", capabilities: none, source: "src/app/stuck/Index.tsx" },
 } satisfies Record<string, LiveMount<unknown>>;
 
 const routes = new RouteTable(
@@ -162,6 +174,7 @@ const routes = new RouteTable(
     ...livePageRoutes(itemPage, mounts.item),
     ...livePageRoutes(gatedPage, mounts.gated),
     ...livePageRoutes(heardPage, mounts.heard),
+    ...livePageRoutes(stuckPage, mounts.stuck),
     ...resourceRoutes(Post, store),
     liveSocketRoute(counterPage, mounts.counter),
     liveSocketRoute(newPostPage, mounts.newPost),
@@ -170,6 +183,7 @@ const routes = new RouteTable(
     liveSocketRoute(itemPage, mounts.item),
     liveSocketRoute(gatedPage, mounts.gated),
     liveSocketRoute(heardPage, mounts.heard),
+    liveSocketRoute(stuckPage, mounts.stuck),
     liveClientRoute(),
   ],
   identify,
@@ -303,6 +317,22 @@ describe("fw/live: the socket", () => {
     send(client, 3, "increment", csrf);
     const after = await client.next();
     expect(after).toContain('"2"');
+    client.socket.close();
+  });
+
+  it("a handler that never settles: after the page's handlerTimeoutMs, err and a log line; the state is kept and the next event is handled", async () => {
+    const { cookie, csrf } = await visit("/stuck");
+    const client = await open("stuck", "/stuck", cookie);
+    await next(client);
+    send(client, 1, "hang", csrf);
+    const err = await next(client);
+    expect(err).toMatchObject({ t: "err", n: 1 });
+    expect((err as { m: string }).m).toMatch(/^Something went wrong \(incident [0-9a-f]+\)$/);
+    expect(app.err.join("\n")).toContain("did not settle within 100 ms");
+    send(client, 2, "bump", csrf);
+    const after = await client.next();
+    expect(JSON.parse(after)).toMatchObject({ t: "r", n: 2 });
+    expect(after).toContain('"1"'); // 0 + 1: the hung event changed nothing
     client.socket.close();
   });
 
