@@ -5,31 +5,11 @@
 // root's HTML from the tree, as the browser client does before it morphs the DOM.
 import { WebSocket } from "../../node_modules/ws/wrapper.mjs";
 
-/** The HTML a tree stands for (live protocol, "The tree"). */
-export function treeHtml(node, shapes) {
-  if (typeof node === "string") return node;
-  if (Array.isArray(node)) {
-    let html = "";
-    for (const item of node) html += treeHtml(item, shapes);
-    return html;
-  }
-  const strings = shapes.get(node.s);
-  if (strings === undefined) throw new Error(`no strings for shape ${node.s}`);
-  let html = strings[0];
-  for (let i = 0; i < node.d.length; i++) html += treeHtml(node.d[i], shapes) + strings[i + 1];
-  return html;
-}
-
-/** The tree a diff makes of `node`: a hole update `{u}` patches a template's holes, anything else replaces the node. */
-export function applyDiff(node, diff) {
-  if (typeof diff !== "object" || diff === null || Array.isArray(diff) || !("u" in diff)) return diff;
-  const keys = Object.keys(diff.u);
-  if (keys.length === 0) return node;
-  if (typeof node !== "object" || Array.isArray(node)) throw new Error("a hole update for a node that is not a template");
-  const d = node.d.slice();
-  for (const key of keys) d[Number(key)] = applyDiff(d[Number(key)], diff.u[key]);
-  return { s: node.s, d };
-}
+// The tree's HTML and a diff's application are fw/live's own (dist/runtime/live/tree.js, built
+// before the bench runs): the same functions whose results spec/live checks against the browser
+// client's, so the bench applies exactly what the client does.
+export { applyDiff, treeHtml } from "../../dist/runtime/live/tree.js";
+import { applyDiff, treeHtml } from "../../dist/runtime/live/tree.js";
 
 /** GETs a live page: its status, body, session cookie, CSRF token and socket path. */
 export async function getLivePage(base, path, cookie) {

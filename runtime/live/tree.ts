@@ -22,7 +22,13 @@ export interface TemplateTree {
 export type Diff = Node | Update;
 
 export interface Update {
+  /** The holes (of a template) or items (of a list) that changed, by index. */
   readonly u: Readonly<Record<string, Diff>>;
+  /**
+   * A list's new length, when it changed: items past it are dropped, and each new item (at an
+   * index the old list did not have) comes whole in `u`.
+   */
+  readonly l?: number;
 }
 
 /** Where a tree's shape strings are looked up (the process's registry, or what a client was sent). */
@@ -124,12 +130,37 @@ function isUpdate(diff: Diff): diff is Update {
 /** Nothing changed (also what an event that changed nothing is answered with). */
 export const UNCHANGED: Update = Object.freeze({ u: Object.freeze({}) });
 
+function applyToList(list: readonly Node[], diff: Update): Node {
+  const length = diff.l ?? list.length;
+  if (!Number.isInteger(length) || length < 0) throw new Error(`fw/live: a list cannot have length ${String(diff.l)}.`);
+  const items: (Node | undefined)[] = list.slice(0, length);
+  for (const key of Object.keys(diff.u)) {
+    const index = Number(key);
+    if (!Number.isInteger(index) || index < 0 || index >= length) throw new Error(`fw/live: a list of ${length} has no item ${key}.`);
+    const change = diff.u[key] as Diff;
+    items[index] = index < list.length ? applyDiff(list[index] as Node, change) : applyDiff("", change);
+  }
+  for (let i = 0; i < length; i++) if (items[i] === undefined) throw new Error(`fw/live: the list's new item ${i} did not come whole.`);
+  return items as Node[];
+}
+
 /**
  * What turns `prev` into `next`: for a template whose shape stayed, the holes that changed
- * (recursively); anything else changed is replaced whole. Equal trees give `UNCHANGED`.
+ * (recursively); for a list, the items that changed (recursively), the new ones whole, and its
+ * length when that changed (a row toggled in a 50-row list sends that row's holes, not 50 rows);
+ * anything else changed is replaced whole. Equal trees give `UNCHANGED`.
  */
 export function diffTree(prev: Node, next: Node): Diff {
   if (sameNode(prev, next)) return UNCHANGED;
+  if (isList(prev) && isList(next)) {
+    const u: Record<string, Diff> = {};
+    const shared = Math.min(prev.length, next.length);
+    for (let i = 0; i < shared; i++) {
+      if (!sameNode(prev[i] as Node, next[i] as Node)) u[i] = diffTree(prev[i] as Node, next[i] as Node);
+    }
+    for (let i = shared; i < next.length; i++) u[i] = next[i] as Node;
+    return prev.length === next.length ? { u } : { u, l: next.length };
+  }
   if (typeof prev === "object" && typeof next === "object" && !isList(prev) && !isList(next) && prev.s === next.s && prev.d.length === next.d.length) {
     const u: Record<string, Diff> = {};
     for (let i = 0; i < next.d.length; i++) {
@@ -146,8 +177,9 @@ export function diffTree(prev: Node, next: Node): Diff {
 export function applyDiff(tree: Node, diff: Diff): Node {
   if (!isUpdate(diff)) return diff;
   const keys = Object.keys(diff.u);
-  if (keys.length === 0) return tree;
-  if (typeof tree !== "object" || isList(tree)) throw new Error("fw/live: a hole update for a node that is not a template.");
+  if (keys.length === 0 && diff.l === undefined) return tree;
+  if (typeof tree !== "object") throw new Error("fw/live: a hole update for a node that is not a template or a list.");
+  if (isList(tree)) return applyToList(tree, diff);
   const d = tree.d.slice();
   for (const key of keys) {
     const index = Number(key);

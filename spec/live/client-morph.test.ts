@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { CHROMIUM_ARGS } from "../support/chromium.js";
+import { applyDiff, diffTree, treeHtml, type Node } from "../../runtime/live/tree.js";
 
 // fw/live's browser client (runtime/live/client/live.js) in headless Chromium, without a server:
 // the page sets `window.__fwLiveTest` before the script runs, so the client connects nothing and
@@ -122,6 +123,26 @@ describe.skipIf(CHROMIUM === undefined)("fw/live's client: tree and morph (Chrom
     expect(html).toBe('<section><p>Count: 0</p><ul class="a"><li id="item-1">ONE</li></ul></section>');
     const error = await run<string>(`(() => { try { __fwLiveTest.apply("text", { u: { "0": "x" } }); return "applied"; } catch (e) { return e.message; } })()`);
     expect(error).toContain("no holes");
+  });
+
+  it("applies the server's list diffs (items that changed, new ones whole, a new length) as the server's applyDiff does", async () => {
+    const statics = { "7": ["<li>", "</li>"] };
+    const li = (text: string): Node => ({ s: 7, d: [text] });
+    const lists: Node[][] = [[], [li("a")], [li("a"), li("b"), li("c")], [li("a"), li("B"), li("c")], [li("a")], [li("x"), li("y")], ["text", li("y"), [li("z")]], []];
+    let before: Node = lists[0] as Node;
+    let client: unknown = before;
+    for (const list of lists.slice(1)) {
+      const diff = JSON.parse(JSON.stringify(diffTree(before, list)));
+      const expected = treeHtml(applyDiff(before, diff), new Map([[7, ["<li>", "</li>"]]]));
+      expect(expected).toBe(treeHtml(list, new Map([[7, ["<li>", "</li>"]]])));
+      client = await run<unknown>(`__fwLiveTest.apply(${JSON.stringify(client)}, ${JSON.stringify(diff)})`);
+      expect(await run<string>(`__fwLiveTest.html(${JSON.stringify(client)}, ${JSON.stringify(statics)})`)).toBe(expected);
+      before = list;
+    }
+    // One item changed in a long list: the diff names that item alone.
+    const long = Array.from({ length: 50 }, (_, i) => li(`row ${i}`));
+    const toggled = long.map((item, i) => (i === 17 ? li("row 17 done") : item));
+    expect(diffTree(long, toggled)).toEqual({ u: { "17": { u: { "0": "row 17 done" } } } });
   });
 
   it("keeps an element (the same DOM node) where tag and id match, and where an unkeyed one of the same tag stands", async () => {

@@ -41,17 +41,19 @@
   };
 
   /**
-   * The tree after a diff: `{u: {hole: diff}}` patches a template's (or a list's) holes, anything
-   * else replaces the node.
+   * The tree after a diff: `{u: {hole: diff}}` patches a template's holes or a list's items
+   * (`l`: the list's new length, its new items whole in `u`); anything else replaces the node.
    * @param {Tree | undefined} old @param {any} diff (JSON from the server) @returns {Tree}
    */
   const apply = (old, diff) => {
     if (diff === null || typeof diff !== "object" || Array.isArray(diff) || !("u" in diff)) return diff;
-    if (old !== undefined && Object.keys(diff.u).length === 0) return old; // "nothing changed"
+    if (old !== undefined && Object.keys(diff.u).length === 0 && diff.l === undefined) return old; // "nothing changed"
     if (old === undefined || typeof old !== "object") throw new Error("fw/live: a patch for a node that has no holes");
-    const holes = (Array.isArray(old) ? old : old.d).slice();
+    const list = Array.isArray(old);
+    const holes = (list ? old : old.d).slice(0, list && diff.l !== undefined ? diff.l : undefined);
     for (const k of Object.keys(diff.u)) holes[Number(k)] = apply(/** @type {Tree} */ (holes[Number(k)]), diff.u[k]);
-    return Array.isArray(old) ? holes : { s: old.s, d: holes };
+    if (holes.includes(undefined)) throw new Error("fw/live: a patch left a hole empty");
+    return list ? holes : { s: old.s, d: holes };
   };
 
   /** @param {Element} el @returns {el is HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement} */
