@@ -45,7 +45,7 @@ export type { Id, LongText } from "./resource/types.js";
 export type { FieldSpec, InputKind, ModelSpec, Validation } from "./resource/model.js";
 export { FormErrors, type FieldProblem } from "./resource/form-errors.js";
 export { Form, VERSION_FIELD, type ButtonProps, type Field, type Parsed, type RenderProps, type Values } from "./resource/form.js";
-export type { Draft, Page, Store, Versioned } from "./resource/store.js";
+export type { Draft, ListPage, Order, Page, Store, Versioned } from "./resource/store.js";
 export type { FieldValue, RowFilter } from "./resource/row-filter.js";
 export { Conflict, DuplicateValue } from "./resource/store-errors.js";
 export { InMemoryStore } from "./resource/in-memory-store.js";

@@ -98,6 +98,17 @@ describe("Item 8: the example shows drafts to their author alone (the model's pu
     expect(api.total).toBe(api.posts.length);
   });
 
+  it("the live /posts sorts as the derived Index did: ?sort=title, ?sort=-title (links that keep it across pages), an unknown column is a 400 naming the choices", async () => {
+    const ascending = (await alice.get("/posts?sort=title")).html;
+    expect(ascending.indexOf(`Draft ${marker}`)).toBeLessThan(ascending.indexOf(`Out ${marker}`));
+    expect(ascending).toContain('<a href="/posts?sort=-title" aria-current="true">title ↑</a>');
+    const descending = (await alice.get("/posts?sort=-title")).html;
+    expect(descending.indexOf(`Out ${marker}`)).toBeLessThan(descending.indexOf(`Draft ${marker}`));
+    const refused = await alice.get("/posts?sort=author");
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain("sort by one of title, category, published");
+  });
+
   it("the author sees the draft on the index and on its page, with their Edit and Delete controls", async () => {
     const index = await alice.get("/posts");
     expect(index.html).toContain(`Draft ${marker}`);

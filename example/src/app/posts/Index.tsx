@@ -1,4 +1,4 @@
-import { BadRequest, NotFound, PAGE_SIZE, type Request, type Store } from "fw";
+import { BadRequest, NotFound, PAGE_SIZE, type Order, type Request, type Store } from "fw";
 import { Guarded } from "fw/auth";
 import { live } from "fw/live";
 import { auth } from "../../auth.js";
@@ -22,6 +22,41 @@ interface Posts {
   readonly page: number;
   readonly last: number;
   readonly signedIn: boolean;
+  /** The order asked for (`?sort=title`, `?sort=-category`), undefined for the store's own. */
+  readonly order: Order | undefined;
+}
+
+/** The columns `?sort=` takes, as the derived Index sorts by any field it shows. */
+const SORTABLE = ["title", "category", "published"] as const;
+
+/** `?sort=`: a sortable field, `-` before it for descending; anything else is a 400 naming the choices. */
+function orderOf(request: Request): Order | undefined {
+  const text = request.query.get("sort");
+  if (text === undefined) return undefined;
+  const descending = text.startsWith("-");
+  const field = descending ? text.slice(1) : text;
+  if (!(SORTABLE as readonly string[]).includes(field)) {
+    throw new BadRequest(`The posts cannot be sorted by ${JSON.stringify(text.slice(0, 40))}: sort by one of ${SORTABLE.join(", ")}, with "-" before it for descending order (?sort=-title).`);
+  }
+  return { field, descending };
+}
+
+/** The index's address for a page and an order (page 1 and no order left out), as the derived Index writes it. */
+function indexPath(page: number, order: Order | undefined): string {
+  const query = [order === undefined ? "" : `sort=${order.descending ? "-" : ""}${order.field}`, page === 1 ? "" : `page=${page}`].filter((part) => part !== "");
+  return query.length === 0 ? "/posts" : `/posts?${query.join("&")}`;
+}
+
+/** A sort link: ascending, or descending when the list is already sorted so by that field. */
+function sortLink(state: Posts, field: (typeof SORTABLE)[number], label: string) {
+  const sorted = state.order?.field === field;
+  const next: Order = { field, descending: sorted && state.order?.descending !== true };
+  return (
+    <a href={indexPath(1, next)} aria-current={sorted ? "true" : undefined}>
+      {label}
+      {sorted ? (state.order?.descending === true ? " ↓" : " ↑") : ""}
+    </a>
+  );
 }
 
 /** `?page=` as the derived Index reads it: absent is 1, anything but a whole number from 1 is a 400. */
@@ -40,12 +75,13 @@ function pageOf(request: Request): number {
  */
 async function load(request: Request, posts: Store<Post>): Promise<Posts> {
   const page = pageOf(request);
+  const order = orderOf(request);
   const viewer = (await auth.identify(request)).currentUser;
-  const { rows, total } = await Post.readable(posts, viewer).list({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+  const { rows, total } = await Post.readable(posts, viewer).list({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE, ...(order === undefined ? {} : { order }) });
   const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
   if (page > last) throw new NotFound(`There is no page ${page} of posts: there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
   const listed = rows.map((post) => ({ id: Number(post.id), title: post.title, draft: !post.published, mine: viewer !== undefined && String(post.author) === viewer }));
-  return { rows: listed, total, page, last, signedIn: viewer !== undefined };
+  return { rows: listed, total, page, last, signedIn: viewer !== undefined, order };
 }
 
 /**
@@ -67,6 +103,11 @@ export const index = live({
           <a href="/posts/new" class="fw-new">New post</a>
         </p>
       ) : null}
+      {state.rows.length < 2 ? null : (
+        <p class="fw-sort">
+          Sort by {sortLink(state, "title", "title")}, {sortLink(state, "category", "category")}, {sortLink(state, "published", "published")}
+        </p>
+      )}
       {state.rows.length === 0 ? (
         <p class="fw-empty">No posts yet.</p>
       ) : (
@@ -87,11 +128,11 @@ export const index = live({
       )}
       {state.last > 1 ? (
         <nav class="fw-pager" aria-label="Pages">
-          {state.page > 1 ? <a href={state.page === 2 ? "/posts" : `/posts?page=${state.page - 1}`} rel="prev">Previous</a> : null}
+          {state.page > 1 ? <a href={indexPath(state.page - 1, state.order)} rel="prev">Previous</a> : null}
           <span>
             Page {state.page} of {state.last}
           </span>
-          {state.page < state.last ? <a href={`/posts?page=${state.page + 1}`} rel="next">Next</a> : null}
+          {state.page < state.last ? <a href={indexPath(state.page + 1, state.order)} rel="next">Next</a> : null}
         </nav>
       ) : null}
     </>
