@@ -24,12 +24,15 @@ export class Fields {
         throw new BadRequest(`The ${what} has more than ${MAX_FIELDS} fields.`);
       }
       const eq = pair.indexOf("=");
-      const name = decode(eq === -1 ? pair : pair.slice(0, eq), what);
-      const value = eq === -1 ? "" : decode(pair.slice(eq + 1), what);
-      const values = map.get(name);
-      if (values === undefined) map.set(name, [value]);
-      else values.push(value);
+      add(map, decode(eq === -1 ? pair : pair.slice(0, eq), what), eq === -1 ? "" : decode(pair.slice(eq + 1), what));
     }
+    return new Fields(map);
+  }
+
+  /** Fields from `[name, value]` pairs already decoded, in order (a name may repeat). */
+  static of(pairs: Iterable<readonly [string, string]>): Fields {
+    const map = new Map<string, string[]>();
+    for (const [name, value] of pairs) add(map, name, value);
     return new Fields(map);
   }
 
@@ -73,4 +76,10 @@ function decode(text: string, what: string): string {
   } catch {
     throw new BadRequest(`The ${what} has a malformed percent-encoding.`);
   }
+}
+
+function add(map: Map<string, string[]>, name: string, value: string): void {
+  const values = map.get(name);
+  if (values === undefined) map.set(name, [value]);
+  else values.push(value);
 }

@@ -1,3 +1,4 @@
+import { noneMatchHits } from "../http/etag.js";
 import { BadRequest } from "../http/failure.js";
 import type { Request } from "../http/request.js";
 import { Ok, Response, status } from "../http/response.js";
@@ -95,10 +96,7 @@ export function liveClientRoute(): HttpRoute {
       const client = clientFile();
       const cache = request.query.get("v") === client.hash ? IMMUTABLE : "no-cache";
       const validators: [string, string][] = [["etag", client.etag], ["cache-control", cache]];
-      const match = request.headers.get("if-none-match");
-      if (match !== undefined && match.split(",").some((tag) => tag.trim().replace(/^W\//, "") === client.etag || tag.trim() === "*")) {
-        return new Response(304, validators);
-      }
+      if (noneMatchHits(request.headers.get("if-none-match"), client.etag)) return new Response(304, validators);
       return new Response(200, [["content-type", "text/javascript; charset=utf-8"], ...validators], { type: "text", text: client.text });
     },
   });

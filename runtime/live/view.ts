@@ -4,9 +4,8 @@
  */
 import { element, fragment, type Html } from "../html/node.js";
 import type { Request } from "../http/request.js";
-import { Form } from "../resource/form.js";
-import type { ModelSpec } from "../resource/model.js";
 import { clientUrl } from "./client-file.js";
+import { formModelOf, formOf } from "./events.js";
 import type { LiveFormProps, LiveView } from "./page.js";
 import type { LiveMount } from "./routes.js";
 
@@ -15,17 +14,9 @@ export function socketPath(id: string): string {
   return `/fw/live/${id}`;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: one cache holds forms of every model
-const forms = new WeakMap<ModelSpec<any>, Form<any>>();
-
-/** The `Form` of a model, made once. */
-export function formOf<A>(model: ModelSpec<A>): Form<A> {
-  let form = forms.get(model) as Form<A> | undefined;
-  if (form === undefined) {
-    form = new Form(model);
-    forms.set(model, form);
-  }
-  return form;
+/** The session's CSRF token, which live forms and events carry; none past a failed dispatch. */
+function csrfOf(request: Request<unknown>): string {
+  return request.hasCsrf ? request.csrf : "";
 }
 
 /** The path and query of a request, as the browser shows it. */
@@ -38,12 +29,12 @@ export function pathAndQuery(path: string, query: string): string {
  * `shown` the path and query as the browser shows them.
  */
 export function liveView(mount: LiveMount<unknown>, request: Request<unknown>, shown: string): LiveView {
-  const csrf = request.hasCsrf ? request.csrf : "";
+  const csrf = csrfOf(request);
   return {
     csrf,
     path: shown,
     form(event: string, props: LiveFormProps = {}): Html {
-      const model = mount.forms !== undefined && Object.hasOwn(mount.forms, event) ? mount.forms[event] : undefined;
+      const model = formModelOf(mount, event);
       if (model === undefined) {
         throw new Error(
           `fw/live: view.form("${event}") in ${mount.source}: no model form is bound to the event "${event}". ` +
@@ -70,6 +61,6 @@ export function liveView(mount: LiveMount<unknown>, request: Request<unknown>, s
  * lifts its `<title>`.
  */
 export function livePage(mount: LiveMount<unknown>, request: Request<unknown>, rendered: Html): Html {
-  const root = element("div", { "data-fw-live": socketPath(mount.id), "data-fw-csrf": request.hasCsrf ? request.csrf : "" }, [rendered]);
+  const root = element("div", { "data-fw-live": socketPath(mount.id), "data-fw-csrf": csrfOf(request) }, [rendered]);
   return fragment([root, element("script", { src: clientUrl(), defer: true }, [])]);
 }

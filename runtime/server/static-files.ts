@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { realpath, readFile, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
 import { NOSNIFF, PAGE_DEFAULTS } from "../http/default-headers.js";
+import { noneMatchHits } from "../http/etag.js";
 import { splitPath } from "../http/path.js";
 import type { Answer } from "./dispatch.js";
 
@@ -136,12 +137,7 @@ export class PublicFiles {
  */
 function notModified(headers: IncomingHttpHeaders, etag: string, mtimeMs: number): boolean {
   const match = headers["if-none-match"];
-  if (match !== undefined) {
-    return match.split(",").some((tag) => {
-      const trimmed = tag.trim();
-      return trimmed === "*" || trimmed.replace(/^W\//, "") === etag;
-    });
-  }
+  if (match !== undefined) return noneMatchHits(match, etag);
   const since = headers["if-modified-since"];
   if (since === undefined) return false;
   const date = Date.parse(since);
