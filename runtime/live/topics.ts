@@ -79,37 +79,48 @@ export function publishing<A, S extends Store<A> = Store<A>>(store: S, topic: st
   checkTopic(topic);
   // A proxy, not a copy: a store's other members (a scoped store's `for`, a class's own
   // methods) and its identity checks keep working; only the writes, `where` and `for` are wrapped.
+  // Each method is wrapped (or bound to the store) once, not on every call: reads go through
+  // here on every request.
+  const wrapped = new Map<PropertyKey, { readonly of: unknown; readonly as: unknown }>();
   return new Proxy(store, {
     get(target, name, receiver) {
       const value: unknown = Reflect.get(target, name, receiver);
       if (typeof value !== "function") return value;
-      switch (name) {
-        case "insert":
-          return async (draft: Draft<A>) => {
-            const row = await target.insert(draft);
-            publish(topic);
-            return row;
-          };
-        case "update":
-          return async (...args: Parameters<Store<A>["update"]>) => {
-            const row = await target.update(...args);
-            if (row !== undefined) publish(topic);
-            return row;
-          };
-        case "delete":
-          return async (key: unknown) => {
-            const deleted = await target.delete(key);
-            if (deleted) publish(topic);
-            return deleted;
-          };
-        // The narrowed stores a store hands out (`where`, a scoped store's `for(owner)`) write to
-        // the same table: their writes publish too.
-        case "where":
-        case "for":
-          return (...args: unknown[]) => publishing((value as (...args: unknown[]) => Store<A>).apply(target, args), topic);
-        default:
-          return (value as (...args: unknown[]) => unknown).bind(target);
-      }
+      const known = wrapped.get(name);
+      if (known?.of === value) return known.as;
+      const as = wrap(target, name, value as (...args: unknown[]) => unknown);
+      wrapped.set(name, { of: value, as });
+      return as;
     },
   });
+
+  function wrap(target: S, name: PropertyKey, value: (...args: unknown[]) => unknown): unknown {
+    switch (name) {
+      case "insert":
+        return async (draft: Draft<A>) => {
+          const row = await target.insert(draft);
+          publish(topic);
+          return row;
+        };
+      case "update":
+        return async (...args: Parameters<Store<A>["update"]>) => {
+          const row = await target.update(...args);
+          if (row !== undefined) publish(topic);
+          return row;
+        };
+      case "delete":
+        return async (key: unknown) => {
+          const deleted = await target.delete(key);
+          if (deleted) publish(topic);
+          return deleted;
+        };
+      // The narrowed stores a store hands out (`where`, a scoped store's `for(owner)`) write to
+      // the same table: their writes publish too.
+      case "where":
+      case "for":
+        return (...args: unknown[]) => publishing(value.apply(target, args) as Store<A>, topic);
+      default:
+        return value.bind(target);
+    }
+  }
 }
