@@ -136,7 +136,7 @@ class LiveSession {
   private refuseMount(cause: unknown): void {
     const failure = asFailure(cause);
     if (failure.kind !== "InternalServerError") {
-      this.connection.close(POLICY, closeReason(failure.detail));
+      this.connection.close(POLICY, failure.detail);
       return;
     }
     void this.error(`mounting ${this.mountInfo.source} for ${this.shown} threw`, cause, 0).then(() => this.connection.close(INTERNAL, "the page could not be mounted"));
@@ -354,12 +354,6 @@ function fallbackReport(what: string, cause: unknown): string {
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((item, i) => item === b[i]);
-}
-
-/** A close frame's reason holds at most 123 bytes. */
-function closeReason(text: string): string {
-  const bytes = Buffer.from(text);
-  return bytes.length <= 123 ? text : `${bytes.subarray(0, 119).toString("utf8").replace(/\uFFFD$/, "")}…`;
 }
 
 /** The event a client message carries, or undefined when it is not a live message. */

@@ -155,7 +155,7 @@ export class LiveConnection implements WsConnection {
   #closeWith(code: number, reason: string): void {
     // Reading may be paused for a slow listener; the peer's close frame must still be read.
     this.#socket.resume();
-    this.#socket.close(code, reason);
+    this.#socket.close(code, fitReason(reason));
   }
 
   #closed(): void {
@@ -191,4 +191,10 @@ class SocketSink implements Sink {
 function textOf(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
   return (Buffer.isBuffer(data) ? data : Buffer.from(data)).toString("utf8");
+}
+
+/** A close frame's reason holds at most 123 bytes (RFC 6455 5.5): a longer one is cut, with "…". */
+function fitReason(text: string): string {
+  const bytes = Buffer.from(text);
+  return bytes.length <= 123 ? text : `${bytes.subarray(0, 120).toString("utf8").replace(/\uFFFD$/, "")}…`;
 }

@@ -48,6 +48,13 @@ const sizes: WsListener = {
   },
 };
 
+/** Closes with a reason longer than a close frame holds (200 × "é", 400 bytes). */
+const longReason: WsListener = {
+  message(connection) {
+    connection.close(4000, "é".repeat(200));
+  },
+};
+
 const binarySeen: string[] = [];
 const binary: WsListener = {
   message(_connection, text) {
@@ -64,6 +71,7 @@ beforeAll(async () => {
       Route.ws("/throws", throwing),
       Route.ws("/sizes", sizes),
       Route.ws("/binary", binary),
+      Route.ws("/long-reason", longReason),
     ),
   });
 });
@@ -81,6 +89,16 @@ describe("2.19 messages are handed over by the runtime, one at a time", () => {
     expect(overlapped).toBe(false);
     expect(seen).toEqual(["open", "start 1", "end 1", "start 2", "end 2", "start 3", "end 3", "close"]);
     expect(closes).toBe(1);
+  });
+
+  it("a close reason longer than a close frame holds is cut to 123 bytes (whole characters, then …), not an error", async () => {
+    const client = await connect(app.url, "/long-reason");
+    client.socket.send("close, please");
+    const closed = await client.closed;
+    expect(closed.code).toBe(4000);
+    expect(Buffer.byteLength(closed.reason)).toBeLessThanOrEqual(123);
+    expect(closed.reason).toBe(`${"é".repeat(60)}…`);
+    expect(app.err.join("\n")).not.toContain("123 bytes");
   });
 
   it("a listener that rejects: logged once, the connection closes with 1011, later messages are dropped; the server goes on", async () => {
