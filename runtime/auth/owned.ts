@@ -1,5 +1,5 @@
 import type { Actions } from "../resource/actions.js";
-import type { OwnedDeclaration } from "../resource/ownership.js";
+import type { OwnedDeclaration } from "../resource/owned-declaration.js";
 import { Guarded, type GuardedInit } from "./guarded.js";
 
 /**

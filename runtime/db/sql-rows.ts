@@ -1,5 +1,5 @@
-import type { FieldValue, RowFilter } from "../resource/row-filter.js";
-import type { Draft, ListPage, Page, Store } from "../resource/store.js";
+import type { FieldValue, ListPage, Page, RowFilter } from "../resource/query.js";
+import type { Draft, Store } from "../resource/store.js";
 import type { Scope, SqlTable, Versioned } from "./sql-table.js";
 
 /**

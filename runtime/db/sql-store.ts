@@ -1,5 +1,5 @@
-import type { RowFilter } from "../resource/row-filter.js";
-import type { Draft, ListPage, Page, Store } from "../resource/store.js";
+import type { ListPage, Page, RowFilter } from "../resource/query.js";
+import type { Draft, Store } from "../resource/store.js";
 import type { Database } from "./database.js";
 import { filterGroup, SqlRows } from "./sql-rows.js";
 import { SqlTable, type Versioned } from "./sql-table.js";

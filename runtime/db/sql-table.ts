@@ -1,5 +1,6 @@
 import { Conflict, DuplicateValue } from "../resource/store-errors.js";
-import type { Draft, ListPage, Order, Page, Versioned } from "../resource/store.js";
+import type { ListPage, Order, Page } from "../resource/query.js";
+import type { Draft, Versioned } from "../resource/store.js";
 import type { Database, Row } from "./database.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { checkTable, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";

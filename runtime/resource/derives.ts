@@ -11,7 +11,7 @@
 import type { GuardDeclaration } from "../routing/assemble.js";
 import type { Actions } from "./actions.js";
 import { Form } from "./form.js";
-import type { OwnedDeclaration } from "./ownership.js";
+import type { OwnedDeclaration } from "./owned-declaration.js";
 import { readableRows } from "./read-scope.js";
 import { Resource } from "./resource.js";
 import type { Store } from "./store.js";

@@ -1,5 +1,6 @@
 import { sortedRows } from "./order.js";
-import type { Draft, ListPage, Page, Store } from "./store.js";
+import type { ListPage, Page } from "./query.js";
+import type { Draft, Store } from "./store.js";
 
 /**
  * The in-memory store (spec 2.14): for a model with no table, so the seven routes mount and

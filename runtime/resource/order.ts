@@ -1,4 +1,4 @@
-import type { Order } from "./store.js";
+import type { Order } from "./query.js";
 
 /**
  * `rows` sorted by `order` (a copy), as `Store.list` promises: by the field, ascending unless

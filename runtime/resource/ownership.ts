@@ -1,26 +1,11 @@
 import { Forbidden } from "../http/failure.js";
 import type { Request } from "../http/request.js";
-import type { GuardDeclaration } from "../routing/assemble.js";
 import type { Action } from "./actions.js";
 import type { FieldSpec } from "./model.js";
+import type { OwnedDeclaration } from "./owned-declaration.js";
 import { readableRows } from "./read-scope.js";
 import { ScopedStore } from "./scoped-store.js";
 import type { Store } from "./store.js";
-
-/**
- * What an `Owned` declaration gives a model's pages (spec 2.13), seen structurally so the core
- * never imports the auth module: a guard (its `actions` need a signed-in user) plus `covers`,
- * the roles that read and write through the current user's rows alone.
- */
-export type OwnedDeclaration = GuardDeclaration & {
-  readonly covers: { has(role: Action): boolean };
-  /**
-   * Who is looking, for display on a public page, answered at once: a declaration whose
-   * `identify` answers later (asking a users store) gives this too; without it, `identify` is used
-   * when it answers at once.
-   */
-  readonly viewer?: (request: Request) => string | undefined;
-};
 
 /**
  * How one model's pages use its store: the whole table, or, on a role the model's `owned`

@@ -1,8 +1,9 @@
 import { Forbidden } from "../http/failure.js";
 import type { Action } from "./actions.js";
-import type { OwnedDeclaration } from "./ownership.js";
+import type { OwnedDeclaration } from "./owned-declaration.js";
 import { ScopedStore } from "./scoped-store.js";
-import type { Page, Store } from "./store.js";
+import type { Page } from "./query.js";
+import type { Store } from "./store.js";
 
 /** What a model's companion says about who reads which rows: its `owned` and its `publicWhen`. */
 export interface ReadRules {

@@ -9,8 +9,10 @@ import { Form, VERSION_FIELD, type Field, type Values } from "./form.js";
 import { FormErrors } from "./form-errors.js";
 import { Conflict, DuplicateValue } from "./store-errors.js";
 import type { ModelSpec } from "./model.js";
-import { Ownership, type OwnedDeclaration } from "./ownership.js";
-import type { Draft, Order, Store } from "./store.js";
+import type { OwnedDeclaration } from "./owned-declaration.js";
+import { Ownership } from "./ownership.js";
+import type { Order } from "./query.js";
+import type { Draft, Store } from "./store.js";
 
 /** Rows per index page; beyond it the index paginates with `?page=`. */
 export const PAGE_SIZE = 50;

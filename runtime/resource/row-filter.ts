@@ -1,18 +1,6 @@
 import { sortedRows } from "./order.js";
-import type { Draft, ListPage, Page, Store } from "./store.js";
-
-/** A value a row's field is compared with: what a column holds (a key, a flag, a text). */
-export type FieldValue = string | number | boolean;
-
-/**
- * Which rows a reader may see, written as data rather than as a function so a database store
- * can turn it into a WHERE clause: a row matches when ANY condition holds, each condition
- * being `field = equals` (`published = true OR author = 7`). An empty `anyOf` matches no row.
- * A row whose field is absent (undefined, or SQL's NULL) matches no condition on that field.
- */
-export interface RowFilter {
-  readonly anyOf: readonly { readonly field: string; readonly equals: FieldValue }[];
-}
+import type { ListPage, Page, RowFilter } from "./query.js";
+import type { Draft, Store } from "./store.js";
 
 /** Rows are read from the whole table this many at a time when a store cannot filter itself. */
 const SCAN_PAGE = 500;

@@ -1,6 +1,7 @@
 import type { FromPath } from "../routing/from-path.js";
-import { narrowed, type FieldValue, type RowFilter } from "./row-filter.js";
-import type { Draft, ListPage, Page, Store } from "./store.js";
+import type { FieldValue, ListPage, Page, RowFilter } from "./query.js";
+import { narrowed } from "./row-filter.js";
+import type { Draft, Store } from "./store.js";
 
 /**
  * The store of an owned model (spec 2.13): the whole table, plus its narrowing by owner.

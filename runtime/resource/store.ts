@@ -1,23 +1,4 @@
-import type { RowFilter } from "./row-filter.js";
-
-/** A sort: by one field, ascending unless `descending`; rows that tie keep key order, absent values last. */
-export interface Order {
-  readonly field: string;
-  readonly descending: boolean;
-}
-
-/** Which rows `list` answers: `offset` and `limit` as in SQL, sorted by `order` (key order without it). */
-export interface ListPage {
-  readonly offset: number;
-  readonly limit: number;
-  readonly order?: Order;
-}
-
-/** One page of rows, and how many there are in all. */
-export interface Page<A> {
-  readonly rows: readonly A[];
-  readonly total: number;
-}
+import type { ListPage, Page, RowFilter } from "./query.js";
 
 /** A row and the version it was read at (a store with optimistic concurrency, fw/db's). */
 export interface Versioned<A> {

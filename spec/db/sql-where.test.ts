@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FromPath } from "../../runtime/index.js";
-import { narrowed, matches, type RowFilter } from "../../runtime/resource/row-filter.js";
+import type { RowFilter } from "../../runtime/resource/query.js";
+import { narrowed, matches } from "../../runtime/resource/row-filter.js";
 import { createTableSql, SqlRows, SqlScopedStore, SqlStore, type Database, type TableSpec } from "../../runtime/db/index.js";
 import { onEveryEngine } from "./engines.js";
 
