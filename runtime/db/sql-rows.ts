@@ -17,7 +17,7 @@ export class SqlRows<A> implements Store<A> {
     private readonly keep?: string,
   ) {}
 
-  list(page: ListPage): Promise<Page<A>> {
+  list(page: ListPage<A>): Promise<Page<A>> {
     return this.rows.list(page, this.scope);
   }
 

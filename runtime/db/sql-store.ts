@@ -31,7 +31,7 @@ export class SqlStore<A> implements Store<A> {
     return this.rows.spec;
   }
 
-  list(page: ListPage): Promise<Page<A>> {
+  list(page: ListPage<A>): Promise<Page<A>> {
     return this.rows.list(page);
   }
 

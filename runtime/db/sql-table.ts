@@ -44,7 +44,7 @@ export class SqlTable<A> {
     this.byColumn = new Map(spec.columns.map((column) => [column.column, column]));
   }
 
-  async list(page: ListPage, scope?: Scope): Promise<Page<A>> {
+  async list(page: ListPage<A>, scope?: Scope): Promise<Page<A>> {
     const where = this.where(scope, 3);
     const params = [page.limit, page.offset, ...where.params];
     const { rows } = await this.db.query(

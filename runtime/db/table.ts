@@ -1,3 +1,4 @@
+import type { OnDelete } from "../resource/types.js";
 import { checkIdentifier } from "./identifier.js";
 
 /** The SQL types a model field maps to (the transformer picks one per field from its type). */
@@ -23,8 +24,12 @@ export interface ColumnSpec {
    * its text (`"2026-11-25"`), for a model field typed `string`.
    */
   readonly asDate?: boolean;
-  /** A foreign key: the owner field of an owned model points at the users table's key. */
-  readonly references?: { readonly table: string; readonly column: string };
+  /**
+   * A foreign key: a reference field (`post: Id<Post>`) points at its model's table, the owner
+   * field of an owned model at the users table. The column is indexed. `onDelete` is what
+   * deleting the target does here (`restrict` when absent).
+   */
+  readonly references?: { readonly table: string; readonly column: string; readonly onDelete?: OnDelete };
 }
 
 /**
@@ -41,6 +46,8 @@ export interface TableSpec {
   readonly columns: readonly ColumnSpec[];
   /** An owned model's owner field: names a column that has `references`. */
   readonly owner?: string;
+  /** Columns no two rows may share together (a unique of several columns; one column's is `ColumnSpec.unique`). */
+  readonly unique?: readonly (readonly string[])[];
 }
 
 /**

@@ -15,6 +15,7 @@ import type { OwnedDeclaration } from "./owned-declaration.js";
 import { readableRows } from "./read-scope.js";
 import { Resource } from "./resource.js";
 import type { Store } from "./store.js";
+import type { OnDelete } from "./types.js";
 
 /** One thing a model can derive: `Form` (the form class) or `Resource` (the seven routes). */
 export type Derivation = typeof Form | typeof Resource;
@@ -37,11 +38,36 @@ interface CommonOptions {
   readonly table?: string;
 }
 
+/** The field names of a model (`keyof M` as strings). */
+export type FieldName<M> = keyof M & string;
+
+/**
+ * What a model declares about its references (`post: Id<Post>`: a field typed `Id` of another
+ * model of the same storage) and unique fields. Read by the build: write them inline, as
+ * literals.
+ */
+interface RelationOptions<M> {
+  /**
+   * Per reference field, what deleting the row it points at does to this one: `restrict` (the
+   * default: the delete is refused while this row points at it), `cascade` (this row is deleted
+   * too) or `set null` (the reference is cleared: optional fields only).
+   */
+  readonly onDelete?: { readonly [K in FieldName<M>]?: undefined extends M[K] ? OnDelete : Exclude<OnDelete, "set null"> };
+  /**
+   * A reference field: a row is readable only by who may read the row it points at (a comment
+   * on a draft post is read by who may read the draft), on every page and in the pickers.
+   */
+  readonly readableWith?: FieldName<M>;
+  /** Fields no two rows may share together (`[["list", "position"]]`); one field alone: the `Unique` tag on its type. */
+  readonly unique?: readonly (readonly FieldName<M>[])[];
+}
+
 /**
  * What a model's companion may declare. `publicWhen` (the read scope) is only allowed beside
  * `owned`: the rows it hides are readable by their owner alone.
  */
 export type ModelOptions<M = unknown> = CommonOptions &
+  RelationOptions<M> &
   (
     | {
         /**

@@ -224,6 +224,9 @@ function inputFor(field: Field, value: string | undefined, common: Common): Html
       return <input {...common} type="date" value={value ?? ""} required={required} />;
     case "text":
       return <input {...common} type="text" value={value ?? ""} required={required} maxlength={field.maxLength} />;
+    case "reference":
+      // The key of the row it points at; the resource pages put a picker of labelled rows here.
+      return <input {...common} type="number" step="1" min="1" value={value ?? ""} required={required} />;
   }
 }
 
@@ -266,6 +269,11 @@ function readField(field: FieldSpec, raw: string | undefined): Read {
     case "date": {
       const value = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? new Date(`${raw}T00:00:00Z`) : undefined;
       return value !== undefined && !Number.isNaN(value.getTime()) && value.toISOString().startsWith(raw) ? { value } : unreadable();
+    }
+    case "reference": {
+      // A key: a whole number from 1 (what `Id` holds); anything else names no row.
+      const text = raw.trim();
+      return /^[1-9][0-9]{0,9}$/.test(text) && Number(text) <= 4294967295 ? { value: Number(text) } : unreadable();
     }
   }
 }

@@ -14,7 +14,7 @@ export class InMemoryStore<A> implements Store<A> {
   /** @param key the model's key field (`id`). */
   constructor(private readonly key: string) {}
 
-  async list(page: ListPage): Promise<Page<A>> {
+  async list(page: ListPage<A>): Promise<Page<A>> {
     const all = sortedRows([...this.rows.values()], page.order);
     return { rows: all.slice(page.offset, page.offset + page.limit).map(copy), total: all.length };
   }

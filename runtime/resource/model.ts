@@ -1,7 +1,18 @@
 import type { FromPath } from "../routing/from-path.js";
+import type { OnDelete } from "./types.js";
 
-/** How a field is edited in a form. */
-export type InputKind = "text" | "textarea" | "number" | "checkbox" | "select" | "date";
+/** How a field is edited in a form. `reference`: another model's row, picked by its label. */
+export type InputKind = "text" | "textarea" | "number" | "checkbox" | "select" | "date" | "reference";
+
+/** What a reference field (`post: Id<Post>`) points at. */
+export interface ReferenceSpec {
+  /** The target model's name (`Post`): its spec in the app's `Relations`. */
+  readonly model: string;
+  /** The target's derived path (`/posts`): where its Show is. */
+  readonly path: string;
+  /** What deleting the target does to this row (the companion's `onDelete`; `restrict` by default). */
+  readonly onDelete: OnDelete;
+}
 
 /** One model field as a form sees it (spec 2.15), derived from the model's type at build time. */
 export interface FieldSpec {
@@ -29,6 +40,10 @@ export interface FieldSpec {
    * `readonly` property: shown, kept on Update, written only by handlers). Left out of forms.
    */
   readonly serverSet?: "createdAt" | "updatedAt" | "readOnly";
+  /** A reference (`input: "reference"`): the model it points at. */
+  readonly reference?: ReferenceSpec;
+  /** No two rows may share the value (the `Unique` tag). */
+  readonly unique?: boolean;
 }
 
 /** What typia's `createValidate<A>()` answers. */
@@ -57,6 +72,10 @@ export interface ModelSpec<A> {
   readonly owner?: string;
   /** The model's database table (its companion's `table`); absent for a model kept in memory. */
   readonly table?: string;
+  /** Fields no two rows may share together (the companion's `unique: [["list", "position"]]`). */
+  readonly unique?: readonly (readonly string[])[];
+  /** A reference field: a row is readable only by who may read the row it points at (the companion's `readableWith`). */
+  readonly readableWith?: string;
   readonly validate: (input: unknown) => Validation<A>;
   readonly decodeKey: FromPath<unknown>;
 }

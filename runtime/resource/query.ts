@@ -4,11 +4,39 @@ export interface Order {
   readonly descending: boolean;
 }
 
-/** Which rows `list` answers: `offset` and `limit` as in SQL, sorted by `order` (key order without it). */
-export interface ListPage {
+/**
+ * One field's condition in a `where`: a value the field must equal, or a list of values it must
+ * be one of (`{ post: [1, 2, 3] }`, SQL's `= ANY`: the keys of a page's rows), an empty list
+ * matching nothing.
+ */
+export type WhereValue<V> = V | readonly V[];
+
+/**
+ * Equalities on a model's fields, all of which must hold (`{ post: 7, published: true }`), typed
+ * from the model so an unknown field or a value of the wrong type is a compile error. A row
+ * whose field is absent matches no equality on it. At run time every store refuses a field
+ * the model lacks by throwing, naming it; a key value outside what the column holds (not a
+ * whole number from 1, or past the column's range) matches no row.
+ */
+export type Where<A> = { readonly [K in keyof A]?: WhereValue<NonNullable<A[K]>> };
+
+/** A case-insensitive match of the start of one text field (a reference picker's search). */
+export interface Search {
+  readonly field: string;
+  readonly prefix: string;
+}
+
+/**
+ * Which rows `list` answers: those `where` matches (all rows without it), sorted by `order`
+ * (key order without it), then `offset` and `limit` as in SQL.
+ */
+export interface ListPage<A = unknown> {
   readonly offset: number;
   readonly limit: number;
   readonly order?: Order;
+  readonly where?: Where<A>;
+  /** Only rows whose `field` starts with `prefix`, ignoring case (the picker of a reference). */
+  readonly search?: Search;
 }
 
 /** One page of rows, and how many there are in all. */

@@ -9,6 +9,7 @@ import { Form, VERSION_FIELD, type Field, type Values } from "./form.js";
 import { FormErrors } from "./form-errors.js";
 import { Conflict, DuplicateValue } from "./store-errors.js";
 import type { ModelSpec } from "./model.js";
+import type { Relations } from "./relations.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
 import { Ownership } from "./ownership.js";
 import type { Order } from "./query.js";
@@ -35,6 +36,11 @@ export interface ResourceOptions {
    * alone (Index lists them only to their owner, Show answers 404 to anyone else). Needs `owned`.
    */
   readonly publicWhen?: string;
+  /**
+   * The app's models, for a model with references or referenced by others: the generated
+   * table passes one `Relations` to every model's routes, which register themselves in it.
+   */
+  readonly relations?: Relations;
 }
 
 /** The words a model's pages use: "Post", "post", "Posts". */
@@ -57,6 +63,7 @@ function wordsOf(model: ModelSpec<unknown>): Words {
  */
 export function resourceRoutes<A>(model: ModelSpec<A>, store: Store<A>, options: ResourceOptions = {}): HttpRoute[] {
   const pages = new Pages(model, Ownership.of(store, options.owned, model, options.publicWhen), options.actions ?? Actions.all);
+  options.relations?.register({ model: model as ModelSpec<unknown>, store: store as Store<unknown>, actions: options.actions ?? Actions.all, owned: options.owned, publicWhen: options.publicWhen });
   const source = options.source ?? model.fqn;
   const one = `${model.path}/:${model.key}`;
   const params: ParamDecoders = { [model.key]: model.decodeKey };

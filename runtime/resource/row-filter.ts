@@ -38,7 +38,7 @@ class ScannedRows<A> implements Store<A> {
     private readonly filter: RowFilter,
   ) {}
 
-  async list(page: ListPage): Promise<Page<A>> {
+  async list(page: ListPage<A>): Promise<Page<A>> {
     const rows = sortedRows((await allRows(this.store)).filter((row) => matches(row, this.filter)), page.order);
     return { rows: rows.slice(page.offset, page.offset + page.limit), total: rows.length };
   }

@@ -25,7 +25,7 @@ export class ScopedStore<A> implements Store<A> {
     private readonly decodeOwner: FromPath<unknown>,
   ) {}
 
-  list(page: ListPage): Promise<Page<A>> {
+  list(page: ListPage<A>): Promise<Page<A>> {
     return this.whole.list(page);
   }
 
@@ -102,7 +102,7 @@ class OwnRows<A> implements Store<A> {
   ) {}
 
   /** Asked of the whole table as a filter, so a database store answers it with a query. */
-  list(page: ListPage): Promise<Page<A>> {
+  list(page: ListPage<A>): Promise<Page<A>> {
     return narrowed(this.scoped.whole, { anyOf: [{ field: this.scoped.owner, equals: this.value }] }).list(page);
   }
 

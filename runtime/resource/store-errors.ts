@@ -28,14 +28,58 @@ export class Conflict extends Error {
   }
 }
 
-/** A write gave a unique column a value another row already holds. Nothing was written. */
+/**
+ * A write gave a unique column a value another row already holds (or, for a unique of several
+ * fields, the same values together). Nothing was written.
+ */
 export class DuplicateValue extends Error {
   constructor(
     readonly table: string,
-    /** The model field (column) whose value is taken. */
+    /** The model field (column) whose value is taken: the first of `fields`. */
     readonly field: string,
+    /** Every field of the unique that was hit (one, or several for a composite unique). */
+    readonly fields: readonly string[] = [field],
   ) {
-    super(`Another ${table} row already has this ${field}: the field "${field}" must be unique.`);
+    super(
+      fields.length > 1
+        ? `Another ${table} row already has these ${fields.join(", ")}: the fields ${fields.map((f) => `"${f}"`).join(", ")} must be unique together.`
+        : `Another ${table} row already has this ${field}: the field "${field}" must be unique.`,
+    );
     this.name = "DuplicateValue";
+  }
+}
+
+/**
+ * A write named, in a reference field, a row that does not exist (never did, or was deleted
+ * meanwhile). Nothing was written. Pages answer it 422 beside the field.
+ */
+export class MissingReference extends Error {
+  constructor(
+    /** The table (or model) written to. */
+    readonly table: string,
+    /** The reference field. */
+    readonly field: string,
+    /** The key it named. */
+    readonly key: unknown,
+  ) {
+    super(`The ${table} row names in "${field}" the key ${String(key)}, which no row has: nothing was written.`);
+    this.name = "MissingReference";
+  }
+}
+
+/**
+ * A delete of a row that other rows still point at through a reference whose rule is
+ * `restrict`. Nothing was deleted. Pages answer it 409, naming what still points at the row.
+ */
+export class StillReferenced extends Error {
+  constructor(
+    /** The table (or model) the row was to be deleted from. */
+    readonly table: string,
+    readonly key: unknown,
+    /** The tables (or models) and reference fields whose rows still point at it. */
+    readonly by: readonly { readonly table: string; readonly field: string }[],
+  ) {
+    super(`The ${table} row ${String(key)} is still referenced (from ${by.map((b) => `${b.table}.${b.field}`).join(", ") || "another table"}): nothing was deleted.`);
+    this.name = "StillReferenced";
   }
 }

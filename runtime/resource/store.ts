@@ -21,8 +21,10 @@ export interface Store<A> {
   /**
    * Rows in key order, `offset` and `limit` as in SQL; with `order`, sorted by that field first
    * (absent values last, ties in key order). The derived Index sorts by a column with it.
+   * With `where`, only the rows whose fields equal its values (a list: one of them), counted
+   * in `total` the same way; with `search`, only rows whose text field starts with the prefix.
    */
-  list(page: ListPage): Promise<Page<A>>;
+  list(page: ListPage<A>): Promise<Page<A>>;
   get(key: unknown): Promise<A | undefined>;
   insert(draft: Draft<A>): Promise<A>;
   /**

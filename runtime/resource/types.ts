@@ -10,3 +10,17 @@ export type Id<T> = number & tags.Type<"uint32"> & tags.TagBase<{ target: "numbe
 
 /** A string edited in a `<textarea>` rather than an `<input>` (long text). */
 export type LongText = string & tags.TagBase<{ target: "string"; kind: "fw.longText"; value: undefined }>;
+
+/**
+ * A field no two rows may share (`email: string & Unique`): a unique index on both database
+ * engines and the same check in memory; a duplicate is answered 422 beside the field. For
+ * several fields together, the companion's `unique: [["list", "position"]]`.
+ */
+export type Unique = tags.TagBase<{ target: "string" | "number"; kind: "fw.unique"; value: undefined }>;
+
+/**
+ * What deleting a row does to the rows whose reference points at it (the companion's
+ * `onDelete: { post: "cascade" }`): `restrict` (the default) refuses the delete while any
+ * does, `cascade` deletes them too, `set null` clears their (optional) reference.
+ */
+export type OnDelete = "restrict" | "cascade" | "set null";

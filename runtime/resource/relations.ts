@@ -1,0 +1,44 @@
+import type { Actions } from "./actions.js";
+import type { FieldSpec, ModelSpec } from "./model.js";
+import type { OwnedDeclaration } from "./owned-declaration.js";
+import type { Store } from "./store.js";
+
+/** One derived model as the other models' pages reach it. */
+export interface RelatedModel {
+  readonly model: ModelSpec<unknown>;
+  /** The model's store (for an owned model, its ScopedStore). */
+  readonly store: Store<unknown>;
+  /** The roles it mounts: a link to its Show only when Show is mounted. */
+  readonly actions: Actions;
+  readonly owned?: OwnedDeclaration | undefined;
+  readonly publicWhen?: string | undefined;
+}
+
+/**
+ * Every derived model of one app, so that one model's pages reach the rows of the models it
+ * references (labels, pickers, checks) and of those that reference it (Show's lists). The
+ * generated table makes one and passes it to every `resourceRoutes` call, which registers
+ * its model; lookups happen while serving, when every model is registered.
+ */
+export class Relations {
+  readonly #models = new Map<string, RelatedModel>();
+
+  register(entry: RelatedModel): void {
+    if (this.#models.has(entry.model.name)) throw new Error(`Relations: the model ${entry.model.name} is registered twice; each model's routes are built once per table.`);
+    this.#models.set(entry.model.name, entry);
+  }
+
+  /** The model named `name`, when the app derives it. */
+  model(name: string): RelatedModel | undefined {
+    return this.#models.get(name);
+  }
+
+  /** The models with a reference field pointing at `name`, each with that field, in registration (table) order. */
+  referencing(name: string): readonly { readonly model: RelatedModel; readonly field: FieldSpec }[] {
+    const found: { model: RelatedModel; field: FieldSpec }[] = [];
+    for (const entry of this.#models.values()) {
+      for (const field of entry.model.fields) if (field.reference?.model === name) found.push({ model: entry, field });
+    }
+    return found;
+  }
+}
