@@ -34,6 +34,11 @@ export const Codes = {
   liveEventPayload: 91026,
   liveEventsUnreadable: 91027,
   liveTakesCreate: 91028,
+  // Relations (issue 29) take 91040–91049.
+  referenceStorage: 91040,
+  onDeleteField: 91041,
+  readableWithField: 91042,
+  uniqueField: 91043,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

@@ -8,6 +8,7 @@ import { analyseHandler, routeExport, type Checking } from "./handlers.js";
 import { discoverModels, type Model } from "./models.js";
 import { tableOf, tableOption } from "./table.js";
 import { declaresOwned, ownerOf } from "./owner.js";
+import { relate } from "./relations.js";
 import { sortRows } from "./order.js";
 import { checkReachable, checkRouteFiles } from "./route-conflicts.js";
 import { normalPath, rowKeys, transformerVersion, type RowCache } from "./row-cache.js";
@@ -34,7 +35,8 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const show = (file: string): string => shown(config, file);
   const rejected = new Set<string>();
   const models = discoverModels({ ts: tsApi, checker, srcDir: config.srcDir, shown: show, findings, rejected }, program.getSourceFiles());
-  const derived = models.flatMap((model) => derive({ ts: tsApi, checker, shown: show, findings }, model));
+  const shaped = models.flatMap((model) => derive({ ts: tsApi, checker, shown: show, findings }, model, models));
+  const derived = relate({ ts: tsApi, checker, shown: show, findings }, shaped);
   // A model that failed the build has its own diagnostic; a handler asking for its store is left
   // out of the table rather than told to get the store from the capabilities module.
   models.filter((m) => m.derivations.includes("Resource") && !derived.some((d) => d.model === m)).forEach((m) => rejected.add(m.name));
@@ -130,14 +132,14 @@ function hasTypiaTransform(options: ts.CompilerOptions): boolean {
 }
 
 /** A model deriving Resource, with its type read (key, fields, owner): its routes go in the table. */
-function derive(s: Shaping, model: Model): Derived[] {
+function derive(s: Shaping, model: Model, models: readonly Model[]): Derived[] {
   if (!model.derivations.includes("Resource")) return [];
   const shape = shapeModel(s, model);
   if (shape === undefined) return [];
   const name = tableOption(s, model);
   if (name === null) return [];
   if (!declaresOwned(s, model)) return withTable(s, { model, shape, shown: s.shown(model.file) }, name);
-  const owner = ownerOf(s, model, shape);
+  const owner = ownerOf(s, model, shape, new Set(models.filter((m) => m.derivations.includes("Resource")).map((m) => m.name)));
   if (owner === undefined) return [];
   // The owner is never shown in a form nor read from one: Create stamps it from the signed-in user.
   const owned = { ...shape, fields: shape.fields.filter((field) => field.name !== owner.field) };

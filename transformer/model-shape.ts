@@ -6,7 +6,7 @@ import type { Model } from "./models.js";
 export interface FieldShape {
   readonly name: string;
   readonly label: string;
-  readonly input: "text" | "textarea" | "number" | "checkbox" | "select" | "date";
+  readonly input: "text" | "textarea" | "number" | "checkbox" | "select" | "date" | "reference";
   readonly optional: boolean;
   readonly options?: readonly string[];
   readonly describe: string;
@@ -14,6 +14,10 @@ export interface FieldShape {
   readonly maxLength?: number;
   /** Set by the server, not the form: a `Date` named createdAt / updatedAt, or a `readonly` property. */
   readonly serverSet?: "createdAt" | "updatedAt" | "readOnly";
+  /** A reference (`post: Id<Post>` to another derived model): set by relations.ts once every model is known. */
+  readonly reference?: { readonly model: string; readonly path: string; readonly onDelete: "restrict" | "cascade" | "set null" };
+  /** The field's type carries fw's `Unique` tag. */
+  readonly unique?: boolean;
 }
 
 /**
@@ -26,8 +30,12 @@ export const DEFAULT_MAX_LENGTH = { text: 200, textarea: 10_000 } as const;
 export interface ModelShape {
   readonly key: string;
   readonly fields: readonly FieldShape[];
-  /** Fields of type `Id<Other>`: the model each points at (an owner, later). */
+  /** Fields of type `Id<Other>`: the model each points at (the owner, or a reference: relations.ts). */
   readonly references: readonly { readonly field: string; readonly model: string }[];
+  /** The companion's composite uniques (field names), once relations.ts has read them. */
+  readonly unique?: readonly (readonly string[])[];
+  /** The companion's `readableWith`, once relations.ts has checked it. */
+  readonly readableWith?: string;
 }
 
 export interface Shaping {
@@ -38,6 +46,9 @@ export interface Shaping {
 }
 
 const FW_TYPES = /[\\/]runtime[\\/]resource[\\/]types\.(d\.)?ts$/;
+
+/** The kind of fw's `Unique` tag (runtime/resource/types.ts). */
+const UNIQUE_TAG = "fw.unique";
 
 /** `publishedAt` → "Published at", `title` → "Title". */
 export function humanise(name: string): string {
@@ -76,9 +87,17 @@ export function shapeModel(s: Shaping, model: Model): ModelShape | undefined {
     else if (!("idOf" in read)) fields.push(read);
     else if (read.idOf === model.name) keys.push(property.getName());
     else {
-      // A reference to another model's row: a number in forms, unless it names the owner (owner.ts drops it then).
+      // Another model's key: the owner (owner.ts drops it from the form), a reference to a
+      // derived model (relations.ts makes it a picker and a foreign key), else a number.
       references.push({ field: property.getName(), model: read.idOf });
-      fields.push({ name: property.getName(), label: humanise(property.getName()), optional: isOptional(s, property), input: "number", describe: `the number of a ${read.idOf}` });
+      fields.push({
+        name: property.getName(),
+        label: humanise(property.getName()),
+        optional: isOptional(s, property),
+        input: "number",
+        describe: `the number of a ${read.idOf}`,
+        ...(read.unique ? { unique: true } : {}),
+      });
     }
   }
   if (keys.length !== 1) {
@@ -89,7 +108,7 @@ export function shapeModel(s: Shaping, model: Model): ModelShape | undefined {
   return ok ? { key: keys[0] as string, fields, references } : undefined;
 }
 
-type FieldRead = FieldShape | { readonly idOf: string };
+type FieldRead = FieldShape | { readonly idOf: string; readonly unique: boolean };
 
 function isOptional(s: Shaping, property: ts.Symbol): boolean {
   const declared = s.checker.getTypeOfSymbol(property);
@@ -102,8 +121,9 @@ function fieldOf(s: Shaping, model: Model, property: ts.Symbol): FieldRead | und
   const optional = isOptional(s, property);
   const type = s.checker.getNonNullableType(declared);
   const idOf = idModel(s, type);
-  if (idOf !== undefined) return { idOf };
-  const base = { name, label: humanise(name), optional };
+  const unique = typiaTags(s, type).some((tag) => tag.kind === UNIQUE_TAG);
+  if (idOf !== undefined) return { idOf, unique };
+  const base = { name, label: humanise(name), optional, ...(unique ? { unique: true } : {}) };
   const kind = classify(s, type, property);
   if (kind === undefined) {
     report(s, model, Codes.unsupportedField, `the field \`${name}\` of the model ${model.name} has the type \`${s.checker.typeToString(declared)}\`, which fw cannot put in a form. Use string, LongText, number, boolean, a union of string literals, Date, or Id<…>.`);
@@ -126,12 +146,31 @@ function serverSetOf(s: Shaping, property: ts.Symbol, input: FieldShape["input"]
   return readonly ? "readOnly" : undefined;
 }
 
-/** The model an `Id<M>` points at, read from the alias's type argument. */
+/**
+ * The model an `Id<M>` points at, read from the alias's type argument; for an `Id<M>` joined
+ * with another tag (`Id<Post> & Unique`, which loses the alias), from the `fw.id` tag's phantom
+ * `model` property.
+ */
 function idModel(s: Shaping, type: ts.Type): string | undefined {
   const alias = type.aliasSymbol;
-  if (alias?.getName() !== "Id" || !(alias.getDeclarations() ?? []).some((d) => FW_TYPES.test(d.getSourceFile().fileName))) return undefined;
-  const target = type.aliasTypeArguments?.[0];
-  return target === undefined ? undefined : (target.aliasSymbol ?? target.getSymbol())?.getName();
+  if (alias?.getName() === "Id" && (alias.getDeclarations() ?? []).some((d) => FW_TYPES.test(d.getSourceFile().fileName))) {
+    const target = type.aliasTypeArguments?.[0];
+    return target === undefined ? undefined : modelName(target);
+  }
+  if (!type.isIntersection()) return undefined;
+  for (const member of type.types) {
+    const phantom = member.getProperty("typia.tag");
+    if (phantom === undefined || !(phantom.getDeclarations() ?? []).some((d) => /[\\/]typia[\\/]|@typia[\\/]/.test(d.getSourceFile().fileName))) continue;
+    const props = s.checker.getNonNullableType(s.checker.getTypeOfSymbol(phantom));
+    if (literalOf(s, props, "kind") !== "fw.id") continue;
+    const model = props.getProperty("model");
+    return model === undefined ? undefined : modelName(s.checker.getNonNullableType(s.checker.getTypeOfSymbol(model)));
+  }
+  return undefined;
+}
+
+function modelName(target: ts.Type): string | undefined {
+  return (target.aliasSymbol ?? target.getSymbol())?.getName();
 }
 
 function classify(s: Shaping, type: ts.Type, property: ts.Symbol): Omit<FieldShape, "name" | "label" | "optional"> | undefined {
@@ -140,7 +179,9 @@ function classify(s: Shaping, type: ts.Type, property: ts.Symbol): Omit<FieldSha
   if (type.aliasSymbol?.getName() === "LongText" || tags.some((tag) => tag.kind === "fw.longText")) {
     return { input: "textarea", describe: "text", maxLength: maxLengthOf(tags, DEFAULT_MAX_LENGTH.textarea) };
   }
-  if ((type.flags & F.BooleanLike) !== 0 || (type.isUnion() && type.types.every((t) => (t.flags & F.BooleanLiteral) !== 0))) {
+  // A boolean with a tag (`boolean & Unique`) is a union of `true & …` and `false & …`.
+  const booleanMember = (t: ts.Type): boolean => (t.flags & F.BooleanLiteral) !== 0 || (t.isIntersection() && t.types.some((m) => (m.flags & F.BooleanLiteral) !== 0));
+  if ((type.flags & F.BooleanLike) !== 0 || (type.isUnion() && type.types.every(booleanMember))) {
     return { input: "checkbox", describe: "yes or no" };
   }
   if (type.isUnion() && type.types.every((t) => t.isStringLiteral())) {

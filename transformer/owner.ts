@@ -21,11 +21,15 @@ export function declaresOwned(s: Shaping, model: Model): boolean {
  * The owner field of a model declaring `owned` (spec 2.13): its one field of type `Id<X>` with
  * X not the model itself. When the declaration names its user model (`auth.owned<Post, User>`),
  * X must be that model: a field keyed by another (`Id<Note>`) would compare a user's key with
- * a note's. None, or several, fails the build naming the model and what to write.
+ * a note's. Without one, keys of other derived models are references (relations.ts), not
+ * owners. None, or several, fails the build naming the model and what to write.
  */
-export function ownerOf(s: Shaping, model: Model, shape: ModelShape): Owner | undefined {
+export function ownerOf(s: Shaping, model: Model, shape: ModelShape, derived: ReadonlySet<string> = new Set()): Owner | undefined {
   const user = declaredUser(s, model);
-  const candidates = user === undefined ? shape.references : shape.references.filter((r) => r.model === user.name);
+  // Without a named user model, a key of another derived model is a reference, not the owner
+  // (`post: Id<Post>` beside `author: Id<User>`), unless nothing else could be.
+  const others = shape.references.filter((r) => !derived.has(r.model));
+  const candidates = user !== undefined ? shape.references.filter((r) => r.model === user.name) : others.length > 0 ? others : shape.references;
   if (candidates.length === 1) return candidates[0];
   if (user !== undefined && candidates.length === 0 && shape.references.length > 0) {
     const found = shape.references.map((r) => `\`${r.field}: Id<${r.model}>\``).join(", ");

@@ -13,6 +13,8 @@ export interface TableShape {
   readonly key: { readonly field: string; readonly column: string };
   readonly columns: readonly ColumnShape[];
   readonly owner?: string;
+  /** Columns no two rows may share together (the companion's composite `unique`). */
+  readonly unique?: readonly (readonly string[])[];
 }
 
 export interface ColumnShape {
@@ -22,7 +24,8 @@ export interface ColumnShape {
   readonly nullable: boolean;
   readonly maxLength?: number;
   readonly asDate?: boolean;
-  readonly references?: { readonly table: string; readonly column: string };
+  readonly references?: { readonly table: string; readonly column: string; readonly onDelete?: "cascade" | "set null" };
+  readonly unique?: boolean;
 }
 
 /** The table fw/db's `SqlUsers` keeps users in: what an owner column references. */
@@ -78,6 +81,7 @@ export function tableOf(r: Reading, model: Model, name: string, shape: ModelShap
     ...(field.maxLength === undefined || (field.input !== "text" && field.input !== "textarea") ? {} : { maxLength: field.maxLength }),
     // A date input is a `Date` field: read back as a Date, not the text PostgreSQL sends.
     ...(field.input === "date" && !isTimestamp(field) ? { asDate: true } : {}),
+    ...(field.unique === true ? { unique: true } : {}),
   }));
   if (owner !== undefined) {
     const column = snake(owner.field);

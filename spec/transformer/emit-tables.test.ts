@@ -18,7 +18,7 @@ describe("issue 20: the generated module and fw/db", () => {
   it("without a table model, no import of fw/db, in-memory stores, and an empty tables list", () => {
     const text = emit([derived("Note")]);
     expect(text).not.toMatch(/from "fw\/db"/);
-    expect(text).toContain("return new InMemoryStore<A>(model.key);");
+    expect(text).toContain("return memory.store<A>(model);");
     expect(text).toContain("export const tables = [] as const;");
   });
 

@@ -1,0 +1,102 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { FIXTURES, tspc, type Built } from "../support/tspc.js";
+
+// Issue 29: references come from the types. A field `Id<M>` of another derived model becomes a
+// reference (a picker, a link, a foreign key with the companion's `onDelete` rule); `Unique`
+// and `unique` make unique indexes; the mistakes are coded build errors (items 1, 6, 8).
+let built: Built;
+let broken: Built;
+let routes = "";
+
+beforeAll(async () => {
+  [built, broken] = await Promise.all([tspc(join(FIXTURES, "relations")), tspc(join(FIXTURES, "relation-errors"))]);
+  routes = readFileSync(join(FIXTURES, "relations/src/.fw/routes.ts"), "utf8");
+}, 240_000);
+
+/** The generated `const tableN: TableSpec = {…}` of a table, parsed. */
+function tableSpec(name: string): { columns: { field: string; column: string; references?: unknown; unique?: boolean }[]; unique?: string[][] } {
+  for (const line of routes.split("\n")) {
+    const match = /^const table\d+: TableSpec = (\{.*\});$/.exec(line);
+    if (match !== null && JSON.parse(match[1] as string).name === name) return JSON.parse(match[1] as string);
+  }
+  throw new Error(`no table ${name} in the generated module`);
+}
+
+/** The generated FieldSpec of one field of one model. */
+function fieldSpec(model: string, field: string): Record<string, unknown> {
+  const spec = new RegExp(`const model\\d+: ModelSpec<m\\d+\\.${model}> = \\{[\\s\\S]*?\\n\\};`).exec(routes)?.[0] ?? "";
+  const line = spec.split("\n").find((l) => l.includes(`{"name":"${field}"`));
+  if (line === undefined) throw new Error(`no field ${model}.${field}`);
+  return JSON.parse(line.trim().replace(/,$/, ""));
+}
+
+describe("issue 29: a reference is a field typed Id<M> of another derived model", () => {
+  it("builds, and the field is a reference in the form's spec: its model, its path, the on-delete rule (restrict unless said)", () => {
+    expect(built.code, built.output).toBe(0);
+    expect(fieldSpec("Post", "author")).toEqual({ name: "author", label: "Author", optional: false, input: "reference", describe: "an author", reference: { model: "Author", path: "/authors", onDelete: "restrict" } });
+    expect(fieldSpec("Comment", "post")).toMatchObject({ input: "reference", reference: { model: "Post", path: "/posts", onDelete: "cascade" } });
+    expect(fieldSpec("Comment", "seeAlso")).toMatchObject({ optional: true, input: "reference", reference: { onDelete: "set null" } });
+    // In memory too: two in-memory models.
+    expect(fieldSpec("Label", "tag")).toMatchObject({ input: "reference", reference: { model: "Tag", path: "/tags", onDelete: "cascade" } });
+  });
+
+  it("a table model's reference is a foreign key column named field_id, with the rule; restrict is the default and not written", () => {
+    expect(tableSpec("posts").columns.find((c) => c.field === "author")).toEqual({ field: "author", column: "author_id", type: "bigint", nullable: false, references: { table: "authors", column: "id" } });
+    const comments = tableSpec("comments").columns;
+    expect(comments.find((c) => c.field === "post")?.references).toEqual({ table: "posts", column: "id", onDelete: "cascade" });
+    expect(comments.find((c) => c.field === "seeAlso")).toMatchObject({ column: "see_also_id", nullable: true, references: { table: "posts", column: "id", onDelete: "set null" } });
+  });
+
+  it("Unique on a field makes a unique column; the companion's unique lists fields that are unique together (as columns in the table)", () => {
+    expect(tableSpec("authors").columns[0]).toMatchObject({ field: "name", unique: true });
+    expect(fieldSpec("Author", "name")).toMatchObject({ unique: true });
+    expect(fieldSpec("Tag", "name")).toMatchObject({ unique: true });
+    expect(tableSpec("reviews").unique).toEqual([["post_id", "reviewer"]]);
+    expect(routes).toMatch(/const model\d+: ModelSpec<m\d+\.Review> = \{[^}]*unique: \[\["post","reviewer"\]\],/);
+  });
+
+  it("every model's routes share one Relations, made per table; in-memory models share one InMemoryDatabase", () => {
+    expect(routes).toContain("  const relations = new Relations();");
+    expect(routes.match(/resourceRoutes\(model\d+, store\d+, \{[^}]*relations, source:/g)).toHaveLength(6);
+    expect(routes).toContain("const memory = new InMemoryDatabase();");
+    expect(routes).toContain("return table === undefined ? memory.store<A>(model) : new SqlStore<A>(processDatabase(), table);");
+  });
+});
+
+describe("issue 29, item 8: relation mistakes are build errors naming the model, the field and the fix", () => {
+  const line = (file: string, code: number, text: RegExp): void => {
+    const found = broken.output.split("\n").filter((l) => l.startsWith(`src/models/${file}(`) && l.includes(`error TS${code}: fw: `) && text.test(l));
+    expect(found, broken.output).toHaveLength(1);
+  };
+
+  it("Id<M> in a table model where M has no table, or is no model; an in-memory model pointing at a table model (TS91040)", () => {
+    expect(broken.code).not.toBe(0);
+    line("Book.ts", 91040, /the field `shelf: Id<Shelf>` of Book points at Shelf, which has no table, while Book's rows are in the table books.*Give Shelf a table/);
+    line("Book.ts", 91040, /the field `publisher: Id<Publisher>` of Book points at Publisher, which is not a model with a table.*make the field a plain `number`/);
+    line("Note.ts", 91040, /the field `room: Id<Room>` of Note points at Room, whose rows are in the table rooms, while Note's are in memory.*Give Note a table too/);
+  });
+
+  it("an on-delete rule on a field that is not a reference, or set null on a required one (TS91041)", () => {
+    line("Book.ts", 91041, /the onDelete of Book names `title`, which is not a reference field.*its references are room/);
+    line("Book.ts", 91041, /says "set null" for `room`, which is required.*Make it optional \(`room\?: Id<Room>`\)/);
+  });
+
+  it("readableWith naming a field that is not a reference (TS91042)", () => {
+    line("Book.ts", 91042, /the readableWith of Book names `title`, which is not a reference field.*readableWith: "room"/);
+  });
+
+  it("Unique on a type that cannot be compared, and a composite unique naming an unknown or long field (TS91043)", () => {
+    line("Book.ts", 91043, /the field `blurb` of Book is Unique but a LongText/);
+    line("Book.ts", 91043, /the field `inPrint` of Book is Unique but a boolean/);
+    line("Book.ts", 91043, /the unique of Book cannot hold: `nope` is not one of its fields/);
+    line("Book.ts", 91043, /the unique of Book cannot hold: `blurb` is a long text/);
+  });
+
+  it("the broken models get no routes, so nothing fails later in the generated module; TypeScript adds its own errors for the typed options", () => {
+    const others = broken.output.split("\n").filter((l) => / error TS\d+/.test(l) && !/ error TS9104\d: fw: /.test(l));
+    expect(others.every((l) => /^src\/models\/Book\.ts\(\d+,\d+\): error TS2322: /.test(l)), broken.output).toBe(true);
+    expect(readFileSync(join(FIXTURES, "relation-errors/src/.fw/routes.ts"), "utf8")).not.toMatch(/\.(Book|Note)\.options/);
+  });
+});

@@ -1,0 +1,242 @@
+import type * as ts from "typescript";
+import { at, Codes, type Finding } from "./diagnostics.js";
+import type { Derived } from "./emit.js";
+import { humanise, pathSegment, type FieldShape } from "./model-shape.js";
+import type { Model } from "./models.js";
+import { snake, type ColumnShape, type TableShape } from "./table.js";
+
+/** What deleting a referenced row does (runtime/resource/types.ts `OnDelete`). */
+export type OnDelete = "restrict" | "cascade" | "set null";
+const RULES: readonly OnDelete[] = ["restrict", "cascade", "set null"];
+
+export interface Relating {
+  readonly ts: typeof ts;
+  readonly checker: ts.TypeChecker;
+  readonly shown: (file: string) => string;
+  readonly findings: Finding[];
+}
+
+/** A companion's relation options as the build reads them: literals only. */
+interface Declared {
+  readonly onDelete: ReadonlyMap<string, { readonly rule: OnDelete; readonly node: ts.Node }>;
+  readonly readableWith?: { readonly field: string; readonly node: ts.Node };
+  readonly unique: readonly { readonly fields: readonly string[]; readonly node: ts.Node }[];
+}
+
+/**
+ * The second pass over the derived models, once every model is known: a field `Id<M>` (not the
+ * owner) where M is another derived model of the same storage becomes a reference (a picker in
+ * forms, a link on pages, a foreign key `post_id` for a table model, with the companion's
+ * `onDelete` rule); `readableWith` and `unique` are checked against the fields. Mistakes are
+ * findings naming the model, the field and the fix; the models come back with what was read.
+ */
+export function relate(r: Relating, derived: readonly Derived[]): Derived[] {
+  const byName = new Map(derived.map((d) => [d.model.name, d]));
+  return derived.flatMap((d) => {
+    const before = r.findings.length;
+    const related = relateOne(r, d, byName);
+    // A model with a mistake gets no routes (its diagnostic says why), as for its other mistakes:
+    // the generated module is then free of errors of its own.
+    return r.findings.slice(before).some((f) => f.category === "error") ? [] : [related];
+  });
+}
+
+function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>): Derived {
+  const declared = readDeclared(r, d.model);
+  const references = new Map<string, FieldShape["reference"] & object>();
+  for (const ref of d.shape.references) {
+    if (ref.field === d.owner?.field) continue;
+    const target = byName.get(ref.model);
+    if (target === undefined || (target.table === undefined) !== (d.table === undefined)) {
+      // A memory model's key of something that is not a derived model stays a number, as before.
+      if (target === undefined && d.table === undefined) continue;
+      report(r, d.model, fieldNode(r, d.model, ref.field), Codes.referenceStorage, storageMessage(r, d, ref.field, ref.model, target));
+      continue;
+    }
+    const onDelete = declared.onDelete.get(ref.field)?.rule ?? "restrict";
+    references.set(ref.field, { model: ref.model, path: `/${pathSegment(ref.model)}`, onDelete });
+  }
+  const fields = d.shape.fields.map((field): FieldShape => {
+    const reference = references.get(field.name);
+    return reference === undefined ? field : { ...field, input: "reference", describe: withArticle(humanise(reference.model).toLowerCase()), reference };
+  });
+  checkOnDelete(r, d, declared, fields);
+  const readableWith = checkReadableWith(r, d, declared, references);
+  const unique = checkUnique(r, d, declared, fields);
+  const shape = { ...d.shape, fields, ...(unique.length === 0 ? {} : { unique }), ...(readableWith === undefined ? {} : { readableWith }) };
+  const table = d.table === undefined ? undefined : tableWithReferences(r, d, d.table, references, byName, unique);
+  return { ...d, shape, ...(table === undefined ? {} : { table }) };
+}
+
+/** `post` → "a post", `entry` → "an entry": how messages name one row. */
+function withArticle(words: string): string {
+  return `${/^[aeiou]/.test(words) ? "an" : "a"} ${words}`;
+}
+
+function storageMessage(r: Relating, d: Derived, field: string, target: string, found: Derived | undefined): string {
+  const at = `the field \`${field}: Id<${target}>\` of ${d.model.name}`;
+  if (found === undefined) {
+    return `${at} points at ${target}, which is not a model with a table (no derives<${target}>(…, Resource, { table: … })), so fw cannot make its foreign key. Give ${target} a table, or make the field a plain \`number\`.`;
+  }
+  return d.table !== undefined
+    ? `${at} points at ${target}, which has no table, while ${d.model.name}'s rows are in the table ${d.table.name}: a reference joins two models of the same storage. Give ${target} a table (derives<${target}>(…, { table: "${snake(pathSegment(target)).replace(/-/g, "_")}" })).`
+    : `${at} points at ${target}, whose rows are in the table ${found.table?.name}, while ${d.model.name}'s are in memory: a reference joins two models of the same storage. Give ${d.model.name} a table too.`;
+}
+
+/** Every `onDelete` entry names a reference field; `set null` only an optional one. */
+function checkOnDelete(r: Relating, d: Derived, declared: Declared, fields: readonly FieldShape[]): void {
+  for (const [name, { rule, node }] of declared.onDelete) {
+    const field = fields.find((f) => f.name === name);
+    if (field?.reference === undefined) {
+      const refs = fields.filter((f) => f.reference !== undefined).map((f) => f.name);
+      report(r, d.model, node, Codes.onDeleteField, `the onDelete of ${d.model.name} names \`${name}\`, which is not a reference field (a field typed Id<…> of another derived model)${refs.length === 0 ? `: ${d.model.name} has none` : `: its references are ${refs.join(", ")}`}. Remove the entry, or name a reference.`);
+    } else if (rule === "set null" && !field.optional) {
+      report(r, d.model, node, Codes.onDeleteField, `the onDelete of ${d.model.name} says "set null" for \`${name}\`, which is required: a required reference cannot be cleared. Make it optional (\`${name}?: Id<${field.reference.model}>\`), or choose "cascade" or "restrict".`);
+    }
+  }
+}
+
+function checkReadableWith(r: Relating, d: Derived, declared: Declared, references: ReadonlyMap<string, unknown>): string | undefined {
+  const given = declared.readableWith;
+  if (given === undefined) return undefined;
+  if (references.has(given.field)) return given.field;
+  const refs = [...references.keys()];
+  report(r, d.model, given.node, Codes.readableWithField, `the readableWith of ${d.model.name} names \`${given.field}\`, which is not a reference field${refs.length === 0 ? `: ${d.model.name} has none` : `: its references are ${refs.join(", ")}`}. Name the reference whose row decides who reads a ${d.model.name} (readableWith: "${refs[0] ?? "post"}").`);
+  return undefined;
+}
+
+/** Kinds of field a unique index can hold: not long text (past an index row's size) nor a yes/no. */
+function comparable(field: FieldShape): boolean {
+  return field.input !== "textarea" && field.input !== "checkbox";
+}
+
+/** The `Unique` tags and the companion's composite uniques: fields that exist and can be compared. */
+function checkUnique(r: Relating, d: Derived, declared: Declared, fields: readonly FieldShape[]): string[][] {
+  for (const field of fields) {
+    if (field.unique === true && !comparable(field)) {
+      report(r, d.model, fieldNode(r, d.model, field.name), Codes.uniqueField, uniqueKindMessage(d, field));
+    }
+  }
+  const out: string[][] = [];
+  for (const { fields: names, node } of declared.unique) {
+    const problems = names.flatMap((name) => {
+      const field = fields.find((f) => f.name === name);
+      if (field === undefined && name !== d.owner?.field) return [`\`${name}\` is not one of its fields (${[...fields.map((f) => f.name), ...(d.owner === undefined ? [] : [d.owner.field])].join(", ")})`];
+      return field !== undefined && !comparable(field) ? [`\`${name}\` is ${field.input === "textarea" ? "a long text" : "a yes/no"}, which a unique index cannot compare usefully`] : [];
+    });
+    if (names.length === 0) problems.push("an entry lists no field");
+    if (new Set(names).size !== names.length) problems.push("an entry names a field twice");
+    if (problems.length > 0) report(r, d.model, node, Codes.uniqueField, `the unique of ${d.model.name} cannot hold: ${problems.join("; ")}. List fields of ${d.model.name} that can be compared, e.g. unique: [["${fields[0]?.name ?? "title"}", "${fields[1]?.name ?? "author"}"]].`);
+    else out.push([...names]);
+  }
+  return out;
+}
+
+function uniqueKindMessage(d: Derived, field: FieldShape): string {
+  const what = field.input === "textarea" ? "a LongText (up to thousands of characters: longer than an index entry may be)" : "a boolean (two rows at most could ever be stored)";
+  return `the field \`${field.name}\` of ${d.model.name} is Unique but ${what}, so fw cannot keep it unique. Remove the Unique tag, or use a short text (string, at most 200 characters by default).`;
+}
+
+/**
+ * A table model's table with its references as foreign keys: each a `bigint` column named like
+ * the field plus `_id` (`post` → `post_id`, as the owner's `author` → `author_id`) pointing at
+ * the target's key with the rule, and the composite uniques as column lists.
+ */
+function tableWithReferences(r: Relating, d: Derived, table: TableShape, references: ReadonlyMap<string, NonNullable<FieldShape["reference"]>>, byName: ReadonlyMap<string, Derived>, unique: readonly string[][]): TableShape | undefined {
+  const columns = table.columns.map((column): ColumnShape => {
+    const reference = references.get(column.field);
+    const target = reference === undefined ? undefined : byName.get(reference.model)?.table;
+    if (reference === undefined || target === undefined) return column;
+    const name = column.column.endsWith("_id") ? column.column : `${column.column}_id`;
+    return { ...column, column: name, type: "bigint", references: { table: target.name, column: target.key.column, ...(reference.onDelete === "restrict" ? {} : { onDelete: reference.onDelete }) } };
+  });
+  const seen = new Set<string>([table.key.column]);
+  for (const column of columns) {
+    if (seen.has(column.column) || column.column.length > 63) {
+      report(r, d.model, d.model.call, Codes.tableOption, `the reference \`${column.field}\` of ${d.model.name} would be the column ${JSON.stringify(column.column)} of the table ${table.name}, which ${seen.has(column.column) ? "another field already takes" : "is longer than 63 characters"}. Rename the field.`);
+      return undefined;
+    }
+    seen.add(column.column);
+  }
+  const columnOf = (field: string): string => columns.find((c) => c.field === field)?.column ?? snake(field);
+  return { ...table, columns, ...(unique.length === 0 ? {} : { unique: unique.map((names) => names.map(columnOf)) }) };
+}
+
+/** The companion's `onDelete`, `readableWith` and `unique`, read from its inline options. */
+function readDeclared(r: Relating, model: Model): Declared {
+  const onDelete = new Map<string, { rule: OnDelete; node: ts.Node }>();
+  const unique: { fields: string[]; node: ts.Node }[] = [];
+  let readableWith: Declared["readableWith"];
+  for (const argument of model.call.arguments) {
+    if (!r.ts.isObjectLiteralExpression(argument)) {
+      const type = r.checker.getTypeAtLocation(argument);
+      for (const name of ["onDelete", "readableWith", "unique"]) {
+        if (type.getProperty(name) !== undefined) report(r, model, argument, codeOf(name), `the options of ${model.name} declare \`${name}\` where the build cannot read it: write the options inline, derives<${model.name}>(…, { ${name}: … }).`);
+      }
+      continue;
+    }
+    for (const property of argument.properties) {
+      const name = property.name !== undefined && (r.ts.isIdentifier(property.name) || r.ts.isStringLiteral(property.name)) ? property.name.text : undefined;
+      if (name !== "onDelete" && name !== "readableWith" && name !== "unique") continue;
+      const value = r.ts.isPropertyAssignment(property) ? property.initializer : undefined;
+      if (name === "onDelete") readOnDelete(r, model, property, value, onDelete);
+      else if (name === "readableWith") readableWith = readText(r, model, property, value, name, `readableWith: "post"`);
+      else readUnique(r, model, property, value, unique);
+    }
+  }
+  return { onDelete, unique, ...(readableWith === undefined ? {} : { readableWith }) };
+}
+
+function codeOf(option: string): Finding["code"] {
+  return option === "onDelete" ? Codes.onDeleteField : option === "readableWith" ? Codes.readableWithField : Codes.uniqueField;
+}
+
+function readOnDelete(r: Relating, model: Model, property: ts.Node, value: ts.Expression | undefined, out: Map<string, { rule: OnDelete; node: ts.Node }>): void {
+  if (value === undefined || !r.ts.isObjectLiteralExpression(value)) {
+    report(r, model, property, Codes.onDeleteField, `the onDelete of ${model.name} must be an object literal the build can read: onDelete: { post: "cascade" }.`);
+    return;
+  }
+  for (const entry of value.properties) {
+    const field = entry.name !== undefined && (r.ts.isIdentifier(entry.name) || r.ts.isStringLiteral(entry.name)) ? entry.name.text : undefined;
+    const rule = r.ts.isPropertyAssignment(entry) && r.ts.isStringLiteral(entry.initializer) ? entry.initializer.text : undefined;
+    if (field === undefined || rule === undefined || !(RULES as readonly string[]).includes(rule)) {
+      report(r, model, entry, Codes.onDeleteField, `each entry of the onDelete of ${model.name} names a reference field and one of ${RULES.map((x) => `"${x}"`).join(", ")}, as literals: onDelete: { post: "cascade" }.`);
+      continue;
+    }
+    out.set(field, { rule: rule as OnDelete, node: entry });
+  }
+}
+
+function readText(r: Relating, model: Model, property: ts.Node, value: ts.Expression | undefined, option: string, example: string): { field: string; node: ts.Node } | undefined {
+  if (value !== undefined && (r.ts.isStringLiteral(value) || r.ts.isNoSubstitutionTemplateLiteral(value))) return { field: value.text, node: value };
+  report(r, model, property, codeOf(option), `the ${option} of ${model.name} must be a string literal the build can read: ${example}.`);
+  return undefined;
+}
+
+function readUnique(r: Relating, model: Model, property: ts.Node, value: ts.Expression | undefined, out: { fields: string[]; node: ts.Node }[]): void {
+  const lists = value !== undefined && r.ts.isArrayLiteralExpression(value) ? value.elements : undefined;
+  if (lists === undefined) {
+    report(r, model, property, Codes.uniqueField, `the unique of ${model.name} must be an array literal of field lists: unique: [["list", "position"]].`);
+    return;
+  }
+  for (const list of lists) {
+    const names = r.ts.isArrayLiteralExpression(list) ? list.elements.map((e) => (r.ts.isStringLiteral(e) ? e.text : undefined)) : undefined;
+    if (names === undefined || names.some((n) => n === undefined)) {
+      report(r, model, list, Codes.uniqueField, `each entry of the unique of ${model.name} is an array of field names, as literals: unique: [["list", "position"]].`);
+      continue;
+    }
+    out.push({ fields: names as string[], node: list });
+  }
+}
+
+/** The field's declaration in the model's interface, else the `derives` call. */
+function fieldNode(r: Relating, model: Model, field: string): ts.Node {
+  const type = r.checker.getTypeFromTypeNode(model.call.typeArguments?.[0] as ts.TypeNode);
+  const declaration = type.getProperty(field)?.valueDeclaration;
+  return declaration !== undefined && declaration.getSourceFile().fileName === model.call.getSourceFile().fileName ? declaration : model.call;
+}
+
+function report(r: Relating, model: Model, node: ts.Node, code: Finding["code"], message: string): void {
+  const inCall = node.getSourceFile().fileName === model.call.getSourceFile().fileName;
+  r.findings.push({ code, category: "error", file: model.call.getSourceFile(), ...at(inCall ? node : model.call), message: `${r.shown(model.file)}: ${message}` });
+}
