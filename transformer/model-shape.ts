@@ -14,6 +14,8 @@ export interface FieldShape {
   readonly maxLength?: number;
   /** Set by the server, not the form: a `Date` named createdAt / updatedAt, or a `readonly` property. */
   readonly serverSet?: "createdAt" | "updatedAt" | "readOnly";
+  /** An `Id<Other>` field: the model whose key it holds. */
+  readonly reference?: string;
 }
 
 /**
@@ -78,7 +80,7 @@ export function shapeModel(s: Shaping, model: Model): ModelShape | undefined {
     else {
       // A reference to another model's row: a number in forms, unless it names the owner (owner.ts drops it then).
       references.push({ field: property.getName(), model: read.idOf });
-      fields.push({ name: property.getName(), label: humanise(property.getName()), optional: isOptional(s, property), input: "number", describe: `the number of a ${read.idOf}` });
+      fields.push({ name: property.getName(), label: humanise(property.getName()), optional: isOptional(s, property), input: "number", describe: `the number of a ${read.idOf}`, reference: read.idOf });
     }
   }
   if (keys.length !== 1) {

@@ -219,7 +219,10 @@ function inputFor(field: Field, value: string | undefined, common: Common): Html
         </select>
       );
     case "number":
-      return <input {...common} type="number" step="any" value={value ?? ""} required={required} />;
+      // A key is a whole number from 1: the browser's spinner and check say so before the server does.
+      return field.reference === undefined
+        ? <input {...common} type="number" step="any" value={value ?? ""} required={required} />
+        : <input {...common} type="number" step="1" min="1" value={value ?? ""} required={required} />;
     case "date":
       return <input {...common} type="date" value={value ?? ""} required={required} />;
     case "text":

@@ -29,6 +29,11 @@ export interface FieldSpec {
    * `readonly` property: shown, kept on Update, written only by handlers). Left out of forms.
    */
   readonly serverSet?: "createdAt" | "updatedAt" | "readOnly";
+  /**
+   * An `Id<Other>` field (a reference to another model's row): the model whose key it holds. Its
+   * input takes whole numbers from 1 (`step="1" min="1"`), as keys are.
+   */
+  readonly reference?: string;
 }
 
 /** What typia's `createValidate<A>()` answers. */
