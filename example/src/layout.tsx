@@ -39,6 +39,7 @@ export const layout: Layout = ({ title, content, request }) => {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{title === undefined ? "fw example" : `${title} · fw example`}</title>
         <link rel="stylesheet" href="/app.css" />
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
       </head>
       <body>
         <header>

@@ -233,7 +233,7 @@ test("the home page answers", async () => {
 test("an item added through its form is shown and listed", async () => {
   const visitor = app.client(); // keeps the session cookie, sends the form's CSRF token
   const created = await visitor.submit("/items/new", { name: "Buy milk" });
-  assert.equal(created.status, 303);
+  assert.equal(created.status, 303, created.summary()); // a 422 says which fields it refused and why
   const shown = await visitor.follow(created);
   assert.match(shown.text, /Buy milk/);
   assert.match((await visitor.get("/items")).text, /Buy milk/);

@@ -183,10 +183,11 @@ class Pages<A> {
         <title>{`Delete ${heading}?`}</title>
         <h1>Delete {heading}?</h1>
         <p class="fw-confirm">This {this.words.lower} will be deleted for good.</p>
-        <p class="fw-controls">
+        {/* A <div>: a <form> cannot sit in a <p> (the browser would close the <p> before it). */}
+        <div class="fw-controls">
           {Form.button({ action: this.at(key), method: "DELETE", csrf: request.csrf, submit: `Delete ${this.words.lower}`, class: "fw-destroy" })}
           <a href={back} class="fw-cancel">Cancel</a>
-        </p>
+        </div>
       </>,
     );
   }

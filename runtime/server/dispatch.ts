@@ -22,7 +22,7 @@ import { ALLOWED_HOSTS_ENV, twoHosts, type HostPolicy } from "./hosts.js";
 import type { DevHook, DevStandIn } from "./dev-hook.js";
 import { renderPage, type Layout } from "./layout.js";
 import { clientAddress, isSecure } from "./secure.js";
-import { plainAnswer, problemContent, problemOf } from "./problem.js";
+import { plainAnswer, problemContent, problemOf, renderProblemPage } from "./problem.js";
 import { writeSession } from "./session-cookie.js";
 import type { PublicFiles } from "./static-files.js";
 
@@ -348,7 +348,7 @@ export class Dispatcher {
     });
     let page: string;
     try {
-      page = renderPage(content, this.options.layout, request);
+      page = renderProblemPage(content, this.options.layout, request);
     } catch (cause) {
       return this.plain500("the layout threw while framing an error page", cause, exchange);
     }

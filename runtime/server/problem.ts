@@ -1,7 +1,10 @@
 import { STATUS_CODES } from "node:http";
 import { statusOf, type HttpFailure } from "../http/failure.js";
-import { element, fragment, type Child, type Element, type Html } from "../html/node.js";
+import type { Request } from "../http/request.js";
+import { element, fragment, isNode, type Child, type Element, type Html } from "../html/node.js";
+import { renderHtml } from "../html/render.js";
 import type { Answer } from "./dispatch.js";
+import { renderPage, type Layout } from "./layout.js";
 
 /**
  * A failure as the RFC 9457 section 3 data model (spec 2.16): `type` stays "about:blank", so
@@ -35,27 +38,58 @@ function el(tag: string, attrs: Record<string, unknown>, ...children: Element["c
   return element(tag, attrs, children);
 }
 
+/** The elements `problemContent` wraps a problem in, so `renderProblemPage` can find its own. */
+const FRAMES = new WeakSet<Element>();
+
 /**
  * The problem page's content, framed by the layout like any page. Every value is text in the
  * tree, so the renderer escapes it. `details` follow the problem inside the same frame: what
  * `dev` adds (the source location and stack of a 500, the routes under a 404, a failed build's
- * diagnostics); production passes none.
+ * diagnostics); production passes none. The frame is a `<main>`; `renderProblemPage` makes it a
+ * `<div>` in a layout that has a `<main>` of its own.
  */
 export function problemContent(problem: Problem, details: readonly Child[] = []): Html {
-  return fragment([
-      el("title", {}, problem.title),
-      el(
-        "main",
-        { class: "fw-problem", "data-status": problem.status },
-        el("h1", {}, `${problem.status} ${problem.title}`),
-        el("p", { class: "fw-problem-detail" }, problem.detail),
-        el("p", { class: "fw-problem-instance" }, el("code", {}, problem.instance)),
-        problem.incident === undefined
-          ? null
-          : el("p", { class: "fw-problem-incident" }, "Incident ", el("code", {}, problem.incident), ": quote it when reporting this error."),
-        ...details,
-      ),
-  ]);
+  const frame = el(
+    "main",
+    { class: "fw-problem", "data-status": problem.status },
+    el("h1", {}, `${problem.status} ${problem.title}`),
+    el("p", { class: "fw-problem-detail" }, problem.detail),
+    el("p", { class: "fw-problem-instance" }, el("code", {}, problem.instance)),
+    problem.incident === undefined
+      ? null
+      : el("p", { class: "fw-problem-incident" }, "Incident ", el("code", {}, problem.incident), ": quote it when reporting this error."),
+    ...details,
+  );
+  FRAMES.add(frame);
+  return fragment([el("title", {}, problem.title), frame]);
+}
+
+/**
+ * A `<main>` element, or any element with `role="main"`, in rendered markup. Text and attribute
+ * values are escaped, so only a tag matches (or markup written with `raw()`).
+ */
+const MAIN_LANDMARK = /<main[\s>]|\srole="main"/i;
+
+/**
+ * A problem page (`problemContent`, the dev build-error page) as a whole document framed by the
+ * layout, with exactly one `main` landmark whatever the layout: the problem's frame stays a
+ * `<main>` when the layout has none, and becomes a `<div>` (same class, attributes and content)
+ * when the layout has its own (`<main>{content}</main>`, or `role="main"`). The layout is called
+ * once, with the problem as `problemContent` made it. Throws when the layout throws.
+ */
+export function renderProblemPage(content: Html, layout: Layout, request: Request<unknown>): string {
+  const page = renderPage(content, layout, request);
+  const frame = frameOf(content);
+  if (frame === undefined) return page;
+  const around = page.split(renderHtml(frame));
+  if (around.length < 2 || !MAIN_LANDMARK.test(around.join(""))) return page;
+  return around.join(renderHtml(element("div", frame.attrs, frame.children)));
+}
+
+/** The frame `problemContent` put in `content`, if it made it. */
+function frameOf(content: Html): Element | undefined {
+  const children = content.$$ === "fragment" ? content.children : [content];
+  return children.find((child): child is Element => isNode(child) && child.$$ === "element" && FRAMES.has(child));
 }
 
 /** The answer when even the layout failed: plain text, nothing from the request reflected. */

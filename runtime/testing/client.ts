@@ -1,5 +1,5 @@
 import { CookieJar } from "./cookie-jar.js";
-import { formsOf, pickForm, type PageForm } from "./forms.js";
+import { describeRefusal, formsOf, pickForm, problemDetailOf, refusalOf, type PageForm, type Refusal } from "./forms.js";
 
 /** One answer the client got, read whole. */
 export interface TestResponse {
@@ -13,6 +13,17 @@ export interface TestResponse {
   readonly location: string | undefined;
   /** The forms of an HTML answer, in document order. */
   forms(): PageForm[];
+  /**
+   * What the page says was refused (a form answered 422): each field marked invalid with the
+   * message tied to it, and the page's alerts. Empty on a page that refused nothing.
+   */
+  refusal(): Refusal;
+  /**
+   * The answer in one line, for an assertion's message: `POST /items answered 422: title: Title
+   * is required.`, `POST /items answered 303 to /items/1`. A 422 says what it refused, read
+   * from the page: `assert.equal(created.status, 303, created.summary())` tells why it was not.
+   */
+  summary(): string;
 }
 
 /** What `submit` fills in and where it looks for the form. */
@@ -78,7 +89,7 @@ export class TestClient {
   async signIn(email: string, password: string, path = "/login"): Promise<TestResponse> {
     const answer = await this.submit(path, { email, password });
     if (answer.status !== 303 || answer.location === undefined || answer.location.startsWith(path)) {
-      throw new Error(`fw/testing: signing in as ${email} failed: POST ${path} answered ${answer.status}${answer.location === undefined ? "" : ` to ${answer.location}`}`);
+      throw new Error(`fw/testing: signing in as ${email} failed: ${answer.summary()}`);
     }
     return answer;
   }
@@ -100,6 +111,26 @@ export class TestClient {
     const text = await response.text();
     const location = response.headers.get("location") ?? undefined;
     const own = location === undefined ? undefined : location.startsWith(this.url) ? location.slice(this.url.length) || "/" : location;
-    return { status: response.status, headers: response.headers, text, path, location: own, forms: () => formsOf(text, path.split("?")[0] as string) };
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      path,
+      location: own,
+      forms: () => formsOf(text, path.split("?")[0] as string),
+      refusal: () => refusalOf(text),
+      summary: () => summaryOf(method, path, response.status, own, text),
+    };
   }
+}
+
+/**
+ * `POST /items answered 422: title: Title is required.` (what the page refused), `… answered 403:
+ * <a problem page's detail>`, or `… answered 303 to /items/1`.
+ */
+function summaryOf(method: string, path: string, status: number, location: string | undefined, text: string): string {
+  const answered = `${method} ${path} answered ${status}`;
+  if (location !== undefined) return `${answered} to ${location}`;
+  const said = describeRefusal(refusalOf(text)) || (problemDetailOf(text) ?? "");
+  return said === "" ? answered : `${answered}: ${said}`;
 }

@@ -78,9 +78,71 @@ export function pickForm(forms: readonly PageForm[], fields: Readonly<Record<str
   return first;
 }
 
+/**
+ * What a page says was wrong with the form it answered: what a refused submission (a 422) shows
+ * beside its fields and above the form.
+ */
+export interface Refusal {
+  /**
+   * Each refused field's name → why: the text of the element its `aria-describedby` names (fw's
+   * derived and sign-in forms tie each message to its field so). A control marked
+   * `aria-invalid="true"` that names no message says so instead.
+   */
+  readonly fields: Readonly<Record<string, string>>;
+  /** The page's alerts (`role="alert"`): what is wrong with the form as a whole ("That email or password is wrong."). */
+  readonly alerts: readonly string[];
+}
+
+const CONTROL = /<(?:input|textarea|select)\b([^>]*)>/gi;
+const ALERT = /<([A-Za-z][A-Za-z0-9-]*)\b[^>]*\srole="alert"[^>]*>([\s\S]*?)<\/\1>/gi;
+
+/**
+ * The refusal an HTML page shows (see `Refusal`): empty when it marks no field invalid and has
+ * no alert. The same light reader as `formsOf`, for fw's own markup.
+ */
+export function refusalOf(html: string): Refusal {
+  const fields: Record<string, string> = {};
+  for (const [, attributes = ""] of html.matchAll(CONTROL)) {
+    const name = attribute(attributes, "name");
+    if (name === undefined || attribute(attributes, "aria-invalid") !== "true") continue;
+    const ids = (attribute(attributes, "aria-describedby") ?? "").split(/\s+/).filter((id) => id !== "");
+    const said = ids.map((id) => textOfId(html, id)).filter((text): text is string => text !== undefined && text !== "");
+    fields[name] = said.length > 0 ? said.join(" ") : "(marked invalid; no message is tied to it with aria-describedby)";
+  }
+  const alerts = [...html.matchAll(ALERT)].map(([, , inner = ""]) => plainText(inner)).filter((text) => text !== "");
+  return { fields, alerts };
+}
+
+/** One line saying what a refusal refused: `title: Title is required.; body: …` (alerts first); "" when nothing. */
+export function describeRefusal(refusal: Refusal): string {
+  return [...refusal.alerts, ...Object.entries(refusal.fields).map(([name, why]) => `${name}: ${why}`)].join("; ");
+}
+
+/** The detail of an fw problem page (`<p class="fw-problem-detail">`), if the page is one. */
+export function problemDetailOf(html: string): string | undefined {
+  const found = /<p class="fw-problem-detail">([\s\S]*?)<\/p>/.exec(html);
+  return found === null ? undefined : plainText(found[1] ?? "");
+}
+
+/** The text of the element with this `id`, tags dropped and spaces collapsed. */
+function textOfId(html: string, id: string): string | undefined {
+  const quoted = markupOf(id).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const found = new RegExp(`<([A-Za-z][A-Za-z0-9-]*)\\b[^>]*\\sid="${quoted}"[^>]*>([\\s\\S]*?)<\\/\\1>`, "i").exec(html);
+  return found === null ? undefined : plainText(found[2] ?? "");
+}
+
+function plainText(markup: string): string {
+  return unescapeHtml(markup.replace(/<[^>]*>/g, "")).replace(/\s+/g, " ").trim();
+}
+
 function attribute(attributes: string, name: string): string | undefined {
   const match = new RegExp(`\\s${name}="([^"]*)"`, "i").exec(` ${attributes}`);
   return match?.[1] === undefined ? undefined : unescapeHtml(match[1]);
+}
+
+/** Text as fw's renderer writes it in an attribute value. */
+function markupOf(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char] ?? char);
 }
 
 /** The character references fw's renderer writes. */

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bootNode, runNode } from "../support/process.js";
 import { fwDependency } from "../../runtime/dev/new-app.js";
+import { htmlErrors } from "../support/html-validate.js";
 import { TEST_SECRET } from "../support/serve.js";
 import { FIXTURES, tspc } from "../support/tspc.js";
 
@@ -97,6 +98,13 @@ describe("fw new <dir>", () => {
         expect(items.status).toBe(200);
         expect(await items.text()).toContain("<h1>Items</h1>");
         expect((await fetch(`${url}/items/new`)).status).toBe(200);
+        // Its pages and a problem page pass html-validate: one main landmark on the 404 too (issue 28, item 9).
+        const missing = await fetch(`${url}/no/such`);
+        expect(missing.status).toBe(404);
+        const problem = await missing.text();
+        expect(problem).toContain('<main><div class="fw-problem" data-status="404">');
+        expect(await htmlErrors(problem)).toEqual([]);
+        for (const path of ["/", "/items", "/items/new"]) expect(await htmlErrors(await (await fetch(`${url}${path}`)).text()), path).toEqual([]);
       } finally {
         app.child.kill("SIGTERM");
         await app.exited;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
 import { bootExample } from "../support/example.js";
+import { htmlErrors } from "../support/html-validate.js";
 import { TEST_SECRET } from "../support/serve.js";
 
 // The example as `npm start` builds it (npm test builds first): its text limits and the posts'
@@ -28,7 +29,7 @@ const entries = async (): Promise<number> => ((await (await fetch(`${url}/api/en
 describe("Item 4: the example's text is bounded", () => {
   it("the guestbook form says its limits: a name of 100 characters, a message of 2,000", async () => {
     const page = await new Browser(url).get("/guestbook");
-    expect(page.html).toContain('<input name="name" value="" maxlength="100">');
+    expect(page.html).toContain('<input type="text" name="name" value="" maxlength="100">');
     expect(page.html).toContain('<textarea name="message" maxlength="2000"></textarea>');
   });
 
@@ -38,10 +39,14 @@ describe("Item 4: the example's text is bounded", () => {
     const before = await entries();
     const name = await visitor.post("/guestbook", { name: "n".repeat(101), message: "hello" });
     expect(name.status).toBe(422);
-    expect(name.html).toContain('<p class="error">Name must be at most 100 characters long (this one has 101).</p>');
+    // Each message is tied to its field (aria-describedby), as derived forms do (issue 28, item 10).
+    expect(name.html).toContain(`<input type="text" name="name" value="${"n".repeat(100)}" maxlength="100" aria-invalid="true" aria-describedby="guestbook-name-error">`);
+    expect(name.html).toContain('<p class="error" id="guestbook-name-error">Name must be at most 100 characters long (this one has 101).</p>');
+    expect(name.html).toContain('<textarea name="message" maxlength="2000">hello</textarea>'); // not refused: not marked
     const message = await visitor.post("/guestbook", { name: "Ann", message: "m".repeat(1_000_000) });
     expect(message.status).toBe(422);
-    expect(message.html).toContain('<p class="error">Message must be at most 2,000 characters long (this one has 1,000,000).</p>');
+    expect(message.html).toContain('<textarea name="message" maxlength="2000" aria-invalid="true" aria-describedby="guestbook-message-error">');
+    expect(message.html).toContain('<p class="error" id="guestbook-message-error">Message must be at most 2,000 characters long (this one has 1,000,000).</p>');
     expect(message.html.length).toBeLessThan(20_000);
     expect(await entries()).toBe(before);
     expect((await visitor.post("/guestbook", { name: "n".repeat(100), message: "m\r\n".repeat(1_000) })).status).toBe(303);
@@ -118,5 +123,54 @@ describe("Item 8: the example shows drafts to their author alone (the model's pu
     expect(page.html).toContain(`<a href="${draft}/delete" class="fw-destroy">Delete</a>`);
     const confirm = await alice.get(`${draft}/delete`);
     expect(confirm.html).toContain(`<form method="post" action="${draft}" class="fw-destroy"><input type="hidden" name="_method" value="DELETE">`);
+  });
+});
+
+// Issue 28, items 9 and 10: what html-validate (spec/support/html-validate.ts) reported on the
+// example's pages: two main landmarks on every error page, inputs without a type, aria-label
+// on a plain list, the guestbook's messages not tied to their fields.
+describe("The example's pages pass html-validate", () => {
+  it("the layout links a small icon the public folder serves (no /favicon.ico 404), and the home page keeps its spaces", async () => {
+    const home = await new Browser(url).get("/");
+    const icon = /<link rel="icon" href="([^"]+)" type="image\/svg\+xml">/.exec(home.html)?.[1];
+    expect(icon).toBe("/favicon.svg");
+    const served = await fetch(`${url}${icon as string}`);
+    expect([served.status, served.headers.get("content-type")]).toEqual([200, "image/svg+xml"]);
+    expect(await served.text()).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    // JSX drops a line break between text and an element: "by the build.Posts" lost its space.
+    expect(home.html).toContain('mounted by the build. <a href="/posts">Posts</a>');
+  });
+
+
+  it("every main page, a form refused with 422 and a problem page, for a visitor and a member", async () => {
+    const visitor = new Browser(url);
+    const alice = await member("markup");
+    await alice.get("/posts/new");
+    const post = (await alice.post("/posts", { title: "Checked", body: "by a validator", category: "news", published: "true" })).location as string;
+    await alice.get("/notes/new");
+    const note = (await alice.post("/notes", { text: "valid" })).location as string;
+    await visitor.get("/guestbook");
+    expect((await visitor.post("/guestbook", { name: "Val", message: "idator" })).status).toBe(303);
+    const entry = /href="(\/guestbook\/\d+)">Val</.exec((await visitor.get("/guestbook")).html)?.[1] as string;
+    const pages: [string, Browser, string][] = [
+      ...["/", "/about", "/docs/getting-started", "/posts", post, "/notes", note, "/guestbook", entry, "/login", "/signup", "/no/such"].map((path): [string, Browser, string] => [`GET ${path}`, visitor, path]),
+      ...["/", "/posts", "/posts/new", post, `${post}/edit`, `${post}/delete`, "/notes/new", `${note}/edit`, "/notes/quick", "/chat"].map((path): [string, Browser, string] => [`GET ${path} (member)`, alice, path]),
+    ];
+    const problems: string[] = [];
+    for (const [what, who, path] of pages) {
+      const answer = await who.get(path);
+      problems.push(...(await htmlErrors(answer.html)).map((error) => `${what} (${answer.status}): ${error}`));
+    }
+    await visitor.get("/guestbook");
+    const refused = [
+      ["POST /guestbook (422)", await visitor.post("/guestbook", { name: "", message: "" })],
+      ["POST /posts (422)", await alice.post("/posts", { title: "", body: "", category: "" })],
+      ["POST /login (422)", await visitor.post("/login", { email: "nobody@example.com", password: "wrong" })],
+    ] as const;
+    for (const [what, answer] of refused) {
+      expect(answer.status, what).toBe(422);
+      problems.push(...(await htmlErrors(answer.html)).map((error) => `${what}: ${error}`));
+    }
+    expect(problems).toEqual([]);
   });
 });

@@ -68,6 +68,13 @@ describe("2.15 Form: render", () => {
     expect(html).toMatch(/name="summary" type="text" value="">/); // optional: not required
   });
 
+  it("a reference field (without its picker) takes whole numbers from 1, as keys are; another number any number (issue 28, item 10)", () => {
+    const withReference = new Form({ ...model, fields: [...model.fields, { name: "author", label: "Author", input: "reference", optional: false, describe: "an author", reference: { model: "Author", path: "/authors", onDelete: "restrict" } }] });
+    const rendered = renderHtml(withReference.render({ action: "/posts", method: "POST", csrf: "t" }));
+    expect(rendered).toContain('<input id="post-author" name="author" type="number" step="1" min="1" value="" required>');
+    expect(rendered).toContain('name="rating" type="number" step="any" value=""');
+  });
+
   it("its fields name the properties exactly and label them for people; headings come from it", () => {
     expect(form.fields.map((f) => f.name)).toEqual(["title", "body", "published", "summary", "category", "rating", "publishedOn"]);
     expect(form.headings).toEqual(["Title", "Body", "Published", "Summary", "Category", "Rating", "Published on"]);

@@ -325,7 +325,7 @@ describe("A reference to another model's row", () => {
   it("names a row by its key: the model can be created, and a non-key is refused beside the field", async () => {
     const visitor = new Visitor(fixture.url);
     const blank = await visitor.get("/comments/new");
-    expect(blank.html).toMatch(/name="post"/);
+    expect(blank.html).toContain('name="post" type="number" step="1" min="1" value=""'); // a key: whole numbers from 1 (issue 28, item 10)
     const refused = await visitor.post("/comments", { post: "first", text: "hi" });
     expect(refused.status).toBe(422);
     expect(refused.html).toContain("Post could not be read as a post.");

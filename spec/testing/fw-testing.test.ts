@@ -2,8 +2,9 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { appDatabase } from "../../runtime/db/open.js";
-import { CookieJar, formsOf, startApp, type TestApp } from "../../runtime/testing/index.js";
+import { CookieJar, formsOf, refusalOf, startApp, type TestApp } from "../../runtime/testing/index.js";
 import { pickForm } from "../../runtime/testing/forms.js";
+import { Form, FormErrors, FromPath, renderHtml, type ModelSpec } from "../../runtime/index.js";
 import { postgresBin, startCluster } from "../support/postgres.js";
 
 // fw/testing against the example as built (`npm run build`): each test's app is its own process.
@@ -41,11 +42,20 @@ describe("fw/testing: startApp and its client", () => {
     expect((await visitor.get("/chat")).status).toBe(303);
   }, 60_000);
 
-  it("a wrong password is a failed sign-in, said plainly", async () => {
+  it("a wrong password is a failed sign-in, said plainly, with what the page said", async () => {
     const app = await example();
     const visitor = app.client();
     await visitor.signUp(EMAIL, PASSWORD);
-    await expect(visitor.signIn(EMAIL, "not the password at all")).rejects.toThrow(/signing in as tester@example.com failed/);
+    await expect(visitor.signIn(EMAIL, "not the password at all")).rejects.toThrow("fw/testing: signing in as tester@example.com failed: POST /login answered 422: Email or password is wrong.");
+    // Issue 28, item 15: a form answered 422 says which fields were refused and why, read from the page.
+    const refused = await visitor.submit("/guestbook", { name: "", message: "" });
+    expect(refused.status).toBe(422);
+    expect(refused.refusal()).toEqual({ fields: { name: "Name is required.", message: "Message is required." }, alerts: [] });
+    expect(refused.summary()).toBe("POST /guestbook answered 422: name: Name is required.; message: Message is required.");
+    const signedUp = await app.client().submit("/signup", { email: "short@example.com", password: "short" });
+    expect([signedUp.status, Object.keys(signedUp.refusal().fields)]).toEqual([422, ["password"]]);
+    expect((await visitor.submit("/guestbook", { name: "Ann", message: "hello" })).summary()).toBe("POST /guestbook answered 303 to /guestbook");
+    expect((await visitor.post("/guestbook", { name: "Ann", message: "hello" })).summary()).toMatch(/^POST \/guestbook answered 403: .*CSRF/);
   }, 60_000);
 
   it("shares nothing between tests: the account of the test before does not exist in a new app", async () => {
@@ -88,6 +98,40 @@ describe("fw/testing's cookie jar and form reader", () => {
       { action: "/posts/7?x=1&y=2", method: "post", fields: { _method: "PUT", _csrf: "t0k", title: "A & B", done: "on", body: "1 < 2" }, names: ["_method", "_csrf", "title", "done", "no", "password", "body"] },
     ]);
     expect(formsOf(`<form><input name="q"><select name="kind"><option>a</option></select></form>`, "/search")).toEqual([{ action: "/search", method: "get", fields: { q: "" }, names: ["q", "kind"] }]);
+  });
+
+  it("reads a refused form's fields and messages from fw's own markup (aria-invalid, aria-describedby) and the page's alerts", () => {
+    interface Task {
+      id: number;
+      title: string;
+      due: string;
+      notes: string;
+    }
+    const model: ModelSpec<Task> = {
+      name: "Task",
+      fqn: "models.Task",
+      path: "/tasks",
+      key: "id",
+      fields: [
+        { name: "title", label: "Title", input: "text", optional: false, describe: "text" },
+        { name: "due", label: "Due", input: "date", optional: false, describe: "a date (YYYY-MM-DD)" },
+        { name: "notes", label: "Notes", input: "textarea", optional: true, describe: "text" },
+      ],
+      validate: (input) => ({ success: true, data: input as Task }),
+      decodeKey: FromPath.int,
+    };
+    const errors = new FormErrors([
+      { field: "title", kind: "required", message: "Title is required." },
+      { field: "due", kind: "unreadable", message: "Due could not be read as a date (YYYY-MM-DD)." },
+      { field: "due", kind: "invalid", message: "Due must be <later> & sooner." },
+    ]);
+    const html = renderHtml(new Form(model).render({ action: "/tasks", method: "POST", csrf: "t", errors, message: "That task \"exists\" already." }));
+    expect(refusalOf(html)).toEqual({
+      fields: { title: "Title is required.", due: "Due could not be read as a date (YYYY-MM-DD). Due must be <later> & sooner." },
+      alerts: ['That task "exists" already.'],
+    });
+    expect(refusalOf(`<input name="x" aria-invalid="true"><p id="x-error">unrelated</p>`).fields).toEqual({ x: "(marked invalid; no message is tied to it with aria-describedby)" });
+    expect(refusalOf(renderHtml(new Form(model).render({ action: "/tasks", method: "POST", csrf: "t" })))).toEqual({ fields: {}, alerts: [] });
   });
 
   // A page's form beside the layout's Sign out form: the tutorial's test once signed its user out.

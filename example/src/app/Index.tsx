@@ -10,7 +10,7 @@ export function index(request: Request): Response {
       <title>Home</title>
       <h1>Hello from fw</h1>
       <p>
-        Every page here comes from a file under <code>example/src/app/</code>, mounted by the build.
+        Every page here comes from a file under <code>example/src/app/</code>, mounted by the build.{" "}
         <a href="/posts">Posts</a> and <a href="/notes">notes</a> are models: their pages are derived
         from their types. The <a href="/guestbook">guestbook</a> is written by hand.
       </p>

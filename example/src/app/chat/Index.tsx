@@ -37,7 +37,7 @@ export const index = live({
         <input type="hidden" name="_csrf" value={view.csrf} />
         <input type="hidden" name="_fw_event" value="send" />
         <label for="chat-text">Message</label>
-        <input id="chat-text" name="text" autocomplete="off" maxlength={MAX_MESSAGE} />
+        <input id="chat-text" type="text" name="text" autocomplete="off" maxlength={MAX_MESSAGE} />
         <button type="submit">Send</button>
       </form>
     </>

@@ -10,6 +10,23 @@ export interface Draft {
 
 export const blank: Draft = { name: "", message: "", errors: {} };
 
+/** The id of the message beside a field (`guestbook-name-error`), which the field names as its description. */
+const errorId = (field: string): string => `guestbook-${field}-error`;
+
+/**
+ * A refused field's attributes, as derived forms write them: invalid, and described by the message
+ * beside it, so a screen reader reads the message with the field.
+ */
+function problemOf(draft: Draft, field: string): Readonly<Record<string, string>> {
+  return draft.errors[field] === undefined ? {} : { "aria-invalid": "true", "aria-describedby": errorId(field) };
+}
+
+/** The message beside a refused field, or nothing. */
+function errorOf(draft: Draft, field: string) {
+  const message = draft.errors[field];
+  return message === undefined ? null : <p class="error" id={errorId(field)}>{message}</p>;
+}
+
 /** The guestbook page: every entry, then the form (used by Index and, on a 422, by Create). */
 export function guestbookPage(entries: readonly Entry[], request: Request, draft: Draft) {
   return (
@@ -26,13 +43,13 @@ export function guestbookPage(entries: readonly Entry[], request: Request, draft
       <form method="post" action="/guestbook">
         <input type="hidden" name="_csrf" value={request.csrf} />
         <label>
-          Name <input name="name" value={draft.name} maxlength={LIMITS.name} />
+          Name <input type="text" name="name" value={draft.name} maxlength={LIMITS.name} {...problemOf(draft, "name")} />
         </label>
-        {draft.errors["name"] === undefined ? null : <p class="error">{draft.errors["name"]}</p>}
+        {errorOf(draft, "name")}
         <label>
-          Message <textarea name="message" maxlength={LIMITS.message}>{draft.message}</textarea>
+          Message <textarea name="message" maxlength={LIMITS.message} {...problemOf(draft, "message")}>{draft.message}</textarea>
         </label>
-        {draft.errors["message"] === undefined ? null : <p class="error">{draft.errors["message"]}</p>}
+        {errorOf(draft, "message")}
         <button type="submit">Sign the guestbook</button>
       </form>
     </>

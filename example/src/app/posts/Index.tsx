@@ -111,7 +111,7 @@ export const index = live({
       {state.rows.length === 0 ? (
         <p class="fw-empty">No posts yet.</p>
       ) : (
-        <ul class="posts" aria-label={`${state.total} ${state.total === 1 ? "post" : "posts"}`}>
+        <ul class="posts">
           {state.rows.map((post) => (
             <li>
               <a href={`/posts/${post.id}`}>{post.title}</a>
