@@ -69,6 +69,11 @@ export {
   type ServeOptions,
   type Console,
 } from "./server/http-app.js";
+export {
+  DEFAULT_CONTENT_SECURITY_POLICY,
+  type ContentSecurityPolicy,
+  type ContentSecurityPolicySetting,
+} from "./server/content-security-policy.js";
 export type { RunningServer } from "./server/server.js";
 export { isDevMode } from "./server/run-mode.js";
 export { raw, escapeHtml, renderHtml, Fragment, type Html, type Child, type Node } from "./html/index.js";

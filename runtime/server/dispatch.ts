@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { asFailure, BadRequest, MethodNotAllowed, NotFound, NotImplemented, type HttpFailure } from "../http/failure.js";
-import { hasHeader, PAGE_DEFAULTS } from "../http/default-headers.js";
+import { hasHeader } from "../http/default-headers.js";
 import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
@@ -63,6 +63,8 @@ export interface DispatchOptions {
   readonly logError: (what: string, cause: unknown, incident: string | undefined) => void;
   /** The app's public folder, asked for a GET or HEAD that no route answers (docs/guides/static-files.md). */
   readonly files?: PublicFiles;
+  /** What every HTML answer carries unless its handler set the same header: the app's `pageDefaults` (CSP and its companions). */
+  readonly pageHeaders: readonly string[];
 }
 
 const HTML_TYPE = "text/html; charset=utf-8";
@@ -310,7 +312,7 @@ export class Dispatcher {
   }
 
   private toAnswer(response: Response, layoutRequest: Request<unknown> | Sent): Answer {
-    return { status: response.status, headers: flatHeaders(response.headers), body: this.bodyText(response.body, layoutRequest) };
+    return { status: response.status, headers: flatHeaders(response.headers, this.options.pageHeaders), body: this.bodyText(response.body, layoutRequest) };
   }
 
   private bodyText(body: Body, layoutRequest: Request<unknown> | Sent): string | Uint8Array {
@@ -352,7 +354,7 @@ export class Dispatcher {
     } catch (cause) {
       return this.plain500("the layout threw while framing an error page", cause, exchange);
     }
-    return { status, headers: ["content-type", HTML_TYPE, ...PAGE_DEFAULTS, ...headers], body: page };
+    return { status, headers: ["content-type", HTML_TYPE, ...this.options.pageHeaders, ...headers], body: page };
   }
 
   /** Logs a 500's cause once and returns the incident id that ties the log line to the page. */
