@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { asFailure, BadRequest, MethodNotAllowed, NotFound, NotImplemented, type HttpFailure } from "../http/failure.js";
-import { hasHeader } from "../http/default-headers.js";
+import { hasHeader, names } from "../http/default-headers.js";
 import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
@@ -65,6 +65,8 @@ export interface DispatchOptions {
   readonly files?: PublicFiles;
   /** What every HTML answer carries unless its handler set the same header: the app's `pageDefaults` (CSP and its companions). */
   readonly pageHeaders: readonly string[];
+  /** The `Strict-Transport-Security` value every answer to a secure request carries; undefined sends none (dev, or turned off). */
+  readonly hsts?: string;
 }
 
 const HTML_TYPE = "text/html; charset=utf-8";
@@ -87,19 +89,25 @@ export class Dispatcher {
     try {
       const answer = this.answer(incoming, exchange);
       return answer instanceof Promise
-        ? answer.then((done) => this.finish(done, exchange), (thrown: unknown) => this.caught(thrown, exchange))
-        : this.finish(answer, exchange);
+        ? answer.then((done) => this.finish(done, exchange, incoming), (thrown: unknown) => this.caught(thrown, exchange, incoming))
+        : this.finish(answer, exchange, incoming);
     } catch (thrown) {
-      return this.caught(thrown, exchange);
+      return this.caught(thrown, exchange, incoming);
     }
   }
 
-  private caught(thrown: unknown, exchange: Exchange): Answer | undefined {
+  private caught(thrown: unknown, exchange: Exchange, incoming: IncomingMessage): Answer | undefined {
     if (thrown instanceof ClientGone) return undefined;
-    return this.finish(this.failure(thrown, exchange), exchange);
+    return this.finish(this.failure(thrown, exchange), exchange, incoming);
   }
 
-  private finish(answer: Answer, exchange: Exchange): Answer {
+  private finish(answer: Answer, exchange: Exchange, incoming: IncomingMessage): Answer {
+    // On every answer to a secure request, whatever its route or status; never over plain HTTP
+    // (browsers ignore it there: RFC 6797 8.1).
+    const hsts = this.options.hsts;
+    if (hsts !== undefined && isSecure(incoming, this.options.trustProxy) && !names(answer.headers, "strict-transport-security")) {
+      answer.headers.push("strict-transport-security", hsts);
+    }
     const hook = this.options.hook;
     return hook === undefined ? answer : this.devAnswer(answer, exchange, hook);
   }

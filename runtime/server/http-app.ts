@@ -16,6 +16,7 @@ import { errorLine } from "./error-log.js";
 import { ALLOWED_HOSTS_ENV, HostPolicy, hostsFromEnv, LOOPBACK_HOSTS } from "./hosts.js";
 import { pageDefaults } from "../http/default-headers.js";
 import { frameOptionsOf, inlineScriptHashes, policyDirectives, policyText, withScriptHash, type ContentSecurityPolicySetting } from "./content-security-policy.js";
+import { hstsHeader, type StrictTransportSecurity } from "./strict-transport-security.js";
 import { defaultLayout, type Layout } from "./layout.js";
 import { PRODUCTION_OVERRIDES_DEV, isProductionEnv } from "./run-mode.js";
 import { devSecret, MissingSecret, productionSecret } from "./secrets.js";
@@ -122,6 +123,12 @@ export interface HttpAppOptions {
    * (`DEFAULT_CONTENT_SECURITY_POLICY`).
    */
   readonly contentSecurityPolicy?: ContentSecurityPolicySetting;
+  /**
+   * `Strict-Transport-Security` on every answer to a secure request (HTTPS, or `X-Forwarded-Proto:
+   * https` with `trustProxy`), in production only: `{ maxAge, includeSubDomains, preload }`, or
+   * `false` for none. Default: one year, this host only.
+   */
+  readonly strictTransportSecurity?: StrictTransportSecurity | false;
 }
 
 /** How `serve` runs: what `main` picks from the command, and what tests pass. */
@@ -191,6 +198,8 @@ export class HttpApp {
   fanOut: FanOut | undefined;
   /** Undefined: fw's default policy. */
   contentSecurityPolicy: ContentSecurityPolicySetting | undefined;
+  /** Undefined: the default (one year, in production). */
+  strictTransportSecurity: StrictTransportSecurity | false | undefined;
   console: Console = processConsole;
 
   constructor(options: HttpAppOptions) {
@@ -220,6 +229,7 @@ export class HttpApp {
     this.wsMaxMessageBytes = options.wsMaxMessageBytes ?? DEFAULT_WS_MAX_MESSAGE_BYTES;
     this.fanOut = options.fanOut;
     this.contentSecurityPolicy = options.contentSecurityPolicy;
+    this.strictTransportSecurity = options.strictTransportSecurity;
   }
 
   /**
@@ -305,6 +315,7 @@ export class HttpApp {
       ? devSecret(this.secret, process.env, process.cwd(), (line) => this.console.err(line))
       : productionSecret(this.secret, process.env);
     const policy = policyDirectives(this.contentSecurityPolicy);
+    const hsts = hstsHeader(this.strictTransportSecurity, dev);
     // After the cheap checks (table, secret), so a missing FW_SECRET is told before a database opens.
     await this.beforeServe(dev);
     const matcher = new Matcher(routes);
@@ -328,6 +339,7 @@ export class HttpApp {
       logError: (what, cause, incident) => this.console.err(errorLine({ what, cause, incident, stacks })),
       ...(this.publicDir === false ? {} : { files: new PublicFiles(resolve(this.publicDir), pageHeaders) }),
       pageHeaders,
+      ...(hsts === undefined ? {} : { hsts }),
     });
     const reserved = this.reservedSockets(hook);
     // The socket server is loaded only for an app that has sockets, and it loads `ws` itself on

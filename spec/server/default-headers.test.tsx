@@ -220,3 +220,52 @@ describe("Content-Security-Policy: the contentSecurityPolicy setting", () => {
     expect(add({ "img-src": ["'self'"] })).toEqual({ "img-src": ["'self'"] }); // scripts are not restricted: nothing to allow
   });
 });
+
+describe("Strict-Transport-Security", () => {
+  const secure = { headers: { "x-forwarded-proto": "https" } };
+
+  it("production sends it on every answer to a secure request (behind a trusted proxy): pages, text, redirects, problems", async () => {
+    await withApp({ trustProxy: true }, async (app) => {
+      for (const path of ["/page", "/text", "/login", "/nowhere", "/api/raw"]) {
+        expect((await app.get(path, secure)).headers.get("strict-transport-security"), path).toBe("max-age=31536000");
+      }
+      // Plain HTTP never: a browser ignores it there, and the app would be claiming HTTPS it may not have.
+      expect((await app.get("/page")).headers.get("strict-transport-security")).toBeNull();
+    });
+  });
+
+  it("is never sent over plain HTTP, whatever a proxy the app does not trust claims", async () => {
+    expect((await app.get("/page", secure)).headers.get("strict-transport-security")).toBeNull();
+    expect((await app.get("/page")).headers.get("strict-transport-security")).toBeNull();
+  });
+
+  it("is configurable (max-age, includeSubDomains, preload), can be turned off, and dev never sends it", async () => {
+    await withApp({ trustProxy: true, strictTransportSecurity: { maxAge: 600, includeSubDomains: true } }, async (app) => {
+      expect((await app.get("/page", secure)).headers.get("strict-transport-security")).toBe("max-age=600; includeSubDomains");
+    });
+    await withApp({ trustProxy: true, strictTransportSecurity: { includeSubDomains: true, preload: true } }, async (app) => {
+      expect((await app.get("/page", secure)).headers.get("strict-transport-security")).toBe("max-age=31536000; includeSubDomains; preload");
+    });
+    await withApp({ trustProxy: true, strictTransportSecurity: false }, async (app) => {
+      expect((await app.get("/page", secure)).headers.get("strict-transport-security")).toBeNull();
+    });
+    await withApp({ trustProxy: true }, async (app) => expect((await app.get("/page", secure)).headers.get("strict-transport-security")).toBeNull(), true);
+  });
+
+  it("a handler's own value wins", async () => {
+    const routes = RouteTable.of(Route.get("/", () => Ok("x").withHeader("Strict-Transport-Security", "max-age=0")));
+    const served = await serve({ routes, trustProxy: true });
+    try {
+      expect((await served.get("/", secure)).headers.get("strict-transport-security")).toBe("max-age=0");
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("settings browsers would refuse, or the preload lists, refuse to boot", async () => {
+    expect(await bootRefusal({ strictTransportSecurity: { maxAge: -1 } })).toMatch(/strictTransportSecurity.maxAge must be a whole number of seconds/);
+    expect(await bootRefusal({ strictTransportSecurity: { maxAge: 1.5 } })).toMatch(/maxAge must be a whole number/);
+    expect(await bootRefusal({ strictTransportSecurity: { preload: true } })).toMatch(/preload needs includeSubDomains: true and a maxAge of at least 31536000/);
+    expect(await bootRefusal({ strictTransportSecurity: { preload: true, includeSubDomains: true, maxAge: 600 } })).toMatch(/preload needs/);
+  });
+});
