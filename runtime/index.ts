@@ -71,6 +71,12 @@ export {
   type ServeOptions,
   type Console,
 } from "./server/http-app.js";
+export {
+  DEFAULT_CONTENT_SECURITY_POLICY,
+  type ContentSecurityPolicy,
+  type ContentSecurityPolicySetting,
+} from "./server/content-security-policy.js";
+export { DEFAULT_HSTS_MAX_AGE_S, type StrictTransportSecurity } from "./server/strict-transport-security.js";
 export type { RunningServer } from "./server/server.js";
 export { isDevMode } from "./server/run-mode.js";
 export { raw, escapeHtml, renderHtml, Fragment, type Html, type Child, type Node } from "./html/index.js";

@@ -75,26 +75,17 @@ const HTML_HEADERS = typeHeaders(HTML_TYPE);
 
 /**
  * A response's headers as the flat [name, value, …] list Node's `writeHead` takes, with fw's
- * default headers (default-headers.ts) its content calls for: a new list, the caller's to
- * extend. fw's own shared lists are recognised by identity and written from constants, defaults
- * included: V8 (Node 20) reads a frozen array's elements through a generic call in optimized
- * code, several of them per response here.
+ * default headers (default-headers.ts) its content calls for, `page` (the app's `pageDefaults`)
+ * on HTML: a new list, the caller's to extend. fw's own shared lists are recognised by identity
+ * and written from constants, defaults included: V8 (Node 20) reads a frozen array's elements
+ * through a generic call in optimized code, several of them per response here.
  */
-export function flatHeaders(headers: readonly Header[]): string[] {
+export function flatHeaders(headers: readonly Header[], page: readonly string[]): string[] {
   if (headers === TEXT_HEADERS) return ["content-type", TEXT_TYPE, "x-content-type-options", "nosniff"];
   if (headers === HTML_HEADERS) {
-    return [
-      "content-type",
-      HTML_TYPE,
-      "x-content-type-options",
-      "nosniff",
-      "x-frame-options",
-      "DENY",
-      "content-security-policy",
-      "frame-ancestors 'none'",
-      "referrer-policy",
-      "strict-origin-when-cross-origin",
-    ];
+    const list = ["content-type", HTML_TYPE];
+    for (let i = 0; i < page.length; i++) list.push(page[i] as string);
+    return list;
   }
   if (headers === BYTES_HEADERS) return ["content-type", BYTES_TYPE, "x-content-type-options", "nosniff"];
   const list: string[] = [];
@@ -104,7 +95,7 @@ export function flatHeaders(headers: readonly Header[]): string[] {
     const header = headers[i] as Header;
     list.push(header[0], header[1]);
   }
-  return withDefaultHeaders(list);
+  return withDefaultHeaders(list, page);
 }
 
 function bodyOf(content: Content): { body: Body; headers: readonly Header[] } {

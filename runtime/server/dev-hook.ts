@@ -22,7 +22,11 @@ export interface DevHook {
    * go of the port: the new one loads its code meanwhile, so a restart costs less.
    */
   beforeListen(): Promise<void>;
-  /** The HTML document with the reload client added. */
+  /**
+   * The HTML document with the reload client added. What it adds must not depend on the page:
+   * the server hashes the inline scripts of `decorate("")` once at boot and allows them in the
+   * pages' Content-Security-Policy, so the client runs under the policy production sends.
+   */
   decorate(html: string): string;
   /**
    * Called once the server listens. Under `fw dev` the listing goes to the supervisor (which

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { asFailure, BadRequest, MethodNotAllowed, NotFound, NotImplemented, type HttpFailure } from "../http/failure.js";
-import { hasHeader, PAGE_DEFAULTS } from "../http/default-headers.js";
+import { hasHeader, names } from "../http/default-headers.js";
 import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
@@ -63,6 +63,10 @@ export interface DispatchOptions {
   readonly logError: (what: string, cause: unknown, incident: string | undefined) => void;
   /** The app's public folder, asked for a GET or HEAD that no route answers (docs/guides/static-files.md). */
   readonly files?: PublicFiles;
+  /** What every HTML answer carries unless its handler set the same header: the app's `pageDefaults` (CSP and its companions). */
+  readonly pageHeaders: readonly string[];
+  /** The `Strict-Transport-Security` value every answer to a secure request carries; undefined sends none (dev, or turned off). */
+  readonly hsts?: string;
 }
 
 const HTML_TYPE = "text/html; charset=utf-8";
@@ -85,19 +89,25 @@ export class Dispatcher {
     try {
       const answer = this.answer(incoming, exchange);
       return answer instanceof Promise
-        ? answer.then((done) => this.finish(done, exchange), (thrown: unknown) => this.caught(thrown, exchange))
-        : this.finish(answer, exchange);
+        ? answer.then((done) => this.finish(done, exchange, incoming), (thrown: unknown) => this.caught(thrown, exchange, incoming))
+        : this.finish(answer, exchange, incoming);
     } catch (thrown) {
-      return this.caught(thrown, exchange);
+      return this.caught(thrown, exchange, incoming);
     }
   }
 
-  private caught(thrown: unknown, exchange: Exchange): Answer | undefined {
+  private caught(thrown: unknown, exchange: Exchange, incoming: IncomingMessage): Answer | undefined {
     if (thrown instanceof ClientGone) return undefined;
-    return this.finish(this.failure(thrown, exchange), exchange);
+    return this.finish(this.failure(thrown, exchange), exchange, incoming);
   }
 
-  private finish(answer: Answer, exchange: Exchange): Answer {
+  private finish(answer: Answer, exchange: Exchange, incoming: IncomingMessage): Answer {
+    // On every answer to a secure request, whatever its route or status; never over plain HTTP
+    // (browsers ignore it there: RFC 6797 8.1).
+    const hsts = this.options.hsts;
+    if (hsts !== undefined && isSecure(incoming, this.options.trustProxy) && !names(answer.headers, "strict-transport-security")) {
+      answer.headers.push("strict-transport-security", hsts);
+    }
     const hook = this.options.hook;
     return hook === undefined ? answer : this.devAnswer(answer, exchange, hook);
   }
@@ -310,7 +320,7 @@ export class Dispatcher {
   }
 
   private toAnswer(response: Response, layoutRequest: Request<unknown> | Sent): Answer {
-    return { status: response.status, headers: flatHeaders(response.headers), body: this.bodyText(response.body, layoutRequest) };
+    return { status: response.status, headers: flatHeaders(response.headers, this.options.pageHeaders), body: this.bodyText(response.body, layoutRequest) };
   }
 
   private bodyText(body: Body, layoutRequest: Request<unknown> | Sent): string | Uint8Array {
@@ -352,7 +362,7 @@ export class Dispatcher {
     } catch (cause) {
       return this.plain500("the layout threw while framing an error page", cause, exchange);
     }
-    return { status, headers: ["content-type", HTML_TYPE, ...PAGE_DEFAULTS, ...headers], body: page };
+    return { status, headers: ["content-type", HTML_TYPE, ...this.options.pageHeaders, ...headers], body: page };
   }
 
   /** Logs a 500's cause once and returns the incident id that ties the log line to the page. */

@@ -14,6 +14,9 @@ import { loadDevHook, type DevHook } from "./dev-hook.js";
 import { Dispatcher } from "./dispatch.js";
 import { errorLine } from "./error-log.js";
 import { ALLOWED_HOSTS_ENV, HostPolicy, hostsFromEnv, LOOPBACK_HOSTS } from "./hosts.js";
+import { pageDefaults } from "../http/default-headers.js";
+import { frameOptionsOf, inlineScriptHashes, policyDirectives, policyText, withScriptHash, type ContentSecurityPolicySetting } from "./content-security-policy.js";
+import { hstsHeader, type StrictTransportSecurity } from "./strict-transport-security.js";
 import { defaultLayout, type Layout } from "./layout.js";
 import { PRODUCTION_OVERRIDES_DEV, isProductionEnv } from "./run-mode.js";
 import { devSecret, MissingSecret, productionSecret } from "./secrets.js";
@@ -112,6 +115,20 @@ export interface HttpAppOptions {
    * LISTEN/NOTIFY.
    */
   readonly fanOut?: FanOut;
+  /**
+   * The Content-Security-Policy of every HTML answer (docs/security.md). Directives are merged
+   * over fw's default one by one (`{ "img-src": ["'self'", "https://cdn.example.com"] }`: a
+   * directive named replaces fw's, `null` drops it); a string replaces the whole policy; `false`
+   * sends none. A handler that sets the header keeps its own. Default: fw's policy
+   * (`DEFAULT_CONTENT_SECURITY_POLICY`).
+   */
+  readonly contentSecurityPolicy?: ContentSecurityPolicySetting;
+  /**
+   * `Strict-Transport-Security` on every answer to a secure request (HTTPS, or `X-Forwarded-Proto:
+   * https` with `trustProxy`), in production only: `{ maxAge, includeSubDomains, preload }`, or
+   * `false` for none. Default: one year, this host only.
+   */
+  readonly strictTransportSecurity?: StrictTransportSecurity | false;
 }
 
 /** How `serve` runs: what `main` picks from the command, and what tests pass. */
@@ -179,6 +196,10 @@ export class HttpApp {
   wsPingIntervalMs: number;
   wsMaxMessageBytes: number;
   fanOut: FanOut | undefined;
+  /** Undefined: fw's default policy. */
+  contentSecurityPolicy: ContentSecurityPolicySetting | undefined;
+  /** Undefined: the default (one year, in production). */
+  strictTransportSecurity: StrictTransportSecurity | false | undefined;
   console: Console = processConsole;
 
   constructor(options: HttpAppOptions) {
@@ -207,6 +228,8 @@ export class HttpApp {
     this.wsPingIntervalMs = options.wsPingIntervalMs ?? DEFAULT_WS_PING_INTERVAL_MS;
     this.wsMaxMessageBytes = options.wsMaxMessageBytes ?? DEFAULT_WS_MAX_MESSAGE_BYTES;
     this.fanOut = options.fanOut;
+    this.contentSecurityPolicy = options.contentSecurityPolicy;
+    this.strictTransportSecurity = options.strictTransportSecurity;
   }
 
   /**
@@ -291,6 +314,8 @@ export class HttpApp {
     const secret = dev
       ? devSecret(this.secret, process.env, process.cwd(), (line) => this.console.err(line))
       : productionSecret(this.secret, process.env);
+    const policy = policyDirectives(this.contentSecurityPolicy);
+    const hsts = hstsHeader(this.strictTransportSecurity, dev);
     // After the cheap checks (table, secret), so a missing FW_SECRET is told before a database opens.
     await this.beforeServe(dev);
     const matcher = new Matcher(routes);
@@ -298,6 +323,7 @@ export class HttpApp {
     const hook = dev ? (options.devHook ?? (await loadDevHook())) : undefined;
     const stacks = dev || this.logStacks;
     const timeouts = this.timeouts();
+    const pageHeaders = pageHeadersOf(policy, hook);
     const dispatcher = new Dispatcher({
       matcher,
       codec,
@@ -311,7 +337,9 @@ export class HttpApp {
       trustProxy: this.trustProxy,
       hosts: this.hostPolicy(dev),
       logError: (what, cause, incident) => this.console.err(errorLine({ what, cause, incident, stacks })),
-      ...(this.publicDir === false ? {} : { files: new PublicFiles(resolve(this.publicDir)) }),
+      ...(this.publicDir === false ? {} : { files: new PublicFiles(resolve(this.publicDir), pageHeaders) }),
+      pageHeaders,
+      ...(hsts === undefined ? {} : { hsts }),
     });
     const reserved = this.reservedSockets(hook);
     // The socket server is loaded only for an app that has sockets, and it loads `ws` itself on
@@ -419,6 +447,17 @@ export class HttpApp {
     const { routesCommand } = await import("./routes-command.js");
     return routesCommand(args, routes, warnings, this.console);
   }
+}
+
+/**
+ * What every HTML answer carries: the policy as text, and `X-Frame-Options` saying what its
+ * `frame-ancestors` says. In dev the inline scripts the dev hook adds to every page (the reload
+ * client) are allowed by their hashes, so dev pages work under the policy production sends.
+ */
+function pageHeadersOf(policy: ReadonlyMap<string, readonly string[]> | undefined, hook: DevHook | undefined): string[] {
+  let shown = policy;
+  if (shown !== undefined && hook !== undefined) for (const hash of inlineScriptHashes(hook.decorate(""))) shown = withScriptHash(shown, hash);
+  return pageDefaults(shown === undefined ? undefined : policyText(shown), frameOptionsOf(shown));
 }
 
 /** `--workers` used wrongly: usage, exit code 2. */

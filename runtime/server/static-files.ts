@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { realpath, readFile, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
-import { NOSNIFF, PAGE_DEFAULTS } from "../http/default-headers.js";
+import { NOSNIFF } from "../http/default-headers.js";
 import { noneMatchHits } from "../http/etag.js";
 import { splitPath } from "../http/path.js";
 import type { Answer } from "./dispatch.js";
@@ -89,7 +89,11 @@ export function cacheControlOf(name: string): string {
 export class PublicFiles {
   private root: Promise<string | undefined> | undefined;
 
-  constructor(private readonly directory: string) {}
+  /** `page`: the headers an HTML file gets (the app's `pageDefaults`, its CSP included), as pages do. */
+  constructor(
+    private readonly directory: string,
+    private readonly page: readonly string[],
+  ) {}
 
   /** The folder's real path; undefined while it does not exist (looked up again next time). */
   private realRoot(): Promise<string | undefined> {
@@ -125,7 +129,7 @@ export class PublicFiles {
     if (notModified(headers, etag, info.mtimeMs)) return { status: 304, headers: validators, body: "" };
     const body = await readFile(file).catch(() => undefined);
     if (body === undefined) return undefined;
-    const defaults = type.startsWith("text/html") ? PAGE_DEFAULTS : NOSNIFF;
+    const defaults = type.startsWith("text/html") ? this.page : NOSNIFF;
     return { status: 200, headers: ["content-type", type, ...defaults, ...validators], body };
   }
 }

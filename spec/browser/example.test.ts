@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { bootExample } from "../support/example.js";
 import { CHROMIUM_ARGS } from "../support/chromium.js";
 import { TEST_SECRET } from "../support/serve.js";
-import { newPage as pageIn, path, PASSWORD, signUp as signUpAt, submit, visitAt } from "../support/browser-pages.js";
+import { cspViolations, newPage as pageIn, path, PASSWORD, refusedInlineScript, signUp as signUpAt, submit, visitAt } from "../support/browser-pages.js";
 
 // The example as `npm start` builds it (npm test builds first), driven as a user would in
 // headless Chromium: the one spec/support/chromium-setup.ts found (or installed) and checked.
@@ -168,6 +168,13 @@ describe.skipIf(CHROMIUM === undefined)("The example in a real browser (headless
     await waitForLine(alice, `${bobsEmail}: hi alice`);
     expect(await bob.locator("#chat-messages b").count()).toBe(0); // text, never markup
     await shot(alice, "chat");
+  });
+
+  it("every page above (forms, flashes, problem pages, the live chat) ran under the Content-Security-Policy without one violation", async () => {
+    expect(cspViolations).toEqual([]);
+    const response = await bob.goto(url + "/");
+    expect(response?.headers()["content-security-policy"]).toContain("default-src 'self';");
+    expect(await refusedInlineScript(bob)).toBe("script-src-elem"); // in force: an injected script would not run
   });
 });
 

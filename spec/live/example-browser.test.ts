@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { bootExample } from "../support/example.js";
 import { CHROMIUM_ARGS } from "../support/chromium.js";
 import { TEST_SECRET } from "../support/serve.js";
-import { newPage as pageIn, path, signUp as signUpAt, submit, visitAt } from "../support/browser-pages.js";
+import { cspViolations, newPage as pageIn, path, refusedInlineScript, signUp as signUpAt, submit, visitAt, waitUntil } from "../support/browser-pages.js";
 
 // Issue 23 in a real browser: the example's live pages (/posts, /chat, /notes/quick) as built by
 // `npm run build`, driven in headless Chromium (the one spec/support/chromium-setup.ts found;
@@ -134,11 +134,11 @@ describe.skipIf(CHROMIUM === undefined)("The example's live pages in a real brow
       Object.assign(window, { plainSocket: socket, plainHeard: heard });
       socket.addEventListener("message", (event) => heard.push(String(event.data)));
     })()`);
-    await bob.waitForFunction("window.plainSocket.readyState === WebSocket.OPEN");
+    await waitUntil(bob, "window.plainSocket.readyState === WebSocket.OPEN");
     await alice.fill("#chat-text", "from the live page");
     await alice.click("#chat-form button[type=submit]");
     await bob.locator("#chat-messages li", { hasText: `${alicesEmail}: from the live page` }).waitFor();
-    await bob.waitForFunction(`window.plainHeard.includes(${JSON.stringify(`${alicesEmail}: from the live page`)})`);
+    await waitUntil(bob, `window.plainHeard.includes(${JSON.stringify(`${alicesEmail}: from the live page`)})`);
     // A line sent on the plain socket reaches the live pages.
     await bob.evaluate(`window.plainSocket.send("from the plain socket")`);
     await alice.locator("#chat-messages li", { hasText: `${bobsEmail}: from the plain socket` }).waitFor();
@@ -256,5 +256,16 @@ describe.skipIf(CHROMIUM === undefined)("The example's live pages in a real brow
     await writer.close();
     expect(await aliceSame()).toBe(true);
     expect(await bobSame()).toBe(true);
+  });
+
+  it("every live page above ran under the Content-Security-Policy without one violation, and the policy is in force", async () => {
+    // fw/live's client (/fw/live.js), its sockets (connect-src, from default-src 'self'), the
+    // morphing of rendered markup, the plain chat socket, the pages with scripts off: all allowed.
+    expect(cspViolations).toEqual([]);
+    const page = await newPage();
+    const response = await page.goto(url + "/notes/quick");
+    expect(response?.headers()["content-security-policy"]).toContain("script-src 'self';");
+    await page.waitForSelector(LIVE_OPEN);
+    expect(await refusedInlineScript(page)).toBe("script-src-elem"); // what an injected script would meet
   });
 });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDevHook } from "../../runtime/dev/in-app.js";
-import type { BuildDiagnostic, ToApp, ToSupervisor } from "../../runtime/dev/protocol.js";
-import type { SupervisorLink } from "../../runtime/dev/supervisor-link.js";
+import type { BuildDiagnostic } from "../../runtime/dev/protocol.js";
 import { Ok, Route, RouteTable, type Layout } from "../../runtime/index.js";
 import { sourceLocation } from "../../runtime/server/dev-details.js";
+import { fakeSupervisor } from "../support/fake-supervisor.js";
 import { serve, type Served } from "../support/serve.js";
 import { connect, refusal } from "../support/ws-client.js";
 
@@ -33,24 +33,6 @@ const table = RouteTable.of(
   // A socket whose pattern also matches /fw/reload: the reserved reload socket must still be asked first in dev.
   Route.ws("/:area/reload", { open: (connection) => connection.send("app socket"), message() {} }),
 );
-
-/** A stand-in for `fw dev`'s IPC channel: the test says what the supervisor would. */
-function fakeSupervisor(): SupervisorLink & { tell(message: ToApp): void; sent: ToSupervisor[] } {
-  const handlers: ((message: ToApp) => void)[] = [];
-  const sent: ToSupervisor[] = [];
-  const tell = (message: ToApp): void => handlers.forEach((handler) => handler(message));
-  return {
-    sent,
-    listen: (handler) => void handlers.push(handler),
-    send: (message) => {
-      sent.push(message);
-      // As fw dev does once the previous app is gone.
-      if (message.type === "loaded") queueMicrotask(() => tell({ fw: "dev", type: "listen" }));
-    },
-    close: () => {},
-    tell,
-  };
-}
 
 let dev: Served;
 let prod: Served;

@@ -124,6 +124,7 @@ describe("a file of public/", () => {
     const page = await app.get("/page.html");
     expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(page.headers.get("x-frame-options")).toBe("DENY");
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self';"); // the app's policy, as pages get it
   });
 
   it("is not asked when a route answers the path, nor for other methods", async () => {

@@ -1,13 +1,52 @@
-import type { Browser, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { expect } from "vitest";
 
 /** The password every user the browser tests sign up with has. */
 export const PASSWORD = "correct horse battery";
 
-/** A fresh browser context (its own cookies): one per user; `javaScriptEnabled: false` for a browser without scripts. */
+/**
+ * Every Content-Security-Policy violation a page made by `newPage` reported in this test file, one
+ * line each: from the page's `securitypolicyviolation` events and from Chromium's console, which
+ * reports them also for a page with scripts off.
+ */
+export const cspViolations: string[] = [];
+
+/**
+ * Records a context's CSP violations into `cspViolations`. The listener is an init script and the
+ * report a binding: both are the browser's own, so the page's policy does not stop them.
+ */
+export async function watchCsp(context: BrowserContext): Promise<void> {
+  await context.exposeBinding("fwCspViolation", (_source, line: string) => void cspViolations.push(line));
+  // Page code as text: these files are checked without the DOM's types.
+  await context.addInitScript(`document.addEventListener("securitypolicyviolation", (event) => {
+    window.fwCspViolation(event.effectiveDirective + " refused " + (event.blockedURI || "an inline script or style") + " on " + event.documentURI + " (" + event.sourceFile + ":" + event.lineNumber + ")");
+  });`);
+  context.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(`console: ${message.text()}`);
+  });
+}
+
+/**
+ * Whether the page runs under a policy that refuses an inline script: adds one and answers the
+ * directive the browser reports refusing it (undefined if it ran). Proves the policy is in force,
+ * and that `watchCsp` would have seen a violation (the report also lands in `cspViolations`).
+ */
+export async function refusedInlineScript(page: Page): Promise<string | undefined> {
+  const refused: unknown = await page.evaluate(`new Promise((resolve) => {
+    document.addEventListener("securitypolicyviolation", (event) => resolve(event.effectiveDirective), { once: true });
+    document.addEventListener("fw-inline-ran", () => resolve(undefined), { once: true });
+    const script = document.createElement("script");
+    script.textContent = "document.dispatchEvent(new Event('fw-inline-ran'))";
+    document.body.append(script);
+  })`);
+  return typeof refused === "string" ? refused : undefined;
+}
+
+/** A fresh browser context (its own cookies): one per user; `javaScriptEnabled: false` for a browser without scripts. CSP violations are recorded (`cspViolations`). */
 export async function newPage(browser: Browser | undefined, options: { javaScriptEnabled?: boolean } = {}): Promise<Page> {
   if (browser === undefined) throw new Error("no browser: beforeAll did not launch one");
   const context = await browser.newContext(options);
+  await watchCsp(context);
   return context.newPage();
 }
 
@@ -52,4 +91,18 @@ export async function signUp(base: string, page: Page, name: string): Promise<st
   expect(path(page)).toBe("/");
   expect(await page.textContent(".signed-in")).toBe(email);
   return email;
+}
+
+/**
+ * Waits until the JavaScript `expression` is true in the page. Playwright's `waitForFunction`
+ * runs its predicate's text through the page's `eval`, which the page's Content-Security-Policy
+ * refuses except on DevTools' own stack: the first check. A string is evaluated on every poll (so
+ * a wait that polls fails, flakily); a function is evaluated once and then called. Hence a
+ * function, made from the expression here (a string that spells a function would be taken as a
+ * value, always truthy).
+ */
+export async function waitUntil(page: Page, expression: string): Promise<void> {
+  // Node's Function constructor: test code, never the page's.
+  const predicate = new Function(`return (${expression});`) as () => unknown;
+  await page.waitForFunction(predicate);
 }
