@@ -26,6 +26,7 @@ export function createTableSql(table: TableSpec): string {
     `  ${q(VERSION_COLUMN)} integer NOT NULL DEFAULT 1`,
     ...(table.unique ?? []).map((columns) => `  ${uniqueConstraintSql(table.name, columns)}`),
   ];
+  checkNames(table);
   const statements = [`CREATE TABLE ${q(table.name)} (\n${lines.join(",\n")}\n);`, `COMMENT ON TABLE ${q(table.name)} IS '${MODEL_TABLE_COMMENT}';`];
   for (const column of table.columns) {
     if (column.references !== undefined) {
@@ -106,6 +107,29 @@ export function uniqueName(table: string, columns: readonly string[]): string {
 /** PostgreSQL's default name of an index on one column: `comments_post_id_idx`. */
 export function indexName(table: string, column: string): string {
   return objectName(table, column, "idx");
+}
+
+/**
+ * Refuses a table whose constraints or indexes would get the same name: PostgreSQL's default
+ * names are cut to 63 characters, so long table and column names can end alike.
+ */
+function checkNames(table: TableSpec): void {
+  const names = new Map<string, string>();
+  const add = (name: string, what: string): void => {
+    const before = names.get(name);
+    if (before !== undefined) {
+      throw new Error(`fw/db: the ${before} and the ${what} of ${table.name} would both be named ${name} (names are cut to ${MAX_NAME} characters): shorten the table or column names.`);
+    }
+    names.set(name, what);
+  };
+  for (const column of table.columns) {
+    if (column.unique === true) add(uniqueName(table.name, [column.column]), `unique ${column.column}`);
+    if (column.references !== undefined) {
+      add(foreignKeyName(table.name, column.column), `foreign key ${column.column}`);
+      add(indexName(table.name, column.column), `index on ${column.column}`);
+    }
+  }
+  for (const columns of table.unique ?? []) add(uniqueName(table.name, columns), `unique (${columns.join(", ")})`);
 }
 
 /** NAMEDATALEN - 1: the longest name PostgreSQL keeps. */

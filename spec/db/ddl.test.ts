@@ -117,5 +117,9 @@ describe("issue 29: references and uniques in the DDL", () => {
     expect(() => createTableSql({ ...COMMENTS, unique: [["post_id", "title"]] })).toThrow('the unique (post_id, title) of comments names the column "title", which the table does not have');
     expect(() => createTableSql({ ...COMMENTS, unique: [["post_id", "post_id"]] })).toThrow("names a column twice");
     expect(() => createTableSql({ ...COMMENTS, unique: [[]] })).toThrow("a unique of no columns");
+    const long = { field: "x", column: `c_${"c".repeat(40)}`, type: "text" as const, nullable: true, unique: true };
+    expect(() => createTableSql({ name: "t".repeat(40), key: { field: "id", column: "id" }, columns: [long, { ...long, column: `${long.column}_2` }] })).toThrow(
+      /the unique c_c+ and the unique c_c+_2 of t+ would both be named t+_c_c+_key \(names are cut to 63 characters\): shorten the table or column names/,
+    );
   });
 });
