@@ -158,7 +158,11 @@ export class DbApp extends HttpApp {
     if (this.declaresTables) {
       // What the models want that the database lacks (pending migrations may be part of it).
       const drift = await schemaDrift(await this.database.open(), this.tables);
-      for (const change of drift.changes) this.console.out(`drift    ${change.table}: ${change.summary}${change.destructive === undefined ? "" : ` (destructive: ${change.destructive})`}`);
+      for (const change of drift.changes) {
+        const destructive = change.destructive === undefined ? "" : ` (destructive: ${change.destructive})`;
+        const refused = change.refused === undefined ? "" : ` (cannot apply as it stands: ${change.refused})`;
+        this.console.out(`drift    ${change.table}: ${change.summary}${destructive}${refused}`);
+      }
     }
     return 0;
   }
@@ -172,11 +176,14 @@ export class DbApp extends HttpApp {
     const path = newMigration(this.migrations, rest.join(" "), drift?.sql ?? "");
     const changes = drift?.changes ?? [];
     if (changes.length === 0) {
-      this.console.out(`fw: wrote ${this.shown(path)}${this.declaresTables ? " (empty: the models and the database, with the pending migrations, agree)" : ""}`);
+      this.console.out(`fw: wrote ${this.shown(path)}`);
       return 0;
     }
     const tables = [...new Set(changes.map((change) => change.table))];
-    this.console.out(`fw: wrote ${this.shown(path)} (${changes.length === 1 ? "1 change" : `${changes.length} changes`} in ${tables.join(", ")}; apply it with \`${this.invocation("db migrate")}\`)`);
+    const what = changes.every((change) => change.kind === "create table")
+      ? `creates the table${tables.length === 1 ? "" : "s"} ${tables.join(", ")}`
+      : `${changes.length === 1 ? "1 change" : `${changes.length} changes`} in ${tables.join(", ")}`;
+    this.console.out(`fw: wrote ${this.shown(path)} (${what}; apply it with \`${this.invocation("db migrate")}\`)`);
     for (const change of changes) {
       if (change.asks !== undefined) this.console.out(`fw: edit it first: ${change.table}: ${change.summary}; it stops with "fw: choose …" until you write that value in`);
       else if (change.refused !== undefined) this.console.out(`fw: it fails on this database as it is: ${change.table}: ${change.refused}`);
