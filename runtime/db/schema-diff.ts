@@ -206,7 +206,7 @@ async function ask(table: string, column: ColumnSpec, rows: number, context: Dif
   if (target !== undefined && !context.existing.has(target.table)) {
     return refused(`${column.column} must name a row of ${target.table}, a table this change creates, so it has none yet: make the field optional for now (existing rows get NULL), apply, then make it required`);
   }
-  if (asks.given === undefined) return refused(`choose ${fill.stop} (${rows} ${rows === 1 ? "row" : "rows"}): write it in the box under the change`);
+  if (asks.given === undefined) return refused(`choose ${fill.stop} (${rows} ${rows === 1 ? "row" : "rows"})`);
   const value = fillValue(column, asks.given);
   if ("problem" in value) return refused(value.problem);
   if (target !== undefined && !(await context.probe.exists(target.table, target.column, asks.given))) {

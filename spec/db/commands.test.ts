@@ -146,7 +146,7 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     );
     expect((await db(["status"], { TABLES: "1" })).out).toContain(
       "pending  0003_rate_notes\ndrift    notes: adds the column priority (integer, NOT NULL); the rows already there get the value you choose " +
-        "(cannot apply as it stands: choose the value existing rows of notes get in priority (1 row): write it in the box under the change)\n",
+        "(cannot apply as it stands: choose the value existing rows of notes get in priority (1 row))\n",
     );
     const stopped = await db(["migrate"]);
     expect(stopped.code).toBe(1);

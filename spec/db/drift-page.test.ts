@@ -126,7 +126,7 @@ describe("issue 21: the drift page in process", () => {
     const none = await browser.post("/fw/sync", { drift, back: "/" });
     expect(none.status).toBe(422);
     expect(none.html).toContain(
-      "Nothing was applied. 2 changes cannot apply as it stands: notes: choose the value existing rows of notes get in stars (1 row): write it in the box under the change; notes: choose the value existing rows of notes get in done (1 row)",
+      "Nothing was applied. 2 changes cannot apply as it stands: notes: choose the value existing rows of notes get in stars (1 row); notes: choose the value existing rows of notes get in done (1 row)",
     );
     const wrong = await browser.post("/fw/sync", { drift, back: "/", "fill.notes.stars": "<b>many</b>", "fill.notes.done": "true" });
     expect(wrong.status).toBe(422);

@@ -65,7 +65,7 @@ onEveryEngine((engine) => {
       expect(asked.refused).toBe(true);
       expect(asked.changes[0]).toMatchObject({
         summary: "adds the column body (text, NOT NULL); the rows already there get the value you choose",
-        refused: "choose the value existing rows of posts get in body (1 row): write it in the box under the change",
+        refused: "choose the value existing rows of posts get in body (1 row)",
         asks: { name: "fill.posts.body", rows: 1 },
       });
       // Never a made-up value: the SQL (what db new and Freeze would write) stops until it is edited.
@@ -95,7 +95,7 @@ onEveryEngine((engine) => {
       expect(wrong.changes[0]?.asks?.given).toBe("4.5"); // shown again on the page
       expect((await drift(wanted, { "fill.posts.stars": "2147483648", "fill.posts.code": "" })).changes.map((c) => c.refused)).toEqual([
         "stars: 2147483648 is outside the column's range (-2147483648 to 2147483647).",
-        "choose the value existing rows of posts get in code (1 row): write it in the box under the change",
+        "choose the value existing rows of posts get in code (1 row)",
       ]);
       await applied(wanted, { "fill.posts.stars": " 4 ", "fill.posts.code": "abc" });
       expect((await db().query("SELECT stars, code FROM posts")).rows).toEqual([{ stars: 4, code: "abc" }]);
