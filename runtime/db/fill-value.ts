@@ -43,45 +43,45 @@ const HINTS: Record<ColumnType, string> = {
 };
 
 function checkValue(column: ColumnSpec, raw: string): string | undefined {
-  if (raw.includes("\0")) return "a value cannot hold the NUL character.";
+  if (raw.includes("\0")) return "a value cannot hold the NUL character";
   switch (column.type) {
     case "text": {
       const length = [...raw].length;
-      return column.maxLength !== undefined && length > column.maxLength ? `${length} characters is longer than the column's ${column.maxLength}.` : undefined;
+      return column.maxLength !== undefined && length > column.maxLength ? `${length} characters is longer than the column's ${column.maxLength}` : undefined;
     }
     case "integer":
       return whole(raw, INT4);
     case "bigint":
       return whole(raw, INT8);
     case "double precision":
-      return DECIMAL.test(raw) && Number.isFinite(Number(raw)) ? undefined : `${JSON.stringify(raw)} is not a number (write it as 12.5 or 1e3).`;
+      return DECIMAL.test(raw) && Number.isFinite(Number(raw)) ? undefined : `${JSON.stringify(raw)} is not a number (write it as 12.5 or 1e3)`;
     case "numeric":
-      return DECIMAL.test(raw) ? undefined : `${JSON.stringify(raw)} is not a decimal number (write it as 12.50).`;
+      return DECIMAL.test(raw) ? undefined : `${JSON.stringify(raw)} is not a decimal number (write it as 12.50)`;
     case "boolean":
-      return raw === "true" || raw === "false" ? undefined : `${JSON.stringify(raw)} is not true or false.`;
+      return raw === "true" || raw === "false" ? undefined : `${JSON.stringify(raw)} is not true or false`;
     case "date": {
       const match = DATE.exec(raw);
-      return match !== null && realDate(match) ? undefined : `${JSON.stringify(raw)} is not a date written YYYY-MM-DD.`;
+      return match !== null && realDate(match) ? undefined : `${JSON.stringify(raw)} is not a date written YYYY-MM-DD`;
     }
     case "timestamptz": {
       const match = TIMESTAMP.exec(raw);
       const fits = match !== null && realDate(match) && Number(match[4]) < 24 && Number(match[5]) < 60 && Number(match[6] ?? 0) < 60;
-      return fits ? undefined : `${JSON.stringify(raw)} is not a time written YYYY-MM-DDTHH:MM (seconds, and a zone Z or ±HH:MM, optional).`;
+      return fits ? undefined : `${JSON.stringify(raw)} is not a time written YYYY-MM-DDTHH:MM (seconds, and a zone Z or ±HH:MM, optional)`;
     }
     case "jsonb":
       try {
         JSON.parse(raw);
         return undefined;
       } catch {
-        return `${JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw)} is not JSON.`;
+        return `${JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw)} is not JSON`;
       }
   }
 }
 
 function whole(raw: string, [min, max]: readonly [bigint, bigint]): string | undefined {
-  if (!WHOLE.test(raw)) return `${JSON.stringify(raw)} is not a whole number.`;
+  if (!WHOLE.test(raw)) return `${JSON.stringify(raw)} is not a whole number`;
   const value = BigInt(raw);
-  return value < min || value > max ? `${raw} is outside the column's range (${min} to ${max}).` : undefined;
+  return value < min || value > max ? `${raw} is outside the column's range (${min} to ${max})` : undefined;
 }
 
 /** Year, month and day name a day of the calendar (no 31 April). */

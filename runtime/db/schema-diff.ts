@@ -84,7 +84,8 @@ function createTables(missing: readonly TableSpec[], present: ReadonlySet<string
     const index = Math.max(0, left.findIndex(ready));
     const table = left.splice(index, 1)[0] as TableSpec;
     const later = table.columns.filter((c): c is ColumnSpec & { references: NonNullable<ColumnSpec["references"]> } => c.references !== undefined && c.references.table !== table.name && !made.has(c.references.table));
-    const now = later.length === 0 ? table : { ...table, columns: table.columns.map((c) => (later.includes(c as never) ? withoutReference(c) : c)) };
+    const stripped = new Set(later.map((c) => c.column));
+    const now = later.length === 0 ? table : { ...table, columns: table.columns.map((c) => (stripped.has(c.column) ? withoutReference(c) : c)) };
     creates.push({ kind: "create table", table: table.name, summary: `creates the table ${table.name}`, sql: createTableSql(now) });
     for (const column of later) deferred.push(...deferredReference(table.name, column));
     made.add(table.name);

@@ -130,7 +130,8 @@ describe("issue 21: the drift page in process", () => {
     );
     const wrong = await browser.post("/fw/sync", { drift, back: "/", "fill.notes.stars": "<b>many</b>", "fill.notes.done": "true" });
     expect(wrong.status).toBe(422);
-    expect(wrong.html).toContain("Nothing was applied. A change cannot apply as it stands: notes: stars: &quot;&lt;b&gt;many&lt;/b&gt;&quot; is not a whole number.");
+    expect(wrong.html).toContain("Nothing was applied. A change cannot apply as it stands: notes: stars: &quot;&lt;b&gt;many&lt;/b&gt;&quot; is not a whole number.</p>");
+    expect(wrong.html).toContain('<p class="fw-drift-reason" style="color:#b00020">Cannot apply as it stands: stars: &quot;&lt;b&gt;many&lt;/b&gt;&quot; is not a whole number.</p>');
     expect(wrong.html).toContain('value="&lt;b&gt;many&lt;/b&gt;"'); // shown again, escaped
     expect(wrong.html).toContain('<option value="true" selected>true</option>');
     expect((await database?.query("SELECT count(*)::int AS n FROM notes"))?.rows).toEqual([{ n: 1 }]);
