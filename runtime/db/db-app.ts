@@ -11,7 +11,7 @@ import { migrate, MigrationError, migrationStatus, MIGRATIONS_DIRECTORY, newMigr
 import { appDatabase, type AppDatabase } from "./open.js";
 import { CannotOpenDatabase } from "./open-error.js";
 import { setProcessDatabase } from "./process-database.js";
-import { missingTables } from "./missing-tables.js";
+import { migrationDraft } from "./migration-draft.js";
 import { PostgresFanOut } from "./postgres-fan-out.js";
 import type { TableSpec } from "./table.js";
 
@@ -31,7 +31,7 @@ export interface DbAppOptions extends HttpAppOptions {
   readonly seed?: (db: Database) => Promise<void> | void;
   /**
    * The tables of the app's table models (the generated module's `tables`): `db new NAME` writes
-   * the CREATE TABLE of each one the database lacks and no migration creates yet, and `dev`
+   * the SQL that brings the database, as the pending migrations leave it, in line with them, and `dev`
    * compares them with the database after each boot, showing the drift page while they differ.
    * Without it `dev` shows no drift page.
    */
@@ -41,8 +41,8 @@ export interface DbAppOptions extends HttpAppOptions {
 const DB_USAGE = `  db migrate      apply the pending migrations (db/migrations/NNNN_name.sql), in order
   db status       list the applied and the pending migrations, and where the database
                   differs from the models (the dev drift page's changes)
-  db new NAME     write the next numbered migration file, with the CREATE TABLE of every
-                  table model the database and the migrations lack (else empty)
+  db new NAME     write the next numbered migration file, with the SQL that brings the
+                  database (and the pending migrations) in line with the models (else empty)
   db seed         run the app's seed (DbApp's \`seed\` option)
   db reset        dev only: drop every table, migrate from scratch, seed
 `;
@@ -158,7 +158,11 @@ export class DbApp extends HttpApp {
     if (this.declaresTables) {
       // What the models want that the database lacks (pending migrations may be part of it).
       const drift = await schemaDrift(await this.database.open(), this.tables);
-      for (const change of drift.changes) this.console.out(`drift    ${change.table}: ${change.summary}${change.destructive === undefined ? "" : ` (destructive: ${change.destructive})`}`);
+      for (const change of drift.changes) {
+        const destructive = change.destructive === undefined ? "" : ` (destructive: ${change.destructive})`;
+        const refused = change.refused === undefined ? "" : ` (cannot apply as it stands: ${change.refused})`;
+        this.console.out(`drift    ${change.table}: ${change.summary}${destructive}${refused}`);
+      }
     }
     return 0;
   }
@@ -168,10 +172,23 @@ export class DbApp extends HttpApp {
       this.console.err("fw: db new needs a name: db new create_posts");
       return 2;
     }
-    const missing = this.tables.length === 0 ? { names: [], sql: "" } : await missingTables(await this.database.open(), this.tables, this.migrations);
-    const path = newMigration(this.migrations, rest.join(" "), missing.sql);
-    const what = missing.names.length === 0 ? "" : ` (creates the table${missing.names.length === 1 ? "" : "s"} ${missing.names.join(", ")}; apply it with \`${this.invocation("db migrate")}\`)`;
-    this.console.out(`fw: wrote ${this.shown(path)}${what}`);
+    const drift = this.declaresTables ? await migrationDraft(await this.database.open(), this.tables, this.migrations) : undefined;
+    const path = newMigration(this.migrations, rest.join(" "), drift?.sql ?? "");
+    const changes = drift?.changes ?? [];
+    if (changes.length === 0) {
+      this.console.out(`fw: wrote ${this.shown(path)}`);
+      return 0;
+    }
+    const tables = [...new Set(changes.map((change) => change.table))];
+    const what = changes.every((change) => change.kind === "create table")
+      ? `creates the table${tables.length === 1 ? "" : "s"} ${tables.join(", ")}`
+      : `${changes.length === 1 ? "1 change" : `${changes.length} changes`} in ${tables.join(", ")}`;
+    this.console.out(`fw: wrote ${this.shown(path)} (${what}; apply it with \`${this.invocation("db migrate")}\`)`);
+    for (const change of changes) {
+      if (change.asks !== undefined) this.console.out(`fw: edit it first: ${change.table}: ${change.summary}; it stops with "fw: choose …" until you write that value in`);
+      else if (change.refused !== undefined) this.console.out(`fw: it fails on this database as it is: ${change.table}: ${change.refused}`);
+      else if (change.destructive !== undefined) this.console.out(`fw: destructive: ${change.table}: ${change.summary} (${change.destructive})`);
+    }
     return 0;
   }
 

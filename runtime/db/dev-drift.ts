@@ -76,9 +76,8 @@ export class DevDrift {
     return this.#drift === undefined ? undefined : this.#standIn;
   }
 
-  /** The page, for `request`, as shown on `instance` (the page a refused post came from). */
-  #page(request: Request, code: number, instance = request.path, notice?: string): Response {
-    const drift = this.#drift;
+  /** The page, for `request`, as shown on `instance` (the page a refused post came from), of `drift` (with the values posted). */
+  #page(request: Request, code: number, instance = request.path, notice?: string, drift = this.#drift): Response {
     if (drift === undefined) throw new NotFound();
     const props = { status: code, instance, csrf: request.csrf, migrations: this.#shown(), name: migrationName(drift.changes) };
     return status(code, driftContent(drift, notice === undefined ? props : { ...props, notice }));
@@ -101,25 +100,35 @@ export class DevDrift {
   }
 
   /**
-   * Reads the drift afresh and applies exactly what the page showed: a form from a page that
-   * showed other changes is refused (409), a destructive change without its box ticked too (422).
+   * Reads the drift afresh and applies exactly what the page showed, with the values typed for
+   * new required columns: a form from a page that showed other changes is refused (409); a
+   * change that cannot apply as it stands (a value missing or wrong, rows that would break a
+   * new foreign key or unique) or a destructive change without its box ticked too (422, the
+   * page again with what was typed). Nothing is applied then.
    */
   async #apply(request: Request, action: "sync" | "freeze"): Promise<Response> {
     const back = localPath(request.form.get("back"));
-    const drift = await this.check();
-    if (drift === undefined) return Redirect(back);
-    if (request.form.get("drift") !== drift.fingerprint) {
-      return this.#page(request, 409, back, "The schema changed since that page was shown (a save, or another tab): review the changes below and try again.");
+    const shown = await this.check();
+    if (shown === undefined) return Redirect(back);
+    const stale = (): Response => this.#page(request, 409, back, "The schema changed since that page was shown (a save, or another tab): review the changes below and try again.");
+    if (request.form.get("drift") !== shown.fingerprint) return stale();
+    const asked = shown.changes.some((change) => change.asks !== undefined);
+    const drift = asked ? await schemaDrift(this.#options.database, this.#options.tables, (name) => request.form.get(name)) : shown;
+    if (drift.fingerprint !== shown.fingerprint) return stale();
+    if (drift.refused) {
+      const reasons = drift.changes.filter((change) => change.refused !== undefined).map((change) => `${change.table}: ${change.refused}`);
+      const count = reasons.length === 1 ? "A change cannot" : `${reasons.length} changes cannot`;
+      return this.#page(request, 422, back, `Nothing was applied. ${count} apply as it stands: ${reasons.join("; ")}.`, drift);
     }
     if (drift.destructive && request.form.get("confirm") !== CONFIRMED) {
-      return this.#page(request, 422, back, "Some changes (in red) delete or change data: tick the box to confirm them, then try again.");
+      return this.#page(request, 422, back, "Some changes (in red) delete or change data: tick the box to confirm them, then try again.", drift);
     }
     try {
       if (action === "sync") await this.#sync(drift);
       else await this.#freeze(drift, request.form.get("name"));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      return this.#page(request, 409, back, `The database refused the change, so nothing was applied: ${reason}`);
+      return this.#page(request, 409, back, `The database refused the change, so nothing was applied: ${reason}`, drift);
     }
     await this.check();
     this.#options.changed?.();

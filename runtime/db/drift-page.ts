@@ -1,6 +1,8 @@
 import { element, type Child, type Html } from "../html/node.js";
 import { phrase, problemContent } from "../server/problem.js";
-import type { SchemaChange, SchemaDrift } from "./schema-diff.js";
+import { valueHint } from "./fill-value.js";
+import type { FillQuestion, SchemaChange, SchemaDrift } from "./schema-change.js";
+import type { ColumnType } from "./table.js";
 
 /** The drift page's paths (spec 4.6): they exist only in dev, only while the page is served. */
 export const SYNC_PATH = "/fw/sync";
@@ -26,8 +28,10 @@ const RED = "color:#b00020";
 /**
  * The page every HTML GET answers in dev while the database drifted from the models: framed
  * like the broken-build page (a problem page), then what changed table by table and column by
- * column with its SQL, and the two forms. A destructive change is in red and both forms then
- * carry a confirmation box. Everything is text in the tree, so the renderer escapes it.
+ * column with its SQL, and one form with the two actions (Sync, Freeze). A destructive change is
+ * in red and the form then carries a confirmation box; a change that cannot apply as it stands
+ * says why; a new required column on a table with rows has a box for the value those rows get.
+ * Everything is text in the tree, so the renderer escapes it.
  */
 export function driftContent(drift: SchemaDrift, props: DriftPageProps): Html {
   const count = drift.changes.length === 1 ? "1 change" : `${drift.changes.length} changes`;
@@ -37,9 +41,30 @@ export function driftContent(drift: SchemaDrift, props: DriftPageProps): Html {
   const problem = { type: "about:blank" as const, title: phrase(props.status), status: props.status, detail, instance: props.instance };
   return problemContent(problem, [
     props.notice === undefined ? null : element("p", { class: "fw-drift-notice", role: "alert", style: RED }, [props.notice]),
-    ...byTable(drift.changes).map(([table, changes]) => tableSection(table, changes)),
-    actionForm("sync", drift, props),
-    actionForm("freeze", drift, props),
+    element("form", { method: "post", action: SYNC_PATH, class: "fw-drift-form" }, [
+      element("input", { type: "hidden", name: "_csrf", value: props.csrf }, []),
+      element("input", { type: "hidden", name: "drift", value: drift.fingerprint }, []),
+      element("input", { type: "hidden", name: "back", value: props.instance }, []),
+      ...byTable(drift.changes).map(([table, changes]) => tableSection(table, changes)),
+      drift.destructive
+        ? element("p", {}, [
+            element("label", { class: "fw-drift-confirm", style: RED }, [
+              element("input", { type: "checkbox", name: "confirm", value: "destructive" }, []),
+              " I understand: the changes in red delete or change data of the dev database.",
+            ]),
+          ])
+        : null,
+      element("p", { class: "fw-drift-sync" }, [
+        element("button", { type: "submit" }, ["Sync"]),
+        " apply the SQL to the dev database now (no migration records it: Freeze or write one before you ship)",
+      ]),
+      element("p", { class: "fw-drift-freeze" }, [
+        element("label", {}, ["Migration name ", element("input", { type: "text", name: "name", value: props.name, pattern: "[A-Za-z0-9_ ]+" }, [])]),
+        " ",
+        element("button", { type: "submit", formaction: FREEZE_PATH }, ["Freeze"]),
+        ` write the SQL as the next migration in ${props.migrations}, apply it and record it`,
+      ]),
+    ]),
   ]);
 }
 
@@ -58,35 +83,49 @@ function tableSection(table: string, changes: readonly SchemaChange[]): Child {
 
 function changeItem(change: SchemaChange): Child {
   const destructive = change.destructive !== undefined;
-  return element("li", { class: destructive ? "fw-drift-change fw-drift-destructive" : "fw-drift-change", ...(destructive ? { style: RED } : {}), "data-kind": change.kind }, [
+  const refused = change.refused !== undefined;
+  const classes = ["fw-drift-change", destructive ? "fw-drift-destructive" : null, refused ? "fw-drift-refused" : null].filter((c) => c !== null).join(" ");
+  return element("li", { class: classes, ...(destructive ? { style: RED } : {}), "data-kind": change.kind }, [
     change.column === undefined ? null : element("code", { class: "fw-drift-column" }, [change.column]),
     change.column === undefined ? null : ": ",
     change.summary,
     change.was === undefined || change.wanted === undefined ? null : ` (now ${change.was}, the model wants ${change.wanted})`,
     destructive ? element("strong", { class: "fw-drift-warning" }, [` Destructive: ${change.destructive}.`]) : null,
+    change.asks === undefined ? null : valueInput(change.asks),
+    refused ? element("p", { class: "fw-drift-reason", style: RED }, [`Cannot apply as it stands: ${change.refused}.`]) : null,
     element("pre", {}, [element("code", { class: "fw-drift-sql" }, [change.sql.trimEnd()])]),
   ]);
 }
 
-function actionForm(action: "sync" | "freeze", drift: SchemaDrift, props: DriftPageProps): Child {
-  const sync = action === "sync";
-  return element("form", { method: "post", action: sync ? SYNC_PATH : FREEZE_PATH, class: `fw-drift-${action}` }, [
-    element("input", { type: "hidden", name: "_csrf", value: props.csrf }, []),
-    element("input", { type: "hidden", name: "drift", value: drift.fingerprint }, []),
-    element("input", { type: "hidden", name: "back", value: props.instance }, []),
-    sync
-      ? null
-      : element("label", {}, ["Migration name ", element("input", { type: "text", name: "name", value: props.name, pattern: "[A-Za-z0-9_ ]+" }, [])]),
-    drift.destructive
-      ? element("label", { class: "fw-drift-confirm", style: RED }, [
-          element("input", { type: "checkbox", name: "confirm", value: "destructive" }, []),
-          " I understand: the changes in red delete or change data of the dev database.",
+/**
+ * The box for the value rows get, typed for the column: a number, a date, true/false, text (its
+ * maximum length), the key of a row of a reference's table. The server checks it again.
+ */
+function valueInput(question: FillQuestion): Child {
+  const column = question.column;
+  const rows = question.rows === 1 ? "the 1 row" : `the ${question.rows} rows`;
+  const what = column.references === undefined ? valueHint(column.type) : `the key (${column.references.column}) of a row of ${column.references.table}`;
+  const value = question.given === undefined ? {} : { value: question.given };
+  const common = { name: question.name, required: true, class: "fw-drift-value", ...value };
+  const input =
+    column.type === "boolean"
+      ? element("select", { name: question.name, required: true, class: "fw-drift-value" }, [
+          element("option", { value: "" }, ["choose"]),
+          ...["true", "false"].map((choice) => element("option", { value: choice, selected: question.given === choice }, [choice])),
         ])
-      : null,
-    element("button", { type: "submit" }, [sync ? "Sync" : "Freeze"]),
-    " ",
-    sync
-      ? "apply the SQL to the dev database now (no migration records it: Freeze or write one before you ship)"
-      : `write the SQL as the next migration in ${props.migrations}, apply it and record it`,
-  ]);
+      : element("input", { ...common, ...INPUT[column.references === undefined ? column.type : "bigint"], ...(column.maxLength === undefined ? {} : { maxlength: column.maxLength }) }, []);
+  return element("p", { class: "fw-drift-ask" }, [element("label", {}, [`The value ${rows} ${question.rows === 1 ? "gets" : "get"} in ${column.column} (${what}): `, input])]);
 }
+
+/** The attributes of the value box per column type. */
+const INPUT: Record<ColumnType, Readonly<Record<string, unknown>>> = {
+  text: { type: "text" },
+  integer: { type: "number", step: "1" },
+  bigint: { type: "number", step: "1" },
+  "double precision": { type: "number", step: "any" },
+  numeric: { type: "text", inputmode: "decimal" },
+  boolean: {},
+  date: { type: "date" },
+  timestamptz: { type: "datetime-local" },
+  jsonb: { type: "text" },
+};

@@ -12,7 +12,7 @@ export { CannotOpenDatabase } from "./open-error.js";
 export { quoteIdentifier } from "./identifier.js";
 export { COLUMN_TYPES, VERSION_COLUMN, type ColumnType, type ColumnSpec, type TableSpec } from "./table.js";
 export { createTableSql } from "./ddl.js";
-export { schemaDrift, type SchemaDrift, type SchemaChange, type ChangeKind } from "./schema-diff.js";
+export { schemaDrift, type SchemaDrift, type SchemaChange, type ChangeKind, type FillQuestion } from "./schema-diff.js";
 export { SqlStore } from "./sql-store.js";
 export { SqlScopedStore, OwnedSqlRows } from "./sql-scoped-store.js";
 export { SqlRows } from "./sql-rows.js";

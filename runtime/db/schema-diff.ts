@@ -1,41 +1,17 @@
-import { createHash } from "node:crypto";
+import { constraintChanges, deferredReference } from "./constraint-diff.js";
 import type { Queryable } from "./database.js";
-import { columnSql, columnType, createTableSql, MODEL_TABLE_COMMENT, ownerIndexSql } from "./ddl.js";
+import { columnType, createTableSql, MODEL_TABLE_COMMENT } from "./ddl.js";
+import { fillValue } from "./fill-value.js";
 import { quoteIdentifier as q } from "./identifier.js";
+import { driftOf, type FillQuestion, type SchemaChange, type SchemaDrift } from "./schema-change.js";
 import { DataProbe, readSchema, type ActualColumn, type ActualTable } from "./schema-read.js";
 import { USERS_TABLE, usersTableSql } from "./sql-users.js";
 import { checkTable, VERSION_COLUMN, type ColumnSpec, type ColumnType, type TableSpec } from "./table.js";
 
-/** What one change does to the schema. */
-export type ChangeKind = "create table" | "drop table" | "add column" | "drop column" | "change type" | "set not null" | "drop not null";
+export { driftOf, migrationName, type ChangeKind, type FillQuestion, type SchemaChange, type SchemaDrift } from "./schema-change.js";
 
-/** One difference between the tables the models derive and the database, and the SQL that removes it. */
-export interface SchemaChange {
-  readonly kind: ChangeKind;
-  readonly table: string;
-  /** The column, for a column change. */
-  readonly column?: string;
-  /** What the database has now (`character varying(80)`, `NULL allowed`), for a changed column. */
-  readonly was?: string;
-  /** What the models want. */
-  readonly wanted?: string;
-  /** In words, for the drift page and the terminal. */
-  readonly summary: string;
-  /** The statements, each ending with `;`. */
-  readonly sql: string;
-  /** Why the change can lose data that is there now; undefined when it cannot. */
-  readonly destructive?: string;
-}
-
-/** Every change, in the order they apply, and the script that applies them. */
-export interface SchemaDrift {
-  readonly changes: readonly SchemaChange[];
-  /** The changes' SQL, one commented block per change: what Sync runs and Freeze writes. */
-  readonly sql: string;
-  readonly destructive: boolean;
-  /** A short hash of `sql`: a form posted from a page that showed other changes is refused. */
-  readonly fingerprint: string;
-}
+/** The value typed for a question (`FillQuestion.name`), if any: the drift page's posted form. */
+export type Answers = (name: string) => string | undefined;
 
 /** The SQL type `format_type` prints for each column type fw/db declares. */
 const FORMAT_TYPE: Record<ColumnType, string> = {
@@ -50,22 +26,6 @@ const FORMAT_TYPE: Record<ColumnType, string> = {
   jsonb: "jsonb",
 };
 
-/**
- * The value existing rows get when a NOT NULL column is added or a nullable one made NOT NULL:
- * a fixed literal per type (never anything from a request). A foreign key has none.
- */
-const FILL: Record<ColumnType, string> = {
-  text: "''",
-  integer: "0",
-  bigint: "0",
-  "double precision": "0",
-  numeric: "0",
-  boolean: "false",
-  date: "CURRENT_DATE",
-  timestamptz: "now()",
-  jsonb: "'{}'::jsonb",
-};
-
 /** Changes of type that keep every value as it is (`from` → the `to`s listed). */
 const WIDENINGS: Record<string, readonly string[]> = {
   integer: ["bigint", "numeric", "double precision"],
@@ -76,38 +36,66 @@ const WIDENINGS: Record<string, readonly string[]> = {
 /**
  * Compares the tables the models derive with the database's schema: missing tables (the users
  * table too, when an owned model references it), missing and extra columns, changed types,
- * nullability and maximum lengths, and tables fw made for a model no model declares any more.
- * Reads the rows only to tell whether a drop or a narrowing would lose data.
+ * nullability and maximum lengths, foreign keys (target and on-delete rule), uniques, the
+ * indexes of references, and tables fw made for a model no model declares any more. Reads the
+ * rows only to tell whether a drop or a narrowing would lose data, whether rows would break a
+ * new foreign key or unique, and how many rows a new required column needs a value for: that
+ * value is never made up; `answers` gives the one the user chose (the drift page's form).
  */
-export async function schemaDrift(db: Queryable, tables: readonly TableSpec[]): Promise<SchemaDrift> {
+export async function schemaDrift(db: Queryable, tables: readonly TableSpec[], answers?: Answers): Promise<SchemaDrift> {
   for (const table of tables) checkTable(table);
   const actual = await readSchema(db);
-  const probe = new DataProbe(db);
+  const context: DiffContext = { probe: new DataProbe(db), existing: new Set(actual.keys()), answers };
   const changes: SchemaChange[] = [];
   if (!actual.has(USERS_TABLE) && tables.some((t) => t.columns.some((c) => c.references?.table === USERS_TABLE))) {
     changes.push({ kind: "create table", table: USERS_TABLE, summary: `creates the users table ${USERS_TABLE} (an owned model references it)`, sql: usersTableSql() });
   }
+  changes.push(...createTables(tables.filter((table) => !actual.has(table.name)), new Set([...actual.keys(), USERS_TABLE])));
   for (const table of tables) {
     const found = actual.get(table.name);
-    if (found === undefined) changes.push({ kind: "create table", table: table.name, summary: `creates the table ${table.name}`, sql: createTableSql(table) });
-    else changes.push(...(await tableChanges(table, found, probe)));
+    if (found !== undefined) changes.push(...(await tableChanges(table, found, context)));
   }
   const declared = new Set(tables.map((table) => table.name));
   for (const orphan of [...actual.values()].filter((table) => !declared.has(table.name) && isModelTable(table))) {
-    changes.push(await dropTable(orphan, probe));
+    changes.push(await dropTable(orphan, context.probe));
   }
   return driftOf(changes);
 }
 
-/** The drift made of `changes`: its script and fingerprint. */
-export function driftOf(changes: readonly SchemaChange[]): SchemaDrift {
-  const sql = changes.map((change) => `-- ${change.table}: ${change.summary}${change.destructive === undefined ? "" : ` (destructive: ${change.destructive})`}\n${change.sql.trimEnd()}\n`).join("\n");
-  return {
-    changes,
-    sql,
-    destructive: changes.some((change) => change.destructive !== undefined),
-    fingerprint: createHash("sha256").update(sql).digest("hex").slice(0, 16),
-  };
+interface DiffContext {
+  readonly probe: DataProbe;
+  /** The tables the database has now. */
+  readonly existing: ReadonlySet<string>;
+  readonly answers: Answers | undefined;
+}
+
+/**
+ * The missing tables, each after the tables it references (a foreign key needs its target).
+ * Tables that point at each other cannot all come after the other: the one made first gets its
+ * reference to the later one as a foreign key added once both exist.
+ */
+function createTables(missing: readonly TableSpec[], present: ReadonlySet<string>): SchemaChange[] {
+  const made = new Set(present);
+  const creates: SchemaChange[] = [];
+  const deferred: SchemaChange[] = [];
+  const left = [...missing];
+  while (left.length > 0) {
+    const ready = (table: TableSpec): boolean => table.columns.every((c) => c.references === undefined || c.references.table === table.name || made.has(c.references.table));
+    const index = Math.max(0, left.findIndex(ready));
+    const table = left.splice(index, 1)[0] as TableSpec;
+    const later = table.columns.filter((c): c is ColumnSpec & { references: NonNullable<ColumnSpec["references"]> } => c.references !== undefined && c.references.table !== table.name && !made.has(c.references.table));
+    const stripped = new Set(later.map((c) => c.column));
+    const now = later.length === 0 ? table : { ...table, columns: table.columns.map((c) => (stripped.has(c.column) ? withoutReference(c) : c)) };
+    creates.push({ kind: "create table", table: table.name, summary: `creates the table ${table.name}`, sql: createTableSql(now) });
+    for (const column of later) deferred.push(...deferredReference(table.name, column));
+    made.add(table.name);
+  }
+  return [...creates, ...deferred];
+}
+
+function withoutReference(column: ColumnSpec): ColumnSpec {
+  const { references: _dropped, ...rest } = column;
+  return rest;
 }
 
 /**
@@ -131,18 +119,25 @@ async function dropTable(table: ActualTable, probe: DataProbe): Promise<SchemaCh
   };
 }
 
-/** A declared table that exists: its columns, compared one by one. */
-async function tableChanges(table: TableSpec, actual: ActualTable, probe: DataProbe): Promise<SchemaChange[]> {
+/**
+ * A declared table that exists: its columns compared one by one, then its foreign keys, uniques
+ * and indexes (the ones the model no longer declares dropped first, the new ones added last).
+ */
+async function tableChanges(table: TableSpec, actual: ActualTable, context: DiffContext): Promise<SchemaChange[]> {
   const changes: SchemaChange[] = [];
   const t = table.name;
+  const probe = context.probe;
   if (!actual.columns.has(table.key.column)) {
     const sql = `ALTER TABLE ${q(t)} ADD COLUMN ${q(table.key.column)} bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY;\n`;
     changes.push({ kind: "add column", table: t, column: table.key.column, wanted: "bigint identity", summary: `adds the key column ${table.key.column}`, sql });
   }
+  const added = new Set<string>();
   for (const column of table.columns) {
     const found = actual.columns.get(column.column);
-    if (found === undefined) changes.push(addColumn(t, column));
-    else changes.push(...(await columnChanges(t, column, found, probe)));
+    if (found === undefined) {
+      changes.push(await addColumn(t, column, context));
+      added.add(column.column);
+    } else changes.push(...(await columnChanges(t, column, found, context)));
   }
   if (!actual.columns.has(VERSION_COLUMN)) {
     const sql = `ALTER TABLE ${q(t)} ADD COLUMN ${q(VERSION_COLUMN)} integer NOT NULL DEFAULT 1;\n`;
@@ -161,32 +156,70 @@ async function tableChanges(table: TableSpec, actual: ActualTable, probe: DataPr
       ...(values ? { destructive: `deletes the values rows hold in ${extra.name}` } : {}),
     });
   }
-  return changes;
+  const constraints = await constraintChanges(table, actual, { probe, existing: context.existing, added });
+  return [...constraints.drops, ...changes, ...constraints.adds];
 }
 
 /**
- * A new column. A NOT NULL one gets the type's fill value as a default while it is added, so a
- * table with rows takes it (in a migration applied to production too), then the default goes.
+ * A new column, alone: its foreign key, unique and index are changes of their own, after it. A
+ * required one on a table with rows needs the value those rows get, which only the user can
+ * choose (an empty text or a 0 can break the model: a union of words, a reference); without it
+ * the change is refused, and its SQL stops a migration until the value is written in.
  */
-function addColumn(table: string, column: ColumnSpec): SchemaChange {
-  const fill = column.nullable || column.references !== undefined ? undefined : FILL[column.type];
-  const statements = [`ALTER TABLE ${q(table)} ADD COLUMN ${columnSql(column)}${fill === undefined ? "" : ` DEFAULT ${fill}`};`];
-  if (fill !== undefined) statements.push(`ALTER TABLE ${q(table)} ALTER COLUMN ${q(column.column)} DROP DEFAULT;`);
-  if (column.references !== undefined) statements.push(ownerIndexSql(table, column.column));
-  const rows = fill === undefined ? "" : `; rows already there get ${fill}`;
-  return {
-    kind: "add column",
-    table,
-    column: column.column,
-    wanted: described(column),
-    summary: `adds the column ${column.column} (${described(column)})${rows}`,
-    sql: statements.join("\n") + "\n",
-  };
+async function addColumn(table: string, column: ColumnSpec, context: DiffContext): Promise<SchemaChange> {
+  const add = `ALTER TABLE ${q(table)} ADD COLUMN ${q(column.column)} ${columnType(column)}${column.nullable ? "" : " NOT NULL"}`;
+  const change = { kind: "add column" as const, table, column: column.column, wanted: described(column) };
+  const rows = column.nullable ? 0 : await context.probe.rows(table);
+  if (rows === 0) return { ...change, summary: `adds the column ${column.column} (${described(column)})`, sql: `${add};\n` };
+  const dropDefault = `ALTER TABLE ${q(table)} ALTER COLUMN ${q(column.column)} DROP DEFAULT;\n`;
+  const question = await ask(table, column, rows, context, {
+    stop: `the value existing rows of ${table} get in ${column.column}`,
+    statements: (value) => `${add} DEFAULT ${value};\n${dropDefault}`,
+  });
+  return { ...change, summary: `adds the column ${column.column} (${described(column)}); the rows already there get the value you choose`, ...question };
+}
+
+/** The SQL a value is written into, and how the statement that stops the migration names it. */
+interface Fill {
+  /** "the value existing rows of posts get in subtitle" */
+  readonly stop: string;
+  readonly statements: (value: string) => string;
+}
+
+/** Where a value goes in the template: NULL, which a NOT NULL column refuses, so a half-edited migration still fails. */
+const PLACEHOLDER = "NULL /* fw: the value */";
+
+/**
+ * The question for a value rows get, with the answer when there is one: checked against the
+ * column's type (and, for a reference, against the target's rows), written as a quoted literal.
+ * Unanswered or wrong, the change is refused and keeps its template SQL.
+ */
+async function ask(table: string, column: ColumnSpec, rows: number, context: DiffContext, fill: Fill): Promise<Pick<SchemaChange, "sql" | "refused" | "asks">> {
+  const name = `fill.${table}.${column.column}`;
+  const template =
+    `DO $$ BEGIN RAISE EXCEPTION 'fw: choose ${fill.stop}: edit this migration (write the value in place of the NULL below, then delete this statement)'; END $$;\n` +
+    fill.statements(PLACEHOLDER);
+  const posted = context.answers?.(name);
+  const given = posted === undefined || column.type === "text" ? posted : posted.trim();
+  const asks: FillQuestion = { name, column, rows, template, ...(given === undefined || given === "" ? {} : { given }) };
+  const refused = (why: string): Pick<SchemaChange, "sql" | "refused" | "asks"> => ({ sql: template, refused: why, asks });
+  const target = column.references;
+  if (target !== undefined && !context.existing.has(target.table)) {
+    return refused(`${column.column} must name a row of ${target.table}, a table this change creates, so it has none yet: make the field optional for now (existing rows get NULL), apply, then make it required`);
+  }
+  if (asks.given === undefined) return refused(`choose ${fill.stop} (${rows} ${rows === 1 ? "row" : "rows"})`);
+  const value = fillValue(column, asks.given);
+  if ("problem" in value) return refused(value.problem);
+  if (target !== undefined && !(await context.probe.exists(target.table, target.column, asks.given))) {
+    return refused(`${column.column}: there is no row of ${target.table} with the key ${asks.given}; give the key of an existing one`);
+  }
+  return { sql: fill.statements(value.literal), asks };
 }
 
 /** A column both sides have: its type (maximum length included) and its nullability. */
-async function columnChanges(table: string, column: ColumnSpec, actual: ActualColumn, probe: DataProbe): Promise<SchemaChange[]> {
+async function columnChanges(table: string, column: ColumnSpec, actual: ActualColumn, context: DiffContext): Promise<SchemaChange[]> {
   const changes: SchemaChange[] = [];
+  const probe = context.probe;
   const type = columnType(column);
   const wantedType = column.maxLength === undefined ? FORMAT_TYPE[column.type] : `character varying(${column.maxLength})`;
   const c = column.column;
@@ -205,18 +238,17 @@ async function columnChanges(table: string, column: ColumnSpec, actual: ActualCo
     });
   }
   if (actual.nullable && !column.nullable) {
-    const fill = column.references === undefined ? FILL[column.type] : undefined;
-    const update = fill === undefined ? "" : `UPDATE ${q(table)} SET ${q(c)} = ${fill} WHERE ${q(c)} IS NULL;\n`;
-    const filled = fill === undefined ? "" : `; rows holding NULL get ${fill}`;
-    changes.push({
-      kind: "set not null",
-      table,
-      column: c,
-      was: "NULL allowed",
-      wanted: "NOT NULL",
-      summary: `makes ${c} required (NOT NULL)${filled}`,
-      sql: `${update}ALTER TABLE ${q(table)} ALTER COLUMN ${q(c)} SET NOT NULL;\n`,
-    });
+    const setNotNull = `ALTER TABLE ${q(table)} ALTER COLUMN ${q(c)} SET NOT NULL;\n`;
+    const change = { kind: "set not null" as const, table, column: c, was: "NULL allowed", wanted: "NOT NULL" };
+    const nulls = await probe.nulls(table, c);
+    if (nulls === 0) changes.push({ ...change, summary: `makes ${c} required (NOT NULL)`, sql: setNotNull });
+    else {
+      const question = await ask(table, column, nulls, context, {
+        stop: `the value the rows of ${table} holding NULL in ${c} get`,
+        statements: (value) => `UPDATE ${q(table)} SET ${q(c)} = ${value} WHERE ${q(c)} IS NULL;\n${setNotNull}`,
+      });
+      changes.push({ ...change, summary: `makes ${c} required (NOT NULL); the rows holding NULL get the value you choose`, ...question });
+    }
   }
   if (!actual.nullable && column.nullable) {
     changes.push({
@@ -256,25 +288,4 @@ function widens(from: string, to: string): boolean {
 function described(column: ColumnSpec): string {
   const type = column.maxLength === undefined ? FORMAT_TYPE[column.type] : `character varying(${column.maxLength})`;
   return `${type}, ${column.nullable ? "NULL allowed" : "NOT NULL"}${column.unique === true ? ", UNIQUE" : ""}`;
-}
-
-/** A migration name for the changes: `add_subtitle_to_posts`, `create_posts`, `update_posts_notes`. */
-export function migrationName(changes: readonly SchemaChange[]): string {
-  const only = changes.length === 1 ? changes[0] : undefined;
-  if (only !== undefined) {
-    switch (only.kind) {
-      case "create table":
-        return `create_${only.table}`;
-      case "drop table":
-        return `drop_${only.table}`;
-      case "add column":
-        return `add_${only.column}_to_${only.table}`;
-      case "drop column":
-        return `drop_${only.column}_from_${only.table}`;
-      default:
-        return `change_${only.column}_of_${only.table}`;
-    }
-  }
-  const tables = [...new Set(changes.map((change) => change.table))];
-  return `update_${tables.slice(0, 3).join("_")}${tables.length > 3 ? "_and_more" : ""}`.slice(0, 60);
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -124,6 +124,47 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     expect(boot.err).toContain("fw: cannot boot: fw/db: cannot connect to the PostgreSQL database named by DATABASE_URL (postgres://app@127.0.0.1:1/app)");
     expect(boot.err).not.toContain("secret@");
   });
+
+  it("db new with the models' tables writes the drift's SQL; a required column on a table with rows stops the migration until its value is written in", async () => {
+    migration("0002_add_done", "ALTER TABLE notes ADD COLUMN done boolean;"); // as applied (the test above edited it)
+    const made = await db(["new", "rate notes"], { TABLES: "1" });
+    expect(made.code, made.err).toBe(0);
+    expect(made.out).toMatch(/fw: wrote db\/migrations\/0003_rate_notes\.sql \(1 change in notes; apply it with `node .*main\.mjs db migrate`\)/);
+    expect(made.out).toContain(
+      'fw: edit it first: notes: adds the column priority (integer, NOT NULL); the rows already there get the value you choose; it stops with "fw: choose …" until you write that value in',
+    );
+    const path = join(cwd, "db/migrations/0003_rate_notes.sql");
+    const text = readFileSync(path, "utf8");
+    expect(text).toContain(
+      [
+        "-- notes: adds the column priority (integer, NOT NULL); the rows already there get the value you choose",
+        "DO $$ BEGIN RAISE EXCEPTION 'fw: choose the value existing rows of notes get in priority: edit this migration (write the value in place of the NULL below, then delete this statement)'; END $$;",
+        'ALTER TABLE "notes" ADD COLUMN "priority" integer NOT NULL DEFAULT NULL /* fw: the value */;',
+        'ALTER TABLE "notes" ALTER COLUMN "priority" DROP DEFAULT;',
+        "",
+      ].join("\n"),
+    );
+    expect((await db(["status"], { TABLES: "1" })).out).toContain(
+      "pending  0003_rate_notes\ndrift    notes: adds the column priority (integer, NOT NULL); the rows already there get the value you choose " +
+        "(cannot apply as it stands: choose the value existing rows of notes get in priority (1 row))\n",
+    );
+    const stopped = await db(["migrate"]);
+    expect(stopped.code).toBe(1);
+    expect(stopped.err).toContain("0003_rate_notes.sql failed and was rolled back (nothing of it is applied): fw: choose the value existing rows of notes get in priority: edit this migration");
+    // A second db new tries the pending migrations first, and says which one to finish.
+    const again = await db(["new", "more"], { TABLES: "1" });
+    expect(again.code).toBe(1);
+    expect(again.err).toContain("and the pending migration db/migrations/0003_rate_notes.sql fails: fw: choose the value existing rows of notes get in priority");
+    // Edited as it says: it applies, and nothing is left to write.
+    writeFileSync(path, text.replace(/^DO \$\$.*\n/m, "").replace("NULL /* fw: the value */", "3"));
+    expect((await db(["migrate"])).out).toContain("fw: applied 0003_rate_notes");
+    const none = await db(["new", "nothing"], { TABLES: "1" });
+    expect(none.out).toContain("fw: wrote db/migrations/0004_nothing.sql\n");
+    expect(readFileSync(join(cwd, "db/migrations/0004_nothing.sql"), "utf8")).toMatch(/^-- nothing: applied once[^\n]*\n$/);
+    // The PostgreSQL part below migrates this directory without the priority its seed does not fill.
+    rmSync(path);
+    rmSync(join(cwd, "db/migrations/0004_nothing.sql"));
+  }, 300_000);
 });
 
 onPostgres((engine) => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +18,11 @@ const NOTES: TableSpec = {
   columns: [{ field: "text", column: "text", type: "text", nullable: false, maxLength: 40 }],
 };
 const SHORTER: TableSpec = { ...NOTES, columns: [{ field: "text", column: "text", type: "text", nullable: false, maxLength: 3 }] };
+// Issue 29: two required fields gained by a table with a row.
+const RATED: TableSpec = {
+  ...NOTES,
+  columns: [...NOTES.columns, { field: "stars", column: "stars", type: "integer", nullable: false }, { field: "done", column: "done", type: "boolean", nullable: false }],
+};
 
 /** A dev hook without `fw dev`: no reload socket, pages as they are. */
 const hook = (): DevHook => ({ sockets: [], decorate: (html) => html, buildFailure: () => undefined, beforeListen: async () => {}, started: () => {}, close: () => {} });
@@ -104,5 +109,40 @@ describe("issue 21: the drift page in process", () => {
     expect(frozen.html).toMatch(/0002_shorter\.sql failed and was rolled back/);
     expect(readdirSync(join(dir, "migrations"))).toEqual(["0001_nothing.sql"]);
     expect((await database?.query("SELECT text FROM notes"))?.rows).toEqual([{ text: "longer than three" }]);
+  }, 60_000);
+
+  it("a required field gained by a table with rows: the page asks the value each column's rows get; refused without one or with a wrong one (422, what was typed shown again); Freeze writes the value", async () => {
+    const url = await serveWith([RATED]);
+    const browser = new Browser(url);
+    const page = await browser.get("/");
+    expect(page.status).toBe(503);
+    expect(page.html).toContain("adds the column stars (integer, NOT NULL); the rows already there get the value you choose");
+    expect(page.html).toMatch(/The value the 1 row gets in stars \(a whole number\): <input name="fill\.notes\.stars" required class="fw-drift-value" type="number" step="1">/);
+    expect(page.html).toContain('<select name="fill.notes.done" required class="fw-drift-value"><option value="">choose</option><option value="true">true</option><option value="false">false</option></select>');
+    expect(page.html).toContain("RAISE EXCEPTION &#39;fw: choose the value existing rows of notes get in stars: edit this migration");
+    expect(page.html).toMatch(/<button type="submit" formaction="\/fw\/freeze">Freeze<\/button>/);
+    const drift = /name="drift" value="([0-9a-f]+)"/.exec(page.html)?.[1] as string;
+
+    const none = await browser.post("/fw/sync", { drift, back: "/" });
+    expect(none.status).toBe(422);
+    expect(none.html).toContain(
+      "Nothing was applied. 2 changes cannot apply as it stands: notes: choose the value existing rows of notes get in stars (1 row); notes: choose the value existing rows of notes get in done (1 row)",
+    );
+    const wrong = await browser.post("/fw/sync", { drift, back: "/", "fill.notes.stars": "<b>many</b>", "fill.notes.done": "true" });
+    expect(wrong.status).toBe(422);
+    expect(wrong.html).toContain("Nothing was applied. A change cannot apply as it stands: notes: stars: &quot;&lt;b&gt;many&lt;/b&gt;&quot; is not a whole number.</p>");
+    expect(wrong.html).toContain('<p class="fw-drift-reason" style="color:#b00020">Cannot apply as it stands: stars: &quot;&lt;b&gt;many&lt;/b&gt;&quot; is not a whole number.</p>');
+    expect(wrong.html).toContain('value="&lt;b&gt;many&lt;/b&gt;"'); // shown again, escaped
+    expect(wrong.html).toContain('<option value="true" selected>true</option>');
+    expect((await database?.query("SELECT count(*)::int AS n FROM notes"))?.rows).toEqual([{ n: 1 }]);
+    expect(readdirSync(join(dir, "migrations"))).toEqual(["0001_nothing.sql"]);
+
+    const frozen = await browser.post("/fw/freeze", { drift, back: "/", name: "rate notes", "fill.notes.stars": "4", "fill.notes.done": "false" });
+    expect(frozen.status, frozen.html).toBe(303);
+    const migration = readFileSync(join(dir, "migrations/0002_rate_notes.sql"), "utf8");
+    expect(migration).toContain(`ALTER TABLE "notes" ADD COLUMN "stars" integer NOT NULL DEFAULT '4'::integer;\nALTER TABLE "notes" ALTER COLUMN "stars" DROP DEFAULT;`);
+    expect(migration).not.toContain("RAISE");
+    expect((await database?.query("SELECT text, stars, done FROM notes"))?.rows).toEqual([{ text: "longer than three", stars: 4, done: false }]);
+    expect(await (await fetch(`${url}/`)).text()).toBe("the app");
   }, 60_000);
 });

@@ -91,13 +91,15 @@ function devFlow(engine: string, envOf: () => Record<string, string>): void {
       expect(await rows()).toEqual([{ id: 1, name: "before save" }]);
     }, 300_000);
 
-    it("a field the model gains: the drift page on every page, a 503 for other requests, CSRF required; Sync → the field works", async () => {
+    it("a field the model gains: the drift page on every page, a 503 for other requests, CSRF required, the value existing rows get asked; Sync → the field works", async () => {
       await saved(model, withFields("color: string;"));
       const { html, drift } = await driftPage();
       expect(html).toContain('class="fw-problem"');
       expect(html).toContain('<section class="fw-drift-table" data-table="items">');
-      expect(html).toContain("adds the column color (character varying(200), NOT NULL); rows already there get &#39;&#39;");
-      expect(html).toContain("ALTER TABLE &quot;items&quot; ADD COLUMN &quot;color&quot; varchar(200) NOT NULL DEFAULT &#39;&#39;;");
+      // A required field on a table with a row: never a made-up value (it was '' before issue 29), the page asks it.
+      expect(html).toContain("adds the column color (character varying(200), NOT NULL); the rows already there get the value you choose");
+      expect(html).toMatch(/The value the 1 row gets in color \(text\): <input name="fill\.items\.color" required class="fw-drift-value" type="text" maxlength="200">/);
+      expect(html).toContain("ALTER TABLE &quot;items&quot; ADD COLUMN &quot;color&quot; varchar(200) NOT NULL DEFAULT NULL /* fw: the value */;");
       expect(html).toMatch(/<form method="post" action="\/fw\/sync"[^>]*><input type="hidden" name="_csrf" value="[^"]+">/);
       expect(html).toContain('action="/fw/freeze"');
       expect(html).not.toContain('name="confirm"'); // nothing destructive
@@ -114,17 +116,21 @@ function devFlow(engine: string, envOf: () => Record<string, string>): void {
       expect(stale.status).toBe(409);
       expect(stale.html).toContain("The schema changed since that page was shown");
 
+      const unanswered = await browser.post("/fw/sync", { drift, back: "/list" });
+      expect(unanswered.status).toBe(422);
+      expect(unanswered.html).toContain("Nothing was applied. A change cannot apply as it stands: items: choose the value existing rows of items get in color (1 row)");
+
       // Another tab showing the drift page is told to reload once the Sync is done.
       const otherTab = await connect(url, `/fw/reload?boot=${bootOf(html)}`);
-      const synced = await browser.post("/fw/sync", { drift, back: "/list" });
+      const synced = await browser.post("/fw/sync", { drift, back: "/list", "fill.items.color": "none" });
       expect(synced.status, synced.html).toBe(303);
       expect(synced.location).toBe("/list");
       expect(await guarded(otherTab.next(), running(), "the reload after a Sync")).toBe("reload");
       otherTab.socket.close();
-      expect(await rows()).toEqual([{ id: 1, name: "before save", color: "" }]);
+      expect(await rows()).toEqual([{ id: 1, name: "before save", color: "none" }]);
       await created({ name: "red one", color: "red" });
       expect(await rows()).toEqual([
-        { id: 1, name: "before save", color: "" },
+        { id: 1, name: "before save", color: "none" },
         { id: 2, name: "red one", color: "red" },
       ]);
       // No drift any more: the endpoints are gone.

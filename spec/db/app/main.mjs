@@ -8,11 +8,16 @@ const { HttpApp, Ok, Route, RouteTable } = await import(join(dist, "index.js"));
 const { DbApp, SqlStore, appDatabase } = await import(join(dist, "db/index.js"));
 
 const database = appDatabase();
-const notes = new SqlStore(database, { name: "notes", key: { field: "id", column: "id" }, columns: [{ field: "text", column: "text", type: "text", nullable: false }] });
+const notesTable = { name: "notes", key: { field: "id", column: "id" }, columns: [{ field: "text", column: "text", type: "text", nullable: false }] };
+const notes = new SqlStore(database, notesTable);
+// TABLES=1: DbApp is given the models' tables (`db new` writes what they lack): notes with done and a required priority.
+const done = { field: "done", column: "done", type: "boolean", nullable: true };
+const priority = { field: "priority", column: "priority", type: "integer", nullable: false };
+const tables = process.env.TABLES === "1" ? { tables: [{ ...notesTable, columns: [...notesTable.columns, done, priority] }] } : {};
 const routes = RouteTable.of(Route.get("/notes", async () => Ok((await notes.list({ offset: 0, limit: 100 })).rows.map((note) => note.text).join(","))));
 
 const app =
   process.env.PLAIN === "1"
     ? new HttpApp({ routes, accessLog: false })
-    : new DbApp({ routes, accessLog: false, database, seed: process.env.NO_SEED === "1" ? undefined : async () => void (await notes.insert({ text: "seeded" })) });
+    : new DbApp({ routes, accessLog: false, database, ...tables, seed: process.env.NO_SEED === "1" ? undefined : async () => void (await notes.insert({ text: "seeded" })) });
 process.exitCode = await app.main();
