@@ -15,7 +15,7 @@ import type { WsConnection, WsListener } from "../ws/listener.js";
 import type { Child } from "../html/node.js";
 import { contextOf, handlerOf, payloadOf } from "./events.js";
 import type { LivePage } from "./page.js";
-import type { LiveMount } from "./routes.js";
+import type { LiveMount } from "./mount.js";
 import { subscribe } from "./topics.js";
 import { diffTree, knownShapes, toTree, treeLength, type Node } from "./tree.js";
 import { liveView, pathAndQuery } from "./view.js";
