@@ -10,6 +10,7 @@ import { checkedOrigins } from "../ws/origin.js";
 import { DEFAULT_WS_MAX_MESSAGE_BYTES, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_SEND_TIMEOUT_MS } from "../ws/defaults.js";
 import type { WsServer } from "../ws/server.js";
 import { closeFanOut, installFanOut, type FanOut } from "../ws/fan-out.js";
+import { processConsole, type Console } from "./console.js";
 import { loadDevHook, type DevHook } from "./dev-hook.js";
 import { Dispatcher } from "./dispatch.js";
 import { errorLine } from "./error-log.js";
@@ -126,17 +127,6 @@ export interface ServeOptions {
    */
   readonly devHook?: DevHook;
 }
-
-/** Where the app writes: injectable so tests can read what a command printed. */
-export interface Console {
-  out(line: string): void;
-  err(line: string): void;
-}
-
-const processConsole: Console = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-};
 
 /** The usage text; loaded with the `routes` command's module, which only commands need. */
 async function usage(): Promise<string> {
