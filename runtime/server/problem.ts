@@ -1,7 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import { statusOf, type HttpFailure } from "../http/failure.js";
 import { element, fragment, type Child, type Element, type Html } from "../html/node.js";
-import type { Answer } from "./dispatch.js";
+import type { Answer } from "./answer.js";
 
 /**
  * A failure as the RFC 9457 section 3 data model (spec 2.16): `type` stays "about:blank", so
