@@ -67,8 +67,8 @@ export {
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   type HttpAppOptions,
   type ServeOptions,
-} from "./server/http-app.js";
-export type { Console } from "./server/console.js";
+} from "./app/http-app.js";
+export type { Console } from "./app/console.js";
 export type { RunningServer } from "./server/server.js";
 export { isDevMode } from "./server/run-mode.js";
 export { raw, escapeHtml, renderHtml, Fragment, type Html, type Child, type Node } from "./html/index.js";
