@@ -12,7 +12,7 @@ import type { WsServer } from "../ws/server.js";
 import { closeFanOut, installFanOut, type FanOut } from "../ws/fan-out.js";
 import type { DevHook } from "../server/dev-hook.js";
 import { Dispatcher } from "../server/dispatch.js";
-import { errorLine } from "../server/error-log.js";
+import { errorLine } from "../http/error-log.js";
 import { ALLOWED_HOSTS_ENV, HostPolicy, hostsFromEnv, LOOPBACK_HOSTS } from "../server/hosts.js";
 import { defaultLayout, type Layout } from "../server/layout.js";
 import { PRODUCTION_OVERRIDES_DEV, isProductionEnv } from "../server/run-mode.js";

@@ -11,7 +11,7 @@ import { CSRF_ENTRY, Request } from "../http/request.js";
 import { decodeParams } from "../routing/from-path.js";
 import { Matcher } from "../routing/matcher.js";
 import { Route } from "../routing/route.js";
-import type { WsConnection, WsListener } from "../ws/listener.js";
+import type { WsConnection, WsListener } from "../routing/ws-listener.js";
 import type { Child } from "../html/node.js";
 import { contextOf, handlerOf, payloadOf } from "./events.js";
 import type { LivePage } from "./page.js";
