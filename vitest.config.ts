@@ -24,8 +24,12 @@ export default defineConfig({
     // Fixture builds run in beforeAll hooks: tspc takes seconds, many more on a loaded machine.
     hookTimeout: 120_000,
     pool: "forks",
-    // Finds (or installs) the Chromium that spec/browser drives, when those tests are in the run.
-    // Prepares the databases the example's tests start it on (PostgreSQL template, PGlite copy).
-    globalSetup: ["spec/support/chromium-setup.ts", "spec/support/example-db-setup.ts"],
+    // First (so torn down last): gives the run a temp folder of its own, and fails the run when
+    // anything is left in it. Then: finds (or installs) the Chromium that spec/browser drives,
+    // when those tests are in the run; prepares the databases the example's tests start it on
+    // (PostgreSQL template, PGlite copy).
+    globalSetup: ["spec/support/temp-folder-setup.ts", "spec/support/chromium-setup.ts", "spec/support/example-db-setup.ts"],
+    // Each test file gets a temp folder of its own inside the run's, and fails if it leaves anything there.
+    setupFiles: ["spec/support/temp-folder-check.ts"],
   },
 });

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -119,6 +119,7 @@ describe("1 NODE_ENV=production: an app given `dev` shows no stack on a 500", ()
     } finally {
       app.child.kill("SIGTERM");
       await app.exited;
+      rmSync(cwd, { recursive: true, force: true });
     }
   });
 
