@@ -33,7 +33,9 @@ function scratchInPackage(): string[] {
  */
 export default function setup(): () => void {
   const given = process.env["TMPDIR"];
-  const run = mkdtempSync(join(tmpdir(), "fw-test-run-"));
+  // Short names: a PostgreSQL cluster's socket lives three folders down, and a socket's path is
+  // limited to ~100 bytes (macOS's temp folder alone takes ~50).
+  const run = mkdtempSync(join(tmpdir(), "fw-run-"));
   // PostgreSQL runs as the `postgres` user when the tests run as root (spec/support/postgres.ts): it must reach its folder.
   chmodSync(run, 0o755);
   process.env["TMPDIR"] = run;
