@@ -96,7 +96,7 @@ let browser: Browser | undefined;
 beforeAll(async () => {
   if (CHROMIUM === undefined) return; // skipped below
   [server, browser] = await Promise.all([start(0), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -164,5 +164,5 @@ describe.skipIf(CHROMIUM === undefined)("fw/live's client against a real server 
     expect(await run<boolean>(tab, "window.stillHere")).toBe(true);
     expect(loads).toBe(1);
     await tab.close();
-  }, 60_000);
+  });
 });

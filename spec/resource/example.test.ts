@@ -10,7 +10,7 @@ let url: string;
 
 beforeAll(async () => {
   url = await app.url;
-}, 30_000);
+});
 
 afterAll(async () => {
   app.child.kill("SIGTERM");

@@ -39,26 +39,26 @@ describe("fw/testing: startApp and its client", () => {
     expect((await app.client().get("/chat")).status).toBe(303);
     await visitor.signOut();
     expect((await visitor.get("/chat")).status).toBe(303);
-  }, 60_000);
+  });
 
   it("a wrong password is a failed sign-in, said plainly", async () => {
     const app = await example();
     const visitor = app.client();
     await visitor.signUp(EMAIL, PASSWORD);
     await expect(visitor.signIn(EMAIL, "not the password at all")).rejects.toThrow(/signing in as tester@example.com failed/);
-  }, 60_000);
+  });
 
   it("shares nothing between tests: the account of the test before does not exist in a new app", async () => {
     const app = await example();
     await expect(app.client().signIn(EMAIL, PASSWORD)).rejects.toThrow(/failed/);
-  }, 60_000);
+  });
 
   it("a form post without the page's token is refused (403): submit is what sends it", async () => {
     const app = await example();
     const visitor = app.client();
     expect((await visitor.post("/signup", { email: EMAIL, password: PASSWORD })).status).toBe(403);
     expect((await visitor.submit("/signup", { email: EMAIL, password: PASSWORD })).status).toBe(303);
-  }, 60_000);
+  });
 
   it("an app that cannot boot rejects with its output", async () => {
     await expect(startApp({ cwd: resolve("."), main: "example/dist/missing.js" })).rejects.toThrow(/exited before serving/);
