@@ -20,12 +20,20 @@ export default defineConfig({
   },
   test: {
     include: ["spec/**/*.test.ts", "spec/**/*.test.tsx"],
-    testTimeout: 20_000,
-    // Fixture builds run in beforeAll hooks: tspc takes seconds, many more on a loaded machine.
+    // A timeout catches a hang; it is no speed check, so a test's verdict must not depend on how
+    // busy the machine is. Builds, boots and property runs take several times longer at a load
+    // of 6 on two cores than on a quiet machine (20 s was overrun there), so a test and a hook get
+    // two minutes, and a test that builds more than once gets BUILD_TIMEOUT_MS (spec/support/tspc.ts)
+    // per build. Never give a test or a hook less than these.
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
-    // Finds (or installs) the Chromium that spec/browser drives, when those tests are in the run.
-    // Prepares the databases the example's tests start it on (PostgreSQL template, PGlite copy).
-    globalSetup: ["spec/support/chromium-setup.ts", "spec/support/example-db-setup.ts"],
+    // First (so torn down last): gives the run a temp folder of its own, and fails the run when
+    // anything is left in it. Then: finds (or installs) the Chromium that spec/browser drives,
+    // when those tests are in the run; prepares the databases the example's tests start it on
+    // (PostgreSQL template, PGlite copy).
+    globalSetup: ["spec/support/temp-folder-setup.ts", "spec/support/chromium-setup.ts", "spec/support/example-db-setup.ts"],
+    // Each test file gets a temp folder of its own inside the run's, and fails if it leaves anything there.
+    setupFiles: ["spec/support/temp-folder-check.ts"],
   },
 });

@@ -56,7 +56,7 @@ export { Relations, type RelatedModel } from "./resource/relations.js";
 export { Resource, resourceRoutes, PAGE_SIZE, type ResourceOptions } from "./resource/resource.js";
 export { ScopedStore } from "./resource/scoped-store.js";
 export type { OwnedDeclaration } from "./resource/owned-declaration.js";
-export type { WsListener, WsConnection } from "./ws/listener.js";
+export type { WsListener, WsConnection } from "./routing/ws-listener.js";
 export { Room, MAX_ROOM_NAME } from "./ws/room.js";
 export type { FanOut } from "./ws/fan-out.js";
 export { DEFAULT_WS_SEND_TIMEOUT_MS, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_MAX_MESSAGE_BYTES } from "./ws/defaults.js";
@@ -71,8 +71,8 @@ export {
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   type HttpAppOptions,
   type ServeOptions,
-  type Console,
-} from "./server/http-app.js";
+} from "./app/http-app.js";
+export type { Console } from "./app/console.js";
 export {
   DEFAULT_CONTENT_SECURITY_POLICY,
   type ContentSecurityPolicy,

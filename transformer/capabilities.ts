@@ -1,6 +1,7 @@
 import type * as ts from "typescript";
 import { Codes } from "./diagnostics.js";
-import type { CapabilityUse, Checking } from "./handlers.js";
+import type { CapabilityUse } from "./capability-parameter.js";
+import type { Checking } from "./checking.js";
 import { routeExport } from "./handlers.js";
 
 /** Where a capability comes from in the generated table. */

@@ -1,5 +1,56 @@
 import type * as ts from "typescript";
-import type { CapabilityUse, Checking } from "./handlers.js";
+import { fail, type Checking, type Site } from "./checking.js";
+import { Codes } from "./diagnostics.js";
+import { fwTypeName } from "./fw-symbols.js";
+
+/** One capability a handler asks for in its second parameter, and who supplies it. */
+export interface CapabilityUse {
+  readonly name: string;
+  /** The type as the handler wrote it, for messages. */
+  readonly type: string;
+  /** The type itself, to check what the capabilities module exports against. */
+  readonly required: ts.Type;
+  /**
+   * `Store<M>` (or `ScopedStore<M>`, of an owned model) of a known model: supplied by the
+   * model's store, not the capabilities module (a broken model's leaves the row out).
+   */
+  readonly store?: string;
+}
+
+/** The second parameter: an object type whose properties name the capabilities. */
+export function capabilityUses(c: Checking, site: Site, parameter: ts.Symbol, capabilities: ts.Type): CapabilityUse[] | undefined {
+  let ok = true;
+  const uses = capabilities.getProperties().map((property): CapabilityUse => {
+    const required = c.checker.getTypeOfSymbol(property);
+    const stored = storedModel(c, required);
+    const use = { name: property.getName(), type: c.checker.typeToString(required), required };
+    if (stored?.scoped === true && !c.ownedModels.has(stored.model) && !c.brokenModels.has(stored.model)) {
+      ok = false;
+      const message = `\`${site.name}\` asks for \`${use.name}: ${use.type}\`, but ${stored.model} declares no \`owned\`, so its rows belong to nobody and its store is not a ScopedStore: ask for \`${use.name}: Store<${stored.model}>\`.`;
+      fail(c, site, Codes.mistypedCapability, message);
+    }
+    return stored === undefined ? use : { ...use, store: stored.model };
+  });
+  const notObject = (capabilities.flags & c.ts.TypeFlags.Object) === 0 || capabilities.getCallSignatures().length > 0;
+  if (notObject || isBareCapability(c, parameter, capabilities, uses)) {
+    fail(c, site, Codes.capabilitiesNotObject, `the second parameter of \`${site.name}\` is ${bareCapabilityAdvice(c, parameter, capabilities)}`);
+    return undefined;
+  }
+  return ok ? uses : undefined;
+}
+
+/**
+ * The model a `Store<M>` capability is for, when M is a model the build knows; `ScopedStore<M>`
+ * too (`scoped`): an owned model's store is one, and asking for it by that type is how a
+ * handler reaches one user's rows (`for(user)`). Never the capabilities module's to supply.
+ */
+function storedModel(c: Checking, type: ts.Type): { readonly model: string; readonly scoped: boolean } | undefined {
+  const scoped = fwTypeName(type, "scopedStore") === "ScopedStore";
+  if (!scoped && fwTypeName(type, "store") !== "Store") return undefined;
+  const argument = (type.aliasTypeArguments ?? c.checker.getTypeArguments(type as ts.TypeReference))[0];
+  const name = argument === undefined ? undefined : (argument.aliasSymbol ?? argument.getSymbol())?.getName();
+  return name !== undefined && (c.models.has(name) || c.brokenModels.has(name)) ? { model: name, scoped } : undefined;
+}
 
 /**
  * A second parameter that is one capability on its own (`create(request, mailer: Mailer)`)

@@ -1,8 +1,7 @@
 import type * as ts from "typescript";
 import { at, Codes } from "./diagnostics.js";
 import { fwTypeName, isFwSymbol } from "./fw-symbols.js";
-import type { Checking } from "./handlers.js";
-import { memberName } from "./live-page.js";
+import type { Checking } from "./checking.js";
 
 /** A live page's spec as live-page.ts found it. */
 export interface EventsSite {
@@ -236,4 +235,10 @@ function howOf(c: Checking, attribute: string, node: ts.JsxAttribute): How {
   if (attribute !== "fw-change") return attribute as How;
   const element = node.parent.parent;
   return element.tagName.getText() === "form" ? "fw-change on a <form>" : "fw-change on an input";
+}
+
+/** A property's name as written, when it is a plain one (not computed). */
+export function memberName(c: Checking, name: ts.PropertyName): string | undefined {
+  if (c.ts.isIdentifier(name) || c.ts.isStringLiteral(name) || c.ts.isNumericLiteral(name) || c.ts.isNoSubstitutionTemplateLiteral(name)) return name.text;
+  return undefined;
 }

@@ -2,9 +2,25 @@ import * as path from "node:path";
 import type * as ts from "typescript";
 import { Codes } from "./diagnostics.js";
 import { isFwSymbol } from "./fw-symbols.js";
-import { capabilityUses, paramUses, spot, type CapabilityUse, type Checking, type Handler, type Site } from "./handlers.js";
-import { checkEvents } from "./live-events.js";
+import { capabilityUses, type CapabilityUse } from "./capability-parameter.js";
+import { spot, type Checking, type Site } from "./checking.js";
+import { checkEvents, memberName } from "./live-events.js";
+import { paramUses, type ParamUse } from "./param-types.js";
 import type { RouteFile } from "./scan.js";
+
+/**
+ * A live page (fw/live's `LivePage`, spec 4.6): its GET and no-JavaScript POST at the file's
+ * place, its socket after the table. `id` names the socket (`counter.Index`); `params` and
+ * `capabilities` are read from `mount` as a handler's are; `forms` maps each form event whose
+ * payload is `FormInput<M>` to the model M it is read with.
+ */
+export interface LiveHandler<Capability> {
+  readonly case: "live";
+  readonly id: string;
+  readonly params: readonly ParamUse[];
+  readonly capabilities: readonly Capability[];
+  readonly forms: readonly { readonly event: string; readonly model: string }[];
+}
 
 /** Where a route file's live page is, as the handler analysis found it. */
 export interface LivePageSite {
@@ -24,7 +40,7 @@ export interface LivePageSite {
  * are), and its events checked against the markup (live-events.ts). Mistakes become findings
  * on the file; the result is then undefined.
  */
-export function analyseLivePage(c: Checking, site: LivePageSite): Handler | undefined {
+export function analyseLivePage(c: Checking, site: LivePageSite): LiveHandler<CapabilityUse> | undefined {
   const name = site.route.role.exportName;
   if (site.route.role.method !== "GET") {
     c.findings.push({
@@ -83,12 +99,6 @@ export function memberFunction(c: Checking, literal: ts.ObjectLiteralExpression,
     }
     return undefined;
   }
-  return undefined;
-}
-
-/** A property's name as written, when it is a plain one (not computed). */
-export function memberName(c: Checking, name: ts.PropertyName): string | undefined {
-  if (c.ts.isIdentifier(name) || c.ts.isStringLiteral(name) || c.ts.isNumericLiteral(name) || c.ts.isNoSubstitutionTemplateLiteral(name)) return name.text;
   return undefined;
 }
 

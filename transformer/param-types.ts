@@ -1,4 +1,6 @@
 import type * as ts from "typescript";
+import { fail, spot, type Checking, type Site } from "./checking.js";
+import { Codes } from "./diagnostics.js";
 
 const READ_AS =
   'A segment is read as one string, number, bigint or boolean (a union of literals of one of them, or one with typia tags such as `number & tags.Type<"uint32">` or `Id<Post>`, is fine): ' +
@@ -39,4 +41,44 @@ function atomicOf(tsApi: typeof ts, type: ts.Type): Atomic | undefined {
     return primitives.length === 1 ? atomicOf(tsApi, primitives[0] as ts.Type) : undefined;
   }
   return undefined;
+}
+
+/** A path parameter the handler reads, and whether it needs a typia decoder (non-string). */
+export interface ParamUse {
+  readonly name: string;
+  readonly type: string;
+  readonly decode: boolean;
+}
+
+/** The params type `P` of `Request<P>`: each property must name a path parameter. */
+export function paramUses(c: Checking, site: Site, params: ts.Type | undefined): ParamUse[] | undefined {
+  if (params === undefined || params.getStringIndexType() !== undefined) return []; // the default: raw strings
+  const uses: ParamUse[] = [];
+  for (const property of params.getProperties()) {
+    const name = property.getName();
+    if (!site.pattern.includes(name)) {
+      const known = site.pattern.length === 0 ? "it has none" : `it has ${site.pattern.map((p) => `\`${p}\``).join(", ")}`;
+      fail(c, site, Codes.paramNotInPath, `\`${site.name}\` reads the path parameter \`${name}\`, but its path has no such parameter (${known}). Rename the folder to \`_${name}\` or fix the params type.`);
+      return undefined;
+    }
+    const type = c.checker.getTypeOfSymbol(property);
+    const why = undecodable(c.ts, type);
+    if (why !== undefined) {
+      const written = c.checker.typeToString(type);
+      const declared = property.valueDeclaration;
+      const where = declared !== undefined && declared.getSourceFile() === site.source ? declared : site.declaration;
+      c.findings.push({
+        code: Codes.paramNotDecodable,
+        category: "error",
+        file: site.source,
+        ...spot(where),
+        message:
+          `${site.where}: \`${site.name}\` reads the path parameter \`${name}\` as \`${written}\`, which fw cannot decode from a path segment: ${why}.`,
+      });
+      return undefined;
+    }
+    const decode = (type.flags & c.ts.TypeFlags.String) === 0;
+    uses.push({ name, type: c.checker.typeToString(type), decode });
+  }
+  return uses;
 }

@@ -1,4 +1,4 @@
-import type { WsConnection, WsListener } from "../ws/listener.js";
+import type { WsConnection, WsListener } from "../routing/ws-listener.js";
 import { SESSION_ID_ENTRY } from "./session-user.js";
 
 /** The close code a socket of a signed-out session gets (1008, policy violation). */

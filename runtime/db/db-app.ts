@@ -1,8 +1,9 @@
 import { relative, resolve } from "node:path";
 import { BootError } from "../routing/boot-error.js";
-import { HttpApp, type HttpAppOptions, type ServeOptions } from "../server/http-app.js";
+import { loadDevHook } from "../app/load-dev-hook.js";
+import { HttpApp, type HttpAppOptions, type ServeOptions } from "../app/http-app.js";
 import type { RunningServer } from "../server/server.js";
-import { loadDevHook, type DevHook } from "../server/dev-hook.js";
+import type { DevHook } from "../server/dev-hook.js";
 import { isProductionEnv } from "../server/run-mode.js";
 import { DevDrift } from "./dev-drift.js";
 import { schemaDrift } from "./schema-diff.js";

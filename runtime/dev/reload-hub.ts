@@ -1,5 +1,5 @@
 import { Route, type WsRoute } from "../routing/route.js";
-import type { WsConnection } from "../ws/listener.js";
+import type { WsConnection } from "../routing/ws-listener.js";
 
 /** Where the reload client connects (spec 4.6: dev only, asked before the table). */
 export const RELOAD_PATH = "/fw/reload";

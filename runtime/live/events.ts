@@ -10,7 +10,7 @@ import { EVENT_FIELD, Form } from "../resource/form.js";
 import type { ModelSpec } from "../resource/model.js";
 import { CSRF_FIELD } from "../server/csrf.js";
 import type { FormInput, LiveContext, LiveHandler, LivePage, LiveValues } from "./page.js";
-import type { LiveMount } from "./routes.js";
+import type { LiveMount } from "./mount.js";
 import { publish } from "./topics.js";
 
 /** The handler of `name`, when the page has one (own entries only: `constructor` is no event). */

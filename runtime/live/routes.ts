@@ -3,31 +3,13 @@ import { BadRequest } from "../http/failure.js";
 import type { Request } from "../http/request.js";
 import { Ok, Response, status } from "../http/response.js";
 import { EVENT_FIELD } from "../resource/form.js";
-import type { ModelSpec } from "../resource/model.js";
-import type { ParamDecoders } from "../routing/from-path.js";
 import { Route, type HttpRoute, type WsRoute } from "../routing/route.js";
 import { CLIENT_PATH, clientFile } from "./client-file.js";
 import { contextOf, handlerOf, payloadOf } from "./events.js";
+import type { LiveMount } from "./mount.js";
 import type { LivePage } from "./page.js";
 import { liveListener } from "./socket.js";
 import { livePage, liveView, pathAndQuery, socketPath } from "./view.js";
-
-/** What the generated table tells a live page about where and how it is mounted. */
-export interface LiveMount<C> {
-  /** The page's id, the last segment of its socket: the route file's path under the app folder, `/` → `.`, no extension (`chat.Index`, `posts._id.Show`). */
-  readonly id: string;
-  /** The page's path pattern (`/posts/:id`). */
-  readonly path: string;
-  /** Decoders for the path parameters, as the page's GET row has. */
-  readonly params?: ParamDecoders;
-  /** The capabilities `mount` asks for. */
-  readonly capabilities: C;
-  /** Per form event, the model its payload (`FormInput<M>`) is read with. */
-  // biome-ignore lint/suspicious/noExplicitAny: one map holds forms of different models
-  readonly forms?: Readonly<Record<string, ModelSpec<any>>>;
-  /** The route file, for `routes` and messages. */
-  readonly source: string;
-}
 
 const PAGE_ID = /^[A-Za-z0-9_$.-]+$/;
 

@@ -7,7 +7,7 @@ import type { Request } from "../http/request.js";
 import { clientUrl } from "./client-file.js";
 import { formModelOf, formOf } from "./events.js";
 import type { LiveFormProps, LiveView } from "./page.js";
-import type { LiveMount } from "./routes.js";
+import type { LiveMount } from "./mount.js";
 
 /** The socket a page's root names: `/fw/live/<page id>`. */
 export function socketPath(id: string): string {

@@ -5,7 +5,7 @@ import { isMethod, type Method } from "../http/method.js";
 import { API, BROWSER, type Kind } from "./kind.js";
 import { PathPattern } from "./path-pattern.js";
 import type { ParamDecoders } from "./from-path.js";
-import type { WsListener } from "../ws/listener.js";
+import type { WsListener } from "./ws-listener.js";
 import { BootError } from "./boot-error.js";
 
 /**

@@ -6,8 +6,8 @@ import type { HttpRoute, WsRoute } from "../routing/route.js";
 /**
  * What the dev server adds to the HTTP core (spec 1, 4.6): the reload socket, the reload
  * client in every HTML page, and the page shown while the build is broken. The core knows this
- * shape only; the dev module (runtime/dev/) provides it, and `loadDevHook` is the one place
- * the core reaches into that module, on `dev` alone, so a production server never loads it.
+ * shape only: the dev module (runtime/dev/) provides it, and the app (runtime/app/) loads that
+ * module on `dev` alone and hands the hook to the server, so a production server never loads it.
  */
 export interface DevHook {
   /** fw's own sockets in dev (`WS /fw/reload`), asked before the table. */
@@ -59,8 +59,3 @@ export interface DevStandIn {
   refusal(): HttpFailure;
 }
 
-/** Loads fw's dev module and makes its hook. */
-export async function loadDevHook(): Promise<DevHook> {
-  const { createDevHook } = await import("../dev/in-app.js");
-  return createDevHook();
-}

@@ -14,27 +14,19 @@ import { API } from "../routing/kind.js";
 import type { Lookup, Matcher } from "../routing/matcher.js";
 import { adaptedApiHandler, type Route } from "../routing/route.js";
 import type { Html } from "../html/node.js";
+import type { Answer } from "./answer.js";
 import { ClientGone, readBody } from "./body.js";
 import { checkCsrf, mintToken } from "./csrf.js";
 import type { devDetails } from "./dev-details.js";
-import { incidentId } from "./error-log.js";
+import { incidentId } from "../http/error-log.js";
 import { ALLOWED_HOSTS_ENV, twoHosts, type HostPolicy } from "./hosts.js";
 import type { DevHook, DevStandIn } from "./dev-hook.js";
 import { renderPage, type Layout } from "./layout.js";
-import { clientAddress, isSecure } from "./secure.js";
+import { clientAddress, isSecure } from "../http/secure.js";
 import { plainAnswer, problemContent, problemOf, renderProblemPage } from "./problem.js";
 import { writeSession } from "./session-cookie.js";
 import { storeFailure } from "./store-failure.js";
 import type { PublicFiles } from "./static-files.js";
-
-/** What goes on the wire: status, headers as a flat [name, value, …] list, and the body. */
-export interface Answer {
-  readonly status: number;
-  readonly headers: string[];
-  readonly body: string | Uint8Array;
-  /** Close the connection after answering (a body left unread, for one). */
-  readonly close?: boolean;
-}
 
 export interface DispatchOptions {
   readonly matcher: Matcher;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import type { Answer } from "./dispatch.js";
+import type { Answer } from "./answer.js";
 import { plainAnswer } from "./problem.js";
 
 /**

@@ -3,7 +3,7 @@ import { statusOf, type HttpFailure } from "../http/failure.js";
 import type { Request } from "../http/request.js";
 import { element, fragment, isNode, type Child, type Element, type Html } from "../html/node.js";
 import { renderHtml } from "../html/render.js";
-import type { Answer } from "./dispatch.js";
+import type { Answer } from "./answer.js";
 import { renderPage, type Layout } from "./layout.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { Duplex } from "node:stream";
-import type { Answer } from "./dispatch.js";
+import type { Answer } from "./answer.js";
 import { phrase } from "./problem.js";
 
 /**

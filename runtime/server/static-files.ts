@@ -4,7 +4,7 @@ import { extname, join, resolve, sep } from "node:path";
 import { NOSNIFF } from "../http/default-headers.js";
 import { noneMatchHits } from "../http/etag.js";
 import { splitPath } from "../http/path.js";
-import type { Answer } from "./dispatch.js";
+import type { Answer } from "./answer.js";
 
 /** The name of the app's folder of files served as they are (docs/guides/static-files.md). */
 export const DEFAULT_PUBLIC_DIR = "public";

@@ -1,7 +1,7 @@
 import { WebSocket, type RawData } from "ws";
 import type { Request } from "../http/request.js";
 import { Inbox } from "./inbox.js";
-import type { WsConnection, WsListener } from "./listener.js";
+import type { WsConnection, WsListener } from "../routing/ws-listener.js";
 import { Outbox, StalledClient, type Sink } from "./outbox.js";
 
 /** How a connection behaves; `WsServer` fills it from the app's settings. */

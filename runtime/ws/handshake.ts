@@ -7,7 +7,7 @@ import { arrivedSession, type SessionCodec } from "../http/session-codec.js";
 import type { Matcher } from "../routing/matcher.js";
 import type { WsRoute } from "../routing/route.js";
 import type { Identify } from "../routing/route-table.js";
-import { isSecure } from "../server/secure.js";
+import { isSecure } from "../http/secure.js";
 import type { OriginPolicy } from "./origin.js";
 
 /** What a handshake is checked against. */

@@ -1,5 +1,5 @@
 import { broadcastNamed, registerRoom, unregisterRoom, type LocalRoom } from "./fan-out.js";
-import type { WsConnection } from "./listener.js";
+import type { WsConnection } from "../routing/ws-listener.js";
 
 /** The longest room name: names travel with every cross-process message. */
 export const MAX_ROOM_NAME = 200;

@@ -4,7 +4,7 @@ import type { WebSocketServer } from "ws";
 import type { SessionCodec } from "../http/session-codec.js";
 import { BootError } from "../routing/boot-error.js";
 import { Matcher } from "../routing/matcher.js";
-import { incidentId } from "../server/error-log.js";
+import { incidentId } from "../http/error-log.js";
 import type { WsRoute } from "../routing/route.js";
 import type { Identify } from "../routing/route-table.js";
 import type { ConnectionSettings, LiveConnection } from "./connection.js";

@@ -27,7 +27,7 @@ describe.each(builds)("The example $build uses fw/auth: posts owned by their aut
     main = await entry();
     app = bootExample([], { FW_SECRET: TEST_SECRET }, { main });
     url = await app.url;
-  }, 30_000);
+  });
 
   afterAll(async () => {
     app.child.kill("SIGTERM");

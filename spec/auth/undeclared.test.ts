@@ -8,7 +8,7 @@ let built: Built;
 
 beforeAll(async () => {
   built = await tspc(join(FIXTURES, "auth-undeclared"));
-}, 60_000);
+});
 
 describe("2.12 With `\"auth\": \"fw/auth\"`, every page and model declares its guard (against the real module)", () => {
   it("a page with no `guarded` export fails the build, naming the file, the route and the fix", () => {

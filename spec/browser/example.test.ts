@@ -23,7 +23,7 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   app = bootExample([], { FW_SECRET: TEST_SECRET });
   [url, browser] = await Promise.all([app.url, chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await browser?.close();

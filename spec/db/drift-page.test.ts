@@ -65,7 +65,7 @@ describe("issue 21: the drift page in process", () => {
     expect(booted).toEqual([{ migrations: 1 }]);
     expect(await (await fetch(`${url}/`)).text()).toBe("the app");
     expect((await fetch(`${url}/fw/sync`, { method: "POST" })).status).toBe(404);
-  }, 60_000);
+  });
 
   it("stands in for every browser GET and HEAD, even of no route; an API route and other methods get a 503 naming the drift", async () => {
     const url = await serveWith([NOTES]);
@@ -80,7 +80,7 @@ describe("issue 21: the drift page in process", () => {
     expect((await fetch(`${url}/`, { method: "DELETE" })).status).toBe(503);
     expect((await fetch(`${url}/fw/sync`)).status).toBe(503); // GET of an action: the page, not the action
     expect((await fetch(`${url}/fw/health`)).status).toBe(200);
-  }, 60_000);
+  });
 
   it("Sync goes back only to a path of this site", async () => {
     const url = await serveWith([NOTES]);
@@ -91,7 +91,7 @@ describe("issue 21: the drift page in process", () => {
     expect(synced.location).toBe("/");
     expect(await (await fetch(`${url}/`)).text()).toBe("the app");
     expect(log.join("\n")).toContain("fw dev: synced the dev database (1 change in notes)");
-  }, 60_000);
+  });
 
   it("a change the database refuses answers 409 with its reason and applies nothing; a Freeze that fails leaves no migration", async () => {
     await database?.query("INSERT INTO notes (text) VALUES ($1)", ["longer than three"]);
@@ -109,7 +109,7 @@ describe("issue 21: the drift page in process", () => {
     expect(frozen.html).toMatch(/0002_shorter\.sql failed and was rolled back/);
     expect(readdirSync(join(dir, "migrations"))).toEqual(["0001_nothing.sql"]);
     expect((await database?.query("SELECT text FROM notes"))?.rows).toEqual([{ text: "longer than three" }]);
-  }, 60_000);
+  });
 
   it("a required field gained by a table with rows: the page asks the value each column's rows get; refused without one or with a wrong one (422, what was typed shown again); Freeze writes the value", async () => {
     const url = await serveWith([RATED]);
@@ -144,5 +144,5 @@ describe("issue 21: the drift page in process", () => {
     expect(migration).not.toContain("RAISE");
     expect((await database?.query("SELECT text, stars, done FROM notes"))?.rows).toEqual([{ text: "longer than three", stars: 4, done: false }]);
     expect(await (await fetch(`${url}/`)).text()).toBe("the app");
-  }, 60_000);
+  });
 });

@@ -29,7 +29,7 @@ export function onPglite(suite: (engine: EngineHandle) => void): void {
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), "fw-pglite-"));
       db = await openDatabase({ directory: dir, env: {} });
-    }, 60_000);
+    });
     afterAll(async () => {
       await db?.close();
       rmSync(dir, { recursive: true, force: true });
@@ -54,7 +54,7 @@ export function onPostgres(suite: (engine: EngineHandle) => void): void {
     afterAll(async () => {
       await db?.close();
       await cluster?.destroy();
-    }, 60_000);
+    });
     suite({ name: "PostgreSQL", db: () => db as Database, cluster: () => cluster });
   });
 }

@@ -83,7 +83,7 @@ describe.each(engines)("The example on %s keeps its data across restarts", (engi
     const { err } = app.output();
     expect(err).toContain("0001_create_users, 0002_create_posts_notes_guestbook");
     expect(err).toContain("db migrate");
-  }, 60_000);
+  });
 });
 
 // Issue 21: the example as two processes on one PostgreSQL database (what `--workers 2` or two
@@ -112,5 +112,5 @@ describe.runIf(hasEngine("postgres"))("The example as two processes on one Postg
     expect(await second.next()).toBe(`${email}: across processes`);
     first.socket.close();
     second.socket.close();
-  }, 90_000);
+  });
 });

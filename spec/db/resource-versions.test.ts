@@ -47,7 +47,7 @@ onEveryEngine((engine) => {
       await engine.db().script(createTableSql(spec));
       store = new SqlStore<Tag>(engine.db(), spec);
       served = await serve({ routes: RouteTable.of(...resourceRoutes(model, store)) });
-    }, 60_000);
+    });
     afterAll(async () => served?.close());
 
     it("Edit's form carries the row's version in the reserved _version field; Update moves it on", async () => {

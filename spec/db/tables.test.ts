@@ -34,7 +34,7 @@ afterAll(async () => {
   await cluster?.destroy();
   rmSync(join(dir, "db"), { recursive: true, force: true });
   rmSync(join(dir, ".fw"), { recursive: true, force: true });
-}, 60_000);
+});
 
 describe("issue 20: models with a table", () => {
   it("the generated module imports fw/db and gives each table model's store; a model without a table stays in memory", () => {

@@ -36,7 +36,7 @@ else {
   beforeAll(async () => {
     cluster = await startCluster(bin);
   }, 120_000);
-  afterAll(async () => cluster?.destroy(), 60_000);
+  afterAll(async () => cluster?.destroy());
   devFlow("PostgreSQL", () => ({ DATABASE_URL: (cluster as PostgresCluster).url }));
 }
 

@@ -110,7 +110,7 @@ describe("fw new <dir>", () => {
         await app.exited;
       }
     }
-  }, 60_000);
+  });
 
   it("refuses a non-empty directory with a clear message and exit code 2, writing nothing", async () => {
     const dir = scratch("new-full");

@@ -2,7 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bootOf, guarded, reloaded, startDev, type DevServer } from "../support/dev-server.js";
-import { scratchCopy } from "../support/tspc.js";
+import { BUILD_TIMEOUT_MS, scratchCopy } from "../support/tspc.js";
 import { connect, refusal } from "../support/ws-client.js";
 
 const scratch: string[] = [];
@@ -65,7 +65,7 @@ describe("fw dev (spec 1, 4.6)", () => {
     // Printed once (issue 22, item 9): the broken build's compile rewrote src/.fw/, so tsc compiled
     // it twice and printed the error twice; fw dev prints a build's diagnostics once, when it acts on it.
     expect(dev.output().match(/src\/app\/Index\.tsx\(1,14\): error TS91002/g), dev.output()).toHaveLength(1);
-  }, 120_000);
+  }, 4 * BUILD_TIMEOUT_MS);
 
   it("prints the route table at start and again only when it changed; one restart per change", async () => {
     const { dir, dev } = devOn("basic");
@@ -89,7 +89,7 @@ describe("fw dev (spec 1, 4.6)", () => {
     // rewrote the table (and which still emitted the old one) was skipped.
     expect(restarts()).toBe(before + 1);
     expect(await (await fetch(`${url}/extra`)).text()).toBe("extra");
-  }, 120_000);
+  }, 3 * BUILD_TIMEOUT_MS);
 
   it("the reload socket obeys the Origin rule", async () => {
     const { dev } = devOn("basic");
@@ -98,5 +98,5 @@ describe("fw dev (spec 1, 4.6)", () => {
     expect((await refusal(url, "/fw/reload", { origin: null })).status).toBe(403);
     const socket = await connect(url, "/fw/reload");
     socket.socket.close();
-  }, 60_000);
+  }, BUILD_TIMEOUT_MS);
 });

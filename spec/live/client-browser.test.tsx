@@ -126,7 +126,7 @@ let browser: Browser | undefined;
 beforeAll(async () => {
   if (CHROMIUM === undefined) return; // skipped below
   [server, browser] = await Promise.all([start(0), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -194,7 +194,7 @@ describe.skipIf(CHROMIUM === undefined)("fw/live's client against a real server 
     expect(await run<boolean>(tab, "window.stillHere")).toBe(true);
     expect(loads).toBe(1);
     await tab.close();
-  }, 60_000);
+  });
 
   it("dev: the reload client runs under the policy (its hash), reloads into a broken build's page and out of it; fw's dev pages show as meant", async () => {
     if (browser === undefined) throw new Error("beforeAll did not start the browser");
@@ -235,5 +235,5 @@ describe.skipIf(CHROMIUM === undefined)("fw/live's client against a real server 
     } finally {
       await dev.close();
     }
-  }, 60_000);
+  });
 });

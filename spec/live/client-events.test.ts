@@ -64,7 +64,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-}, 30_000);
+});
 
 afterAll(async () => {
   await browser?.close();

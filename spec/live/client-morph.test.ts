@@ -36,7 +36,7 @@ let page: Page;
 
 beforeAll(async () => {
   if (CHROMIUM !== undefined) browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-}, 30_000);
+});
 afterAll(async () => browser?.close());
 
 beforeEach(async () => {

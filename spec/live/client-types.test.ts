@@ -20,7 +20,7 @@ it("fw/live's client (runtime/live/client/live.js) type-checks strictly against 
   });
   const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
   expect(problems).toEqual([]);
-}, 60_000);
+});
 
 it("fw/live's client stays within its size target: 10 KB gzipped", () => {
   const source = readFileSync(new URL("../../runtime/live/client/live.js", import.meta.url));

@@ -11,7 +11,7 @@ let url: string;
 
 beforeAll(async () => {
   url = await app.url;
-}, 30_000);
+});
 
 afterAll(async () => {
   app.child.kill("SIGTERM");

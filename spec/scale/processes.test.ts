@@ -20,12 +20,13 @@ if (bin === undefined) noPostgresNotice();
 
 /**
  * One GET on a connection of its own (no keep-alive), so the cluster's primary hands it to the
- * next worker. A connection that fails or gets no whole answer within 10 s is status 0.
+ * next worker. A connection that fails or gets no whole answer within 60 s (a hang: a slow machine
+ * answers well within it) is status 0.
  */
 function getFresh(url: string): Promise<{ status: number; body: string }> {
   return new Promise((done) => {
     const lost = () => done({ status: 0, body: "" });
-    const req = request(url, { agent: false, headers: { connection: "close" }, timeout: 10_000 }, (response) => {
+    const req = request(url, { agent: false, headers: { connection: "close" }, timeout: 60_000 }, (response) => {
       let body = "";
       response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
       response.on("end", () => done({ status: response.statusCode ?? 0, body }));
@@ -64,7 +65,7 @@ describe.skipIf(bin === undefined)("issue 21: an app as several processes on one
     await Promise.all(apps.map((app) => app.exited));
     await cluster?.destroy();
     rmSync(join(dir, "db"), { recursive: true, force: true });
-  }, 60_000);
+  });
 
   it("signed in through one process, a guarded page is read through the other (sessions are signed cookies, users in the database)", async () => {
     const first = new Browser(a);
@@ -81,7 +82,7 @@ describe.skipIf(bin === undefined)("issue 21: an app as several processes on one
     const after = new Browser(a);
     after.cookie = first.cookie;
     expect((await after.get("/secret")).status).toBe(303);
-  }, 60_000);
+  });
 
   it("a row created through one process is listed by the other", async () => {
     const browser = new Browser(a);
@@ -90,7 +91,7 @@ describe.skipIf(bin === undefined)("issue 21: an app as several processes on one
     const listed = await new Browser(b).get("/posts");
     expect(listed.status).toBe(200);
     expect(listed.html).toContain("Written through A");
-  }, 60_000);
+  });
 
   it("a chat message sent to a socket on one process reaches sockets on both (LISTEN/NOTIFY)", async () => {
     const clients: Client[] = [];
@@ -105,7 +106,7 @@ describe.skipIf(bin === undefined)("issue 21: an app as several processes on one
     } finally {
       for (const client of clients) client.socket.close();
     }
-  }, 60_000);
+  });
 
   it("five wrong passwords spread over both processes trip the limit: the sixth is 429 in either, even with the right password", async () => {
     const email = freshEmail("limit");
@@ -135,7 +136,8 @@ describe.skipIf(bin === undefined)("issue 21: an app as several processes on one
       // connection the primary handed to the worker as it died may be lost: at most one.)
       const after = new Set<string>();
       let lost = 0;
-      for (let i = 0; i < 200 && after.size < 2; i++) {
+      // Until the replacement answers too, however long its boot takes on a busy machine (the test's timeout is the bound).
+      while (after.size < 2 && lost <= 1) {
         const answer = await getFresh(`${url}/pid`);
         if (answer.status === 0) lost++;
         else after.add(answer.body);
@@ -157,5 +159,5 @@ describe.skipIf(bin === undefined)("issue 21: an app as several processes on one
     expect(ran.code).toBe(1);
     expect(ran.err.match(/fw: cannot boot: /g)).toHaveLength(1);
     expect(ran.err).toMatch(/fw: a worker \(pid \d+\) exited with code 1 before it served: stopping every worker\./);
-  }, 60_000);
+  });
 });

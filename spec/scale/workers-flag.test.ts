@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { HttpApp, RouteTable, type Console } from "../../runtime/index.js";
-import { workersRequest } from "../../runtime/server/workers-flag.js";
+import { workersRequest } from "../../runtime/app/workers-flag.js";
 import { appDatabase, DbApp } from "../../runtime/db/index.js";
 import { TEST_SECRET } from "../support/serve.js";
 

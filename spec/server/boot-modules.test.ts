@@ -20,18 +20,21 @@ async function modulesLoaded(args: readonly string[]): Promise<string[]> {
   child.stdout.on("data", (chunk) => (out += chunk));
   child.stderr.on("data", (chunk) => (err += chunk));
   const exited = new Promise((done) => child.on("close", done));
-  const url = await new Promise<string>((ready, fail) => {
-    child.stdout.on("data", () => {
-      const match = /serving \d+ routes on (http:\/\/\S+)/.exec(out);
-      if (match?.[1] !== undefined) ready(match[1]);
+  try {
+    const url = await new Promise<string>((ready, fail) => {
+      child.stdout.on("data", () => {
+        const match = /serving \d+ routes on (http:\/\/\S+)/.exec(out);
+        if (match?.[1] !== undefined) ready(match[1]);
+      });
+      void exited.then(() => fail(new Error(`exited before serving:\n${out}\n${err}`)));
     });
-    void exited.then(() => fail(new Error(`exited before serving:\n${out}\n${err}`)));
-  });
-  expect(await (await fetch(`${url}/loaded`)).text()).toBe("ws not loaded");
-  expect((await fetch(`${url}/nothing`)).status).toBe(404);
-  child.kill("SIGTERM");
-  await exited;
-  rmSync(cwd, { recursive: true, force: true });
+    expect(await (await fetch(`${url}/loaded`)).text()).toBe("ws not loaded");
+    expect((await fetch(`${url}/nothing`)).status).toBe(404);
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
+    rmSync(cwd, { recursive: true, force: true });
+  }
   return [...err.matchAll(/^loaded (.+)$/gm)].map((m) => m[1] as string);
 }
 

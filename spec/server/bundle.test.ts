@@ -40,7 +40,7 @@ function builtProject(name: string, main: string): string {
 
 beforeAll(async () => {
   bundle = await bundleExample();
-}, 30_000);
+});
 
 afterAll(() => {
   bundle?.remove();
@@ -103,7 +103,7 @@ describe("fw bundle on the built example", () => {
     beforeAll(async () => {
       app = bootLogged(bundle.main);
       url = await app.url;
-    }, 30_000);
+    });
 
     afterAll(async () => {
       app.child.kill("SIGTERM");

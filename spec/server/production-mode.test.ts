@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,10 +23,10 @@ function startCommand(): { script: string; args: string[] } {
   return { script: resolve(folder, last[1] ?? ""), args: last.slice(2) };
 }
 
-/** Runs a script that should end on its own; one that serves instead is stopped after 10 s. */
+/** Runs a script that should end on its own; one that serves instead is stopped after 60 s (a hang guard, within the test's time). */
 function ended(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, PORT: "0", FW_SECRET: "", ...env }, timeout: 10_000 });
+    const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, PORT: "0", FW_SECRET: "", ...env }, timeout: 60_000 });
     let out = "";
     let err = "";
     child.stdout.on("data", (chunk) => (out += chunk));
@@ -47,7 +47,7 @@ describe("1 NODE_ENV=production: `npm start` serves the example in production", 
     // Its own working directory (a dev boot would write .fw/dev-secret there) and a migrated database.
     app = bootExample(args, production, { main: script });
     url = await app.url;
-  }, 30_000);
+  });
 
   afterAll(async () => {
     app.child.kill("SIGTERM");
@@ -119,6 +119,7 @@ describe("1 NODE_ENV=production: an app given `dev` shows no stack on a 500", ()
     } finally {
       app.child.kill("SIGTERM");
       await app.exited;
+      rmSync(cwd, { recursive: true, force: true });
     }
   });
 

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { resolve } from "node:path";
+import { BUILD_TIMEOUT_MS } from "./tspc.js";
 import { connect, type Client } from "./ws-client.js";
 
 const FW = resolve("bin/fw.js");
@@ -94,8 +95,11 @@ export async function reloaded(socket: Client, dev: DevServer, url: string, boot
   return again;
 }
 
-/** Fails with the dev server's output when `promise` does not settle in time: a hang guard. */
-export function guarded<T>(promise: Promise<T>, dev: DevServer, what: string, ms = 30_000): Promise<T> {
+/**
+ * Fails with the dev server's output when `promise` does not settle in time: a hang guard. By
+ * default the time of a build (each step of fw dev waits for one), on a loaded machine too.
+ */
+export function guarded<T>(promise: Promise<T>, dev: DevServer, what: string, ms = BUILD_TIMEOUT_MS): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, fail) => {
     timer = setTimeout(() => fail(new Error(`${what}: nothing within ${ms} ms. fw dev printed:\n${dev.output()}`)), ms);

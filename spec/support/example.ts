@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { inject } from "vitest";
+import { afterAll, inject } from "vitest";
 import type { ExampleDatabases } from "./example-db-setup.js";
 import { bootNode } from "./process.js";
 
@@ -21,8 +21,12 @@ export interface ExampleDatabase {
 
 const made: string[] = [];
 let databases = 0;
-process.on("exit", () => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+// The folders made for the test file that imports this, removed after it, passed or failed.
+// Registered as the file is collected, before the file's own hooks, so it runs after them:
+// once the example processes they started are stopped. (A handler on the worker's "exit" ran
+// too late or never: vitest ends its workers without one, and every run left ~20 folders.)
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 function prepared(): ExampleDatabases {

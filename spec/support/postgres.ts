@@ -56,22 +56,26 @@ function freePort(): Promise<number> {
  * and the binaries run through `runuser -u postgres --`.
  */
 export async function startCluster(bin: string): Promise<PostgresCluster> {
+  const asRoot = process.getuid?.() === 0;
+  const owner = asRoot ? { uid: Number((await run("id", ["-u", "postgres"])).stdout.trim()), gid: Number((await run("id", ["-g", "postgres"])).stdout.trim()) } : undefined;
   const dir = mkdtempSync(join(tmpdir(), "fw-pg-"));
   const data = join(dir, "data");
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) {
-    const { stdout } = await run("id", ["-u", "postgres"]);
-    const { stdout: gid } = await run("id", ["-g", "postgres"]);
-    chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
-  }
+  if (owner !== undefined) chownSync(dir, owner.uid, owner.gid);
   const exec = (tool: string, args: readonly string[]) =>
     asRoot ? run("runuser", ["-u", "postgres", "--", join(bin, tool), ...args]) : run(join(bin, tool), [...args]);
   const port = await freePort();
-  await exec("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C"]);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=40`;
   const start = async () => void (await exec("pg_ctl", ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"]));
   const stop = async () => void (await exec("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"]));
-  await start();
+  try {
+    await exec("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C"]);
+    await start();
+  } catch (error) {
+    // A cluster that did not start leaves no folder: stop what may have started, then remove it.
+    await stop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   let up = true;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,

@@ -7,6 +7,15 @@ import { bootNode } from "./process.js";
 export const FIXTURES = resolve("spec/fixtures");
 const TSPC = resolve("node_modules/ts-patch/bin/tspc.js");
 
+/**
+ * What one tspc build of a fixture may take, on a loaded machine too: a build is CPU-bound, a
+ * few seconds on a quiet two-core machine and several times that when the machine is busy (at a
+ * load of 6 on two cores, the first builds of spec/transformer/row-cache.test.ts overran the 20 s
+ * a test got). A test that builds in its body gets this per build (`it(…, 3 * BUILD_TIMEOUT_MS)`);
+ * a hook that builds gets vitest's hookTimeout, the same.
+ */
+export const BUILD_TIMEOUT_MS = 120_000;
+
 export interface Built {
   readonly code: number | null;
   /** What tspc printed (stdout and stderr together, in order). */
@@ -111,7 +120,7 @@ export function servedFixture(name: string, env: Record<string, string>) {
     if (built.code !== 0) throw new Error(`building ${name} failed:\n${built.output}`);
     app = bootNode(join(dir, "dist/main.js"), [], env);
     url = await app.url;
-  }, 60_000);
+  }, BUILD_TIMEOUT_MS);
   afterAll(async () => {
     app?.child.kill("SIGTERM");
     await app?.exited;

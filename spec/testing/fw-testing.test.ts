@@ -40,7 +40,7 @@ describe("fw/testing: startApp and its client", () => {
     expect((await app.client().get("/chat")).status).toBe(303);
     await visitor.signOut();
     expect((await visitor.get("/chat")).status).toBe(303);
-  }, 60_000);
+  });
 
   it("a wrong password is a failed sign-in, said plainly, with what the page said", async () => {
     const app = await example();
@@ -56,19 +56,19 @@ describe("fw/testing: startApp and its client", () => {
     expect([signedUp.status, Object.keys(signedUp.refusal().fields)]).toEqual([422, ["password"]]);
     expect((await visitor.submit("/guestbook", { name: "Ann", message: "hello" })).summary()).toBe("POST /guestbook answered 303 to /guestbook");
     expect((await visitor.post("/guestbook", { name: "Ann", message: "hello" })).summary()).toMatch(/^POST \/guestbook answered 403: .*CSRF/);
-  }, 60_000);
+  });
 
   it("shares nothing between tests: the account of the test before does not exist in a new app", async () => {
     const app = await example();
     await expect(app.client().signIn(EMAIL, PASSWORD)).rejects.toThrow(/failed/);
-  }, 60_000);
+  });
 
   it("a form post without the page's token is refused (403): submit is what sends it", async () => {
     const app = await example();
     const visitor = app.client();
     expect((await visitor.post("/signup", { email: EMAIL, password: PASSWORD })).status).toBe(403);
     expect((await visitor.submit("/signup", { email: EMAIL, password: PASSWORD })).status).toBe(303);
-  }, 60_000);
+  });
 
   it("an app that cannot boot rejects with its output", async () => {
     await expect(startApp({ cwd: resolve("."), main: "example/dist/missing.js" })).rejects.toThrow(/exited before serving/);

@@ -1,7 +1,7 @@
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { findChromium, installFor, machineSearch, prepareChromium, type Found, type Install, type Preparation, type Search } from "../support/chromium.js";
 
 // `npm install && npm test` on a fresh machine (docs/guides/testing.md, "fw's own tests"): the browser tests find a
@@ -9,6 +9,7 @@ import { findChromium, installFor, machineSearch, prepareChromium, type Found, t
 // Real files stand in for browsers here; the machine's own browser is never touched.
 
 const dir = mkdtempSync(join(tmpdir(), "fw-chromium-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function executable(name: string): string {
   const path = join(dir, name);
   writeFileSync(path, "#!/bin/sh\n");

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FIXTURES, run, tspc, type Built } from "../support/tspc.js";
+import { BUILD_TIMEOUT_MS, FIXTURES, run, tspc, type Built } from "../support/tspc.js";
 import { runNode } from "../support/process.js";
 
 const dir = join(FIXTURES, "layout");
@@ -98,7 +98,7 @@ describe("4.1 / 4.2 A layout using every rule, built with tspc", () => {
     const again = await run(dir);
     expect(again.code).toBe(0);
     expect(statSync(file).mtimeMs).toBe(before);
-  });
+  }, BUILD_TIMEOUT_MS);
 
   it("`routes` on the built app prints each row's source file, origin and kind", async () => {
     const { code, out } = await runNode(join(dir, "dist/main.js"), ["routes"]);

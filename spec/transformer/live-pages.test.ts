@@ -145,7 +145,7 @@ describe("the live app built, served", () => {
     expect(result("live-app").code, result("live-app").output).toBe(0);
     app = bootNode(main, [], { FW_SECRET: TEST_SECRET });
     url = await app.url;
-  }, 60_000);
+  });
   afterAll(async () => {
     app?.child.kill("SIGTERM");
     await app?.exited;

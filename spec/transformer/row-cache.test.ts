@@ -4,7 +4,7 @@ import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
 import { rowKeys } from "../../transformer/row-cache.js";
 import { scanAppDir } from "../../transformer/scan.js";
-import { run, scratchCopy } from "../support/tspc.js";
+import { BUILD_TIMEOUT_MS, run, scratchCopy } from "../support/tspc.js";
 
 const scratch: string[] = [];
 afterAll(() => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -48,7 +48,7 @@ describe("Rows remembered between builds (src/.fw/rows.json)", () => {
     const broken = await run(dir, ["--incremental"]);
     expect(broken.code).not.toBe(0);
     expect(broken.output).toMatch(/src\/app\/posts\/_id\/Show\.ts\(\d+,\d+\): error TS91002: .*`show` returns `string`/);
-  });
+  }, 3 * BUILD_TIMEOUT_MS);
 
   it("a change to a shared module (the capabilities) re-reads every handler: a capability taken away fails the build", async () => {
     const dir = scratchCopy("basic");
@@ -63,7 +63,7 @@ describe("Rows remembered between builds (src/.fw/rows.json)", () => {
     const after = keys(dir);
     expect(after.has("src/app/hello/_name/Index.ts")).toBe(false);
     for (const [file, key] of after) expect(before.get(file), file).not.toBe(key);
-  });
+  }, 2 * BUILD_TIMEOUT_MS);
 
   describe("keys from the imports the program resolved", () => {
     /** The fixture's program, as tsc builds it from its tsconfig, and its route files. */
@@ -100,6 +100,6 @@ describe("Rows remembered between builds (src/.fw/rows.json)", () => {
       expect(edited.get(items)).not.toBe(recorded.get(items));
       const hello = join(dir, "src/app/hello/_name/Index.ts");
       expect(edited.get(hello)).toBe(recorded.get(hello));
-    });
+    }, 2 * BUILD_TIMEOUT_MS);
   });
 });

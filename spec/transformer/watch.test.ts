@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { run, scratchCopy, watch } from "../support/tspc.js";
+import { BUILD_TIMEOUT_MS, run, scratchCopy, watch } from "../support/tspc.js";
 
 const page = (text: string): string =>
   `import { Ok, type Request, type Response } from "fw";\nexport function index(request: Request): Response { return Ok(${JSON.stringify(text)}); }\n`;
@@ -54,14 +54,15 @@ describe("tspc --watch", () => {
     } finally {
       watcher.child.kill();
     }
-  }, 120_000);
+    // Six steps (the first build, then five changes), each a compile or two.
+  }, 6 * BUILD_TIMEOUT_MS);
 });
 
-/** A compile that does not come within 15 s is a hang: fail with what tsc printed. */
+/** A compile that does not come within a build's time (BUILD_TIMEOUT_MS) is a hang: fail with what tsc printed. */
 function withTimeout(build: Promise<string>, output: () => string): Promise<string> {
   return Promise.race([
     build,
-    new Promise<string>((_, fail) => setTimeout(() => fail(new Error(`no compile within 15 s:\n${output()}`)), 15_000).unref()),
+    new Promise<string>((_, fail) => setTimeout(() => fail(new Error(`no compile within ${BUILD_TIMEOUT_MS / 1000} s:\n${output()}`)), BUILD_TIMEOUT_MS).unref()),
   ]);
 }
 
@@ -76,5 +77,5 @@ describe("tspc --incremental", () => {
     expect(second.code, second.output).toBe(0);
     expect(readFileSync(join(dir, "src/.fw/routes.ts"), "utf8")).toBe(before);
     expect(readFileSync(join(dir, "dist/app/Index.js"), "utf8")).toContain("welcome");
-  }, 60_000);
+  }, 2 * BUILD_TIMEOUT_MS);
 });

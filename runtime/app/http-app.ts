@@ -10,18 +10,20 @@ import { checkedOrigins } from "../ws/origin.js";
 import { DEFAULT_WS_MAX_MESSAGE_BYTES, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_SEND_TIMEOUT_MS } from "../ws/defaults.js";
 import type { WsServer } from "../ws/server.js";
 import { closeFanOut, installFanOut, type FanOut } from "../ws/fan-out.js";
-import { loadDevHook, type DevHook } from "./dev-hook.js";
-import { Dispatcher } from "./dispatch.js";
-import { errorLine } from "./error-log.js";
-import { ALLOWED_HOSTS_ENV, HostPolicy, hostsFromEnv, LOOPBACK_HOSTS } from "./hosts.js";
+import type { DevHook } from "../server/dev-hook.js";
+import { Dispatcher } from "../server/dispatch.js";
+import { errorLine } from "../http/error-log.js";
+import { ALLOWED_HOSTS_ENV, HostPolicy, hostsFromEnv, LOOPBACK_HOSTS } from "../server/hosts.js";
+import { defaultLayout, type Layout } from "../server/layout.js";
+import { PRODUCTION_OVERRIDES_DEV, isProductionEnv } from "../server/run-mode.js";
+import { devSecret, MissingSecret, productionSecret } from "../server/secrets.js";
+import { startServer, type RunningServer, type Timeouts } from "../server/server.js";
+import { defaultPublicDir, PublicFiles } from "../server/static-files.js";
+import { processConsole, type Console } from "./console.js";
+import { loadDevHook } from "./load-dev-hook.js";
 import { pageDefaults } from "../http/default-headers.js";
-import { frameOptionsOf, inlineScriptHashes, policyDirectives, policyText, withScriptHash, type ContentSecurityPolicySetting } from "./content-security-policy.js";
-import { hstsHeader, type StrictTransportSecurity } from "./strict-transport-security.js";
-import { defaultLayout, type Layout } from "./layout.js";
-import { PRODUCTION_OVERRIDES_DEV, isProductionEnv } from "./run-mode.js";
-import { devSecret, MissingSecret, productionSecret } from "./secrets.js";
-import { startServer, type RunningServer, type Timeouts } from "./server.js";
-import { defaultPublicDir, PublicFiles } from "./static-files.js";
+import { frameOptionsOf, inlineScriptHashes, policyDirectives, policyText, withScriptHash, type ContentSecurityPolicySetting } from "../server/content-security-policy.js";
+import { hstsHeader, type StrictTransportSecurity } from "../server/strict-transport-security.js";
 import { IN_WORKER_ENV, leavePrimary, workersRequest, type WorkersRequest } from "./workers-flag.js";
 
 /** The default cap on a request body: 1 MiB (DESIGN.md). */
@@ -144,20 +146,9 @@ export interface ServeOptions {
   readonly devHook?: DevHook;
 }
 
-/** Where the app writes: injectable so tests can read what a command printed. */
-export interface Console {
-  out(line: string): void;
-  err(line: string): void;
-}
-
-const processConsole: Console = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-};
-
 /** The usage text; loaded with the `routes` command's module, which only commands need. */
 async function usage(): Promise<string> {
-  const { ROUTES_USAGE } = await import("./routes-command.js");
+  const { ROUTES_USAGE } = await import("../server/routes-command.js");
   return `usage: <app> [command]
   (none)   boot the server (needs FW_SECRET)
   dev      serve with dev defaults (a dev secret kept under .fw/, stack traces on error pages,
@@ -331,7 +322,7 @@ export class HttpApp {
       maxBodySize: this.maxBodySize,
       handlerTimeoutMs: positive("handlerTimeoutMs", this.handlerTimeoutMs),
       // Modules only dev needs are loaded in dev alone: a production server idles without them.
-      ...(dev ? { details: (await import("./dev-details.js")).devDetails } : {}),
+      ...(dev ? { details: (await import("../server/dev-details.js")).devDetails } : {}),
       routes,
       ...(hook === undefined ? {} : { hook }),
       trustProxy: this.trustProxy,
@@ -386,7 +377,7 @@ export class HttpApp {
     if (process.env[IN_WORKER_ENV] === "1") process.send?.({ fw: "listening", url: running.url, routes: routes.length });
     else this.console.out(`fw: serving ${routes.length} routes on ${running.url}${dev ? " (dev)" : ""}`);
     if (hook === undefined) return running;
-    const { listRoutes } = await import("./routes-listing.js");
+    const { listRoutes } = await import("../server/routes-listing.js");
     hook.started(running.url, listRoutes(routes, []).trimEnd(), (text) => this.console.out(text));
     return { ...running, close: () => running.close().finally(() => hook.close()) };
   }
@@ -444,7 +435,7 @@ export class HttpApp {
   /** `routes`, `routes --json`, `routes --match "GET /path"`. */
   private async printRoutes(args: readonly string[]): Promise<number> {
     const { routes, warnings } = checkRoutes(this.routes.routes);
-    const { routesCommand } = await import("./routes-command.js");
+    const { routesCommand } = await import("../server/routes-command.js");
     return routesCommand(args, routes, warnings, this.console);
   }
 }

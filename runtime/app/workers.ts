@@ -1,5 +1,5 @@
 import cluster, { type Worker } from "node:cluster";
-import type { Console } from "./http-app.js";
+import type { Console } from "./console.js";
 import { IN_WORKER_ENV } from "./workers-flag.js";
 
 export interface PrimaryOptions {
