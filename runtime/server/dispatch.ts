@@ -199,10 +199,12 @@ export class Dispatcher {
     if (exchange.method === "POST" && isUrlEncoded(headers["content-type"])) {
       const form = Fields.parse(textOf(exchange.body), "form");
       exchange.form = form;
-      const override = methodOverride(form);
+      const override = this.readsOverride(found, exchange.path) ? methodOverride(form) : undefined;
       if (override !== undefined) {
         const overridden = this.options.matcher.lookupPath(override, exchange.path);
-        if (honoursOverride(found, overridden)) {
+        // API routes skip CSRF: an override landing on one would let a cross-site HTML form
+        // (which can only POST) reach an API's PUT, PATCH or DELETE. It is not honoured.
+        if (overridden.type !== "found" || overridden.route.kind !== API) {
           exchange.method = override;
           lookup = overridden;
         }
@@ -216,6 +218,22 @@ export class Dispatcher {
     exchange.trustProxy = this.options.trustProxy;
     const sent = exchange as Sent;
     return lookup.route.kind === API ? this.api(lookup, sent) : this.browser(lookup, sent);
+  }
+
+  /**
+   * Whether a POST's `_method` field is read at all: only where a browser route could take the
+   * request, that is when the POST itself reached a browser route, or reached none on a path a
+   * browser route serves on another method. On an API route, and on a path only API routes
+   * serve, the field is nothing (spec 2.6: an API request has no form): neither honoured nor
+   * checked, so `_method=GET` or a repeated `_method` there is no 400.
+   */
+  private readsOverride(found: Lookup, path: string): boolean {
+    if (found.type === "found") return found.route.kind !== API;
+    if (found.type === "none") return false;
+    return found.allowed.some((method) => {
+      const other = this.options.matcher.lookupPath(method, path);
+      return other.type === "found" && other.route.kind !== API;
+    });
   }
 
   /**
@@ -480,18 +498,6 @@ function methodOverride(form: Fields): Method | undefined {
     throw new BadRequest(`_method may ask for PUT, PATCH or DELETE only, not ${JSON.stringify(asked[0])}.`);
   }
   return method;
-}
-
-/**
- * Whether a `_method` override stands: only a browser route may be reached through one. API
- * routes skip CSRF, so an override landing on one would let a cross-site HTML form (which can
- * only POST) reach an API's PUT, PATCH or DELETE; on an API path the request is answered as if
- * no override had been sent. One that lands on no route keeps its 405 or 404, unless the POST
- * itself reached an API route.
- */
-function honoursOverride(sent: Lookup, overridden: Lookup): boolean {
-  if (overridden.type === "found") return overridden.route.kind !== API;
-  return !(sent.type === "found" && sent.route.kind === API);
 }
 
 /** At most 100 characters of what a client sent, for a message. */
