@@ -1,4 +1,5 @@
 import { BootError } from "./boot-error.js";
+import { isFwEndpoint } from "./fw-endpoint.js";
 import { emptyTrie, insertPattern, type Ranked, type TrieNode } from "./matcher.js";
 import type { Segment } from "./path-pattern.js";
 import { Origin, Route } from "./route.js";
@@ -40,7 +41,7 @@ export const RESERVED_PREFIX = "fw";
 function checkReserved(routes: readonly Route[]): void {
   for (const route of routes) {
     const first = route.path.segments[0];
-    if (first?.type !== "literal" || first.value !== RESERVED_PREFIX || route.fwEndpoint === true) continue;
+    if (first?.type !== "literal" || first.value !== RESERVED_PREFIX || isFwEndpoint(route)) continue;
     throw new BootError(
       `${describe(route)} is under /${RESERVED_PREFIX}, which fw reserves for its own endpoints (/fw/health, and /fw/reload in dev): ` +
         `move it to another path (rename its file or folder).`,

@@ -41,11 +41,7 @@ export interface HttpRoute {
   /** A form page's submit target (New → POST /posts): boot warns when it is not mounted. */
   readonly submits?: { readonly method: Method; readonly path: string };
   /** A derived route's role (`Index` … `Destroy`): what a model's guard declaration covers. */
-  readonly role?: string;  /**
-   * fw's own endpoint under `/fw` (spec 4.6: fw/live's socket and client, which the build appends
-   * after the table): the boot check lets it stay there. Set by fw's modules, never by an app.
-   */
-  readonly fwEndpoint?: true;
+  readonly role?: string;
 }
 
 export interface WsRoute {
@@ -60,11 +56,6 @@ export interface WsRoute {
    * a socket cannot follow a redirect to the login page. Set by a guard's `through`.
    */
   readonly requiresUser?: boolean;
-  /**
-   * fw's own endpoint under `/fw` (spec 4.6: fw/live's socket and client, which the build appends
-   * after the table): the boot check lets it stay there. Set by fw's modules, never by an app.
-   */
-  readonly fwEndpoint?: true;
 }
 
 /** What `Route.ws` takes beside the path and the listener. */

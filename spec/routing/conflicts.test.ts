@@ -232,6 +232,21 @@ describe("checkRoutes: the reserved /fw prefix (spec 4.6)", () => {
     expect(() => checkRoutes([Route.ws("/fw", { message() {} }, { source: "src/app/fw.ts" })])).toThrow(/\(from src\/app\/fw\.ts\) is under \/fw/);
   });
 
+  it("fw's own endpoints pass (fw/live's socket and client); the mark that lets them is no route field an app can set or copy", async () => {
+    const { liveClientRoute } = await import("../../runtime/live/routes.js");
+    const client = liveClientRoute();
+    expect(checkRoutes([client]).routes).toEqual([client]);
+    // A guard's `through` spreads the route: the copy is still fw's endpoint.
+    expect(checkRoutes([{ ...client, guard: "someGuard" }]).routes).toHaveLength(1);
+    // The public field that used to say so is no longer read.
+    const claimed = { ...get("/fw/mine", "src/app/fw/Mine.ts"), fwEndpoint: true } as Route;
+    expect(() => checkRoutes([claimed])).toThrow(/GET \/fw\/mine \(from src\/app\/fw\/Mine\.ts\) is under \/fw/);
+    // Nor does a copy of fw's endpoint moved to another path under /fw pass as fw's.
+    const moved = { ...client, path: get("/fw/mine", "x").path, source: "src/app/fw/Mine.ts" };
+    expect(() => checkRoutes([moved])).toThrow(/GET \/fw\/mine \(from src\/app\/fw\/Mine\.ts\) is under \/fw/);
+    expect(Object.keys(client)).not.toContain("fwEndpoint");
+  });
+
   it("leaves alone routes that only start with fw, or whose first segment is a parameter", () => {
     expect(checkRoutes([get("/fwd", "a.ts"), get("/fw-notes", "b.ts"), get("/:section/health", "c.ts"), get("/docs/fw", "d.ts")]).routes).toHaveLength(4);
   });
