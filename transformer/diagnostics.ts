@@ -34,6 +34,7 @@ export const Codes = {
   liveEventPayload: 91026,
   liveEventsUnreadable: 91027,
   liveTakesCreate: 91028,
+  failureNotThrown: 91029,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

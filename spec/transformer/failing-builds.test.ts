@@ -13,7 +13,11 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/app\/Index\.ts\(\d+,\d+\): error TS91002: .*`index` is not a function/,
     /src\/app\/Contact\.ts\(\d+,\d+\): error TS91002: .*`contact` takes 3 parameters/,
   ],
-  "unknown-request-type": [/src\/app\/Index\.ts\(\d+,\d+\): error TS91003: .*the first parameter of `index` is `IncomingMessage`; a handler takes `Request` \(a browser page\) or `ApiRequest` \(an API route\)/],
+  "unknown-request-type": [
+    /src\/app\/Index\.ts\(\d+,\d+\): error TS91003: .*the first parameter of `index` is `IncomingMessage`; a handler takes `Request` \(a browser page\) or `ApiRequest` \(an API route\)/,
+    // The global Fetch API `Request` (no import): the message says it is not fw's and how to import fw's.
+    /src\/app\/About\.ts\(\d+,\d+\): error TS91003: fw: .*the first parameter of `about` is a `Request` that is not fw's: it is declared in (typescript\/lib\/lib\.dom|undici-types\/fetch)\.d\.ts \(without an import, `Request` names the Fetch API's global\)\. Import fw's: `import type \{ Request \} from "fw"` \(a browser page\), or `ApiRequest` \(an API route\)\./,
+  ],
   "missing-capability": [/error TS91004: fw: `create` in src\/app\/contact\/Create\.ts needs the capability `mailer: Mailer`, which src\/capabilities\.ts does not supply\. Add to src\/capabilities\.ts: export const mailer: Mailer = …;/],
   "no-capabilities-module": [/error TS91004: fw: `index` in src\/app\/Index\.ts needs the capability `clock: \(\) => Date`, .*Create src\/capabilities\.ts with export const clock/],
   "mistyped-capability": [/error TS91005: fw: `create` in src\/app\/contact\/Create\.ts needs the capability `mailer: Mailer`, but src\/capabilities\.ts exports `mailer` as `"smtp:\/\/localhost"`/],
