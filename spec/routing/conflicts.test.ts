@@ -58,12 +58,35 @@ describe("checkRoutes: two routes on one method and path", () => {
     const show = { ...derived("GET", "/posts/:id", "Post"), role: "Show" };
     const checked = checkRoutes([handwritten, other, index, fresh, show]);
     expect(checked.routes).toEqual([other, index, fresh, handwritten]);
-    expect(checked.warnings[0]).toContain("That overrides the derived Show page; the model's other pages still link to it. To remove the page rather than replace it, leave Show out of the model's actions (Actions.except(Show)).");
+  });
+
+  it("a deliberate override (the derived page's method and path, parameters named alike) warns nobody at boot: `routes` lists it as a note", () => {
+    const handwritten = get("/posts/:id", "src/app/posts/_id/Show.tsx");
+    const show = { ...derived("GET", "/posts/:id", "src/models/Post.ts"), role: "Show" };
+    const checked = checkRoutes([handwritten, show]);
+    expect(checked.routes).toEqual([handwritten]);
+    expect(checked.warnings).toEqual([]);
+    expect(checked.notes).toEqual([
+      "GET /posts/:id (from src/app/posts/_id/Show.tsx) overrides the derived Show page GET /posts/:id (from src/models/Post.ts), in its place; the model's other pages still link to it.",
+    ]);
+  });
+
+  it("an override that does not look deliberate (the same shape, parameters named otherwise) still warns, saying how to make it deliberate", () => {
+    const handwritten = get("/posts/:slug", "src/app/posts/_slug/Show.tsx");
+    const show = { ...derived("GET", "/posts/:id", "src/models/Post.ts"), role: "Show" };
+    const checked = checkRoutes([handwritten, show]);
+    expect(checked.routes).toEqual([handwritten]);
+    expect(checked.notes).toEqual([]);
+    expect(checked.warnings).toEqual([
+      "GET /posts/:id (from src/models/Post.ts) is dropped: the handwritten GET /posts/:slug (from src/app/posts/_slug/Show.tsx) is on the same method and path and is served instead. " +
+        "That overrides the derived Show page; the model's other pages still link to it. If that is what you meant, write its path as /posts/:id (its parameters named alike) and this warning goes. " +
+        "To remove the page rather than replace it, leave Show out of the model's actions (Actions.except(Show)).",
+    ]);
   });
 
   it("keeps routes on one path with different methods", () => {
     const routes = [get("/posts/:id", "show.ts"), Route.delete("/posts/:id", notCalled, { source: "destroy.ts" })];
-    expect(checkRoutes(routes)).toEqual({ routes, warnings: [] });
+    expect(checkRoutes(routes)).toEqual({ routes, warnings: [], notes: [] });
   });
 
   it("tells a literal star from a catch-all", () => {
@@ -71,9 +94,9 @@ describe("checkRoutes: two routes on one method and path", () => {
     expect(checkRoutes(routes).routes).toEqual(routes);
   });
 
-  it("warns only once about a handwritten route duplicating a derived one", () => {
+  it("tells only once about a handwritten route duplicating a derived one", () => {
     const checked = checkRoutes([get("/posts/:id", "show.ts"), derived("GET", "/posts/:id", "Post")]);
-    expect(checked.warnings).toHaveLength(1);
+    expect([...checked.warnings, ...checked.notes]).toHaveLength(1);
   });
 });
 
@@ -217,7 +240,7 @@ describe("findShadowed agrees with a naive pairwise check", () => {
         throw error;
       }
       const dropped = routes.length - checked.routes.length;
-      expect(checked.warnings.length, `seed ${seed}`).toBe(dropped + naiveShadowed(checked.routes).length);
+      expect(checked.warnings.length + checked.notes.length, `seed ${seed}`).toBe(dropped + naiveShadowed(checked.routes).length);
     }
   });
 });
