@@ -35,6 +35,7 @@ export const Codes = {
   liveEventsUnreadable: 91027,
   liveTakesCreate: 91028,
   failureNotThrown: 91029,
+  guardedAndOwned: 91030,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

@@ -7,7 +7,7 @@ import { pathSegment, shapeModel, type Shaping } from "./model-shape.js";
 import { analyseHandler, routeExport, type Checking } from "./handlers.js";
 import { discoverModels, type Model } from "./models.js";
 import { tableOf, tableOption } from "./table.js";
-import { declaresOwned, ownerOf } from "./owner.js";
+import { declaresOwned, guardedAndOwned, ownerOf } from "./owner.js";
 import { sortRows } from "./order.js";
 import { checkReachable, checkRouteFiles } from "./route-conflicts.js";
 import { normalPath, rowKeys, transformerVersion, type RowCache } from "./row-cache.js";
@@ -137,6 +137,7 @@ function derive(s: Shaping, model: Model): Derived[] {
   const name = tableOption(s, model);
   if (name === null) return [];
   if (!declaresOwned(s, model)) return withTable(s, { model, shape, shown: s.shown(model.file) }, name);
+  if (guardedAndOwned(s, model)) return [];
   const owner = ownerOf(s, model, shape);
   if (owner === undefined) return [];
   // The owner is never shown in a form nor read from one: Create stamps it from the signed-in user.
