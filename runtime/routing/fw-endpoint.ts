@@ -1,5 +1,3 @@
-import type { Route } from "./route.js";
-
 /**
  * The mark on fw's own endpoints under `/fw` (spec 4.6: fw/live's socket and client, which the
  * build appends after the table), which the reserved-prefix boot check lets through. Internal:
@@ -12,12 +10,17 @@ const FW_ENDPOINT: unique symbol = Symbol("fw.endpoint");
 
 type Marked = { readonly [FW_ENDPOINT]?: string };
 
+/** What the mark reads of a route (structurally, so route.ts can import this module). */
+interface Pathed {
+  readonly path: { readonly text: string };
+}
+
 /** `route`, marked as fw's own endpoint at its path. For fw's modules only. */
-export function asFwEndpoint<R extends Route>(route: R): R {
+export function asFwEndpoint<R extends Pathed>(route: R): R {
   return Object.assign(route, { [FW_ENDPOINT]: route.path.text });
 }
 
 /** Whether `route` is fw's own endpoint, still at the path it was marked for. */
-export function isFwEndpoint(route: Route): boolean {
+export function isFwEndpoint(route: Pathed): boolean {
   return (route as Marked)[FW_ENDPOINT] === route.path.text;
 }

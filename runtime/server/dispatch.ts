@@ -213,6 +213,7 @@ export class Dispatcher {
     if (lookup.type === "method") throw new MethodNotAllowed(lookup.allowed);
     if (lookup.type === "none") throw new NotFound();
     exchange.route = lookup.route.path.text;
+    exchange.mount = lookup.route.mount ?? "";
     exchange.params = lookup.params;
     exchange.incoming = incoming;
     exchange.trustProxy = this.options.trustProxy;
@@ -361,6 +362,7 @@ export class Dispatcher {
     // Error pages carry no CSRF token (spec 2.17); the rest of the session stays readable.
     const request = new Request({
       path: exchange.path,
+      mount: exchange.mount,
       session: withoutReserved(exchange.session, CSRF_ENTRY),
       ...(exchange.headers === undefined ? {} : { headers: exchange.headers }),
     });
@@ -416,6 +418,8 @@ class Exchange {
   query = "";
   /** The pattern of the route that matched, once one has: named in a 500's log line. */
   route: string | undefined = undefined;
+  /** The prefix the matched route's table was put under (`Route.under`): its requests' `mount`. */
+  mount = "";
   /** As captured from the path until the route's decoders have read them. */
   params: Readonly<Record<string, unknown>> = NO_PARAMS;
   headers: RequestHeaders | undefined = undefined;
