@@ -34,6 +34,8 @@ export const Codes = {
   liveEventPayload: 91026,
   liveEventsUnreadable: 91027,
   liveTakesCreate: 91028,
+  failureNotThrown: 91029,
+  guardedAndOwned: 91030,
   // Relations (issue 29) take 91040–91049.
   referenceStorage: 91040,
   onDeleteField: 91041,

@@ -8,7 +8,7 @@ import type { Checking } from "./checking.js";
 import { analyseHandler, routeExport } from "./handlers.js";
 import { discoverModels, type Model } from "./models.js";
 import { tableOf, tableOption } from "./table.js";
-import { declaresOwned, ownerOf } from "./owner.js";
+import { declaresOwned, guardedAndOwned, ownerOf } from "./owner.js";
 import { relate } from "./relations.js";
 import { sortRows } from "./order.js";
 import { checkReachable, checkRouteFiles } from "./route-conflicts.js";
@@ -140,6 +140,7 @@ function derive(s: Shaping, model: Model, models: readonly Model[]): Derived[] {
   const name = tableOption(s, model);
   if (name === null) return [];
   if (!declaresOwned(s, model)) return withTable(s, { model, shape, shown: s.shown(model.file) }, name);
+  if (guardedAndOwned(s, model)) return [];
   const owner = ownerOf(s, model, shape, new Set(models.filter((m) => m.derivations.includes("Resource")).map((m) => m.name)));
   if (owner === undefined) return [];
   // The owner is never shown in a form nor read from one: Create stamps it from the signed-in user.

@@ -3,6 +3,7 @@ import { capabilityUses, type CapabilityUse } from "./capability-parameter.js";
 import { fail, spot, type Checking, type SignatureSite } from "./checking.js";
 import { Codes } from "./diagnostics.js";
 import { fwTypeName } from "./fw-symbols.js";
+import { notARequest, returnedFailure } from "./handler-advice.js";
 import { checkBodyReads, declaredBody } from "./json-body.js";
 import { analyseLivePage, type LiveHandler } from "./live-page.js";
 import { paramUses, type ParamUse } from "./param-types.js";
@@ -78,7 +79,9 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
   }
   if (!returnsResponse(c, site.signature)) {
     const returned = c.checker.typeToString(site.signature.getReturnType());
-    fail(c, site, Codes.notAHandler, `\`${site.name}\` returns \`${returned}\`; a handler returns a \`Response\` (or a Promise of one): Ok(…), Redirect(…) or status(…).`);
+    const failure = returnedFailure(c.checker, site.signature);
+    const thrown = failure === undefined ? "" : ` \`${failure}\` is one of fw's failures: throw it, do not return it (\`throw new ${failure}(…)\`).`;
+    fail(c, site, Codes.notAHandler, `\`${site.name}\` returns \`${returned}\`; a handler returns a \`Response\` (or a Promise of one): Ok(…), Redirect(…) or status(…).${thrown}`);
     return undefined;
   }
   const [first, second] = parameters.map((p) => c.checker.getTypeOfSymbol(p));
@@ -86,8 +89,7 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
   // `JsonRequest<B>` is an alias of `ApiRequest<Params, B>`.
   const requestKind = named === "JsonRequest" ? "ApiRequest" : named;
   if (requestKind !== "Request" && requestKind !== "ApiRequest") {
-    const written = first === undefined ? "nothing" : `\`${c.checker.typeToString(first)}\``;
-    fail(c, site, Codes.unknownRequestType, `the first parameter of \`${site.name}\` is ${written}; a handler takes \`Request\` (a browser page) or \`ApiRequest\` (an API route) from fw.`);
+    fail(c, site, Codes.unknownRequestType, `the first parameter of \`${site.name}\` ${notARequest(c.checker, c.shown, first)}`);
     return undefined;
   }
   const params = first === undefined ? [] : paramUses(c, site, c.checker.getTypeArguments(first as ts.TypeReference)[0]);

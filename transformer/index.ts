@@ -4,6 +4,7 @@ import * as path from "node:path";
 import type * as ts from "typescript";
 import { resolveConfig, type PluginOptions } from "./config.js";
 import { toDiagnostic, type Finding } from "./diagnostics.js";
+import { explainFailureMisuse } from "./failure-misuse.js";
 import { generate } from "./generate.js";
 import { RowCache } from "./row-cache.js";
 import { scanAppDir } from "./scan.js";
@@ -51,6 +52,7 @@ export default function fwTransformer(
   const errors = generated.findings.filter((f) => f.category === "error");
   printWarnings(generated.findings.filter((f) => f.category === "warning"), tsApi);
   attachFindings(next, errors, config.out, tsApi);
+  explainFailureMisuse(next, tsApi);
   return next;
 }
 

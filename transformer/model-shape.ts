@@ -124,6 +124,9 @@ function fieldOf(s: Shaping, model: Model, property: ts.Symbol): FieldRead | und
   const unique = typiaTags(s, type).some((tag) => tag.kind === UNIQUE_TAG);
   if (idOf !== undefined) return { idOf, unique };
   const base = { name, label: humanise(name), optional, ...(unique ? { unique: true } : {}) };
+  // A type TypeScript could not resolve (a misspelt `strng`) has its own error already: a second
+  // one about `any` would only point away from it. The model still fails (no rows).
+  if (isUnresolved(s, declared)) return undefined;
   const kind = classify(s, type, property);
   if (kind === undefined) {
     report(s, model, Codes.unsupportedField, `the field \`${name}\` of the model ${model.name} has the type \`${s.checker.typeToString(declared)}\`, which fw cannot put in a form. Use string, LongText, number, boolean, a union of string literals, Date, or Id<…>.`);
@@ -135,6 +138,11 @@ function fieldOf(s: Shaping, model: Model, property: ts.Symbol): FieldRead | und
     return undefined;
   }
   return { ...base, ...kind, ...(serverSet === undefined ? {} : { serverSet }) };
+}
+
+/** TypeScript's error type: what a reference to a name it could not find reads as. */
+function isUnresolved(s: Shaping, type: ts.Type): boolean {
+  return (type.flags & s.ts.TypeFlags.Any) !== 0 && (type as ts.Type & { readonly intrinsicName?: string }).intrinsicName === "error";
 }
 
 /** A `Date` named createdAt or updatedAt is stamped by the server; a `readonly` property is written only by handlers. */

@@ -18,6 +18,27 @@ export function declaresOwned(s: Shaping, model: Model): boolean {
 }
 
 /**
+ * Spec 2.13: an owned model declares only `owned`, which is its guard (owned implies guarded).
+ * One that declares `guarded` as well would have `guarded` decide who may reach its routes, and
+ * `owned`'s actions never read: refused (TS91030), naming what to write instead. True when so.
+ */
+export function guardedAndOwned(s: Shaping, model: Model): boolean {
+  const both = model.call.arguments.some((argument) => {
+    const guarded = s.checker.getTypeAtLocation(argument).getProperty("guarded");
+    return guarded !== undefined && (guarded.flags & s.ts.SymbolFlags.Optional) === 0;
+  });
+  if (!both) return false;
+  report(
+    s,
+    model,
+    Codes.guardedAndOwned,
+    `the model ${model.name} declares both \`guarded\` and \`owned\`, and \`owned\` is its guard already (spec 2.13): with both, \`owned\`'s actions (the roles that need a signed-in user) would never be read. ` +
+      "Drop `guarded` and name those roles in `owned`: `auth.owned(covers, actions)`.",
+  );
+  return true;
+}
+
+/**
  * The owner field of a model declaring `owned` (spec 2.13): its one field of type `Id<X>` with
  * X not the model itself. When the declaration names its user model (`auth.owned<Post, User>`),
  * X must be that model: a field keyed by another (`Id<Note>`) would compare a user's key with

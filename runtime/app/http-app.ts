@@ -434,9 +434,8 @@ export class HttpApp {
 
   /** `routes`, `routes --json`, `routes --match "GET /path"`. */
   private async printRoutes(args: readonly string[]): Promise<number> {
-    const { routes, warnings } = checkRoutes(this.routes.routes);
     const { routesCommand } = await import("../server/routes-command.js");
-    return routesCommand(args, routes, warnings, this.console);
+    return routesCommand(args, checkRoutes(this.routes.routes), this.console);
   }
 }
 

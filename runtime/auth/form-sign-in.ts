@@ -133,7 +133,7 @@ export class FormSignIn<U extends UserFields = UserFields> {
       await this.rules.users.revokeSession(claim.id, claim.sessionId, until);
       this.rules.sockets.closeSession(String(claim.id), claim.sessionId);
     }
-    return Redirect("/").withSession(request.session.cleared().flash("notice", "You are signed out."));
+    return Redirect(request.href("/")).withSession(request.session.cleared().flash("notice", "You are signed out."));
   }
 
   private declaration(): { readonly through: (route: Route) => Route; readonly identify: Identify; readonly carries: readonly Route[]; readonly viewer: (request: Request) => string | undefined } {

@@ -5,7 +5,7 @@ import { safeNext } from "./next-path.js";
 import { hashPassword, verifyPassword } from "./password.js";
 import { limiterKey, PER_ACCOUNT_AND_ADDRESS, PER_ADDRESS, RateLimiter, SIGNUPS_PER_ADDRESS, type AttemptLimiter, type Limit } from "./rate-limit.js";
 import { signedInSession } from "./session-user.js";
-import { loginPage, tooMany, type AuthPaths } from "./sign-in-pages.js";
+import { loginPage, mountedPaths, tooMany, type AuthPaths } from "./sign-in-pages.js";
 import { normalEmail, type UserFields, type Users } from "./users.js";
 
 /** The one answer to a failed sign-in: it never says whether the account exists. */
@@ -60,7 +60,7 @@ export class Login<U extends UserFields> {
   /** `GET /login`: the form, carrying `?next=` along when it is a path on this site. */
   page(request: Request): Response {
     const next = safeNext(request.query.get("next"));
-    return Ok(loginPage(this.settings.paths, { csrf: request.csrf, email: "", next }));
+    return Ok(loginPage(mountedPaths(this.settings.paths, request), { csrf: request.csrf, email: "", next }));
   }
 
   /** `POST /login`: 429 when limited, 422 when wrong, else a renewed session and 303 to next. */
@@ -79,10 +79,11 @@ export class Login<U extends UserFields> {
     if (wait > 0) return tooMany(wait);
     const user = await this.check(account, request.form.get("password") ?? "");
     if (user === undefined) {
-      return status(422, loginPage(this.settings.paths, { csrf: request.csrf, email: email.slice(0, 254), next, problem: WRONG_CREDENTIALS }));
+      return status(422, loginPage(mountedPaths(this.settings.paths, request), { csrf: request.csrf, email: email.slice(0, 254), next, problem: WRONG_CREDENTIALS }));
     }
     await Promise.all([perAccountAndAddress.reset(pairKey), perAddress.refund(addressKey)]);
-    return Redirect(next).withSession(signedInSession(request.session, user).flash("notice", "You are signed in."));
+    // No next page: the home page of the table the sign-in sits in (under its Route.under prefix).
+    return Redirect(next === "/" ? request.href("/") : next).withSession(signedInSession(request.session, user).flash("notice", "You are signed in."));
   }
 
   /** The user when the password is theirs; one scrypt verification either way. */

@@ -60,10 +60,15 @@ function signedInOnly<U extends UserFields>(route: HttpRoute, rules: SessionRule
   };
 }
 
-/** 303 to sign in; a GET (or HEAD) comes back to where it was going, a form post does not (it would be replayed as a GET). */
+/**
+ * 303 to sign in, at the login page of the table the request's route sits in (under its
+ * `Route.under` prefix); a GET (or HEAD) comes back to where it was going, a form post does
+ * not (it would be replayed as a GET).
+ */
 function toLogin(request: Request, loginPath: string): Response {
   const reading = request.method === "GET" || request.method === "HEAD";
-  return Redirect(reading ? withNext(loginPath, pathAndQuery(request)) : loginPath);
+  const login = request.href(loginPath);
+  return Redirect(reading ? withNext(login, pathAndQuery(request)) : login);
 }
 
 function pathAndQuery(request: Request): string {

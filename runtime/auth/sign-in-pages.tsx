@@ -9,6 +9,14 @@ export interface AuthPaths {
   readonly signup: string | undefined;
 }
 
+/**
+ * The paths as `request` reaches them: under the prefix its table was put under with
+ * `Route.under` ("/admin/login"), so the pages' forms and links follow the table.
+ */
+export function mountedPaths<P extends AuthPaths>(paths: P, request: { href(path: string): string }): P {
+  return { ...paths, login: request.href(paths.login), logout: request.href(paths.logout), signup: paths.signup === undefined ? undefined : request.href(paths.signup) };
+}
+
 /** What a sign-in or sign-up form shows: the token, the email typed so far, where to go next, and what went wrong. */
 export interface FormState {
   readonly csrf: string;

@@ -5,7 +5,7 @@ import { limiterKey } from "./rate-limit.js";
 import { isCommonPassword } from "./common-passwords.js";
 import { safeNext } from "./next-path.js";
 import { hashPassword } from "./password.js";
-import { signupPage, tooMany, withNext, type AuthPaths } from "./sign-in-pages.js";
+import { mountedPaths, signupPage, tooMany, withNext, type AuthPaths } from "./sign-in-pages.js";
 import { normalEmail, type UserFields, type Users } from "./users.js";
 
 /** The shortest password sign-up accepts: 12 characters. */
@@ -39,7 +39,7 @@ export class Signup<U extends UserFields> {
   /** `GET /signup`: the blank form. */
   page(request: Request): Response {
     const next = safeNext(request.query.get("next"));
-    return Ok(signupPage(this.paths, { csrf: request.csrf, email: "", next }, MIN_PASSWORD_LENGTH));
+    return Ok(signupPage(mountedPaths(this.paths, request), { csrf: request.csrf, email: "", next }, MIN_PASSWORD_LENGTH));
   }
 
   /** `POST /signup`: 429 when limited, 422 with the problems, else 303 to sign in (the account made when the email was new). */
@@ -54,11 +54,11 @@ export class Signup<U extends UserFields> {
     const errors = problemsOf(email, password);
     if (Object.keys(errors).length > 0) return this.refused(request, email, next, errors);
     await this.users.create(normalEmail(email), await hashPassword(password));
-    return Redirect(withNext(this.paths.login, next)).withSession(request.session.flash("notice", SIGNED_UP));
+    return Redirect(withNext(request.href(this.paths.login), next)).withSession(request.session.flash("notice", SIGNED_UP));
   }
 
   private refused(request: Request, email: string, next: string, errors: Record<string, string>): Response {
-    return status(422, signupPage(this.paths, { csrf: request.csrf, email: email.slice(0, MAX_EMAIL_LENGTH + 1), next, errors }, MIN_PASSWORD_LENGTH));
+    return status(422, signupPage(mountedPaths(this.paths, request), { csrf: request.csrf, email: email.slice(0, MAX_EMAIL_LENGTH + 1), next, errors }, MIN_PASSWORD_LENGTH));
   }
 }
 

@@ -26,6 +26,8 @@ export interface RequestInit<P = DefaultParams> {
   readonly currentUser?: string;
   /** The peer's network address as the server saw it. */
   readonly clientAddress?: string;
+  /** The prefix the route's table was put under (`Route.under`): "/admin", or "" (none). */
+  readonly mount?: string;
 }
 
 /**
@@ -78,6 +80,12 @@ abstract class Sent<P> {
   readonly headers: RequestHeaders;
   /** The entire body, read up to `maxBodySize`. */
   readonly body: Uint8Array;
+  /**
+   * The prefix the matched route's table was put under with `Route.under` ("/admin"), or ""
+   * when none: `path` includes it. Links and redirects to the table's own pages go through
+   * `href`, so they follow the table wherever it is mounted.
+   */
+  readonly mount: string;
   #query: string | Fields;
 
   protected constructor(init: RequestInit<P>) {
@@ -86,7 +94,18 @@ abstract class Sent<P> {
     this.params = init.params ?? ({} as P);
     this.headers = headersOf(init.headers);
     this.body = bytesOf(init.body);
+    this.mount = init.mount ?? "";
     this.#query = init.query ?? "";
+  }
+
+  /**
+   * A path of the route's table as browsers reach it: `href("/posts/3")` is "/admin/posts/3"
+   * under `Route.under("/admin", …)`, and "/posts/3" otherwise; `href("/")` is the table's home
+   * ("/admin"). For links, form actions and redirects to the table's own pages.
+   */
+  href(path: string): string {
+    if (this.mount === "") return path;
+    return path === "/" ? this.mount : this.mount + path;
   }
 
   /** The query string's fields; a malformed encoding is a 400. */
@@ -267,6 +286,7 @@ export function copyRequest<P, Q = P>(
     secure: changes.secure ?? request.secure,
     ...optional("currentUser", "currentUser" in changes ? changes.currentUser : request.currentUser),
     ...optional("clientAddress", changes.clientAddress ?? request.clientAddress),
+    ...optional("mount", changes.mount ?? (request.mount === "" ? undefined : request.mount)),
   });
 }
 

@@ -3,6 +3,9 @@ import { BadRequest } from "../http/failure.js";
 import type { Request } from "../http/request.js";
 import { Ok, Response, status } from "../http/response.js";
 import { EVENT_FIELD } from "../resource/form.js";
+import type { ModelSpec } from "../resource/model.js";
+import type { ParamDecoders } from "../routing/from-path.js";
+import { asFwEndpoint } from "../routing/fw-endpoint.js";
 import { Route, type HttpRoute, type WsRoute } from "../routing/route.js";
 import { CLIENT_PATH, clientFile } from "./client-file.js";
 import { contextOf, handlerOf, payloadOf } from "./events.js";
@@ -58,7 +61,7 @@ export function livePageRoutes<C>(page: LivePage<any, C, any>, mount: LiveMount<
 // biome-ignore lint/suspicious/noExplicitAny: as above
 export function liveSocketRoute<C>(page: LivePage<any, C, any>, mount: LiveMount<C>): WsRoute {
   checkedMount(mount);
-  return { ...Route.ws(socketPath(mount.id), liveListener(page, mount as LiveMount<unknown>), { source: mount.source }), fwEndpoint: true };
+  return asFwEndpoint(Route.ws(socketPath(mount.id), liveListener(page, mount as LiveMount<unknown>), { source: mount.source }));
 }
 
 /** A year: the versioned URL (`?v=<hash>`) names one content forever. */
@@ -82,5 +85,5 @@ export function liveClientRoute(): HttpRoute {
       return new Response(200, [["content-type", "text/javascript; charset=utf-8"], ...validators], { type: "text", text: client.text });
     },
   });
-  return { ...route, fwEndpoint: true };
+  return asFwEndpoint(route);
 }

@@ -159,7 +159,12 @@ class LiveSession {
     const { path, query } = splitTarget(wanted);
     try {
       splitPath(path);
-      const found = pattern.lookupPath("GET", path);
+      // Under `Route.under`, the page's path starts with the table's prefix, which the socket
+      // (staying under /fw) knows as its mount; the page's own pattern matches what follows.
+      const prefix = handshake.mount;
+      const inner = prefix === "" ? path : path === prefix ? "/" : path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined;
+      if (inner === undefined) throw new Error("not under the mount");
+      const found = pattern.lookupPath("GET", inner);
       if (found.type !== "found") throw new Error("no match");
       const params = decodeParams(found.params, this.mountInfo.params);
       this.shown = pathAndQuery(path, query);
@@ -171,6 +176,7 @@ class LiveSession {
         headers: handshake.headers,
         session: handshake.session,
         secure: handshake.secure,
+        ...(prefix === "" ? {} : { mount: prefix }),
         ...(handshake.currentUser === undefined ? {} : { currentUser: handshake.currentUser }),
         ...(handshake.clientAddress === undefined ? {} : { clientAddress: handshake.clientAddress }),
       });

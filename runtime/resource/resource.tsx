@@ -126,9 +126,9 @@ class Pages<A> {
       <>
         <title>{this.words.many}</title>
         <h1>{this.words.many}</h1>
-        {this.actions.has("New") ? <p><a href={`${this.model.path}/new`} class="fw-new">New {this.words.lower}</a></p> : null}
+        {this.actions.has("New") ? <p><a href={request.href(`${this.model.path}/new`)} class="fw-new">New {this.words.lower}</a></p> : null}
         {rows.length === 0 ? <p class="fw-empty">No {this.words.many.toLowerCase()} yet.</p> : this.table(request, rows, order)}
-        {last > 1 ? this.pager(page, last, order) : null}
+        {last > 1 ? this.pager(request, page, last, order) : null}
       </>,
     );
   }
@@ -140,8 +140,8 @@ class Pages<A> {
       <>
         <title>{`New ${this.words.lower}`}</title>
         <h1>New {this.words.lower}</h1>
-        {this.form.render({ action: this.model.path, method: "POST", csrf: request.csrf, values, errors, submit: `Create ${this.words.lower}`, ...(message === undefined ? {} : { message }) })}
-        {this.backLink()}
+        {this.form.render({ action: request.href(this.model.path), method: "POST", csrf: request.csrf, values, errors, submit: `Create ${this.words.lower}`, ...(message === undefined ? {} : { message }) })}
+        {this.backLink(request)}
       </>,
     );
   }
@@ -149,7 +149,7 @@ class Pages<A> {
   async show(request: Request): Promise<Response> {
     const key = request.params[this.model.key];
     const row = await this.found(await this.own.reading(request, "Show"), key);
-    const at = this.at(key);
+    const at = this.at(request, key);
     const heading = this.heading(row, key);
     return Ok(
       <>
@@ -163,7 +163,7 @@ class Pages<A> {
           {this.offers(request, "Edit", row) && this.offers(request, "Destroy", row) ? " " : null}
           {this.offers(request, "Destroy", row) ? <a href={`${at}/delete`} class="fw-destroy">Delete</a> : null}
         </p>
-        {this.backLink()}
+        {this.backLink(request)}
       </>,
     );
   }
@@ -177,7 +177,7 @@ class Pages<A> {
     const key = request.params[this.model.key];
     const row = await this.writable(request, "Destroy", key);
     const heading = this.heading(row, key);
-    const back = this.actions.has("Show") ? this.at(key) : this.actions.has("Index") ? this.model.path : "/";
+    const back = this.actions.has("Show") ? this.at(request, key) : request.href(this.actions.has("Index") ? this.model.path : "/");
     return Ok(
       <>
         <title>{`Delete ${heading}?`}</title>
@@ -185,7 +185,7 @@ class Pages<A> {
         <p class="fw-confirm">This {this.words.lower} will be deleted for good.</p>
         {/* A <div>: a <form> cannot sit in a <p> (the browser would close the <p> before it). */}
         <div class="fw-controls">
-          {Form.button({ action: this.at(key), method: "DELETE", csrf: request.csrf, submit: `Delete ${this.words.lower}`, class: "fw-destroy" })}
+          {Form.button({ action: this.at(request, key), method: "DELETE", csrf: request.csrf, submit: `Delete ${this.words.lower}`, class: "fw-destroy" })}
           <a href={back} class="fw-cancel">Cancel</a>
         </div>
       </>,
@@ -218,7 +218,7 @@ class Pages<A> {
         <title>{`Edit ${this.words.lower} ${String(key)}`}</title>
         <h1>Edit {this.words.lower} {String(key)}</h1>
         {this.form.render({
-          action: this.at(key),
+          action: this.at(request, key),
           method: "PUT",
           csrf: request.csrf,
           values: values ?? this.form.values(row),
@@ -227,7 +227,7 @@ class Pages<A> {
           ...(version === undefined ? {} : { version }),
           ...(message === undefined ? {} : { message }),
         })}
-        {this.actions.has("Show") ? <p><a href={this.at(key)}>Back to the {this.words.lower}</a></p> : this.backLink()}
+        {this.actions.has("Show") ? <p><a href={this.at(request, key)}>Back to the {this.words.lower}</a></p> : this.backLink(request)}
       </>,
     );
   }
@@ -243,7 +243,7 @@ class Pages<A> {
       return this.fresh(request, this.form.typed(request.form), this.taken(error));
     }
     const key = (row as Record<string, unknown>)[this.model.key];
-    return this.done(request, `${this.words.one} created.`, this.actions.has("Show") ? this.at(key) : undefined);
+    return this.done(request, `${this.words.one} created.`, this.actions.has("Show") ? this.at(request, key) : undefined);
   }
 
   /**
@@ -275,7 +275,7 @@ class Pages<A> {
           `The form shows your changes; the ${this.words.lower} now holds theirs. Save again to replace them with yours.`,
       });
     }
-    return this.done(request, `${this.words.one} updated.`, this.actions.has("Show") ? this.at(key) : undefined);
+    return this.done(request, `${this.words.one} updated.`, this.actions.has("Show") ? this.at(request, key) : undefined);
   }
 
   /**
@@ -335,9 +335,9 @@ class Pages<A> {
     return this.done(request, `${this.words.one} deleted.`, undefined);
   }
 
-  /** 303 with a flash to `target`, else the nearest mounted page: Index, then "/". */
+  /** 303 with a flash to `target`, else the nearest mounted page: Index, then the table's home. */
   private done(request: Request, notice: string, target: string | undefined): Response {
-    const to = target ?? (this.actions.has("Index") ? this.model.path : "/");
+    const to = target ?? request.href(this.actions.has("Index") ? this.model.path : "/");
     return Redirect(to).withSession(request.session.flash(NOTICE, notice));
   }
 
@@ -362,12 +362,13 @@ class Pages<A> {
     return this.actions.has(role) && this.own.shows(request, role, row);
   }
 
-  private at(key: unknown): string {
-    return `${this.model.path}/${encodeURIComponent(String(key))}`;
+  /** A row's Show path as this request reaches the table (under its `Route.under` prefix). */
+  private at(request: Request, key: unknown): string {
+    return request.href(`${this.model.path}/${encodeURIComponent(String(key))}`);
   }
 
-  private backLink(): Html | null {
-    return this.actions.has("Index") ? <p><a href={this.model.path} class="fw-back">Back to {this.words.many.toLowerCase()}</a></p> : null;
+  private backLink(request: Request): Html | null {
+    return this.actions.has("Index") ? <p><a href={request.href(this.model.path)} class="fw-back">Back to {this.words.many.toLowerCase()}</a></p> : null;
   }
 
   /**
@@ -384,19 +385,20 @@ class Pages<A> {
   }
 
   /** The index's address with a sort and a page (page 1 and key order left out). */
-  private indexAt(order: Order | undefined, page = 1): string {
+  private indexAt(request: Request, order: Order | undefined, page = 1): string {
     const query = [order === undefined ? "" : `sort=${order.descending ? "-" : ""}${encodeURIComponent(order.field)}`, page === 1 ? "" : `page=${page}`].filter((p) => p !== "");
-    return query.length === 0 ? this.model.path : `${this.model.path}?${query.join("&")}`;
+    const path = request.href(this.model.path);
+    return query.length === 0 ? path : `${path}?${query.join("&")}`;
   }
 
   /** A column heading: a link that sorts by it (ascending, or descending when it already sorts so). */
-  private columnHeading(field: Field, order: Order | undefined): Html {
+  private columnHeading(request: Request, field: Field, order: Order | undefined): Html {
     const sorted = order?.field === field.name;
     const next = { field: field.name, descending: sorted && order?.descending !== true };
     const state = !sorted ? undefined : order?.descending === true ? "descending" : "ascending";
     return (
       <th scope="col" aria-sort={state}>
-        <a href={this.indexAt(next)}>{field.label}</a>
+        <a href={this.indexAt(request, next)}>{field.label}</a>
         {state === undefined ? null : state === "ascending" ? " ▲" : " ▼"}
       </th>
     );
@@ -410,14 +412,14 @@ class Pages<A> {
       <table class="fw-index">
         <thead>
           <tr>
-            {this.form.shown.map((field) => this.columnHeading(field, order))}
+            {this.form.shown.map((field) => this.columnHeading(request, field, order))}
             {links ? <th scope="col"><span class="fw-hidden">Links</span></th> : null}
           </tr>
         </thead>
         <tbody>
           {rows.map((row) => {
             // Once per row: the row's path and whether this user may edit it (an ownership check).
-            const at = links ? this.at(keyOf(row)) : "";
+            const at = links ? this.at(request, keyOf(row)) : "";
             const edits = links && this.offers(request, "Edit", row);
             return (
               <tr>
@@ -437,12 +439,12 @@ class Pages<A> {
     );
   }
 
-  private pager(page: number, last: number, order: Order | undefined): Html {
+  private pager(request: Request, page: number, last: number, order: Order | undefined): Html {
     return (
       <nav class="fw-pager" aria-label="Pages">
-        {page > 1 ? <a href={this.indexAt(order, page - 1)} rel="prev">Previous</a> : null}
+        {page > 1 ? <a href={this.indexAt(request, order, page - 1)} rel="prev">Previous</a> : null}
         <span>Page {page} of {last}</span>
-        {page < last ? <a href={this.indexAt(order, page + 1)} rel="next">Next</a> : null}
+        {page < last ? <a href={this.indexAt(request, order, page + 1)} rel="next">Next</a> : null}
       </nav>
     );
   }

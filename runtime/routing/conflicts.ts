@@ -1,4 +1,5 @@
 import { BootError } from "./boot-error.js";
+import { isFwEndpoint } from "./fw-endpoint.js";
 import { emptyTrie, insertPattern, type Ranked, type TrieNode } from "./matcher.js";
 import type { Segment } from "./path-pattern.js";
 import { Origin, Route } from "./route.js";
@@ -8,6 +9,11 @@ export interface CheckedRoutes {
   readonly routes: readonly Route[];
   /** One line each, printed at boot and by the `routes` command. */
   readonly warnings: readonly string[];
+  /**
+   * One line each, printed by the `routes` command only: what the table does on purpose and a
+   * reader of the table may want to know (a derived page deliberately overridden).
+   */
+  readonly notes: readonly string[];
 }
 
 /** A route no request can reach, because the earlier route `by` matches every path it does. */
@@ -24,8 +30,8 @@ export interface Shadowing {
  */
 export function checkRoutes(routes: readonly Route[]): CheckedRoutes {
   checkReserved(routes);
-  const { kept, warnings } = dropDuplicates(routes);
-  return { routes: kept, warnings: [...warnings, ...findShadowed(kept).map(shadowWarning), ...orphanWarnings(kept)] };
+  const { kept, warnings, notes } = dropDuplicates(routes);
+  return { routes: kept, warnings: [...warnings, ...findShadowed(kept).map(shadowWarning), ...orphanWarnings(kept)], notes };
 }
 
 /** The path prefix fw keeps for its own endpoints (spec 4.6). */
@@ -40,7 +46,7 @@ export const RESERVED_PREFIX = "fw";
 function checkReserved(routes: readonly Route[]): void {
   for (const route of routes) {
     const first = route.path.segments[0];
-    if (first?.type !== "literal" || first.value !== RESERVED_PREFIX || route.fwEndpoint === true) continue;
+    if (first?.type !== "literal" || first.value !== RESERVED_PREFIX || isFwEndpoint(route)) continue;
     throw new BootError(
       `${describe(route)} is under /${RESERVED_PREFIX}, which fw reserves for its own endpoints (/fw/health, and /fw/reload in dev): ` +
         `move it to another path (rename its file or folder).`,
@@ -92,7 +98,7 @@ interface Pair {
   resource?: Route;
 }
 
-function dropDuplicates(routes: readonly Route[]): { kept: readonly Route[]; warnings: string[] } {
+function dropDuplicates(routes: readonly Route[]): { kept: readonly Route[]; warnings: string[]; notes: string[] } {
   const pairs = new Map<string, Pair>();
   for (const route of routes) {
     const key = pathKey(route);
@@ -108,22 +114,41 @@ function dropDuplicates(routes: readonly Route[]): { kept: readonly Route[]; war
   // and take "new" for an id, so overriding one page would break another.
   const replaced = new Map<Route, Route>();
   const warnings: string[] = [];
+  const notes: string[] = [];
   for (const { handwritten, resource } of pairs.values()) {
     if (handwritten === undefined || resource === undefined) continue;
     replaced.set(resource, handwritten);
-    warnings.push(overrideWarning(resource, handwritten));
+    if (isDeliberate(resource, handwritten)) notes.push(overrideNote(resource, handwritten));
+    else warnings.push(overrideWarning(resource, handwritten));
   }
-  if (replaced.size === 0) return { kept: routes, warnings };
+  if (replaced.size === 0) return { kept: routes, warnings, notes };
   const moved = new Set(replaced.values());
   const kept = routes.flatMap((route) => (moved.has(route) ? [] : [replaced.get(route) ?? route]));
-  return { kept, warnings };
+  return { kept, warnings, notes };
 }
 
 /**
- * Spec 4.3 warns when a handwritten route takes a derived one's method and path. That is how
- * one derived page is replaced by a handwritten file while the others stay (docs/guides/models-and-forms.md), so the
- * warning says so, and that the model's other pages still link to it; leaving the action out
- * would remove the page, and every link and redirect to it, instead.
+ * A deliberate override of a derived page: the handwritten route is written exactly as the
+ * derived one, its parameters named alike (`posts/_id/Show.tsx` for Post's `GET /posts/:id`,
+ * `posts/Index.tsx` for `GET /posts`). That is how one page is replaced (docs/guides/models-and-forms.md),
+ * so boot says nothing and `routes` lists it as a note. The same shape under other names
+ * (`posts/_slug/Show.tsx`) is probably a page meant as something else: it keeps its warning.
+ */
+function isDeliberate(resource: Route, handwritten: Route): boolean {
+  return resource.path.text === handwritten.path.text;
+}
+
+function overrideNote(resource: Route, handwritten: Route): string {
+  const role = resource.case === "http" ? resource.role : undefined;
+  const page = role === undefined ? `the derived ${describe(resource)}` : `the derived ${role} page ${describe(resource)}`;
+  return `${describe(handwritten)} overrides ${page}, in its place; the model's other pages still link to it.`;
+}
+
+/**
+ * Spec 4.3 warns when a handwritten route takes a derived one's method and path; fw keeps the
+ * warning for an override that does not look deliberate (parameters named otherwise). It says
+ * that the model's other pages still link to it, how to make it deliberate, and that leaving
+ * the action out would remove the page, and every link and redirect to it, instead.
  */
 function overrideWarning(resource: Route, handwritten: Route): string {
   const role = resource.case === "http" ? resource.role : undefined;
@@ -131,7 +156,8 @@ function overrideWarning(resource: Route, handwritten: Route): string {
   const remove = role === undefined ? "remove the action from the resource" : `leave ${role} out of the model's actions (Actions.except(${role}))`;
   return (
     `${describe(resource)} is dropped: the handwritten ${describe(handwritten)} is on the same method and path and is served instead. ` +
-    `That overrides ${page}; the model's other pages still link to it. To remove the page rather than replace it, ${remove}.`
+    `That overrides ${page}; the model's other pages still link to it. If that is what you meant, write its path as ${resource.path.text} (its parameters named alike) and this warning goes. ` +
+    `To remove the page rather than replace it, ${remove}.`
   );
 }
 

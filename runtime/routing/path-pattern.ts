@@ -29,6 +29,15 @@ export class PathPattern {
     return new PathPattern(trimmed, segments);
   }
 
+  /**
+   * This pattern under `prefix`, a pattern of literal segments (`Route.under`): `/posts/:id`
+   * under `/admin` is `/admin/posts/:id`, and `/` under it is `/admin`.
+   */
+  under(prefix: PathPattern): PathPattern {
+    if (prefix.segments.length === 0) return this;
+    return new PathPattern(this.segments.length === 0 ? prefix.text : prefix.text + this.text, [...prefix.segments, ...this.segments]);
+  }
+
   /** The pattern with parameter names erased: two patterns with one shape match the same paths. */
   get shape(): string {
     return (

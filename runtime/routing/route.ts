@@ -7,6 +7,7 @@ import { PathPattern } from "./path-pattern.js";
 import type { ParamDecoders } from "./from-path.js";
 import type { WsListener } from "./ws-listener.js";
 import { BootError } from "./boot-error.js";
+import { isFwEndpoint } from "./fw-endpoint.js";
 
 /**
  * A browser route's handler (spec 2.4). `P` is the params type the handler reads; dispatch has
@@ -41,11 +42,9 @@ export interface HttpRoute {
   /** A form page's submit target (New → POST /posts): boot warns when it is not mounted. */
   readonly submits?: { readonly method: Method; readonly path: string };
   /** A derived route's role (`Index` … `Destroy`): what a model's guard declaration covers. */
-  readonly role?: string;  /**
-   * fw's own endpoint under `/fw` (spec 4.6: fw/live's socket and client, which the build appends
-   * after the table): the boot check lets it stay there. Set by fw's modules, never by an app.
-   */
-  readonly fwEndpoint?: true;
+  readonly role?: string;
+  /** The prefix `Route.under` put the route under ("/admin"): the handler's `request.mount`. */
+  readonly mount?: string;
 }
 
 export interface WsRoute {
@@ -60,11 +59,8 @@ export interface WsRoute {
    * a socket cannot follow a redirect to the login page. Set by a guard's `through`.
    */
   readonly requiresUser?: boolean;
-  /**
-   * fw's own endpoint under `/fw` (spec 4.6: fw/live's socket and client, which the build appends
-   * after the table): the boot check lets it stay there. Set by fw's modules, never by an app.
-   */
-  readonly fwEndpoint?: true;
+  /** The prefix `Route.under` put the route under ("/admin"): the connection's `request.mount`. */
+  readonly mount?: string;
 }
 
 /** What `Route.ws` takes beside the path and the listener. */
@@ -151,6 +147,52 @@ function api(init: ApiRouteInit): HttpRoute {
   return { ...http({ ...init, handler, source: sourceOf(declared, init.source) }), kind: API };
 }
 
+/** A table `Route.under` rewrites: a `RouteTable` (its `identify` kept) or an array of routes. */
+interface Mappable<T> {
+  map(rewrite: (route: Route) => Route): T;
+}
+
+/**
+ * The table with every path put under `prefix` (spec 4.6: where a table, its guard's routes
+ * and its derived pages sit): `Route.under("/admin", table())` serves `/posts/:id` at
+ * `/admin/posts/:id`, the guard's `/login` at `/admin/login`. Match order and `identify` are
+ * kept. Each route learns its prefix (`mount`), which its handler reads as `request.mount`:
+ * derived pages, the sign-in pages and the guard's redirect to sign-in link through it
+ * (`request.href`), so they follow the table. fw's own endpoints under `/fw` (fw/live's
+ * socket and client) stay where they are: `/fw` is fw's, whatever the table's prefix.
+ * `prefix` is a path of literal segments ("/admin", "/app/v2"); "/" leaves the table as it is.
+ * Nested calls add up: `under("/a", under("/b", t))` puts `t` under `/a/b`.
+ */
+function under(prefix: string, routes: readonly Route[]): Route[];
+function under<T extends Mappable<T>>(prefix: string, table: T): T;
+function under(prefix: string, table: readonly Route[] | Mappable<unknown>): unknown {
+  const at = prefixPattern(prefix);
+  const rewrite = (route: Route): Route => (at.segments.length === 0 ? route : routeUnder(at, route));
+  if (Array.isArray(table)) return (table as readonly Route[]).map(rewrite);
+  return at.segments.length === 0 ? table : (table as Mappable<unknown>).map(rewrite);
+}
+
+function prefixPattern(prefix: string): PathPattern {
+  const at = PathPattern.parse(prefix);
+  const named = at.segments.find((segment) => segment.type !== "literal");
+  if (named !== undefined) {
+    throw new BootError(
+      `Route.under(${JSON.stringify(prefix)}): a prefix is a path of literal segments ("/admin"), not a pattern: ` +
+        `"${named.type === "param" ? ":" : "*"}${named.name}" would capture a segment no handler reads. Write the prefix out, or put the parameter in the routes' own paths.`,
+    );
+  }
+  return at;
+}
+
+function routeUnder(at: PathPattern, route: Route): Route {
+  const mount = at.text + (route.mount ?? "");
+  // fw's endpoints stay under /fw; they learn the mount all the same (a live socket reads it).
+  if (isFwEndpoint(route)) return { ...route, mount };
+  if (route.case === "ws") return { ...route, path: route.path.under(at), mount };
+  const submits = route.submits === undefined ? {} : { submits: { method: route.submits.method, path: PathPattern.parse(route.submits.path).under(at).text } };
+  return { ...route, path: route.path.under(at), mount, ...submits };
+}
+
 type Shorthand = (path: string, handler: Handler, options?: Omit<HttpRouteInit, "method" | "path" | "handler">) => HttpRoute;
 
 function shorthand(method: Method): Shorthand {
@@ -168,6 +210,7 @@ export const Route = {
   delete: shorthand("DELETE"),
   head: shorthand("HEAD"),
   options: shorthand("OPTIONS"),
+  under,
   ws(path: string, listener: WsListener, options?: WsRouteOptions): WsRoute {
     return {
       case: "ws",

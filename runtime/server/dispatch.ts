@@ -202,10 +202,12 @@ export class Dispatcher {
     if (exchange.method === "POST" && isUrlEncoded(headers["content-type"])) {
       const form = Fields.parse(textOf(exchange.body), "form");
       exchange.form = form;
-      const override = methodOverride(form);
+      const override = this.readsOverride(found, exchange.path) ? methodOverride(form) : undefined;
       if (override !== undefined) {
         const overridden = this.options.matcher.lookupPath(override, exchange.path);
-        if (honoursOverride(found, overridden)) {
+        // API routes skip CSRF: an override landing on one would let a cross-site HTML form
+        // (which can only POST) reach an API's PUT, PATCH or DELETE. It is not honoured.
+        if (overridden.type !== "found" || overridden.route.kind !== API) {
           exchange.method = override;
           lookup = overridden;
         }
@@ -214,11 +216,28 @@ export class Dispatcher {
     if (lookup.type === "method") throw new MethodNotAllowed(lookup.allowed);
     if (lookup.type === "none") throw new NotFound();
     exchange.route = lookup.route.path.text;
+    exchange.mount = lookup.route.mount ?? "";
     exchange.params = lookup.params;
     exchange.incoming = incoming;
     exchange.trustProxy = this.options.trustProxy;
     const sent = exchange as Sent;
     return lookup.route.kind === API ? this.api(lookup, sent) : this.browser(lookup, sent);
+  }
+
+  /**
+   * Whether a POST's `_method` field is read at all: only where a browser route could take the
+   * request, that is when the POST itself reached a browser route, or reached none on a path a
+   * browser route serves on another method. On an API route, and on a path only API routes
+   * serve, the field is nothing (spec 2.6: an API request has no form): neither honoured nor
+   * checked, so `_method=GET` or a repeated `_method` there is no 400.
+   */
+  private readsOverride(found: Lookup, path: string): boolean {
+    if (found.type === "found") return found.route.kind !== API;
+    if (found.type === "none") return false;
+    return found.allowed.some((method) => {
+      const other = this.options.matcher.lookupPath(method, path);
+      return other.type === "found" && other.route.kind !== API;
+    });
   }
 
   /**
@@ -346,6 +365,7 @@ export class Dispatcher {
     // Error pages carry no CSRF token (spec 2.17); the rest of the session stays readable.
     const request = new Request({
       path: exchange.path,
+      mount: exchange.mount,
       session: withoutReserved(exchange.session, CSRF_ENTRY),
       ...(exchange.headers === undefined ? {} : { headers: exchange.headers }),
     });
@@ -401,6 +421,8 @@ class Exchange {
   query = "";
   /** The pattern of the route that matched, once one has: named in a 500's log line. */
   route: string | undefined = undefined;
+  /** The prefix the matched route's table was put under (`Route.under`): its requests' `mount`. */
+  mount = "";
   /** As captured from the path until the route's decoders have read them. */
   params: Readonly<Record<string, unknown>> = NO_PARAMS;
   headers: RequestHeaders | undefined = undefined;
@@ -483,18 +505,6 @@ function methodOverride(form: Fields): Method | undefined {
     throw new BadRequest(`_method may ask for PUT, PATCH or DELETE only, not ${JSON.stringify(asked[0])}.`);
   }
   return method;
-}
-
-/**
- * Whether a `_method` override stands: only a browser route may be reached through one. API
- * routes skip CSRF, so an override landing on one would let a cross-site HTML form (which can
- * only POST) reach an API's PUT, PATCH or DELETE; on an API path the request is answered as if
- * no override had been sent. One that lands on no route keeps its 405 or 404, unless the POST
- * itself reached an API route.
- */
-function honoursOverride(sent: Lookup, overridden: Lookup): boolean {
-  if (overridden.type === "found") return overridden.route.kind !== API;
-  return !(sent.type === "found" && sent.route.kind === API);
 }
 
 /** At most 100 characters of what a client sent, for a message. */

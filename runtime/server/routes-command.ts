@@ -1,4 +1,4 @@
-import type { Route } from "../routing/route.js";
+import type { CheckedRoutes } from "../routing/conflicts.js";
 import { listRoutes, routesJson } from "./routes-listing.js";
 import { matchReport, parseAsked } from "./routes-match.js";
 
@@ -8,22 +8,23 @@ export interface CommandOutput {
   err(text: string): void;
 }
 
-export const ROUTES_USAGE = `  routes                      print the route table in match order, and every warning
-  routes --json               the same as JSON: { "routes": [...], "warnings": [...] }
+export const ROUTES_USAGE = `  routes                      print the route table in match order, every warning and note
+  routes --json               the same as JSON: { "routes": [...], "warnings": [...], "notes": [...] }
   routes --match "GET /path"  which route answers that request, and why earlier ones did not`;
 
 /**
  * The `routes` command over a checked table. `args` are the words after `routes`. Resolves
  * the exit code: 0, or 2 on flags it does not know (usage on stderr).
  */
-export function routesCommand(args: readonly string[], routes: readonly Route[], warnings: readonly string[], output: CommandOutput): number {
+export function routesCommand(args: readonly string[], checked: CheckedRoutes, output: CommandOutput): number {
+  const { routes, warnings, notes } = checked;
   if (args.length === 0) {
-    output.out(listRoutes(routes, warnings).trimEnd());
+    output.out(listRoutes(routes, warnings, notes).trimEnd());
     return 0;
   }
   if (args.length === 1 && args[0] === "--json") {
-    // Tools parse stdout whole: the JSON is all it carries, warnings included.
-    output.out(routesJson(routes, warnings).trimEnd());
+    // Tools parse stdout whole: the JSON is all it carries, warnings and notes included.
+    output.out(routesJson(routes, warnings, notes).trimEnd());
     return 0;
   }
   const asked = matchArgument(args);

@@ -26,8 +26,8 @@ export function routeRow(route: Route): RouteRow {
   };
 }
 
-/** The table as `routes` prints it: one line per route in match order, then every warning. */
-export function listRoutes(routes: readonly Route[], warnings: readonly string[]): string {
+/** The table as `routes` prints it: one line per route in match order, then every warning, then every note. */
+export function listRoutes(routes: readonly Route[], warnings: readonly string[], notes: readonly string[] = []): string {
   const rows = routes.map(routeRow).map((row) => [row.method, row.path, row.source, row.origin, row.kind, row.guard ?? "-"]);
   const header = ["METHOD", "PATH", "HANDLER", "ORIGIN", "KIND", "GUARD"];
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] as string).length)));
@@ -35,10 +35,11 @@ export function listRoutes(routes: readonly Route[], warnings: readonly string[]
   const out = [line(header), ...rows.map(line)];
   if (routes.length === 0) out.push("(no routes)");
   for (const warning of warnings) out.push(`warning: ${warning}`);
+  for (const note of notes) out.push(`note: ${note}`);
   return out.join("\n") + "\n";
 }
 
-/** The table for tools (`routes --json`): every row in match order, then every warning. */
-export function routesJson(routes: readonly Route[], warnings: readonly string[]): string {
-  return JSON.stringify({ routes: routes.map(routeRow), warnings }, null, 2) + "\n";
+/** The table for tools (`routes --json`): every row in match order, then every warning and note. */
+export function routesJson(routes: readonly Route[], warnings: readonly string[], notes: readonly string[] = []): string {
+  return JSON.stringify({ routes: routes.map(routeRow), warnings, notes }, null, 2) + "\n";
 }

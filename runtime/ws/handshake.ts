@@ -46,7 +46,7 @@ export async function admit(incoming: IncomingMessage, rules: HandshakeRules): P
   checkOrigin(headers, secure, rules.origins);
   // Read like a browser route's cookie (one session cookie, else empty); nothing is written back.
   const { session } = arrivedSession(headers.get("cookie"), rules.codec, Date.now(), secure);
-  const sent = new Request({ method: "GET", path, params: found.params, query, headers, session, secure });
+  const sent = new Request({ method: "GET", path, params: found.params, query, headers, session, secure, ...(found.route.mount === undefined ? {} : { mount: found.route.mount }) });
   const request = await rules.identify(sent);
   if (found.route.requiresUser === true && request.currentUser === undefined) {
     throw new Forbidden("This socket needs a signed-in user: sign in, then connect again.");

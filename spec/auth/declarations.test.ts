@@ -4,6 +4,7 @@ import {
   Actions,
   assembleTable,
   Create,
+  Destroy,
   Edit,
   Forbidden,
   guardRoutes,
@@ -108,6 +109,14 @@ describe("5.1 The form sign-in: its routes, carried once by every declaration", 
   it("a session entry the app sets cannot sign anyone in: `_user` is reserved", () => {
     expect(() => Session.empty.set("_user", "1")).toThrow(/reserved/);
     expect(formSignIn({ users }).userOf({ session: Session.empty.set("user", "1") })).toBeUndefined();
+  });
+
+  it("a page's declaration is not read for its actions (spec 2.12.4): a page's routes, which have no role, are all wrapped", () => {
+    const auth = formSignIn({ users });
+    const page = Route.get("/vault", () => Ok("v"));
+    const socket = Route.ws("/vault/live", { message() {} });
+    const wrapped = guardRoutes(auth.guarded(Actions.only(Destroy)), [page, socket]);
+    expect(wrapped.map((route) => route.guard)).toEqual(["formSignIn", "formSignIn"]);
   });
 
   it("a model's declaration wraps only the roles its actions name", () => {

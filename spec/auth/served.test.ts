@@ -1,4 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bootNode } from "../support/process.js";
 import { TEST_SECRET } from "../support/serve.js";
 import { servedFixture } from "../support/tspc.js";
 import { connect, refusal } from "../support/ws-client.js";
@@ -432,5 +434,97 @@ describe("Sessions that end (issue 19, item 2): the guard asks the users store o
     const three = await connect(fixture.url, "/live/socket", { headers: { cookie: third.cookie as string } });
     expect((await third.post("/farewell", {})).status).toBe(303);
     expect((await three.closed).code).toBe(1008);
+  });
+});
+
+describe("4.6 Route.under: the whole table under a prefix, sign-in routes and derived pages too (issue 28 item 17)", () => {
+  // The same build booted again, its main putting the generated table under /app.
+  let app: ReturnType<typeof bootNode> | undefined;
+  let base = "";
+  beforeAll(async () => {
+    app = bootNode(join(fixture.dir, "dist/main.js"), [], { FW_SECRET: TEST_SECRET, FIXTURE_UNDER: "/app" });
+    base = `${await app.url}/app`;
+  }, 60_000);
+  afterAll(async () => {
+    app?.child.kill("SIGTERM");
+    await app?.exited;
+  });
+  /** A browser whose paths are the table's own: "/login" is sent as "/app/login". */
+  const under = (): Browser => new Browser(base, { "x-forwarded-for": `10.1.0.${++address}` });
+
+  it("nothing is left at the old paths; the routes are served under /app", async () => {
+    const root = (await app?.url) as string;
+    expect((await fetch(`${root}/secret`, { redirect: "manual" })).status).toBe(404);
+    expect((await fetch(`${root}/login`, { redirect: "manual" })).status).toBe(404);
+    expect((await under().get("/")).html).toBe("home: nobody");
+  });
+
+  it("a guarded page sends nobody to the sign-in under the prefix, and the sign-in pages' forms and links stay under it", async () => {
+    const visitor = under();
+    const refused = await visitor.get("/secret?x=1");
+    expect([refused.status, refused.location]).toEqual([303, "/app/login?next=%2Fapp%2Fsecret%3Fx%3D1"]);
+    const login = await visitor.get("/login?next=%2Fapp%2Fsecret%3Fx%3D1");
+    expect(login.html).toContain('<form method="post" action="/app/login"');
+    expect(login.html).toContain('<a href="/app/signup?next=%2Fapp%2Fsecret%3Fx%3D1">Sign up</a>');
+    const signup = await visitor.get("/signup");
+    expect(signup.html).toContain('<form method="post" action="/app/signup"');
+    expect(signup.html).toContain('<a href="/app/login">Sign in</a>');
+  });
+
+  it("sign-up, sign-in (back to where the user was going, or the table's home), the guarded page, logout (home: /app)", async () => {
+    const visitor = under();
+    const email = freshEmail("under");
+    await visitor.get("/signup");
+    const made = await visitor.post("/signup", { email, password: PASSWORD });
+    expect([made.status, made.location]).toEqual([303, "/app/login"]);
+    await visitor.get("/login");
+    const back = await visitor.post("/login", { email, password: PASSWORD, next: "/app/secret" });
+    expect([back.status, back.location]).toEqual([303, "/app/secret"]);
+    expect((await visitor.get("/secret")).html).toMatch(/^secret for \d+$/);
+    const other = under();
+    await other.get("/login");
+    expect((await other.post("/login", { email, password: PASSWORD })).location).toBe("/app");
+    await visitor.get("/login"); // the renewed session's token
+    const out = await visitor.post("/logout", {});
+    expect([out.status, out.location]).toEqual([303, "/app"]);
+    expect((await visitor.get("/secret")).status).toBe(303);
+  });
+
+  it("derived pages link, post and redirect under the prefix", async () => {
+    const visitor = under();
+    await visitor.signUp(freshEmail("under-stories"), PASSWORD);
+    const blank = await visitor.get("/stories/new");
+    expect(blank.html).toContain('<form method="post" action="/app/stories"');
+    expect(blank.html).toContain('<a href="/app/stories" class="fw-back">');
+    const created = await visitor.post("/stories", { title: "Under story" });
+    expect(created.status).toBe(303);
+    expect(created.location).toMatch(/^\/app\/stories\/\d+$/);
+    const at = (created.location as string).slice("/app".length);
+    const show = await visitor.get(at);
+    expect(show.html).toContain(`<a href="/app${at}/edit" class="fw-edit">Edit</a>`);
+    expect(show.html).toContain(`<a href="/app${at}/delete" class="fw-destroy">Delete</a>`);
+    const index = await visitor.get("/stories");
+    expect(index.html).toContain(`<a href="/app${at}">Show</a>`);
+    expect(index.html).toContain('<a href="/app/stories/new" class="fw-new">');
+    expect(index.html).toContain('<a href="/app/stories?sort=title">Title</a>');
+    const edit = await visitor.get(`${at}/edit`);
+    expect(edit.html).toContain(`action="/app${at}"`);
+    const updated = await visitor.post(at, { _method: "PUT", title: "Under story, changed" });
+    expect([updated.status, updated.location]).toEqual([303, `/app${at}`]);
+    expect((await visitor.get(`${at}/delete`)).html).toContain(`<form method="post" action="/app${at}" class="fw-destroy">`);
+    const deleted = await visitor.post(at, { _method: "DELETE" });
+    expect([deleted.status, deleted.location]).toEqual([303, "/app/stories"]);
+  });
+
+  it("a guarded socket under the prefix knows its user", async () => {
+    const visitor = under();
+    const email = freshEmail("under-socket");
+    await visitor.signUp(email, PASSWORD);
+    const client = await connect((await app?.url) as string, "/app/live/socket", { headers: { cookie: visitor.cookie as string } });
+    client.socket.send("hi");
+    const answer = await client.next();
+    expect(answer).toMatch(/^\d+ /);
+    expect(answer.endsWith(` ${email}: hi`)).toBe(true);
+    client.socket.close();
   });
 });

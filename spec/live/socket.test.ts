@@ -165,6 +165,8 @@ const mounts = {
   gated: { id: "gated.Index", path: "/gated", capabilities: none, source: "src/app/gated/Index.tsx" },
   heard: { id: "heard.Index", path: "/heard", capabilities: none, source: "src/app/heard/Index.tsx" },
   stuck: { id: "stuck.Index", path: "/stuck", capabilities: none, source: "src/app/stuck/Index.tsx" },
+  // A page of a table put under /app (Route.under): its own pattern, its socket still under /fw.
+  underItem: { id: "app.items._id.Show", path: "/items/:id", params: { id: FromPath.int }, capabilities: none, source: "src/app/items/_id/Show.tsx" },
 } satisfies Record<string, LiveMount<unknown>>;
 
 const routes = new RouteTable(
@@ -188,6 +190,7 @@ const routes = new RouteTable(
     liveSocketRoute(heardPage, mounts.heard),
     liveSocketRoute(stuckPage, mounts.stuck),
     liveClientRoute(),
+    ...Route.under("/app", [...livePageRoutes(itemPage, mounts.underItem), liveSocketRoute(itemPage, mounts.underItem)]),
   ],
   identify,
 );
@@ -372,6 +375,18 @@ describe("fw/live: the socket", () => {
     expect(after).toContain('"5"');
     expect(after).not.toContain("xxxx");
     client.socket.close();
+  });
+
+  it("a page under Route.under: its GET is under the prefix, its socket stays under /fw and mounts it from the prefixed path only", async () => {
+    const { cookie, html } = await visit("/app/items/7");
+    expect(html).toContain('data-fw-live="/fw/live/app.items._id.Show"');
+    const client = await open("underItem", "/app/items/7", cookie);
+    expect(JSON.stringify(await next(client))).toContain("7");
+    client.socket.close();
+    for (const path of ["/items/7", "/app", "/apple/items/7", "/app/items/x"]) {
+      const refused = await open("underItem", path, cookie);
+      expect(await refused.closed, path).toEqual({ code: 1008, reason: "not this page's path" });
+    }
   });
 
   it("a path that is not the page's, or whose parameter does not decode, closes 1008", async () => {

@@ -58,12 +58,35 @@ describe("checkRoutes: two routes on one method and path", () => {
     const show = { ...derived("GET", "/posts/:id", "Post"), role: "Show" };
     const checked = checkRoutes([handwritten, other, index, fresh, show]);
     expect(checked.routes).toEqual([other, index, fresh, handwritten]);
-    expect(checked.warnings[0]).toContain("That overrides the derived Show page; the model's other pages still link to it. To remove the page rather than replace it, leave Show out of the model's actions (Actions.except(Show)).");
+  });
+
+  it("a deliberate override (the derived page's method and path, parameters named alike) warns nobody at boot: `routes` lists it as a note", () => {
+    const handwritten = get("/posts/:id", "src/app/posts/_id/Show.tsx");
+    const show = { ...derived("GET", "/posts/:id", "src/models/Post.ts"), role: "Show" };
+    const checked = checkRoutes([handwritten, show]);
+    expect(checked.routes).toEqual([handwritten]);
+    expect(checked.warnings).toEqual([]);
+    expect(checked.notes).toEqual([
+      "GET /posts/:id (from src/app/posts/_id/Show.tsx) overrides the derived Show page GET /posts/:id (from src/models/Post.ts), in its place; the model's other pages still link to it.",
+    ]);
+  });
+
+  it("an override that does not look deliberate (the same shape, parameters named otherwise) still warns, saying how to make it deliberate", () => {
+    const handwritten = get("/posts/:slug", "src/app/posts/_slug/Show.tsx");
+    const show = { ...derived("GET", "/posts/:id", "src/models/Post.ts"), role: "Show" };
+    const checked = checkRoutes([handwritten, show]);
+    expect(checked.routes).toEqual([handwritten]);
+    expect(checked.notes).toEqual([]);
+    expect(checked.warnings).toEqual([
+      "GET /posts/:id (from src/models/Post.ts) is dropped: the handwritten GET /posts/:slug (from src/app/posts/_slug/Show.tsx) is on the same method and path and is served instead. " +
+        "That overrides the derived Show page; the model's other pages still link to it. If that is what you meant, write its path as /posts/:id (its parameters named alike) and this warning goes. " +
+        "To remove the page rather than replace it, leave Show out of the model's actions (Actions.except(Show)).",
+    ]);
   });
 
   it("keeps routes on one path with different methods", () => {
     const routes = [get("/posts/:id", "show.ts"), Route.delete("/posts/:id", notCalled, { source: "destroy.ts" })];
-    expect(checkRoutes(routes)).toEqual({ routes, warnings: [] });
+    expect(checkRoutes(routes)).toEqual({ routes, warnings: [], notes: [] });
   });
 
   it("tells a literal star from a catch-all", () => {
@@ -71,9 +94,9 @@ describe("checkRoutes: two routes on one method and path", () => {
     expect(checkRoutes(routes).routes).toEqual(routes);
   });
 
-  it("warns only once about a handwritten route duplicating a derived one", () => {
+  it("tells only once about a handwritten route duplicating a derived one", () => {
     const checked = checkRoutes([get("/posts/:id", "show.ts"), derived("GET", "/posts/:id", "Post")]);
-    expect(checked.warnings).toHaveLength(1);
+    expect([...checked.warnings, ...checked.notes]).toHaveLength(1);
   });
 });
 
@@ -217,7 +240,7 @@ describe("findShadowed agrees with a naive pairwise check", () => {
         throw error;
       }
       const dropped = routes.length - checked.routes.length;
-      expect(checked.warnings.length, `seed ${seed}`).toBe(dropped + naiveShadowed(checked.routes).length);
+      expect(checked.warnings.length + checked.notes.length, `seed ${seed}`).toBe(dropped + naiveShadowed(checked.routes).length);
     }
   });
 });
@@ -230,6 +253,21 @@ describe("checkRoutes: the reserved /fw prefix (spec 4.6)", () => {
     const socket = Route.ws("/FW/live", { message() {} }, { source: "src/app/FW/live.ts" });
     expect(checkRoutes([socket]).routes).toHaveLength(1); // paths are case-sensitive: /FW is the app's
     expect(() => checkRoutes([Route.ws("/fw", { message() {} }, { source: "src/app/fw.ts" })])).toThrow(/\(from src\/app\/fw\.ts\) is under \/fw/);
+  });
+
+  it("fw's own endpoints pass (fw/live's socket and client); the mark that lets them is no route field an app can set or copy", async () => {
+    const { liveClientRoute } = await import("../../runtime/live/routes.js");
+    const client = liveClientRoute();
+    expect(checkRoutes([client]).routes).toEqual([client]);
+    // A guard's `through` spreads the route: the copy is still fw's endpoint.
+    expect(checkRoutes([{ ...client, guard: "someGuard" }]).routes).toHaveLength(1);
+    // The public field that used to say so is no longer read.
+    const claimed = { ...get("/fw/mine", "src/app/fw/Mine.ts"), fwEndpoint: true } as Route;
+    expect(() => checkRoutes([claimed])).toThrow(/GET \/fw\/mine \(from src\/app\/fw\/Mine\.ts\) is under \/fw/);
+    // Nor does a copy of fw's endpoint moved to another path under /fw pass as fw's.
+    const moved = { ...client, path: get("/fw/mine", "x").path, source: "src/app/fw/Mine.ts" };
+    expect(() => checkRoutes([moved])).toThrow(/GET \/fw\/mine \(from src\/app\/fw\/Mine\.ts\) is under \/fw/);
+    expect(Object.keys(client)).not.toContain("fwEndpoint");
   });
 
   it("leaves alone routes that only start with fw, or whose first segment is a parameter", () => {

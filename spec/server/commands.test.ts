@@ -20,7 +20,7 @@ describe("1 HttpApp commands", () => {
     expect(code).toBe(0);
     const lines = out.trim().split("\n");
     expect(lines[0]).toMatch(/^METHOD\s+PATH\s+HANDLER\s+ORIGIN\s+KIND/);
-    const rows = lines.slice(1).filter((line) => !line.startsWith("warning: "));
+    const rows = lines.slice(1).filter((line) => !line.startsWith("warning: ") && !line.startsWith("note: "));
     expect(rows.map((line) => line.split(/\s+/).slice(0, 2).join(" "))).toEqual([
       "GET /api/entries",
       "GET /api/posts",
@@ -42,9 +42,13 @@ describe("1 HttpApp commands", () => {
       // fw/live's endpoints after the table (spec 4.6): each live page's socket, then the client
       ...["WS /fw/live/notes.quick.Index", "WS /fw/live/chat.Index", "WS /fw/live/posts.Index", "GET /fw/live.js"],
     ]);
-    // The live posts index replaces the derived Index alone, in its place, and `routes` says so (spec 4.3's warning).
+    // The live posts index replaces the derived Index alone, in its place, and `routes` says so:
+    // a deliberate override (the derived page's very path) is a note, not a warning (issue 28 item 12).
     expect(out).toMatch(/GET\s+\/posts\s+src\/app\/posts\/Index\.tsx\s+Handwritten\s+browser/);
-    expect(lines.filter((line) => line.startsWith("warning: "))).toEqual([expect.stringContaining("GET /posts (from src/models/Post.ts) is dropped")]);
+    expect(lines.filter((line) => line.startsWith("warning: "))).toEqual([]);
+    expect(lines.filter((line) => line.startsWith("note: "))).toEqual([
+      "note: GET /posts (from src/app/posts/Index.tsx) overrides the derived Index page GET /posts (from src/models/Post.ts), in its place; the model's other pages still link to it.",
+    ]);
     expect(out).toMatch(/GET\s+\/posts\/new\s+src\/models\/Post\.ts\s+Resource\s+browser/);
     expect(out).toMatch(/GET\s+\/api\/entries\s+src\/app\/api\/entries\/Index\.ts\s+Handwritten\s+api/);
   });

@@ -451,6 +451,25 @@ describe("_method never reaches an API route (API routes skip CSRF)", () => {
     expect(await response.text()).not.toContain("DELETE reached");
   });
 
+  it.each([
+    ["_method=GET", "_method=GET&x=1"],
+    ["_method=POST", "_method=POST&x=1"],
+    ["_method twice", "_method=PUT&_method=DELETE&x=1"],
+    ["a _method of nonsense", "_method=%00TRACE&x=1"],
+  ])("on an API route the field is nothing (spec 2.6.4): a POST with %s is served as the POST it is", async (_, body) => {
+    const response = await app.post("/api/things", body);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("POST POST");
+  });
+
+  it("on an API-only path with no POST route, a malformed _method is nothing too: 405 for the POST", async () => {
+    for (const body of ["_method=GET", "_method=PUT&_method=DELETE"]) {
+      const response = await app.post("/api/only-delete", body);
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")).toBe("DELETE");
+    }
+  });
+
   it("the API's own DELETE is still reached by a DELETE request", async () => {
     expect(await (await fetch(app.url + "/api/things", { method: "DELETE" })).text()).toBe("DELETE reached");
   });

@@ -11,6 +11,7 @@ const main = resolve("example/dist/main.js");
 interface Listing {
   readonly routes: readonly RouteRow[];
   readonly warnings: readonly string[];
+  readonly notes: readonly string[];
 }
 
 /** The human table read back: cells are separated by two spaces or more, "-" is no guard. */
@@ -18,14 +19,15 @@ function readTable(out: string): Listing {
   const lines = out.trimEnd().split("\n");
   expect(lines[0]).toMatch(/^METHOD\s+PATH\s+HANDLER\s+ORIGIN\s+KIND\s+GUARD$/);
   const warnings = lines.filter((line) => line.startsWith("warning: ")).map((line) => line.slice("warning: ".length));
+  const notes = lines.filter((line) => line.startsWith("note: ")).map((line) => line.slice("note: ".length));
   const routes = lines
     .slice(1)
-    .filter((line) => !line.startsWith("warning: ") && line !== "(no routes)")
+    .filter((line) => !line.startsWith("warning: ") && !line.startsWith("note: ") && line !== "(no routes)")
     .map((line): RouteRow => {
       const [method, path, source, origin, kind, guard] = line.split(/ {2,}/) as [string, string, string, string, "browser" | "api", string];
       return { method, path, source, origin, kind, guard: guard === "-" ? null : guard };
     });
-  return { routes, warnings };
+  return { routes, warnings, notes };
 }
 
 async function routes(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
@@ -43,12 +45,14 @@ describe("routes --json", () => {
     for (const row of parsed.routes) expect(Object.keys(row).sort()).toEqual(["guard", "kind", "method", "origin", "path", "source"]);
   });
 
-  it("carries the boot warnings in its warnings array (a shadowed route here)", () => {
+  it("carries the boot warnings in its warnings array (a shadowed route here), and the notes in its notes array", () => {
     const table = RouteTable.of(Route.get("/*all", () => Ok("all")), Route.get("/late", () => Ok("late"), { source: "Late.ts" }));
     const out: string[] = [];
-    expect(routesCommand(["--json"], table.routes, ["the late route is shadowed"], { out: (t) => out.push(t), err: () => {} })).toBe(0);
+    const checked = { routes: table.routes, warnings: ["the late route is shadowed"], notes: ["a page is overridden"] };
+    expect(routesCommand(["--json"], checked, { out: (t) => out.push(t), err: () => {} })).toBe(0);
     const parsed = JSON.parse(out.join("\n")) as Listing;
     expect(parsed.warnings).toEqual(["the late route is shadowed"]);
+    expect(parsed.notes).toEqual(["a page is overridden"]);
     expect(parsed.routes[1]).toEqual({ method: "GET", path: "/late", source: "Late.ts", origin: "Handwritten", kind: "browser", guard: null });
   });
 });
@@ -107,7 +111,7 @@ describe("routes --match (in process)", () => {
   );
   const match = (asked: string): string => {
     const out: string[] = [];
-    routesCommand(["--match", asked], table.routes, [], { out: (t) => out.push(t), err: (t) => out.push(t) });
+    routesCommand(["--match", asked], { routes: table.routes, warnings: [], notes: [] }, { out: (t) => out.push(t), err: (t) => out.push(t) });
     return out.join("\n");
   };
 

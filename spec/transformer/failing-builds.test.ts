@@ -13,7 +13,11 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/app\/Index\.ts\(\d+,\d+\): error TS91002: .*`index` is not a function/,
     /src\/app\/Contact\.ts\(\d+,\d+\): error TS91002: .*`contact` takes 3 parameters/,
   ],
-  "unknown-request-type": [/src\/app\/Index\.ts\(\d+,\d+\): error TS91003: .*the first parameter of `index` is `IncomingMessage`; a handler takes `Request` \(a browser page\) or `ApiRequest` \(an API route\)/],
+  "unknown-request-type": [
+    /src\/app\/Index\.ts\(\d+,\d+\): error TS91003: .*the first parameter of `index` is `IncomingMessage`; a handler takes `Request` \(a browser page\) or `ApiRequest` \(an API route\)/,
+    // The global Fetch API `Request` (no import): the message says it is not fw's and how to import fw's.
+    /src\/app\/About\.ts\(\d+,\d+\): error TS91003: fw: .*the first parameter of `about` is a `Request` that is not fw's: it is declared in (typescript\/lib\/lib\.dom|undici-types\/fetch)\.d\.ts \(without an import, `Request` names the Fetch API's global\)\. Import fw's: `import type \{ Request \} from "fw"` \(a browser page\), or `ApiRequest` \(an API route\)\./,
+  ],
   "missing-capability": [/error TS91004: fw: `create` in src\/app\/contact\/Create\.ts needs the capability `mailer: Mailer`, which src\/capabilities\.ts does not supply\. Add to src\/capabilities\.ts: export const mailer: Mailer = …;/],
   "no-capabilities-module": [/error TS91004: fw: `index` in src\/app\/Index\.ts needs the capability `clock: \(\) => Date`, .*Create src\/capabilities\.ts with export const clock/],
   "mistyped-capability": [/error TS91005: fw: `create` in src\/app\/contact\/Create\.ts needs the capability `mailer: Mailer`, but src\/capabilities\.ts exports `mailer` as `"smtp:\/\/localhost"`/],
@@ -31,6 +35,7 @@ const cases: Record<string, readonly RegExp[]> = {
   "owner-errors": [
     /src\/models\/Orphan\.ts\(\d+,\d+\): error TS91016: fw: src\/models\/Orphan\.ts: the model Orphan declares `owned` but has no field of type Id<User> to name its owner\. Give it exactly one, e\.g\. `author: Id<User>`/,
     /src\/models\/Crowded\.ts\(\d+,\d+\): error TS91016: fw: .*the model Crowded declares `owned` but has 2 fields of type Id<…> \(author: Id<User>, team: Id<Team>\), so fw cannot tell which one names the owner/,
+    /src\/models\/Doubled\.ts\(\d+,\d+\): error TS91030: fw: src\/models\/Doubled\.ts: the model Doubled declares both `guarded` and `owned`, and `owned` is its guard already \(spec 2\.13\): with both, `owned`'s actions \(the roles that need a signed-in user\) would never be read\. Drop `guarded` and name those roles in `owned`: `auth\.owned\(covers, actions\)`\./,
   ],
   "typia-missing": [/(^|\n)tsconfig\.json\(6,5\): error TS91017: fw: tsconfig\.json: the generated routes call typia \(a typed path parameter\), but compilerOptions\.plugins has no typia transform\. Add \{ "transform": "typia\/lib\/transform" \}/],
   "json-misuse": [

@@ -18,6 +18,14 @@ describe("4.5 Guards in the generated table (guardFor, carries, identify)", () =
     expect((await visitor.get("/login")).html).toBe("please sign in");
   });
 
+  it("a page's declaration is not read for its actions (spec 2.12.4): one naming only Destroy still guards the page", async () => {
+    const visitor = new Visitor(fixture.url);
+    const refused = await visitor.get("/vault");
+    expect([refused.status, refused.response.headers.get("location")]).toEqual([303, "/login"]);
+    await visitor.get("/as/dee");
+    expect((await visitor.get("/vault")).html).toBe("vault of dee");
+  });
+
   it("the wrapper names the user on a guarded page; a public page reads nobody however the visitor signed in", async () => {
     const visitor = new Visitor(fixture.url);
     await visitor.get("/as/ada");
