@@ -89,10 +89,18 @@ export class FormSignIn<U extends UserFields = UserFields> {
    * Who is signed in (their key and email), for layouts (which frame public pages too, whose
    * `currentUser` is nobody) and socket listeners: whom the guard would let in, asked of the
    * users store as the guard asks it, and once per request (the guard, the handler and the
-   * layout share the read); undefined when the session names nobody or no longer counts.
+   * layout share the read); undefined when the session names nobody or no longer counts. For
+   * display: when the store cannot answer (a lost database) it is undefined too, so the page
+   * (the guard's 503, say) is framed rather than lost to a failing layout. Access is the
+   * guard's, and `currentUser` fails when the store does.
    */
   async userOf(request: Pick<Request<unknown>, "session"> & Partial<Pick<Request<unknown>, "headers">>): Promise<SignedIn | undefined> {
-    const user = await this.rules.reads.of(request);
+    let user: U | undefined;
+    try {
+      user = await this.rules.reads.of(request);
+    } catch {
+      return undefined;
+    }
     return user === undefined ? undefined : { key: String(user.id), email: user.email };
   }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formSignIn, InMemoryUsers, seedUser, type UserFields } from "../../runtime/auth/index.js";
 import { SessionCodec } from "../../runtime/http/session-codec.js";
 import { withReserved } from "../../runtime/http/session.js";
-import { assembleTable, NotFound, Ok, Redirect, Route, Secret, type Layout, type Request } from "../../runtime/index.js";
+import { assembleTable, NotFound, Ok, Redirect, Route, Secret, ServiceUnavailable, type Layout, type Request } from "../../runtime/index.js";
 import { serve, TEST_SECRET, type Served } from "../support/serve.js";
 import { Browser, PASSWORD } from "./client.js";
 
@@ -12,12 +12,14 @@ import { Browser, PASSWORD } from "./client.js";
  * hand-written table with fw/auth's form sign-in, served.
  */
 
-/** Users counting how often a request's session is checked against them. */
+/** Users counting how often a request's session is checked against them; `down` makes the check fail as a lost database does. */
 class CountedUsers extends InMemoryUsers {
   checks = 0;
+  down = false;
 
   override async byIdUnlessRevoked(id: number, sessionId: string): Promise<UserFields | undefined> {
     this.checks++;
+    if (this.down) throw new ServiceUnavailable("The database is not answering.");
     return super.byIdUnlessRevoked(id, sessionId);
   }
 }
@@ -123,6 +125,24 @@ describe("issue 28, item 5: the layout shows whom the guard lets in, read once p
     await again.get("/mine");
     expect((await again.post("/everywhere", {})).status).toBe(303);
     expect(shown((await copied.get("/")).html)).toBe("signed out");
+  });
+
+  it("when the users store cannot answer, a guarded page is the store's 503 (framed, Retry-After kept) and the layout shows nobody signed in rather than failing the page", async () => {
+    const ann = await signedIn();
+    users.down = true;
+    try {
+      const guardedPage = await ann.get("/mine");
+      expect(guardedPage.status).toBe(503);
+      expect(guardedPage.response.headers.get("retry-after")).toBe("5");
+      expect(guardedPage.html).toContain("The database is not answering.");
+      expect(shown(guardedPage.html)).toBe("signed out");
+      const publicPage = await ann.get("/");
+      expect(publicPage.status).toBe(200);
+      expect(shown(publicPage.html)).toBe("signed out");
+    } finally {
+      users.down = false;
+    }
+    expect(shown((await ann.get("/")).html)).toBe(ANN);
   });
 });
 
