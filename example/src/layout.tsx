@@ -2,11 +2,12 @@ import { type Html, type Layout, type LayoutProps } from "fw";
 import { auth } from "./auth.js";
 
 /**
- * Who is signed in, read from the session (a public page's `currentUser` is nobody), with a
+ * Who is signed in, asked of the users store as the guard asks it (a public page's
+ * `currentUser` is nobody, and a session that no longer counts shows as signed out), with a
  * sign-out button when the page carries a CSRF token (error pages and first visits do not).
  */
-function account(request: LayoutProps["request"]): Html {
-  const user = auth.userOf(request);
+async function account(request: LayoutProps["request"]): Promise<Html> {
+  const user = await auth.userOf(request);
   if (user === undefined) {
     return (
       <div class="account">
@@ -30,7 +31,7 @@ function account(request: LayoutProps["request"]): Html {
 }
 
 /** The one frame of every page: title, navigation, who is signed in, and the flash the last request left. */
-export const layout: Layout = ({ title, content, request }) => {
+export const layout: Layout = async ({ title, content, request }) => {
   const notice = request.session.flashed("notice");
   return (
     <html lang="en">
@@ -49,7 +50,7 @@ export const layout: Layout = ({ title, content, request }) => {
           <nav>
             <a href="/posts">Posts</a> <a href="/notes">Notes</a> <a href="/guestbook">Guestbook</a> <a href="/chat">Chat</a> <a href="/about">About</a>
           </nav>
-          {account(request)}
+          {await account(request)}
         </header>
         {notice === undefined ? null : (
           <p class="flash" role="status">

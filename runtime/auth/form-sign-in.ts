@@ -10,7 +10,9 @@ import { defaultLimiters, Login, type SignInLimiters } from "./login.js";
 import { Owned } from "./owned.js";
 import { hashPassword } from "./password.js";
 import { identifyFromSession, requireUser, type SessionRules } from "./require-user.js";
-import { claimOf, sessionUser, signedInSession, signedInUser, type SignedIn } from "./session-user.js";
+import { SessionEnds, type Ending } from "./session-ends.js";
+import { SessionReads } from "./session-reads.js";
+import { claimOf, signedInSession, type SignedIn } from "./session-user.js";
 import type { AuthPaths } from "./sign-in-pages.js";
 import { Signup } from "./signup.js";
 import type { UserFields, Users } from "./users.js";
@@ -48,10 +50,11 @@ export interface FormSignInOptions<U extends UserFields> {
  * `owned(covers)` for models whose rows belong to users. All of them carry the very same
  * routes, so the table mounts `GET|POST /login`, `POST /logout` and `GET|POST /signup` once.
  *
- * A session counts only while the users store agrees, asked on every guarded request and
- * socket handshake: the user still exists, their session epoch is the one the session was
- * signed in with, and this session was not signed out. `logoutEverywhere`, `changePassword` and
- * `deleteUser` end sessions (and close this process's sockets of them).
+ * A session counts only while the users store agrees, asked once per request (the guard, the
+ * layout's `userOf` and the handler share the read) and on every socket handshake: the user
+ * still exists, their session epoch is the one the session was signed in with, and this session
+ * was not signed out. Sign-out, `logoutEverywhere`, `changePassword` and `deleteUser` end
+ * sessions, and close their sockets (public pages' too) in every process of the app.
  */
 export class FormSignIn<U extends UserFields = UserFields> {
   /** The sign-in routes every declaration carries. */
@@ -65,7 +68,7 @@ export class FormSignIn<U extends UserFields = UserFields> {
     private readonly rules: SessionRules<U>,
   ) {
     this.routes = routes;
-    this.identify = identifyFromSession(rules.users, rules.maxAgeMs);
+    this.identify = identifyFromSession(rules);
   }
 
   /** Pages and models (the roles `actions` names, all when absent) that need a signed-in user. */
@@ -83,17 +86,27 @@ export class FormSignIn<U extends UserFields = UserFields> {
   }
 
   /**
-   * Who the request's session says is signed in, for layouts (which frame public pages too,
-   * whose `currentUser` is nobody) and socket listeners. Display only: it does not ask the users
-   * store (a guarded page does, and drops a session that no longer counts); access is the guard's.
+   * Who is signed in (their key and email), for layouts (which frame public pages too, whose
+   * `currentUser` is nobody) and socket listeners: whom the guard would let in, asked of the
+   * users store as the guard asks it, and once per request (the guard, the handler and the
+   * layout share the read); undefined when the session names nobody or no longer counts. For
+   * display: when the store cannot answer (a lost database) it is undefined too, so the page
+   * (the guard's 503, say) is framed rather than lost to a failing layout. Access is the
+   * guard's, and `currentUser` fails when the store does.
    */
-  userOf(request: Pick<Request<unknown>, "session">): SignedIn | undefined {
-    return signedInUser(request);
+  async userOf(request: Pick<Request<unknown>, "session"> & Partial<Pick<Request<unknown>, "headers">>): Promise<SignedIn | undefined> {
+    let user: U | undefined;
+    try {
+      user = await this.rules.reads.of(request);
+    } catch {
+      return undefined;
+    }
+    return user === undefined ? undefined : { key: String(user.id), email: user.email };
   }
 
-  /** The user the request's session signs in, asked of the users store (as the guard does); undefined when nobody. */
-  currentUser(request: Pick<Request<unknown>, "session">): Promise<U | undefined> {
-    return sessionUser(this.rules.users, request.session, this.rules.maxAgeMs);
+  /** The user the request's session signs in, as `userOf` reads it (once per request); undefined when nobody. */
+  currentUser(request: Pick<Request<unknown>, "session"> & Partial<Pick<Request<unknown>, "headers">>): Promise<U | undefined> {
+    return this.rules.reads.of(request);
   }
 
   /** A fresh signed-in session for `user` (after they changed their own password, to stay signed in here). */
@@ -101,10 +114,9 @@ export class FormSignIn<U extends UserFields = UserFields> {
     return signedInSession(session, user);
   }
 
-  /** Ends every session of the user, in every process (a new session epoch), and closes their sockets here. */
+  /** Ends every session of the user, in every process (a new session epoch), and closes their sockets. */
   async logoutEverywhere(id: number): Promise<void> {
-    await this.rules.users.revokeAll(id);
-    this.rules.sockets.closeUser(String(id));
+    this.ended(id, await this.rules.users.revokeAll(id));
   }
 
   /**
@@ -114,14 +126,14 @@ export class FormSignIn<U extends UserFields = UserFields> {
    */
   async changePassword(id: number, password: string): Promise<U | undefined> {
     const user = await this.rules.users.setPasswordHash(id, await hashPassword(password));
-    this.rules.sockets.closeUser(String(id));
+    this.ended(id, user);
     return user;
   }
 
-  /** Deletes the user, which ends their sessions; false when there was none. */
+  /** Deletes the user, which ends their sessions (and closes their sockets); false when there was none. */
   async deleteUser(id: number): Promise<boolean> {
     const deleted = await this.rules.users.delete(id);
-    this.rules.sockets.closeUser(String(id));
+    this.rules.ends.announce({ user: String(id) });
     return deleted;
   }
 
@@ -131,13 +143,30 @@ export class FormSignIn<U extends UserFields = UserFields> {
     if (claim !== undefined) {
       const until = (request.session.issuedAt ?? Date.now()) + this.rules.maxAgeMs + 60_000;
       await this.rules.users.revokeSession(claim.id, claim.sessionId, until);
-      this.rules.sockets.closeSession(String(claim.id), claim.sessionId);
+      this.rules.ends.announce({ user: String(claim.id), session: claim.sessionId });
     }
     return Redirect(request.href("/")).withSession(request.session.cleared().flash("notice", "You are signed out."));
   }
 
+  /** Every session of user `id` but those at `user`'s new epoch ended (all of them when there is no such user). */
+  private ended(id: number, user: U | undefined): void {
+    const ending: Ending = user === undefined ? { user: String(id) } : { user: String(id), epoch: user.sessionEpoch };
+    this.rules.ends.announce(ending);
+  }
+
   private declaration(): { readonly through: (route: Route) => Route; readonly identify: Identify; readonly carries: readonly Route[]; readonly viewer: (request: Request) => string | undefined } {
-    return { through: requireUser(this.rules), identify: this.identify, carries: this.routes, viewer: (request) => signedInUser(request)?.key };
+    return { through: requireUser(this.rules), identify: this.identify, carries: this.routes, viewer: (request) => this.viewer(request) };
+  }
+
+  /**
+   * Who is looking, at once, for display (an owner's Edit link on a public page): whom this
+   * request's read of the store found, when one was made; else whom the session names.
+   */
+  private viewer(request: Request): string | undefined {
+    const known = this.rules.reads.known(request);
+    if (known !== undefined) return known.user === undefined ? undefined : String(known.user.id);
+    const claim = claimOf(request.session);
+    return claim === undefined ? undefined : String(claim.id);
   }
 }
 
@@ -148,7 +177,11 @@ export function formSignIn<U extends UserFields>(options: FormSignInOptions<U>):
   const limiters = options.limiters ?? defaultLimiters(options.users);
   const maxAge = options.maxAge ?? SIGN_IN_MAX_AGE_S;
   if (!Number.isFinite(maxAge) || maxAge <= 0) throw new Error(`formSignIn: maxAge ${maxAge} must be a positive number of seconds, like 1209600 (14 days).`);
-  const rules: SessionRules<U> = { users: options.users, loginPath: paths.login, maxAgeMs: maxAge * 1000, sockets: new LiveSockets() };
+  const maxAgeMs = maxAge * 1000;
+  const ends = new SessionEnds();
+  const reads = new SessionReads(options.users, maxAgeMs, () => ends.generation);
+  const sockets = new LiveSockets(ends, async (request) => (await reads.fresh(request.session)) !== undefined);
+  const rules: SessionRules<U> = { users: options.users, loginPath: paths.login, maxAgeMs, reads, ends, sockets };
   const login = new Login<U>({ users: options.users, paths, addressOf, limiters });
   const source = "fw/auth";
   const routes: Route[] = [

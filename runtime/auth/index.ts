@@ -6,8 +6,8 @@
  * - `formSignIn`: login, logout and sign-up pages over a signed session, and the guards made from it;
  * - `apiKey`: a guard for API routes (`Authorization: Bearer <key>`);
  * - users (`Users`, `InMemoryUsers`, `seedUser`) and salted scrypt password hashes;
- * - sessions that end: the guard asks the users store on every request, and `logoutEverywhere`,
- *   `changePassword`, `deleteUser` and sign-out end sessions (and close their sockets here).
+ * - sessions that end: the guard asks the users store once per request, and `logoutEverywhere`,
+ *   `changePassword`, `deleteUser` and sign-out end sessions (and close their sockets in every process).
  */
 export { Guarded, type GuardedInit } from "./guarded.js";
 export { Owned } from "./owned.js";
@@ -27,7 +27,7 @@ export {
   type AttemptLimiter,
   type Limit,
 } from "./rate-limit.js";
-export { signedInUser, type SignedIn } from "./session-user.js";
+export type { SignedIn } from "./session-user.js";
 export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, SIGNED_UP, passwordProblem } from "./signup.js";
 export { isCommonPassword } from "./common-passwords.js";
 export { WRONG_CREDENTIALS, type SignInLimiters } from "./login.js";

@@ -1,23 +1,45 @@
+import type { Request } from "../http/request.js";
 import type { WsConnection, WsListener } from "../routing/ws-listener.js";
-import { SESSION_ID_ENTRY } from "./session-user.js";
+import { openSocketsOf, watchOpenedSockets } from "../ws/open-sockets.js";
+import { endsClaim, type Ending, type SessionEnds } from "./session-ends.js";
+import { claimOf } from "./session-user.js";
 
 /** The close code a socket of a signed-out session gets (1008, policy violation). */
 export const SIGNED_OUT_CODE = 1008;
+/** The close code a socket gets when its session could not be checked (1011: the client may connect again). */
+const UNCHECKED_CODE = 1011;
 
 /**
- * The open sockets of signed-in users in this process, by user and session, so that signing
- * out (one session, or everywhere), a password change or a deletion closes them. Memory follows
- * the open connections: a socket is forgotten when it closes. Another process's sockets are not
- * reached (docs/security.md).
+ * Every open socket the form sign-in named a user on, guarded or public (a public page's live
+ * socket carries its visitor's user too): when a session ends, in this process or another
+ * (`SessionEnds`), its sockets here close with 1008 "signed out", so none goes on as the user
+ * of a session that no longer counts. The open sockets are the core's (`openSocketsOf`): a
+ * socket is reached through the request this sign-in's `identify` named, nothing else is kept.
  */
 export class LiveSockets {
-  /** user key → connection → its session id. */
-  private readonly byUser = new Map<string, Map<WsConnection, string>>();
+  /** The requests `identify` named a user on, with the generation of endings before it asked the store. */
+  readonly #named = new WeakMap<Request, number>();
+  /** Guarded sockets, which check their session themselves (`track`). */
+  readonly #checkedByGuard = new WeakSet<WsConnection>();
+
+  constructor(
+    private readonly ends: SessionEnds,
+    /** Asks the users store now whether a request's session still counts. */
+    private readonly stillSignedIn: (request: Request) => Promise<boolean>,
+  ) {
+    ends.listen((ending) => this.close(ending));
+    watchOpenedSockets((connection) => this.opened(connection));
+  }
+
+  /** `identify` named the user on `request`, having asked the store when `generation` endings had been heard. */
+  named(request: Request, generation: number): void {
+    if (!this.#named.has(request)) this.#named.set(request, generation);
+  }
 
   /**
-   * `listener` with its connections registered while open. `stillSignedIn` is asked once the
-   * socket is registered (a sign-out between the handshake and now must not be missed); a socket
-   * that fails it is closed (1008) and the app's listener hears no message from it.
+   * A guarded socket's `listener`: `stillSignedIn` is asked once the socket opened (a sign-out
+   * between the handshake and now must not be missed); a socket that fails it is closed (1008)
+   * and the app's listener hears no message from it.
    *
    * The app's `open` runs at once, not after that check: the check is a users-store round trip
    * (a database query with fw/db), and a client that saw its handshake answered must already be
@@ -25,13 +47,13 @@ export class LiveSockets {
    * handshake itself has just asked the users store; the check only covers a sign-out that
    * lands in between, and closes such a socket within one round trip.
    */
-  track(listener: WsListener, stillSignedIn: (connection: WsConnection) => Promise<boolean>): WsListener {
+  track(listener: WsListener): WsListener {
     const admitted = new WeakSet<WsConnection>();
     const tracked: WsListener = {
       open: async (connection) => {
-        this.add(connection);
+        this.#checkedByGuard.add(connection);
         admitted.add(connection);
-        const checked = stillSignedIn(connection).then((signedIn) => {
+        const checked = this.stillSignedIn(connection.request).then((signedIn) => {
           if (signedIn) return;
           admitted.delete(connection);
           connection.close(SIGNED_OUT_CODE, "signed out");
@@ -41,44 +63,33 @@ export class LiveSockets {
         await checked;
       },
       message: (connection, text) => (admitted.has(connection) ? listener.message(connection, text) : undefined),
-      close: async (connection) => {
-        this.remove(connection);
-        await listener.close?.(connection);
-      },
+      ...(listener.close === undefined ? {} : { close: (connection: WsConnection) => listener.close?.(connection) }),
     };
     return tracked;
   }
 
-  /** Closes the sockets of one session of the user. */
-  closeSession(user: string, sessionId: string): void {
-    for (const [connection, held] of this.byUser.get(user) ?? []) if (held === sessionId) connection.close(SIGNED_OUT_CODE, "signed out");
+  /** Closes this process's sockets of the sessions `ending` ends. */
+  private close(ending: Ending): void {
+    for (const connection of openSocketsOf(ending.user)) {
+      if (!this.#named.has(connection.request)) continue;
+      const claim = claimOf(connection.request.session);
+      if (claim !== undefined && endsClaim(ending, claim)) connection.close(SIGNED_OUT_CODE, "signed out");
+    }
   }
 
-  /** Closes every socket of the user. */
-  closeUser(user: string): void {
-    for (const connection of this.byUser.get(user)?.keys() ?? []) connection.close(SIGNED_OUT_CODE, "signed out");
-  }
-
-  /** How many sockets are registered (tests). */
-  get size(): number {
-    let count = 0;
-    for (const connections of this.byUser.values()) count += connections.size;
-    return count;
-  }
-
-  private add(connection: WsConnection): void {
-    const user = connection.request.currentUser;
-    if (user === undefined) return;
-    const connections = this.byUser.get(user) ?? new Map<WsConnection, string>();
-    connections.set(connection, connection.request.session.get(SESSION_ID_ENTRY) ?? "");
-    this.byUser.set(user, connections);
-  }
-
-  private remove(connection: WsConnection): void {
-    const user = connection.request.currentUser;
-    if (user === undefined) return;
-    const connections = this.byUser.get(user);
-    connections?.delete(connection);
-    if (connections?.size === 0) this.byUser.delete(user);
+  /**
+   * A socket opened as a user this sign-in named. When a session ending was heard since its
+   * handshake asked the store (it may have missed that socket, not yet open), its session is
+   * asked again: one that no longer counts is closed (1008), as is one the store could not
+   * answer for (1011, so a client connects again and is asked afresh). Guarded sockets check
+   * themselves (`track`).
+   */
+  private opened(connection: WsConnection): void {
+    const asked = this.#named.get(connection.request);
+    if (asked === undefined || asked === this.ends.generation || this.#checkedByGuard.has(connection)) return;
+    this.stillSignedIn(connection.request).then(
+      (signedIn) => signedIn || connection.close(SIGNED_OUT_CODE, "signed out"),
+      () => connection.close(UNCHECKED_CODE, "the sign-in could not be checked"),
+    );
   }
 }

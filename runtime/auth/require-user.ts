@@ -1,12 +1,14 @@
 import { Forbidden } from "../http/failure.js";
-import { withCurrentUser, type Request } from "../http/request.js";
+import { copyRequest, withCurrentUser, type Request } from "../http/request.js";
 import { Redirect, type Response } from "../http/response.js";
 import { API } from "../routing/kind.js";
 import type { HttpRoute, Route } from "../routing/route.js";
 import type { Identify } from "../routing/route-table.js";
 import type { LiveSockets } from "./live-sockets.js";
+import type { SessionEnds } from "./session-ends.js";
+import type { SessionReads } from "./session-reads.js";
 import { withNext } from "./sign-in-pages.js";
-import { claimOf, sessionUser } from "./session-user.js";
+import { claimOf, withoutOldEmail } from "./session-user.js";
 import type { UserFields, Users } from "./users.js";
 
 /** What `routes` prints in the guard column for a route the form sign-in wraps. */
@@ -18,6 +20,10 @@ export interface SessionRules<U extends UserFields> {
   readonly loginPath: string;
   /** How long a sign-in counts (from sign-in), whatever the session cookie's own maximum age. */
   readonly maxAgeMs: number;
+  /** The user each request's session signs in, read once per request. */
+  readonly reads: SessionReads<U>;
+  /** Session endings, told to every process. */
+  readonly ends: SessionEnds;
   readonly sockets: LiveSockets;
 }
 
@@ -25,35 +31,49 @@ export interface SessionRules<U extends UserFields> {
  * The form sign-in's `through` (spec 2.12, 5.3–5.5): a browser page answers nobody with a 303
  * to the login page (carrying where to come back to, on GET and HEAD only) and otherwise runs
  * with `currentUser` named; a socket needs a user at the handshake (403 otherwise, as it cannot
- * follow a redirect) and is registered so that signing out closes it; an API route, which
- * carries no session, is refused with 403. "A user" is one the users store still has, with the
- * session still counting (`sessionUser`), asked on every request.
+ * follow a redirect) and is asked again once open; an API route, which carries no session, is
+ * refused with 403. "A user" is one the users store still has, with the session still counting
+ * (`sessionUser`), asked once per request.
  */
 export function requireUser<U extends UserFields>(rules: SessionRules<U>): (route: Route) => Route {
   return (route) => {
-    if (route.case === "ws") {
-      const stillSignedIn = async (connection: { readonly request: Request }): Promise<boolean> => (await sessionUser(rules.users, connection.request.session, rules.maxAgeMs)) !== undefined;
-      return { ...route, guard: FORM_GUARD, requiresUser: true, listener: rules.sockets.track(route.listener, stillSignedIn) };
-    }
+    if (route.case === "ws") return { ...route, guard: FORM_GUARD, requiresUser: true, listener: rules.sockets.track(route.listener) };
     if (route.kind === API) return { ...route, guard: FORM_GUARD, handler: refuseApi };
     return { ...route, guard: FORM_GUARD, handler: signedInOnly(route, rules) };
   };
 }
 
-/** `identify` of the form sign-in: the user the session signs in (asked of the store); the request unchanged when nobody. */
-export function identifyFromSession<U extends UserFields>(users: Users<U>, maxAgeMs: number): Identify {
-  return async (request) => {
-    if (claimOf(request.session) === undefined) return request;
-    const user = await sessionUser(users, request.session, maxAgeMs);
-    return user === undefined ? request : withCurrentUser(request, String(user.id));
+/**
+ * `identify` of the form sign-in: the request with `currentUser` naming the user its session
+ * signs in (asked of the store, once per request); the request unchanged when its session names
+ * nobody; and without the user it names when that session no longer counts (a socket's page
+ * asking again after its handshake reads nobody, never the user of an ended session).
+ */
+export function identifyFromSession<U extends UserFields>(rules: Pick<SessionRules<U>, "reads" | "ends" | "sockets">): Identify {
+  return (request) => {
+    const claim = claimOf(request.session);
+    if (claim === undefined) return request;
+    const generation = rules.ends.generation;
+    return rules.reads.of(request).then((user) => {
+      if (user === undefined) return request.currentUser === String(claim.id) ? withCurrentUser(request, undefined) : request;
+      const named = request.currentUser === String(user.id) ? request : withCurrentUser(request, String(user.id));
+      rules.sockets.named(named, generation);
+      return named;
+    });
   };
 }
 
 function signedInOnly<U extends UserFields>(route: HttpRoute, rules: SessionRules<U>): HttpRoute["handler"] {
   const handler = route.handler;
   return async (request) => {
-    const user = await sessionUser(rules.users, request.session, rules.maxAgeMs);
-    if (user !== undefined) return handler(withCurrentUser(request, String(user.id)));
+    const user = await rules.reads.of(request);
+    if (user !== undefined) {
+      const session = withoutOldEmail(request.session);
+      if (session === request.session) return handler(withCurrentUser(request, String(user.id)));
+      // A cookie an older fw signed carries the email in readable form: the answer drops it.
+      const answer = await handler(copyRequest(request, { session, currentUser: String(user.id) }));
+      return answer.session === undefined ? answer.withSession(session) : answer;
+    }
     const answer = toLogin(request, rules.loginPath);
     // A session that names someone but no longer counts is dropped, so the layout stops showing them.
     return claimOf(request.session) === undefined ? answer : answer.withSession(request.session.cleared());

@@ -163,6 +163,18 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     return rows.length > 0;
   }
 
+  /** The user, unless this session of theirs was signed out (and is still remembered): one statement. */
+  async byIdUnlessRevoked(id: number, sessionId: string): Promise<U | undefined> {
+    if (!isKey(id)) return undefined;
+    return this.one(
+      await this.db.query(
+        `SELECT ${SqlUsers.SELECTED} FROM ${this.users} WHERE "id" = $1 ` +
+          `AND NOT EXISTS (SELECT 1 FROM ${this.revoked} WHERE "user_id" = $1 AND "session_id" = $2 AND "until_ms" > $3)`,
+        [id, sessionId, this.now()],
+      ),
+    );
+  }
+
   private one(result: { readonly rows: Row[] }): U | undefined {
     const row = result.rows[0];
     if (row === undefined) return undefined;

@@ -89,12 +89,12 @@ export class Dispatcher {
     }
   }
 
-  private caught(thrown: unknown, exchange: Exchange, incoming: IncomingMessage): Answer | undefined {
+  private caught(thrown: unknown, exchange: Exchange, incoming: IncomingMessage): Maybe<Answer | undefined> {
     if (thrown instanceof ClientGone) return undefined;
-    return this.finish(this.failure(thrown, exchange), exchange, incoming);
+    return then(this.failure(thrown, exchange), (answer) => this.finish(answer, exchange, incoming));
   }
 
-  private finish(answer: Answer, exchange: Exchange, incoming: IncomingMessage): Answer {
+  private finish(answer: Answer, exchange: Exchange, incoming: IncomingMessage): Maybe<Answer> {
     // On every answer to a secure request, whatever its route or status; never over plain HTTP
     // (browsers ignore it there: RFC 6797 8.1).
     const hsts = this.options.hsts;
@@ -110,16 +110,16 @@ export class Dispatcher {
    * diagnostics page instead (whatever the stale code answered), and every page gets the
    * reload client, so the browser follows saves and recovers once the build is fixed.
    */
-  private devAnswer(answer: Answer, exchange: Exchange, hook: DevHook): Answer {
+  private devAnswer(answer: Answer, exchange: Exchange, hook: DevHook): Maybe<Answer> {
     if (!isHtml(answer)) return answer;
     const reading = exchange.sentMethod === "GET" || exchange.sentMethod === "HEAD";
     const broken = reading ? hook.buildFailure(exchange.path) : undefined;
-    const shown = broken === undefined ? answer : this.page(broken, 500, exchange, []);
-    return typeof shown.body === "string" && isHtml(shown) ? { ...shown, body: hook.decorate(shown.body) } : shown;
+    const decorated = (shown: Answer): Answer => (typeof shown.body === "string" && isHtml(shown) ? { ...shown, body: hook.decorate(shown.body) } : shown);
+    return broken === undefined ? decorated(answer) : then(this.page(broken, 500, exchange, []), decorated);
   }
 
-  /** A failure page for a request that never reaches `dispatch` (CONNECT, for one). */
-  refuse(failure: HttpFailure, method: string, path: string): Answer {
+  /** A failure page for a request that never reaches `dispatch` (CONNECT, for one); later when the layout answers later. */
+  refuse(failure: HttpFailure, method: string, path: string): Maybe<Answer> {
     const exchange = new Exchange(method);
     exchange.path = path;
     return this.failure(failure, exchange);
@@ -255,23 +255,23 @@ export class Dispatcher {
   }
 
   /**
-   * A handler's answer, held to `handlerTimeoutMs` when it is a promise: one that has not
-   * settled by then rejects with `HandlerTimedOut` (a 500 whose log line says why); whatever it
-   * settles with later is dropped. A synchronous answer costs one type check.
+   * A handler's answer (or a layout's page), held to `handlerTimeoutMs` when it is a promise: one
+   * that has not settled by then rejects with `HandlerTimedOut` (a 500 whose log line says why);
+   * whatever it settles with later is dropped. A synchronous answer costs one type check.
    */
-  private inTime(answer: Maybe<Response>): Maybe<Response> {
+  private inTime<T>(answer: Maybe<T>, what: "handler" | "layout" = "handler"): Maybe<T> {
     if (!(answer instanceof Promise)) return answer;
     const ms = this.options.handlerTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new HandlerTimedOut(ms)), ms);
+      timer = setTimeout(() => reject(new HandlerTimedOut(ms, what)), ms);
     });
     return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
 
   /** The answer to a handler's response, now or once it settles. */
   private answered(response: Maybe<Response>, layoutRequest: Request<unknown> | Sent): Maybe<Answer> {
-    return response instanceof Promise ? response.then((done) => this.toAnswer(done, layoutRequest)) : this.toAnswer(response, layoutRequest);
+    return then(response, (done) => this.toAnswer(done, layoutRequest));
   }
 
   /**
@@ -288,16 +288,17 @@ export class Dispatcher {
     const asArrived = new Request(sent);
     const session = token === undefined ? withReserved(arrived, CSRF_ENTRY, mintToken()) : arrived;
     const request = session === arrived ? asArrived : copyRequest(asArrived, { session });
-    return then(this.inTime(found.route.handler(request)), (response) => {
-      const answer = this.toAnswer(response, asArrived);
-      const cookie = this.outgoingCookie(response.session ?? session, session, arrived, hadCookie, sent);
-      // A page read with a session (one that verified, or one this answer sets) is this visitor's
-      // alone: no cache, shared or the browser's back/forward store, keeps it.
-      if ((arrived !== Session.empty || cookie !== undefined) && !hasHeader(response.headers, "cache-control")) {
-        answer.headers.push("cache-control", "no-store");
-      }
-      return withCookie(answer, cookie);
-    });
+    return then(this.inTime(found.route.handler(request)), (response) =>
+      then(this.toAnswer(response, asArrived), (answer) => {
+        const cookie = this.outgoingCookie(response.session ?? session, session, arrived, hadCookie, sent);
+        // A page read with a session (one that verified, or one this answer sets) is this visitor's
+        // alone: no cache, shared or the browser's back/forward store, keeps it.
+        if ((arrived !== Session.empty || cookie !== undefined) && !hasHeader(response.headers, "cache-control")) {
+          answer.headers.push("cache-control", "no-store");
+        }
+        return withCookie(answer, cookie);
+      }),
+    );
   }
 
   /**
@@ -331,11 +332,12 @@ export class Dispatcher {
     return writeSession(arrived, arrived, { codec: this.options.codec, secure: exchange.secure, hadCookie: true, now: Date.now() }).cookie;
   }
 
-  private toAnswer(response: Response, layoutRequest: Request<unknown> | Sent): Answer {
-    return { status: response.status, headers: flatHeaders(response.headers, this.options.pageHeaders), body: this.bodyText(response.body, layoutRequest) };
+  private toAnswer(response: Response, layoutRequest: Request<unknown> | Sent): Maybe<Answer> {
+    const headers = flatHeaders(response.headers, this.options.pageHeaders);
+    return then(this.bodyText(response.body, layoutRequest), (body): Answer => ({ status: response.status, headers, body }));
   }
 
-  private bodyText(body: Body, layoutRequest: Request<unknown> | Sent): string | Uint8Array {
+  private bodyText(body: Body, layoutRequest: Request<unknown> | Sent): Maybe<string | Uint8Array> {
     switch (body.type) {
       case "empty":
         return "";
@@ -345,23 +347,25 @@ export class Dispatcher {
         return body.bytes;
       case "html":
         // An API route's record becomes a Request only here, for the layout.
-        return framed(() => renderPage(body.html, this.options.layout, layoutRequest instanceof Request ? layoutRequest : new Request(layoutRequest)));
+        return framed(() => this.inTime(renderPage(body.html, this.options.layout, layoutRequest instanceof Request ? layoutRequest : new Request(layoutRequest)), "layout"));
     }
   }
 
   /** Any thrown value, as a problem page framed by the layout; a layout that throws → plain 500. */
-  private failure(thrown: unknown, exchange: Exchange): Answer {
+  private failure(thrown: unknown, exchange: Exchange): Maybe<Answer> {
     if (thrown instanceof LayoutFailed) return this.plain500("the layout threw", thrown.cause, exchange);
     const failure = asFailure(storeFailure(thrown) ?? thrown);
     const incident = failure.kind === "InternalServerError" ? this.logged(failure.cause, exchange) : undefined;
     const problem = problemOf(failure, exchange.path, incident);
     const details = this.options.details?.(failure, this.options.routes ?? []) ?? [];
-    const answer = withCookie(this.page(problemContent(problem, details), problem.status, exchange, extraHeaders(failure, exchange)), this.flashDropped(exchange));
-    return failure.kind === "PayloadTooLarge" ? { ...answer, close: true } : answer;
+    return then(this.page(problemContent(problem, details), problem.status, exchange, extraHeaders(failure, exchange)), (page) => {
+      const answer = withCookie(page, this.flashDropped(exchange));
+      return failure.kind === "PayloadTooLarge" ? { ...answer, close: true } : answer;
+    });
   }
 
   /** A page fw writes itself (a problem, the broken-build page), framed by the layout. */
-  private page(content: Html, status: number, exchange: Exchange, headers: readonly string[]): Answer {
+  private page(content: Html, status: number, exchange: Exchange, headers: readonly string[]): Maybe<Answer> {
     // Error pages carry no CSRF token (spec 2.17); the rest of the session stays readable.
     const request = new Request({
       path: exchange.path,
@@ -369,13 +373,15 @@ export class Dispatcher {
       session: withoutReserved(exchange.session, CSRF_ENTRY),
       ...(exchange.headers === undefined ? {} : { headers: exchange.headers }),
     });
-    let page: string;
+    const answer = (page: string): Answer => ({ status, headers: ["content-type", HTML_TYPE, ...this.options.pageHeaders, ...headers], body: page });
+    const broken = (cause: unknown): Answer => this.plain500("the layout threw while framing an error page", cause, exchange);
+    let page: Maybe<string>;
     try {
-      page = renderProblemPage(content, this.options.layout, request);
+      page = this.inTime(renderProblemPage(content, this.options.layout, request), "layout");
     } catch (cause) {
-      return this.plain500("the layout threw while framing an error page", cause, exchange);
+      return broken(cause);
     }
-    return { status, headers: ["content-type", HTML_TYPE, ...this.options.pageHeaders, ...headers], body: page };
+    return page instanceof Promise ? page.then(answer, broken) : answer(page);
   }
 
   /** Logs a 500's cause once and returns the incident id that ties the log line to the page. */
@@ -472,9 +478,9 @@ function apiRequestOf(sent: Sent): ApiRequest<Readonly<Record<string, unknown>>>
 
 /** A handler that did not settle in time: answered as a 500, logged with this message. */
 class HandlerTimedOut extends Error {
-  constructor(ms: number) {
+  constructor(ms: number, what: "handler" | "layout") {
     super(
-      `The handler did not answer within ${ms} ms (handlerTimeoutMs), so the request was answered with a 500 and ` +
+      `The ${what} did not answer within ${ms} ms (handlerTimeoutMs), so the request was answered with a 500 and ` +
         `its late result will be dropped. A store or service call that never settles is the usual cause.`,
     );
     this.name = "HandlerTimedOut";
@@ -488,12 +494,19 @@ class LayoutFailed extends Error {
   }
 }
 
-function framed(render: () => string): string {
+/** The layout's page; whatever it threw (or rejected with) as a `LayoutFailed`. */
+function framed(render: () => Maybe<string>): Maybe<string> {
+  let page: Maybe<string>;
   try {
-    return render();
+    page = render();
   } catch (cause) {
     throw new LayoutFailed(cause);
   }
+  return page instanceof Promise
+    ? page.catch((cause: unknown) => {
+        throw new LayoutFailed(cause);
+      })
+    : page;
 }
 
 function methodOverride(form: Fields): Method | undefined {

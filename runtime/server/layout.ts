@@ -15,8 +15,12 @@ export interface LayoutProps {
   readonly request: Request<unknown>;
 }
 
-/** The one frame every HTML reply comes back in; it returns the document from `<html>` down. */
-export type Layout = (props: LayoutProps) => Html;
+/**
+ * The one frame every HTML reply comes back in; it returns the document from `<html>` down. It
+ * may answer later (a Promise), to read what it shows from a store: the signed-in user's email,
+ * say (`await auth.userOf(request)`, fw/auth).
+ */
+export type Layout = (props: LayoutProps) => Html | Promise<Html>;
 
 /** The frame used when the application names none. */
 export const defaultLayout: Layout = ({ title, content }) =>
@@ -32,12 +36,17 @@ export const defaultLayout: Layout = ({ title, content }) =>
 /**
  * Renders page content to a whole document: a route's own `<html>` is sent as written; anything
  * else goes through the layout, whose result must itself be an `<html>` element. The doctype is
- * prepended either way. Throws when the layout throws (the caller answers a plain 500).
+ * prepended either way. Throws (or, for a layout that answers later, rejects) when the layout
+ * does (the caller answers a plain 500). Synchronous while the layout is.
  */
-export function renderPage(html: Html, layout: Layout, request: Request<unknown>): string {
+export function renderPage(html: Html, layout: Layout, request: Request<unknown>): string | Promise<string> {
   if (isDocument(html)) return renderDocument(html);
   const { title, content } = liftTitle(html);
   const framed = layout({ title, content, request });
+  return framed instanceof Promise ? framed.then(wholeDocument) : wholeDocument(framed);
+}
+
+function wholeDocument(framed: Html): string {
   if (!isDocument(framed)) {
     throw new Error("The layout must return an <html> element: it frames whole documents.");
   }

@@ -77,8 +77,13 @@ const MAIN_LANDMARK = /<main[\s>]|\srole="main"/i;
  * when the layout has its own (`<main>{content}</main>`, or `role="main"`). The layout is called
  * once, with the problem as `problemContent` made it. Throws when the layout throws.
  */
-export function renderProblemPage(content: Html, layout: Layout, request: Request<unknown>): string {
+export function renderProblemPage(content: Html, layout: Layout, request: Request<unknown>): string | Promise<string> {
   const page = renderPage(content, layout, request);
+  return page instanceof Promise ? page.then((text) => oneMain(text, content)) : oneMain(page, content);
+}
+
+/** The rendered page with the problem's `<main>` frame made a `<div>` when the layout has a main of its own. */
+function oneMain(page: string, content: Html): string {
   const frame = frameOf(content);
   if (frame === undefined) return page;
   const around = page.split(renderHtml(frame));

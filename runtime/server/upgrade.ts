@@ -36,7 +36,7 @@ export async function answerUpgrade(
   } catch (thrown) {
     socket.off("error", dropOnError);
     if (socket.destroyed) return undefined;
-    const answer = dispatcher.refuse(asFailure(thrown), incoming.method ?? "GET", instanceOf(incoming.url));
+    const answer = await dispatcher.refuse(asFailure(thrown), incoming.method ?? "GET", instanceOf(incoming.url));
     writeRaw(socket, answer);
     return answer.status;
   }
@@ -55,7 +55,7 @@ async function answerPlainly(incoming: IncomingMessage, socket: Duplex, dispatch
   // Node leaves a detached socket without an error listener: a reset would crash the process.
   socket.on("error", () => socket.destroy());
   const answer = declaresBody(incoming)
-    ? dispatcher.refuse(
+    ? await dispatcher.refuse(
         new BadRequest("fw upgrades to WebSocket only; send this request without the Upgrade header."),
         incoming.method ?? "GET",
         instanceOf(incoming.url),

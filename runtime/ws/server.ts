@@ -9,6 +9,7 @@ import type { WsRoute } from "../routing/route.js";
 import type { Identify } from "../routing/route-table.js";
 import type { ConnectionSettings, LiveConnection } from "./connection.js";
 import { admit, type Admitted, type HandshakeRules } from "./handshake.js";
+import { socketClosed, socketOpened } from "./open-sockets.js";
 import { OriginPolicy } from "./origin.js";
 
 export { DEFAULT_WS_MAX_MESSAGE_BYTES, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_SEND_TIMEOUT_MS } from "./defaults.js";
@@ -74,7 +75,10 @@ export class WsServer {
       maxBacklog: MAX_BACKLOG_CHARS,
       logError: options.logError,
       report: (what, cause) => reported(what, cause, options),
-      closed: (connection) => this.#live.delete(connection),
+      closed: (connection) => {
+        this.#live.delete(connection);
+        socketClosed(connection);
+      },
     };
     this.#heartbeat = setInterval(() => this.#beat(), options.pingIntervalMs);
     this.#heartbeat.unref();
@@ -128,6 +132,7 @@ export class WsServer {
 
   #opened(connection: LiveConnection): void {
     this.#live.add(connection);
+    socketOpened(connection);
     if (this.#closing) connection.goAway();
   }
 

@@ -106,9 +106,21 @@ describe("5.1 The form sign-in: its routes, carried once by every declaration", 
     expect((await table.identify(keyed)).currentUser).toBe("9");
   });
 
-  it("a session entry the app sets cannot sign anyone in: `_user` is reserved", () => {
+  it("identify takes back the user it named once the session no longer counts: a socket's page asking again reads nobody (issue 28, item 2)", async () => {
+    const auth = formSignIn({ users });
+    const named = await auth.identify(await signedIn("4"));
+    expect(named.currentUser).toBe("4");
+    expect((await auth.identify(named)).currentUser).toBe("4");
+    await auth.logoutEverywhere(4);
+    expect((await auth.identify(named)).currentUser).toBeUndefined();
+    // A user another guard named is not this sign-in's to take back.
+    const keyed = new Request({ session: named.session, currentUser: "9" });
+    expect((await auth.identify(keyed)).currentUser).toBe("9");
+  });
+
+  it("a session entry the app sets cannot sign anyone in: `_user` is reserved", async () => {
     expect(() => Session.empty.set("_user", "1")).toThrow(/reserved/);
-    expect(formSignIn({ users }).userOf({ session: Session.empty.set("user", "1") })).toBeUndefined();
+    expect(await formSignIn({ users }).userOf({ session: Session.empty.set("user", "1") })).toBeUndefined();
   });
 
   it("a page's declaration is not read for its actions (spec 2.12.4): a page's routes, which have no role, are all wrapped", () => {

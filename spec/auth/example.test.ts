@@ -72,6 +72,26 @@ describe.each(builds)("The example $build uses fw/auth: posts owned by their aut
     expect(out.html).toContain("You are signed out.");
   });
 
+  it("a session that no longer counts shows as signed out: after sign-out, a copy of its cookie gets the sign-in links on every page, and the session's live /posts socket is closed (issue 28, items 2 and 5)", async () => {
+    const { browser, email } = await member("copied");
+    // The cookie names the user by key alone: signed, not encrypted, it carries no email (item 7).
+    const payload = (browser.cookie as string).slice("fw_session=".length).split(".")[0] as string;
+    expect(Buffer.from(payload, "base64url").toString("utf8")).not.toContain(email.split("@")[0]);
+    const copy = new Browser(url);
+    copy.cookie = browser.cookie;
+    expect((await copy.get("/")).html).toContain(`Signed in as <strong class="signed-in">${email}</strong>`);
+    const posts = await connect(url, `/fw/live/posts.Index?path=${encodeURIComponent("/posts")}`, { headers: { cookie: browser.cookie as string } });
+    expect(await posts.next()).toContain("New post");
+    expect((await browser.post("/logout", {})).status).toBe(303);
+    expect(await posts.closed).toEqual({ code: 1008, reason: "signed out" });
+    for (const path of ["/", "/posts", "/no/such"]) {
+      const page = await copy.get(path);
+      expect(page.html, path).not.toContain(email);
+      expect(page.html, path).toContain('<a href="/login">Sign in</a>');
+    }
+    expect((await copy.get("/posts/new")).status).toBe(303);
+  });
+
   it("a signed-out visit to /posts/new lands on login and returns after it", async () => {
     const { email } = await member("return");
     const visitor = new Browser(url);

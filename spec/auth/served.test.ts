@@ -403,6 +403,8 @@ describe("Sessions that end (issue 19, item 2): the guard asks the users store o
     const { browser: visitor, key } = await signedUp("del");
     const stolen = copyOf(visitor);
     expect((await visitor.post("/farewell", {})).status).toBe(303);
+    // Even before a guarded page drops the cookie, the layout asks the store: nobody (issue 28, item 5).
+    expect((await stolen.get("/framed")).html).toContain('<p id="signed-in">signed out</p>');
     expect((await stolen.get("/secret")).status).toBe(303);
     const next = await signedUp("after");
     expect(next.key).not.toBe(key);

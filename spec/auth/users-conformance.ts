@@ -79,6 +79,20 @@ export function usersConformance(name: string, make: () => Users | Promise<Users
       expect(await users.isRevoked(2 ** 40, "session-1")).toBe(false);
     });
 
+    it("byIdUnlessRevoked, when the store has it, is byId unless that session was signed out (and not yet expired); nobody's is undefined", async () => {
+      const users = await make();
+      if (users.byIdUnlessRevoked === undefined) return;
+      const a = (await users.create(fresh("one-read"), "h")) as UserFields;
+      await users.revokeSession(a.id, "session-out", Date.now() + DAY);
+      await users.revokeSession(a.id, "session-expired", Date.now() - 1);
+      expect(await users.byIdUnlessRevoked(a.id, "session-in")).toMatchObject({ id: a.id, email: a.email, sessionEpoch: a.sessionEpoch });
+      expect(await users.byIdUnlessRevoked(a.id, "session-expired")).toMatchObject({ id: a.id });
+      expect(await users.byIdUnlessRevoked(a.id, "session-out")).toBeUndefined();
+      expect(await users.byIdUnlessRevoked(2 ** 40, "session-in")).toBeUndefined();
+      await users.delete(a.id);
+      expect(await users.byIdUnlessRevoked(a.id, "session-in")).toBeUndefined();
+    });
+
     it("a signed-in session counts until it is signed out, its user signs out everywhere, changes password or is deleted", async () => {
       const users = await make();
       const user = (await users.create(fresh("ses"), "h")) as UserFields;

@@ -84,6 +84,35 @@ describe.skipIf(bin === undefined)("issue 21: an app as several processes on one
     expect((await after.get("/secret")).status).toBe(303);
   });
 
+  it("signed out through one process, the session's sockets in the other close, a public one included (issue 28, item 2)", async () => {
+    const first = new Browser(a);
+    const email = freshEmail("sockets");
+    expect((await first.signUp(email, PASSWORD)).status).toBe(303);
+    const elsewhere = new Browser(a);
+    expect((await elsewhere.signIn(email, PASSWORD)).status).toBe(303);
+    const clients: Client[] = [];
+    try {
+      clients.push(
+        await connect(a, "/who/socket", { headers: { cookie: first.cookie as string } }),
+        await connect(a, "/who/socket", { headers: { cookie: elsewhere.cookie as string } }),
+      );
+      const [mine, other] = clients as [Client, Client];
+      mine.socket.send("?");
+      const [user, pid] = (await mine.next()).split(" on ");
+      expect(user).toMatch(/^\d+$/);
+      // Signed out through B: A's socket of that session closes, the user's other session's stays.
+      const throughB = new Browser(b);
+      throughB.cookie = first.cookie;
+      await throughB.get("/posts/new");
+      expect((await throughB.post("/logout", {})).status).toBe(303);
+      expect(await mine.closed).toEqual({ code: 1008, reason: "signed out" });
+      other.socket.send("?");
+      expect(await other.next()).toBe(`${user} on ${pid}`);
+    } finally {
+      for (const client of clients) client.socket.close();
+    }
+  }, 60_000);
+
   it("a row created through one process is listed by the other", async () => {
     const browser = new Browser(a);
     await browser.get("/posts/new");

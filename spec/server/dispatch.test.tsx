@@ -259,6 +259,63 @@ describe("2.17 Layout", () => {
       await throwing.close();
     }
   });
+
+  it("a layout may answer later (it reads a store): pages, error pages, CONNECT's 501 and refused socket upgrades come framed by what it answers, cookies as before; one that rejects → plain-text 500", async () => {
+    const settled = () => new Promise<void>((done) => setImmediate(done));
+    const later: Layout = async ({ title, content, request }) => {
+      await settled();
+      return (
+        <html>
+          <head>
+            <title>{title ?? "untitled"}</title>
+          </head>
+          <body>
+            <p id="later">framed later, {request.hasCsrf ? "has-token" : "no-token"}</p>
+            {content}
+          </body>
+        </html>
+      );
+    };
+    const routes = RouteTable.of(
+      Route.get("/", () => Ok(<p>page</p>)),
+      Route.get("/remember", (request: Request) => Ok(<p>kept</p>).withSession(request.session.set("kept", "yes"))),
+      Route.ws("/socket", { message: () => undefined }),
+    );
+    const framedLater = await serve({ routes, layout: later });
+    const rejecting = await serve({
+      routes,
+      layout: async () => {
+        await settled();
+        throw new Error("the users store is down");
+      },
+    });
+    try {
+      const page = await framedLater.get("/");
+      expect(page.status).toBe(200);
+      expect(await page.text()).toBe('<!DOCTYPE html><html><head><title>untitled</title></head><body><p id="later">framed later, no-token</p><p>page</p></body></html>');
+      const remembered = await framedLater.get("/remember");
+      expect(sessionCookie(remembered)).toMatch(/^fw_session=/);
+      expect(await remembered.text()).toContain("framed later");
+      const missing = await framedLater.get("/missing");
+      expect(missing.status).toBe(404);
+      expect(await missing.text()).toContain('<p id="later">framed later, no-token</p><main class="fw-problem" data-status="404">');
+      const connect = await rawRequest(framedLater.port, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
+      expect(connect).toMatch(/^HTTP\/1\.1 501 /);
+      expect(connect).toContain("framed later");
+      const upgrade = await rawRequest(framedLater.port, "GET /socket HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n");
+      expect(upgrade).toMatch(/^HTTP\/1\.1 403 /);
+      expect(upgrade).toContain("framed later");
+      for (const path of ["/", "/missing"]) {
+        const refused = await rejecting.get(path);
+        expect(refused.status).toBe(500);
+        expect(await refused.text()).toBe("500 Internal Server Error\n");
+      }
+      expect(rejecting.err.join("\n")).toContain("the users store is down");
+    } finally {
+      await framedLater.close();
+      await rejecting.close();
+    }
+  });
 });
 
 describe("2.9 Session cookie", () => {

@@ -49,7 +49,7 @@ const mains = (html: string): number => html.match(/<main[\s>]/g)?.length ?? 0;
 
 describe("a problem page has one main landmark whatever the layout", () => {
   it("a layout without <main> (fw's default): the problem is the page's <main>", async () => {
-    const html = renderProblemPage(problemContent(problem), defaultLayout, request);
+    const html = await renderProblemPage(problemContent(problem), defaultLayout, request);
     expect(mains(html)).toBe(1);
     expect(html).toContain('<body><main class="fw-problem" data-status="404"><h1>404 Not Found</h1>');
     expect(await htmlErrors(html)).toEqual([]);
@@ -58,15 +58,17 @@ describe("a problem page has one main landmark whatever the layout", () => {
   it.each([
     ["runtime JSX", withMain],
     ["pre-rendered", compiled],
+    // A layout that answers later (reading the signed-in user from a store) is framed the same way.
+    ["asynchronous", (async (props) => withMain(props)) as Layout],
   ])("a layout with its own <main> (%s): the problem is a <div> inside it, its class, status and content kept", async (_, layout) => {
-    const html = renderProblemPage(problemContent(problem), layout, request);
+    const html = await renderProblemPage(problemContent(problem), layout, request);
     expect(mains(html)).toBe(1);
     expect(html).toContain('<main><div class="fw-problem" data-status="404"><h1>404 Not Found</h1><p class="fw-problem-detail">No route matches /nowhere.</p><p class="fw-problem-instance"><code>/nowhere</code></p></div></main>');
     expect(await htmlErrors(html)).toEqual([]);
   });
 
   it('a layout whose main landmark is role="main": no <main> element is added', async () => {
-    const html = renderProblemPage(problemContent(problem), withRoleMain, request);
+    const html = await renderProblemPage(problemContent(problem), withRoleMain, request);
     expect(mains(html)).toBe(0);
     expect(html).toContain('<div role="main"><div class="fw-problem" data-status="404">');
     expect(await htmlErrors(html, { "prefer-native-element": "off" })).toEqual([]);
@@ -75,17 +77,17 @@ describe("a problem page has one main landmark whatever the layout", () => {
   // The dev page wraps long diagnostics with an inline style on purpose (problem.ts, WRAPPED).
   it("dev's broken-build page too", async () => {
     const content = buildErrorContent([{ file: "src/app/Index.tsx", line: 3, column: 14, code: "TS2322", category: "error", message: "Type 'number' is not assignable to type 'string'." }], "/");
-    const inMain = renderProblemPage(content, withMain, request);
+    const inMain = await renderProblemPage(content, withMain, request);
     expect(mains(inMain)).toBe(1);
     expect(inMain).toContain('<main><div class="fw-problem" data-status="500">');
     expect(await htmlErrors(inMain, { "no-inline-style": "off" })).toEqual([]);
-    const alone = renderProblemPage(content, defaultLayout, request);
+    const alone = await renderProblemPage(content, defaultLayout, request);
     expect(alone).toContain('<body><main class="fw-problem" data-status="500">');
     expect(await htmlErrors(alone, { "no-inline-style": "off" })).toEqual([]);
   });
 
-  it("text that reads like a <main> tag is escaped and does not count", () => {
-    const html = renderProblemPage(problemContent({ ...problem, detail: 'No route matches /<main role="main">.' }), defaultLayout, request);
+  it("text that reads like a <main> tag is escaped and does not count", async () => {
+    const html = await renderProblemPage(problemContent({ ...problem, detail: 'No route matches /<main role="main">.' }), defaultLayout, request);
     expect(html).toContain('<body><main class="fw-problem"');
   });
 });

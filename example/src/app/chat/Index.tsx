@@ -22,7 +22,7 @@ const MAX_MESSAGE = 500;
  * /chat, which runs the same event (the page shows the lines said since, none on a fresh load).
  */
 export const index = live({
-  mount: (request): Chat => ({ me: auth.userOf(request)?.email ?? `user ${request.currentUser ?? "?"}`, lines: [] }),
+  mount: async (request): Promise<Chat> => ({ me: (await auth.userOf(request))?.email ?? `user ${request.currentUser ?? "?"}`, lines: [] }),
   render: (state, view) => (
     <>
       <title>Chat</title>

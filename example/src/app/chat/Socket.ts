@@ -17,8 +17,9 @@ export const socket: WsListener = {
   open(connection) {
     room.join(connection);
   },
-  message(connection, text) {
-    const sender = auth.userOf(connection.request)?.email ?? `user ${connection.request.currentUser ?? "?"}`;
+  async message(connection, text) {
+    // Read once per socket (its handshake's read), not once per message.
+    const sender = (await auth.userOf(connection.request))?.email ?? `user ${connection.request.currentUser ?? "?"}`;
     say(`${sender}: ${text}`);
   },
   close(connection) {
