@@ -95,6 +95,8 @@ export class DbApp extends HttpApp {
     let running: RunningServer;
     try {
       if ((options.dev ?? false) && !isProductionEnv()) {
+        // Dev data may be lost in a crash of the machine; production's commits are synced to disk.
+        this.database.relaxDurability();
         const hook = options.devHook ?? (await loadDevHook());
         running = await super.serve({ ...options, devHook: this.devHook(hook) });
       } else {

@@ -18,12 +18,13 @@ function migration(name: string, sql: string): void {
   writeFileSync(join(cwd, "db/migrations", `${name}.sql`), sql);
 }
 
-async function served(env: Record<string, string> = {}): Promise<{ notes: string; stop: () => Promise<number | null> }> {
+async function served(env: Record<string, string> = {}): Promise<{ notes: string; fsync: string; stop: () => Promise<number | null> }> {
   const app = bootNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: "", ...env }, cwd);
   const url = await app.url;
   const notes = await (await fetch(`${url}/notes`)).text();
+  const fsync = await (await fetch(`${url}/fsync`)).text();
   app.child.kill("SIGTERM");
-  return { notes, stop: () => app.exited };
+  return { notes, fsync, stop: () => app.exited };
 }
 
 beforeAll(async () => {
@@ -62,6 +63,8 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     expect(seeded.out).toContain("fw: seeded PGlite at");
     const first = await served();
     expect(first.notes).toBe("seeded");
+    // Issue 28: a production boot on the embedded database syncs every commit to disk.
+    expect(first.fsync).toBe("on");
     expect(await first.stop()).toBe(0);
     const second = await served();
     expect(second.notes).toBe("seeded");
@@ -74,8 +77,10 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/fw: cannot boot: 1 migration\(s\) in db\/migrations are not applied to PGlite at .*: 0002_add_done\. Apply them first with `node .*main\.mjs db migrate`\./);
     const app = bootNode(APP, ["dev"], { DATABASE_URL: "" }, cwd);
-    await app.url;
+    const url = await app.url;
     expect(app.output().err).toContain("fw: dev applied the pending migration 0002_add_done");
+    // Dev keeps PGlite's fsync off: faster writes, and dev data may be lost in a machine crash.
+    expect(await (await fetch(`${url}/fsync`)).text()).toBe("off");
     app.child.kill("SIGTERM");
     await app.exited;
     expect((await db(["status"])).out).toContain("applied  0002_add_done");

@@ -9,7 +9,11 @@ const { DbApp, SqlStore, appDatabase } = await import(join(dist, "db/index.js"))
 
 const database = appDatabase();
 const notes = new SqlStore(database, { name: "notes", key: { field: "id", column: "id" }, columns: [{ field: "text", column: "text", type: "text", nullable: false }] });
-const routes = RouteTable.of(Route.get("/notes", async () => Ok((await notes.list({ offset: 0, limit: 100 })).rows.map((note) => note.text).join(","))));
+const routes = RouteTable.of(
+  Route.get("/notes", async () => Ok((await notes.list({ offset: 0, limit: 100 })).rows.map((note) => note.text).join(","))),
+  // Whether the database syncs each commit to disk (issue 28: production does, dev need not).
+  Route.get("/fsync", async () => Ok(String((await database.query("SELECT current_setting('fsync') AS v")).rows[0].v))),
+);
 
 const app =
   process.env.PLAIN === "1"
