@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import type { Connection, Database, QueryResult, Queryable, Row } from "./database.js";
 import { loadDriver } from "./driver.js";
+import { withValues } from "./faults.js";
 import { CannotOpenDatabase } from "./open-error.js";
 import { durableStart } from "./pglite-durability.js";
 import { lockDirectory } from "./pglite-lock.js";
@@ -97,6 +98,6 @@ class PgliteDatabase implements Database {
 }
 
 async function run<R extends Row>(target: PgliteQueryable, sql: string, params: readonly unknown[]): Promise<QueryResult<R>> {
-  const result = await target.query<R>(sql, params.map((value) => value ?? null));
+  const result = await withValues(params, () => target.query<R>(sql, params.map((value) => value ?? null)));
   return { rows: result.rows, rowCount: result.affectedRows || result.rows.length };
 }
