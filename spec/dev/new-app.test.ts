@@ -65,7 +65,7 @@ describe("fw new <dir>", () => {
     // Its `db` script before the app has a database: where the commands come from, not just "unknown".
     const db = await runNode(join(dir, "dist/main.js"), ["db", "migrate"], {}, dir);
     expect(db.code).toBe(2);
-    expect(db.err).toContain('fw: unknown command "db"\nThe db commands come with fw/db: boot the app with its DbApp (import { DbApp } from "fw/db") instead of HttpApp');
+    expect(db.err).toContain('fw: unknown command "db"\nThe db commands come with fw/db: boot the app with its DbApp instead of HttpApp');
     expect(readFileSync(join(dir, "src/.fw/routes.ts"), "utf8")).toContain("from src/models/Item.ts");
     // The page's JSX was pre-rendered by the `fw/transformer/jsx` plugin, resolved as a user's is.
     expect(readdirSync(join(dir, "dist/app")).map((file) => readFileSync(join(dir, "dist/app", file), "utf8")).join("")).toContain("jsxShape(");
