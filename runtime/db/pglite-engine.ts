@@ -1,7 +1,9 @@
 import { mkdirSync } from "node:fs";
 import type { Connection, Database, QueryResult, Queryable, Row } from "./database.js";
 import { loadDriver } from "./driver.js";
+import { withValues } from "./faults.js";
 import { CannotOpenDatabase } from "./open-error.js";
+import { durableStart } from "./pglite-durability.js";
 import { lockDirectory } from "./pglite-lock.js";
 import { TEXT_TYPES } from "./values.js";
 
@@ -15,19 +17,33 @@ interface PgliteLike extends PgliteQueryable {
   close(): Promise<void>;
 }
 
+export interface PgliteOptions {
+  /**
+   * Every commit reaches the disk before it is reported done (fsync), so a crash of the machine
+   * loses no committed write (pglite-durability.ts). Off: PGlite's own default, several times
+   * faster per write, for dev and tests, whose data may be lost.
+   */
+  readonly durable: boolean;
+  /** How long to wait for another process to let go of the directory. */
+  readonly lockWaitMs?: number;
+}
+
 /**
  * The embedded engine: PostgreSQL compiled to WebAssembly, persisted to `directory` (created
  * when missing). One connection: PGlite runs a statement sent outside a transaction only after
  * the transaction ends, so transactions never interleave.
  */
-export async function openPglite(directory: string, lockWaitMs?: number): Promise<Database> {
+export async function openPglite(directory: string, options: PgliteOptions): Promise<Database> {
   const { PGlite } = await loadDriver("@electric-sql/pglite", () => import("@electric-sql/pglite"));
   mkdirSync(directory, { recursive: true });
-  const unlock = await lockDirectory(directory, lockWaitMs);
+  const durable = options.durable ? await durableStart(PGlite, directory) : undefined;
+  const unlock = await lockDirectory(directory, options.lockWaitMs);
   let pglite: PgliteLike;
   try {
     // Dates and times stay text, as on the PostgreSQL engine: a model's date field is a string.
-    pglite = (await PGlite.create(directory, { parsers: TEXT_PARSERS })) as unknown as PgliteLike;
+    // A durable start mounts the directory through a file system of its own, which names it.
+    const created = durable === undefined ? PGlite.create(directory, { parsers: TEXT_PARSERS }) : PGlite.create({ parsers: TEXT_PARSERS, ...durable });
+    pglite = (await created) as unknown as PgliteLike;
   } catch (cause) {
     unlock();
     throw new CannotOpenDatabase(
@@ -82,6 +98,6 @@ class PgliteDatabase implements Database {
 }
 
 async function run<R extends Row>(target: PgliteQueryable, sql: string, params: readonly unknown[]): Promise<QueryResult<R>> {
-  const result = await target.query<R>(sql, params.map((value) => value ?? null));
+  const result = await withValues(params, () => target.query<R>(sql, params.map((value) => value ?? null)));
   return { rows: result.rows, rowCount: result.affectedRows || result.rows.length };
 }
