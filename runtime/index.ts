@@ -10,6 +10,8 @@ export {
   BadRequest,
   PayloadTooLarge,
   Forbidden,
+  StateConflict,
+  UnprocessableContent,
   ServiceUnavailable,
   InternalServerError,
   type HttpFailure,

@@ -1,3 +1,4 @@
+import type { OnDelete } from "../resource/types.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { checkTable, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";
 
@@ -10,16 +11,22 @@ export const MODEL_TABLE_COMMENT = "fw/db: the table of a model";
 /**
  * The statements that create a model's table: what `db new` puts in a first migration and the
  * tests create. The key is `bigint generated always as identity` (never reused, never written
- * by a client); an owner column references the users table (a user who still owns rows cannot
- * be deleted: ON DELETE RESTRICT) and is indexed, since owned pages list by owner.
+ * by a client); a reference column (a reference field, or an owner column pointing at the users
+ * table) has a foreign key with its on-delete rule (`RESTRICT` by default: a user who still owns
+ * rows cannot be deleted) and an index, since pages list by it (a user's rows, a post's
+ * comments). Single and composite uniques become named constraints. Every constraint and index
+ * carries the name PostgreSQL would give it (`comments_post_id_fkey`, `tags_name_key`,
+ * `comments_post_id_idx`), written out so the schema diff can find it by name.
  */
 export function createTableSql(table: TableSpec): string {
   checkTable(table);
   const lines = [
     `  ${q(table.key.column)} bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY`,
-    ...table.columns.map((column) => `  ${columnSql(column)}`),
+    ...table.columns.map((column) => `  ${columnSql(column, table.name)}`),
     `  ${q(VERSION_COLUMN)} integer NOT NULL DEFAULT 1`,
+    ...(table.unique ?? []).map((columns) => `  ${uniqueConstraintSql(table.name, columns)}`),
   ];
+  checkNames(table);
   const statements = [`CREATE TABLE ${q(table.name)} (\n${lines.join(",\n")}\n);`, `COMMENT ON TABLE ${q(table.name)} IS '${MODEL_TABLE_COMMENT}';`];
   for (const column of table.columns) {
     if (column.references !== undefined) {
@@ -29,12 +36,19 @@ export function createTableSql(table: TableSpec): string {
   return statements.join("\n") + "\n";
 }
 
-/** A column's definition as CREATE TABLE and ADD COLUMN write it: name, type, NOT NULL, UNIQUE, REFERENCES. */
-export function columnSql(column: ColumnSpec): string {
+/**
+ * A column's definition as CREATE TABLE and ADD COLUMN write it: name, type, NOT NULL, UNIQUE,
+ * REFERENCES … ON DELETE …. With `table`, the unique and foreign-key constraints are named
+ * (`CONSTRAINT "posts_slug_key" UNIQUE`) with PostgreSQL's default names; without it PostgreSQL
+ * picks those same names itself (unless they are taken).
+ */
+export function columnSql(column: ColumnSpec, table?: string): string {
   const parts = [q(column.column), columnType(column)];
   if (!column.nullable) parts.push("NOT NULL");
-  if (column.unique === true) parts.push("UNIQUE");
-  if (column.references !== undefined) parts.push(`REFERENCES ${q(column.references.table)} (${q(column.references.column)}) ON DELETE RESTRICT`);
+  if (column.unique === true) parts.push(table === undefined ? "UNIQUE" : `CONSTRAINT ${q(uniqueName(table, [column.column]))} UNIQUE`);
+  if (column.references !== undefined) {
+    parts.push(`${table === undefined ? "" : `CONSTRAINT ${q(foreignKeyName(table, column.column))} `}${referencesSql(column.references)}`);
+  }
   return parts.join(" ");
 }
 
@@ -43,7 +57,107 @@ export function columnType(column: ColumnSpec): string {
   return column.maxLength === undefined ? column.type : `varchar(${column.maxLength})`;
 }
 
-/** The index an owner (foreign key) column gets: owned pages list by owner. */
+/**
+ * The index a reference column gets (an owner's or a reference field's): pages list by it. The
+ * name is `indexName(table, column)`.
+ */
 export function ownerIndexSql(table: string, column: string): string {
-  return `CREATE INDEX ${q(`${table}_${column}_idx`)} ON ${q(table)} (${q(column)});`;
+  return `CREATE INDEX ${q(indexName(table, column))} ON ${q(table)} (${q(column)});`;
+}
+
+/** `REFERENCES "posts" ("id") ON DELETE CASCADE`: a foreign key's target and rule (restrict when absent). */
+export function referencesSql(references: NonNullable<ColumnSpec["references"]>): string {
+  return `REFERENCES ${q(references.table)} (${q(references.column)}) ON DELETE ${onDeleteSql(references.onDelete)}`;
+}
+
+/** A rule as SQL writes it: `RESTRICT` (also when absent), `CASCADE`, `SET NULL`. */
+export function onDeleteSql(rule: OnDelete | undefined): "RESTRICT" | "CASCADE" | "SET NULL" {
+  return rule === "cascade" ? "CASCADE" : rule === "set null" ? "SET NULL" : "RESTRICT";
+}
+
+/**
+ * A unique of one or more columns as a table constraint, named: `CONSTRAINT
+ * "comments_post_id_author_id_key" UNIQUE ("post_id", "author_id")` (CREATE TABLE's line, or
+ * `ALTER TABLE … ADD` it).
+ */
+export function uniqueConstraintSql(table: string, columns: readonly string[]): string {
+  return `CONSTRAINT ${q(uniqueName(table, columns))} UNIQUE (${columns.map(q).join(", ")})`;
+}
+
+/**
+ * A reference column's foreign key as a table constraint, named: `CONSTRAINT
+ * "comments_post_id_fkey" FOREIGN KEY ("post_id") REFERENCES "posts" ("id") ON DELETE CASCADE`
+ * (for `ALTER TABLE … ADD`). Throws when the column has no `references`.
+ */
+export function foreignKeyConstraintSql(table: string, column: ColumnSpec): string {
+  if (column.references === undefined) throw new Error(`fw/db: the column ${column.column} of ${table} is not a reference: it has no foreign key.`);
+  return `CONSTRAINT ${q(foreignKeyName(table, column.column))} FOREIGN KEY (${q(column.column)}) ${referencesSql(column.references)}`;
+}
+
+/** PostgreSQL's default name of a column's foreign key: `comments_post_id_fkey`. */
+export function foreignKeyName(table: string, column: string): string {
+  return objectName(table, column, "fkey");
+}
+
+/** PostgreSQL's default name of a unique constraint (and its index): `tags_name_key`, `comments_post_id_author_id_key`. */
+export function uniqueName(table: string, columns: readonly string[]): string {
+  return objectName(table, columnsAddition(columns), "key");
+}
+
+/** PostgreSQL's default name of an index on one column: `comments_post_id_idx`. */
+export function indexName(table: string, column: string): string {
+  return objectName(table, column, "idx");
+}
+
+/**
+ * Refuses a table whose constraints or indexes would get the same name: PostgreSQL's default
+ * names are cut to 63 characters, so long table and column names can end alike.
+ */
+function checkNames(table: TableSpec): void {
+  const names = new Map<string, string>();
+  const add = (name: string, what: string): void => {
+    const before = names.get(name);
+    if (before !== undefined) {
+      throw new Error(`fw/db: the ${before} and the ${what} of ${table.name} would both be named ${name} (names are cut to ${MAX_NAME} characters): shorten the table or column names.`);
+    }
+    names.set(name, what);
+  };
+  for (const column of table.columns) {
+    if (column.unique === true) add(uniqueName(table.name, [column.column]), `unique ${column.column}`);
+    if (column.references !== undefined) {
+      add(foreignKeyName(table.name, column.column), `foreign key ${column.column}`);
+      add(indexName(table.name, column.column), `index on ${column.column}`);
+    }
+  }
+  for (const columns of table.unique ?? []) add(uniqueName(table.name, columns), `unique (${columns.join(", ")})`);
+}
+
+/** NAMEDATALEN - 1: the longest name PostgreSQL keeps. */
+const MAX_NAME = 63;
+
+/**
+ * `table_part_label` cut to fit 63 characters as PostgreSQL's makeObjectName cuts a default
+ * name: the longer of the two parts loses a character until both fit. Identifiers are plain
+ * ASCII (identifier.ts), so characters are bytes.
+ */
+function objectName(table: string, part: string, label: string): string {
+  const available = MAX_NAME - (label.length + 2);
+  let a = table.length;
+  let b = part.length;
+  while (a + b > available) {
+    if (a > b) a--;
+    else b--;
+  }
+  return `${table.slice(0, a)}_${part.slice(0, b)}_${label}`;
+}
+
+/** The column names joined by `_`, as PostgreSQL's ChooseIndexNameAddition joins them (stopping once past the limit). */
+function columnsAddition(columns: readonly string[]): string {
+  let joined = "";
+  for (const column of columns) {
+    if (joined !== "") joined += "_";
+    joined += column;
+    if (joined.length >= MAX_NAME + 1) break;
+  }
+  return joined;
 }

@@ -30,5 +30,5 @@ export {
   type Migration,
   type MigrationStatus,
 } from "./migrations.js";
-export { Conflict, DuplicateValue } from "../resource/store-errors.js";
+export { Conflict, DuplicateValue, MissingReference, StillReferenced } from "../resource/store-errors.js";
 export { ServiceUnavailable } from "../http/failure.js";

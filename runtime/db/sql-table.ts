@@ -1,8 +1,10 @@
-import { Conflict, DuplicateValue } from "../resource/store-errors.js";
+import { Conflict } from "../resource/store-errors.js";
 import type { ListPage, Order, Page } from "../resource/query.js";
 import type { Draft, Versioned } from "../resource/store.js";
 import type { Database, Row } from "./database.js";
 import { quoteIdentifier as q } from "./identifier.js";
+import { rememberTable, storeError } from "./sql-errors.js";
+import { columnOfField, queryConditions } from "./sql-query.js";
 import { checkTable, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";
 
 export type { Versioned } from "../resource/store.js";
@@ -31,29 +33,38 @@ export class SqlTable<A> {
   private readonly table: string;
   private readonly key: string;
   private readonly selected: string;
-  private readonly byColumn: ReadonlyMap<string, ColumnSpec>;
 
   constructor(
     private readonly db: Database,
     readonly spec: TableSpec,
   ) {
     checkTable(spec);
+    rememberTable(db, spec);
     this.table = q(spec.name);
     this.key = q(spec.key.column);
     this.selected = [this.key, ...spec.columns.map((column) => q(column.column)), q(VERSION_COLUMN)].join(", ");
-    this.byColumn = new Map(spec.columns.map((column) => [column.column, column]));
   }
 
   async list(page: ListPage<A>, scope?: Scope): Promise<Page<A>> {
-    const where = this.where(scope, 3);
-    const params = [page.limit, page.offset, ...where.params];
+    const params: unknown[] = [page.limit, page.offset];
+    const where = this.listWhere(page, scope, params);
     const { rows } = await this.db.query(
-      `SELECT ${this.selected}, count(*) OVER () AS fw_total FROM ${this.table}${where.sql} ORDER BY ${this.orderBy(page.order)}LIMIT $1 OFFSET $2`,
+      `SELECT ${this.selected}, count(*) OVER () AS fw_total FROM ${this.table}${where} ORDER BY ${this.orderBy(page.order)}LIMIT $1 OFFSET $2`,
       params,
     );
     const first = rows[0];
-    const total = first === undefined ? await this.count(scope) : Number(first["fw_total"]);
+    const total = first === undefined ? await this.count(page, scope) : Number(first["fw_total"]);
     return { rows: rows.map((row) => this.toModel(row)), total };
+  }
+
+  /**
+   * The WHERE clause of a list (`""` when nothing narrows it): the scope's groups and the page's
+   * `where` and `search`, all of which must hold, their values pushed onto `params` as `$n`.
+   */
+  private listWhere(page: Pick<ListPage<A>, "where" | "search">, scope: Scope | undefined, params: unknown[]): string {
+    const conditions = (scope?.where ?? []).map((group) => scopeGroup(group, params));
+    conditions.push(...queryConditions(page, this.spec, params));
+    return conditions.length === 0 ? "" : ` WHERE ${conditions.join(" AND ")}`;
   }
 
   /**
@@ -83,7 +94,7 @@ export class SqlTable<A> {
       columns.length === 0
         ? `INSERT INTO ${this.table} DEFAULT VALUES RETURNING ${this.selected}`
         : `INSERT INTO ${this.table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING ${this.selected}`;
-    const { rows } = await this.write(() => this.db.query(sql, [...values.values()]));
+    const { rows } = await this.write(() => this.db.query(sql, [...values.values()]), { delete: false, draft });
     return this.toModel(rows[0] as Row);
   }
 
@@ -100,7 +111,7 @@ export class SqlTable<A> {
       return this.write(async () => {
         const { rows } = await this.db.query(sql, params);
         return rows[0] === undefined ? undefined : this.toModel(rows[0]);
-      });
+      }, { delete: false, draft });
     }
     return this.write(() =>
       this.db.transaction(async (tx) => {
@@ -112,6 +123,7 @@ export class SqlTable<A> {
         if (now.rows[0] === undefined) return undefined;
         throw new Conflict(this.spec.name, key, expected, Number(now.rows[0]["v"]));
       }),
+      { delete: false, draft },
     );
   }
 
@@ -133,35 +145,29 @@ export class SqlTable<A> {
   async delete(key: unknown, scope?: Scope): Promise<boolean> {
     if (!isKey(key)) return false;
     const where = this.where(scope, 2);
-    const { rowCount } = await this.write(() => this.db.query(`DELETE FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]));
+    const { rowCount } = await this.write(() => this.db.query(`DELETE FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]), { delete: true, key });
     return rowCount > 0;
   }
 
   /**
-   * Runs one write, naming the field of a unique column it would duplicate. A write is a single
-   * statement, which PostgreSQL runs as a transaction of its own (all of it or nothing); the
-   * versioned update, a statement and a check, runs in an explicit one.
+   * Runs one write, turning a constraint it breaks into the store's error (sql-errors.ts): a
+   * unique's `DuplicateValue`, a foreign key's `MissingReference` or, for a delete,
+   * `StillReferenced`. A write is a single statement, which PostgreSQL runs as a transaction of
+   * its own (all of it or nothing); the versioned update, a statement and a check, runs in an
+   * explicit one.
    */
-  private async write<T>(work: () => Promise<T>): Promise<T> {
+  private async write<T>(work: () => Promise<T>, write: Parameters<typeof storeError>[3]): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      throw this.duplicate(error) ?? error;
+      throw storeError(error, this.db, this.spec, write) ?? error;
     }
   }
 
-  private duplicate(error: unknown): DuplicateValue | undefined {
-    const e = error as { code?: unknown; detail?: unknown; constraint?: unknown };
-    if (e?.code !== "23505") return undefined;
-    const column = typeof e.detail === "string" ? /^Key \(([^)]+)\)=/.exec(e.detail)?.[1] : undefined;
-    const spec = (column === undefined ? undefined : this.byColumn.get(column.replace(/"/g, ""))) ??
-      this.spec.columns.find((c) => typeof e.constraint === "string" && e.constraint === `${this.spec.name}_${c.column}_key`);
-    return new DuplicateValue(this.spec.name, spec?.field ?? String(column ?? e.constraint ?? "a unique column"));
-  }
-
-  private async count(scope: Scope | undefined): Promise<number> {
-    const where = this.where(scope, 1);
-    const { rows } = await this.db.query(`SELECT count(*) AS n FROM ${this.table}${where.sql}`, where.params);
+  private async count(page: Pick<ListPage<A>, "where" | "search">, scope: Scope | undefined): Promise<number> {
+    const params: unknown[] = [];
+    const where = this.listWhere(page, scope, params);
+    const { rows } = await this.db.query(`SELECT count(*) AS n FROM ${this.table}${where}`, params);
     return Number(rows[0]?.["n"] ?? 0);
   }
 
@@ -169,26 +175,13 @@ export class SqlTable<A> {
   private where(scope: Scope | undefined, at: number): { sql: string; and: string; params: unknown[] } {
     if (scope === undefined || scope.where.length === 0) return { sql: "", and: "", params: [] };
     const params: unknown[] = [];
-    const groups = scope.where.map((group) => {
-      if (group.length === 0) return "FALSE";
-      const alternatives = group.map((condition) => {
-        params.push(condition.value);
-        return `${q(condition.column)} = $${at + params.length - 1}`;
-      });
-      return alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(" OR ")})`;
-    });
-    const condition = groups.join(" AND ");
+    const condition = scope.where.map((group) => scopeGroup(group, params, at - 1)).join(" AND ");
     return { sql: ` WHERE ${condition}`, and: ` AND ${condition}`, params };
   }
 
   /** The column a model field is stored in (the key's too); throws naming the field when there is none. */
   columnOf(field: string): string {
-    if (field === this.spec.key.field) return this.spec.key.column;
-    const column = this.spec.columns.find((c) => c.field === field);
-    if (column === undefined) {
-      throw new Error(`fw/db: the table ${this.spec.name} has no column for the field ${JSON.stringify(field)} a row filter names (fields: ${[this.spec.key.field, ...this.spec.columns.map((c) => c.field)].join(", ")}).`);
-    }
-    return column.column;
+    return columnOfField(this.spec, field, "a row filter").column;
   }
 
   /** The draft's stored fields, column to value (absent → NULL), the scope's owner stamped. */
@@ -243,6 +236,19 @@ function columnValue(column: ColumnSpec, value: unknown): unknown {
 /** A timestamptz as PostgreSQL writes it (`2026-11-25 15:47:00.123+00`, `…+05:30`) read as a Date. */
 function instantOf(text: string): Date {
   return new Date(text.replace(" ", "T").replace(/([+-]\d\d)$/, "$1:00"));
+}
+
+/**
+ * One group of a scope: `column = $n` alternatives (an empty group matches nothing), its values
+ * pushed onto `params`, numbered after `before` parameters the statement has ahead of them.
+ */
+function scopeGroup(group: readonly ColumnEquals[], params: unknown[], before = 0): string {
+  if (group.length === 0) return "FALSE";
+  const alternatives = group.map((condition) => {
+    params.push(condition.value);
+    return `${q(condition.column)} = $${before + params.length}`;
+  });
+  return alternatives.length === 1 ? (alternatives[0] as string) : `(${alternatives.join(" OR ")})`;
 }
 
 /** Keys are positive whole numbers (an `Id`): anything else names no row and is not sent. */

@@ -56,6 +56,9 @@ export interface TableSpec {
  */
 export const VERSION_COLUMN = "fw_version";
 
+/** What deleting a referenced row does to the rows pointing at it (`ColumnSpec.references.onDelete`). */
+const ON_DELETE_RULES: readonly OnDelete[] = ["restrict", "cascade", "set null"];
+
 /** Checks a spec before any SQL is built from it, naming what is wrong and where. */
 export function checkTable(table: TableSpec): void {
   checkIdentifier(table.name, "table name");
@@ -76,7 +79,22 @@ export function checkTable(table: TableSpec): void {
     if (column.references !== undefined) {
       checkIdentifier(column.references.table, `table referenced by ${where}`);
       checkIdentifier(column.references.column, `column referenced by ${where}`);
+      const rule = column.references.onDelete;
+      if (rule !== undefined && !(ON_DELETE_RULES as readonly string[]).includes(rule)) {
+        throw new Error(`fw/db: the ${where} has the on-delete rule ${JSON.stringify(rule)}; fw/db knows ${ON_DELETE_RULES.map((r) => JSON.stringify(r)).join(", ")}.`);
+      }
+      if (rule === "set null" && !column.nullable) {
+        throw new Error(`fw/db: the ${where} is NOT NULL, so deleting the row it references cannot set it to NULL ("set null"). Make the field optional, or choose "restrict" or "cascade".`);
+      }
     }
+  }
+  for (const columns of table.unique ?? []) {
+    const what = `unique (${columns.join(", ")}) of ${table.name}`;
+    if (columns.length === 0) throw new Error(`fw/db: the table ${table.name} has a unique of no columns; name at least one.`);
+    for (const name of columns) {
+      if (!seen.has(name)) throw new Error(`fw/db: the ${what} names the column ${JSON.stringify(name)}, which the table does not have (columns: ${[...seen].join(", ")}).`);
+    }
+    if (new Set(columns).size !== columns.length) throw new Error(`fw/db: the ${what} names a column twice.`);
   }
   if (table.owner !== undefined && table.columns.find((column) => column.field === table.owner)?.references === undefined) {
     throw new Error(`fw/db: the owner field ${JSON.stringify(table.owner)} of ${table.name} must be one of its columns, with \`references\` (the users table).`);

@@ -66,6 +66,30 @@ export class Forbidden extends FailureBase {
 }
 
 /**
+ * 409: the request cannot be applied to the resource as it is now (a row changed since it was
+ * read, a row other rows still point at); sending it again as it is will fail again. fw answers
+ * a store's `Conflict` and `StillReferenced` that no handler caught with it.
+ */
+export class StateConflict extends FailureBase {
+  readonly kind = "StateConflict" as const;
+  constructor(readonly detail = "This request conflicts with the current state of what it changes.") {
+    super(detail);
+  }
+}
+
+/**
+ * 422: the request was read, but what it asks to store cannot be (a reference to no row, a
+ * value a unique field already holds). fw answers a store's `MissingReference` and
+ * `DuplicateValue` that no handler caught with it; derived forms answer these beside the field.
+ */
+export class UnprocessableContent extends FailureBase {
+  readonly kind = "UnprocessableContent" as const;
+  constructor(readonly detail = "The request could not be applied as sent.") {
+    super(detail);
+  }
+}
+
+/**
  * A service the request needs (the database) cannot be reached right now: 503 with
  * `Retry-After`. Nothing is wrong with the request, so the client may send it again; the
  * server goes on serving.
@@ -103,6 +127,8 @@ export type HttpFailure =
   | BadRequest
   | PayloadTooLarge
   | Forbidden
+  | StateConflict
+  | UnprocessableContent
   | ServiceUnavailable
   | InternalServerError;
 
@@ -114,6 +140,8 @@ export function isHttpFailure(value: unknown): value is HttpFailure {
     value instanceof BadRequest ||
     value instanceof PayloadTooLarge ||
     value instanceof Forbidden ||
+    value instanceof StateConflict ||
+    value instanceof UnprocessableContent ||
     value instanceof ServiceUnavailable ||
     value instanceof InternalServerError
   );
@@ -137,6 +165,10 @@ export function statusOf(failure: HttpFailure): number {
       return 413;
     case "Forbidden":
       return 403;
+    case "StateConflict":
+      return 409;
+    case "UnprocessableContent":
+      return 422;
     case "ServiceUnavailable":
       return 503;
     case "InternalServerError":

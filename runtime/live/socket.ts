@@ -6,6 +6,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import { asFailure } from "../http/failure.js";
+import { storeFailure } from "../server/store-failure.js";
 import { splitPath, splitTarget } from "../http/path.js";
 import { CSRF_ENTRY, Request } from "../http/request.js";
 import { decodeParams } from "../routing/from-path.js";
@@ -328,7 +329,8 @@ class LiveSession {
 
   /** A failure of the app's code: logged (with an incident id), and shown as the mode allows. */
   private error(what: string, cause: unknown, n: number): Promise<void> {
-    const failure = asFailure(cause);
+    // A store's refusal (a missing reference, a duplicate, a stale version) says what a page would.
+    const failure = asFailure(storeFailure(cause) ?? cause);
     // A refusal the app threw on purpose (NotFound, Forbidden, …) says what it says, as its page would.
     if (failure.kind !== "InternalServerError") return this.say(failure.detail, n);
     const report = this.connection.report;

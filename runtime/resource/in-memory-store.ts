@@ -1,21 +1,47 @@
+import type { FieldSpec } from "./model.js";
 import { sortedRows } from "./order.js";
+import { checkQuery, queryFields, queryMatches, type QueryFields } from "./query-match.js";
 import type { ListPage, Page } from "./query.js";
 import type { Draft, Store } from "./store.js";
+
+/** What an in-memory store knows of its model when made from its spec: the fields a query may name. */
+export interface InMemoryModel {
+  readonly name: string;
+  readonly fields: readonly FieldSpec[];
+  readonly owner?: string | undefined;
+}
 
 /**
  * The in-memory store (spec 2.14): for a model with no table, so the seven routes mount and
  * serve without a database. Keys are 1, 2, 3, … in insertion order; rows live as long as the
  * process. Rows are copied in and out, so callers cannot change what is stored by accident.
+ *
+ * Made with the model (`new InMemoryStore(model.key, model)`), a `where` or `search` naming a
+ * field the model lacks throws, naming it, as a database store's does; made with the key alone
+ * it cannot tell, and such a field matches no row. It checks no reference and no unique: the
+ * stores of an `InMemoryDatabase` do.
  */
 export class InMemoryStore<A> implements Store<A> {
-  private readonly rows = new Map<number, A>();
+  /** @internal the rows by key: an `InMemoryDatabase` reads and changes them to keep references. */
+  readonly rows = new Map<number, A>();
   private next = 1;
+  private readonly fields: QueryFields | undefined;
 
-  /** @param key the model's key field (`id`). */
-  constructor(private readonly key: string) {}
+  /**
+   * @param key the model's key field (`id`).
+   * @param model the model's spec (its name and fields), so a query naming another field is refused.
+   */
+  constructor(
+    private readonly key: string,
+    model?: InMemoryModel,
+  ) {
+    this.fields = model === undefined ? undefined : queryFields({ ...model, key });
+  }
 
   async list(page: ListPage<A>): Promise<Page<A>> {
-    const all = sortedRows([...this.rows.values()], page.order);
+    if (this.fields !== undefined) checkQuery(page, this.fields);
+    const kept = page.where === undefined && page.search === undefined ? [...this.rows.values()] : [...this.rows.values()].filter((row) => queryMatches(row, page));
+    const all = sortedRows(kept, page.order);
     return { rows: all.slice(page.offset, page.offset + page.limit).map(copy), total: all.length };
   }
 

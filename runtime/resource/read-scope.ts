@@ -2,7 +2,7 @@ import { Forbidden } from "../http/failure.js";
 import type { Action } from "./actions.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
 import { ScopedStore } from "./scoped-store.js";
-import type { Page } from "./query.js";
+import type { ListPage, Page } from "./query.js";
 import type { Store } from "./store.js";
 
 /** What a model's companion says about who reads which rows: its `owned` and its `publicWhen`. */
@@ -12,16 +12,25 @@ export interface ReadRules {
   readonly publicWhen?: string | undefined;
 }
 
-/** A narrowing with nobody to own anything: what a covered read sees when no one is signed in. */
-const NO_ROWS: Store<never> = {
-  list: async (): Promise<Page<never>> => ({ rows: [], total: 0 }),
-  get: async () => undefined,
-  insert: async () => {
-    throw new Forbidden("Nobody is signed in to own a new row.");
-  },
-  update: async () => undefined,
-  delete: async () => false,
-};
+/**
+ * A narrowing with nobody to own anything: what a covered read sees when no one is signed in.
+ * A list with a `where` or `search` still asks the table for none of its rows (`limit: 0`), so a
+ * field the model lacks throws as on every store.
+ */
+function noRows<A>(whole: Store<A>): Store<A> {
+  return {
+    list: async (page: ListPage<A>): Promise<Page<A>> => {
+      if (page.where !== undefined || page.search !== undefined) await whole.list({ ...page, offset: 0, limit: 0 });
+      return { rows: [], total: 0 };
+    },
+    get: async () => undefined,
+    insert: async () => {
+      throw new Forbidden("Nobody is signed in to own a new row.");
+    },
+    update: async () => undefined,
+    delete: async () => false,
+  };
+}
 
 /**
  * The rows `viewer` (a user key as the session spells it, or undefined for nobody) may read
@@ -37,6 +46,6 @@ export function readableRows<A>(store: Store<A>, rules: ReadRules, viewer: strin
     throw new Error("This model declares `owned`, so its rows are read through its ScopedStore: pass the store the generated table supplies (a handler's `Store<Model>` capability).");
   }
   const scoped = store as ScopedStore<A>;
-  if (rules.owned.covers.has(role)) return viewer === undefined ? (NO_ROWS as Store<A>) : scoped.for(viewer);
+  if (rules.owned.covers.has(role)) return viewer === undefined ? noRows(scoped.whole) : scoped.for(viewer);
   return rules.publicWhen === undefined ? scoped : scoped.readableBy(rules.publicWhen, viewer);
 }

@@ -18,11 +18,11 @@ export function narrowed<A>(store: Store<A>, filter: RowFilter): Store<A> {
   return store.where?.(filter) ?? new ScannedRows(store, filter);
 }
 
-/** Every row of a store, in key order. */
-export async function allRows<A>(store: Store<A>): Promise<A[]> {
+/** Every row of a store (or those a `where` and `search` keep, the store filtering them), in key order. */
+export async function allRows<A>(store: Store<A>, query: Pick<ListPage<A>, "where" | "search"> = {}): Promise<A[]> {
   const rows: A[] = [];
   for (let offset = 0; ; offset += SCAN_PAGE) {
-    const page = await store.list({ offset, limit: SCAN_PAGE });
+    const page = await store.list({ ...query, offset, limit: SCAN_PAGE });
     rows.push(...page.rows);
     if (page.rows.length < SCAN_PAGE) return rows;
   }
@@ -38,8 +38,10 @@ class ScannedRows<A> implements Store<A> {
     private readonly filter: RowFilter,
   ) {}
 
+  /** The page's `where` and `search` go to the store below (which checks their fields), the filter is applied here. */
   async list(page: ListPage<A>): Promise<Page<A>> {
-    const rows = sortedRows((await allRows(this.store)).filter((row) => matches(row, this.filter)), page.order);
+    const query = { ...(page.where === undefined ? {} : { where: page.where }), ...(page.search === undefined ? {} : { search: page.search }) };
+    const rows = sortedRows((await allRows(this.store, query)).filter((row) => matches(row, this.filter)), page.order);
     return { rows: rows.slice(page.offset, page.offset + page.limit), total: rows.length };
   }
 

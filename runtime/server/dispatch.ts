@@ -24,6 +24,7 @@ import { renderPage, type Layout } from "./layout.js";
 import { clientAddress, isSecure } from "./secure.js";
 import { plainAnswer, problemContent, problemOf, renderProblemPage } from "./problem.js";
 import { writeSession } from "./session-cookie.js";
+import { storeFailure } from "./store-failure.js";
 import type { PublicFiles } from "./static-files.js";
 
 /** What goes on the wire: status, headers as a flat [name, value, …] list, and the body. */
@@ -330,7 +331,7 @@ export class Dispatcher {
   /** Any thrown value, as a problem page framed by the layout; a layout that throws → plain 500. */
   private failure(thrown: unknown, exchange: Exchange): Answer {
     if (thrown instanceof LayoutFailed) return this.plain500("the layout threw", thrown.cause, exchange);
-    const failure = asFailure(thrown);
+    const failure = asFailure(storeFailure(thrown) ?? thrown);
     const incident = failure.kind === "InternalServerError" ? this.logged(failure.cause, exchange) : undefined;
     const problem = problemOf(failure, exchange.path, incident);
     const details = this.options.details?.(failure, this.options.routes ?? []) ?? [];

@@ -116,4 +116,38 @@ onEveryEngine((engine) => {
       expect(() => store.where({ anyOf: [{ field: "secret", equals: 1 }] })).toThrow(/no column for the field "secret"/);
     });
   });
+
+  describe(`issue 29: Store.list's where and search in SQL on ${engine.name}`, () => {
+    it("one statement, every value a parameter (never in the text); a list as = ANY of a typed array; the scope and the where both hold", async () => {
+      const sent: { sql: string; params: readonly unknown[] }[] = [];
+      const db = engine.db();
+      const spying: Database = { ...db, query: (sql, params) => (sent.push({ sql, params: params ?? [] }), db.query(sql, params)), transaction: (work) => db.transaction(work) } as Database;
+      const spec = await postsTable(db);
+      const store = new SqlScopedStore<Post>(new SqlStore<Post>(spying, spec), FromPath.int);
+      const sneaky = "x' OR '1'='1";
+      const mine = await store.for("7").insert({ title: sneaky, published: true });
+      const other = await store.for("7").insert({ title: "Other", published: false });
+      await store.for("8").insert({ title: sneaky, published: true });
+      sent.length = 0;
+      const page = await store.for("7").list({ offset: 0, limit: 10, where: { title: [sneaky, "nope"], id: [mine.id, other.id] }, search: { field: "title", prefix: "X'" } });
+      expect(page).toEqual({ rows: [mine], total: 1 });
+      expect(sent).toHaveLength(1);
+      const [query] = sent;
+      expect(query?.sql).toMatch(/WHERE "author_id" = \$3 AND "title" = ANY\(\$4::text\[\]\) AND "id" = ANY\(\$5::bigint\[\]\) AND starts_with\(translate\("title", \$6, \$7\), \$8\)/);
+      expect(query?.sql).not.toContain("OR '1'");
+      expect(query?.params.slice(0, 5)).toEqual([10, 0, 7, `{"${sneaky}","nope"}`, `{"${mine.id}","${other.id}"}`]);
+      expect(query?.params[7]).toBe("x'");
+      // One value: a plain equality. A key no bigint holds: FALSE, not sent.
+      sent.length = 0;
+      expect((await store.list({ offset: 0, limit: 10, where: { published: false, id: 2 ** 63 } })).total).toBe(0);
+      expect(sent[0]?.sql).toMatch(/WHERE "is_published" = \$3 AND FALSE ORDER BY/);
+      expect(sent[0]?.params).toEqual([10, 0, false]);
+    });
+
+    it("where and search on a field the table lacks, or a search of a column that is not text, throw naming the field before any query", async () => {
+      const store = new SqlStore<Post>(engine.db(), await postsTable(engine.db()));
+      await expect(store.list({ offset: 0, limit: 1, where: { secret: 1 } as never })).rejects.toThrow(/the table where_posts_\d+ has no column for the field "secret" a where names/);
+      await expect(store.list({ offset: 0, limit: 1, search: { field: "published", prefix: "t" } })).rejects.toThrow(/a search names the field "published" of where_posts_\d+, which holds no text \(its column is boolean\)/);
+    });
+  });
 });

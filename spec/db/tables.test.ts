@@ -53,7 +53,7 @@ describe("issue 20: models with a table", () => {
     expect(made.out).toMatch(/fw: wrote db\/migrations\/0001_create_tables\.sql \(creates the tables users, notes, posts; apply it with `node dist\/main\.js db migrate`\)/);
     const sql = readFileSync(join(migrations, "0001_create_tables.sql"), "utf8");
     expect(sql).toContain(`CREATE TABLE "users" (`);
-    expect(sql).toContain(`"owner_id" bigint NOT NULL REFERENCES "users" ("id") ON DELETE RESTRICT`);
+    expect(sql).toContain(`"owner_id" bigint NOT NULL CONSTRAINT "notes_owner_id_fkey" REFERENCES "users" ("id") ON DELETE RESTRICT`);
     expect(sql).toContain(`"title" varchar(80) NOT NULL`);
     expect(sql).toContain(`"body" varchar(10000),`);
     expect(sql).toContain(`"rating" double precision NOT NULL`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { copyRequest, type Request } from "../../runtime/http/request.js";
-import { FromPath, InMemoryStore, NotFound, Redirect, resourceRoutes, Route, RouteTable, type Html, type Identify, type ModelSpec, type Store } from "../../runtime/index.js";
+import { DuplicateValue, FromPath, InMemoryStore, NotFound, Redirect, resourceRoutes, Route, RouteTable, type Html, type Identify, type ModelSpec, type Store } from "../../runtime/index.js";
 import { live, livePageRoutes, liveClientRoute, liveSocketRoute, publish, publishing, type FormInput, type LiveMount, type LiveValues, type LiveView } from "../../runtime/live/index.js";
 import type { Route as AnyRoute } from "../../runtime/routing/route.js";
 import type { FormErrors } from "../../runtime/resource/form-errors.js";
@@ -67,6 +67,9 @@ const counterPage = live<Counter>({
     },
     missing: () => {
       throw new NotFound("That row is gone.");
+    },
+    taken: () => {
+      throw new DuplicateValue("posts", "slugName");
     },
     big: (state) => ({ ...state, big: true }),
   },
@@ -314,7 +317,10 @@ describe("fw/live: the socket", () => {
     // A refusal the handler threw says what it says.
     send(client, 2, "missing", csrf);
     expect(await next(client)).toEqual({ t: "err", m: "That row is gone.", n: 2 });
-    send(client, 3, "increment", csrf);
+    // So does a store's refusal no handler caught (issue 29): words, not an incident.
+    send(client, 3, "taken", csrf);
+    expect(await next(client)).toEqual({ t: "err", m: "This slug name is already taken: another row has the same. Choose another.", n: 3 });
+    send(client, 4, "increment", csrf);
     const after = await client.next();
     expect(after).toContain('"2"');
     client.socket.close();

@@ -1,4 +1,4 @@
 import { InMemoryStore } from "../../runtime/index.js";
-import { storeConformance } from "./store-conformance.js";
+import { ROW_MODEL, storeConformance } from "./store-conformance.js";
 
-storeConformance("InMemoryStore", () => new InMemoryStore("id"));
+storeConformance("InMemoryStore", () => new InMemoryStore("id", ROW_MODEL));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FromPath, InMemoryStore, ScopedStore, type Action, type OwnedDeclaration, type RowFilter, type Store } from "../../runtime/index.js";
 import { readableRows, type ReadRules } from "../../runtime/resource/read-scope.js";
-import { storeConformance } from "./store-conformance.js";
+import { ROW_MODEL, storeConformance } from "./store-conformance.js";
 
 interface Row {
   id: number;
@@ -10,7 +10,7 @@ interface Row {
   owner?: number;
 }
 
-const scoped = (): ScopedStore<Row> => new ScopedStore<Row>(new InMemoryStore<Row>("id"), "owner", FromPath.int);
+const scoped = (): ScopedStore<Row> => new ScopedStore<Row>(new InMemoryStore<Row>("id", { ...ROW_MODEL, owner: "owner" }), "owner", FromPath.int);
 
 /** User 7's narrowing, over a table that already holds user 8's rows. */
 async function ownRows(): Promise<Store<Row>> {
@@ -129,6 +129,27 @@ describe("readableRows: what Index and Show read, and what a handler reads throu
     expect(await read({ owned, publicWhen: "done" }, undefined, "Edit")).toEqual([]);
     expect(await read({ owned }, undefined, "Index")).toEqual(["7 draft", "8 draft", "8 public"]);
     expect(await read({}, undefined, "Index")).toEqual(["7 draft", "8 draft", "8 public"]);
+  });
+
+  it("issue 29: a narrowing read by scanning (publicWhen over an in-memory table) applies where and search with its filter; nobody's covered rows refuse an unknown field too", async () => {
+    const store = scoped();
+    await store.for("7").insert({ title: "Alpha draft", done: false });
+    await store.for("8").insert({ title: "alpha public", done: true });
+    await store.for("8").insert({ title: "beta public", done: true });
+    await store.for("8").insert({ title: "alpha draft", done: false });
+    const readable = readableRows(store, { owned, publicWhen: "done" }, "7", "Index");
+    const titles = async (page: Parameters<typeof readable.list>[0]) => {
+      const { rows, total } = await readable.list(page);
+      return { titles: rows.map((r) => r.title), total };
+    };
+    expect(await titles({ offset: 0, limit: 9, search: { field: "title", prefix: "ALPHA" } })).toEqual({ titles: ["Alpha draft", "alpha public"], total: 2 });
+    expect(await titles({ offset: 0, limit: 9, where: { owner: 8 } })).toEqual({ titles: ["alpha public", "beta public"], total: 2 });
+    expect(await titles({ offset: 1, limit: 1, where: { owner: [7, 8] }, order: { field: "title", descending: false } })).toEqual({ titles: ["alpha public"], total: 3 });
+    await expect(readable.list({ offset: 0, limit: 9, where: { secret: 1 } as never })).rejects.toThrow(/"secret"/);
+    const nobody = readableRows(store, { owned }, undefined, "Edit");
+    expect(await nobody.list({ offset: 0, limit: 9, where: { owner: 8 } })).toEqual({ rows: [], total: 0 });
+    await expect(nobody.list({ offset: 0, limit: 9, where: { secret: 1 } as never })).rejects.toThrow(/"secret"/);
+    await expect(nobody.list({ offset: 0, limit: 9, search: { field: "secret", prefix: "" } })).rejects.toThrow(/"secret"/);
   });
 
   it("an owned model's rows cannot be read through a store that is not its ScopedStore", () => {
