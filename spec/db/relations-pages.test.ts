@@ -99,6 +99,8 @@ onEveryEngine((engine) => {
     let setup: RelationsSetup;
     let database: ReturnType<typeof counting>;
     const ids = { first: 0, second: 0 };
+    /** Posts the comments name in their second reference, one each: 50 different labels to load. */
+    const others: number[] = [];
 
     beforeAll(async () => {
       database = counting(engine.db());
@@ -107,6 +109,7 @@ onEveryEngine((engine) => {
       const author = (await setup.stores.authors.insert({ name: "Ada" })).id;
       ids.first = (await setup.stores.posts.for("1").insert({ title: "First", author, published: true })).id;
       ids.second = (await setup.stores.posts.for("2").insert({ title: "Second", author, published: true })).id;
+      for (let n = 0; n < 50; n++) others.push((await setup.stores.posts.for("2").insert({ title: `Other ${n}`, author, published: true })).id);
     }, 60_000);
     afterAll(() => app?.close());
 
@@ -118,8 +121,9 @@ onEveryEngine((engine) => {
       return database.sent.slice(before);
     }
 
+    let made = 0;
     async function comments(count: number): Promise<void> {
-      for (let n = 0; n < count; n++) await setup.stores.comments.insert({ post: ids.first, body: `comment ${n}`, seeAlso: ids.second });
+      for (let n = 0; n < count; n++, made++) await setup.stores.comments.insert({ post: ids.first, body: `comment ${made}`, seeAlso: others[made] });
     }
 
     it("an Index of 50 rows with two reference columns and a Show with 20 children cost the same queries as with 5: labels are batched, readableWith is a subquery", async () => {
@@ -131,8 +135,9 @@ onEveryEngine((engine) => {
       const show20 = await queriesOf(`/posts/${ids.first}`);
       expect((await new Visitor(app.url).get("/comments")).html.match(/<tr><td><a href="\/posts\/\d+">First<\/a><\/td>/g)).toHaveLength(50);
       console.log(`${engine.name}: queries per page: Index of 50 comments (2 reference columns) ${index50.length}, Show of a post with 20 of its 50 comments ${show20.length}`);
-      expect(index50).toEqual(index5);
-      expect(show20).toEqual(show5);
+      // The same statements (a page's sections ask in parallel: on PostgreSQL's pool, in any order).
+      expect([...index50].sort()).toEqual([...index5].sort());
+      expect([...show20].sort()).toEqual([...show5].sort());
       // The comments with their readable posts in one statement, then the labels of every post they name in one.
       expect(index50).toHaveLength(2);
       expect(index50[0]).toMatch(/"post_id" IN \(SELECT "id" FROM "p\d+_posts" WHERE \("published" = \$\d+ OR "owner_id" = \$\d+\)\)/);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Visitor } from "../support/browser.js";
+import { htmlErrors } from "../support/html-validate.js";
 import { serve, type Served } from "../support/serve.js";
 import { relationsTable, type Post, type RelationsSpecs, type RelationsStores } from "./relations-app.js";
 
@@ -29,7 +30,7 @@ function fieldError(html: string, id: string): string | undefined {
  * engine: pickers of readable rows, "There is no such post." for a missing or hidden one,
  * labels and links, Index filters, Show's lists of referencing rows, what a delete does.
  */
-export function relationsPagesSuite(engine: string, make: () => Promise<RelationsSetup>): void {
+export function relationsPagesSuite(engine: string, make: () => Promise<RelationsSetup>, options: { readonly validate?: boolean } = {}): void {
   describe(`issue 29, the pages of references (${engine})`, () => {
     let app: Served;
     let stores: RelationsStores;
@@ -37,11 +38,28 @@ export function relationsPagesSuite(engine: string, make: () => Promise<Relation
     // Alice (user 1) owns "Hello" and the draft; Bob (user 2) owns "Other" and may not read the draft.
     const alice = () => new Visitor(app.url, { "x-user": "1" });
     const bob = () => new Visitor(app.url, { "x-user": "2" });
+    /** Runs once, inside the next comment insert, before it writes: a race with another request. */
+    let race: (() => Promise<unknown>) | undefined;
 
     beforeAll(async () => {
       const setup = await make();
       stores = setup.stores;
-      app = await serve({ routes: relationsTable(setup.specs, stores) });
+      const comments = setup.stores.comments;
+      const racing = new Proxy(comments, {
+        get(target, name) {
+          if (name === "insert") {
+            return async (draft: Parameters<typeof comments.insert>[0]) => {
+              const first = race;
+              race = undefined;
+              await first?.();
+              return target.insert(draft);
+            };
+          }
+          const value: unknown = Reflect.get(target, name, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      app = await serve({ routes: relationsTable(setup.specs, { ...stores, comments: racing }) });
       // Inserted Grace first: the pickers sort by label, not by key.
       ids.grace = (await stores.authors.insert({ name: "Grace" })).id;
       ids.ada = (await stores.authors.insert({ name: "Ada" })).id;
@@ -92,6 +110,18 @@ export function relationsPagesSuite(engine: string, make: () => Promise<Relation
       const owner = alice();
       await owner.get("/comments/new");
       expect((await owner.post("/comments", { post: String(ids.draft), body: "mine" })).status).toBe(303);
+    });
+
+    it("a post deleted between the check and the write (the store's MissingReference) is the same 422 beside the field", async () => {
+      const doomed = (await stores.posts.for("2").insert({ title: "Doomed", author: ids.ada, published: true })).id;
+      const visitor = bob();
+      await visitor.get("/comments/new");
+      race = () => stores.posts.delete(doomed);
+      const refused = await visitor.post("/comments", { post: String(doomed), body: "too late" });
+      expect(race).toBeUndefined();
+      expect(refused.status).toBe(422);
+      expect(fieldError(refused.html, "comment-post")).toBe("There is no such post.");
+      expect(refused.html).toContain('value="too late"');
     });
 
     it("Index shows a reference as a link to the target's Show with its label, and a row the viewer may not read as \"Post 7\"", async () => {
@@ -233,6 +263,15 @@ export function relationsPagesSuite(engine: string, make: () => Promise<Relation
       const script = await bob().get("/fw/picker.js");
       expect(script.response.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
       expect(script.html).toContain("data-fw-pick");
+    });
+
+    it.runIf(options.validate === true)("the pages with references, lists of referencing rows and delete effects pass html-validate", async () => {
+      // Bob owns "Other": its delete page is his.
+      for (const path of ["/posts/new", "/comments/new", `/comments?post=${ids.other}`, `/posts/${ids.other}`, `/posts/${ids.other}/delete`, `/authors/${ids.ada}/delete`, "/reviews"]) {
+        const page = await bob().get(path);
+        expect(page.status, path).toBe(200);
+        expect(await htmlErrors(page.html), path).toEqual([]);
+      }
     });
   });
 }

@@ -16,4 +16,4 @@ relationsPagesSuite("in memory", async () => {
       reviews: memory.store(specs.review),
     },
   };
-});
+}, { validate: true });
