@@ -6,6 +6,7 @@ import { blockedSentence, blockers, deleteEffects, sideEffects } from "./delete-
 import { Form, type Field } from "./form.js";
 import { hasManySections } from "./has-many.js";
 import { labelOf, unnamed } from "./labels.js";
+import type { ModelSpec } from "./model.js";
 import type { ModelPages } from "./model-pages.js";
 import { HEADING_LENGTH } from "./one-line.js";
 import { pageNumber } from "./page-number.js";
@@ -64,7 +65,7 @@ export class ReadPages<A> {
     const row = await this.pages.found(await this.pages.reading(request, "Show"), key);
     const at = this.pages.at(key);
     const heading = labelOf(model, row, key);
-    const [labels, related] = await Promise.all([this.pages.labels(request, [row]), hasManySections(relations, model as never, key, request)]);
+    const [labels, related] = await Promise.all([this.pages.labels(request, [row]), hasManySections(relations, model as ModelSpec<unknown>, key, request)]);
     const edits = this.pages.offers(request, "Edit", row);
     const deletes = this.pages.offers(request, "Destroy", row);
     return Ok(

@@ -48,7 +48,10 @@ function rowsVia(relations: Relations, entry: RelatedModel, request: Request, ro
 }
 
 async function work(relations: Relations, entry: RelatedModel, request: Request, role: Action, chain: readonly string[]): Promise<Store<unknown>> {
-  const own = await ownershipOf(entry).reading(request, role);
+  // Another model's page ran its own guard, not this model's: who is looking is asked of this
+  // model's declaration (as its own guard would), so its owner reads their rows from anywhere.
+  const identified = request.currentUser !== undefined || entry.owned === undefined ? request : await entry.owned.identify(request);
+  const own = await ownershipOf(entry).reading(identified, role);
   const via = entry.model.readableWith;
   if (via === undefined) return own;
   const reference = entry.model.fields.find((field) => field.name === via)?.reference;

@@ -111,11 +111,11 @@ export interface RelationsStores {
 }
 
 /** The app's table as the generated one is made: one Relations, the referenced models' pick endpoints, the picker's script. */
-export function relationsTable(specs: RelationsSpecs, stores: RelationsStores): RouteTable {
+export function relationsTable(specs: RelationsSpecs, stores: RelationsStores, posts: { readonly owned: OwnedDeclaration; readonly publicWhen?: "published" } = { owned, publicWhen: "published" }): RouteTable {
   const relations = new Relations();
   return RouteTable.of(
     ...resourceRoutes(specs.author, stores.authors, { relations, referenced: true }),
-    ...guardRoutes(owned, resourceRoutes(specs.post, stores.posts, { relations, owned, publicWhen: "published", referenced: true })),
+    ...guardRoutes(posts.owned, resourceRoutes(specs.post, stores.posts, { relations, ...posts, referenced: true })),
     ...resourceRoutes(specs.comment, stores.comments, { relations }),
     ...resourceRoutes(specs.review, stores.reviews, { relations, actions: Actions.except(Edit, Update) }),
     pickerScriptRoute(),
