@@ -14,7 +14,7 @@ export type WhereValue<V> = V | readonly V[];
 /**
  * Equalities on a model's fields, all of which must hold (`{ post: 7, published: true }`), typed
  * from the model so an unknown field or a value of the wrong type is a compile error. A row
- * whose field is absent matches no equality on it. At run time every store refuses a field
+ * whose field is absent matches no equality on it; a field given as `undefined` is no condition. At run time every store refuses a field
  * the model lacks by throwing, naming it; a key value outside what the column holds (not a
  * whole number from 1, or past the column's range) matches no row.
  */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createTableSql, SqlStore, type Database, type TableSpec } from "../../runtime/db/index.js";
 import { columnSql, foreignKeyName, indexName, ownerIndexSql, uniqueName } from "../../runtime/db/ddl.js";
+import { storeError } from "../../runtime/db/sql-errors.js";
 import { referenceConformance, type Comment, type Flag, type Post, type Tag, type Vote } from "../resource/reference-conformance.js";
 import { onEveryEngine } from "./engines.js";
 
@@ -85,5 +86,24 @@ onEveryEngine((engine) => {
       expect(await names(long)).toEqual([foreignKeyName(long, column.column), indexName(long, column.column), uniqueName(long, [column.column]), uniqueName(long, [other, column.column])].sort());
       expect(ownerIndexSql(long, column.column)).toContain(`"${indexName(long, column.column)}"`);
     });
+  });
+});
+
+describe("issue 29: a constraint violation as the store's error, from what the engine reports", () => {
+  const posts: TableSpec = { name: "blog_posts", key: { field: "id", column: "id" }, columns: [{ field: "title", column: "title", type: "text", nullable: false }] };
+  const unknownDb = {} as Database;
+
+  it("a delete blocked by a table no store was made for: the field read from fw's constraint name (blog_post_id → blogPost)", () => {
+    const error = { code: "23001", table: "blog_comments", constraint: "blog_comments_blog_post_id_fkey", detail: 'Key (id)=(4) is referenced from table "blog_comments".' };
+    expect(storeError(error, unknownDb, posts, { delete: true, key: 4 })).toMatchObject({ name: "StillReferenced", table: "blog_posts", key: 4, by: [{ table: "blog_comments", field: "blogPost" }] });
+    const older = { code: "23503", detail: 'Key (id)=(4) is still referenced from table "blog_comments".' };
+    expect(storeError(older, unknownDb, posts, { delete: true, key: 4 })).toMatchObject({ by: [{ table: "blog_comments", field: "a reference" }] });
+  });
+
+  it("anything but a unique or foreign-key violation is left as it is", () => {
+    expect(storeError({ code: "22001" }, unknownDb, posts, { delete: false, draft: {} })).toBeUndefined();
+    expect(storeError(new Error("boom"), unknownDb, posts, { delete: true, key: 1 })).toBeUndefined();
+    expect(storeError(undefined, unknownDb, posts, { delete: true, key: 1 })).toBeUndefined();
+    expect(storeError({ code: "23001" }, unknownDb, posts, { delete: false, draft: {} })).toBeUndefined();
   });
 });
