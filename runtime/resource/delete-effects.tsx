@@ -73,13 +73,13 @@ function modelWords(relations: Relations | undefined, table: string): string {
   return entry === undefined ? table : wordsOf(entry.model).many.toLowerCase();
 }
 
-/** What else a delete does, sentence by sentence: "Its 3 comments will be deleted too.", "2 comments will keep existing without their see also." */
+/** What else a delete does, sentence by sentence: "Its 3 comments will be deleted too.", "2 comments will stay, without their see also." */
 export function sideEffects(effects: readonly DeleteEffect[]): Html[] {
   return effects.flatMap((effect) => {
     const rule = effect.field.reference?.onDelete ?? "restrict";
     const rows = counted(effect.count, wordsOf(effect.entry.model));
     if (rule === "cascade") return [<p class="fw-cascade">Its {rows} will be deleted too.</p>];
-    if (rule === "set null") return [<p class="fw-set-null">{rows} will stay, without their {effect.field.label.toLowerCase()}.</p>];
+    if (rule === "set null") return [<p class="fw-set-null">{rows} will stay, without {effect.count === 1 ? "its" : "their"} {effect.field.label.toLowerCase()}.</p>];
     return [];
   });
 }

@@ -214,7 +214,7 @@ export function relationsPagesSuite(engine: string, make: () => Promise<Relation
       await stores.reviews.delete(review?.id);
       await stores.comments.insert({ post: ids.other, body: "see hello", seeAlso: ids.hello });
       const confirm = await visitor.get(`/posts/${ids.hello}/delete`);
-      expect(confirm.html).toContain(`<p class="fw-confirm">This post will be deleted for good.</p><p class="fw-cascade">Its 1 comment will be deleted too.</p><p class="fw-set-null">1 comment will stay, without their see also.</p>`);
+      expect(confirm.html).toContain(`<p class="fw-confirm">This post will be deleted for good.</p><p class="fw-cascade">Its 1 comment will be deleted too.</p><p class="fw-set-null">1 comment will stay, without its see also.</p>`);
       expect(confirm.html).toContain("Delete post</button>");
       expect((await visitor.post(`/posts/${ids.hello}`, { _method: "DELETE" })).status).toBe(303);
       expect((await stores.comments.list({ offset: 0, limit: 10, where: { post: ids.hello } })).total).toBe(0);
