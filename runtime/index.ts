@@ -48,12 +48,14 @@ export type { FieldSpec, InputKind, ModelSpec, ReferenceSpec, Validation } from 
 export { FormErrors, type FieldProblem } from "./resource/form-errors.js";
 export { Form, VERSION_FIELD, type ButtonProps, type Field, type Parsed, type RenderProps, type Values } from "./resource/form.js";
 export type { Draft, Store, Versioned } from "./resource/store.js";
-export type { FieldValue, ListPage, Order, Page, RowFilter, Search, Where, WhereValue } from "./resource/query.js";
+export type { FieldValue, KeysOf, ListPage, Order, Page, RowCondition, RowFilter, Search, Where, WhereValue } from "./resource/query.js";
+export type { Choice, Choices } from "./resource/reference-input.js";
 export { Conflict, DuplicateValue, MissingReference, StillReferenced } from "./resource/store-errors.js";
 export { InMemoryStore } from "./resource/in-memory-store.js";
 export { InMemoryDatabase } from "./resource/in-memory-database.js";
 export { Relations, type RelatedModel } from "./resource/relations.js";
 export { Resource, resourceRoutes, PAGE_SIZE, type ResourceOptions } from "./resource/resource.js";
+export { pickerScriptRoute } from "./resource/picker-script.js";
 export { ScopedStore } from "./resource/scoped-store.js";
 export type { OwnedDeclaration } from "./resource/owned-declaration.js";
 export type { WsListener, WsConnection } from "./routing/ws-listener.js";

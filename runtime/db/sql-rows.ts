@@ -1,6 +1,8 @@
-import type { FieldValue, ListPage, Page, RowFilter } from "../resource/query.js";
+import type { KeysOf, ListPage, Page, RowFilter } from "../resource/query.js";
+import { isNoRows } from "../resource/read-scope.js";
+import { ScopedStore } from "../resource/scoped-store.js";
 import type { Draft, Store } from "../resource/store.js";
-import type { Scope, SqlTable, Versioned } from "./sql-table.js";
+import { SqlTable, type ColumnCondition, type Scope, type Versioned } from "./sql-table.js";
 
 /**
  * Some rows of a table, as a `Store`: every statement carries the scope's conditions in SQL
@@ -48,7 +50,35 @@ export class SqlRows<A> implements Store<A> {
   }
 }
 
-/** A row filter as one group of `column = value` alternatives; throws naming a field the table lacks. */
-export function filterGroup<A>(rows: SqlTable<A>, filter: RowFilter): { column: string; value: FieldValue }[] {
-  return filter.anyOf.map((condition) => ({ column: rows.columnOf(condition.field), value: condition.equals }));
+/**
+ * A row filter as one group of alternatives: `column = value`, and for an `in` condition
+ * `column IN (SELECT key FROM … WHERE …)` over the named rows' own scope, so a `readableWith`
+ * read stays one query. Throws naming a field the table lacks.
+ */
+export function filterGroup<A>(rows: SqlTable<A>, filter: RowFilter): ColumnCondition[] {
+  return filter.anyOf.flatMap((condition): ColumnCondition[] => {
+    const column = rows.columnOf(condition.field);
+    if (!("in" in condition)) return [{ column, value: condition.equals }];
+    const source = sqlSource(condition.in);
+    // Rows that hold none (a covered read with nobody signed in): no key, so this alternative never holds.
+    if (source === undefined) return [];
+    if (source.table.db !== rows.db) {
+      throw new Error(`fw/db: ${rows.spec.name}.${condition.field} is filtered by the rows of ${source.table.spec.name}, a table of another database: both models' stores must be on the app's one database.`);
+    }
+    return [{ column, in: source }];
+  });
+}
+
+/**
+ * The table and scope behind the rows an `in` names: a table's store (`SqlStore`), some of its
+ * rows (`SqlRows`, an owner's rows), or an owned model's `ScopedStore` over one; undefined for
+ * rows that hold none. Any other store cannot be a subquery of this database: an error naming it.
+ */
+function sqlSource(keys: KeysOf): { readonly table: SqlTable<unknown>; readonly scope: Scope } | undefined {
+  const rows: unknown = keys.rows instanceof ScopedStore ? keys.rows.whole : keys.rows;
+  if (isNoRows(rows)) return undefined;
+  if (rows instanceof SqlRows) return { table: rows.rows as SqlTable<unknown>, scope: rows.scope };
+  const table = (rows as { readonly rows?: unknown }).rows;
+  if (table instanceof SqlTable) return { table: table as SqlTable<unknown>, scope: { where: [] } };
+  throw new Error(`fw/db: a row filter names (in \`in\`) rows that are not in a table of this database (a ${(rows as object).constructor?.name ?? "store"}): a readableWith reference must point at a model with a table.`);
 }

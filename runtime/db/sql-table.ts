@@ -16,12 +16,25 @@ export interface ColumnEquals {
 }
 
 /**
+ * `column IN (SELECT key FROM … WHERE …)`: the column holds a key of some rows of a table of
+ * the same database (a `readableWith` model's rows, readable when the row they point at is).
+ */
+export interface ColumnIn {
+  readonly column: string;
+  readonly in: { readonly table: SqlTable<unknown>; readonly scope: Scope };
+}
+
+/** One alternative of a scope's group. */
+export type ColumnCondition = ColumnEquals | ColumnIn;
+
+/**
  * Rows narrowed by conditions added to every statement: a row is in when it matches every
- * group of `where`, a group matching when any of its `column = value` holds (an empty group
- * matches nothing). `stamp` (an owner) is written into every inserted row.
+ * group of `where`, a group matching when any of its conditions holds (`column = value`, or
+ * `column IN (subquery)`; an empty group matches nothing). `stamp` (an owner) is written into
+ * every inserted row.
  */
 export interface Scope {
-  readonly where: readonly (readonly ColumnEquals[])[];
+  readonly where: readonly (readonly ColumnCondition[])[];
   readonly stamp?: ColumnEquals;
 }
 
@@ -35,7 +48,8 @@ export class SqlTable<A> {
   private readonly selected: string;
 
   constructor(
-    private readonly db: Database,
+    /** @internal the database, so a subquery is only made of a table of the same one. */
+    readonly db: Database,
     readonly spec: TableSpec,
   ) {
     checkTable(spec);
@@ -171,6 +185,15 @@ export class SqlTable<A> {
     return Number(rows[0]?.["n"] ?? 0);
   }
 
+  /**
+   * `SELECT key FROM table WHERE <scope>`: the keys of the scope's rows, as another table's
+   * `IN (…)` reads them; the scope's values pushed onto `params`, numbered after `before`.
+   */
+  keysIn(scope: Scope, params: unknown[], before: number): string {
+    const conditions = scope.where.map((group) => scopeGroup(group, params, before));
+    return `SELECT ${this.key} FROM ${this.table}${conditions.length === 0 ? "" : ` WHERE ${conditions.join(" AND ")}`}`;
+  }
+
   /** The scope as a WHERE clause (`sql`) or a further condition (`and`), its values from `$at` on. */
   private where(scope: Scope | undefined, at: number): { sql: string; and: string; params: unknown[] } {
     if (scope === undefined || scope.where.length === 0) return { sql: "", and: "", params: [] };
@@ -239,12 +262,14 @@ function instantOf(text: string): Date {
 }
 
 /**
- * One group of a scope: `column = $n` alternatives (an empty group matches nothing), its values
- * pushed onto `params`, numbered after `before` parameters the statement has ahead of them.
+ * One group of a scope: `column = $n` (or `column IN (SELECT …)`) alternatives (an empty group
+ * matches nothing), its values pushed onto `params`, numbered after `before` parameters the
+ * statement has ahead of them.
  */
-function scopeGroup(group: readonly ColumnEquals[], params: unknown[], before = 0): string {
+function scopeGroup(group: readonly ColumnCondition[], params: unknown[], before = 0): string {
   if (group.length === 0) return "FALSE";
   const alternatives = group.map((condition) => {
+    if ("in" in condition) return `${q(condition.column)} IN (${condition.in.table.keysIn(condition.in.scope, params, before)})`;
     params.push(condition.value);
     return `${q(condition.column)} = $${before + params.length}`;
   });

@@ -3,6 +3,7 @@ import type { Method } from "../http/method.js";
 import type { Html } from "../html/node.js";
 import { FormErrors, ruleMessage, type FieldProblem } from "./form-errors.js";
 import type { FieldSpec, ModelSpec } from "./model.js";
+import { referenceInput, type Choices } from "./reference-input.js";
 import type { Draft } from "./store.js";
 
 /** What the user typed (or a row's values), as text per field name: what a form shows. */
@@ -39,6 +40,12 @@ export interface RenderProps {
    * the reserved hidden field `_fw_event`, which the page's no-JavaScript POST reads.
    */
   readonly events?: LiveFormEvents;
+  /**
+   * Per reference field, the rows its picker offers (loaded by the derived pages, which know the
+   * viewer): a select of labelled rows or a search input. A reference without choices is a
+   * number input taking the key.
+   */
+  readonly choices?: Readonly<Record<string, Choices>>;
 }
 
 /** The live events a form sends (fw/live's `view.form`). */
@@ -66,7 +73,7 @@ export interface ButtonProps {
  * The one place that writes a `<form>` element (spec 2.15): GET and POST as themselves, any
  * other verb as a POST carrying the reserved `_method`, the CSRF token in `_csrf`.
  */
-function formElement(props: Omit<RenderProps, "values" | "errors"> & { readonly class?: string }, fields: readonly Html[]): Html {
+function formElement(props: Omit<RenderProps, "values" | "errors" | "choices"> & { readonly class?: string }, fields: readonly Html[]): Html {
   const override = props.method !== "GET" && props.method !== "POST";
   return (
     <form method={props.method === "GET" ? "get" : "post"} action={props.action} class={props.class} novalidate={fields.length > 0 ? true : undefined} fw-submit={props.events?.submit} fw-change={props.events?.change}>
@@ -106,7 +113,7 @@ export class Form<A> {
 
   render(props: RenderProps): Html {
     const errors = props.errors ?? FormErrors.none;
-    const fields = this.fields.map((field) => this.renderField(field, props.values?.[field.name], errors.for(field.name)));
+    const fields = this.fields.map((field) => this.renderField(field, props.values?.[field.name], errors.for(field.name), props.choices?.[field.name]));
     return formElement({ ...props, class: "fw-form" }, fields);
   }
 
@@ -180,14 +187,14 @@ export class Form<A> {
     return { field: name, kind: "invalid", message: `${field?.label ?? name} ${ruleMessage(expected, value)}.` };
   }
 
-  private renderField(field: Field, value: string | undefined, problems: readonly FieldProblem[]): Html {
+  private renderField(field: Field, value: string | undefined, problems: readonly FieldProblem[], choices: Choices | undefined): Html {
     const id = `${this.model.name.toLowerCase()}-${field.name}`;
     const described = problems.length > 0 ? `${id}-error` : undefined;
     const common = { id, name: field.name, "aria-invalid": problems.length > 0 ? "true" : undefined, "aria-describedby": described };
     return (
       <div class={`fw-field fw-field-${field.input}`}>
         <label for={id}>{field.label}</label>
-        {inputFor(field, value, common)}
+        {field.input === "reference" ? referenceInput(field, value, common, choices) : inputFor(field, value, common)}
         {problems.length === 0 ? null : (
           <p class="fw-field-error" id={described}>
             {problems.map((problem) => problem.message).join(" ")}
@@ -225,8 +232,7 @@ function inputFor(field: Field, value: string | undefined, common: Common): Html
     case "text":
       return <input {...common} type="text" value={value ?? ""} required={required} maxlength={field.maxLength} />;
     case "reference":
-      // The key of the row it points at; the resource pages put a picker of labelled rows here.
-      return <input {...common} type="number" step="1" min="1" value={value ?? ""} required={required} />;
+      return referenceInput(field, value, common, undefined);
   }
 }
 

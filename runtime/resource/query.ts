@@ -48,12 +48,28 @@ export interface Page<A> {
 /** A value a row's field is compared with: what a column holds (a key, a flag, a text). */
 export type FieldValue = string | number | boolean;
 
+/** The keys of another model's rows, as a row filter's `in` reads them: a store (some rows of a table) and its key field. */
+export interface KeysOf {
+  /** The rows (a `Store`, seen structurally so this module imports nothing above it). */
+  readonly rows: { list(page: ListPage<unknown>): Promise<Page<unknown>> };
+  /** The key field of those rows (`id`). */
+  readonly key: string;
+}
+
+/**
+ * One condition of a row filter: the field equals a value (`published = true`), or holds a key
+ * of one of another store's rows (`post IN (SELECT id FROM posts WHERE …)`: the rows of a model
+ * declaring `readableWith`, readable only when the row they point at is).
+ */
+export type RowCondition = { readonly field: string; readonly equals: FieldValue } | { readonly field: string; readonly in: KeysOf };
+
 /**
  * Which rows a reader may see, written as data rather than as a function so a database store
  * can turn it into a WHERE clause: a row matches when ANY condition holds, each condition
- * being `field = equals` (`published = true OR author = 7`). An empty `anyOf` matches no row.
- * A row whose field is absent (undefined, or SQL's NULL) matches no condition on that field.
+ * being `field = equals` (`published = true OR author = 7`) or `field IN (keys of rows)`. An
+ * empty `anyOf` matches no row. A row whose field is absent (undefined, or SQL's NULL) matches
+ * no condition on that field.
  */
 export interface RowFilter {
-  readonly anyOf: readonly { readonly field: string; readonly equals: FieldValue }[];
+  readonly anyOf: readonly RowCondition[];
 }

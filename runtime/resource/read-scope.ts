@@ -17,19 +17,38 @@ export interface ReadRules {
  * A list with a `where` or `search` still asks the table for none of its rows (`limit: 0`), so a
  * field the model lacks throws as on every store.
  */
+class NoRows<A> implements Store<A> {
+  constructor(private readonly whole: Store<A>) {}
+
+  async list(page: ListPage<A>): Promise<Page<A>> {
+    if (page.where !== undefined || page.search !== undefined) await this.whole.list({ ...page, offset: 0, limit: 0 });
+    return { rows: [], total: 0 };
+  }
+
+  async get(): Promise<A | undefined> {
+    return undefined;
+  }
+
+  async insert(): Promise<A> {
+    throw new Forbidden("Nobody is signed in to own a new row.");
+  }
+
+  async update(): Promise<A | undefined> {
+    return undefined;
+  }
+
+  async delete(): Promise<boolean> {
+    return false;
+  }
+}
+
 function noRows<A>(whole: Store<A>): Store<A> {
-  return {
-    list: async (page: ListPage<A>): Promise<Page<A>> => {
-      if (page.where !== undefined || page.search !== undefined) await whole.list({ ...page, offset: 0, limit: 0 });
-      return { rows: [], total: 0 };
-    },
-    get: async () => undefined,
-    insert: async () => {
-      throw new Forbidden("Nobody is signed in to own a new row.");
-    },
-    update: async () => undefined,
-    delete: async () => false,
-  };
+  return new NoRows(whole);
+}
+
+/** Whether `store` is the narrowing that holds no row (a database store's filter then needs no subquery of it). */
+export function isNoRows(store: unknown): boolean {
+  return store instanceof NoRows;
 }
 
 /**

@@ -33,6 +33,11 @@ export class Relations {
     return this.#models.get(name);
   }
 
+  /** Every registered model, in registration (table) order. */
+  all(): readonly RelatedModel[] {
+    return [...this.#models.values()];
+  }
+
   /** The models with a reference field pointing at `name`, each with that field, in registration (table) order. */
   referencing(name: string): readonly { readonly model: RelatedModel; readonly field: FieldSpec }[] {
     const found: { model: RelatedModel; field: FieldSpec }[] = [];

@@ -1,13 +1,43 @@
 import { sortedRows } from "./order.js";
-import type { ListPage, Page, RowFilter } from "./query.js";
+import type { KeysOf, ListPage, Page, RowFilter } from "./query.js";
 import type { Draft, Store } from "./store.js";
 
 /** Rows are read from the whole table this many at a time when a store cannot filter itself. */
 const SCAN_PAGE = 500;
 
+/** A row filter whose `in` conditions were read: each the set of keys it names. */
+type ReadFilter = readonly ({ readonly field: string; readonly equals: unknown } | { readonly field: string; readonly keys: ReadonlySet<unknown> })[];
+
+/**
+ * Whether `row` matches a filter of equalities (an `in` condition names other rows, whose keys
+ * are read first: `ScannedRows` does).
+ */
 export function matches(row: unknown, filter: RowFilter): boolean {
+  return matchesRead(
+    row,
+    filter.anyOf.map((condition) => {
+      if ("in" in condition) throw new Error(`matches: the condition on ${condition.field} names other rows (\`in\`): read their keys first.`);
+      return condition;
+    }),
+  );
+}
+
+/** Whether `row` matches a filter read by `readFilter`: any of its conditions holds. */
+function matchesRead(row: unknown, filter: ReadFilter): boolean {
   const record = row as Record<string, unknown>;
-  return filter.anyOf.some((condition) => record[condition.field] === condition.equals);
+  return filter.some((condition) => {
+    const value = record[condition.field];
+    return "keys" in condition ? value !== undefined && value !== null && condition.keys.has(value) : value === condition.equals;
+  });
+}
+
+/** A filter's `in` conditions as the keys of the rows they name, read from their stores (once per read). */
+async function readFilter(filter: RowFilter): Promise<ReadFilter> {
+  return Promise.all(filter.anyOf.map(async (condition) => ("in" in condition ? { field: condition.field, keys: await keysOf(condition.in) } : condition)));
+}
+
+async function keysOf(source: KeysOf): Promise<ReadonlySet<unknown>> {
+  return new Set((await allRows(source.rows)).map((row) => (row as Record<string, unknown>)[source.key]));
 }
 
 /**
@@ -19,7 +49,7 @@ export function narrowed<A>(store: Store<A>, filter: RowFilter): Store<A> {
 }
 
 /** Every row of a store (or those a `where` and `search` keep, the store filtering them), in key order. */
-export async function allRows<A>(store: Store<A>, query: Pick<ListPage<A>, "where" | "search"> = {}): Promise<A[]> {
+export async function allRows<A>(store: Pick<Store<A>, "list">, query: Pick<ListPage<A>, "where" | "search"> = {}): Promise<A[]> {
   const rows: A[] = [];
   for (let offset = 0; ; offset += SCAN_PAGE) {
     const page = await store.list({ ...query, offset, limit: SCAN_PAGE });
@@ -41,13 +71,14 @@ class ScannedRows<A> implements Store<A> {
   /** The page's `where` and `search` go to the store below (which checks their fields), the filter is applied here. */
   async list(page: ListPage<A>): Promise<Page<A>> {
     const query = { ...(page.where === undefined ? {} : { where: page.where }), ...(page.search === undefined ? {} : { search: page.search }) };
-    const rows = sortedRows((await allRows(this.store, query)).filter((row) => matches(row, this.filter)), page.order);
+    const filter = await readFilter(this.filter);
+    const rows = sortedRows((await allRows(this.store, query)).filter((row) => matchesRead(row, filter)), page.order);
     return { rows: rows.slice(page.offset, page.offset + page.limit), total: rows.length };
   }
 
   async get(key: unknown): Promise<A | undefined> {
     const row = await this.store.get(key);
-    return row !== undefined && matches(row, this.filter) ? row : undefined;
+    return row !== undefined && matchesRead(row, await readFilter(this.filter)) ? row : undefined;
   }
 
   insert(draft: Draft<A>): Promise<A> {

@@ -192,7 +192,7 @@ describe("Issue 28: values the database cannot take are 4xx beside their field o
     const before = await entries();
     const guestbook = await visitor.post("/guestbook", { name: "Nul\u0000", message: "hello" });
     expect(guestbook.status).toBe(422);
-    expect(guestbook.html).toContain(`<p class="error">Name ${NUL}</p>`);
+    expect(guestbook.html).toContain(`<p class="error" id="guestbook-name-error">Name ${NUL}</p>`);
     expect(guestbook.html).not.toContain("\u0000");
     expect(await entries()).toBe(before);
 

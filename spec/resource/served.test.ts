@@ -320,15 +320,15 @@ describe("Server-set fields (issue 22, item 6)", () => {
 });
 
 describe("A reference to another model's row", () => {
-  it("names a row by its key: the model can be created, and a non-key is refused beside the field", async () => {
+  it("is a select of the posts labelled by their titles; text naming no post is refused beside the field; Show links the post (issue 29)", async () => {
     const visitor = new Visitor(fixture.url);
     const blank = await visitor.get("/comments/new");
-    expect(blank.html).toContain('name="post" type="number" step="1" min="1" value=""'); // a key: whole numbers from 1 (issue 28, item 10)
+    expect(blank.html).toMatch(/<select id="comment-post" name="post" required><option value="" selected>Choose…<\/option><option value="\d+">/);
     const refused = await visitor.post("/comments", { post: "first", text: "hi" });
     expect(refused.status).toBe(422);
-    expect(refused.html).toContain("Post could not be read as a post.");
+    expect(refused.html).toContain("There is no such post.");
     const created = await visitor.post("/comments", { post: "1", text: "hi" });
     expect(created.status).toBe(303);
-    expect((await visitor.get(created.location as string)).html).toContain("<dt>Post</dt><dd>1</dd>");
+    expect((await visitor.get(created.location as string)).html).toMatch(/<dt>Post<\/dt><dd><a href="\/posts\/1">[^<]+<\/a><\/dd>/);
   });
 });

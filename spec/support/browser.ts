@@ -8,7 +8,11 @@ export class Visitor {
   private cookie: string | undefined;
   private token: string | undefined;
 
-  constructor(private readonly base: string) {}
+  /** @param extra headers sent with every request (a test app's stand-in for who is signed in). */
+  constructor(
+    private readonly base: string,
+    private readonly extra: Readonly<Record<string, string>> = {},
+  ) {}
 
   async get(path: string): Promise<{ status: number; html: string; response: globalThis.Response }> {
     const response = await fetch(this.base + path, { redirect: "manual", headers: this.headers() });
@@ -32,7 +36,7 @@ export class Visitor {
   }
 
   private headers(): Record<string, string> {
-    return this.cookie === undefined ? {} : { cookie: this.cookie };
+    return this.cookie === undefined ? { ...this.extra } : { ...this.extra, cookie: this.cookie };
   }
 
   private async keep(response: globalThis.Response): Promise<string> {

@@ -1,0 +1,116 @@
+import { NotFound } from "../http/failure.js";
+import type { Request } from "../http/request.js";
+import type { Html } from "../html/node.js";
+import type { FieldSpec, ModelSpec } from "./model.js";
+import { pageNumber } from "./page-number.js";
+import { ownershipOf, viewerRows } from "./readable.js";
+import { ReferenceLabels } from "./reference-view.js";
+import type { RelatedModel, Relations } from "./relations.js";
+import { RowsTable } from "./rows-table.js";
+import { withArticle, wordsOf } from "./words.js";
+
+/** Rows per list of referencing rows on a Show page; beyond it the list pages with `?comments_page=`. */
+export const RELATED_PAGE_SIZE = 20;
+
+/** One model's reference to the shown model, as Show lists it. */
+export interface Referencing {
+  readonly entry: RelatedModel;
+  readonly field: FieldSpec;
+  /** "Comments", or "Comments (see also)" for a second reference of the same model. */
+  readonly heading: string;
+  /** The query parameter of its page: `comments_page`, `comments_see_also_page`. */
+  readonly parameter: string;
+  /** The section's id, the pager links' fragment: `comments`, `comments-see-also`. */
+  readonly id: string;
+}
+
+const tables = new WeakMap<RelatedModel, RowsTable<unknown>>();
+
+/** A registered model's table, made once. */
+export function tableOf(entry: RelatedModel): RowsTable<unknown> {
+  let table = tables.get(entry);
+  if (table === undefined) {
+    table = new RowsTable(entry.model, entry.actions, ownershipOf(entry));
+    tables.set(entry, table);
+  }
+  return table;
+}
+
+/**
+ * The models whose references point at `model`, each reference once: a model pointing here
+ * through one field (or through the field named after this model, `post` for Post) is listed
+ * under its name ("Comments"); its other such fields under their label ("Comments (see also)").
+ */
+export function referencingOf(relations: Relations, model: Pick<ModelSpec<unknown>, "name">): Referencing[] {
+  const found = relations.referencing(model.name);
+  const named = model.name.charAt(0).toLowerCase() + model.name.slice(1);
+  return found.map(({ model: entry, field }) => {
+    const siblings = found.filter((other) => other.model === entry);
+    const plain = siblings.length === 1 || field.name === named;
+    const many = wordsOf(entry.model).many;
+    const slug = entry.model.path.slice(1).replace(/-/g, "_");
+    const snake = field.name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+    return {
+      entry,
+      field,
+      heading: plain ? many : `${many} (${field.label.toLowerCase()})`,
+      parameter: plain ? `${slug}_page` : `${slug}_${snake}_page`,
+      id: plain ? slug.replace(/_/g, "-") : `${slug}-${snake}`.replace(/_/g, "-"),
+    };
+  });
+}
+
+/**
+ * Show's lists of the rows pointing at the shown row (has-many), one section per referencing
+ * model and field: the rows the viewer may read (as that model's Index reads them), in key
+ * order, a page of `RELATED_PAGE_SIZE` at a time, in a table like its Index's without the
+ * column pointing back; an "Add a comment" link pre-filling the reference when it mounts New.
+ * Each section costs one query for its rows and one per model its other references name.
+ */
+export async function hasManySections(relations: Relations, model: ModelSpec<unknown>, key: unknown, request: Request): Promise<Html[]> {
+  return Promise.all(referencingOf(relations, model).map((referencing) => section(relations, referencing, key, request)));
+}
+
+async function section(relations: Relations, referencing: Referencing, key: unknown, request: Request): Promise<Html> {
+  const { entry, field } = referencing;
+  const page = pageNumber(request.query.get(referencing.parameter), referencing.parameter);
+  const readable = await viewerRows(relations, entry, request, "Index");
+  const { rows, total } = await readable.list({ offset: (page - 1) * RELATED_PAGE_SIZE, limit: RELATED_PAGE_SIZE, where: { [field.name]: key } });
+  const last = Math.max(1, Math.ceil(total / RELATED_PAGE_SIZE));
+  const words = wordsOf(entry.model);
+  if (page > last) throw new NotFound(`There is no page ${page} of ${referencing.heading.toLowerCase()} here (?${referencing.parameter}=): there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
+  const others = entry.model.fields.filter((f) => f.input === "reference" && f.name !== field.name);
+  const labels = others.length === 0 || rows.length === 0 ? ReferenceLabels.none : await ReferenceLabels.load(relations, others, rows, request);
+  const table = tableOf(entry);
+  return (
+    <section class="fw-related" id={referencing.id}>
+      <h2>{referencing.heading}</h2>
+      {rows.length === 0 ? <p class="fw-empty">No {referencing.heading.toLowerCase()} yet.</p> : table.render(request, rows, labels, { omit: field.name })}
+      {last > 1 ? pager(request, referencing, page, last) : null}
+      {entry.actions.has("New") ? (
+        <p>
+          <a href={`${request.href(`${entry.model.path}/new`)}?${encodeURIComponent(field.name)}=${encodeURIComponent(String(key))}`} class="fw-new">
+            Add {withArticle(words.lower)}
+          </a>
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+/** Previous and next pages of one section, keeping the rest of the query (the other sections' pages). */
+function pager(request: Request, referencing: Referencing, page: number, last: number): Html {
+  const at = (n: number): string => {
+    const query = new URLSearchParams([...request.query.entries()].filter(([name]) => name !== referencing.parameter));
+    if (n > 1) query.set(referencing.parameter, String(n));
+    const text = query.toString();
+    return `${request.path}${text === "" ? "" : `?${text}`}#${referencing.id}`;
+  };
+  return (
+    <nav class="fw-pager" aria-label={`Pages of ${referencing.heading.toLowerCase()}`}>
+      {page > 1 ? <a href={at(page - 1)} rel="prev">Previous</a> : null}
+      <span>Page {page} of {last}</span>
+      {page < last ? <a href={at(page + 1)} rel="next">Next</a> : null}
+    </nav>
+  );
+}

@@ -1,0 +1,104 @@
+import { NotFound } from "../http/failure.js";
+import type { Request } from "../http/request.js";
+import { Redirect, type Response } from "../http/response.js";
+import type { Html } from "../html/node.js";
+import type { Action, Actions } from "./actions.js";
+import type { Form } from "./form.js";
+import type { ModelSpec } from "./model.js";
+import type { Ownership } from "./ownership.js";
+import { Picker } from "./picker.js";
+import { viewerRows } from "./readable.js";
+import { ReferenceLabels } from "./reference-view.js";
+import type { RelatedModel, Relations } from "./relations.js";
+import { RowsTable } from "./rows-table.js";
+import type { Store } from "./store.js";
+import { wordsOf, type Words } from "./words.js";
+
+/** The flash entry a derived route writes after a change. */
+export const NOTICE = "notice";
+
+/**
+ * What one model's derived pages share: its spec, its store as each role reads it, the roles it
+ * mounts, the app's other models (`Relations`), its form and its words.
+ */
+export class ModelPages<A> {
+  readonly form: Form<A>;
+  readonly table: RowsTable<A>;
+  readonly words: Words;
+  readonly picker: Picker;
+
+  constructor(
+    readonly model: ModelSpec<A>,
+    /** The whole table, or the current user's rows on a role the model's `owned` covers. */
+    readonly own: Ownership<A>,
+    readonly actions: Actions,
+    readonly relations: Relations,
+    /** This model as the other models' pages reach it. */
+    readonly entry: RelatedModel,
+  ) {
+    this.table = new RowsTable(model, actions, own);
+    this.form = this.table.form;
+    this.words = wordsOf(model as ModelSpec<unknown>);
+    this.picker = new Picker(relations);
+  }
+
+  /** The reference fields of the model, in order (those Index and Show label). */
+  get references(): readonly Form<A>["shown"][number][] {
+    return this.form.shown.filter((field) => field.input === "reference");
+  }
+
+  /**
+   * The rows a role reads: the model's read rules (`owned`, `publicWhen`) and, with
+   * `readableWith`, only those whose reference the viewer may read (in one query on fw/db).
+   */
+  async reading(request: Request, role: Action): Promise<Store<A>> {
+    if (this.model.readableWith === undefined) return this.own.reading(request, role);
+    return (await viewerRows(this.relations, this.entry, request, role)) as Store<A>;
+  }
+
+  /** Whether rows are hidden from some readers (`publicWhen`, `readableWith`): a row they cannot read does not exist for them. */
+  get scopesReads(): boolean {
+    return this.own.scopesReads || this.model.readableWith !== undefined;
+  }
+
+  /** The labels of what `rows`' references point at, as the viewer may read them (one query per target model). */
+  labels(request: Request, rows: readonly unknown[]): Promise<ReferenceLabels> {
+    return this.references.length === 0 || rows.length === 0 ? Promise.resolve(ReferenceLabels.none) : ReferenceLabels.load(this.relations, this.references, rows, request);
+  }
+
+  async found(store: Store<A>, key: unknown): Promise<A> {
+    const row = await store.get(key);
+    if (row === undefined) throw new NotFound(`There is no ${this.words.lower} ${String(key)}.`);
+    return row;
+  }
+
+  /**
+   * The row a form page or a change works on: 404 when there is none (or, under a read scope,
+   * none this viewer may read), 403 when it is someone else's on a covered role.
+   */
+  async writable(request: Request, role: Action, key: unknown): Promise<A> {
+    const row = await this.found(this.scopesReads ? await this.reading(request, "Show") : this.own.whole, key);
+    this.own.checkWrite(request, role, row);
+    return row;
+  }
+
+  /** A control for `role` is shown when the role is mounted and would not refuse this viewer. */
+  offers(request: Request, role: "Edit" | "Destroy", row: A): boolean {
+    return this.table.offers(request, role, row);
+  }
+
+  /** A row's Show path as this request reaches the table (under its `Route.under` prefix). */
+  at(request: Request, key: unknown): string {
+    return this.table.at(request, key);
+  }
+
+  /** 303 with a flash to `target`, else the nearest mounted page: Index, then the table's home. */
+  done(request: Request, notice: string, target: string | undefined): Response {
+    const to = target ?? request.href(this.actions.has("Index") ? this.model.path : "/");
+    return Redirect(to).withSession(request.session.flash(NOTICE, notice));
+  }
+
+  backLink(request: Request): Html | null {
+    return this.actions.has("Index") ? <p><a href={request.href(this.model.path)} class="fw-back">Back to {this.words.many.toLowerCase()}</a></p> : null;
+  }
+}

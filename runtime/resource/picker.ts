@@ -1,0 +1,165 @@
+import { Fields } from "../http/fields.js";
+import type { Request } from "../http/request.js";
+import { fold } from "./case-fold.js";
+import type { FieldProblem } from "./form-errors.js";
+import { labelField, labelOf } from "./labels.js";
+import type { FieldSpec } from "./model.js";
+import type { Order } from "./query.js";
+import type { Choice, Choices } from "./reference-input.js";
+import { viewerRows } from "./readable.js";
+import type { RelatedModel, Relations } from "./relations.js";
+import type { Store } from "./store.js";
+import { withArticle, wordsOf } from "./words.js";
+
+/** A reference's `<select>` lists at most this many rows; with more readable rows it is a search input. */
+export const PICKER_LIMIT = 100;
+
+/** The path of a model's pick endpoint: `/posts` → `/fw/pick/posts`. */
+export function pickPath(path: string): string {
+  return `/fw/pick${path}`;
+}
+
+/** A key as a form or a query spells it: a whole number from 1 that an `Id` holds; else undefined. */
+export function keyText(text: string): number | undefined {
+  const trimmed = text.trim();
+  return /^[1-9][0-9]{0,9}$/.test(trimmed) && Number(trimmed) <= 4294967295 ? Number(trimmed) : undefined;
+}
+
+/** What the text typed for a reference came to: the key of one readable row, or a problem (with the rows to choose from). */
+export type Resolved = { readonly key: number } | { readonly problem: FieldProblem; readonly choices?: Choices };
+
+/** A submitted form with each reference resolved to a key, the problems of those that could not be, and their choices. */
+export interface ResolvedForm {
+  readonly form: Fields;
+  readonly problems: readonly FieldProblem[];
+  readonly choices: Readonly<Record<string, Choices>>;
+}
+
+/**
+ * The rows a reference field may point at, for one viewer: those of the target model they may
+ * read (its Show's read rules), labelled, sorted by label. Builds the picker a form shows and
+ * resolves what was typed or chosen in it, with the same words whether a row does not exist
+ * or is hidden from the viewer.
+ */
+export class Picker {
+  constructor(private readonly relations: Relations) {}
+
+  /** The target of a reference field, when the app registers it (else the field stays a key input). */
+  target(field: FieldSpec): RelatedModel | undefined {
+    return field.reference === undefined ? undefined : this.relations.model(field.reference.model);
+  }
+
+  /** The choices of one reference field whose form value is `value`: one query, two in search mode with a chosen row. */
+  async choices(request: Request, field: FieldSpec, value: string | undefined): Promise<Choices | undefined> {
+    const target = this.target(field);
+    if (target === undefined) return undefined;
+    const readable = await this.readable(request, target);
+    const { rows, total } = await readable.list({ offset: 0, limit: PICKER_LIMIT, ...byLabel(target) });
+    if (total <= PICKER_LIMIT) return { mode: "select", options: rows.map((row) => choiceOf(target, row)) };
+    const key = value === undefined ? undefined : keyText(value);
+    const row = key === undefined ? undefined : await readable.get(key);
+    return { ...this.search(target), ...(row === undefined ? {} : { chosen: choiceOf(target, row) }) };
+  }
+
+  /** The choices of every reference field of a form, by field name. */
+  async all(request: Request, fields: readonly FieldSpec[], values: Readonly<Record<string, string>>): Promise<Record<string, Choices>> {
+    const out: Record<string, Choices> = {};
+    await Promise.all(
+      fields.map(async (field) => {
+        if (field.input !== "reference") return;
+        const choices = await this.choices(request, field, values[field.name]);
+        if (choices !== undefined) out[field.name] = choices;
+      }),
+    );
+    return out;
+  }
+
+  /**
+   * What was sent for a reference (non-empty): a key of a row the viewer may read is taken; else
+   * the text is the start of a label (any case): one match is taken (or the one whose label is
+   * the whole text), several give the matches to choose from, none gives "There is no such
+   * post." — the same words for a key that no row has and one the viewer may not read.
+   */
+  async resolve(request: Request, field: FieldSpec, text: string): Promise<Resolved> {
+    const target = this.target(field);
+    const key = keyText(text);
+    if (target === undefined) return key === undefined ? { problem: noSuch(field, target) } : { key };
+    const readable = await this.readable(request, target);
+    if (key !== undefined && (await readable.get(key)) !== undefined) return { key };
+    const label = labelField(target.model);
+    const typed = text.trim();
+    if (label === undefined || typed === "") return { problem: noSuch(field, target) };
+    const { rows, total } = await readable.list({ offset: 0, limit: PICKER_LIMIT, search: { field: label.name, prefix: typed }, ...byLabel(target) });
+    const whole = rows.filter((row) => fold(String((row as Record<string, unknown>)[label.name] ?? "").trim()) === fold(typed));
+    const only = total === 1 ? rows[0] : whole.length === 1 ? whole[0] : undefined;
+    if (only !== undefined) return { key: choiceOf(target, only).key };
+    if (total === 0) return { problem: noSuch(field, target) };
+    const words = wordsOf(target.model);
+    const quoted = JSON.stringify(typed.length > 40 ? `${typed.slice(0, 40)}…` : typed);
+    if (total > PICKER_LIMIT) {
+      return {
+        problem: { field: field.name, kind: "invalid", message: `More than ${PICKER_LIMIT} ${words.many.toLowerCase()} match ${quoted}: type more of the ${label.label.toLowerCase()}, or the number.` },
+        choices: this.search(target),
+      };
+    }
+    return {
+      problem: { field: field.name, kind: "invalid", message: `Several ${words.many.toLowerCase()} match ${quoted}: choose one.` },
+      choices: { mode: "matches", options: rows.map((row) => choiceOf(target, row)) },
+    };
+  }
+
+  /**
+   * Every reference of a submitted form resolved (`resolve`): a form whose references are keys of
+   * rows the viewer may read, for `Form.parse`; one query per reference field sent (two to
+   * search a label). An empty reference is left to the form (optional, or "is required").
+   */
+  async resolveForm(request: Request, fields: readonly FieldSpec[], form: Fields): Promise<ResolvedForm> {
+    const keys = new Map<string, string>();
+    const problems: FieldProblem[] = [];
+    const choices: Record<string, Choices> = {};
+    await Promise.all(
+      fields.map(async (field) => {
+        const raw = form.get(field.name);
+        if (field.input !== "reference" || raw === undefined || raw.trim() === "") return;
+        const resolved = await this.resolve(request, field, raw);
+        if ("key" in resolved) keys.set(field.name, String(resolved.key));
+        else {
+          problems.push(resolved.problem);
+          if (resolved.choices !== undefined) choices[field.name] = resolved.choices;
+        }
+      }),
+    );
+    const resolved = keys.size === 0 ? form : Fields.of([...form.entries()].map(([name, value]): [string, string] => [name, keys.get(name) ?? value]));
+    return { form: resolved, problems: fields.flatMap((field) => problems.filter((p) => p.field === field.name)), choices };
+  }
+
+  /** The readable rows of a target, as its Show reads them. */
+  readable(request: Request, target: RelatedModel): Promise<Store<unknown>> {
+    return viewerRows(this.relations, target, request, "Show");
+  }
+
+  private search(target: RelatedModel): Choices {
+    const words = wordsOf(target.model);
+    const label = labelField(target.model);
+    const one = withArticle(words.lower);
+    const hint = label === undefined ? `Type ${one}'s number.` : `Type ${one}'s ${label.label.toLowerCase()} (or its start), or its number.`;
+    return { mode: "search", options: [], pickPath: pickPath(target.model.path), hint };
+  }
+}
+
+/** "There is no such post.": a key no row has, or one the viewer may not read, told the same. */
+export function noSuch(field: FieldSpec, target: RelatedModel | undefined): FieldProblem {
+  const lower = target === undefined ? field.label.toLowerCase() : wordsOf(target.model).lower;
+  return { field: field.name, kind: "invalid", message: `There is no such ${lower}.` };
+}
+
+/** A row as a picker's option. */
+export function choiceOf(target: RelatedModel, row: unknown): Choice {
+  return { key: (row as Record<string, unknown>)[target.model.key] as number, label: labelOf(target.model, row) };
+}
+
+/** A list sorted by the target's label field (key order when it has none). */
+function byLabel(target: RelatedModel): { order?: Order } {
+  const label = labelField(target.model);
+  return label === undefined ? {} : { order: { field: label.name, descending: false } };
+}

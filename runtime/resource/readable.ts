@@ -1,0 +1,74 @@
+import type { Request } from "../http/request.js";
+import type { Action } from "./actions.js";
+import { Ownership } from "./ownership.js";
+import type { RelatedModel, Relations } from "./relations.js";
+import { narrowed } from "./row-filter.js";
+import { ScopedStore } from "./scoped-store.js";
+import type { Store } from "./store.js";
+
+const ownerships = new WeakMap<RelatedModel, Ownership<unknown>>();
+
+/** How a registered model's pages use its store (its `owned` and `publicWhen`), made once per model. */
+export function ownershipOf(entry: RelatedModel): Ownership<unknown> {
+  let own = ownerships.get(entry);
+  if (own === undefined) {
+    own = Ownership.of(entry.store, entry.owned, entry.model, entry.publicWhen);
+    ownerships.set(entry, own);
+  }
+  return own;
+}
+
+/** Per request, the readable rows already worked out (a page asks for a model's several times). */
+const asked = new WeakMap<Request, Map<string, Promise<Store<unknown>>>>();
+
+/**
+ * The rows of `entry` the request's viewer may read on `role`, to read from (never to write
+ * through): its read rules (`owned`, `publicWhen`, as its own Index and Show read them) and,
+ * for a model declaring `readableWith`, only rows whose reference points at a row the viewer
+ * may read on that model's Show. Data, not a function of the rows: a database store answers it
+ * in one query (`post_id IN (SELECT id FROM posts WHERE …)`). Worked out once per request.
+ */
+export function viewerRows(relations: Relations, entry: RelatedModel, request: Request, role: Action): Promise<Store<unknown>> {
+  return rowsVia(relations, entry, request, role, []);
+}
+
+function rowsVia(relations: Relations, entry: RelatedModel, request: Request, role: Action, chain: readonly string[]): Promise<Store<unknown>> {
+  let known = asked.get(request);
+  if (known === undefined) {
+    known = new Map();
+    asked.set(request, known);
+  }
+  const name = `${entry.model.name}:${role}`;
+  let rows = known.get(name);
+  if (rows === undefined) {
+    rows = work(relations, entry, request, role, chain);
+    known.set(name, rows);
+  }
+  return rows;
+}
+
+async function work(relations: Relations, entry: RelatedModel, request: Request, role: Action, chain: readonly string[]): Promise<Store<unknown>> {
+  // Another model's page ran its own guard, not this model's: who is looking is asked of this
+  // model's declaration (as its own guard would), so its owner reads their rows from anywhere.
+  const identified = request.currentUser !== undefined || entry.owned === undefined ? request : await entry.owned.identify(request);
+  const own = await ownershipOf(entry).reading(identified, role);
+  const via = entry.model.readableWith;
+  if (via === undefined) return own;
+  const reference = entry.model.fields.find((field) => field.name === via)?.reference;
+  const target = reference === undefined ? undefined : relations.model(reference.model);
+  if (target === undefined) {
+    throw new Error(
+      `The model ${entry.model.name} declares readableWith: ${JSON.stringify(via)}, which is not a reference to a model of this app's routes: ` +
+        "name a reference field (`post: Id<Post>`) whose model derives Resource, and build the routes through the generated table.",
+    );
+  }
+  const path = [...chain, entry.model.name];
+  if (path.includes(target.model.name)) {
+    throw new Error(`The readableWith declarations make a circle (${[...path, target.model.name].join(" → ")}): a row cannot be readable only through itself; drop readableWith from one of these models.`);
+  }
+  const readable = await rowsVia(relations, target, request, "Show", path);
+  // Read through the whole table under an owned model's scope: its ScopedStore keeps owners on
+  // writes but cannot filter itself, and these rows are only read.
+  const base = own instanceof ScopedStore ? (own as ScopedStore<unknown>).whole : own;
+  return narrowed(base, { anyOf: [{ field: via, in: { rows: readable, key: target.model.key } }] });
+}

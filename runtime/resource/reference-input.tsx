@@ -1,0 +1,59 @@
+import type { Html } from "../html/node.js";
+import type { FieldSpec } from "./model.js";
+
+/** One row a reference's picker offers: its key (what the form sends) and its label. */
+export interface Choice {
+  readonly key: number;
+  readonly label: string;
+}
+
+/**
+ * What a reference field's picker shows, loaded by the pages before the (synchronous) form
+ * renders: the rows the viewer may read, labelled.
+ * - `select`: at most `PICKER_LIMIT` rows, all of them options of a `<select>`;
+ * - `search`: more than that: a search input taking a key or the start of a label, resolved
+ *   when the form is sent (and, with JavaScript, `/fw/picker.js` suggesting rows as one types);
+ * - `matches`: the rows the text typed in a search input matched, to choose one of.
+ */
+export interface Choices {
+  readonly mode: "select" | "search" | "matches";
+  readonly options: readonly Choice[];
+  /** The row the form's value names, when the viewer may read it (a search input shows its label beside). */
+  readonly chosen?: Choice;
+  /** `search`: the endpoint suggesting rows (`/fw/pick/posts`). */
+  readonly pickPath?: string;
+  /** `search`: what to type, for people ("Type a post's title, or the start of it, or its number."). */
+  readonly hint?: string;
+}
+
+type Common = Readonly<Record<string, string | undefined>>;
+
+/**
+ * A reference's input: a `<select>` of labelled rows (with an empty choice when optional, or
+ * while nothing valid is chosen), or a search input with its hint. Without choices (a form
+ * rendered outside the derived pages), the key itself, a whole number from 1.
+ */
+export function referenceInput(field: FieldSpec, value: string | undefined, common: Common, choices: Choices | undefined): Html {
+  const required = !field.optional;
+  if (choices === undefined) return <input {...common} type="number" step="1" min="1" value={value ?? ""} required={required} />;
+  if (choices.mode === "search") {
+    const hintId = `${common["id"] ?? field.name}-hint`;
+    const described = [common["aria-describedby"], hintId].filter((id) => id !== undefined).join(" ");
+    return (
+      <>
+        <input {...common} aria-describedby={described} type="search" value={value ?? ""} required={required} autocomplete="off" data-fw-pick={choices.pickPath} data-fw-label={choices.chosen?.label} />
+        <p class="fw-field-hint" id={hintId}>
+          {choices.hint}
+          {choices.chosen === undefined ? null : <> Chosen: <span class="fw-chosen">{choices.chosen.label}</span>.</>}
+        </p>
+      </>
+    );
+  }
+  const listed = choices.options.some((choice) => String(choice.key) === value);
+  return (
+    <select {...common} required={required}>
+      {field.optional || !listed ? <option value="" selected={!listed}>{field.optional ? "(none)" : "Choose…"}</option> : null}
+      {choices.options.map((choice) => <option value={String(choice.key)} selected={String(choice.key) === value}>{choice.label}</option>)}
+    </select>
+  );
+}

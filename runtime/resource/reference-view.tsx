@@ -1,0 +1,78 @@
+import type { Request } from "../http/request.js";
+import type { Html } from "../html/node.js";
+import { labelOf, unnamed } from "./labels.js";
+import type { FieldSpec, ModelSpec } from "./model.js";
+import { CELL_LENGTH, oneLine } from "./one-line.js";
+import { viewerRows } from "./readable.js";
+import type { RelatedModel, Relations } from "./relations.js";
+
+/**
+ * The rows a page's references point at, named: a reference shows as a link to the target's
+ * Show with its label, never as a bare key. Loaded once per page, one query per target model
+ * (`where: { id: [keys] }` through the rows the viewer may read), whatever the number of rows.
+ */
+export class ReferenceLabels {
+  private constructor(
+    /** Per target model name, the label of each key the viewer may read. */
+    private readonly labels: ReadonlyMap<string, ReadonlyMap<unknown, string>>,
+    private readonly targets: ReadonlyMap<string, RelatedModel>,
+    /** A path of the table as the request reaches it (under its `Route.under` prefix). */
+    private readonly href: (path: string) => string = (path) => path,
+  ) {}
+
+  static readonly none = new ReferenceLabels(new Map(), new Map());
+
+  /** The labels of what `fields` (reference fields of `rows`' model) point at, as `request`'s viewer may read them. */
+  static async load(relations: Relations, fields: readonly FieldSpec[], rows: readonly unknown[], request: Request): Promise<ReferenceLabels> {
+    const wanted = new Map<string, Set<unknown>>();
+    const targets = new Map<string, RelatedModel>();
+    for (const field of fields) {
+      const target = field.reference === undefined ? undefined : relations.model(field.reference.model);
+      if (target === undefined) continue;
+      targets.set(target.model.name, target);
+      const keys = wanted.get(target.model.name) ?? new Set<unknown>();
+      wanted.set(target.model.name, keys);
+      for (const row of rows) {
+        const value = (row as Record<string, unknown>)[field.name];
+        if (value !== undefined && value !== null) keys.add(value);
+      }
+    }
+    const labels = new Map<string, ReadonlyMap<unknown, string>>();
+    await Promise.all(
+      [...wanted].map(async ([name, keys]) => {
+        const target = targets.get(name) as RelatedModel;
+        if (keys.size === 0) return;
+        const readable = await viewerRows(relations, target, request, "Show");
+        const { rows: found } = await readable.list({ offset: 0, limit: keys.size, where: { [target.model.key]: [...keys] } });
+        labels.set(name, new Map(found.map((row) => [(row as Record<string, unknown>)[target.model.key], labelOf(target.model, row)])));
+      }),
+    );
+    return new ReferenceLabels(labels, targets, (path) => request.href(path));
+  }
+
+  /** The label of the row `key` of the model `name` when the viewer may read it; else undefined. */
+  label(name: string, key: unknown): string | undefined {
+    return this.labels.get(name)?.get(key);
+  }
+
+  /**
+   * A reference as a page shows it: a link to the target's Show with its label (cut to
+   * `limit`); the label alone when the target mounts no Show; "Post 7" when the viewer may not
+   * read that row (or there is none), so a hidden row's label never shows. Empty when absent.
+   */
+  cell(row: unknown, field: FieldSpec, limit = CELL_LENGTH): Html | string {
+    const key = (row as Record<string, unknown>)[field.name];
+    const reference = field.reference;
+    if (key === undefined || key === null || reference === undefined) return "";
+    const target = this.targets.get(reference.model);
+    const label = this.label(reference.model, key);
+    if (target === undefined || label === undefined) return unnamed(target?.model ?? targetSpec(reference.model, reference.path), key);
+    const text = oneLine(label, limit);
+    return target.actions.has("Show") ? <a href={this.href(`${reference.path}/${encodeURIComponent(String(key))}`)}>{text}</a> : text;
+  }
+}
+
+/** Enough of a model to name its row when it is not registered: its name and path. */
+function targetSpec(name: string, path: string): Pick<ModelSpec<unknown>, "name" | "path"> {
+  return { name, path };
+}
