@@ -36,6 +36,7 @@ describe("1 HttpApp commands", () => {
       "GET /guestbook",
       "POST /guestbook",
       "GET /",
+      ...["GET /comments", "GET /comments/new", "GET /comments/:id", "GET /comments/:id/edit", "GET /comments/:id/delete", "POST /comments", "PUT /comments/:id", "DELETE /comments/:id"],
       ...["GET /notes", "GET /notes/new", "GET /notes/:id", "GET /notes/:id/edit", "POST /notes", "PUT /notes/:id"],
       ...["GET /posts", "GET /posts/new", "GET /posts/:id", "GET /posts/:id/edit", "GET /posts/:id/delete", "POST /posts", "PUT /posts/:id", "DELETE /posts/:id"],
       ...["GET /login", "POST /login", "POST /logout", "GET /signup", "POST /signup"],
