@@ -32,13 +32,49 @@ interface Declared {
  */
 export function relate(r: Relating, derived: readonly Derived[]): Derived[] {
   const byName = new Map(derived.map((d) => [d.model.name, d]));
-  return derived.flatMap((d) => {
+  const related = derived.flatMap((d) => {
     const before = r.findings.length;
-    const related = relateOne(r, d, byName);
+    const one = relateOne(r, d, byName);
     // A model with a mistake gets no routes (its diagnostic says why), as for its other mistakes:
     // the generated module is then free of errors of its own.
-    return r.findings.slice(before).some((f) => f.category === "error") ? [] : [related];
+    return r.findings.slice(before).some((f) => f.category === "error") ? [] : [one];
   });
+  const circling = readableCircles(r, related);
+  return related.filter((d) => !circling.has(d.model.name));
+}
+
+/**
+ * The models whose `readableWith` leads back to themselves (Comment reads with its Post, which
+ * reads with its Comment): no row could ever be read. Each gets TS91042 naming the circle.
+ */
+function readableCircles(r: Relating, derived: readonly Derived[]): Set<string> {
+  const next = new Map<string, string>();
+  for (const d of derived) {
+    const field = d.shape.readableWith;
+    const target = field === undefined ? undefined : d.shape.fields.find((f) => f.name === field)?.reference?.model;
+    if (target !== undefined) next.set(d.model.name, target);
+  }
+  const circling = new Set<string>();
+  for (const d of derived) {
+    const path = [d.model.name];
+    for (let cursor = next.get(d.model.name); cursor !== undefined && path.length <= next.size; cursor = next.get(cursor)) {
+      if (cursor !== d.model.name) {
+        path.push(cursor);
+        continue;
+      }
+      circling.add(d.model.name);
+      const call = d.model.call;
+      r.findings.push({
+        code: Codes.readableWithField,
+        category: "error",
+        file: call.getSourceFile(),
+        ...at(call),
+        message: `${r.shown(d.model.file)}: the readableWith declarations make a circle (${[...path, d.model.name].join(" → ")}): a row readable only through a row that is readable only through it could never be read. Drop readableWith from one of these models.`,
+      });
+      break;
+    }
+  }
+  return circling;
 }
 
 function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>): Derived {
