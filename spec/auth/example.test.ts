@@ -111,6 +111,26 @@ describe.each(builds)("The example $build uses fw/auth: posts owned by their aut
     }
   });
 
+  it("anonymous live /posts pages share one read of the posts per write, however many are open (issue 30, item 6)", async (context) => {
+    if (log === undefined) return context.skip("the example runs on PGlite here: its queries cross no wire to count");
+    const statements = log.statements;
+    // Twelve visitors, each with a session of their own (a CSRF token apart), nobody signed in: one view.
+    const visitors = Array.from({ length: 12 }, () => new Browser(url));
+    for (const visitor of visitors) await visitor.get("/posts");
+    const sockets = await Promise.all(visitors.map((visitor) => connect(url, `/fw/live/posts.Index?path=${encodeURIComponent("/posts")}`, { headers: { cookie: visitor.cookie as string } })));
+    await Promise.all(sockets.map((socket) => socket.next()));
+    const author = await member("shared-read");
+    await author.browser.get("/posts/new");
+    for (const round of [1, 2]) {
+      const before = statements.length;
+      expect((await author.browser.post("/posts", { ...post, title: `Shared read ${round}` })).status).toBe(303);
+      for (const socket of sockets) expect(await socket.next()).toContain(`Shared read ${round}`);
+      const reads = statements.slice(before).filter((sql) => /^SELECT .* FROM "posts"/.test(sql));
+      expect(reads, `round ${round}`).toHaveLength(1);
+    }
+    for (const socket of sockets) socket.socket.close();
+  });
+
   it("a signed-out visit to /posts/new lands on login and returns after it", async () => {
     const { email } = await member("return");
     const visitor = new Browser(url);
