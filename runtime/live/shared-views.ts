@@ -103,17 +103,38 @@ class View {
     this.#waiting = new Set();
     const first = serves[0];
     if (first === undefined) return;
+    // Until every socket has been handed this read: the next read's state must not overtake it.
     this.#reading = true;
-    let outcome: Reread;
     try {
-      outcome = { state: await this.read(this.members.get(first) as Request<unknown>) };
-    } catch (cause) {
-      outcome = { problem: problemOf(first, cause) };
+      let outcome: Reread;
+      try {
+        outcome = { state: await this.read(this.members.get(first) as Request<unknown>) };
+      } catch (cause) {
+        outcome = { problem: problemOf(first, cause) };
+      }
+      await handOut(serves, (member) => {
+        if (this.members.has(member)) member.reread(outcome);
+      });
     } finally {
       this.#reading = false;
     }
-    for (const member of serves) if (this.members.has(member)) member.reread(outcome);
     if (this.#waiting.size > 0) this.#schedule();
+  }
+}
+
+/** The sockets a re-read's state is handed to between two turns of the event loop. */
+export const HAND_OUT_SLICE = 8;
+
+/**
+ * Calls `give` for each member, `HAND_OUT_SLICE` at a time, letting the event loop turn in
+ * between: each socket's commit (render, diff, send) runs in the microtasks after its call, and
+ * a hundred of them in one go would hold the process for as long (tens of milliseconds under
+ * load) while requests wait; in slices, a request waits for one slice at most.
+ */
+async function handOut(members: readonly ViewMember[], give: (member: ViewMember) => void): Promise<void> {
+  for (let i = 0; i < members.length; i++) {
+    if (i > 0 && i % HAND_OUT_SLICE === 0) await new Promise<void>((turn) => setImmediate(turn));
+    give(members[i] as ViewMember);
   }
 }
 

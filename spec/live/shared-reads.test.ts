@@ -3,6 +3,7 @@ import { copyRequest, type Request } from "../../runtime/http/request.js";
 import { InMemoryStore, Redirect, Route, RouteTable, type Html, type Identify } from "../../runtime/index.js";
 import { addressGroup, admitSocket, DEFAULT_SOCKETS_PER_ADDRESS, socketsPerAddress, SOCKETS_PER_ADDRESS_ENV } from "../../runtime/live/address-bound.js";
 import { live, livePageRoutes, liveSocketRoute, publish, type LiveMount } from "../../runtime/live/index.js";
+import { HAND_OUT_SLICE } from "../../runtime/live/shared-views.js";
 import { serve, sessionCookie, type Served } from "../support/serve.js";
 import { connect, deferred, type Client } from "../support/ws-client.js";
 import { compiled } from "./compiled.js";
@@ -51,11 +52,27 @@ const boardPage = live<Board>({ mount: (request) => board(request, "board"), ren
 const unsharedPage = live<Board>({ mount: (request) => board(request, "unshared"), render, topics: ["board"], shared: false });
 const boundedPage = live<Board>({ mount: (request) => board(request, "bounded"), render });
 
+/** What happened while a shared read was handed out: each socket's render, and the event loop's turns. */
+const handOut: string[] = [];
+let watching = false;
+const slicedPage = live<{ n: number }>({
+  mount: () => ({ n: handOut.length }),
+  render: (state) => {
+    if (watching) {
+      if (!handOut.includes("render")) setImmediate(() => handOut.push("turn"));
+      handOut.push("render");
+    }
+    return (PAGES.board as (s: Board) => Html)({ viewer: "", titles: [String(state.n)] });
+  },
+  topics: ["sliced"],
+});
+
 const none = {} as Record<string, never>;
 const mounts = {
   board: { id: "board.Index", path: "/board", capabilities: none, source: "src/app/board/Index.tsx" },
   unshared: { id: "unshared.Index", path: "/unshared", capabilities: none, source: "src/app/unshared/Index.tsx" },
   bounded: { id: "bounded.Index", path: "/bounded", capabilities: none, source: "src/app/bounded/Index.tsx" },
+  sliced: { id: "sliced.Index", path: "/sliced", capabilities: none, source: "src/app/sliced/Index.tsx" },
 } satisfies Record<string, LiveMount<unknown>>;
 
 /** The bounded page's socket, made (at boot, as the generated table does) with the bound set to 2. */
@@ -80,9 +97,11 @@ const routes = new RouteTable(
     ...livePageRoutes(boardPage, mounts.board),
     ...livePageRoutes(unsharedPage, mounts.unshared),
     ...livePageRoutes(boundedPage, mounts.bounded),
+    ...livePageRoutes(slicedPage, mounts.sliced),
     liveSocketRoute(boardPage, mounts.board),
     liveSocketRoute(unsharedPage, mounts.unshared),
     boundedSocket(),
+    liveSocketRoute(slicedPage, mounts.sliced),
   ],
   identify,
 );
@@ -167,6 +186,25 @@ describe("issue 30, item 6: one read per publish", () => {
       expect(await client.next()).toContain("written during the read");
     }
     expect(reads.board).toBe(2);
+  });
+});
+
+describe("issue 30, item 6: a shared read handed out in slices", () => {
+  it("the sockets of a view take a read's state a few at a time, the event loop turning in between (a request waits for one slice, not for every socket)", async () => {
+    const cookie = await visitor();
+    const sockets = [];
+    for (let i = 0; i < 3 * HAND_OUT_SLICE; i++) sockets.push(await live_("sliced", "/sliced", cookie));
+    watching = true;
+    publish("sliced");
+    await Promise.all(sockets.map(({ client }) => client.next()));
+    watching = false;
+    const renders = handOut.filter((what) => what === "render").length;
+    expect(renders).toBe(3 * HAND_OUT_SLICE);
+    // A callback set for the loop's next turn at the first render ran before the last slice
+    // rendered (at most two slices in: the hand-out's own turn is queued ahead of it), not after every socket.
+    const turned = handOut.indexOf("turn");
+    expect(turned).toBeGreaterThanOrEqual(HAND_OUT_SLICE);
+    expect(turned).toBeLessThanOrEqual(2 * HAND_OUT_SLICE);
   });
 });
 
