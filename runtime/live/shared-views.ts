@@ -11,6 +11,7 @@
  * (docs/guides/live.md, "Topics").
  */
 import { CSRF_ENTRY, type Request } from "../http/request.js";
+import { handOut } from "./hand-out.js";
 
 /** What one shared re-read hands each socket of the view: the new state, or the problem to show. */
 export type Reread = { readonly state: unknown } | { readonly problem: string };
@@ -119,22 +120,6 @@ class View {
       this.#reading = false;
     }
     if (this.#waiting.size > 0) this.#schedule();
-  }
-}
-
-/** The sockets a re-read's state is handed to between two turns of the event loop. */
-export const HAND_OUT_SLICE = 8;
-
-/**
- * Calls `give` for each member, `HAND_OUT_SLICE` at a time, letting the event loop turn in
- * between: each socket's commit (render, diff, send) runs in the microtasks after its call, and
- * a hundred of them in one go would hold the process for as long (tens of milliseconds under
- * load) while requests wait; in slices, a request waits for one slice at most.
- */
-async function handOut(members: readonly ViewMember[], give: (member: ViewMember) => void): Promise<void> {
-  for (let i = 0; i < members.length; i++) {
-    if (i > 0 && i % HAND_OUT_SLICE === 0) await new Promise<void>((turn) => setImmediate(turn));
-    give(members[i] as ViewMember);
   }
 }
 
