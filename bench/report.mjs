@@ -127,6 +127,11 @@ function targetsTable(r) {
       if (fw !== undefined) rows.push([`Database ${group.id === "show" ? "Show page (one row by key)" : "Index page (50 rows)"}: fw on PostgreSQL ≥ 0.95× Fastify + pg (issue 20)`, ratioCell(fw), ratioVerdict(fw.roundRatios, 0.95)]);
     }
   }
+  for (const x of r.live?.fanOut?.scenarios ?? []) {
+    const where = `${fmtInt(x.sockets)} anonymous live \`/posts\` sockets on ${x.views === 1 ? "one view" : `${x.views} views`}, bursts of ${fmtInt(x.writes / x.rounds)} writes`;
+    rows.push([`Live fan-out (issue 30): reads per write ≤ the views (${where})`, `${fmtNum(x.reads / x.writes)} (${fmtInt(x.reads)} reads for ${fmtInt(x.writes)} writes)`, verdict(x.reads / x.writes <= x.views)]);
+    rows.push([`Live fan-out (issue 30): \`/fw/health\` p99 < 50 ms meanwhile (${where})`, `${fmtNum(x.health.p99, 1)} ms (${fmtInt(x.health.count)} probes)`, verdict(x.health.p99 < 50)]);
+  }
   return table(["target", "measured", "verdict"], rows);
 }
 

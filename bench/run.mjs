@@ -37,7 +37,7 @@ const OPTIONS = quick
       dev: { routes: 50, edits: 2 },
       db: { seconds: 1, rounds: 1, warmup: 1, connections: 50, storeMs: 300, rssRounds: 1, coldRounds: 1 },
       scale: { seconds: 2, rounds: 1, connections: 50, messages: 100, warmup: 2 },
-      live: { events: 200, warmup: 50, sockets: 200 },
+      live: { events: 200, warmup: 50, sockets: 200, fanOut: { sockets: 100, writes: 15, rounds: 1 } },
     }
   : {
       throughput: { seconds: 2, rounds: 5, warmup: 2, connections: 50 },
@@ -49,7 +49,7 @@ const OPTIONS = quick
       dev: { routes: 200, edits: 5 },
       db: { seconds: 2, rounds: 5, warmup: 2, connections: 50, storeMs: 1000, rssRounds: 3, coldRounds: 2 },
       scale: { seconds: 5, rounds: 3, connections: 50, messages: 500, warmup: 20 },
-      live: { events: 2000, warmup: 200, sockets: 1000 },
+      live: { events: 2000, warmup: 200, sockets: 1000, fanOut: { sockets: 100, writes: 15, rounds: 3 } },
     };
 OPTIONS.throughput.wrkArgs = `-t1 -c${OPTIONS.throughput.connections} -d${OPTIONS.throughput.seconds}s`;
 OPTIONS.build.coldNote =
