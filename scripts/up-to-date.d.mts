@@ -10,5 +10,5 @@ export declare function inputHash(root: string, inputs: readonly string[], befor
 export declare function staleness(root: string, out: string, hash: string): string | undefined;
 /** Removes `out`'s stamp: run before a build starts, so a failed one is never taken for fresh. */
 export declare function forgetBuild(root: string, out: string): void;
-/** Records a successful build of inputs hashed `hash` into `out`, and the files it holds now. */
+/** Records a successful build of inputs hashed `hash` into `out`, and the contents of the files it holds now. */
 export declare function stampBuild(root: string, out: string, hash: string): void;

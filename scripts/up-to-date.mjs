@@ -3,10 +3,11 @@
 //
 // A target's inputs are hashed (every file's path and contents, not their modification times: a
 // `git checkout` or a copy that rewrites a file unchanged does not make it stale), and its last
-// successful build leaves a stamp in its output folder: that hash, and the size and modification
-// time of every file the build wrote. The output is fresh while the hash is the same and every
-// one of those files is there as the build left it (a deleted or hand-edited output is rebuilt;
-// files added later, such as a bundle, do not count).
+// successful build leaves a stamp in its output folder: that hash, and a hash of each file the
+// build wrote. The output is fresh while the inputs' hash is the same and every one of those
+// files is there with the same contents (a deleted or hand-edited output is rebuilt; one written
+// again unchanged, as `fw dev`'s compiler does at its start, is not; files added later, such as a
+// bundle, do not count).
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -42,16 +43,20 @@ export function staleness(root, out, hash) {
     return "no earlier build";
   }
   if (stamp.inputs !== hash) return "its sources changed";
-  for (const [path, [size, mtime]] of Object.entries(stamp.outputs ?? {})) {
-    let stat;
+  for (const [path, hash] of Object.entries(stamp.outputs ?? {})) {
+    let contents;
     try {
-      stat = statSync(join(root, path));
+      contents = readFileSync(join(root, path));
     } catch {
       return `${path} is missing`;
     }
-    if (stat.size !== size || stat.mtimeMs !== mtime) return `${path} changed since`;
+    if (fileHash(contents) !== hash) return `${path} changed since`;
   }
   return undefined;
+}
+
+function fileHash(contents) {
+  return createHash("sha256").update(contents).digest("hex").slice(0, 32);
 }
 
 export function forgetBuild(root, out) {
@@ -60,11 +65,6 @@ export function forgetBuild(root, out) {
 
 export function stampBuild(root, out, hash) {
   const written = files(root, out, new Set()).filter((path) => !path.endsWith(STAMP));
-  const outputs = Object.fromEntries(
-    written.map((path) => {
-      const stat = statSync(join(root, path));
-      return [path, [stat.size, stat.mtimeMs]];
-    }),
-  );
+  const outputs = Object.fromEntries(written.map((path) => [path, fileHash(readFileSync(join(root, path)))]));
   writeFileSync(join(root, out, STAMP), `${JSON.stringify({ inputs: hash, outputs })}\n`);
 }
