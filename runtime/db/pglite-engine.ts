@@ -8,13 +8,19 @@ import { lockDirectory } from "./pglite-lock.js";
 import { TEXT_TYPES } from "./values.js";
 
 /** The slice of PGlite fw uses, so the engine is loaded only when an app opens it. */
-interface PgliteQueryable {
+export interface PgliteQueryable {
   query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
   exec(sql: string): Promise<unknown>;
 }
-interface PgliteLike extends PgliteQueryable {
+export interface PgliteLike extends PgliteQueryable {
   transaction<T>(work: (tx: PgliteQueryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * A PGlite another process holds and serves (pglite-served.ts): runs `work` while no other
+   * client of that process starts a statement, so a sequence of statements that relies on its
+   * session (a migrator's advisory lock) is not shared with them. Absent on PGlite itself.
+   */
+  lease?<T>(work: () => Promise<T>): Promise<T>;
 }
 
 export interface PgliteOptions {
@@ -34,6 +40,15 @@ export interface PgliteOptions {
  * the transaction ends, so transactions never interleave.
  */
 export async function openPglite(directory: string, options: PgliteOptions): Promise<Database> {
+  const { pglite, unlock } = await startPglite(directory, options);
+  return new PgliteDatabase(pglite, `PGlite at ${directory}`, unlock);
+}
+
+/**
+ * PGlite itself on `directory`, its lock taken: what `openPglite` wraps, and what `fw dev`'s
+ * supervisor holds and serves to the app processes (pglite-host.ts). `unlock` lets go of the lock.
+ */
+export async function startPglite(directory: string, options: PgliteOptions): Promise<{ readonly pglite: PgliteLike; readonly unlock: () => void }> {
   const { PGlite } = await loadDriver("@electric-sql/pglite", () => import("@electric-sql/pglite"));
   mkdirSync(directory, { recursive: true });
   const durable = options.durable ? await durableStart(PGlite, directory) : undefined;
@@ -52,12 +67,13 @@ export async function openPglite(directory: string, options: PgliteOptions): Pro
       { cause },
     );
   }
-  return new PgliteDatabase(pglite, `PGlite at ${directory}`, unlock);
+  return { pglite, unlock };
 }
 
 const TEXT_PARSERS: Record<number, (text: string) => string> = Object.fromEntries(TEXT_TYPES.map((oid) => [oid, (text: string) => text]));
 
-class PgliteDatabase implements Database {
+/** fw's `Database` over a PGlite: this process's own, or one another process serves (pglite-served.ts). */
+export class PgliteDatabase implements Database {
   readonly engine = "pglite" as const;
 
   constructor(
@@ -83,9 +99,9 @@ class PgliteDatabase implements Database {
     );
   }
 
-  /** The one connection is every connection. */
+  /** The one connection is every connection (held for `work` alone when another process serves it). */
   withConnection<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
-    return work(this);
+    return this.pglite.lease === undefined ? work(this) : this.pglite.lease(() => work(this));
   }
 
   async close(): Promise<void> {
