@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { Actions, Create, Destroy, Edit, FromPath, Index, InMemoryDatabase, ScopedStore, Show, Update } from "../../runtime/index.js";
+import { Actions, Create, derives, Destroy, Edit, Form, FromPath, Index, InMemoryDatabase, Resource, ScopedStore, Show, Update, type Store } from "../../runtime/index.js";
 import { Visitor } from "../support/browser.js";
 import { serve } from "../support/serve.js";
-import { owned, relationsSpecs, relationsTable } from "./relations-app.js";
+import { owned, relationsSpecs, relationsTable, type Comment } from "./relations-app.js";
 import { relationsPagesSuite } from "./relations-pages-suite.js";
 
 // The pages of references on the in-memory engine: an InMemoryDatabase keeps references and
@@ -44,5 +44,26 @@ describe("issue 29: a target whose owner alone reads its rows (owned covers Inde
     } finally {
       await app.close();
     }
+  });
+});
+
+describe("issue 29: a companion's readable(store, viewer) keeps readableWith, as the pages do", () => {
+  it("Comment.readable lists the comments of the posts the viewer may read, and refuses a store the table did not make", async () => {
+    const specs = relationsSpecs();
+    const memory = new InMemoryDatabase();
+    const stores = { authors: memory.store(specs.author), posts: new ScopedStore(memory.store(specs.post), "owner", FromPath.int), comments: memory.store(specs.comment), reviews: memory.store(specs.review) };
+    relationsTable(specs, stores);
+    const Comment = derives<Comment>(Form, Resource, { readableWith: "post" });
+    const author = (await stores.authors.insert({ name: "Ada" })).id;
+    const open = (await stores.posts.for("1").insert({ title: "Open", author, published: true })).id;
+    const draft = (await stores.posts.for("1").insert({ title: "Draft", author, published: false })).id;
+    await stores.comments.insert({ post: open, body: "on the open post" });
+    await stores.comments.insert({ post: draft, body: "on the draft" });
+    const bodies = async (viewer: string | undefined): Promise<string[]> =>
+      (await Comment.readable(stores.comments as Store<Comment>, viewer).list({ offset: 0, limit: 10 })).rows.map((row) => row.body);
+    expect(await bodies(undefined)).toEqual(["on the open post"]);
+    expect(await bodies("2")).toEqual(["on the open post"]);
+    expect(await bodies("1")).toEqual(["on the open post", "on the draft"]);
+    expect(() => Comment.readable(memory.store({ ...specs.comment, name: "Loose" }) as Store<Comment>, undefined)).toThrow(/declares readableWith: "post".*pass the store the generated table supplies/);
   });
 });
