@@ -224,11 +224,28 @@ function modelSpecs(derived: readonly Derived[], live: boolean): string[] {
     lines.push(
       ...specLines(d, `model${i}`, type),
       ...(d.table === undefined ? [] : [`const table${i}: TableSpec = ${JSON.stringify(d.table)};`]),
-      storeLine(d, i, type, live),
+      storeLine(d, i, type, live ? deleteTopics(derived, d.model.name) : undefined),
       "",
     );
   });
   return lines;
+}
+
+/**
+ * The topics a delete of `name`'s rows changes besides its own: the models whose references
+ * point at it with `cascade` (their rows go too, and so on down) or `set null` (their rows
+ * change), in table order. A live page of comments refreshes when a post delete takes them.
+ */
+function deleteTopics(derived: readonly Derived[], name: string, seen: Set<string> = new Set([name])): string[] {
+  const topics: string[] = [];
+  for (const d of derived) {
+    const rules = d.shape.fields.filter((f) => f.reference?.model === name).map((f) => f.reference?.onDelete);
+    if (seen.has(d.model.name) || !rules.some((rule) => rule === "cascade" || rule === "set null")) continue;
+    seen.add(d.model.name);
+    topics.push(pathSegment(d.model.name));
+    if (rules.includes("cascade")) topics.push(...deleteTopics(derived, d.model.name, seen));
+  }
+  return topics;
 }
 
 /** A model's ModelSpec const: its fields read at build time, typia's validator and key decoder. */
@@ -267,8 +284,9 @@ function formSpecs(forms: readonly Derived[]): string[] {
  * In an app with a live page, the store publishes the topic named like the model's path
  * (`posts`) after each write (an owned model's whole table does: every write goes through it).
  */
-function storeLine(d: Derived, i: number, type: string, live: boolean): string {
-  const publishing = (store: string): string => (live ? `publishing(${store}, ${q(pathSegment(d.model.name))})` : store);
+function storeLine(d: Derived, i: number, type: string, onDelete: readonly string[] | undefined): string {
+  const also = onDelete === undefined || onDelete.length === 0 ? "" : `, [${onDelete.map(q).join(", ")}]`;
+  const publishing = (store: string): string => (onDelete !== undefined ? `publishing(${store}, ${q(pathSegment(d.model.name))}${also})` : store);
   if (d.owner === undefined) return `const store${i} = ${publishing(d.table === undefined ? `storeFor(model${i})` : `storeFor(model${i}, table${i})`)};`;
   const decode = `FromPath.typia(${q(`Id<${d.owner.model}>`)}, typia.http.createParameter<${type}[${q(d.owner.field)}]>())`;
   // fw/db's scoped store needs the SqlStore itself (it updates through its rows), so the scoped
