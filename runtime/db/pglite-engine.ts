@@ -3,6 +3,7 @@ import type { Connection, Database, QueryResult, Queryable, Row } from "./databa
 import { loadDriver } from "./driver.js";
 import { CannotOpenDatabase } from "./open-error.js";
 import { lockDirectory } from "./pglite-lock.js";
+import { settingParams } from "./pglite-settings.js";
 import { TEXT_TYPES } from "./values.js";
 
 /** The slice of PGlite fw uses, so the engine is loaded only when an app opens it. */
@@ -27,7 +28,9 @@ export async function openPglite(directory: string, lockWaitMs?: number): Promis
   let pglite: PgliteLike;
   try {
     // Dates and times stay text, as on the PostgreSQL engine: a model's date field is a string.
-    pglite = (await PGlite.create(directory, { parsers: TEXT_PARSERS })) as unknown as PgliteLike;
+    // fw's settings come after PGlite's own start parameters, so they win (pglite-settings.ts).
+    const startParams = [...PGlite.defaultStartParams, ...settingParams()];
+    pglite = (await PGlite.create(directory, { parsers: TEXT_PARSERS, startParams })) as unknown as PgliteLike;
   } catch (cause) {
     unlock();
     throw new CannotOpenDatabase(
