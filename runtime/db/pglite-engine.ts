@@ -1,9 +1,11 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import type { Connection, Database, QueryResult, Queryable, Row } from "./database.js";
 import { loadDriver } from "./driver.js";
 import { CannotOpenDatabase } from "./open-error.js";
 import { lockDirectory } from "./pglite-lock.js";
 import { settingParams } from "./pglite-settings.js";
+import { startFromTemplate } from "./pglite-template.js";
 import { TEXT_TYPES } from "./values.js";
 
 /** The slice of PGlite fw uses, so the engine is loaded only when an app opens it. */
@@ -27,6 +29,8 @@ export async function openPglite(directory: string, lockWaitMs?: number): Promis
   const unlock = await lockDirectory(directory, lockWaitMs);
   let pglite: PgliteLike;
   try {
+    // A new database is a copy of fw's template, not initdb's slow run (pglite-template.ts).
+    if (!existsSync(join(directory, "PG_VERSION"))) startFromTemplate(directory);
     // Dates and times stay text, as on the PostgreSQL engine: a model's date field is a string.
     // fw's settings come after PGlite's own start parameters, so they win (pglite-settings.ts).
     const startParams = [...PGlite.defaultStartParams, ...settingParams()];
