@@ -228,6 +228,12 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
       rows: sides.map((side) => ({ id: side.id, label: side.label, target: side.target, url: `${side.server.url}${g.path}`, server: side.server, headers })),
     }));
     await measureGroups(groups, { seconds, rounds, warmup, connections, core: LOAD_CORE, what: "db" });
+    for (const group of groups) {
+      // The embedded engine against the same app on PostgreSQL, paired round by round (issue 30).
+      const embeddedRow = group.rows.find((row) => row.id === "fwPglite");
+      const onPostgres = group.rows.find((row) => row.id === "fwPg");
+      if (embeddedRow !== undefined && onPostgres !== undefined) group.pgliteToPostgres = { rps: summary(embeddedRow.runs.map((run, i) => run.rps / onPostgres.runs[i].rps)) };
+    }
     results.groups = groups;
     results.boot = Object.fromEntries(Object.entries(servers).map(([id, s]) => [id, s.bootMs]));
     await Promise.all(Object.values(servers).map((s) => s.stop()));
