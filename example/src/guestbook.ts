@@ -26,7 +26,9 @@ export class Guestbook {
     return (await this.db.query<Row>(`SELECT "id", "name", "message" FROM "guestbook" ORDER BY "id"`)).rows.map(entryOf);
   }
 
+  /** The entry with this key; undefined for any other number, one no key can be (`1.5`, 2^63) included, which is never sent. */
   async find(id: number): Promise<Entry | undefined> {
+    if (!Number.isSafeInteger(id) || id < 1) return undefined;
     const { rows } = await this.db.query<Row>(`SELECT "id", "name", "message" FROM "guestbook" WHERE "id" = $1`, [id]);
     return rows[0] === undefined ? undefined : entryOf(rows[0]);
   }

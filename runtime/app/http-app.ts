@@ -252,7 +252,9 @@ export class HttpApp {
       // let go of it, so it exits and the primary sees it.
       if (process.env[IN_WORKER_ENV] === "1") await leavePrimary();
     }
-    this.console.err(`fw: unknown command ${JSON.stringify(command)}\n${await usage()}${this.moreUsage()}`);
+    // An app from `fw new` has a `db` script before it has a database: say where the commands come from.
+    const db = command === "db" ? "\nThe db commands come with fw/db: boot the app with its DbApp instead of HttpApp (fw's docs/guides/database.md)." : "";
+    this.console.err(`fw: unknown command ${JSON.stringify(command)}${db}\n${await usage()}${this.moreUsage()}`);
     return 2;
   }
 

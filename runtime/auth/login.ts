@@ -86,9 +86,13 @@ export class Login<U extends UserFields> {
     return Redirect(next === "/" ? request.href("/") : next).withSession(signedInSession(request.session, user).flash("notice", "You are signed in."));
   }
 
-  /** The user when the password is theirs; one scrypt verification either way. */
+  /**
+   * The user when the password is theirs; one scrypt verification either way. An email no
+   * account can have (empty, too long, with a control character such as U+0000, which a
+   * database would refuse to compare) is not looked up.
+   */
   private async check(email: string, password: string): Promise<U | undefined> {
-    const user = email === "" || email.length > 254 ? undefined : await this.settings.users.byEmail(email);
+    const user = email === "" || email.length > 254 || /\p{Cc}/u.test(email) ? undefined : await this.settings.users.byEmail(email);
     const matches = await verifyPassword(password, user?.passwordHash ?? (await this.dummy));
     return user !== undefined && matches ? user : undefined;
   }

@@ -62,10 +62,13 @@ export class Signup<U extends UserFields> {
   }
 }
 
+/** Something@something.something, with no space, no second "@" and no control character (U+0000 included: no store keeps it). */
+const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
+
 function problemsOf(email: string, password: string): Record<string, string> {
   const errors: Record<string, string> = {};
   if (email === "") errors["email"] = "Email is required.";
-  else if (email.length > MAX_EMAIL_LENGTH || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) errors["email"] = "Email must be an email address, like ada@example.com.";
+  else if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) errors["email"] = "Email must be an email address, like ada@example.com.";
   const problem = passwordProblem(password, email);
   if (problem !== undefined) errors["password"] = problem;
   return errors;

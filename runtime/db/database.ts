@@ -10,7 +10,10 @@ export interface QueryResult<R extends Row = Row> {
 /**
  * Something SQL can be sent to. Values travel only as parameters (`$1`, `$2`, …), never inside
  * the SQL text; identifiers go through `quoteIdentifier`. Connection failures reject with the
- * core's `ServiceUnavailable` (a 503 page); other database errors reject as they are.
+ * core's `ServiceUnavailable` (a 503 page); a data exception (SQLSTATE class 22: a NUL
+ * character in a text, a number out of its column's range) of a statement sent values rejects
+ * with the core's `BadRequest` (a 400 page), since the values came from the request; other
+ * database errors reject as they are.
  */
 export interface Queryable {
   query<R extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;

@@ -14,6 +14,7 @@ import { CannotOpenDatabase } from "./open-error.js";
 import { setProcessDatabase } from "./process-database.js";
 import { migrationDraft } from "./migration-draft.js";
 import { PostgresFanOut } from "./postgres-fan-out.js";
+import { parseResetFlags, resetVerdict } from "./reset-guard.js";
 import type { TableSpec } from "./table.js";
 
 export interface DbAppOptions extends HttpAppOptions {
@@ -45,7 +46,9 @@ const DB_USAGE = `  db migrate      apply the pending migrations (db/migrations/
   db new NAME     write the next numbered migration file, with the SQL that brings the
                   database (and the pending migrations) in line with the models (else empty)
   db seed         run the app's seed (DbApp's \`seed\` option)
-  db reset        dev only: drop every table, migrate from scratch, seed
+  db reset        dev only: drop every table, migrate from scratch, seed; on a PostgreSQL
+                  server it asks for the database's name first (--force: no question;
+                  --remote: a server on another machine, refused without it)
 `;
 
 /**
@@ -96,6 +99,8 @@ export class DbApp extends HttpApp {
     let running: RunningServer;
     try {
       if ((options.dev ?? false) && !isProductionEnv()) {
+        // Dev data may be lost in a crash of the machine; production's commits are synced to disk.
+        this.database.relaxDurability();
         const hook = options.devHook ?? (await loadDevHook());
         running = await super.serve({ ...options, devHook: this.devHook(hook) });
       } else {
@@ -136,7 +141,7 @@ export class DbApp extends HttpApp {
       case "seed":
         return this.seedCommand();
       case "reset":
-        return this.resetCommand();
+        return this.resetCommand(rest);
       default:
         this.console.err(`fw: ${sub === undefined ? "db needs a command" : `unknown db command ${JSON.stringify(sub)}`}\nusage: <app> db <command>\n${DB_USAGE}`);
         return 2;
@@ -209,9 +214,24 @@ export class DbApp extends HttpApp {
     return 0;
   }
 
-  private async resetCommand(): Promise<number> {
+  private async resetCommand(rest: readonly string[]): Promise<number> {
+    const flags = parseResetFlags(rest);
+    if (typeof flags === "string") {
+      this.console.err(flags);
+      return 2;
+    }
     if (process.env["NODE_ENV"] === "production") {
       this.console.err("fw: db reset drops every table, so it runs in development only, and NODE_ENV is production here. Nothing was changed.");
+      return 1;
+    }
+    const target = { postgresUrl: this.database.postgresUrl, description: this.database.description, env: process.env };
+    const verdict = resetVerdict(target, flags, process.stdin.isTTY === true);
+    if ("refuse" in verdict) {
+      this.console.err(verdict.refuse);
+      return 1;
+    }
+    if ("ask" in verdict && !(await this.confirmReset(verdict.ask))) {
+      this.console.err("fw: db reset: not confirmed. Nothing was changed.");
       return 1;
     }
     const db = await this.database.open();
@@ -219,6 +239,21 @@ export class DbApp extends HttpApp {
     this.console.out(`fw: dropped every table of ${db.description}`);
     const code = await this.migrateCommand();
     return code === 0 && this.seed !== undefined ? this.seedCommand() : code;
+  }
+
+  /** Asks at the terminal for the database's name before a server database is emptied. */
+  private async confirmReset(database: string): Promise<boolean> {
+    const { createInterface } = await import("node:readline/promises");
+    const terminal = createInterface({ input: process.stdin, output: process.stderr });
+    // Ctrl-D ends the input without an answer: that is a no.
+    const ended = new Promise<string>((done) => terminal.once("close", () => done("")));
+    try {
+      const asked = terminal.question(`fw: db reset drops every table of ${this.database.description}. Type the database's name (${database}) to go on: `);
+      const answer = await Promise.race([asked, ended]);
+      return answer.trim() === database && database !== "";
+    } finally {
+      terminal.close();
+    }
   }
 
   /** `hook` with the database prepared before the server listens, and the drift page in front of the app. */

@@ -1,4 +1,4 @@
-import { ServiceUnavailable } from "../http/failure.js";
+import { BadRequest, ServiceUnavailable } from "../http/failure.js";
 
 /** SQLSTATE classes and codes that mean the connection, not the statement, failed. */
 const CONNECTION_STATES = /^(08|57P0[123]|53300)/;
@@ -61,5 +61,42 @@ export async function guarded<T>(outage: Outage, work: () => Promise<T>): Promis
     }
     outage.failed(error);
     throw unavailable(error);
+  }
+}
+
+/**
+ * What PostgreSQL's data exceptions (SQLSTATE class 22) say about a value, in words that name
+ * no table or type: the statement was fine, a value sent with it was not.
+ */
+const DATA_PROBLEMS: Readonly<Record<string, string>> = {
+  "22021": "a text contains a character the database cannot store (such as U+0000, the NUL character)",
+  "22P05": "a text contains a character the database cannot store (such as U+0000, the NUL character)",
+  "22003": "a number is out of the range its field allows",
+  "22P02": "a value is not written as its field expects (a whole number, say)",
+  "22001": "a text is longer than its field allows",
+  "22007": "a date or time is not valid",
+  "22008": "a date or time is out of range",
+};
+
+/**
+ * A data exception (SQLSTATE class 22: bad encoding, a number out of range, text that is not a
+ * number) of a statement that was sent values, as the 400 it is: the values came from the
+ * request (a NUL byte in a field, a key past bigint), and a bad request must not be a 500 with
+ * an incident in the log. A statement without values that raises one (`SELECT 1/0`) is the
+ * app's own mistake and stays as it is.
+ */
+export function dataProblem(error: unknown, params: readonly unknown[]): BadRequest | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (params.length === 0 || typeof code !== "string" || !code.startsWith("22")) return undefined;
+  const problem = DATA_PROBLEMS[code] ?? "a value does not fit its field";
+  return new BadRequest(`A value in this request cannot be stored or looked up: ${problem}. Correct it and send the request again.`);
+}
+
+/** Runs one statement that was sent `params`, answering a data exception of theirs as `dataProblem`'s 400. */
+export async function withValues<T>(params: readonly unknown[], statement: () => Promise<T>): Promise<T> {
+  try {
+    return await statement();
+  } catch (error) {
+    throw dataProblem(error, params) ?? error;
   }
 }

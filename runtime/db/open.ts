@@ -28,6 +28,13 @@ export interface OpenOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Where outage notices go. Default: stderr. */
   readonly log?: (line: string) => void;
+  /**
+   * The embedded engine only: every commit is on disk (fsync) before it is reported done, so a
+   * crash of the machine loses no committed write. Default true; `DbApp` turns it off for
+   * `dev` unless it is given here. False is PGlite's own default, several times faster per
+   * write (docs/guides/database.md, "Durability"), for data that may be lost.
+   */
+  readonly durable?: boolean;
 }
 
 type Target = { readonly engine: "postgres"; readonly url: string } | { readonly engine: "pglite"; readonly directory: string };
@@ -53,7 +60,7 @@ function targetOf(options: OpenOptions): Target {
 export async function openDatabase(options: OpenOptions = {}): Promise<Database> {
   const target = targetOf(options);
   if (target.engine === "postgres") return openPostgres({ url: target.url, ...(options.log === undefined ? {} : { log: options.log }) });
-  return openPglite(target.directory);
+  return openPglite(target.directory, { durable: options.durable ?? true });
 }
 
 /**
@@ -68,8 +75,10 @@ export class AppDatabase implements Database {
   readonly engine: Database["engine"];
   readonly description: string;
   private opened: Promise<Database> | undefined;
+  private options: OpenOptions;
 
-  constructor(private readonly options: OpenOptions) {
+  constructor(options: OpenOptions) {
+    this.options = options;
     const target = targetOf(options);
     this.engine = target.engine;
     this.description = target.engine === "postgres" ? `PostgreSQL at ${redactUrl(target.url)}` : `PGlite at ${target.directory}`;
@@ -79,6 +88,14 @@ export class AppDatabase implements Database {
   get postgresUrl(): string | undefined {
     const target = targetOf(this.options);
     return target.engine === "postgres" ? target.url : undefined;
+  }
+
+  /**
+   * @internal `dev`: the embedded database skips fsync (PGlite's default), unless the app chose
+   * `durable`. Decides only an open still to come.
+   */
+  relaxDurability(): void {
+    if (this.options.durable === undefined) this.options = { ...this.options, durable: false };
   }
 
   /** Opens the database once; a failed open is tried again on the next call. */

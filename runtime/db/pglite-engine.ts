@@ -2,7 +2,9 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Connection, Database, QueryResult, Queryable, Row } from "./database.js";
 import { loadDriver } from "./driver.js";
+import { withValues } from "./faults.js";
 import { CannotOpenDatabase } from "./open-error.js";
+import { durableStart } from "./pglite-durability.js";
 import { lockDirectory } from "./pglite-lock.js";
 import { PgliteSession, type ErrorFactory, type PgliteWire } from "./pglite-session.js";
 import { settingParams } from "./pglite-settings.js";
@@ -14,24 +16,38 @@ interface PgliteLike extends PgliteWire {
   close(): Promise<void>;
 }
 
+export interface PgliteOptions {
+  /**
+   * Every commit reaches the disk before it is reported done (fsync), so a crash of the machine
+   * loses no committed write (pglite-durability.ts). Off: PGlite's own default, several times
+   * faster per write, for dev and tests, whose data may be lost.
+   */
+  readonly durable: boolean;
+  /** How long to wait for another process to let go of the directory. */
+  readonly lockWaitMs?: number;
+}
+
 /**
  * The embedded engine: PostgreSQL compiled to WebAssembly, persisted to `directory` (created
  * when missing). One connection: PGlite runs a statement sent outside a transaction only after
  * the transaction ends, so transactions never interleave.
  */
-export async function openPglite(directory: string, lockWaitMs?: number): Promise<Database> {
+export async function openPglite(directory: string, options: PgliteOptions): Promise<Database> {
   const { PGlite, messages } = await loadDriver("@electric-sql/pglite", () => import("@electric-sql/pglite"));
   mkdirSync(directory, { recursive: true });
-  const unlock = await lockDirectory(directory, lockWaitMs);
+  const durable = options.durable ? await durableStart(PGlite, directory) : undefined;
+  const unlock = await lockDirectory(directory, options.lockWaitMs);
   let pglite: PgliteLike;
   let errorOf: ErrorFactory;
   try {
     // A new database is a copy of fw's template, not initdb's slow run (pglite-template.ts).
     if (!existsSync(join(directory, "PG_VERSION"))) startFromTemplate(directory);
     // Dates and times stay text, as on the PostgreSQL engine: a model's date field is a string (PARSERS).
-    // fw's settings come after PGlite's own start parameters, so they win (pglite-settings.ts).
-    const startParams = [...PGlite.defaultStartParams, ...settingParams()];
-    pglite = (await PGlite.create(directory, { parsers: PARSERS, startParams })) as unknown as PgliteLike;
+    // fw's settings come after the start parameters (PGlite's own, or the durable start's), so they win (pglite-settings.ts).
+    const startParams = [...(durable?.startParams ?? PGlite.defaultStartParams), ...settingParams()];
+    // A durable start mounts the directory through a file system of its own, which names it.
+    const created = durable === undefined ? PGlite.create(directory, { parsers: PARSERS, startParams }) : PGlite.create({ parsers: PARSERS, ...durable, startParams });
+    pglite = (await created) as unknown as PgliteLike;
     errorOf = databaseError(messages.DatabaseError);
   } catch (cause) {
     unlock();
@@ -101,7 +117,7 @@ class PgliteDatabase implements Database {
   }
 
   query<R extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-    return this.exclusive(() => this.session.query<R>(sql, params));
+    return this.exclusive(() => withValues(params, () => this.session.query<R>(sql, params)));
   }
 
   script(sql: string): Promise<void> {
@@ -113,7 +129,7 @@ class PgliteDatabase implements Database {
       let open = true;
       const ended = (): Promise<never> => Promise.reject(new Error("fw/db: a statement was sent through a transaction that has ended"));
       const tx: Queryable = {
-        query: <R extends Row>(sql: string, params: readonly unknown[] = []) => (open ? this.session.query<R>(sql, params) : ended()),
+        query: <R extends Row>(sql: string, params: readonly unknown[] = []) => (open ? withValues(params, () => this.session.query<R>(sql, params)) : ended()),
         script: (sql: string) => (open ? this.session.script(sql) : ended()),
       };
       await this.session.script("BEGIN");

@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from "pg";
 import { loadDriver } from "./driver.js";
 import type { Connection, Database, QueryResult, Queryable, Row } from "./database.js";
 import { CannotOpenDatabase } from "./open-error.js";
-import { guarded, isConnectionError, Outage } from "./faults.js";
+import { guarded, isConnectionError, Outage, withValues } from "./faults.js";
 import { INT8, parseInt8, TEXT_TYPES } from "./values.js";
 
 export interface PostgresOptions {
@@ -83,7 +83,7 @@ class PostgresDatabase implements Database {
   ) {}
 
   query<R extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-    return guarded(this.outage, async () => resultOf<R>(await this.pool.query(sql, [...params])));
+    return guarded(this.outage, async () => resultOf<R>(await withValues(params, () => this.pool.query(sql, [...params]))));
   }
 
   script(sql: string): Promise<void> {
@@ -126,7 +126,7 @@ class ClientConnection implements Connection {
   constructor(private readonly client: PoolClient) {}
 
   async query<R extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-    return resultOf<R>(await this.client.query(sql, [...params]));
+    return resultOf<R>(await withValues(params, () => this.client.query(sql, [...params])));
   }
 
   /** No parameters: pg sends it over the simple protocol, which runs several statements. */

@@ -329,12 +329,41 @@ export async function bundleCommand(
       (bundled.externals.length === 0 ? "" : `Imported from node_modules when it runs: ${bundled.externals.join(", ")}\n`) +
       `\nRun it in production (FW_SECRET set, as for the unbundled app):\n  node ${shown(entry, cwd)}`,
   );
-  const missing = bundled.externals.filter((name) => !installedAbove(parsed.out, name));
-  if (missing.length > 0) {
+  const { warnings, notes } = missingPackages(bundled.externals, (name) => installedAbove(parsed.out, name));
+  for (const note of notes) out(`fw bundle: ${note}`);
+  if (warnings.length > 0) {
+    const them = warnings.length === 1 ? "it" : "them";
+    const inApp = parsed.out.startsWith(parsed.projectDir + sep);
     err(
-      `fw bundle: warning: ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not installed in a node_modules at or above ${shown(parsed.out, cwd)}, ` +
-        `so the bundle would fail when it imports ${missing.length === 1 ? "it" : "them"}. Keep the bundle inside the app (the default, dist/bundle) or install ${missing.length === 1 ? "it" : "them"} where it runs.`,
+      `fw bundle: warning: ${warnings.join(", ")} ${warnings.length === 1 ? "is" : "are"} not installed in a node_modules at or above ${shown(parsed.out, cwd)}, ` +
+        `so the bundle would fail when it imports ${them}. ` +
+        (inApp ? `Install ${them} in the app: npm install ${warnings.join(" ")}` : `Keep the bundle inside the app (the default, dist/bundle) or install ${them} where it runs.`),
     );
   }
   return 0;
+}
+
+/**
+ * fw/db's drivers, optional peer dependencies of fw that it imports only for the database the
+ * app opens (`DATABASE_URL` decides when it runs): what each one is for.
+ */
+const DATABASE_DRIVERS: ReadonlyMap<string, string> = new Map([
+  ["@electric-sql/pglite", "the embedded database (no DATABASE_URL, or DATABASE_URL=pglite:DIR)"],
+  ["pg", "a PostgreSQL server (DATABASE_URL=postgres://…)"],
+]);
+
+/**
+ * The imported packages the bundle would not find: warnings for those it needs, a note for a
+ * database driver the app may not use while the other one is there (an app on the embedded
+ * database needs no `pg`). With no driver installed, the database could not open at all: a warning.
+ */
+export function missingPackages(externals: readonly string[], installed: (name: string) => boolean): { warnings: string[]; notes: string[] } {
+  const missing = externals.filter((name) => !installed(name));
+  const drivers = externals.filter((name) => DATABASE_DRIVERS.has(name));
+  const someDriver = drivers.some((name) => !missing.includes(name));
+  const optional = someDriver ? missing.filter((name) => DATABASE_DRIVERS.has(name)) : [];
+  return {
+    warnings: missing.filter((name) => !optional.includes(name)),
+    notes: optional.map((name) => `${name} is not installed; fw/db loads it only for ${DATABASE_DRIVERS.get(name)}, so the bundle runs without it until the app is pointed at one (then: npm install ${name}).`),
+  };
 }

@@ -6,9 +6,9 @@ import { parseFlags, shown } from "./flags.js";
 export const NEW_USAGE = `usage: fw new <dir> [--fw <spec>]
   --fw  how the app depends on fw: a packed tarball (../fw-0.1.0.tgz), a directory or a version
         range; default: this fw (its version range when installed from a package, else this
-        checkout, installed as a copy)
+        checkout by its path relative to <dir>, installed as a copy)
   Writes a minimal fw app into <dir> (created if missing; it must be empty):
-  package.json (dev, build, start, test, bundle scripts), tsconfig.json (fw's and typia's
+  package.json (dev, build, start, test, bundle, db scripts), tsconfig.json (fw's and typia's
   plugins), one page, one model, the layout, a test, public/ (a stylesheet and a favicon),
   a README and a .gitignore. Then: cd <dir> && npm install && npm run dev`;
 
@@ -49,18 +49,25 @@ export interface FwDependency {
 /**
  * The app's dependency on fw. `--fw` wins: a path (a packed tarball or a directory) becomes
  * `file:` relative to the app, anything else (a version range) is written as given. Without it:
- * an installed fw (under node_modules) names its own version range; a checkout is named by path
- * and installed as a copy (`install-links`), so fw's own dependencies (ws, typia) are installed
+ * an installed fw (under node_modules) names its own version range; a checkout is named by its
+ * path relative to the app, as a `--fw` path is (an absolute path would tie the app to one
+ * machine's layout; a relative one holds wherever the two folders move together), and
+ * installed as a copy (`install-links`), so fw's own dependencies (ws, typia) are installed
  * into the app where its bundle can resolve them, not left in the checkout.
  */
 export function fwDependency(target: string, root: string, version: string, given?: string): FwDependency {
   if (given !== undefined) {
     if (!isPathSpec(given)) return { spec: given, installLinks: false };
     const path = resolve(given.replace(/^file:/, ""));
-    return { spec: `file:${relative(target, path).split(sep).join("/") || "."}`, installLinks: !path.endsWith(".tgz") };
+    return { spec: fileSpec(target, path), installLinks: !path.endsWith(".tgz") };
   }
   if (root.split(sep).includes("node_modules")) return { spec: `^${version}`, installLinks: false };
-  return { spec: `file:${root}`, installLinks: true };
+  return { spec: fileSpec(target, root), installLinks: true };
+}
+
+/** `file:` and the path from the app to `path`, with forward slashes (package.json's spelling on every system). */
+function fileSpec(target: string, path: string): string {
+  return `file:${relative(target, path).split(sep).join("/") || "."}`;
 }
 
 /** Whether `--fw` names a file or directory (`./x`, `/x`, `file:x`, `C:\\x`, `fw-0.1.0.tgz`) rather than a version range. */
@@ -85,6 +92,8 @@ export function appFiles(name: string, root: string, fwDep: FwDependency = { spe
       // The shell expands the pattern on Node 20 (which takes only paths); Node 21+ would glob it itself.
       test: "tspc -p . && node --test dist/tests/*.test.js",
       bundle: "fw bundle",
+      // The database commands (npm run db -- migrate): with fw/db, once main.ts boots a DbApp.
+      db: "node dist/main.js db",
     },
     dependencies: { fw: fwDep.spec, typia },
     // rolldown is only for `fw bundle` (an optional peer dependency of fw): a devDependency, so
@@ -188,6 +197,7 @@ npm test         # builds, then runs the tests of src/tests/ (node's test runner
 npm run build    # tspc: dist/
 npm start        # production: node dist/main.js (FW_SECRET required, 32 bytes or more)
 npm run bundle   # optional: fw bundle, a lighter production boot: node dist/bundle/main.js
+npm run db -- migrate  # with fw/db (models in a database): the db commands
 \`\`\`
 
 - \`src/app/Index.tsx\` is the home page, \`GET /\`. Add \`src/app/About.tsx\` exporting
@@ -197,6 +207,9 @@ npm run bundle   # optional: fw bundle, a lighter production boot: node dist/bun
 - \`src/tests/home.test.ts\` tests it with fw/testing: \`startApp()\` runs the built app for one
   test, \`client()\` is a visitor that keeps cookies and submits forms with their CSRF token.
 - \`public/\` is served as it is: \`public/app.css\` is \`/app.css\`.
+- Models live in memory until a model names a table (\`{ table: "items" }\`) and \`src/main.ts\`
+  boots a \`DbApp\` from \`fw/db\`: see fw's database guide (docs/guides/database.md). Then
+  \`npm run db -- migrate\`, \`status\`, \`new NAME\`, \`seed\` and \`reset\` are its commands.
 - \`node dist/main.js routes\` prints the route table. Production: set \`FW_SECRET\` (make one
   with \`node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))"\`),
   \`npm ci --omit=dev\` beside the build, and run \`npm start\` (or the bundle).

@@ -128,7 +128,7 @@ export class Form<A> {
     const typed: Record<string, string> = {};
     for (const field of this.fields) {
       const raw = form.get(field.name);
-      if (raw !== undefined) typed[field.name] = raw;
+      if (raw !== undefined) typed[field.name] = asTyped(raw);
       const read = readField(field, raw);
       if ("problem" in read) problems.push(read.problem);
       else if (read.value !== undefined) draft[field.name] = read.value;
@@ -153,7 +153,7 @@ export class Form<A> {
     const out: Record<string, string> = {};
     for (const field of this.fields) {
       const raw = form.get(field.name);
-      if (raw !== undefined) out[field.name] = raw;
+      if (raw !== undefined) out[field.name] = asTyped(raw);
     }
     return out;
   }
@@ -254,10 +254,10 @@ function readField(field: FieldSpec, raw: string | undefined): Read {
   if (raw === undefined || raw === "") return absentOf(field) ?? required();
   switch (field.input) {
     case "text":
-      return withinLimit(field, raw);
+      return storableText(field, raw);
     case "textarea":
       // Browsers send a textarea's line breaks as CRLF but count them as one against `maxlength`.
-      return withinLimit(field, raw.replace(/\r\n?/g, "\n"));
+      return storableText(field, raw.replace(/\r\n?/g, "\n"));
     case "checkbox":
       return TRUE.has(raw) ? { value: true } : FALSE.has(raw) ? { value: false } : unreadable();
     case "number": {
@@ -278,8 +278,20 @@ function readField(field: FieldSpec, raw: string | undefined): Read {
   }
 }
 
-/** Text no longer than the field's `maxLength` (spec: every string field has one; docs/guides/models-and-forms.md). */
-function withinLimit(field: FieldSpec, text: string): Read {
+/** A field's text to show again: a NUL (refused) as U+FFFD, as a browser would show it, never in the page itself. */
+function asTyped(raw: string): string {
+  return raw.includes("\u0000") ? raw.replaceAll("\u0000", "\uFFFD") : raw;
+}
+
+/**
+ * Text a store can keep: without U+0000, which no browser sends from a field and PostgreSQL
+ * cannot hold in a text (it would refuse the write), and no longer than the field's
+ * `maxLength` (spec: every string field has one; docs/guides/models-and-forms.md).
+ */
+function storableText(field: FieldSpec, text: string): Read {
+  if (text.includes("\u0000")) {
+    return { problem: { field: field.name, kind: "invalid", message: `${field.label} contains a NUL character (U+0000), which cannot be stored: remove it.` } };
+  }
   if (field.maxLength === undefined || text.length <= field.maxLength) return { value: text };
   const limit = field.maxLength.toLocaleString("en-US");
   const length = text.length.toLocaleString("en-US");

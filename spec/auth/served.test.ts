@@ -118,6 +118,19 @@ describe("5 Form sign-in: sign-up, login, logout", () => {
     const withoutEmail = (html: string) => html.replace(/value="[^"]*@example\.com"/, "").replace(/name="_csrf" value="[^"]+"/, "");
     expect(withoutEmail(unknown.html)).toBe(withoutEmail(wrong.html));
   });
+
+  it("issue 28: an email with U+0000 (or another control character) is no email: sign-up refuses it beside the field, login answers as for a wrong password", async () => {
+    const visitor = browser();
+    await visitor.get("/signup");
+    for (const email of [`nul\u0000${freshEmail("x")}`, `tab${freshEmail("y").replace("@", "\u0001@")}`]) {
+      const refused = await visitor.post("/signup", { email, password: PASSWORD });
+      expect(refused.status).toBe(422);
+      expect(refused.html).toContain("Email must be an email address, like ada@example.com.");
+    }
+    const login = await browser().signIn(`ann\u0000@example.com`, PASSWORD);
+    expect(login.status).toBe(422);
+    expect(login.html).toContain("Email or password is wrong.");
+  });
 });
 
 describe("5.3 A guarded page with nobody signed in: 303 to login, and back after", () => {

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,12 +19,13 @@ function migration(name: string, sql: string): void {
   writeFileSync(join(cwd, "db/migrations", `${name}.sql`), sql);
 }
 
-async function served(env: Record<string, string> = {}): Promise<{ notes: string; stop: () => Promise<number | null> }> {
+async function served(env: Record<string, string> = {}): Promise<{ notes: string; fsync: string; stop: () => Promise<number | null> }> {
   const app = bootNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: "", ...env }, cwd);
   const url = await app.url;
   const notes = await (await fetch(`${url}/notes`)).text();
+  const fsync = await (await fetch(`${url}/fsync`)).text();
   app.child.kill("SIGTERM");
-  return { notes, stop: () => app.exited };
+  return { notes, fsync, stop: () => app.exited };
 }
 
 beforeAll(async () => {
@@ -62,6 +64,8 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     expect(seeded.out).toContain("fw: seeded PGlite at");
     const first = await served();
     expect(first.notes).toBe("seeded");
+    // Issue 28: a production boot on the embedded database syncs every commit to disk.
+    expect(first.fsync).toBe("on");
     expect(await first.stop()).toBe(0);
     const second = await served();
     expect(second.notes).toBe("seeded");
@@ -74,8 +78,10 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/fw: cannot boot: 1 migration\(s\) in db\/migrations are not applied to PGlite at .*: 0002_add_done\. Apply them first with `node .*main\.mjs db migrate`\./);
     const app = bootNode(APP, ["dev"], { DATABASE_URL: "" }, cwd);
-    await app.url;
+    const url = await app.url;
     expect(app.output().err).toContain("fw: dev applied the pending migration 0002_add_done");
+    // Dev keeps PGlite's fsync off: faster writes, and dev data may be lost in a machine crash.
+    expect(await (await fetch(`${url}/fsync`)).text()).toBe("off");
     app.child.kill("SIGTERM");
     await app.exited;
     expect((await db(["status"])).out).toContain("applied  0002_add_done");
@@ -93,7 +99,7 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     expect((await db(["new"])).err).toContain("db new needs a name");
   });
 
-  it("db reset refuses under NODE_ENV=production; in development it empties, re-migrates and seeds", async () => {
+  it("db reset refuses under NODE_ENV=production; in development it empties, re-migrates and seeds (the embedded database: no question, no --force)", async () => {
     const refused = await db(["reset"], { NODE_ENV: "production" });
     expect(refused.code).toBe(1);
     expect(refused.err).toContain("db reset drops every table, so it runs in development only");
@@ -186,5 +192,61 @@ onPostgres((engine) => {
         expect([await first.exited, await second.exited]).toEqual([0, 0]);
       }
     }, 300_000);
+
+    it("issue 28: db reset on a server without a terminal refuses unless --force, saying how; a server on another machine needs --remote too", async () => {
+      const url = (engine.cluster() as { url: string }).url;
+      const notes = async () => (await engine.db().query<{ text: string }>("SELECT text FROM notes")).rows.map((row) => row.text);
+      expect(await notes()).toEqual(["seeded"]);
+      // No NODE_ENV at all, as when the issue's server lost every table; stdin is a pipe, not a terminal.
+      const refused = await db(["reset"], { DATABASE_URL: url, NODE_ENV: undefined });
+      expect(refused.code).toBe(1);
+      expect(refused.err).toMatch(/fw: db reset drops every table of PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres and asks first, but there is no terminal to ask in\. Nothing was changed\. Run it in a terminal to confirm, or pass --force: `db reset --force`\./);
+      expect(await notes()).toEqual(["seeded"]);
+      // Another machine: refused before connecting, even with --force (nothing listens at db.invalid).
+      const remote = await db(["reset", "--force"], { DATABASE_URL: "postgres://app:secret@db.invalid:5432/shop", NODE_ENV: undefined });
+      expect(remote.code).toBe(1);
+      expect(remote.err).toContain("a server on another machine (db.invalid), so it refuses unless told that is meant. Nothing was changed. If that really is the database to empty, run `db reset --force --remote`.");
+      expect(remote.err).not.toContain("secret");
+      // Told both, it goes on to the server (which does not exist: the connection is what fails).
+      const told = await db(["reset", "--force", "--remote"], { DATABASE_URL: "postgres://app@db.invalid:5432/shop", NODE_ENV: undefined });
+      expect(told.code).toBe(1);
+      expect(told.err).toContain("cannot connect to the PostgreSQL database named by DATABASE_URL");
+      expect((await db(["reset", "--yes"], { DATABASE_URL: url })).code).toBe(2);
+      const forced = await db(["reset", "--force"], { DATABASE_URL: url, NODE_ENV: undefined });
+      expect(forced.code).toBe(0);
+      expect(forced.out).toContain("fw: dropped every table of PostgreSQL at");
+      expect(forced.out).toContain("fw: seeded");
+    }, 300_000);
+
+    it.runIf(existsSync("/usr/bin/script"))("issue 28: at a terminal db reset asks for the database's name: a wrong answer changes nothing, the name resets", async () => {
+      const url = (engine.cluster() as { url: string }).url;
+      await engine.db().query("INSERT INTO notes (text) VALUES ($1)", ["kept"]);
+      const wrong = await atTerminal(["db", "reset"], url, "yes");
+      expect(wrong.code).toBe(1);
+      expect(wrong.output).toContain("Type the database's name (postgres) to go on:");
+      expect(wrong.output).toContain("fw: db reset: not confirmed. Nothing was changed.");
+      expect((await engine.db().query("SELECT count(*)::int AS n FROM notes WHERE text = 'kept'")).rows[0]).toEqual({ n: 1 });
+      const right = await atTerminal(["db", "reset"], url, "postgres");
+      expect(right.code).toBe(0);
+      expect(right.output).toContain("fw: dropped every table of PostgreSQL at");
+      expect((await engine.db().query("SELECT count(*)::int AS n FROM notes WHERE text = 'kept'")).rows[0]).toEqual({ n: 0 });
+    }, 300_000);
   });
 });
+
+/** Runs the app under a pseudo-terminal (util-linux `script`), typing `answer` once it asks. */
+function atTerminal(args: readonly string[], url: string, answer: string): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, APP, ...args].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(" ");
+  const child = spawn("script", ["-qec", command, "/dev/null"], { cwd, env: { ...process.env, DATABASE_URL: url, NODE_ENV: "" } });
+  let output = "";
+  let answered = false;
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+    if (!answered && output.includes("to go on: ")) {
+      answered = true;
+      child.stdin.write(`${answer}\n`);
+    }
+  });
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((done) => child.on("close", (code) => done({ code, output })));
+}

@@ -28,7 +28,8 @@ export function onPglite(suite: (engine: EngineHandle) => void): void {
     let dir = "";
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), "fw-pglite-"));
-      db = await openDatabase({ directory: dir, env: {} });
+      // A throwaway database: PGlite's own fsync-off start (spec/db/durability.test.ts tests the durable one).
+      db = await openDatabase({ directory: dir, env: {}, durable: false });
     });
     afterAll(async () => {
       await db?.close();

@@ -71,8 +71,11 @@ describe.each(engines)("The example on %s keeps its data across restarts", (engi
     const third = await start([], { FW_SECRET: TEST_SECRET }, { database, cwd });
     const page = await fetch(`${third.url}/posts`);
     expect(await page.text()).toContain(`Kept on ${engine}`);
-    const entries = (await (await fetch(`${third.url}/api/entries`)).json()) as { name: string; message: string }[];
+    const entries = (await (await fetch(`${third.url}/api/entries`)).json()) as { id: number; name: string; message: string }[];
     expect(entries).toEqual([expect.objectContaining({ name: "Ada", message: `Signed on ${engine}` })]);
+    // Issue 28: a key no entry can have is refused before it reaches the engine, on either one.
+    for (const key of ["9223372036854775808", "1.5", "1e-7"]) expect((await fetch(`${third.url}/guestbook/${key}`)).status, key).toBe(400);
+    expect((await fetch(`${third.url}/guestbook/${entries[0]?.id}`)).status).toBe(200);
   }, 120_000);
 
   it("a production boot on a database without the migrations refuses, naming them and `db migrate`", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FromPath } from "../../runtime/index.js";
+import { BadRequest, FromPath } from "../../runtime/index.js";
 import { Conflict, createTableSql, DuplicateValue, SqlScopedStore, SqlStore, type Database, type TableSpec } from "../../runtime/db/index.js";
 import { storeConformance } from "../resource/store-conformance.js";
 import { onEveryEngine } from "./engines.js";
@@ -129,7 +129,8 @@ onEveryEngine((engine) => {
       const row = await store.insert({ title: "t", due: "2026-11-25" });
       expect(await store.get(row.id)).toEqual({ id: row.id, title: "t", due: "2026-11-25" });
       expect(Object.keys((await store.get(row.id)) ?? {})).toEqual(["id", "title", "due"]);
-      await expect(store.insert({ title: "t", code: "toolong" })).rejects.toMatchObject({ code: "22001" });
+      // A data exception (class 22) of a statement sent values is the request's fault: a 400.
+      await expect(store.insert({ title: "t", code: "toolong" })).rejects.toThrow(new BadRequest("A value in this request cannot be stored or looked up: a text is longer than its field allows. Correct it and send the request again."));
     });
 
     it("the owner narrowing filters in SQL (one statement with the owner as a parameter) and updates keep the owner", async () => {
@@ -149,6 +150,57 @@ onEveryEngine((engine) => {
       expect(await store.for("7").delete(theirs.id)).toBe(false);
       expect(await store.update(theirs.id, { title: "edited", owner: 7 })).toEqual({ id: theirs.id, title: "edited", owner: 8 });
       expect(() => store.for("seven")).toThrow(/"seven" is not a valid integer for the owner field "owner"/);
+    });
+  });
+
+  describe(`issue 28: values the database refuses are the request's fault on ${engine.name}`, () => {
+    const refused = (problem: string) => new BadRequest(`A value in this request cannot be stored or looked up: ${problem}. Correct it and send the request again.`);
+    const NUL = "a text contains a character the database cannot store (such as U+0000, the NUL character)";
+
+    it("U+0000 in a text or a JSON value is a BadRequest (400), not the driver's error (a 500); nothing is written", async () => {
+      const db = engine.db();
+      const spec = await freshTable(db, { extra: [{ field: "meta", column: "meta", type: "jsonb", nullable: true }] });
+      const store = new SqlStore<Row & { meta?: unknown }>(db, spec);
+      await expect(store.insert({ title: "a\u0000b" })).rejects.toThrow(refused(NUL));
+      await expect(store.insert({ title: "ok", meta: { note: "x\u0000" } })).rejects.toThrow(refused(NUL));
+      const row = await store.insert({ title: "kept" });
+      await expect(store.update(row.id, { title: "\u0000" }, 1)).rejects.toThrow(refused(NUL));
+      await expect(db.query(`SELECT id FROM "${spec.name}" WHERE title = $1`, ["\u0000"])).rejects.toBeInstanceOf(BadRequest);
+      expect((await store.list({ offset: 0, limit: 10 })).rows).toEqual([{ id: row.id, title: "kept" }]);
+    });
+
+    it("a key no row can have (past bigint, a fraction, 1e-7, negative) is no such row for the store, and a 400 for hand-written SQL", async () => {
+      const db = engine.db();
+      const spec = await freshTable(db);
+      const store = new SqlStore<Row>(db, spec);
+      await store.insert({ title: "one" });
+      for (const key of [9223372036854775808, 1.5, 1e-7, -1, 0, Number.NaN, Infinity]) {
+        expect(await store.get(key)).toBeUndefined();
+        expect(await store.read(key)).toBeUndefined();
+        expect(await store.update(key, { title: "x" }, 1)).toBeUndefined();
+        expect(await store.delete(key)).toBe(false);
+      }
+      const find = (key: number) => db.query(`SELECT title FROM "${spec.name}" WHERE id = $1`, [key]);
+      await expect(find(9223372036854775808)).rejects.toThrow(refused("a number is out of the range its field allows"));
+      await expect(find(1.5)).rejects.toThrow(refused("a value is not written as its field expects (a whole number, say)"));
+      await expect(find(1e-7)).rejects.toBeInstanceOf(BadRequest);
+      // A version no row can be at (fw_version is an integer): the same 400, never a 500.
+      await expect(store.update(1, { title: "x" }, 9_999_999_999)).rejects.toBeInstanceOf(BadRequest);
+    });
+
+    it("inside a transaction too (rolled back); a statement sent no values keeps its own error: the app's SQL, not the request", async () => {
+      const db = engine.db();
+      const spec = await freshTable(db);
+      const writing = db.transaction(async (tx) => {
+        await tx.query(`INSERT INTO "${spec.name}" (title) VALUES ($1)`, ["first"]);
+        await tx.query(`INSERT INTO "${spec.name}" (title) VALUES ($1)`, ["\u0000"]);
+      });
+      await expect(writing).rejects.toThrow(refused(NUL));
+      expect((await db.query(`SELECT count(*)::int AS n FROM "${spec.name}"`)).rows[0]).toEqual({ n: 0 });
+      const own = db.query("SELECT 1 / 0 AS n");
+      await expect(own).rejects.not.toBeInstanceOf(BadRequest);
+      await expect(own).rejects.toMatchObject({ code: "22012" });
+      expect((await db.query("SELECT $1::int + 1 AS n", [1])).rows[0]).toEqual({ n: 2 });
     });
   });
 

@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bootNode, runNode } from "../support/process.js";
 import { fwDependency } from "../../runtime/dev/new-app.js";
@@ -42,9 +42,12 @@ describe("fw new <dir>", () => {
       start: "node --enable-source-maps dist/main.js",
       test: "tspc -p . && node --test dist/tests/*.test.js",
       bundle: "fw bundle",
+      db: "node dist/main.js db",
     });
-    // From a checkout: fw by path, installed as a copy (install-links) so its dependencies land in the app.
-    expect(pkg["dependencies"]?.["fw"]).toBe(`file:${resolve(".")}`);
+    // From a checkout: fw by its path relative to the app (no machine's absolute layout), installed
+    // as a copy (install-links) so its dependencies land in the app.
+    expect(pkg["dependencies"]?.["fw"]).toBe(`file:${relative(dir, resolve("."))}`);
+    expect(pkg["dependencies"]?.["fw"]).toMatch(/^file:\.\.\//);
     expect(readFileSync(join(dir, ".npmrc"), "utf8")).toBe("install-links=true\n");
     expect(pkg["dependencies"]?.["typia"]).toBeDefined();
     expect(Object.keys(pkg["devDependencies"] ?? {})).toEqual(["@types/node", "rolldown", "ts-patch", "typescript"]);
@@ -60,6 +63,10 @@ describe("fw new <dir>", () => {
     const built = await tspc(dir);
     expect(built.output).toBe("");
     expect(built.code).toBe(0);
+    // Its `db` script before the app has a database: where the commands come from, not just "unknown".
+    const db = await runNode(join(dir, "dist/main.js"), ["db", "migrate"], {}, dir);
+    expect(db.code).toBe(2);
+    expect(db.err).toContain('fw: unknown command "db"\nThe db commands come with fw/db: boot the app with its DbApp instead of HttpApp');
     expect(readFileSync(join(dir, "src/.fw/routes.ts"), "utf8")).toContain("from src/models/Item.ts");
     // The page's JSX was pre-rendered by the `fw/transformer/jsx` plugin, resolved as a user's is.
     expect(readdirSync(join(dir, "dist/app")).map((file) => readFileSync(join(dir, "dist/app", file), "utf8")).join("")).toContain("jsxShape(");
@@ -136,10 +143,10 @@ describe("fw new --fw: how the app depends on fw", () => {
     expect(fwDependency(app, "/src/fw", "0.1.0", "/work/fw-0.1.0.tgz")).toEqual({ spec: "file:../../fw-0.1.0.tgz", installLinks: false });
     expect(fwDependency(app, "/src/fw", "0.1.0", "/work/fw")).toEqual({ spec: "file:../../fw", installLinks: true });
   });
-  it("writes a version range as given, and an installed fw names its own version", () => {
+  it("writes a version range as given; an installed fw names its own version, a checkout its path relative to the app", () => {
     expect(fwDependency(app, "/src/fw", "0.1.0", "^0.2.0")).toEqual({ spec: "^0.2.0", installLinks: false });
     expect(fwDependency(app, "/usr/lib/node_modules/fw", "0.1.0")).toEqual({ spec: "^0.1.0", installLinks: false });
-    expect(fwDependency(app, "/src/fw", "0.1.0")).toEqual({ spec: "file:/src/fw", installLinks: true });
+    expect(fwDependency(app, "/src/fw", "0.1.0")).toEqual({ spec: "file:../../../src/fw", installLinks: true });
   });
   it("refuses a tarball that is not there, naming it and how to make one", async () => {
     const dir = join(scratch("new-fw"), "app");

@@ -432,6 +432,18 @@ describe("fw/live: forms and topics", () => {
     client.socket.close();
   });
 
+  it("issue 28: a form event with U+0000 in a text field is refused beside the field, as the POST is (never a store's 500)", async () => {
+    const { cookie, csrf } = await visit("/live/posts/new");
+    const client = await open("newPost", "/live/posts/new", cookie);
+    await next(client);
+    send(client, 1, "save", csrf, [["title", "nul\u0000here"]]);
+    const refused = await client.next();
+    expect(JSON.parse(refused)).toMatchObject({ t: "r", n: 1 });
+    expect(refused).toContain("Title contains a NUL character (U+0000), which cannot be stored: remove it.");
+    expect(refused).not.toContain("Saved ");
+    client.socket.close();
+  });
+
   it("publish: a save in one connection refreshes a page listening to the topic in another", async () => {
     const { cookie, csrf } = await visit("/live/posts/new");
     const list = await open("posts", "/live/posts", cookie);

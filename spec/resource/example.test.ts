@@ -174,3 +174,63 @@ describe("The example's pages pass html-validate", () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe("Issue 28: values the database cannot take are 4xx beside their field or 400, never a 500", () => {
+  const NUL = "contains a NUL character (U+0000), which cannot be stored: remove it.";
+
+  it("the guestbook's hand-written page: a key that is no entry's key is a 400 (not a whole number from 0 to 2^32 - 1) or a 404", async () => {
+    for (const key of ["9223372036854775808", "1.5", "1e-7", "-1", "abc"]) {
+      const answer = await fetch(`${url}/guestbook/${key}`);
+      expect(answer.status, key).toBe(400);
+    }
+    for (const key of ["0", "4294967295"]) expect((await fetch(`${url}/guestbook/${key}`)).status, key).toBe(404);
+  });
+
+  it("U+0000 in the guestbook, a note, a post, the live quick note (its no-JavaScript POST): 422 beside the field; nothing is stored", async () => {
+    const visitor = new Browser(url);
+    await visitor.get("/guestbook");
+    const before = await entries();
+    const guestbook = await visitor.post("/guestbook", { name: "Nul\u0000", message: "hello" });
+    expect(guestbook.status).toBe(422);
+    expect(guestbook.html).toContain(`<p class="error">Name ${NUL}</p>`);
+    expect(guestbook.html).not.toContain("\u0000");
+    expect(await entries()).toBe(before);
+
+    await visitor.get("/notes/new");
+    const note = await visitor.post("/notes", { text: "a\u0000b" });
+    expect(note.status).toBe(422);
+    expect(note.html).toContain(`Text ${NUL}`);
+    await visitor.get("/notes/quick");
+    const quick = await visitor.post("/notes/quick", { _fw_event: "save", text: "\u0000" });
+    expect(quick.status).toBe(422);
+    expect(quick.html).toContain(`Text ${NUL}`);
+
+    const alice = await member("nul");
+    await alice.get("/posts/new");
+    const post = await alice.post("/posts", { title: "t", body: "b\u0000", category: "news" });
+    expect(post.status).toBe(422);
+    expect(post.html).toContain(`Body ${NUL}`);
+  });
+
+  it("U+0000 in sign-up's email is refused beside the field; at login it is a wrong email (the users table is never asked)", async () => {
+    const visitor = new Browser(url);
+    await visitor.get("/signup");
+    const signup = await visitor.post("/signup", { email: `a\u0000${freshEmail("nul")}`, password: PASSWORD });
+    expect(signup.status).toBe(422);
+    expect(signup.html).toContain("Email must be an email address");
+    const login = await new Browser(url).signIn("demo\u0000@example.com", "demo-password");
+    expect(login.status).toBe(422);
+    expect(login.html).toContain("Email or password is wrong.");
+  });
+
+  it("an edit form whose _version no row can be at (past the version column's range) is a 400, not a 500", async () => {
+    const visitor = new Browser(url);
+    await visitor.get("/notes/new");
+    const made = await visitor.post("/notes", { text: "versioned" });
+    expect(made.status).toBe(303);
+    await visitor.get(`${made.location}/edit`);
+    const stale = await visitor.post(made.location as string, { _method: "PUT", _version: "9999999999", text: "edited" });
+    expect(stale.status).toBe(400);
+    expect(stale.html).toContain("A value in this request cannot be stored or looked up: a number is out of the range its field allows.");
+  });
+});

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { SourceMap, type SourceMapPayload } from "node:module";
 import { join, relative, resolve } from "node:path";
@@ -163,6 +163,24 @@ describe("fw bundle on the built example", () => {
     const routes = await runNode(join(out, "main.js"), ["routes"]);
     expect(routes.err).toBe("");
     expect(routes.code).toBe(0);
+  });
+
+  it("issue 28: an app with the embedded database's driver and not pg gets a note, not a warning, for pg; a missing package inside the app is an `npm install`", async () => {
+    // An app on fw/db whose node_modules holds PGlite alone (no pg, and no ws either).
+    const app = builtProject(
+      "pglite-only",
+      `import { DbApp } from ${JSON.stringify(resolve("dist/runtime/db/index.js"))};\nimport { RouteTable } from ${JSON.stringify(resolve("dist/runtime/index.js"))};\n` +
+        "process.exitCode = await new DbApp({ routes: RouteTable.of() }).main();\n",
+    );
+    mkdirSync(join(app, "node_modules", "@electric-sql"), { recursive: true });
+    symlinkSync(resolve("node_modules/@electric-sql/pglite"), join(app, "node_modules", "@electric-sql", "pglite"));
+    const ran = await runNode(FW, ["bundle"], {}, app);
+    expect(ran.code).toBe(0);
+    expect(ran.out).toContain("fw bundle: pg is not installed; fw/db loads it only for a PostgreSQL server (DATABASE_URL=postgres://…), so the bundle runs without it until the app is pointed at one (then: npm install pg).");
+    // ws is needed whatever the database: the warning names it alone, and the bundle is already in the app.
+    expect(ran.err).toBe(
+      `fw bundle: warning: ws is not installed in a node_modules at or above dist/bundle, so the bundle would fail when it imports it. Install it in the app: npm install ws\n`,
+    );
   });
 
   it("run again, it replaces its own output; a folder it did not write is refused and left as it was", async () => {

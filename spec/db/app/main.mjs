@@ -14,7 +14,11 @@ const notes = new SqlStore(database, notesTable);
 const done = { field: "done", column: "done", type: "boolean", nullable: true };
 const priority = { field: "priority", column: "priority", type: "integer", nullable: false };
 const tables = process.env.TABLES === "1" ? { tables: [{ ...notesTable, columns: [...notesTable.columns, done, priority] }] } : {};
-const routes = RouteTable.of(Route.get("/notes", async () => Ok((await notes.list({ offset: 0, limit: 100 })).rows.map((note) => note.text).join(","))));
+const routes = RouteTable.of(
+  Route.get("/notes", async () => Ok((await notes.list({ offset: 0, limit: 100 })).rows.map((note) => note.text).join(","))),
+  // Whether the database syncs each commit to disk (issue 28: production does, dev need not).
+  Route.get("/fsync", async () => Ok(String((await database.query("SELECT current_setting('fsync') AS v")).rows[0].v))),
+);
 
 const app =
   process.env.PLAIN === "1"

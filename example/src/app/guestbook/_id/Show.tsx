@@ -1,12 +1,16 @@
-import { NotFound, Ok, type Request, type Response } from "fw";
+import { NotFound, Ok, type Id, type Request, type Response } from "fw";
 import { Guarded } from "fw/auth";
-import type { Guestbook } from "../../../guestbook.js";
+import type { Entry, Guestbook } from "../../../guestbook.js";
 
 /** Open to everyone (with the auth module on, every page says so). */
 export const guarded = Guarded.public;
 
-/** `id` is decoded from the path as a number by the build (typia); anything else is a 400. */
-export async function show(request: Request<{ id: number }>, { guestbook }: { guestbook: Guestbook }): Promise<Response> {
+/**
+ * `id` is decoded from the path by the build (typia) as an entry's key, a whole number from 0
+ * to 2^32 - 1, as the derived pages' keys are: anything else (`1.5`, `1e-7`, a number past
+ * bigint) is a 400; a key no entry has is a 404.
+ */
+export async function show(request: Request<{ id: Id<Entry> }>, { guestbook }: { guestbook: Guestbook }): Promise<Response> {
   const entry = await guestbook.find(request.params.id);
   if (entry === undefined) throw new NotFound(`There is no guestbook entry ${request.params.id}.`);
   return Ok(
