@@ -41,7 +41,7 @@ export async function openPglite(directory: string, options: PgliteOptions): Pro
   let errorOf: ErrorFactory;
   try {
     // A new database is a copy of fw's template, not initdb's slow run (pglite-template.ts).
-    if (!existsSync(join(directory, "PG_VERSION"))) startFromTemplate(directory);
+    if (!existsSync(join(directory, "PG_VERSION"))) startFromTemplate(directory, options.durable);
     // Dates and times stay text, as on the PostgreSQL engine: a model's date field is a string (PARSERS).
     // fw's settings come after the start parameters (PGlite's own, or the durable start's), so they win (pglite-settings.ts).
     const startParams = [...(durable?.startParams ?? PGlite.defaultStartParams), ...settingParams()];

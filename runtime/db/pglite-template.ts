@@ -58,14 +58,16 @@ export function templateFile(version: string): string | undefined {
 
 /**
  * Makes `directory` (empty, or holding an incomplete copy) a new database from the template of
- * the installed PGlite. False when there is none: PGlite then runs initdb itself.
+ * the installed PGlite. False when there is none: PGlite then runs initdb itself. `durable`:
+ * every file is on disk (fsync) before the database counts as made (the durable engine's first
+ * open, about 1,000 fsyncs; dev and tests skip them).
  */
-export function startFromTemplate(directory: string): boolean {
+export function startFromTemplate(directory: string, durable = false): boolean {
   const version = installedPgliteVersion();
   const file = version === undefined ? undefined : templateFile(version);
   if (file === undefined) return false;
   // PG_VERSION last: a copy cut short (a crash, a full disk) is copied again on the next open.
-  unpackInto(gunzipSync(readFileSync(file)), directory, VERSION_FILE);
+  unpackInto(gunzipSync(readFileSync(file)), directory, { last: VERSION_FILE, sync: durable });
   return true;
 }
 

@@ -1,5 +1,5 @@
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, posix } from "node:path";
+import fs, { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, posix } from "node:path";
 
 /**
  * A minimal ustar archive of a directory's regular files and folders: what the embedded
@@ -59,20 +59,59 @@ export function* tarEntries(archive: Buffer): Generator<TarEntry> {
   }
 }
 
-/**
- * Writes the archive's folders and files under `directory` (files replace those already there).
- * `last` names a file written after every other: one whose presence says the rest is complete.
- */
-export function unpackInto(archive: Buffer, directory: string, last?: string): void {
+/** How `unpackInto` writes. */
+export interface UnpackOptions {
+  /** A file written after every other: one whose presence says the rest is complete. */
+  readonly last?: string;
+  /**
+   * Every file and folder reaches the disk (fsync) before `last` is written, and `last` after:
+   * a crash of the machine cannot leave `last` beside files that were lost.
+   */
+  readonly sync?: boolean;
+}
+
+/** Writes the archive's folders and files under `directory` (files replace those already there). */
+export function unpackInto(archive: Buffer, directory: string, options: UnpackOptions = {}): void {
   mkdirSync(directory, { recursive: true, mode: 0o700 });
+  const folders = [directory];
+  const files: string[] = [];
   let held: TarEntry | undefined;
   for (const entry of tarEntries(archive)) {
     const target = join(directory, ...entry.path.split("/"));
-    if (entry.kind === "folder") mkdirSync(target, { recursive: true, mode: 0o700 });
-    else if (entry.path === last) held = entry;
-    else writeFileSync(target, entry.data, { mode: 0o600 });
+    if (entry.kind === "folder") {
+      mkdirSync(target, { recursive: true, mode: 0o700 });
+      folders.push(target);
+    } else if (entry.path === options.last) held = entry;
+    else {
+      writeFileSync(target, entry.data, { mode: 0o600 });
+      files.push(target);
+    }
   }
-  if (held !== undefined) writeFileSync(join(directory, ...held.path.split("/")), held.data, { mode: 0o600 });
+  if (options.sync === true) for (const path of [...files, ...folders]) sync(path);
+  if (held === undefined) return;
+  const target = join(directory, ...held.path.split("/"));
+  writeFileSync(target, held.data, { mode: 0o600 });
+  if (options.sync === true) {
+    sync(target);
+    sync(dirname(target));
+  }
+}
+
+/** fsync of a file, or of a folder (its entries); a platform that cannot open a folder to sync it (Windows) skips folders. */
+function sync(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    if (statSync(path).isDirectory()) return;
+    throw error;
+  }
+  try {
+    // Through the module object (not a named import), so a test can watch the syncs happen.
+    fs.fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function header(path: string, size: number, type: "0" | "5"): Buffer {

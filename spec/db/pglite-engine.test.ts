@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import fs, { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openDatabase, type Database } from "../../runtime/db/index.js";
 import { installedPgliteVersion, startFromTemplate, templateFile } from "../../runtime/db/pglite-template.js";
 import { packDirectory, tarEntries, unpackInto } from "../../runtime/db/tar.js";
@@ -32,13 +32,15 @@ describe("issue 30: the embedded engine's settings and its new databases", () =>
     expect(templateFile("0.0.0-none")).toBeUndefined();
   });
 
-  it("a new database is a copy of the template (all copies share its system identifier), started with shared_buffers at 16MB; a copy cut short is completed", async () => {
+  it("a new database is a copy of the template (all copies share its system identifier), started with shared_buffers at 16MB (durable or not); a copy cut short is completed", async () => {
+    // Durable (production's start, issue 28) and fw's settings together.
     const first = await openDatabase({ directory: join(dir, "first"), env: {} });
     let id: string;
     try {
       id = await systemIdentifier(first);
       // PGlite's default is PostgreSQL's 128MB, all of it resident from the start.
       expect((await first.query<{ shared_buffers: string }>("SHOW shared_buffers")).rows[0]?.shared_buffers).toBe("16MB");
+      expect((await first.query<{ fsync: string }>("SHOW fsync")).rows[0]?.fsync).toBe("on");
       await first.script("CREATE TABLE kept (n int); INSERT INTO kept VALUES (1)");
     } finally {
       await first.close();
@@ -47,7 +49,7 @@ describe("issue 30: the embedded engine's settings and its new databases", () =>
     const second = join(dir, "second");
     mkdirSync(join(second, "global"), { recursive: true });
     writeFileSync(join(second, "global", "pg_control"), "torn");
-    const db = await openDatabase({ directory: second, env: {} });
+    const db = await openDatabase({ directory: second, env: {}, durable: false });
     try {
       // initdb would have given this database an identifier of its own.
       expect(await systemIdentifier(db)).toBe(id);
@@ -57,13 +59,35 @@ describe("issue 30: the embedded engine's settings and its new databases", () =>
       await db.close();
     }
     // Reopened, it is the same database (the template is copied into a new one only).
-    const again = await openDatabase({ directory: second, env: {} });
+    const again = await openDatabase({ directory: second, env: {}, durable: false });
     try {
       expect((await again.query("SELECT 1 FROM pg_tables WHERE tablename = 'mine'")).rows).toHaveLength(1);
     } finally {
       await again.close();
     }
   }, 120_000);
+
+  it("durable (production's first open): every file of the copy is on disk before PG_VERSION is written, and PG_VERSION after; relaxed (dev, tests): no sync", () => {
+    const original = fs.fsyncSync;
+    const versionThere: boolean[] = [];
+    const spy = vi.spyOn(fs, "fsyncSync").mockImplementation((fd) => {
+      versionThere.push(existsSync(join(dir, "durable", "PG_VERSION")));
+      original(fd);
+    });
+    try {
+      expect(startFromTemplate(join(dir, "durable"), true)).toBe(true);
+      const entries = [...tarEntries(gunzipSync(readFileSync(templateFile(installedPgliteVersion() as string) as string)))].length;
+      // Every file and folder, the data directory itself, then PG_VERSION and its folder.
+      expect(versionThere).toHaveLength(entries + 2);
+      expect(versionThere.slice(0, -2).every((there) => !there)).toBe(true);
+      expect(versionThere.slice(-2)).toEqual([true, true]);
+      spy.mockClear();
+      expect(startFromTemplate(join(dir, "relaxed"), false)).toBe(true);
+      expect(spy).not.toHaveBeenCalled();
+    } finally {
+      spy.mockRestore();
+    }
+  });
 });
 
 describe("issue 30: the template's archive (ustar, files and folders)", () => {
@@ -80,7 +104,7 @@ describe("issue 30: the template's archive (ustar, files and folders)", () => {
     const order = [...tarEntries(archive)].map((entry) => `${entry.kind} ${entry.path}`);
     expect(order).toEqual(["file PG_VERSION", "folder base", "folder base/1", "file base/1/1259", "folder empty", "file zero"]);
     const to = join(dir, "to");
-    unpackInto(archive, to, "PG_VERSION");
+    unpackInto(archive, to, { last: "PG_VERSION", sync: true });
     expect(readFileSync(join(to, "PG_VERSION"), "utf8")).toBe("18\n");
     expect(readFileSync(join(to, "base", "1", "1259")).equals(Buffer.alloc(8192 + 3, 7))).toBe(true);
     expect(readdirSync(join(to, "empty"))).toEqual([]);
@@ -114,7 +138,7 @@ describe("issue 30: fw's driver for the embedded engine", () => {
     // PGlite's own query on a database started from the template too (its initdb is the slow part).
     expect(startFromTemplate(join(dir, "raw"))).toBe(true);
     const pglite = await PGlite.create(join(dir, "raw"), { parsers: { 1082: (t: string) => t, 1114: (t: string) => t, 1184: (t: string) => t } });
-    const db = await openDatabase({ directory: join(dir, "fw"), env: {} });
+    const db = await openDatabase({ directory: join(dir, "fw"), env: {}, durable: false });
     try {
       const theirs = (await pglite.query(ROWS_SQL, VALUES.slice(0, 11))).rows;
       const ours = (await db.query(ROWS_SQL, VALUES.slice(0, 11))).rows;
@@ -129,7 +153,7 @@ describe("issue 30: fw's driver for the embedded engine", () => {
   }, 120_000);
 
   it("prepares a statement once and runs it by name; counts written rows; a failure carries PostgreSQL's fields", async () => {
-    const db = await openDatabase({ directory: join(dir, "db"), env: {} });
+    const db = await openDatabase({ directory: join(dir, "db"), env: {}, durable: false });
     try {
       await db.script("CREATE TABLE notes (id int PRIMARY KEY, body text NOT NULL)");
       const insert = "INSERT INTO notes (id, body) VALUES ($1, $2)";
@@ -149,7 +173,7 @@ describe("issue 30: fw's driver for the embedded engine", () => {
   }, 120_000);
 
   it("a table changed under a prepared statement: prepared again (outside a transaction at once; inside, the next time)", async () => {
-    const db = await openDatabase({ directory: join(dir, "db"), env: {} });
+    const db = await openDatabase({ directory: join(dir, "db"), env: {}, durable: false });
     try {
       await db.script("CREATE TABLE t (id int PRIMARY KEY, name varchar(10)); INSERT INTO t VALUES (1, 'one')");
       const read = "SELECT * FROM t WHERE id = $1";
@@ -169,7 +193,7 @@ describe("issue 30: fw's driver for the embedded engine", () => {
   }, 120_000);
 
   it("keeps at most 200 statements prepared, closing the least recently used", async () => {
-    const db = await openDatabase({ directory: join(dir, "db"), env: {} });
+    const db = await openDatabase({ directory: join(dir, "db"), env: {}, durable: false });
     try {
       for (let i = 0; i < 230; i++) expect((await db.query(`SELECT ${i} + $1::int AS n`, [1])).rows).toEqual([{ n: i + 1 }]);
       const count = (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_prepared_statements")).rows[0]?.n ?? 0;
@@ -182,7 +206,7 @@ describe("issue 30: fw's driver for the embedded engine", () => {
   }, 120_000);
 
   it("a transaction: its statements one after another, committed or rolled back whole; a statement outside it waits; its tx refuses once it ended", async () => {
-    const db = await openDatabase({ directory: join(dir, "db"), env: {} });
+    const db = await openDatabase({ directory: join(dir, "db"), env: {}, durable: false });
     try {
       await db.script("CREATE TABLE n (v int)");
       const order: string[] = [];
