@@ -84,7 +84,8 @@ export function unpackInto(archive: Buffer, directory: string, options: UnpackOp
     } else if (entry.path === options.last) held = entry;
     else {
       writeFileSync(target, entry.data, { mode: 0o600 });
-      files.push(target);
+      // An empty file has nothing of its own to sync: its folder's sync keeps its name.
+      if (entry.data.length > 0) files.push(target);
     }
   }
   if (options.sync === true) for (const path of [...files, ...folders]) sync(path);
