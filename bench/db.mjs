@@ -136,9 +136,9 @@ async function storeOps(target, ms) {
   return JSON.parse(result.output.trim().split("\n").pop());
 }
 
-/** PGlite's open of `dir` (empty: the first open, initdb included), timed in a fresh pinned process. */
-async function pgliteOpen(dir) {
-  const { command, args } = pinned(SERVER_CORE, process.execPath, [join("bench", "db-worker.mjs"), "open", dir]);
+/** PGlite's open of `dir` (empty: the first open, from fw's template), timed in a fresh pinned process; relaxed as dev opens it, or durable. */
+async function pgliteOpen(dir, durability = "relaxed") {
+  const { command, args } = pinned(SERVER_CORE, process.execPath, [join("bench", "db-worker.mjs"), "open", dir, durability]);
   const result = await run(command, args, { timeoutMs: 180_000 });
   if (result.code !== 0) throw new Error(`bench/db-worker.mjs open failed (${result.code ?? result.signal}):\n${result.output}`);
   return JSON.parse(result.output.trim().split("\n").pop());
@@ -228,6 +228,12 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
       rows: sides.map((side) => ({ id: side.id, label: side.label, target: side.target, url: `${side.server.url}${g.path}`, server: side.server, headers })),
     }));
     await measureGroups(groups, { seconds, rounds, warmup, connections, core: LOAD_CORE, what: "db" });
+    for (const group of groups) {
+      // The embedded engine against the same app on PostgreSQL, paired round by round (issue 30).
+      const embeddedRow = group.rows.find((row) => row.id === "fwPglite");
+      const onPostgres = group.rows.find((row) => row.id === "fwPg");
+      if (embeddedRow !== undefined && onPostgres !== undefined) group.pgliteToPostgres = { rps: summary(embeddedRow.runs.map((run, i) => run.rps / onPostgres.runs[i].rps)) };
+    }
     results.groups = groups;
     results.boot = Object.fromEntries(Object.entries(servers).map(([id, s]) => [id, s.bootMs]));
     await Promise.all(Object.values(servers).map((s) => s.stop()));
@@ -247,16 +253,19 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
     results.storeConcurrency = store.pglite[0].concurrency;
 
     log("db: PGlite cold start (first open of an empty directory, then a reopen)");
-    const cold = { first: [], reopen: [] };
+    const cold = { first: [], reopen: [], firstDurable: [] };
     for (let round = 0; round < coldRounds; round++) {
       const dir = join(RUN_DIR, `cold-${round}`);
       rmSync(dir, { recursive: true, force: true });
       cold.first.push((await pgliteOpen(dir)).openMs);
       cold.reopen.push((await pgliteOpen(dir)).openMs);
       rmSync(dir, { recursive: true, force: true });
-      log(`  round ${round + 1}/${coldRounds}: first open ${Math.round(cold.first[round])} ms, reopen ${Math.round(cold.reopen[round])} ms`);
+      // Production's first start: the copy synced to disk (issue 28's durability).
+      cold.firstDurable.push((await pgliteOpen(dir, "durable")).openMs);
+      rmSync(dir, { recursive: true, force: true });
+      log(`  round ${round + 1}/${coldRounds}: first open ${Math.round(cold.first[round])} ms, reopen ${Math.round(cold.reopen[round])} ms, durable first open ${Math.round(cold.firstDurable[round])} ms`);
     }
-    results.cold = { first: summary(cold.first), reopen: summary(cold.reopen) };
+    results.cold = { first: summary(cold.first), reopen: summary(cold.reopen), firstDurable: summary(cold.firstDurable) };
 
     log("db: idle RSS and boot time on the embedded engine");
     const apps = embeddedApps(pgliteCwd);
