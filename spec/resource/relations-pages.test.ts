@@ -95,4 +95,22 @@ describe("issue 30: an Index counts its rows only 20 pages ahead (a page's cost 
       await app.close();
     }
   });
+
+  it("Show's list of referencing rows counts the same way: 20 pages of 20 ahead, then 'or more'", async () => {
+    const specs = relationsSpecs();
+    const memory = new InMemoryDatabase();
+    const stores = { authors: memory.store(specs.author), posts: new ScopedStore(memory.store(specs.post), "owner", FromPath.int), comments: memory.store(specs.comment), reviews: memory.store(specs.review) };
+    const app = await serve({ routes: relationsTable(specs, stores) });
+    try {
+      const author = (await stores.authors.insert({ name: "Ada" })).id;
+      const post = (await stores.posts.for("1").insert({ title: "Busy", author, published: true })).id;
+      // 450 comments: 23 pages of 20. Page 1 counts 401 of them.
+      for (let n = 1; n <= 450; n++) await stores.comments.insert({ post, body: `comment ${n}` });
+      const visitor = new Visitor(app.url);
+      expect((await visitor.get(`/posts/${post}`)).html).toContain("<span>Page 1 of 21 or more</span>");
+      expect((await visitor.get(`/posts/${post}?comments_page=4`)).html).toContain("<span>Page 4 of 23</span>");
+    } finally {
+      await app.close();
+    }
+  });
 });
