@@ -12,6 +12,7 @@
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { bigTables } from "./big-tables.mjs";
 import { idleRss } from "./memory.mjs";
 import { DB_APP_MAIN } from "./lib/db-app.mjs";
 import { postgresSupport } from "./lib/postgres.mjs";
@@ -238,6 +239,15 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
     results.boot = Object.fromEntries(Object.entries(servers).map(([id, s]) => [id, s.bootMs]));
     await Promise.all(Object.values(servers).map((s) => s.stop()));
     for (const key of Object.keys(servers)) delete servers[key];
+
+    // Issue 30 item 9: the example's Index and Show at 1,000 and 1,000,000 posts (bench/big-tables.mjs).
+    // 10 connections: a page of PGlite's takes tens of ms, and 50 queued on it time out a 2 s round.
+    try {
+      results.bigTables = await bigTables({ seconds, rounds: Math.min(rounds, 3), warmup, connections: 10, clusterUrl: cluster?.url });
+    } catch (error) {
+      log(`db: big tables not measured: ${error.stack ?? error}`);
+      results.errors.push(`big tables: ${String(error.message ?? error).split("\n")[0]}`);
+    }
 
     log(`db: store ops (${storeMs} ms per operation kind)`);
     const targets = [...(pg === undefined ? [] : [["postgres", cluster.url]]), ["pglite", join(RUN_DIR, "store-pglite")]];

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BENCH, fmtInt, fmtMB, fmtMs, fmtNum, fmtSpread } from "./lib/util.mjs";
+import { bigTablesSection, bigTablesTargets } from "./big-tables.mjs";
 import { liveSection } from "./live.mjs";
 import { scaleSection } from "./scale.mjs";
 
@@ -144,6 +145,7 @@ function targetsTable(r) {
       }
     }
   }
+  rows.push(...bigTablesTargets(r.db?.bigTables, { ratioCell, ratioVerdict }));
   for (const x of r.live?.fanOut?.scenarios ?? []) {
     const where = `${fmtInt(x.sockets)} anonymous live \`/posts\` sockets on ${x.views === 1 ? "one view" : `${x.views} views`}, bursts of ${fmtInt(x.writes / x.rounds)} writes`;
     rows.push([`Live fan-out (issue 30): reads per write ≤ the views (${where})`, `${fmtNum(x.reads / x.writes)} (${fmtInt(x.reads)} reads for ${fmtInt(x.writes)} writes)`, verdict(x.reads / x.writes <= x.views)]);
@@ -334,7 +336,7 @@ function dbSection(d, opts) {
     `PostgreSQL: ${d.postgres === "not found" ? "not found on this machine, so the Fastify + pg and fw-on-PostgreSQL rows were skipped and no ratio is given" : d.postgres}. The bench's fw app (bench/servers/db-app: one table model, \`derives<Post>(Form, Resource, { table: "posts" })\`, on \`DbApp\`, ` +
       `built with tspc, its migration written by \`db new\` and applied by \`db migrate\`, ${"60"} rows from \`db seed\`) serves the derived Show and Index through a layout ` +
       `that reads the session; Fastify + pg (bench/servers/db-fastify.mjs, pool of 10 as fw's) checks the same session cookie by hand, sends the same SQL ` +
-      `(the statements SqlStore sends: \`SELECT … WHERE "id" = $1\`; \`SELECT …, count(*) OVER () … ORDER BY "id" LIMIT $1 OFFSET $2\`) and builds the same HTML by hand, with the same security headers. ` +
+      `(the statements SqlStore sends: \`SELECT … WHERE "id" = $1\`; \`SELECT …, (SELECT count(*) FROM (SELECT 1 FROM "posts" LIMIT $3) …) … ORDER BY "id" LIMIT $1 OFFSET $2\`) and builds the same HTML by hand, with the same security headers. ` +
       `wrk ${opts.wrkArgs} with the session cookie, ${opts.rounds} interleaved rounds after a ${opts.warmup} s warm-up; servers pinned to core 0, wrk and the PostgreSQL cluster to core 1; ` +
       `PGlite runs inside fw's server process (core 0). Ratios are to Fastify + pg, paired round by round; "CPU µs per request" is the server process's own (PostgreSQL's backends are not in it).`,
   );
@@ -360,6 +362,7 @@ function dbSection(d, opts) {
       ),
     );
   }
+  out.push(...bigTablesSection(d.bigTables, { table, fmtSpread, fmtNum, fmtMs, ratio, range, wrkArgs: `wrk -t1 -c10 -d${opts.seconds}s` }));
   if (d.store !== undefined) {
     out.push(
       `\n### Store operations (SqlStore directly)\n\nOps/s, median (min–max) of ${d.store.pglite.insertSequential.n} runs (engines interleaved), ${fmtMs(opts.storeMs)} per kind, in a process pinned to core 0 ` +

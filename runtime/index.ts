@@ -55,6 +55,7 @@ export { InMemoryStore } from "./resource/in-memory-store.js";
 export { InMemoryDatabase } from "./resource/in-memory-database.js";
 export { Relations, type RelatedModel } from "./resource/relations.js";
 export { Resource, resourceRoutes, PAGE_SIZE, type ResourceOptions } from "./resource/resource.js";
+export { countAhead, pagesCounted, PAGES_AHEAD, type PagesCounted } from "./resource/page-count.js";
 export { pickerScriptRoute } from "./resource/picker-script.js";
 export { ScopedStore } from "./resource/scoped-store.js";
 export type { OwnedDeclaration } from "./resource/owned-declaration.js";
