@@ -5,6 +5,7 @@ import { Codes } from "./diagnostics.js";
 import { fwTypeName } from "./fw-symbols.js";
 import { notARequest, returnedFailure } from "./handler-advice.js";
 import { checkBodyReads, declaredBody } from "./json-body.js";
+import { isTypedAnswer, jsonAnswers, thrownStatuses, type JsonAnswers } from "./json-answer.js";
 import { analyseLivePage, type LiveHandler } from "./live-page.js";
 import { paramUses, type ParamUse } from "./param-types.js";
 import { listenerProblem, listenerShape, meantAsListener } from "./ws-listener.js";
@@ -18,13 +19,28 @@ export type Handler =
       readonly capabilities: readonly CapabilityUse[];
       /** An API handler declares a JSON body (`ApiRequest<P, B>`): the row gets typia's validator of `B`. */
       readonly json?: true;
+      /** The typed answers its return type names (`Json(value)`): the row gets typia's typed stringify. */
+      readonly answers?: JsonAnswers;
+      /** The handler's doc comment (an API route's OpenAPI description). */
+      readonly doc?: string;
+      /** Statuses of fw's failures its body throws (`throw new NotFound(…)`), for the OpenAPI document. */
+      readonly thrown?: readonly number[];
     }
   | { readonly case: "ws" }
   | LiveHandler<CapabilityUse>;
 
 /** A handler as the generated module prints it, and as a remembered row keeps it (row-cache.ts). */
 export type PrintedHandler =
-  | { readonly case: "http"; readonly api: boolean; readonly params: readonly ParamUse[]; readonly capabilities: readonly Omit<CapabilityUse, "required">[]; readonly json?: true }
+  | {
+      readonly case: "http";
+      readonly api: boolean;
+      readonly params: readonly ParamUse[];
+      readonly capabilities: readonly Omit<CapabilityUse, "required">[];
+      readonly json?: true;
+      readonly answers?: JsonAnswers;
+      readonly doc?: string;
+      readonly thrown?: readonly number[];
+    }
   | { readonly case: "ws" }
   | LiveHandler<Omit<CapabilityUse, "required">>;
 
@@ -97,13 +113,25 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
   const json = requestKind === "ApiRequest" && first !== undefined ? declaredBody(c, site, first) : false;
   const reads = checkBodyReads(c, site);
   if (params === undefined || capabilities === undefined || json === undefined || !reads) return undefined;
-  return { case: "http", api: requestKind === "ApiRequest", params, capabilities, ...(json ? { json: true as const } : {}) };
+  const answers = jsonAnswers(c.ts, c.checker, site.signature);
+  const doc = c.ts.displayPartsToString(site.signature.getDocumentationComment(c.checker)).trim();
+  const thrown = thrownStatuses(c.ts, c.checker, site.declaration);
+  return {
+    case: "http",
+    api: requestKind === "ApiRequest",
+    params,
+    capabilities,
+    ...(json ? { json: true as const } : {}),
+    ...(answers === undefined ? {} : { answers }),
+    ...(doc === "" ? {} : { doc }),
+    ...(thrown.length === 0 ? {} : { thrown }),
+  };
 }
 
 function returnsResponse(c: Checking, signature: ts.Signature): boolean {
   const awaited = c.checker.getAwaitedType(signature.getReturnType()) ?? signature.getReturnType();
   const parts = awaited.isUnion() ? awaited.types : [awaited];
-  return parts.every((part) => fwTypeName(part, "response") === "Response" || (part.flags & c.ts.TypeFlags.Never) !== 0);
+  return parts.every((part) => fwTypeName(part, "response") === "Response" || isTypedAnswer(part) || (part.flags & c.ts.TypeFlags.Never) !== 0);
 }
 
 function exampleFor(name: string): string {
