@@ -33,6 +33,7 @@ export {
   type JsonRead,
   type JsonResponse,
 } from "./http/json.js";
+export { typedJsonWriter } from "./http/json-writer.js";
 export { Response, Ok, Redirect, status, type Body, type Content, type Header } from "./http/response.js";
 export { Cookie } from "./http/cookie.js";
 export { Session } from "./http/session.js";

@@ -102,7 +102,7 @@ export function emitModule(input: EmitInput): string {
     lines.push(`import { liveClientRoute, livePageRoutes, liveSocketRoute${publishing} } from ${q(input.liveModule ?? `${input.fwModule}/live`)};`);
   }
   // Typed JSON answers and the API's description (issue 31): their imports, and the lazy loader of .fw/api.ts.
-  if (rows.some(answersJson)) lines.push(`import { jsonAnswerMismatch, type JsonAnswerOf } from ${q(input.fwModule)};`);
+  if (rows.some(answersJson)) lines.push(`import { jsonAnswerMismatch, typedJsonWriter, type JsonAnswerOf } from ${q(input.fwModule)};`);
   const api = rows.some((r) => r.handler.case === "http" && r.handler.api);
   if (api) lines.push(`import type { ApiDescription } from ${q(input.fwModule)};`);
   if (usesCapabilities) lines.push(`import * as capabilities from ${q(specifier(input.out, input.capabilitiesFile))};`);
@@ -321,8 +321,12 @@ function httpRoute(row: Row, i: number): string {
   const constructor = handler.api ? "Route.api" : "Route.http";
   // The JSON body's type is read off the handler's own signature, so it need not be exported.
   const json = handler.json === true ? `, json: typia.createValidate<ReturnType<Parameters<typeof ${call}>[0]["json"]>>()` : "";
-  // The answer type is read off the handler's return type too: typia writes (and checks) it.
-  const stringify = answersJson(row) ? `, stringify: typia.json.createAssertStringify<JsonAnswerOf<typeof ${call}>>(jsonAnswerMismatch(${q(row.shown)}))` : "";
+  // The answer type is read off the handler's return type too: typia checks it, and writes what
+  // JSON.stringify would not write as the type says (runtime/http/json-writer.ts).
+  const answer = `JsonAnswerOf<typeof ${call}>`;
+  const stringify = answersJson(row)
+    ? `, stringify: typedJsonWriter(typia.createEquals<${answer}>(), typia.json.createAssertStringify<${answer}>(jsonAnswerMismatch(${q(row.shown)})))`
+    : "";
   const described = handler.api ? `, described: { operation: ${q(`${row.method} ${row.pattern}`)}, load: describedApi }` : "";
   return `${constructor}({ method: ${q(row.method)}, path: ${q(row.pattern)}, handler: ${fn}${params}${json}${stringify}${described}, source: ${q(row.shown)} })`;
 }
