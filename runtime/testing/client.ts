@@ -81,7 +81,7 @@ export class TestClient {
 
   /**
    * The app's JSON API as fw/client calls it, typed by its generated `Api`
-   * (`import { answers, type Api } from "../src/.fw/api.js"`): `client.api<Api>({ answers }).get("/api/posts/:id", { id: 7 })`.
+   * (`import { answers, type Api } from "../.fw/api.js"` in `src/tests/`): `client.api<Api>({ answers }).get("/api/posts/:id", { id: 7 })`.
    * A wrong path, parameter or body is a type error; a refusal or an answer of another type
    * rejects with fw/client's `ApiError`. API routes read no cookie: this client's are not sent.
    */
