@@ -5,7 +5,8 @@ import { Codes } from "./diagnostics.js";
 import { fwTypeName } from "./fw-symbols.js";
 import { notARequest, returnedFailure } from "./handler-advice.js";
 import { checkBodyReads, declaredBody } from "./json-body.js";
-import { isTypedAnswer, jsonAnswers, thrownStatuses, type JsonAnswers } from "./json-answer.js";
+import { answerTypes, isTypedAnswer, jsonAnswers, thrownStatuses, type JsonAnswers } from "./json-answer.js";
+import { notJsonPlaces } from "./json-writable.js";
 import { analyseLivePage, type LiveHandler } from "./live-page.js";
 import { paramUses, type ParamUse } from "./param-types.js";
 import { listenerProblem, listenerShape, meantAsListener } from "./ws-listener.js";
@@ -113,6 +114,7 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
   const json = requestKind === "ApiRequest" && first !== undefined ? declaredBody(c, site, first) : false;
   const reads = checkBodyReads(c, site);
   if (params === undefined || capabilities === undefined || json === undefined || !reads) return undefined;
+  if (!jsonCarries(c, site, json ? c.checker.getTypeArguments(first as ts.TypeReference)[1] : undefined)) return undefined;
   const answers = jsonAnswers(c.ts, c.checker, site.signature);
   const doc = c.ts.displayPartsToString(site.signature.getDocumentationComment(c.checker)).trim();
   const thrown = thrownStatuses(c.ts, c.checker, site.declaration);
@@ -126,6 +128,27 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
     ...(doc === "" ? {} : { doc }),
     ...(thrown.length === 0 ? {} : { thrown }),
   };
+}
+
+/**
+ * Whether JSON can carry the handler's JSON answers and its JSON body; else a finding (TS91060)
+ * naming the places, at the handler, where typia would have refused them in the generated modules.
+ */
+function jsonCarries(c: Checking, site: SignatureSite, body: ts.Type | undefined): boolean {
+  const fix =
+    "JSON carries strings, numbers, booleans, null, arrays and plain objects (a Date goes as its text): convert the value (`Number(count)` or `String(count)` for a bigint, " +
+    "`Object.fromEntries(map)` or `[...set]`) and say so in the type";
+  const answered = answerTypes(c.ts, c.checker, site.signature).flatMap((type) => notJsonPlaces(c.ts, c.checker, type));
+  if (answered.length > 0) {
+    fail(c, site, Codes.notJson, `\`${site.name}\` answers JSON of a type JSON cannot carry: ${[...new Set(answered)].join(", ")}. ${fix}, or declare the handler \`: Response\` and write the answer yourself.`);
+    return false;
+  }
+  const taken = body === undefined ? [] : notJsonPlaces(c.ts, c.checker, body);
+  if (taken.length > 0) {
+    fail(c, site, Codes.notJson, `\`${site.name}\` takes a JSON body of a type JSON cannot carry: ${taken.join(", ")}, so no request could send it. ${fix}: declare what arrives and convert it in the handler.`);
+    return false;
+  }
+  return true;
 }
 
 function returnsResponse(c: Checking, signature: ts.Signature): boolean {

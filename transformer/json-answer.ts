@@ -44,6 +44,14 @@ export function jsonAnswers(tsApi: typeof ts, checker: ts.TypeChecker, signature
   return { json: ordered(json), problems: ordered(problems), other };
 }
 
+/** The JSON values a handler's return type names: each `JsonResponse<T, S>`'s `T`. */
+export function answerTypes(tsApi: typeof ts, checker: ts.TypeChecker, signature: ts.Signature): ts.Type[] {
+  const returned = signature.getReturnType();
+  const awaited = checker.getAwaitedType(returned) ?? returned;
+  const parts = awaited.isUnion() ? awaited.types : [awaited];
+  return parts.flatMap((part) => ((part.flags & tsApi.TypeFlags.Never) === 0 && fwTypeName(part, "json") === "JsonResponse" ? (checker.getTypeArguments(part as ts.TypeReference).slice(0, 1)) : []));
+}
+
 /** The statuses a status type holds: its number literals, or "default" for `number` itself. */
 function statusesOf(type: ts.Type | undefined): AnswerStatus[] {
   if (type === undefined) return ["default"];
