@@ -34,6 +34,8 @@ export {
   type JsonResponse,
 } from "./http/json.js";
 export { typedJsonWriter } from "./http/json-writer.js";
+// For the generated .fw/api.ts (fw/client's calls are typed by it): the same types fw/client exports.
+export type { AnswerChecks, ApiAnswer, ApiBody, ApiJsonAnswer, ApiParam } from "./client/types.js";
 export { Response, Ok, Redirect, status, type Body, type Content, type Header } from "./http/response.js";
 export { Cookie } from "./http/cookie.js";
 export { Session } from "./http/session.js";
