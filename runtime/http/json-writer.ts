@@ -23,29 +23,23 @@ const MAX_DEPTH = 64;
  * getter or `toJSON` on a prototype) holding no `toJSON` member of their own.
  */
 export function plainJson(value: unknown, depth = 0): boolean {
+  // Strings, numbers and booleans first: most of an answer's values (checked on every answer).
+  if (typeof value !== "object") return typeof value === "string" || typeof value === "number" || typeof value === "boolean" || (value === undefined && depth > 0);
   if (value === null) return true;
-  switch (typeof value) {
-    case "string":
-    case "number":
-    case "boolean":
-      return true;
-    case "undefined":
-      // An optional member left undefined: both writers leave it out.
-      return depth > 0;
-    case "object":
-      break;
-    default:
-      return false;
-  }
   if (depth >= MAX_DEPTH) return false;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!plainJson(value[i], depth + 1) || value[i] === undefined) return false;
+    // A hole or an undefined item: JSON.stringify writes null there, typia's writer does not.
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item === undefined || !plainJson(item, depth + 1)) return false;
+    }
     return true;
   }
   const prototype: unknown = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return false;
   const object = value as Readonly<Record<string, unknown>>;
-  if (Object.hasOwn(object, "toJSON")) return false;
+  // Object.prototype has no toJSON, so this is the object's own (JSON.stringify would call it).
+  if (object["toJSON"] !== undefined) return false;
   for (const key in object) if (!plainJson(object[key], depth + 1)) return false;
   return true;
 }
