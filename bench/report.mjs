@@ -159,6 +159,8 @@ function targetsTable(r) {
       verdict(db.cold.first.median <= 1500),
     ]);
   }
+  const jsonFw = r.json?.groups?.[0]?.rows.find((x) => x.id === "fw");
+  if (jsonFw !== undefined) rows.push(["JSON API `GET /api/posts` (50 posts): fw with the build's typed writer ≥ 1.0× Fastify with a response schema (issue 31)", ratioCell(jsonFw), ratioVerdict(jsonFw.roundRatios, 1.0)]);
   return table(["target", "measured", "verdict"], rows);
 }
 
@@ -399,6 +401,45 @@ function dbSection(d, opts) {
   return out.join("\n");
 }
 
+function jsonSection(j, opts) {
+  const out = [];
+  out.push(
+    `wrk ${opts.wrkArgs}, ${opts.rounds} interleaved rounds after a ${opts.warmup} s warm-up each, servers pinned to core 0 and wrk to core 1, ` +
+      "as the throughput part. Every side answers the same 50 posts (the fw app's own `src/posts.ts`, built; the peers import its JavaScript) " +
+      `and the preflight checked the bodies byte-identical (${fmtInt(j.facts.bytes)} B). Ratios are to Fastify with its response schema, paired round by round. ` +
+      "fw's app is `bench/servers/json-app`, built with tspc (fw's transformer and typia) as an app is: `GET /api/posts` is `Json(POSTS)` with the return type " +
+      "inferred (the build writes the route's checked writer: typia's `equals` of the type, then JSON.stringify for a plain value it accepts, typia's typed " +
+      "stringify for anything else; runtime/http/json-writer.ts), `GET /api/posts-untyped` the same handler declared `: Response` (JSON.stringify, unchecked).",
+  );
+  const group = j.groups[0];
+  out.push(`\n### ${group.title}\n`);
+  out.push(
+    table(
+      ["server", "req/s median (min–max)", "ratio to Fastify + schema (median of rounds)", "per-round ratio", "CPU µs per request", "ratio by CPU time", "p99 latency", "others"],
+      group.rows.map((row) => [
+        row.label,
+        fmtSpread(row.rps),
+        ratio(row.ratio),
+        range(row.roundRatios, (x) => x.toFixed(2)),
+        cpuCell(row.cpu),
+        row.cpuRoundRatios === undefined ? "–" : `${ratio(row.cpuRoundRatios.median)} (${range(row.cpuRoundRatios, (x) => x.toFixed(2))})`,
+        `${fmtNum(row.p99.median, 1)} ms`,
+        `${Math.round(row.other.median * 100)} %`,
+      ]),
+    ),
+  );
+  out.push(
+    `\n### The writers alone (${fmtInt(j.writers.bytes)} B a write; \`bench/json-worker.mjs\`, one process pinned to core 0, ${opts.writerRounds} interleaved rounds of ${opts.writerMs} ms)\n`,
+  );
+  out.push(
+    table(
+      ["writer", "writes/s median (min–max)", "ratio to JSON.stringify (median of rounds)"],
+      j.writers.rows.map((row) => [row.name, fmtSpread(row.opsPerSecond), `${ratio(row.ratio.median)} (${range(row.ratio, (x) => x.toFixed(2))})`]),
+    ),
+  );
+  return out.join("\n");
+}
+
 export function report(r) {
   const mc = r.machine;
   const parts = [];
@@ -430,6 +471,7 @@ How to run and what each part measures: [bench/README.md](bench/README.md).
   if (r.db !== undefined) parts.push(`## Database (fw/db)\n\n${dbSection(r.db, { ...r.options.db, wrkArgs: `-t1 -c${r.options.db.connections} -d${r.options.db.seconds}s` })}\n`);
   if (r.scale !== undefined) parts.push(`## Scale-out (issue 21)\n\n${scaleSection(r.scale)}\n`);
   if (r.live !== undefined) parts.push(`## Live pages (issue 23, fw/live)\n\n${liveSection(r.live)}\n`);
+  if (r.json !== undefined) parts.push(`## JSON answers (issue 31)\n\n${jsonSection(r.json, { ...r.options.json, wrkArgs: `-t1 -c${r.options.json.connections} -d${r.options.json.seconds}s` })}\n`);
   const findings = join(BENCH, "FINDINGS.md");
   if (existsSync(findings)) parts.push(readFileSync(findings, "utf8").trim() + "\n");
   return parts.join("\n");
