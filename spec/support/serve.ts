@@ -21,7 +21,10 @@ export async function serve(
   options: HttpAppOptions,
   serveOptions: { dev?: boolean; accessLog?: boolean; devHook?: DevHook } = {},
 ): Promise<Served> {
-  const app = new HttpApp({ secret: TEST_SECRET, ...options });
+  // Production refuses to boot without knowing its hosts (FW_ORIGIN or FW_ALLOWED_HOSTS): these
+  // in-process apps answer any host unless the test names its own.
+  const named = serveOptions.dev === true || options.allowedHosts !== undefined || options.origin !== undefined || process.env["FW_ALLOWED_HOSTS"] || process.env["FW_ORIGIN"];
+  const app = new HttpApp({ secret: TEST_SECRET, ...(named ? {} : { allowedHosts: ["*"] }), ...options });
   const out: string[] = [];
   const err: string[] = [];
   app.console = { out: (line) => out.push(line), err: (line) => err.push(line) };
