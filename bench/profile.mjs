@@ -85,6 +85,10 @@ async function dbScenario(side) {
 }
 
 process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
+
+// Production boots refuse without the hosts they answer for (issue 32).
+
+process.env.FW_ALLOWED_HOSTS ??= "127.0.0.1,localhost";
 buildBenchPages();
 const dir = join(WORK, "prof", name);
 rmSync(dir, { recursive: true, force: true });

@@ -89,6 +89,8 @@ async function main() {
   const dirty = spawnSync("git", ["status", "--porcelain", "--", "runtime", "transformer"], { cwd: ROOT, encoding: "utf8" }).stdout.trim() !== "";
   // One random secret per run; every server (fw and the peers) signs/verifies with it.
   process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
+  // Production boots refuse without the hosts they answer for (issue 32).
+  process.env.FW_ALLOWED_HOSTS ??= "127.0.0.1,localhost";
 
   const idleBefore = await busyShare(2000);
   const load = () => spawnSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).stdout.split(" ").slice(0, 3).join(" ");

@@ -4,7 +4,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { bootExample } from "../support/example.js";
 import { CHROMIUM_ARGS } from "../support/chromium.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { cspViolations, newPage as pageIn, path, PASSWORD, refusedInlineScript, signUp as signUpAt, submit, visitAt } from "../support/browser-pages.js";
 
 // The example as `npm start` builds it (npm test builds first), driven as a user would in
@@ -21,7 +21,7 @@ let browser: Browser | undefined;
 beforeAll(async () => {
   if (CHROMIUM === undefined) return; // skipped below
   mkdirSync(SHOTS, { recursive: true });
-  app = bootExample([], { FW_SECRET: TEST_SECRET });
+  app = bootExample([], { ...PRODUCTION_ENV });
   [url, browser] = await Promise.all([app.url, chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
 });
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
 import { bootExample, exampleCwd, exampleDatabase, hasEngine, type Engine } from "../support/example.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { connect } from "../support/ws-client.js";
 
 // Issue 20: the example keeps posts, notes, the guestbook and users in its database — the
@@ -68,7 +68,7 @@ describe.each(engines)("The example on %s keeps its data across restarts", (engi
     await second.stop();
 
     // Production on the same database (migrated now): the rows, read by a stranger.
-    const third = await start([], { FW_SECRET: TEST_SECRET }, { database, cwd });
+    const third = await start([], { ...PRODUCTION_ENV }, { database, cwd });
     const page = await fetch(`${third.url}/posts`);
     expect(await page.text()).toContain(`Kept on ${engine}`);
     const entries = (await (await fetch(`${third.url}/api/entries`)).json()) as { id: number; name: string; message: string }[];
@@ -80,7 +80,7 @@ describe.each(engines)("The example on %s keeps its data across restarts", (engi
 
   it("a production boot on a database without the migrations refuses, naming them and `db migrate`", async () => {
     const database = exampleDatabase("empty", engine);
-    const app = bootExample([], { FW_SECRET: TEST_SECRET }, { database });
+    const app = bootExample([], { ...PRODUCTION_ENV }, { database });
     running.push(app);
     await expect(app.url).rejects.toThrow(/exited before serving/);
     const { err } = app.output();
@@ -94,7 +94,7 @@ describe.each(engines)("The example on %s keeps its data across restarts", (engi
 describe.runIf(hasEngine("postgres"))("The example as two processes on one PostgreSQL", () => {
   it("a session from one is good on the other, a post made through one is listed by the other, and a chat line reaches both", async () => {
     const database = exampleDatabase("migrated", "postgres");
-    const [one, two] = await Promise.all([start([], { FW_SECRET: TEST_SECRET }, { database }), start([], { FW_SECRET: TEST_SECRET }, { database })]);
+    const [one, two] = await Promise.all([start([], { ...PRODUCTION_ENV }, { database }), start([], { ...PRODUCTION_ENV }, { database })]);
     const author = new Browser(one.url);
     const email = freshEmail("two-processes");
     expect((await author.signUp(email, PASSWORD)).status).toBe(303);

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { bootNode, runNode } from "../support/process.js";
 import { fwDependency } from "../../runtime/dev/new-app.js";
 import { htmlErrors } from "../support/html-validate.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { FIXTURES, tspc } from "../support/tspc.js";
 
 // `fw new` as a user runs it: the package's bin (npm test builds dist/ first).
@@ -83,7 +83,7 @@ describe("fw new <dir>", () => {
     expect(bundled.err).toBe("");
     expect(bundled.code).toBe(0);
     for (const main of ["dist/main.js", "dist/bundle/main.js"]) {
-      const app = bootNode(join(dir, main), [], { FW_SECRET: TEST_SECRET }, dir);
+      const app = bootNode(join(dir, main), [], { ...PRODUCTION_ENV }, dir);
       try {
         const url = await app.url;
         const home = await fetch(`${url}/`);

@@ -9,7 +9,7 @@ import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
 import { bundleExample, FW, type ExampleBundle } from "../support/bundle.js";
 import { bootExample } from "../support/example.js";
 import { runNode } from "../support/process.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { connect } from "../support/ws-client.js";
 
 // `fw bundle` as a user runs it, on the example as `npm run build` built it (npm test builds
@@ -59,7 +59,7 @@ function loadedBy(err: string): string[] {
 
 /** Boots a build with every module it loads logged on stderr. */
 function bootLogged(main: string) {
-  return bootExample([], { FW_SECRET: TEST_SECRET, NODE_OPTIONS: withHook("log-loads.mjs") }, { main });
+  return bootExample([], { ...PRODUCTION_ENV, NODE_OPTIONS: withHook("log-loads.mjs") }, { main });
 }
 
 describe("fw bundle on the built example", () => {

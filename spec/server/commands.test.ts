@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { HttpApp, Ok, Route, RouteTable } from "../../runtime/index.js";
 import { bootExample, exampleCwd, exampleDatabase } from "../support/example.js";
 import { runNode } from "../support/process.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV, TEST_SECRET } from "../support/serve.js";
 
 // These run the example as `npm start` does: its output as tspc built it (npm test builds first).
 const main = resolve("example/dist/main.js");
@@ -78,7 +78,7 @@ describe("1 HttpApp commands", () => {
   });
 
   it("boots with FW_SECRET: a banner with the URL, one access-log line per request, SIGTERM → exit 0", async () => {
-    const app = boot([], { FW_SECRET: TEST_SECRET });
+    const app = boot([], { ...PRODUCTION_ENV });
     const url = await app.url;
     expect((await fetch(`${url}/guestbook?secret=hidden`)).status).toBe(200);
     expect((await fetch(`${url}/nowhere`)).status).toBe(404);
@@ -122,6 +122,7 @@ describe("1 Graceful shutdown", () => {
       secret: TEST_SECRET,
       port: 0,
       accessLog: false,
+      allowedHosts: ["*"],
       routes: RouteTable.of(
         Route.get("/slow", async () => {
           entered();
@@ -148,7 +149,7 @@ describe("1 Graceful shutdown", () => {
   });
 
   it("sets Node's slow-client timeouts", async () => {
-    const app = new HttpApp({ secret: TEST_SECRET, routes: RouteTable.empty, accessLog: false });
+    const app = new HttpApp({ secret: TEST_SECRET, routes: RouteTable.empty, accessLog: false, allowedHosts: ["*"] });
     app.console = { out: () => {}, err: () => {} };
     const running = await app.serve({ port: 0 });
     try {

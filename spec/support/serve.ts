@@ -4,6 +4,12 @@ import type { DevHook } from "../../runtime/server/dev-hook.js";
 
 export const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
 
+/**
+ * The environment of a test app booted in production: its secret, and the hosts it is asked by
+ * (issue 32: production refuses to boot without FW_ORIGIN or FW_ALLOWED_HOSTS).
+ */
+export const PRODUCTION_ENV = { FW_SECRET: TEST_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost" } as const;
+
 /** A running app on 127.0.0.1 plus what it printed. */
 export interface Served {
   readonly url: string;
