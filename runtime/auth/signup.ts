@@ -15,6 +15,9 @@ export const MAX_PASSWORD_LENGTH = 1024;
 /** The longest email (RFC 5321's path limit). */
 const MAX_EMAIL_LENGTH = 254;
 
+/** The one answer to a sign-up that passed the checks, when the app has mail (accounts confirm their email). */
+export const CHECK_EMAIL = "Check your email: we sent a link to finish signing up. (If this email has an account already, the mail says how to sign in.)";
+
 /**
  * The one answer to a sign-up that passed the checks, whether the email was new (the account is
  * made) or had an account already (nothing changes): sign-up never tells which emails exist.
@@ -34,6 +37,8 @@ export class Signup<U extends UserFields> {
     private readonly paths: AuthPaths & { readonly signup: string },
     private readonly limiter: AttemptLimiter,
     private readonly addressOf: (request: Request) => string | undefined,
+    /** Set when the app has mail: a new account waits for its email to be confirmed. */
+    private readonly confirming?: { signUp(request: Request, email: string, passwordHash: string): Promise<void> },
   ) {}
 
   /** `GET /signup`: the blank form. */
@@ -53,7 +58,12 @@ export class Signup<U extends UserFields> {
     const next = safeNext(request.form.get("next"));
     const errors = problemsOf(email, password);
     if (Object.keys(errors).length > 0) return this.refused(request, email, next, errors);
-    await this.users.create(normalEmail(email), await hashPassword(password));
+    const hash = await hashPassword(password);
+    if (this.confirming !== undefined) {
+      await this.confirming.signUp(request, normalEmail(email), hash);
+      return Redirect(withNext(request.href(this.paths.login), next)).withSession(request.session.flash("notice", CHECK_EMAIL));
+    }
+    await this.users.create(normalEmail(email), hash);
     return Redirect(withNext(request.href(this.paths.login), next)).withSession(request.session.flash("notice", SIGNED_UP));
   }
 
@@ -65,10 +75,17 @@ export class Signup<U extends UserFields> {
 /** Something@something.something, with no space, no second "@" and no control character (U+0000 included: no store keeps it). */
 const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 
+/** What is wrong with a typed email (trimmed), or undefined. */
+export function checkEmail(email: string): string | undefined {
+  if (email === "") return "Email is required.";
+  if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) return "Email must be an email address, like ada@example.com.";
+  return undefined;
+}
+
 function problemsOf(email: string, password: string): Record<string, string> {
   const errors: Record<string, string> = {};
-  if (email === "") errors["email"] = "Email is required.";
-  else if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) errors["email"] = "Email must be an email address, like ada@example.com.";
+  const emailProblem = checkEmail(email);
+  if (emailProblem !== undefined) errors["email"] = emailProblem;
   const problem = passwordProblem(password, email);
   if (problem !== undefined) errors["password"] = problem;
   return errors;
