@@ -44,4 +44,4 @@ export { InMemoryTokens, type AccountTokens, type TokenRecord, type TokenPurpose
 export { isCommonPassword } from "./common-passwords.js";
 export { WRONG_CREDENTIALS, type SignInLimiters } from "./login.js";
 export { SIGNED_OUT_CODE } from "./live-sockets.js";
-export type { AuthPaths } from "./sign-in-pages.js";
+export { CONFIRMING, type AuthPaths } from "./sign-in-pages.js";

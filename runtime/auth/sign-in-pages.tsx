@@ -56,11 +56,12 @@ export function loginPage(paths: AuthPaths, state: FormState): Html {
 }
 
 /** The sign-up page: email and a new password of at least `minLength` characters. */
-export function signupPage(paths: AuthPaths & { readonly signup: string }, state: FormState, minLength: number): Html {
+export function signupPage(paths: AuthPaths & { readonly signup: string }, state: FormState, minLength: number, confirming = false): Html {
   return (
     <>
       <title>Sign up</title>
       <h1>Sign up</h1>
+      {confirming ? <p class="fw-auth-confirming">{CONFIRMING}</p> : null}
       {problem(state.problem)}
       <form method="post" action={paths.signup} class="fw-form fw-auth" novalidate>
         {hiddenFields(state)}
@@ -72,6 +73,9 @@ export function signupPage(paths: AuthPaths & { readonly signup: string }, state
     </>
   );
 }
+
+/** What the sign-up page says when accounts confirm their email (fw/testing looks for it to follow the link). */
+export const CONFIRMING = "We send a link to your email to confirm it: your account is made, and you are signed in, when you follow it.";
 
 /** The page of a 429: what happened and when to try again, never whether the account exists. */
 export function tooManyPage(seconds: number): Html {

@@ -44,7 +44,7 @@ export class Signup<U extends UserFields> {
   /** `GET /signup`: the blank form. */
   page(request: Request): Response {
     const next = safeNext(request.query.get("next"));
-    return Ok(signupPage(mountedPaths(this.paths, request), { csrf: request.csrf, email: "", next }, MIN_PASSWORD_LENGTH));
+    return Ok(signupPage(mountedPaths(this.paths, request), { csrf: request.csrf, email: "", next }, MIN_PASSWORD_LENGTH, this.confirming !== undefined));
   }
 
   /** `POST /signup`: 429 when limited, 422 with the problems, else 303 to sign in (the account made when the email was new). */
@@ -68,7 +68,7 @@ export class Signup<U extends UserFields> {
   }
 
   private refused(request: Request, email: string, next: string, errors: Record<string, string>): Response {
-    return status(422, signupPage(mountedPaths(this.paths, request), { csrf: request.csrf, email: email.slice(0, MAX_EMAIL_LENGTH + 1), next, errors }, MIN_PASSWORD_LENGTH));
+    return status(422, signupPage(mountedPaths(this.paths, request), { csrf: request.csrf, email: email.slice(0, MAX_EMAIL_LENGTH + 1), next, errors }, MIN_PASSWORD_LENGTH, this.confirming !== undefined));
   }
 }
 

@@ -3,7 +3,8 @@
  * (its own process, port, secret and fresh database), and its `client()`s keep cookies and
  * submit forms with their CSRF token. Names are re-exported one by one.
  */
-export { startApp, type SentMail, type StartAppOptions, type TestApp } from "./start-app.js";
+export { startApp, type StartAppOptions, type TestApp } from "./start-app.js";
+export { waitForMail, type MailFilter, type SentMail } from "./mailbox.js";
 export { TestClient, type TestResponse, type SubmitOptions } from "./client.js";
 export { CookieJar } from "./cookie-jar.js";
 export { formsOf, refusalOf, type PageForm, type Refusal } from "./forms.js";

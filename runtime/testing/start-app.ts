@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { TestClient } from "./client.js";
 import { freshPostgres, type FreshDatabase } from "./fresh-postgres.js";
-import type { MailboxEntry } from "../mail/mailbox.js";
+import { sentMails, waitForMail, type MailFilter, type SentMail } from "./mailbox.js";
 
 export interface StartAppOptions {
   /** The built entry, relative to `cwd`. Default `dist/main.js`. */
@@ -24,12 +24,6 @@ export interface StartAppOptions {
   readonly envFiles?: boolean;
 }
 
-/** A message the app sent (fw/mail), as its mailbox keeps it, with the links of its HTML part. */
-export interface SentMail extends MailboxEntry {
-  /** The http(s) and mailto links of the HTML part, in order, each once. */
-  readonly links: readonly string[];
-}
-
 /** A running app, just for one test: its own process, port, secret and database. */
 export interface TestApp {
   /** `http://127.0.0.1:<port>`. */
@@ -43,6 +37,12 @@ export interface TestApp {
    * `FW_MAILBOX`, a folder of this test's own), optionally those to one address only.
    */
   mails(filter?: { readonly to?: string }): Promise<SentMail[]>;
+  /**
+   * The first message to `to` (with this subject, when given) the app sent, waiting for it: fw/auth
+   * sends its mail after the answer. Rejects after `timeoutMs` (default 10 s) naming what it
+   * waited for and listing what the mailbox holds.
+   */
+  mail(filter: MailFilter): Promise<SentMail>;
   /** Stops the app and removes its database. */
   close(): Promise<void>;
 }
@@ -107,16 +107,12 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
     throw error;
   }
   const mailbox = env["FW_MAILBOX"] as string;
-  return { url, client: () => new TestClient(url), output: () => ({ out, err }), mails: (filter) => sentMails(mailbox, filter?.to), close: cleanUp };
-}
-
-/** The mailbox's messages, oldest first, with their links; fw/mail's reader is loaded only when a test asks. */
-async function sentMails(directory: string, to: string | undefined): Promise<SentMail[]> {
-  const [{ readMailbox }, { linksOf }] = await Promise.all([import("../mail/mailbox.js"), import("../mail/html-text.js")]);
-  const wanted = to?.trim().toLowerCase();
-  const named = (address: string): boolean => (/<([^>]+)>/.exec(address)?.[1] ?? address).trim().toLowerCase() === wanted;
-  return (await readMailbox(directory))
-    .reverse()
-    .filter((mail) => wanted === undefined || [...mail.to, ...mail.cc, ...mail.bcc].some(named))
-    .map((mail) => ({ ...mail, links: linksOf(mail.html) }));
+  return {
+    url,
+    client: () => new TestClient(url, mailbox),
+    output: () => ({ out, err }),
+    mails: (filter) => sentMails(mailbox, filter?.to),
+    mail: (filter) => waitForMail(mailbox, filter),
+    close: cleanUp,
+  };
 }

@@ -1,14 +1,29 @@
+import { rmSync } from "node:fs";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { HttpApp, type HttpAppOptions, type RunningServer } from "../../runtime/index.js";
 import type { DevHook } from "../../runtime/server/dev-hook.js";
+import { afterAll } from "vitest";
 
 export const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
 
 /**
- * The environment of a test app booted in production: its secret, and the hosts it is asked by
- * (issue 32: production refuses to boot without FW_ORIGIN or FW_ALLOWED_HOSTS).
+ * Where apps booted by this test process (PRODUCTION_ENV) put their mail (fw/mail's FW_MAILBOX,
+ * never SMTP): one folder per test process; tests tell messages apart by their fresh addresses.
  */
-export const PRODUCTION_ENV = { FW_SECRET: TEST_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost" } as const;
+export const TEST_MAILBOX = join(tmpdir(), `fw-test-mailbox-${process.pid}`);
+
+// Registered as the file is collected, before the file's own hooks, so it runs after them (once
+// the apps that wrote there are stopped), as spec/support/example.ts does for its folders.
+afterAll(() => rmSync(TEST_MAILBOX, { recursive: true, force: true }));
+
+/**
+ * The environment of a test app booted in production: its secret, and the hosts it is asked by
+ * (issue 32: production refuses to boot without FW_ORIGIN or FW_ALLOWED_HOSTS), its public origin
+ * (mail's links name it) and its mailbox (the example has a mailer: production wants SMTP_URL otherwise).
+ */
+export const PRODUCTION_ENV = { FW_SECRET: TEST_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: TEST_MAILBOX } as const;
 
 /** A running app on 127.0.0.1 plus what it printed. */
 export interface Served {

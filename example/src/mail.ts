@@ -1,0 +1,8 @@
+import { Mailer } from "fw/mail";
+
+/**
+ * The example's mail: in `dev` it lands in the mailbox at /fw/mail (nothing leaves the machine);
+ * in production it goes through the SMTP server SMTP_URL names, with links on FW_ORIGIN.
+ * fw/auth sends through it: confirming a sign-up, "Forgot your password?", a change of email.
+ */
+export const mailer = new Mailer({ from: "fw example <no-reply@example.com>" });
