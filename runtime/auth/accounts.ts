@@ -25,7 +25,7 @@ import { verifyPassword } from "./password.js";
 import { limiterKey, RateLimiter, type AttemptLimiter, type Limit } from "./rate-limit.js";
 import { signedInSession } from "./session-user.js";
 import { tooMany } from "./sign-in-pages.js";
-import { checkEmail, passwordProblem } from "./signup.js";
+import { checkEmail, newPasswordProblem } from "./signup.js";
 import { normalEmail, type UserFields, type Users } from "./users.js";
 
 /**
@@ -193,7 +193,7 @@ export class Accounts<U extends UserFields> {
     const found = await this.userToken(request.session, "reset-password");
     if (found === undefined) return this.deadLink(request, "password reset");
     const password = request.form.get("password") ?? "";
-    const problem = passwordProblem(password, found.user.email);
+    const problem = await newPasswordProblem(password, found.user.email);
     if (problem !== undefined) return status(422, resetPage(this.mounted(request), request.csrf, found.user.email, { password: problem }));
     if (!(await this.settings.tokens.take(found.record.selector, found.verifierHash))) return this.deadLink(request, "password reset");
     const user = await this.settings.changePassword(found.user.id, password);
@@ -237,7 +237,7 @@ export class Accounts<U extends UserFields> {
     const checked = await this.withCurrentPassword(request, "password");
     if (!("user" in checked)) return checked.response;
     const password = request.form.get("password") ?? "";
-    const problem = passwordProblem(password, checked.user.email);
+    const problem = await newPasswordProblem(password, checked.user.email);
     if (problem !== undefined) return this.settingsRefused(request, checked.user, { form: "password", errors: { password: problem } });
     const user = await this.settings.changePassword(checked.user.id, password);
     if (user === undefined) return this.toLogin(request);

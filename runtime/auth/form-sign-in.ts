@@ -134,7 +134,7 @@ export class FormSignIn<U extends UserFields = UserFields> {
   }
 
   /**
-   * Sets the user's password (check it with `passwordProblem` first) and ends all their
+   * Sets the user's password (check it with `newPasswordProblem` first) and ends all their
    * sessions, as `logoutEverywhere` does; the user, or undefined when there is none. Give the
    * request that changed it `signedIn(session, user)` to keep that browser signed in.
    */

@@ -28,7 +28,8 @@ export {
   type Limit,
 } from "./rate-limit.js";
 export type { SignedIn } from "./session-user.js";
-export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, SIGNED_UP, CHECK_EMAIL, passwordProblem } from "./signup.js";
+export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, SIGNED_UP, CHECK_EMAIL, passwordProblem, newPasswordProblem } from "./signup.js";
+export { MIN_PASSWORD_SCORE, weakPasswordProblem } from "./password-strength.js";
 export {
   Accounts,
   RESET_SENT,

@@ -5,6 +5,7 @@ import { limiterKey } from "./rate-limit.js";
 import { isCommonPassword } from "./common-passwords.js";
 import { safeNext } from "./next-path.js";
 import { hashPassword } from "./password.js";
+import { weakPasswordProblem } from "./password-strength.js";
 import { mountedPaths, signupPage, tooMany, withNext, type AuthPaths } from "./sign-in-pages.js";
 import { normalEmail, type UserFields, type Users } from "./users.js";
 
@@ -56,7 +57,7 @@ export class Signup<U extends UserFields> {
     const email = (request.form.get("email") ?? "").trim();
     const password = request.form.get("password") ?? "";
     const next = safeNext(request.form.get("next"));
-    const errors = problemsOf(email, password);
+    const errors = await problemsOf(email, password);
     if (Object.keys(errors).length > 0) return this.refused(request, email, next, errors);
     const hash = await hashPassword(password);
     if (this.confirming !== undefined) {
@@ -82,11 +83,11 @@ export function checkEmail(email: string): string | undefined {
   return undefined;
 }
 
-function problemsOf(email: string, password: string): Record<string, string> {
+async function problemsOf(email: string, password: string): Promise<Record<string, string>> {
   const errors: Record<string, string> = {};
   const emailProblem = checkEmail(email);
   if (emailProblem !== undefined) errors["email"] = emailProblem;
-  const problem = passwordProblem(password, email);
+  const problem = await newPasswordProblem(password, email);
   if (problem !== undefined) errors["password"] = problem;
   return errors;
 }
@@ -103,6 +104,16 @@ export function passwordProblem(password: string, email: string): string | undef
   if (containsEmail(password, email)) return "Password must not contain your email address: choose something else.";
   if (isCommonPassword(password)) return "This password is one of the most common ones, which attackers try first: choose something less guessable.";
   return undefined;
+}
+
+/**
+ * What is wrong with `password` as a new password for `email`, or undefined: `passwordProblem`'s
+ * checks, then a strength estimate (zxcvbn-ts: common passwords and their variants, keyboard
+ * walks such as "qwertyuiopas", repeats, sequences, dates, words of the email), saying why and
+ * what would pass. Sign-up, the reset form and the change of password ask this.
+ */
+export async function newPasswordProblem(password: string, email: string): Promise<string | undefined> {
+  return passwordProblem(password, email) ?? (await weakPasswordProblem(password, email));
 }
 
 /** The password equals or contains the email, or its local part (when that is 4 characters or more). */

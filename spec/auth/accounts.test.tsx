@@ -281,6 +281,32 @@ describe("confirming a sign-up", () => {
   });
 });
 
+describe("password strength (zxcvbn-ts), on every form that sets one", () => {
+  it.each([
+    ["passwordpass", "This is similar to a commonly used password."],
+    ["qwertyuiopas", "This is similar to a commonly used password."],
+    ["zxcvbnmasdfg", "This is similar to a commonly used password."],
+    ["asdfghjkl;'zx", "Straight rows of keys on your keyboard are easy to guess."],
+  ])("sign-up refuses %j (passed by the short list before), saying why and what would pass", async (password, why) => {
+    const refused = await new TestClient(app.url).submit("/signup", { email: freshEmail("weak"), password });
+    expect(refused.status).toBe(422);
+    const said = refused.refusal().fields["password"] ?? "";
+    expect(said).toContain(`This password is too easy to guess. ${why}`);
+    expect(said).toContain("Four or more words that do not belong together pass");
+  });
+
+  it("the reset form refuses a weak one too, and a strong one passes", async () => {
+    const email = freshEmail("strength");
+    await seedUser(users, email, PASSWORD);
+    expect((await new TestClient(app.url).submit("/password/forgot", { email })).status).toBe(303);
+    const visitor = new TestClient(app.url);
+    await visitor.get(linkOf(await mailTo(email, "Choose a new password"), "Choose a new password"));
+    const weak = await visitor.submit("/password/reset", { password: "passwordpass" });
+    expect([weak.status, weak.refusal().fields["password"]?.startsWith("This password is too easy to guess.")]).toEqual([422, true]);
+    expect((await visitor.submit("/password/reset", { password: NEW_PASSWORD })).status).toBe(303);
+  });
+});
+
 describe("account settings", () => {
   it("is for the signed-in: nobody is sent to sign in", async () => {
     expect((await new TestClient(app.url).get("/account")).location).toBe("/login?next=%2Faccount");
