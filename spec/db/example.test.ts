@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
 import { bootExample, exampleCwd, exampleDatabase, hasEngine, type Engine } from "../support/example.js";
-import { PRODUCTION_ENV } from "../support/serve.js";
+import { PRODUCTION_ENV, TEST_MAILBOX } from "../support/serve.js";
 import { connect } from "../support/ws-client.js";
 
 // Issue 20: the example keeps posts, notes, the guestbook and users in its database — the
@@ -39,7 +39,8 @@ describe.each(engines)("The example on %s keeps its data across restarts", (engi
   it("`npm start` on a new database migrates it and makes the demo account; a second start finds every row, and so does production", async () => {
     const database = exampleDatabase("empty", engine);
     const cwd = exampleCwd(); // one folder for the three boots: dev keeps its secret there
-    const first = await start(["dev"], { FW_SECRET: "" }, { database, cwd });
+    // Its mail in the test's mailbox (dev would write it under the example's .fw/mail), where signUp reads the link.
+    const first = await start(["dev"], { FW_SECRET: "", FW_MAILBOX: TEST_MAILBOX }, { database, cwd });
     expect(first.output().err).toContain("dev applied the pending migration 0001_create_users");
 
     const author = new Browser(first.url);
@@ -57,7 +58,7 @@ describe.each(engines)("The example on %s keeps its data across restarts", (engi
     await first.stop();
 
     // The same command again: nothing to migrate, every row still there.
-    const second = await start(["dev"], { FW_SECRET: "" }, { database, cwd });
+    const second = await start(["dev"], { FW_SECRET: "", FW_MAILBOX: TEST_MAILBOX }, { database, cwd });
     expect(second.output().err).not.toContain("dev applied");
     const again = new Browser(second.url);
     expect((await again.signIn(email, PASSWORD)).status).toBe(303); // the user survived

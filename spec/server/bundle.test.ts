@@ -77,7 +77,7 @@ describe("fw bundle on the built example", () => {
       expect([...files].filter(([file, role]) => file.startsWith(lazy) && role === "loaded on demand")).toHaveLength(1);
     }
     // The database drivers stay there too: fw/db imports the one the app's DATABASE_URL picks.
-    expect(bundle.ran.out).toContain("Imported from node_modules when it runs: @electric-sql/pglite, pg, ws\n");
+    expect(bundle.ran.out).toContain("Imported from node_modules when it runs: @electric-sql/pglite, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, nodemailer, pg, ws\n");
     expect(bundle.ran.out).toContain(`node ${relative(process.cwd(), bundle.main)}`);
     // fw, typia and the app are in the bundle: the entry imports only its chunks and Node's builtins.
     const main = readFileSync(bundle.main, "utf8");
@@ -155,7 +155,7 @@ describe("fw bundle on the built example", () => {
     const out = scratch("outside");
     const ran = await runNode(FW, ["bundle", "--project", "example", "--out", out]);
     expect(ran.code).toBe(0);
-    expect(ran.err).toContain(`fw bundle: warning: @electric-sql/pglite, pg, ws are not installed in a node_modules at or above ${out}`);
+    expect(ran.err).toContain(`fw bundle: warning: @electric-sql/pglite, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, nodemailer, pg, ws are not installed in a node_modules at or above ${out}`);
     const routes = await runNode(join(out, "main.js"), ["routes"]);
     expect(routes.err).toBe("");
     expect(routes.code).toBe(0);
