@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^fw\/auth$/, replacement: here("./runtime/auth/index.ts") },
       { find: /^fw\/db$/, replacement: here("./runtime/db/index.ts") },
       { find: /^fw\/live$/, replacement: here("./runtime/live/index.ts") },
+      { find: /^fw\/jobs$/, replacement: here("./runtime/jobs/index.ts") },
     ],
   },
   oxc: {
