@@ -47,8 +47,8 @@ export interface NewJob {
  * The database's clock decides `run_at` (every process agrees on it).
  */
 export async function insertJob(db: Queryable, job: NewJob): Promise<{ id: number; duplicate: boolean }> {
-  const runAt = job.runAt === undefined ? `now() + ${ms(5)}` : `$6::timestamptz`;
-  const params = [job.name, job.payload, job.maxAttempts, job.unique ?? null, job.delayMs, ...(job.runAt === undefined ? [] : [job.runAt.toISOString()])];
+  const runAt = `COALESCE($6::timestamptz, now() + ${ms(5)})`;
+  const params = [job.name, job.payload, job.maxAttempts, job.unique ?? null, job.delayMs, job.runAt?.toISOString() ?? null];
   // The key's job can finish between the insert that found it and the read: then insert again.
   for (let tries = 0; tries < 3; tries++) {
     const inserted = await db.query<{ id: string | number }>(
