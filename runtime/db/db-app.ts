@@ -128,6 +128,9 @@ export class DbApp extends HttpApp {
     } finally {
       this.routes = routes;
     }
+    // Started once the server listens: from here on the process handles SIGTERM (runUntilStopped
+    // installs its handlers in the same turn), so a stop during the boot never cuts a job off.
+    await this.jobs?.start();
     // The server and the jobs stop together, each within the grace; the database closes after both.
     const stopJobs = (): Promise<void> => this.jobs?.stop(this.shutdownGraceMs) ?? Promise.resolve();
     const close = async (): Promise<void> => {
@@ -305,7 +308,7 @@ export class DbApp extends HttpApp {
           if (!held) await hook.beforeListen();
           await this.prepare(true);
           await this.devBoot?.(this.database);
-          await this.startJobs(true);
+          await this.prepareJobs(true);
           if (this.declaresTables) await this.checkDrift(drift);
           if (held) await hook.beforeListen();
         } catch (error) {
@@ -352,15 +355,15 @@ export class DbApp extends HttpApp {
   protected override async beforeServe(dev: boolean): Promise<void> {
     if (!dev) {
       await this.prepare(false);
-      await this.startJobs(false);
+      await this.prepareJobs(false);
     }
   }
 
-  /** Starts the app's jobs on its database (after the migrations); a job's bad option stops the boot. */
-  private async startJobs(dev: boolean): Promise<void> {
+  /** Prepares the app's jobs on its database (after the migrations); a job's bad option stops the boot. */
+  private async prepareJobs(dev: boolean): Promise<void> {
     if (this.jobs === undefined) return;
     try {
-      await this.jobs.start({ database: this.database, dev, log: (line) => this.console.err(line) });
+      await this.jobs.prepare({ database: this.database, dev, log: (line) => this.console.err(line) });
     } catch (error) {
       if (error instanceof TypeError || error instanceof CannotOpenDatabase) throw new BootError(error.message);
       throw error;

@@ -17,6 +17,7 @@ export {
   type EnqueueOptions,
   type Enqueued,
   type JobSpec,
+  type AnyJobSpec,
 } from "./job.js";
 export { JOBS_TABLE, SCHEDULES_TABLE, JOBS_TABLE_SQL } from "./table.js";
 export type { JobState } from "./queue-sql.js";

@@ -78,6 +78,13 @@ export interface JobSpec<P> {
   readonly options?: JobOptions;
 }
 
+/**
+ * Any job's spec, whatever its payload: `any` because `JobSpec<P>` is invariant in P (the payload
+ * goes into `run` and comes out of `validate`), and a list of the app's jobs holds each with its own.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyJobSpec = JobSpec<any>;
+
 /** The defaults of `JobOptions`. */
 export const DEFAULT_MAX_ATTEMPTS = 20;
 export const DEFAULT_BACKOFF_MS = 2_000;

@@ -2,7 +2,7 @@ import type { Background, BackgroundContext } from "../db/background.js";
 import type { Database } from "../db/database.js";
 import { processDatabase } from "../db/process-database.js";
 import type { HttpRoute } from "../routing/route.js";
-import { InvalidJobPayload, jobSettings, payloadProblems, type Enqueued, type EnqueueOptions, type JobSettings, type JobSpec } from "./job.js";
+import { InvalidJobPayload, jobSettings, payloadProblems, type AnyJobSpec, type Enqueued, type EnqueueOptions, type JobSettings, type JobSpec } from "./job.js";
 import { insertJob } from "./queue-sql.js";
 import { recurring, registerSchedules } from "./schedules.js";
 import { ensureJobsTable } from "./table.js";
@@ -54,7 +54,7 @@ export class JobQueue implements Background {
   #database: Database | undefined;
   #worker: JobWorker | undefined;
 
-  constructor(specs: readonly JobSpec<unknown>[], options: JobsOptions = {}) {
+  constructor(specs: readonly AnyJobSpec[], options: JobsOptions = {}) {
     this.#options = options;
     for (const spec of specs) {
       if (this.#specs.has(spec.name)) throw new TypeError(`fw/jobs: two jobs are named ${spec.name} (${spec.source})`);
@@ -92,8 +92,12 @@ export class JobQueue implements Background {
     return enqueued;
   }
 
-  /** Starts this process's worker (`DbApp` does it before the server listens). */
-  async start(context?: Partial<BackgroundContext>): Promise<void> {
+  /**
+   * Gets ready on the database (`DbApp` does it before the server listens): makes the tables,
+   * reads each recurring job's cron text (a bad one throws, naming the job's file) and writes
+   * its next due time.
+   */
+  async prepare(context?: Partial<BackgroundContext>): Promise<void> {
     if (this.#worker !== undefined) return;
     const database = this.#options.database ?? context?.database ?? processDatabase();
     this.#database = database;
@@ -114,7 +118,12 @@ export class JobQueue implements Background {
       leaseMs: this.#options.leaseMs ?? 30_000,
       log,
     });
-    this.#worker.start();
+  }
+
+  /** Starts this process's worker (`DbApp` does it once the server listens), preparing first if needed. */
+  async start(context?: Partial<BackgroundContext>): Promise<void> {
+    if (this.#worker === undefined) await this.prepare(context);
+    this.#worker?.start();
   }
 
   /**
@@ -135,7 +144,7 @@ export class JobQueue implements Background {
 }
 
 /** The app's jobs: a `JobQueue` with each job reachable by its name (`jobs.SendWelcome.enqueue(…)`). */
-export type Jobs<T extends Record<string, JobSpec<never>>> = JobQueue & { readonly [K in keyof T]: Job<PayloadOf<T[K]>> };
+export type Jobs<T extends Record<string, AnyJobSpec>> = JobQueue & { readonly [K in keyof T]: Job<PayloadOf<T[K]>> };
 
 type PayloadOf<S> = S extends JobSpec<infer P> ? P : never;
 
@@ -144,8 +153,8 @@ type PayloadOf<S> = S extends JobSpec<infer P> ? P : never;
  * one `Job` per name. Names are the files' (upper-case first), so they never clash with the
  * queue's own members (lower-case).
  */
-export function defineJobs<T extends Record<string, JobSpec<never>>>(specs: T, options: JobsOptions = {}): Jobs<T> {
-  const queue = new JobQueue(Object.values(specs) as unknown as JobSpec<unknown>[], options);
+export function defineJobs<T extends Record<string, AnyJobSpec>>(specs: T, options: JobsOptions = {}): Jobs<T> {
+  const queue = new JobQueue(Object.values(specs), options);
   for (const [key, spec] of Object.entries(specs)) {
     const job: Job<unknown> = { name: spec.name, enqueue: (payload, enqueueOptions) => queue.enqueue(spec.name, payload, enqueueOptions) };
     Object.defineProperty(queue, key, { value: job, enumerable: true });

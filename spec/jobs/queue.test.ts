@@ -1,25 +1,25 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { InvalidJobPayload, JobQueue, JOBS_TABLE, type JobSpec } from "../../runtime/jobs/index.js";
+import { InvalidJobPayload, JobQueue, JOBS_TABLE, type AnyJobSpec } from "../../runtime/jobs/index.js";
 import { claimJobs } from "../../runtime/jobs/queue-sql.js";
 import { enqueueDue, recurring, registerSchedules } from "../../runtime/jobs/schedules.js";
 import { ensureJobsTable } from "../../runtime/jobs/table.js";
 import { onEveryEngine, type EngineHandle } from "../db/engines.js";
 import { gate, numbered, spec, until } from "./support.js";
 
-interface Row {
+type Row = {
   id: string;
   name: string;
   state: string;
   attempts: number;
   last_error: string | null;
   unique_key: string | null;
-}
+};
 
 onEveryEngine((engine: EngineHandle) => {
   const queues: JobQueue[] = [];
   /** A queue on the engine's database that polls often (no assertion depends on it). */
-  const queue = (specs: readonly JobSpec<never>[], options: { concurrency?: number; leaseMs?: number } = {}): JobQueue => {
-    const made = new JobQueue(specs as unknown as JobSpec<unknown>[], { database: engine.db(), pollMs: 20, log: () => undefined, ...options });
+  const queue = (specs: readonly AnyJobSpec[], options: { concurrency?: number; leaseMs?: number } = {}): JobQueue => {
+    const made = new JobQueue(specs, { database: engine.db(), pollMs: 20, log: () => undefined, ...options });
     queues.push(made);
     return made;
   };
@@ -254,7 +254,7 @@ onEveryEngine((engine: EngineHandle) => {
 
 describe("issue 32: a job's options are checked when the queue is made", () => {
   it("names the file and the option", () => {
-    expect(() => new JobQueue([spec("Bad", () => undefined, () => [], { maxAttempts: 0 }) as JobSpec<unknown>])).toThrow(/src\/jobs\/Bad\.ts: options\.maxAttempts must be a whole number of at least 1, not 0/);
-    expect(() => new JobQueue([spec("Bad", () => undefined, () => [], { timeoutMs: 1.5 }) as JobSpec<unknown>])).toThrow(/options\.timeoutMs/);
+    expect(() => new JobQueue([spec("Bad", () => undefined, () => [], { maxAttempts: 0 })])).toThrow(/src\/jobs\/Bad\.ts: options\.maxAttempts must be a whole number of at least 1, not 0/);
+    expect(() => new JobQueue([spec("Bad", () => undefined, () => [], { timeoutMs: 1.5 })])).toThrow(/options\.timeoutMs/);
   });
 });
