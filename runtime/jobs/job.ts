@@ -5,7 +5,7 @@ import type { Validation } from "../resource/model.js";
 export interface JobContext {
   /** The job's row id in `fw_jobs`. */
   readonly id: number;
-  /** The job's name (its file under `src/jobs/`, without the extension: `SendWelcome`, `mail/Digest`). */
+  /** The job's name (its file under `src/jobs/`, without the extension: `SendWelcome`). */
   readonly name: string;
   /** This try's number, from 1. */
   readonly attempt: number;

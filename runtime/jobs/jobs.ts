@@ -102,9 +102,14 @@ export class JobQueue implements Background {
     const database = this.#options.database ?? context?.database ?? processDatabase();
     this.#database = database;
     const log = this.#options.log ?? context?.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-    const made = [...this.#specs.values()].flatMap(({ spec, settings }) =>
-      settings.cron === undefined ? [] : [recurring({ name: spec.name, source: spec.source, cron: settings.cron, maxAttempts: settings.maxAttempts })],
-    );
+    const made = [...this.#specs.values()].flatMap(({ spec, settings }) => {
+      if (settings.cron === undefined) return [];
+      const empty = spec.validate({});
+      if (!empty.success) {
+        throw new TypeError(`fw/jobs: ${spec.source} runs on a schedule (options.cron), so it runs with the payload {}, which does not fit its type: ${payloadProblems(empty).join("; ")}. Make every field optional, or take \`Record<string, never>\`.`);
+      }
+      return [recurring({ name: spec.name, source: spec.source, cron: settings.cron, maxAttempts: settings.maxAttempts })];
+    });
     const schedules = await Promise.all(made);
     await ensureJobsTable(database);
     await registerSchedules(database, schedules);

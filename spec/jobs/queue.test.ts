@@ -258,3 +258,10 @@ describe("issue 32: a job's options are checked when the queue is made", () => {
     expect(() => new JobQueue([spec("Bad", () => undefined, () => [], { timeoutMs: 1.5 })])).toThrow(/options\.timeoutMs/);
   });
 });
+
+describe("issue 32: a recurring job's payload type must take {} (its runs have no payload)", () => {
+  it("stops the start, naming the file", async () => {
+    const jobs = new JobQueue([spec<{ n: number }>("Nightly", () => undefined, numbered, { cron: "0 3 * * *" })], { log: () => undefined });
+    await expect(jobs.prepare()).rejects.toThrow(/src\/jobs\/Nightly\.ts runs on a schedule \(options\.cron\), so it runs with the payload \{\}, which does not fit its type: \$input\.n/);
+  });
+});

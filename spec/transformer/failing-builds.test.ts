@@ -46,6 +46,13 @@ const cases: Record<string, readonly RegExp[]> = {
   "scoped-unowned": [
     /src\/app\/Index\.ts\(\d+,\d+\): error TS91005: fw: src\/app\/Index\.ts mounts GET \/: `index` asks for `notes: ScopedStore<Note>`, but Note declares no `owned`, so its rows belong to nobody and its store is not a ScopedStore: ask for `notes: Store<Note>`\./,
   ],
+  // Issue 32: job files under src/jobs (helpers.ts, lower-case, is a plain module and no job).
+  "job-errors": [
+    /src\/jobs\/NoRun\.ts\(1,1\): error TS91070: fw: src\/jobs\/NoRun\.ts is the job NoRun, but it exports no `run`\. A job file exports `export async function run\(payload: Payload, job: JobContext\): Promise<void> \{ … \}`/,
+    /src\/jobs\/TooMany\.ts\(\d+,\d+\): error TS91071: fw: src\/jobs\/TooMany\.ts is the job TooMany, but its `run` takes 3 parameters; it takes the payload and, optionally, the JobContext/,
+    /src\/jobs\/Dated\.ts\(\d+,\d+\): error TS91072: fw: src\/jobs\/Dated\.ts is the job Dated, but its payload type `\{ id: number; sendAt: Date; \}` cannot be stored as JSON: payload\.sendAt is a Date\. Use strings, numbers, booleans, null, arrays and plain objects \(an ISO date string for a date/,
+    /src\/jobs\/Bare\.ts\(\d+,\d+\): error TS91072: fw: src\/jobs\/Bare\.ts is the job Bare, but its payload is `string`; a payload is an object of JSON values/,
+  ],
   "missing-guard": [
     /src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`/,
     /src\/models\.ts\(\d+,\d+\): error TS91009: fw: the model Note declares no `guarded`/,
