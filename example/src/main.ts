@@ -1,5 +1,6 @@
 import { DbApp } from "fw/db";
 import { table, tables } from "./.fw/routes.js";
+import { jobs } from "./.fw/jobs.js";
 import { seedDemoUser } from "./auth.js";
 import { layout } from "./layout.js";
 
@@ -9,7 +10,8 @@ import { layout } from "./layout.js";
 // db/migrations. `dev` applies pending migrations, then (devBoot) makes sure the demo account
 // exists (README: demo@example.com / demo-password); `db seed` makes it too. Production refuses
 // to start with pending migrations and never seeds.
-const app = new DbApp({ routes: table(), layout, tables, seed: seedDemoUser, devBoot: seedDemoUser });
+// The jobs under src/jobs (the nightly guestbook trim) run in every serving process; in dev their page is /fw/jobs.
+const app = new DbApp({ routes: table(), layout, tables, seed: seedDemoUser, devBoot: seedDemoUser, jobs });
 
 // The app never listens itself: `main` reads the command (none, dev, routes, db …) and runs it.
 process.exitCode = await app.main();
