@@ -54,8 +54,8 @@ describe.skipIf(bin === undefined)("issue 32: fw/jobs in several processes on on
     await db.script(`DELETE FROM ${JOBS_TABLE}; DELETE FROM job_runs; DELETE FROM job_releases;`);
   });
 
-  const boot = (env: Record<string, string> = {}) => {
-    const app = bootNode(APP, [], { DATABASE_URL: (cluster as PostgresCluster).url, FW_SECRET: SECRET, ...env }, cwd);
+  const boot = (env: Record<string, string> = {}, args: readonly string[] = []) => {
+    const app = bootNode(APP, args, { DATABASE_URL: (cluster as PostgresCluster).url, FW_SECRET: SECRET, ...env }, cwd);
     app.url.catch(() => undefined); // a test that kills the process before its banner does not wait for it
     started.push(app);
     return app;
@@ -124,5 +124,21 @@ describe.skipIf(bin === undefined)("issue 32: fw/jobs in several processes on on
     expect(await app.exited).toBe(0);
     expect(app.output().err).toMatch(/1 job\(s\) did not finish within 300 ms of the stop: put back in the queue \(Block #\d+\)/);
     expect(await left()).toEqual([{ n: 5, state: "queued", attempts: 0 }]);
+  });
+
+  it("`--workers 2`: each worker process runs jobs (one job each when each runs one at a time), and SIGTERM stops both", async () => {
+    await queue.enqueue("Block", { n: 6 });
+    await queue.enqueue("Block", { n: 7 });
+    const primary = boot({ CONCURRENCY: "1" }, ["--workers", "2"]);
+    await primary.url;
+    // Each process holds one Block job and takes no second: both jobs run, in two processes.
+    await until(async () => (await runs()).length === 2);
+    const pids = new Set((await runs()).map((run) => run.pid));
+    expect(pids.size).toBe(2);
+    expect(pids.has(primary.child.pid as number)).toBe(false);
+    await db.query("INSERT INTO job_releases (n) VALUES (6), (7)");
+    await until(async () => (await left()).length === 0);
+    primary.child.kill("SIGTERM");
+    expect(await primary.exited).toBe(0);
   });
 });
