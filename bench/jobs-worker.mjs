@@ -116,8 +116,8 @@ async function pgbossSide(fetchLoops) {
   boss.on("error", (error) => process.stderr.write(`pg-boss: ${error.message}\n`));
   await boss.start();
   const name = "noop";
-  await boss.createQueue(name);
-  await boss.deleteAllQueues?.();
+  // From empty, as fw's side (an earlier round's jobs, completed ones included, would slow its statements).
+  await boss.clearStorage();
   await boss.createQueue(name);
   const count = counter(measure === "throughput" ? options.jobs : Infinity);
   let stopping = false;
