@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type * as ts from "typescript";
-import { resolveConfig, type PluginOptions } from "./config.js";
-import { Codes, toDiagnostic, type Finding } from "./diagnostics.js";
+import { resolveConfig, shown, type PluginOptions } from "./config.js";
+import { toDiagnostic, type Finding } from "./diagnostics.js";
 import { explainFailureMisuse } from "./failure-misuse.js";
-import { generate } from "./generate.js";
+import { generate, typiaMissing } from "./generate.js";
 import { RowCache } from "./row-cache.js";
 import { scanAppDir } from "./scan.js";
 import { generateJobs, scanJobsDir } from "./jobs.js";
@@ -56,27 +56,13 @@ export default function fwTransformer(
   const next = unchanged
     ? program
     : withRoots(complete, host, tsApi, { roots: [...routeFiles, config.out, ...jobsOut], fresh: [...missing, config.out, ...jobsOut], dropped: [], generated: config.out, generatedText: generated.text });
-  const jobErrors = jobs.text === undefined || hasTypiaTransform(program.getCompilerOptions()) ? jobs.findings : [...jobs.findings, typiaMissingForJobs(config.jobsOut)];
+  const typia = jobs.text === undefined ? undefined : typiaMissing(complete, tsApi, (file) => shown(config, file), `the generated jobs module (${shown(config, config.jobsOut)}) calls typia (each job's payload type)`);
+  const jobErrors = typia === undefined ? jobs.findings : [...jobs.findings, typia];
   const errors = [...generated.findings, ...jobErrors].filter((f) => f.category === "error");
   printWarnings(generated.findings.filter((f) => f.category === "warning"), tsApi);
   attachFindings(next, errors, config.out, tsApi);
   explainFailureMisuse(next, tsApi);
   return next;
-}
-
-/** The jobs module calls typia (each payload's validator): without its transform the build says so. */
-function typiaMissingForJobs(jobsOut: string): Finding {
-  return {
-    code: Codes.typiaTransformMissing,
-    category: "error",
-    file: undefined,
-    message: `the generated jobs module (${path.basename(jobsOut)}) calls typia to check each job's payload, but compilerOptions.plugins has no typia transform. Add { "transform": "typia/lib/transform" } after fw's entry.`,
-  };
-}
-
-function hasTypiaTransform(options: ts.CompilerOptions): boolean {
-  const plugins: unknown = options["plugins"];
-  return Array.isArray(plugins) && plugins.some((p: unknown) => typeof p === "object" && p !== null && /typia[\\/]lib[\\/]transform/.test(String((p as { transform?: unknown }).transform)));
 }
 
 /**

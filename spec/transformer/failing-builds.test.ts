@@ -37,7 +37,11 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/models\/Crowded\.ts\(\d+,\d+\): error TS91016: fw: .*the model Crowded declares `owned` but has 2 fields of type Id<…> \(author: Id<User>, team: Id<Team>\), so fw cannot tell which one names the owner/,
     /src\/models\/Doubled\.ts\(\d+,\d+\): error TS91030: fw: src\/models\/Doubled\.ts: the model Doubled declares both `guarded` and `owned`, and `owned` is its guard already \(spec 2\.13\): with both, `owned`'s actions \(the roles that need a signed-in user\) would never be read\. Drop `guarded` and name those roles in `owned`: `auth\.owned\(covers, actions\)`\./,
   ],
-  "typia-missing": [/(^|\n)tsconfig\.json\(6,5\): error TS91017: fw: tsconfig\.json: the generated routes call typia \(a typed path parameter\), but compilerOptions\.plugins has no typia transform\. Add \{ "transform": "typia\/lib\/transform" \}/],
+  "typia-missing": [
+    /(^|\n)tsconfig\.json\(6,5\): error TS91017: fw: tsconfig\.json: the generated routes call typia \(a typed path parameter\), but compilerOptions\.plugins has no typia transform\. Add \{ "transform": "typia\/lib\/transform" \}/,
+    // Issue 32: a job file's payload validator needs typia too (src/jobs/Ping.ts).
+    /(^|\n)tsconfig\.json\(6,5\): error TS91017: fw: tsconfig\.json: the generated jobs module \(src\/\.fw\/jobs\.ts\) calls typia \(each job's payload type\), but compilerOptions\.plugins has no typia transform/,
+  ],
   "json-misuse": [
     /src\/app\/api\/Index\.ts\(5,15\): error TS91024: fw: src\/app\/api\/Index\.ts mounts GET \/api: `request\.json\(\)` reads a JSON body, but the request's type declares none, so nothing would check it: declare it in the handler's signature, `request: JsonRequest<NewTask>`/,
     /src\/app\/api\/Create\.ts\(\d+,\d+\): error TS91024: .*`request\.json<Note>\(\)`: fw checks a JSON body against the type the handler declares, not a type argument .*`request: JsonRequest<Note>`/,
