@@ -1,9 +1,10 @@
 // Turns the measurements into BENCHMARKS.md: machine, command, targets, then one table per part.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BENCH, fmtInt, fmtMB, fmtMs, fmtNum, fmtSpread } from "./lib/util.mjs";
+import { BENCH, fmtInt, fmtMB, fmtMs, fmtNum, fmtSpread, summary } from "./lib/util.mjs";
 import { liveSection } from "./live.mjs";
 import { scaleSection } from "./scale.mjs";
+import { jobsSection } from "./jobs.mjs";
 
 const pct = (x) => (Number.isFinite(x) ? `${x >= 0 ? "+" : ""}${(x * 100).toFixed(0)} %` : "–");
 const ratio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "–");
@@ -138,6 +139,10 @@ function targetsTable(r) {
     const where = `${fmtInt(x.sockets)} anonymous live \`/posts\` sockets on ${x.views === 1 ? "one view" : `${x.views} views`}, bursts of ${fmtInt(x.writes / x.rounds)} writes`;
     rows.push([`Live fan-out (issue 30): reads per write ≤ the views (${where})`, `${fmtNum(x.reads / x.writes)} (${fmtInt(x.reads)} reads for ${fmtInt(x.writes)} writes)`, verdict(x.reads / x.writes <= x.views)]);
     rows.push([`Live fan-out (issue 30): \`/fw/health\` p99 < 50 ms meanwhile (${where})`, `${fmtNum(x.health.p99, 1)} ms (${fmtInt(x.health.count)} probes)`, verdict(x.health.p99 < 50)]);
+  }
+  if (r.jobs?.ratios !== undefined) {
+    const median = summary(r.jobs.ratios).median;
+    rows.push([`Jobs (issue 32): fw/jobs claimed and run on PostgreSQL ≥ 1.0× pg-boss's, same database, same run`, `${fmtNum(median)}× (rounds: ${r.jobs.ratios.map((x) => fmtNum(x)).join(", ")})`, verdict(median >= 1)]);
   }
   return table(["target", "measured", "verdict"], rows);
 }
@@ -408,6 +413,7 @@ How to run and what each part measures: [bench/README.md](bench/README.md).
   if (r.db !== undefined) parts.push(`## Database (fw/db)\n\n${dbSection(r.db, { ...r.options.db, wrkArgs: `-t1 -c${r.options.db.connections} -d${r.options.db.seconds}s` })}\n`);
   if (r.scale !== undefined) parts.push(`## Scale-out (issue 21)\n\n${scaleSection(r.scale)}\n`);
   if (r.live !== undefined) parts.push(`## Live pages (issue 23, fw/live)\n\n${liveSection(r.live)}\n`);
+  if (r.jobs !== undefined) parts.push(`## Background jobs (issue 32, fw/jobs)\n\n${jobsSection(r.jobs)}\n`);
   const findings = join(BENCH, "FINDINGS.md");
   if (existsSync(findings)) parts.push(readFileSync(findings, "utf8").trim() + "\n");
   return parts.join("\n");

@@ -4,7 +4,7 @@
 //
 //   npm run bench                      full run (under 10 minutes on 2 cores), writes BENCHMARKS.md
 //   npm run bench -- --quick           one-minute smoke run, writes bench/.work/BENCHMARKS.quick.md
-//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale, live);
+//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale, live, jobs);
 //                                      writes bench/.work/BENCHMARKS.routing+memory.md, never BENCHMARKS.md
 //   npm run bench -- --no-build        use dist/ and example/dist/ as they are (the memory part still bundles
 //                                      the example with `fw bundle`, from example/dist as it is)
@@ -38,6 +38,7 @@ const OPTIONS = quick
       db: { seconds: 1, rounds: 1, warmup: 1, connections: 50, storeMs: 300, rssRounds: 1, coldRounds: 1 },
       scale: { seconds: 2, rounds: 1, connections: 50, messages: 100, warmup: 2 },
       live: { events: 200, warmup: 50, sockets: 200, fanOut: { sockets: 100, writes: 15, rounds: 1 } },
+      jobs: { jobs: 1000, windowMs: 3000, rounds: 1, samples: 50, slowSamples: 5 },
     }
   : {
       throughput: { seconds: 2, rounds: 5, warmup: 2, connections: 50 },
@@ -50,6 +51,7 @@ const OPTIONS = quick
       db: { seconds: 2, rounds: 5, warmup: 2, connections: 50, storeMs: 1000, rssRounds: 3, coldRounds: 2 },
       scale: { seconds: 5, rounds: 3, connections: 50, messages: 500, warmup: 20 },
       live: { events: 2000, warmup: 200, sockets: 1000, fanOut: { sockets: 100, writes: 15, rounds: 3 } },
+      jobs: { jobs: 5000, windowMs: 8000, rounds: 3, samples: 200, slowSamples: 20 },
     };
 OPTIONS.throughput.wrkArgs = `-t1 -c${OPTIONS.throughput.connections} -d${OPTIONS.throughput.seconds}s`;
 OPTIONS.build.coldNote =
@@ -63,7 +65,7 @@ function sh(command, args, what) {
 }
 
 function ensureDeps() {
-  if (existsSync(join(BENCH, "node_modules", "find-my-way", "package.json")) && existsSync(join(BENCH, "node_modules", "@hono", "node-server"))) return;
+  if (["find-my-way/package.json", "@hono/node-server", "pg-boss/package.json"].every((p) => existsSync(join(BENCH, "node_modules", p)))) return;
   try {
     sh("npm", ["ci", "--prefix", "bench", "--no-audit", "--no-fund"], "bench dependencies");
   } catch {
@@ -133,6 +135,7 @@ async function main() {
     ["db", async () => (await import("./db.mjs")).db(OPTIONS.db)],
     ["scale", async () => (await import("./scale.mjs")).scale(OPTIONS.scale)],
     ["live", async () => (await import("./live.mjs")).live(OPTIONS.live)],
+    ["jobs", async () => (await import("./jobs.mjs")).jobs(OPTIONS.jobs)],
   ];
   const took = {};
   for (const [name, part] of parts) {

@@ -41,6 +41,10 @@ export const Codes = {
   onDeleteField: 91041,
   readableWithField: 91042,
   uniqueField: 91043,
+  // Jobs (issue 32) take 91070–91079.
+  jobRunMissing: 91070,
+  jobRunParameters: 91071,
+  jobPayloadType: 91072,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

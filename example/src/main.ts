@@ -1,5 +1,6 @@
 import { DbApp } from "fw/db";
 import { table, tables } from "./.fw/routes.js";
+import { jobs } from "./.fw/jobs.js";
 import { seedDemoUser } from "./auth.js";
 import { layout } from "./layout.js";
 import { mailer } from "./mail.js";
@@ -11,7 +12,8 @@ import { mailer } from "./mail.js";
 // exists (README: demo@example.com / demo-password); `db seed` makes it too. Production refuses
 // to start with pending migrations and never seeds.
 // The mailer is a part of the app: it checks SMTP_URL and FW_ORIGIN at boot, and in dev serves the mailbox at /fw/mail.
-const app = new DbApp({ routes: table(), layout, tables, parts: [mailer], seed: seedDemoUser, devBoot: seedDemoUser });
+// The jobs under src/jobs (mail delivery, the nightly guestbook trim) run in every serving process; in dev their page is /fw/jobs.
+const app = new DbApp({ routes: table(), layout, tables, parts: [mailer], seed: seedDemoUser, devBoot: seedDemoUser, jobs });
 
 // The app never listens itself: `main` reads the command (none, dev, routes, db …) and runs it.
 process.exitCode = await app.main();
