@@ -1,4 +1,6 @@
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RESET_SENT } from "../../runtime/auth/index.js";
 import { startApp, type SentMail, type TestApp, type TestClient } from "../../runtime/testing/index.js";
@@ -98,5 +100,31 @@ describe("the example's accounts (fw/testing reading the mailbox)", () => {
     expect(refused.status).toBe(409);
     expect(refused.text).toContain("cannot be deleted while things you made (posts, comments) name it");
     expect(await signedInAs(author)).toBe(email);
+  });
+});
+
+describe("the example's mail goes through a job (fw/jobs)", () => {
+  it("a mail that cannot be delivered does not touch the answer: its DeliverMail job fails, is kept with the error, and waits to be tried again", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "fw-mail-job-"));
+    // The mailbox is a file, not a folder: every delivery fails, as an SMTP server that is down would.
+    const blocked = join(scratch, "not-a-folder");
+    writeFileSync(blocked, "");
+    const broken = await startApp({ cwd: resolve("example"), main: "dist/main.js", env: { FW_MAILBOX: blocked } });
+    try {
+      await broken.client().submit("/signup", { email: "queued@example.com", password: PASSWORD });
+      const asked = await broken.client().submit("/password/forgot", { email: "demo@example.com" });
+      expect([asked.status, asked.location]).toEqual([303, "/login"]);
+      let page = "";
+      for (let tries = 0; tries < 200 && !/Failed \(waiting to be tried again\): [1-9]/.test(page); tries++) {
+        page = (await broken.client().get("/fw/jobs")).text;
+        await new Promise((done) => setTimeout(done, 50));
+      }
+      expect(page).toMatch(/Failed \(waiting to be tried again\): [12]/);
+      expect(page).toContain("DeliverMail");
+      expect(page).toMatch(/class="fw-jobs-error">[^<]*not-a-folder/);
+    } finally {
+      await broken.close();
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });
