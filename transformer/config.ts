@@ -18,6 +18,16 @@ export interface PluginOptions {
   readonly dbModule?: string;
   /** The specifier of fw/live in generated code (imported only when the app has a live page). Default `<fwModule>/live`. */
   readonly liveModule?: string;
+  /**
+   * Routes the app serves that the build cannot see (mounted beside `table()` by code it cannot
+   * read, a guard's own routes under a computed prefix): `"GET /health"`, `"/hooks/*rest"` (any
+   * method). The path checks count them as answered and `path()` takes them.
+   */
+  readonly extraRoutes?: readonly string[];
+  /** The folder of files served as they are, relative to the tsconfig: the path checks count its files as answered. Default `public`. */
+  readonly publicDir?: string;
+  /** `false` turns the path and live topic checks off (TS91050, TS91051); `path()` is still written. Default true. */
+  readonly verifyPaths?: boolean;
 }
 
 /** Resolved, absolute configuration: what the generator is a pure function of (with the program). */
@@ -31,6 +41,11 @@ export interface FwConfig {
   readonly fwModule: string;
   readonly dbModule: string;
   readonly liveModule: string;
+  /** The typed path builder, beside the route module (`src/.fw/paths.ts`). */
+  readonly paths: string;
+  readonly extraRoutes: readonly string[];
+  readonly publicDir: string;
+  readonly verifyPaths: boolean;
 }
 
 export function resolveConfig(options: PluginOptions, projectDir: string): FwConfig {
@@ -45,6 +60,10 @@ export function resolveConfig(options: PluginOptions, projectDir: string): FwCon
     fwModule: options.fwModule ?? "fw",
     dbModule: options.dbModule ?? `${options.fwModule ?? "fw"}/db`,
     liveModule: options.liveModule ?? `${options.fwModule ?? "fw"}/live`,
+    paths: path.join(path.dirname(at(options.out ?? "src/.fw/routes.ts")), "paths.ts"),
+    extraRoutes: options.extraRoutes ?? [],
+    publicDir: at(options.publicDir ?? "public"),
+    verifyPaths: options.verifyPaths ?? true,
   };
 }
 

@@ -41,6 +41,10 @@ export const Codes = {
   onDeleteField: 91041,
   readableWithField: 91042,
   uniqueField: 91043,
+  // Verified paths and live topics (issue 31) take 91050–91059.
+  unknownPath: 91050,
+  unknownTopic: 91051,
+  extraRoutes: 91052,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

@@ -42,13 +42,18 @@ export default function fwTransformer(
   const cache = RowCache.load(path.join(path.dirname(config.out), "rows.json"));
   const generated = generate(complete, config, tsApi, found, cache);
   writeIfChanged(config.out, generated.text);
+  writeIfChanged(config.paths, generated.paths);
   cache.save();
   // Nothing changed (the usual --incremental or watch rebuild after editing a handler): the
-  // program already holds the generated module as generated, so no second program is built.
-  const unchanged = complete === program && program.getSourceFile(config.out)?.text === generated.text;
+  // program already holds the generated modules as generated, so no second program is built.
+  const texts = new Map([
+    [path.resolve(config.out), generated.text],
+    [path.resolve(config.paths), generated.paths],
+  ]);
+  const unchanged = complete === program && [...texts].every(([file, text]) => program.getSourceFile(file)?.text === text);
   const next = unchanged
     ? program
-    : withRoots(complete, host, tsApi, { roots: [...routeFiles, config.out], fresh: [...missing, config.out], dropped: [], generated: config.out, generatedText: generated.text });
+    : withRoots(complete, host, tsApi, { roots: [...routeFiles, ...texts.keys()], fresh: [...missing, ...texts.keys()], dropped: [], generated: config.out, generatedTexts: texts });
   const errors = generated.findings.filter((f) => f.category === "error");
   printWarnings(generated.findings.filter((f) => f.category === "warning"), tsApi);
   attachFindings(next, errors, config.out, tsApi);
@@ -100,10 +105,11 @@ interface RootChanges {
   readonly dropped: readonly string[];
   readonly generated: string;
   /**
-   * The generated module's text, parsed as is: a watch host would hand back its cached copy of
-   * the file until its watcher fires, and that compile would emit the previous table.
+   * The generated modules' texts by absolute path (the route table, the path builder), parsed as
+   * is: a watch host would hand back its cached copy of a file until its watcher fires, and that
+   * compile would emit the previous table.
    */
-  readonly generatedText?: string;
+  readonly generatedTexts?: ReadonlyMap<string, string>;
 }
 
 function withRoots(program: ts.Program, host: ts.CompilerHost | undefined, tsApi: typeof ts, changes: RootChanges): ts.Program {
@@ -111,11 +117,9 @@ function withRoots(program: ts.Program, host: ts.CompilerHost | undefined, tsApi
   const base = host ?? tsApi.createCompilerHost(options);
   const fresh = new Set(changes.fresh.map((file) => path.resolve(file)));
   const reusing: ts.CompilerHost = Object.create(base) as ts.CompilerHost;
-  const generatedPath = path.resolve(changes.generated);
   reusing.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
-    if (changes.generatedText !== undefined && path.resolve(fileName) === generatedPath) {
-      return parsedWithVersion(tsApi, fileName, changes.generatedText, languageVersion);
-    }
+    const generatedText = changes.generatedTexts?.get(path.resolve(fileName));
+    if (generatedText !== undefined) return parsedWithVersion(tsApi, fileName, generatedText, languageVersion);
     if (!fresh.has(path.resolve(fileName))) {
       const parsed = program.getSourceFile(fileName);
       if (parsed !== undefined) return parsed;
