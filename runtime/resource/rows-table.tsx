@@ -65,7 +65,8 @@ export class RowsTable<A> {
         <tbody>
           {rows.map((row) => {
             // Once per row: the row's path and whether this user may edit it (an ownership check).
-            const at = links ? this.at(request, keyOf(row)) : "";
+            const key = keyOf(row);
+            const at = links ? this.at(request, key) : "";
             const edits = links && this.offers(request, "Edit", row);
             return (
               <tr>
@@ -74,7 +75,7 @@ export class RowsTable<A> {
                   <td>
                     {shows ? <a href={at}>Show</a> : null}
                     {shows && edits ? " " : null}
-                    {edits ? <a href={`${at}/edit`}>Edit</a> : null}
+                    {edits ? <a href={modelHref(request, this.model as ModelSpec<unknown>, "Edit", key)}>Edit</a> : null}
                   </td>
                 ) : null}
               </tr>
