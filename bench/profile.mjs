@@ -44,6 +44,7 @@ const SCENARIOS = {
   "db-index-fw": { db: "fw", path: "/posts", cookie: true },
   "db-index-fastify": { db: "fastify", path: "/posts", cookie: true },
   "db-show-fw-pglite": { db: "pglite", path: "/posts/7", cookie: true },
+  "db-index-fw-pglite": { db: "pglite", path: "/posts", cookie: true },
 };
 
 const scenario = SCENARIOS[name];
@@ -77,7 +78,7 @@ async function dbScenario(side) {
   }
   const support = await postgresSupport();
   const bin = support.postgresBin();
-  if (bin === undefined) throw new Error("PostgreSQL not found (no /usr/lib/postgresql/*/bin/initdb, PG_BIN unset): only db-show-fw-pglite runs here");
+  if (bin === undefined) throw new Error("PostgreSQL not found (no /usr/lib/postgresql/*/bin/initdb, PG_BIN unset): only db-show-fw-pglite and db-index-fw-pglite run here");
   const cluster = await support.startCluster(bin);
   const env = { DATABASE_URL: cluster.url };
   const cwd = await prepareApp("profile-postgres", env);
@@ -85,6 +86,13 @@ async function dbScenario(side) {
 }
 
 process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
+
+// Production boots refuse without the hosts they answer for (issue 32).
+
+process.env.FW_ALLOWED_HOSTS ??= "127.0.0.1,localhost";
+// The example sends mail (fw/mail): links on FW_ORIGIN, messages into a folder instead of SMTP.
+process.env.FW_ORIGIN ??= "http://localhost";
+process.env.FW_MAILBOX ??= ".fw/bench-mail";
 buildBenchPages();
 const dir = join(WORK, "prof", name);
 rmSync(dir, { recursive: true, force: true });

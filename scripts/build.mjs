@@ -42,12 +42,17 @@ const TARGETS = {
       "node_modules/typescript/package.json",
       "node_modules/ts-patch/package.json",
       "node_modules/typia/package.json",
+      // The template of a new embedded database is made with the installed PGlite.
+      "scripts/pglite-template.mjs",
+      "node_modules/@electric-sql/pglite/package.json",
     ],
     steps: [
       () => run(TSC, ["-p", "tsconfig.transformer.json"]),
       () => copyFileSync(join(ROOT, "transformer/package.json"), join(ROOT, "dist/transformer/package.json")),
       () => run(TSPC, ["-p", "tsconfig.build.json"]),
       () => cpSync(join(ROOT, "runtime/live/client"), join(ROOT, "dist/runtime/live/client"), { recursive: true }),
+      // A new embedded database starts from a copy of this, not initdb's slow run (runtime/db/pglite-template.ts).
+      () => run(join(ROOT, "scripts/pglite-template.mjs"), []),
     ],
   },
   example: {

@@ -28,6 +28,12 @@ export interface PluginOptions {
   readonly publicDir?: string;
   /** `false` turns the path and live topic checks off (TS91050, TS91051); `path()` is still written. Default true. */
   readonly verifyPaths?: boolean;
+  /** Folder of job files (`<Name>.ts` exporting `run`), relative to the tsconfig. Default `src/jobs`. */
+  readonly jobsDir?: string;
+  /** The generated jobs module (written only when there are job files). Default `src/.fw/jobs.ts`. */
+  readonly jobsOut?: string;
+  /** The specifier of fw/jobs in generated code. Default `<fwModule>/jobs`. */
+  readonly jobsModule?: string;
 }
 
 /** Resolved, absolute configuration: what the generator is a pure function of (with the program). */
@@ -46,6 +52,9 @@ export interface FwConfig {
   readonly extraRoutes: readonly string[];
   readonly publicDir: string;
   readonly verifyPaths: boolean;
+  readonly jobsDir: string;
+  readonly jobsOut: string;
+  readonly jobsModule: string;
 }
 
 export function resolveConfig(options: PluginOptions, projectDir: string): FwConfig {
@@ -64,6 +73,9 @@ export function resolveConfig(options: PluginOptions, projectDir: string): FwCon
     extraRoutes: options.extraRoutes ?? [],
     publicDir: at(options.publicDir ?? "public"),
     verifyPaths: options.verifyPaths ?? true,
+    jobsDir: at(options.jobsDir ?? "src/jobs"),
+    jobsOut: at(options.jobsOut ?? "src/.fw/jobs.ts"),
+    jobsModule: options.jobsModule ?? `${options.fwModule ?? "fw"}/jobs`,
   };
 }
 

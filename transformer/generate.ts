@@ -4,6 +4,7 @@ import { checkCapabilities } from "./capabilities.js";
 import { shown, type FwConfig } from "./config.js";
 import { Codes, type Finding } from "./diagnostics.js";
 import { emitModule, usesTypia, type Derived, type Row } from "./emit.js";
+import { apiModuleOf } from "./emit-api.js";
 import { pathSegment, shapeModel, type Shaping } from "./model-shape.js";
 import type { Checking } from "./checking.js";
 import { analyseHandler, routeExport } from "./handlers.js";
@@ -61,7 +62,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const sourceOf = (file: string): ts.SourceFile | undefined => program.getSourceFile(file);
   const scanned = found.filter((route) => included(route, sourceOf, c));
   const routes = checkRouteFiles(scanned, sourceOf, c.shown, findings);
-  const keys = cache === undefined ? undefined : rowKeys(program, tsApi, routes.map((route) => route.file), [config.out, config.paths], cacheSalt(config));
+  const keys = cache === undefined ? undefined : rowKeys(program, tsApi, routes.map((route) => route.file), [config.out, apiModuleOf(config.out), config.paths], cacheSalt(config));
   const rows = routes.flatMap((route) => {
     const key = keys?.get(normalPath(route.file));
     const remembered = key === undefined ? undefined : cache?.get(route.file, key);
@@ -78,17 +79,25 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const forms = formOnly(c, models, sorted);
   const paths = appPaths({ ts: tsApi, checker, shown: show, findings }, program, config, sorted, derived);
   const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, forms, appDirShown: c.shown(config.appDir) });
-  if (usesTypia(sorted, [...derived, ...forms]) && !hasTypiaTransform(program.getCompilerOptions())) {
-    findings.push({
-      code: Codes.typiaTransformMissing,
-      category: "error",
-      ...pluginsEntry(program, tsApi),
-      message:
-        `${tsconfigShown(program, show)}: the generated routes call typia (${typiaUser(sorted, [...derived, ...forms])}), ` +
-        `but compilerOptions.plugins has no typia transform. Add { "transform": "typia/lib/transform" } after fw's entry.`,
-    });
+  if (usesTypia(sorted, [...derived, ...forms])) {
+    const missing = typiaMissing(program, tsApi, show, `the generated routes call typia (${typiaUser(sorted, [...derived, ...forms])})`);
+    if (missing !== undefined) findings.push(missing);
   }
   return { text, paths, rows: sorted, models, findings };
+}
+
+/**
+ * TS91017, on the tsconfig's `plugins`, when generated code calls typia (`what` says which and
+ * why) but the tsconfig lists no typia transform; undefined when it does.
+ */
+export function typiaMissing(program: ts.Program, tsApi: typeof ts, show: (file: string) => string, what: string): Finding | undefined {
+  if (hasTypiaTransform(program.getCompilerOptions())) return undefined;
+  return {
+    code: Codes.typiaTransformMissing,
+    category: "error",
+    ...pluginsEntry(program, tsApi),
+    message: `${tsconfigShown(program, show)}: ${what}, but compilerOptions.plugins has no typia transform. Add { "transform": "typia/lib/transform" } after fw's entry.`,
+  };
 }
 
 /** A module's exports by name, aliases resolved (`export { x as y }`). */

@@ -2,12 +2,14 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type * as ts from "typescript";
-import { resolveConfig, type PluginOptions } from "./config.js";
+import { resolveConfig, shown, type PluginOptions } from "./config.js";
+import { apiModuleOf, emitApiModule } from "./emit-api.js";
 import { toDiagnostic, type Finding } from "./diagnostics.js";
 import { explainFailureMisuse } from "./failure-misuse.js";
-import { generate } from "./generate.js";
+import { generate, typiaMissing } from "./generate.js";
 import { RowCache } from "./row-cache.js";
 import { scanAppDir } from "./scan.js";
+import { generateJobs, scanJobsDir } from "./jobs.js";
 
 export type { PluginOptions } from "./config.js";
 export { Codes } from "./diagnostics.js";
@@ -30,12 +32,13 @@ export default function fwTransformer(
   const projectDir = typeof configFile === "string" ? path.dirname(configFile) : process.cwd();
   const config = resolveConfig(options, projectDir);
   const found = scanAppDir(config.appDir);
+  const jobFiles = scanJobsDir(config.jobsDir);
   // Route files on disk that the program lacks (outside \`include\`, or just added while a
-  // watcher has not caught up) are added first, so their handlers can be read.
-  const missing = found.map((route) => route.file).filter((file) => program.getSourceFile(file) === undefined);
+  // watcher has not caught up) are added first, so their handlers can be read (job files too).
+  const missing = [...found.map((route) => route.file), ...jobFiles].filter((file) => program.getSourceFile(file) === undefined);
   // …and route files a watcher still lists after they were renamed or deleted are dropped.
   const vanished = program.getRootFileNames().filter((file) => isWithin(path.resolve(path.dirname(file)), config.appDir) && !fs.existsSync(file));
-  const routeFiles = found.map((route) => route.file);
+  const routeFiles = [...found.map((route) => route.file), ...jobFiles];
   const complete =
     missing.length === 0 && vanished.length === 0
       ? program
@@ -43,19 +46,42 @@ export default function fwTransformer(
   const cache = RowCache.load(path.join(path.dirname(config.out), "rows.json"));
   const generated = generate(complete, config, tsApi, found, cache);
   writeIfChanged(config.out, generated.text);
+  // The API module (issue 31: fw/client's types, the OpenAPI description) in a file of its own.
+  const apiFile = apiModuleOf(config.out);
+  const apiText = emitApiModule({ out: config.out, fwModule: config.fwModule, rows: generated.rows, appDirShown: shown(config, config.appDir) });
+  writeIfChanged(apiFile, apiText);
+  // The typed path builder (issue 31), beside the routes too.
   writeIfChanged(config.paths, generated.paths);
   cache.save();
+  // The jobs module (issue 32), beside the routes: written only while there are job files.
+  const jobs = generateJobs(complete, tsApi, config, jobFiles);
+  if (jobs.text === undefined) fs.rmSync(config.jobsOut, { force: true });
+  else writeIfChanged(config.jobsOut, jobs.text);
+  const jobsOut = jobs.text === undefined ? [] : [config.jobsOut];
   // Nothing changed (the usual --incremental or watch rebuild after editing a handler): the
   // program already holds the generated modules as generated, so no second program is built.
-  const texts = new Map([
-    [path.resolve(config.out), generated.text],
-    [path.resolve(config.paths), generated.paths],
-  ]);
-  const unchanged = complete === program && [...texts].every(([file, text]) => program.getSourceFile(file)?.text === text);
+  const unchanged =
+    complete === program &&
+    program.getSourceFile(config.out)?.text === generated.text &&
+    program.getSourceFile(apiFile)?.text === apiText &&
+    program.getSourceFile(config.paths)?.text === generated.paths &&
+    program.getSourceFile(config.jobsOut)?.text === jobs.text;
   const next = unchanged
     ? program
-    : withRoots(complete, host, tsApi, { roots: [...routeFiles, ...texts.keys()], fresh: [...missing, ...texts.keys()], dropped: [], generated: config.out, generatedTexts: texts });
-  const errors = generated.findings.filter((f) => f.category === "error");
+    : withRoots(complete, host, tsApi, {
+        roots: [...routeFiles, config.out, apiFile, config.paths, ...jobsOut],
+        fresh: [...missing, config.out, apiFile, config.paths, ...jobsOut],
+        dropped: [],
+        generated: config.out,
+        generatedText: generated.text,
+        alongside: new Map([
+          [path.resolve(apiFile), apiText],
+          [path.resolve(config.paths), generated.paths],
+        ]),
+      });
+  const typia = jobs.text === undefined ? undefined : typiaMissing(complete, tsApi, (file) => shown(config, file), `the generated jobs module (${shown(config, config.jobsOut)}) calls typia (each job's payload type)`);
+  const jobErrors = typia === undefined ? jobs.findings : [...jobs.findings, typia];
+  const errors = [...generated.findings, ...jobErrors].filter((f) => f.category === "error");
   printWarnings(generated.findings.filter((f) => f.category === "warning"), tsApi);
   attachFindings(next, errors, config.out, tsApi);
   explainFailureMisuse(next, tsApi);
@@ -106,11 +132,12 @@ interface RootChanges {
   readonly dropped: readonly string[];
   readonly generated: string;
   /**
-   * The generated modules' texts by absolute path (the route table, the path builder), parsed as
-   * is: a watch host would hand back its cached copy of a file until its watcher fires, and that
-   * compile would emit the previous table.
+   * The generated module's text, parsed as is: a watch host would hand back its cached copy of
+   * the file until its watcher fires, and that compile would emit the previous table.
    */
-  readonly generatedTexts?: ReadonlyMap<string, string>;
+  readonly generatedText?: string;
+  /** Other generated modules (the API module, the path builder) by absolute path, with their texts: parsed and resolved as the generated module is. */
+  readonly alongside?: ReadonlyMap<string, string>;
 }
 
 function withRoots(program: ts.Program, host: ts.CompilerHost | undefined, tsApi: typeof ts, changes: RootChanges): ts.Program {
@@ -118,9 +145,13 @@ function withRoots(program: ts.Program, host: ts.CompilerHost | undefined, tsApi
   const base = host ?? tsApi.createCompilerHost(options);
   const fresh = new Set(changes.fresh.map((file) => path.resolve(file)));
   const reusing: ts.CompilerHost = Object.create(base) as ts.CompilerHost;
+  const generatedPath = path.resolve(changes.generated);
   reusing.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
-    const generatedText = changes.generatedTexts?.get(path.resolve(fileName));
-    if (generatedText !== undefined) return parsedWithVersion(tsApi, fileName, generatedText, languageVersion);
+    if (changes.generatedText !== undefined && path.resolve(fileName) === generatedPath) {
+      return parsedWithVersion(tsApi, fileName, changes.generatedText, languageVersion);
+    }
+    const alongside = changes.alongside?.get(path.resolve(fileName));
+    if (alongside !== undefined) return parsedWithVersion(tsApi, fileName, alongside, languageVersion);
     if (!fresh.has(path.resolve(fileName))) {
       const parsed = program.getSourceFile(fileName);
       if (parsed !== undefined) return parsed;
@@ -136,7 +167,7 @@ function withRoots(program: ts.Program, host: ts.CompilerHost | undefined, tsApi
   if (baseDirectoryExists !== undefined) {
     reusing.directoryExists = (dir) => [...fresh].some((file) => isWithin(path.dirname(file), path.resolve(dir))) || baseDirectoryExists(dir);
   }
-  resolveFreshImports(reusing, base, fresh, path.resolve(changes.generated), tsApi);
+  resolveFreshImports(reusing, base, fresh, new Set([path.resolve(changes.generated), ...(changes.alongside?.keys() ?? [])]), tsApi);
   const gone = new Set(changes.dropped.map((file) => path.resolve(file)));
   const kept = program.getRootFileNames().filter((name) => !gone.has(path.resolve(name)));
   const known = new Set(kept.map((name) => path.resolve(name)));
@@ -199,7 +230,7 @@ function parsedWithVersion(tsApi: typeof ts, fileName: string, text: string, lan
  * point at a fresh file, and every relative import of the generated module, are resolved here
  * against the disk instead.
  */
-function resolveFreshImports(reusing: ts.CompilerHost, base: ts.CompilerHost, fresh: ReadonlySet<string>, generated: string, tsApi: typeof ts): void {
+function resolveFreshImports(reusing: ts.CompilerHost, base: ts.CompilerHost, fresh: ReadonlySet<string>, generated: ReadonlySet<string>, tsApi: typeof ts): void {
   const target = (specifier: string, containingFile: string): string | undefined => {
     if (!specifier.startsWith(".")) return undefined;
     const base = path.resolve(path.dirname(containingFile), specifier.replace(/\.js$/, ""));
@@ -207,7 +238,7 @@ function resolveFreshImports(reusing: ts.CompilerHost, base: ts.CompilerHost, fr
     const known = candidates.find((file) => fresh.has(file));
     if (known !== undefined) return known;
     // The generated module imports only files just found on disk: a cached miss is stale.
-    return path.resolve(containingFile) === generated ? candidates.find((file) => fs.existsSync(file)) : undefined;
+    return generated.has(path.resolve(containingFile)) ? candidates.find((file) => fs.existsSync(file)) : undefined;
   };
   const resolvedAs = (file: string): ts.ResolvedModuleFull => ({
     resolvedFileName: file,

@@ -211,7 +211,27 @@ function formHelper(w: Walk, props: ts.ObjectLiteralExpression, name: string): v
   argument(w, member(w.ts, props, "action"), method === undefined ? ANY_METHOD : [method], `${name === "button" ? "Form.button" : "render"}({ action })`);
 }
 
-/** fw/auth's form sign-in: `GET|POST <mount>/login`, `POST <mount>/logout`, `GET|POST <mount>/signup` unless `signUp: false`. */
+/** fw/auth's account pages, with a mailer (runtime/auth/accounts.ts `routes()`): method and path under the mount. */
+const ACCOUNT_ROUTES: readonly (readonly [string, string])[] = [
+  ["GET", "/password/forgot"],
+  ["POST", "/password/forgot"],
+  ["GET", "/password/reset"],
+  ["POST", "/password/reset"],
+  ["GET", "/confirm"],
+  ["POST", "/confirm"],
+  ["GET", "/account"],
+  ["POST", "/account/password"],
+  ["POST", "/account/email"],
+  ["GET", "/account/email/confirm"],
+  ["POST", "/account/email/confirm"],
+  ["POST", "/account/sign-out-everywhere"],
+  ["POST", "/account/delete"],
+];
+
+/**
+ * fw/auth's form sign-in: `GET|POST <mount>/login`, `POST <mount>/logout`, `GET|POST <mount>/signup`
+ * unless `signUp: false`, and with a `mailer` the account pages (`/password/forgot`, `/account`, …).
+ */
 function signIn(w: Walk, options: ts.Expression | undefined): void {
   const t = w.ts;
   if (options === undefined || !t.isObjectLiteralExpression(options)) return;
@@ -224,6 +244,12 @@ function signIn(w: Walk, options: ts.Expression | undefined): void {
   const base = mount === "/" ? "" : mount.replace(/\/$/, "");
   const routes = [untypedRoute("GET", `${base}/login`), untypedRoute("POST", `${base}/login`), untypedRoute("POST", `${base}/logout`)];
   if (signUp) routes.push(untypedRoute("GET", `${base}/signup`), untypedRoute("POST", `${base}/signup`));
+  // With a `mailer` (unless written `undefined`), fw/auth's account pages too (runtime/auth/accounts.ts).
+  const mailerNode = member(t, options, "mailer");
+  const mailer = mailerNode === undefined ? undefined : unwrapped(t, mailerNode);
+  if (mailer !== undefined && !(t.isIdentifier(mailer) && mailer.text === "undefined")) {
+    for (const [method, at] of ACCOUNT_ROUTES) routes.push(untypedRoute(method, `${base}${at}`));
+  }
   w.found.signIn.push(...routes);
 }
 

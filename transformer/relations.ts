@@ -21,6 +21,8 @@ interface Declared {
   readonly onDelete: ReadonlyMap<string, { readonly rule: OnDelete; readonly node: ts.Node }>;
   readonly readableWith?: { readonly field: string; readonly node: ts.Node };
   readonly unique: readonly { readonly fields: readonly string[]; readonly node: ts.Node }[];
+  /** The read scope's field (`publicWhen: "published"`), when written as a literal: the build indexes it. */
+  readonly publicWhen?: string;
 }
 
 /**
@@ -100,7 +102,7 @@ function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>
   const readableWith = checkReadableWith(r, d, declared, references);
   const unique = checkUnique(r, d, declared, fields);
   const shape = { ...d.shape, fields, ...(unique.length === 0 ? {} : { unique }), ...(readableWith === undefined ? {} : { readableWith }) };
-  const table = d.table === undefined ? undefined : tableWithReferences(r, d, d.table, references, byName, unique);
+  const table = d.table === undefined ? undefined : tableWithReferences(r, d, d.table, references, byName, unique, declared.publicWhen);
   return { ...d, shape, ...(table === undefined ? {} : { table }) };
 }
 
@@ -176,9 +178,19 @@ function uniqueKindMessage(d: Derived, field: FieldShape): string {
 /**
  * A table model's table with its references as foreign keys: each a `bigint` column named like
  * the field plus `_id` (`post` → `post_id`, as the owner's `author` → `author_id`) pointing at
- * the target's key with the rule, and the composite uniques as column lists.
+ * the target's key with the rule, and the composite uniques as column lists. A read scope's
+ * field (`publicWhen`, a yes/no) gets an index with the key (`posts_published_id_idx`): the
+ * rows everyone reads, in the Index's key order, found and counted without reading the table.
  */
-function tableWithReferences(r: Relating, d: Derived, table: TableShape, references: ReadonlyMap<string, NonNullable<FieldShape["reference"]>>, byName: ReadonlyMap<string, Derived>, unique: readonly string[][]): TableShape | undefined {
+function tableWithReferences(
+  r: Relating,
+  d: Derived,
+  table: TableShape,
+  references: ReadonlyMap<string, NonNullable<FieldShape["reference"]>>,
+  byName: ReadonlyMap<string, Derived>,
+  unique: readonly string[][],
+  publicWhen: string | undefined,
+): TableShape | undefined {
   const columns = table.columns.map((column): ColumnShape => {
     const reference = references.get(column.field);
     const target = reference === undefined ? undefined : byName.get(reference.model)?.table;
@@ -195,7 +207,13 @@ function tableWithReferences(r: Relating, d: Derived, table: TableShape, referen
     seen.add(column.column);
   }
   const columnOf = (field: string): string => columns.find((c) => c.field === field)?.column ?? snake(field);
-  return { ...table, columns, ...(unique.length === 0 ? {} : { unique: unique.map((names) => names.map(columnOf)) }) };
+  const scope = publicWhen === undefined || d.owner === undefined ? undefined : columns.find((c) => c.field === publicWhen && c.type === "boolean");
+  return {
+    ...table,
+    columns,
+    ...(unique.length === 0 ? {} : { unique: unique.map((names) => names.map(columnOf)) }),
+    ...(scope === undefined ? {} : { indexes: [[scope.column, table.key.column]] }),
+  };
 }
 
 /** The companion's `onDelete`, `readableWith` and `unique`, read from its inline options. */
@@ -203,6 +221,7 @@ function readDeclared(r: Relating, model: Model): Declared {
   const onDelete = new Map<string, { rule: OnDelete; node: ts.Node }>();
   const unique: { fields: string[]; node: ts.Node }[] = [];
   let readableWith: Declared["readableWith"];
+  let publicWhen: string | undefined;
   for (const argument of model.call.arguments) {
     if (!r.ts.isObjectLiteralExpression(argument)) {
       const type = r.checker.getTypeAtLocation(argument);
@@ -213,6 +232,10 @@ function readDeclared(r: Relating, model: Model): Declared {
     }
     for (const property of argument.properties) {
       const name = property.name !== undefined && (r.ts.isIdentifier(property.name) || r.ts.isStringLiteral(property.name)) ? property.name.text : undefined;
+      // The read scope is checked at run time (ownership.ts); a literal one is also indexed.
+      if (name === "publicWhen" && r.ts.isPropertyAssignment(property) && (r.ts.isStringLiteral(property.initializer) || r.ts.isNoSubstitutionTemplateLiteral(property.initializer))) {
+        publicWhen = property.initializer.text;
+      }
       if (name !== "onDelete" && name !== "readableWith" && name !== "unique") continue;
       const value = r.ts.isPropertyAssignment(property) ? property.initializer : undefined;
       if (name === "onDelete") readOnDelete(r, model, property, value, onDelete);
@@ -220,7 +243,7 @@ function readDeclared(r: Relating, model: Model): Declared {
       else readUnique(r, model, property, value, unique);
     }
   }
-  return { onDelete, unique, ...(readableWith === undefined ? {} : { readableWith }) };
+  return { onDelete, unique, ...(readableWith === undefined ? {} : { readableWith }), ...(publicWhen === undefined ? {} : { publicWhen }) };
 }
 
 function codeOf(option: string): Finding["code"] {

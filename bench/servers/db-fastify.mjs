@@ -33,8 +33,10 @@ app.get("/posts", async (request, reply) => {
   if (page === undefined) return reply.code(400).type("text/plain; charset=utf-8").send("bad page");
   const s = session(request, reply);
   if (s === undefined) return reply;
-  const { rows } = await pool.query(INDEX_SQL, [PAGE_SIZE, (page - 1) * PAGE_SIZE]);
-  const total = rows[0] === undefined ? Number((await pool.query(`SELECT count(*) AS n FROM "posts"`)).rows[0].n) : Number(rows[0].fw_total);
+  const offset = (page - 1) * PAGE_SIZE;
+  const cap = offset + 20 * PAGE_SIZE + 1;
+  const { rows } = await pool.query(INDEX_SQL, [PAGE_SIZE, offset, cap]);
+  const total = rows[0] === undefined ? Number((await pool.query(`SELECT count(*) AS n FROM (SELECT 1 FROM "posts" LIMIT $1) AS fw_counted`, [cap])).rows[0].n) : Number(rows[0].fw_total);
   return reply.headers(PAGE_HEADERS).send(renderIndex(page, rows, total, s.user));
 });
 await app.listen({ port: Number(process.env.PORT), host: "127.0.0.1" });

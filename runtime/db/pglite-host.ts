@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startPglite, type PgliteLike, type PgliteQueryable } from "./pglite-engine.js";
+import type { PgliteApi, PgliteQueryable } from "./pglite-api-database.js";
+import { startPglite } from "./pglite-engine.js";
 import { SERVED_FILE } from "./pglite-served.js";
-import { frame, FrameReader, isRequest, toWireError, type Reply, type Request, type WireResult } from "./pglite-wire.js";
+import { frame, FrameReader, isRequest, toWireError, type Reply, type Request, type WireResult } from "./pglite-serve-protocol.js";
 
 /** An embedded database this process holds open and serves to the others of this machine. */
 export interface HeldPglite {
@@ -103,7 +104,7 @@ class Host {
   #lease: Lease | undefined;
   #transactions = 0;
 
-  constructor(private readonly pglite: PgliteLike) {}
+  constructor(private readonly pglite: PgliteApi) {}
 
   serve(socket: Socket): void {
     const client = new Client(socket);

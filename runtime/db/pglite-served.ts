@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import type { Database } from "./database.js";
-import { PgliteDatabase, type PgliteLike, type PgliteQueryable } from "./pglite-engine.js";
-import { frame, FrameReader, fromWireError, isReply, type Request, type WireResult } from "./pglite-wire.js";
+import { PgliteApiDatabase, type PgliteApi, type PgliteQueryable } from "./pglite-api-database.js";
+import { frame, FrameReader, fromWireError, isReply, type Request, type WireResult } from "./pglite-serve-protocol.js";
 
 /**
  * The file in an embedded database's directory that names the process serving it and where
@@ -27,7 +27,7 @@ export async function servedPglite(directory: string): Promise<Database | undefi
   if (typeof pid !== "number" || typeof address !== "string") return undefined;
   const socket = await connected(address);
   if (socket === undefined) return undefined;
-  return new PgliteDatabase(new ServedPglite(socket, pid), `PGlite at ${directory}`, () => {});
+  return new PgliteApiDatabase(new ServedPglite(socket, pid), `PGlite at ${directory}`, () => {});
 }
 
 function connected(address: string): Promise<Socket | undefined> {
@@ -47,7 +47,7 @@ type WithoutId<R> = R extends unknown ? Omit<R, "id"> : never;
 type Ask = WithoutId<Request>;
 
 /** PGlite as another process serves it: each call a request on the socket. */
-class ServedPglite implements PgliteLike {
+class ServedPglite implements PgliteApi {
   readonly #socket: Socket;
   readonly #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   readonly #closed: Promise<void>;

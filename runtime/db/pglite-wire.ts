@@ -1,102 +1,176 @@
-import { deserialize, serialize } from "node:v8";
-
 /**
- * What a client of a served PGlite (pglite-served.ts) and the process serving it
- * (pglite-host.ts) say to each other over a local socket: one frame per message, a 4-byte length
- * then the message as Node's structured-clone serialization (`node:v8`), so the values of
- * parameters and rows (numbers, bigints, byte arrays, JSON objects, …) arrive as PGlite gave
- * or takes them. Requests carry an id; each gets one reply with the same id, in any order.
+ * The slice of PostgreSQL's frontend/backend protocol (version 3) fw speaks to the embedded
+ * engine itself (pglite-session.ts): messages built into one buffer per exchange, and the
+ * engine's answer read in one pass. Values travel as text both ways, as PGlite sends them.
+ * https://www.postgresql.org/docs/current/protocol-message-formats.html
  */
-export type Request =
-  /** A statement, outside a transaction or inside the client's transaction `tx`. */
-  | { readonly id: number; readonly op: "query"; readonly sql: string; readonly params: readonly unknown[]; readonly tx?: number }
-  /** A script of statements without parameters. */
-  | { readonly id: number; readonly op: "exec"; readonly sql: string; readonly tx?: number }
-  /** Starts a transaction (once PGlite ends the one running): the reply is its number. */
-  | { readonly id: number; readonly op: "begin" }
-  /** Commits (or rolls back) the client's transaction `tx`. */
-  | { readonly id: number; readonly op: "end"; readonly tx: number; readonly commit: boolean }
-  /** Until `release`, no other client starts a statement (replied once granted). */
-  | { readonly id: number; readonly op: "lease" }
-  | { readonly id: number; readonly op: "release" };
 
-export type Reply = { readonly id: number; readonly ok: unknown } | { readonly id: number; readonly error: WireError };
-
-/** A failed statement's error: its message and PostgreSQL's fields (code, detail, constraint, table …). */
-export interface WireError {
-  readonly message: string;
-  readonly fields: Readonly<Record<string, string | number | boolean>>;
+/** A column of a result: its name and its type's OID. */
+export interface WireField {
+  readonly name: string;
+  readonly type: number;
 }
 
-/** A query's result as fw reads it (pglite-engine.ts). */
-export interface WireResult {
-  readonly rows: unknown[];
-  readonly affectedRows?: number;
+/** What the engine answered to one exchange (everything up to its ReadyForQuery). */
+export interface WireResponse {
+  /** The parameters' type OIDs (ParameterDescription, answer to a statement's Describe). */
+  readonly params: readonly number[] | undefined;
+  /** The result's columns (RowDescription); `noData` when the statement returns none. */
+  readonly fields: readonly WireField[] | undefined;
+  readonly noData: boolean;
+  /** Each DataRow's values, as text (null for NULL). */
+  readonly rows: (string | null)[][];
+  /** Each CommandComplete's tag ("SELECT 1", "INSERT 0 3", "CREATE TABLE"). */
+  readonly tags: readonly string[];
+  /** The first ErrorResponse's fields by their one-letter code (C: SQLSTATE, M: message, …). */
+  readonly error: Readonly<Record<string, string>> | undefined;
+  /** The last ReadyForQuery's transaction status: I idle, T in a transaction, E in a failed one. */
+  readonly status: string | undefined;
 }
 
-export function frame(message: Request | Reply): Buffer {
-  const body = serialize(message);
-  const head = Buffer.allocUnsafe(4);
-  head.writeUInt32BE(body.length);
-  return Buffer.concat([head, body]);
+/** One message: its type byte, then its length (itself included) and its body. */
+function message(type: string, body: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(5 + body.length);
+  out.write(type, 0, "latin1");
+  out.writeInt32BE(4 + body.length, 1);
+  body.copy(out, 5);
+  return out;
 }
 
-/** Cuts a byte stream back into the messages `frame` made. */
-export class FrameReader {
-  #pending: Buffer = Buffer.alloc(0);
+function cstring(text: string): Buffer {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.includes(0)) throw new Error("fw/db: a statement or name holds a NUL character");
+  return Buffer.concat([bytes, Buffer.alloc(1)]);
+}
 
-  /** The messages completed by `chunk`. */
-  push(chunk: Buffer): unknown[] {
-    this.#pending = this.#pending.length === 0 ? chunk : Buffer.concat([this.#pending, chunk]);
-    const messages: unknown[] = [];
-    while (this.#pending.length >= 4) {
-      const length = this.#pending.readUInt32BE(0);
-      if (this.#pending.length < 4 + length) break;
-      messages.push(deserialize(this.#pending.subarray(4, 4 + length)));
-      this.#pending = this.#pending.subarray(4 + length);
+function int16(value: number): Buffer {
+  const out = Buffer.allocUnsafe(2);
+  out.writeInt16BE(value, 0);
+  return out;
+}
+
+function int32(value: number): Buffer {
+  const out = Buffer.allocUnsafe(4);
+  out.writeInt32BE(value, 0);
+  return out;
+}
+
+/** Parse: prepares `sql` as the statement `name`, its parameters' types left to the engine. */
+export function parseMessage(name: string, sql: string): Buffer {
+  return message("P", Buffer.concat([cstring(name), cstring(sql), int16(0)]));
+}
+
+/** Describe of a prepared statement: its ParameterDescription, then its RowDescription or NoData. */
+export function describeStatement(name: string): Buffer {
+  return message("D", Buffer.concat([Buffer.from("S", "latin1"), cstring(name)]));
+}
+
+/** Bind: the unnamed portal on statement `name`, every parameter and result as text. */
+export function bindMessage(name: string, values: readonly (string | null)[]): Buffer {
+  const parts = [cstring(""), cstring(name), int16(0), int16(values.length)];
+  for (const value of values) {
+    if (value === null) parts.push(int32(-1));
+    else {
+      const bytes = Buffer.from(value, "utf8");
+      parts.push(int32(bytes.length), bytes);
     }
-    return messages;
   }
+  parts.push(int16(0));
+  return message("B", Buffer.concat(parts));
 }
 
-/** An error as it crosses the socket: the message and the fields fw reads, not the stack. */
-export function toWireError(error: unknown): WireError {
-  if (!(error instanceof Error)) return { message: String(error), fields: {} };
-  const fields: Record<string, string | number | boolean> = {};
-  for (const [key, value] of Object.entries(error)) {
-    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") fields[key] = value;
+/** Execute: the unnamed portal, all its rows. */
+export const EXECUTE: Buffer = message("E", Buffer.concat([cstring(""), int32(0)]));
+/** Sync: ends the exchange (and an implicit transaction); the engine answers ReadyForQuery. */
+export const SYNC: Buffer = message("S", Buffer.alloc(0));
+
+/** Close of a prepared statement. */
+export function closeStatement(name: string): Buffer {
+  return message("C", Buffer.concat([Buffer.from("S", "latin1"), cstring(name)]));
+}
+
+/** Query: the simple protocol, for a script of several statements without parameters. */
+export function simpleQuery(sql: string): Buffer {
+  return message("Q", cstring(sql));
+}
+
+/** Reads an exchange's answer: the messages fw acts on; the others (notices, statuses) are skipped. */
+export function readResponse(bytes: Uint8Array): WireResponse {
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let params: number[] | undefined;
+  let fields: WireField[] | undefined;
+  let noData = false;
+  const rows: (string | null)[][] = [];
+  const tags: string[] = [];
+  let error: Record<string, string> | undefined;
+  let status: string | undefined;
+  for (let at = 0; at + 5 <= data.length; ) {
+    const type = data[at];
+    const end = at + 1 + data.readInt32BE(at + 1);
+    if (end > data.length) throw new Error("fw/db: the embedded engine's answer ends inside a message");
+    const start = at + 5;
+    switch (type) {
+      case 0x44 /* D: DataRow */: {
+        const count = data.readInt16BE(start);
+        const row: (string | null)[] = new Array<string | null>(count);
+        let p = start + 2;
+        for (let i = 0; i < count; i++) {
+          const length = data.readInt32BE(p);
+          p += 4;
+          if (length < 0) row[i] = null;
+          else {
+            row[i] = data.toString("utf8", p, p + length);
+            p += length;
+          }
+        }
+        rows.push(row);
+        break;
+      }
+      case 0x54 /* T: RowDescription */: {
+        const count = data.readInt16BE(start);
+        const described: WireField[] = [];
+        let p = start + 2;
+        for (let i = 0; i < count; i++) {
+          const zero = data.indexOf(0, p);
+          const name = data.toString("utf8", p, zero);
+          // table OID (4), column number (2), type OID (4), type size (2), modifier (4), format (2)
+          described.push({ name, type: data.readInt32BE(zero + 7) });
+          p = zero + 19;
+        }
+        fields = described;
+        break;
+      }
+      case 0x74 /* t: ParameterDescription */: {
+        const count = data.readInt16BE(start);
+        params = Array.from({ length: count }, (_, i) => data.readInt32BE(start + 2 + 4 * i));
+        break;
+      }
+      case 0x6e /* n: NoData */:
+        noData = true;
+        break;
+      case 0x43 /* C: CommandComplete */:
+        tags.push(data.toString("utf8", start, end - 1));
+        break;
+      case 0x45 /* E: ErrorResponse */:
+        error ??= errorFields(data, start, end);
+        break;
+      case 0x5a /* Z: ReadyForQuery */:
+        status = String.fromCharCode(data[start] as number);
+        break;
+    }
+    at = end;
   }
-  return { message: error.message, fields };
+  return { params, fields, noData, rows, tags, error, status };
 }
 
-/** The client's error for a statement the serving process reported failed: the same message and fields, thrown where the client asked. */
-export function fromWireError(wire: WireError): Error {
-  return Object.assign(new Error(wire.message), wire.fields);
-}
-
-export function isRequest(value: unknown): value is Request {
-  if (typeof value !== "object" || value === null) return false;
-  const r = value as Record<string, unknown>;
-  if (typeof r["id"] !== "number") return false;
-  const tx = r["tx"] === undefined || typeof r["tx"] === "number";
-  switch (r["op"]) {
-    case "query":
-      return typeof r["sql"] === "string" && Array.isArray(r["params"]) && tx;
-    case "exec":
-      return typeof r["sql"] === "string" && tx;
-    case "end":
-      return typeof r["tx"] === "number" && typeof r["commit"] === "boolean";
-    case "begin":
-    case "lease":
-    case "release":
-      return true;
-    default:
-      return false;
+/** An ErrorResponse's fields: a code byte, then its text, up to a zero byte. */
+function errorFields(data: Buffer, start: number, end: number): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (let p = start; p < end && data[p] !== 0; ) {
+    const code = String.fromCharCode(data[p] as number);
+    const zero = data.indexOf(0, p + 1);
+    fields[code] = data.toString("utf8", p + 1, zero);
+    p = zero + 1;
   }
-}
-
-export function isReply(value: unknown): value is Reply {
-  if (typeof value !== "object" || value === null) return false;
-  const r = value as Record<string, unknown>;
-  return typeof r["id"] === "number" && ("ok" in r || (typeof r["error"] === "object" && r["error"] !== null));
+  return fields;
 }

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire, isBuiltin } from "node:module";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -12,18 +12,19 @@ export const BUNDLE_USAGE = `usage: fw bundle [--project <dir>] [--main <file>] 
   --out      where the bundle goes, relative to the project; default "dist/bundle"
 
 Bundles the already built app (run the build first) into <out>/main.js plus chunks, for
-production: fw, typia and the app's own modules are bundled; ws, Node's builtins and every
+production: fw, typia, dotenv and the app's own modules are bundled; ws, Node's builtins and every
 other package stay imports, resolved from node_modules as before. Needs rolldown
 (npm install --save-dev rolldown). Each file gets a source map leading back to the app's
 TypeScript (through the build's own maps). Run the result with \`node <out>/main.js\`, or
 \`node --enable-source-maps <out>/main.js\` for stack traces in the TypeScript sources.`;
 
 /**
- * Packages whose code goes into the bundle: fw itself (with `fw/auth`, `fw/jsx-runtime`) and the
- * typia runtime helpers the build's codecs import. Everything else an app imports by name stays
- * an import (see `isExternal`).
+ * Packages whose code goes into the bundle: fw itself (with `fw/auth`, `fw/jsx-runtime`), the
+ * typia runtime helpers the build's codecs import, and dotenv (the `.env` parser every boot
+ * imports: a few KB, so a boot loads no package for it). Everything else an app imports by name
+ * stays an import (see `isExternal`).
  */
-const BUNDLED_PACKAGES: ReadonlySet<string> = new Set(["fw", "typia"]);
+const BUNDLED_PACKAGES: ReadonlySet<string> = new Set(["fw", "typia", "dotenv"]);
 
 /** The bundle directory's package.json: makes its `.js` files ES modules wherever it is, and marks the directory as fw bundle's own. */
 const MARKER = "Written by `fw bundle`; replaced each time it runs.";
@@ -222,7 +223,12 @@ export async function bundleApp(args: BundleArgs, bundler: Bundler, warn: (text:
     const written = await build.write({ dir: args.out, format: "esm", codeSplitting: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js", sourcemap: true });
     const packageJson = `${JSON.stringify({ private: true, type: "module", description: MARKER }, null, 2)}\n`;
     writeFileSync(join(args.out, "package.json"), packageJson);
-    const files = [...classify(written.output), { file: "package.json", bytes: Buffer.byteLength(packageJson), loaded: "other" } as const, ...liveClient(written.output, args.out)];
+    const files = [
+      ...classify(written.output),
+      { file: "package.json", bytes: Buffer.byteLength(packageJson), loaded: "other" } as const,
+      ...liveClient(written.output, args.out),
+      ...pgliteTemplate(written.output, args.out),
+    ];
     const chunkFiles = new Set(files.map((f) => f.file));
     const imported = written.output.flatMap((item) => (item.type === "chunk" ? [...item.imports, ...item.dynamicImports] : []));
     const externals = [...new Set(imported.filter((id) => !chunkFiles.has(id) && !isBuiltin(id)).map(packageOf))].sort();
@@ -244,6 +250,25 @@ function liveClient(output: readonly (OutputChunk | OutputAsset)[], out: string)
   mkdirSync(join(out, "client"), { recursive: true });
   copyFileSync(from, join(out, "client", "live.js"));
   return [{ file: "client/live.js", bytes: readFileSync(from).byteLength, loaded: "other" }];
+}
+
+/**
+ * fw/db starts a new embedded database from the template its build keeps beside its module
+ * (`db/pglite-template-<PGlite version>.tar.gz`, read at `new URL(…, import.meta.url)`): in a
+ * bundle, beside the chunks. Copied there when the bundle holds fw/db's embedded engine, so a
+ * bundled app's first start on a new machine does not run initdb (read as a file: dev sits
+ * below db and imports nothing of it).
+ */
+function pgliteTemplate(output: readonly (OutputChunk | OutputAsset)[], out: string): BundledFile[] {
+  const engine = output.some((item) => item.type === "chunk" && item.moduleIds.some((id) => /[\\/]db[\\/]pglite-template\.[jt]s$/.test(id)));
+  const from = fileURLToPath(new URL("../db/", import.meta.url));
+  if (!engine || !existsSync(from)) return [];
+  return readdirSync(from)
+    .filter((name) => /^pglite-template-.+\.tar\.gz$/.test(name))
+    .map((name) => {
+      copyFileSync(join(from, name), join(out, name));
+      return { file: name, bytes: statSync(join(out, name)).size, loaded: "other" as const };
+    });
 }
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;

@@ -1,18 +1,22 @@
+import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiError, TestClient, type ApiClient } from "../../runtime/testing/index.js";
+import { runNode } from "../support/process.js";
+import { BUILD_TIMEOUT_MS } from "../support/tspc.js";
 import { Browser, freshEmail, PASSWORD, type Answer } from "../auth/client.js";
 import { bootExample, defaultEngine, exampleDatabase, type Engine } from "../support/example.js";
 import { htmlErrors } from "../support/html-validate.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 
 // The example as `npm start` builds it (npm test builds first): its text limits and the posts'
 // read scope, seen over HTTP by a visitor, the author and another member. On the default engine
 // (PostgreSQL where the machine has it, else PGlite).
-const app = bootExample([], { FW_SECRET: TEST_SECRET });
+const app = bootExample([], { ...PRODUCTION_ENV });
 // Comments on posts (issue 29) rest on the database's foreign keys and on read scopes compiled to
 // SQL, so they are checked on both engines: on this app's, and, when that is PostgreSQL, on a
 // second app on PGlite, booted beside the first.
 const apps = new Map<Engine, ReturnType<typeof bootExample>>([[defaultEngine(), app]]);
-if (defaultEngine() === "postgres") apps.set("pglite", bootExample([], { FW_SECRET: TEST_SECRET }, { database: exampleDatabase("migrated", "pglite") }));
+if (defaultEngine() === "postgres") apps.set("pglite", bootExample([], { ...PRODUCTION_ENV }, { database: exampleDatabase("migrated", "pglite") }));
 const urls = new Map<Engine, string>();
 let url: string;
 
@@ -390,5 +394,49 @@ describe("Issue 28: values the database cannot take are 4xx beside their field o
     const stale = await visitor.post(made.location as string, { _method: "PUT", _version: "9999999999", text: "edited" });
     expect(stale.status).toBe(400);
     expect(stale.html).toContain("A value in this request cannot be stored or looked up: a number is out of the range its field allows.");
+  });
+});
+
+/** The example's API as far as this file may know it (the typed calls are spec/client/example-calls.ts). */
+type ExampleApi = {
+  "POST /api/entries": { params: {}; body: { name: string; message: string }; answer: unknown };
+  "GET /api/posts/:id": { params: { id: number }; body: never; answer: unknown };
+};
+
+interface ExampleCalls {
+  callEveryExampleRoute(api: ApiClient<ExampleApi>, name: string): Promise<{ total: number; titles: string[]; title: string | undefined; signed: unknown; names: string[] }>;
+}
+
+describe("Issue 31: every API route of the example, through fw/client typed by its generated Api", () => {
+  it(
+    "spec/client/example-calls.ts type-checks against the example's Api (a wrong call, or an answer typed any, would not)",
+    async () => {
+      const checked = await runNode(resolve("node_modules/typescript/bin/tsc"), ["-p", "spec/client/tsconfig.example-calls.json"]);
+      expect(checked.out + checked.err).toBe("");
+      expect(checked.code).toBe(0);
+    },
+    BUILD_TIMEOUT_MS,
+  );
+
+  it("calls every route through fw/testing's client, its answers checked against their types; a refusal is a typed ApiError", async () => {
+    const author = await member("api");
+    await author.get("/posts/new");
+    expect((await author.post("/posts", { title: `Through the API ${process.pid}`, body: "b", category: "howto", published: "true" })).status).toBe(303);
+    // Both are read by path: the root typecheck leaves out the example's generated Api.
+    const { answers } = (await import(resolve("example/dist/.fw/api.js"))) as { answers: object };
+    const { callEveryExampleRoute } = (await import(resolve("spec/client/example-calls.ts"))) as ExampleCalls;
+    const api = new TestClient(url).api<ExampleApi>({ answers });
+    const name = `Client ${process.pid}`;
+    const called = await callEveryExampleRoute(api, name);
+    expect(called.titles).toContain(`Through the API ${process.pid}`);
+    expect(called.total).toBeGreaterThanOrEqual(called.titles.length);
+    expect(called.title).toBe(called.titles[0]);
+    expect(called.signed).toMatchObject({ name, message: "Signed through fw/client." });
+    expect(called.names).toContain(name);
+    const refused = await api.post("/api/entries", { name: " ", message: "" }).catch((thrown: unknown) => thrown);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ kind: "refused", status: 400, problem: { title: "Bad Request" } });
+    expect((refused as ApiError).problem?.detail).toMatch(/\$\.name: expected string & Pattern.*\$\.message: expected string & Pattern/);
+    await expect(api.get("/api/posts/:id", { id: 2 ** 31 })).rejects.toMatchObject({ status: 404, problem: { detail: `There is no published post ${2 ** 31}.` } });
   });
 });

@@ -37,11 +37,18 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/models\/Crowded\.ts\(\d+,\d+\): error TS91016: fw: .*the model Crowded declares `owned` but has 2 fields of type Id<…> \(author: Id<User>, team: Id<Team>\), so fw cannot tell which one names the owner/,
     /src\/models\/Doubled\.ts\(\d+,\d+\): error TS91030: fw: src\/models\/Doubled\.ts: the model Doubled declares both `guarded` and `owned`, and `owned` is its guard already \(spec 2\.13\): with both, `owned`'s actions \(the roles that need a signed-in user\) would never be read\. Drop `guarded` and name those roles in `owned`: `auth\.owned\(covers, actions\)`\./,
   ],
-  "typia-missing": [/(^|\n)tsconfig\.json\(6,5\): error TS91017: fw: tsconfig\.json: the generated routes call typia \(a typed path parameter\), but compilerOptions\.plugins has no typia transform\. Add \{ "transform": "typia\/lib\/transform" \}/],
+  "typia-missing": [
+    /(^|\n)tsconfig\.json\(6,5\): error TS91017: fw: tsconfig\.json: the generated routes call typia \(a typed path parameter\), but compilerOptions\.plugins has no typia transform\. Add \{ "transform": "typia\/lib\/transform" \}/,
+    // Issue 32: a job file's payload validator needs typia too (src/jobs/Ping.ts).
+    /(^|\n)tsconfig\.json\(6,5\): error TS91017: fw: tsconfig\.json: the generated jobs module \(src\/\.fw\/jobs\.ts\) calls typia \(each job's payload type\), but compilerOptions\.plugins has no typia transform/,
+  ],
   "json-misuse": [
     /src\/app\/api\/Index\.ts\(5,15\): error TS91024: fw: src\/app\/api\/Index\.ts mounts GET \/api: `request\.json\(\)` reads a JSON body, but the request's type declares none, so nothing would check it: declare it in the handler's signature, `request: JsonRequest<NewTask>`/,
     /src\/app\/api\/Create\.ts\(\d+,\d+\): error TS91024: .*`request\.json<Note>\(\)`: fw checks a JSON body against the type the handler declares, not a type argument .*`request: JsonRequest<Note>`/,
     /src\/app\/api\/Update\.ts\(\d+,\d+\): error TS91024: .*`update` takes a JSON body of type `unknown`, which says nothing the body could be checked against/,
+    // Issue 31: what JSON cannot carry is refused at the handler, not by typia in the generated modules.
+    /src\/app\/api\/counts\/Index\.ts\(\d+,\d+\): error TS91060: fw: src\/app\/api\/counts\/Index\.ts mounts GET \/api\/counts: `index` answers JSON of a type JSON cannot carry: \$\.total: bigint, \$\.seen: Map<string, number>\. JSON carries strings, numbers, booleans, null, arrays and plain objects .*`Number\(count\)`.*or declare the handler `: Response`/,
+    /src\/app\/api\/tallies\/Create\.ts\(\d+,\d+\): error TS91060: .*`create` takes a JSON body of a type JSON cannot carry: \$\.total: bigint, so no request could send it/,
   ],
   "scoped-unowned": [
     /src\/app\/Index\.ts\(\d+,\d+\): error TS91005: fw: src\/app\/Index\.ts mounts GET \/: `index` asks for `notes: ScopedStore<Note>`, but Note declares no `owned`, so its rows belong to nobody and its store is not a ScopedStore: ask for `notes: Store<Note>`\./,
@@ -56,6 +63,13 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/tests\/app\.test\.ts\(7,20\): error TS91050: fw: src\/tests\/app\.test\.ts: client\.get\(…\) names \/taks, which no route of the app answers to GET\. Nearest: GET \/tasks/,
     /src\/app\/Live\.tsx\(16,28\): error TS91051: fw: src\/app\/Live\.tsx: the live page listens to the topic "task", which nothing publishes, so the page would never refresh\. The topics that exist: "tasks", "ticks"\./,
     /src\/app\/Live\.tsx\(16,36\): error TS91051: fw: .*the topic "lobby", which nothing publishes.*"lobby" names a Room, and rooms are not topics/,
+  ],
+  // Issue 32: job files under src/jobs (helpers.ts, lower-case, is a plain module and no job).
+  "job-errors": [
+    /src\/jobs\/NoRun\.ts\(1,1\): error TS91070: fw: src\/jobs\/NoRun\.ts is the job NoRun, but it exports no `run`\. A job file exports `export async function run\(payload: Payload, job: JobContext\): Promise<void> \{ … \}`/,
+    /src\/jobs\/TooMany\.ts\(\d+,\d+\): error TS91071: fw: src\/jobs\/TooMany\.ts is the job TooMany, but its `run` takes 3 parameters; it takes the payload and, optionally, the JobContext/,
+    /src\/jobs\/Dated\.ts\(\d+,\d+\): error TS91072: fw: src\/jobs\/Dated\.ts is the job Dated, but its payload type `\{ id: number; sendAt: Date; \}` cannot be stored as JSON: payload\.sendAt is a Date\. Use strings, numbers, booleans, null, arrays and plain objects \(an ISO date string for a date/,
+    /src\/jobs\/Bare\.ts\(\d+,\d+\): error TS91072: fw: src\/jobs\/Bare\.ts is the job Bare, but its payload is `string`; a payload is an object of JSON values/,
   ],
   "missing-guard": [
     /src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`/,
