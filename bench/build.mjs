@@ -2,6 +2,8 @@
 //   fw    — tspc with fw's program transformer + typia (writes src/.fw/routes.ts itself)
 //   typia — tspc with typia only; the table module (and the API module beside it) the ones fw generated, kept as plain files
 //   tsc   — plain tsc on the typia variant's sources (it ignores the plugins)
+//   fw-unchecked — (plans with `unchecked`) fw with its path and live topic checks off (the plugin
+//           option verifyPaths: false), so the checks' own cost (issue 31) is fw ÷ fw-unchecked − 1
 // Cold builds (dist, the .tsbuildinfo and, for fw, the generated module removed first; run with
 // --incremental, so each writes the .tsbuildinfo the next step reads) in interleaved rounds, then
 // incremental rebuilds after editing one handler's JSX text, starting from the last cold build.
@@ -12,12 +14,17 @@ import { log, ROOT, run, summary, WORK } from "./lib/util.mjs";
 
 const TSPC = join(ROOT, "node_modules", "ts-patch", "bin", "tspc.js");
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
-const VARIANTS = ["fw", "typia", "tsc"];
+const CPU_TIME = join(ROOT, "bench", "lib", "cpu-time.cjs");
+const BASE_VARIANTS = ["fw", "typia", "tsc"];
 
-async function compile(dir, variant, extra = []) {
+/** One compile: its wall time, and the CPU time of its process (`cpu`, ms: what the checks' overhead is read from too). */
+async function compile(dir, variant, extra = [], cpu = []) {
   const bin = variant === "tsc" ? TSC : TSPC;
-  const result = await run(process.execPath, [bin, "-p", dir, ...extra], { cwd: dir, timeoutMs: 300_000 });
+  const cpuFile = join(dir, "cpu-time.txt");
+  rmSync(cpuFile, { force: true });
+  const result = await run(process.execPath, ["--require", CPU_TIME, bin, "-p", dir, ...extra], { cwd: dir, timeoutMs: 300_000, env: { FW_BENCH_CPU_FILE: cpuFile } });
   if (result.code !== 0) throw new Error(`${variant} build of ${dir} failed (${result.code ?? result.signal}):\n${result.output.slice(0, 4000)}`);
+  cpu.push(Number(readFileSync(cpuFile, "utf8")));
   return result.ms;
 }
 
@@ -25,11 +32,12 @@ function clean(dir, variant) {
   rmSync(join(dir, "dist"), { recursive: true, force: true });
   // an --incremental build that finds its .tsbuildinfo would skip the files it lists as emitted
   rmSync(join(dir, "tsconfig.tsbuildinfo"), { force: true });
-  if (variant === "fw") rmSync(join(dir, "src", ".fw"), { recursive: true, force: true });
+  if (variant.startsWith("fw")) rmSync(join(dir, "src", ".fw"), { recursive: true, force: true });
 }
 
-export async function build({ sizes, coldRounds, incRounds }) {
+export async function build({ sizes, coldRounds, incRounds, unchecked = false }) {
   linkFw();
+  const VARIANTS = unchecked ? ["fw", "fw-unchecked", ...BASE_VARIANTS.slice(1)] : BASE_VARIANTS;
   const results = [];
   for (const size of sizes) {
     const dirs = Object.fromEntries(VARIANTS.map((v) => [v, join(WORK, "build", `app-${size}-${v}`)]));
@@ -46,14 +54,16 @@ export async function build({ sizes, coldRounds, incRounds }) {
       }
     };
     const cold = Object.fromEntries(VARIANTS.map((v) => [v, []]));
+    const coldCpu = Object.fromEntries(VARIANTS.map((v) => [v, []]));
+    const incCpu = Object.fromEntries(VARIANTS.map((v) => [v, []]));
     for (let round = 0; round < coldRounds; round++) {
       for (const v of VARIANTS) {
         clean(dirs[v], v);
-        cold[v].push(await compile(dirs[v], v, ["--incremental"]));
+        cold[v].push(await compile(dirs[v], v, ["--incremental"], coldCpu[v]));
         // fw wrote the table module: the other two compile it as a plain, hand-written file
         if (v === "fw" && round === 0) copyTable();
       }
-      log(`  ${size} files, cold round ${round + 1}/${coldRounds}: ${VARIANTS.map((v) => `${v} ${(cold[v][round] / 1000).toFixed(1)}s`).join(", ")}`);
+      log(`  ${size} files, cold round ${round + 1}/${coldRounds}: ${VARIANTS.map((v) => `${v} ${(cold[v][round] / 1000).toFixed(1)}s (CPU ${(coldCpu[v][round] / 1000).toFixed(1)}s)`).join(", ")}`);
     }
     // the fw build made a working app: `routes` lists every route file's route
     const listed = await run(process.execPath, [join(dirs.fw, "dist", "main.js"), "routes"], { cwd: dirs.fw, timeoutMs: 60_000 });
@@ -65,12 +75,12 @@ export async function build({ sizes, coldRounds, incRounds }) {
       for (const v of VARIANTS) {
         const file = join(dirs[v], EDITED);
         writeFileSync(file, showFile(0, round + 1));
-        inc[v].push(await compile(dirs[v], v, ["--incremental"]));
+        inc[v].push(await compile(dirs[v], v, ["--incremental"], incCpu[v]));
         if (!readFileSync(join(dirs[v], "dist", "app", "g0", "_id", "Show.js"), "utf8").includes(`(edit ${round + 1})`)) {
           throw new Error(`${v}: the incremental build did not emit the edited handler`);
         }
       }
-      log(`  ${size} files, incremental round ${round + 1}/${incRounds}: ${VARIANTS.map((v) => `${v} ${(inc[v][round] / 1000).toFixed(1)}s`).join(", ")}`);
+      log(`  ${size} files, incremental round ${round + 1}/${incRounds}: ${VARIANTS.map((v) => `${v} ${(inc[v][round] / 1000).toFixed(1)}s (CPU ${(incCpu[v][round] / 1000).toFixed(1)}s)`).join(", ")}`);
     }
     const stats = (values) => summary(values);
     results.push({
@@ -81,6 +91,16 @@ export async function build({ sizes, coldRounds, incRounds }) {
       // fw's own overhead over typia-only, round by round (the two ran seconds apart)
       coldOverhead: stats(cold.fw.map((ms, i) => ms / cold.typia[i] - 1)),
       incOverhead: stats(inc.fw.map((ms, i) => ms / inc.typia[i] - 1)),
+      // the path and topic checks' own cost: fw ÷ fw without them, round by round
+      ...(unchecked
+        ? {
+            coldChecks: stats(cold.fw.map((ms, i) => ms / cold["fw-unchecked"][i] - 1)),
+            incChecks: stats(inc.fw.map((ms, i) => ms / inc["fw-unchecked"][i] - 1)),
+            cpu: { cold: { fw: stats(coldCpu.fw), unchecked: stats(coldCpu["fw-unchecked"]) }, inc: { fw: stats(incCpu.fw), unchecked: stats(incCpu["fw-unchecked"]) } },
+            coldChecksCpu: stats(coldCpu.fw.map((ms, i) => ms / coldCpu["fw-unchecked"][i] - 1)),
+            incChecksCpu: stats(incCpu.fw.map((ms, i) => ms / incCpu["fw-unchecked"][i] - 1)),
+          }
+        : {}),
     });
   }
   return results;

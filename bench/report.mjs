@@ -91,6 +91,16 @@ function targetsTable(r) {
         ]);
       }
     }
+    for (const [when, checks] of [["cold", "coldChecks"], ["incremental after one edit", "incChecks"]]) {
+      for (const size of b.filter((x) => x[checks] !== undefined)) {
+        const cpu = size[`${checks}Cpu`];
+        rows.push([
+          `Build: fw's path and live topic checks ≤ 10 % over fw without them (${size.routeFiles} route files, ${when})`,
+          `${pct(size[checks].median)} wall (rounds ${range(size[checks], pct)})${cpu === undefined ? "" : `, ${pct(cpu.median)} CPU (rounds ${range(cpu, pct)})`}`,
+          overheadVerdict(size[checks], 0.1),
+        ]);
+      }
+    }
   }
   const d = r.dev;
   if (d !== undefined) {
@@ -281,6 +291,11 @@ function buildSection(b, opts) {
     ]);
   const cold = rowsOf("cold", "coldOverhead");
   const inc = rowsOf("inc", "incOverhead");
+  const checked = b.filter((x) => x.coldChecks !== undefined);
+  const checksRows = checked.flatMap((x) => [
+    [`${x.routeFiles} route files, cold`, fmtSpread(x.cold.fw, fmtMs), fmtSpread(x.cold["fw-unchecked"], fmtMs), `${pct(x.coldChecks.median)} (${range(x.coldChecks, pct)})`, `${fmtMs(x.cpu.cold.fw.median)} / ${fmtMs(x.cpu.cold.unchecked.median)}: ${pct(x.coldChecksCpu.median)} (${range(x.coldChecksCpu, pct)})`],
+    [`${x.routeFiles} route files, incremental`, fmtSpread(x.inc.fw, fmtMs), fmtSpread(x.inc["fw-unchecked"], fmtMs), `${pct(x.incChecks.median)} (${range(x.incChecks, pct)})`, `${fmtMs(x.cpu.inc.fw.median)} / ${fmtMs(x.cpu.inc.unchecked.median)}: ${pct(x.incChecksCpu.median)} (${range(x.incChecksCpu, pct)})`],
+  ]);
   return [
     `Generated apps under bench/.work/build/ (git-ignored): groups of five route files (a JSX list page with a capability, a Show page whose ` +
       `\`id: number\` typia decodes, a New form with the CSRF token, a POST Create, an API route) plus a home page. Wall time of one ` +
@@ -295,6 +310,16 @@ function buildSection(b, opts) {
     `Incremental rebuild (\`--incremental\`, .tsbuildinfo from the previous build) after editing the JSX text of one handler (\`src/app/g0/_id/Show.tsx\`):`,
     "",
     table(["app", "tspc fw + typia", "tspc typia only", "plain tsc", "fw's own overhead"], inc),
+    ...(checksRows.length === 0
+      ? []
+      : [
+          "",
+          "fw's path and live topic checks (TS91050, TS91051; issue 31): the same fw build with the plugin option `verifyPaths: false` " +
+            "(the typed path builder is still written), per round; the apps' links, form actions and redirects are checked in the first. " +
+            "The compiler process's CPU time (user + system, bench/lib/cpu-time.cjs) is given beside the wall time: it moves much less with the machine's other load.",
+          "",
+          table(["app", "tspc fw + typia", "without the checks", "the checks' overhead (wall)", "CPU with / without: overhead"], checksRows),
+        ]),
   ].join("\n");
 }
 

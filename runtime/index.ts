@@ -42,6 +42,7 @@ export { Session } from "./http/session.js";
 export { Secret } from "./http/secret.js";
 export { PathPattern, type Segment } from "./routing/path-pattern.js";
 export { FromPath, type ParamDecoders } from "./routing/from-path.js";
+export { fillPath, type PathQuery, type PathValue } from "./routing/fill-path.js";
 export {
   Route,
   Origin,

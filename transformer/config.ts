@@ -18,6 +18,16 @@ export interface PluginOptions {
   readonly dbModule?: string;
   /** The specifier of fw/live in generated code (imported only when the app has a live page). Default `<fwModule>/live`. */
   readonly liveModule?: string;
+  /**
+   * Routes the app serves that the build cannot see (mounted beside `table()` by code it cannot
+   * read, a guard's own routes under a computed prefix): `"GET /health"`, `"/hooks/*rest"` (any
+   * method). The path checks count them as answered and `path()` takes them.
+   */
+  readonly extraRoutes?: readonly string[];
+  /** The folder of files served as they are, relative to the tsconfig: the path checks count its files as answered. Default `public`. */
+  readonly publicDir?: string;
+  /** `false` turns the path and live topic checks off (TS91050, TS91051); `path()` is still written. Default true. */
+  readonly verifyPaths?: boolean;
   /** Folder of job files (`<Name>.ts` exporting `run`), relative to the tsconfig. Default `src/jobs`. */
   readonly jobsDir?: string;
   /** The generated jobs module (written only when there are job files). Default `src/.fw/jobs.ts`. */
@@ -37,6 +47,11 @@ export interface FwConfig {
   readonly fwModule: string;
   readonly dbModule: string;
   readonly liveModule: string;
+  /** The typed path builder, beside the route module (`src/.fw/paths.ts`). */
+  readonly paths: string;
+  readonly extraRoutes: readonly string[];
+  readonly publicDir: string;
+  readonly verifyPaths: boolean;
   readonly jobsDir: string;
   readonly jobsOut: string;
   readonly jobsModule: string;
@@ -54,6 +69,10 @@ export function resolveConfig(options: PluginOptions, projectDir: string): FwCon
     fwModule: options.fwModule ?? "fw",
     dbModule: options.dbModule ?? `${options.fwModule ?? "fw"}/db`,
     liveModule: options.liveModule ?? `${options.fwModule ?? "fw"}/live`,
+    paths: path.join(path.dirname(at(options.out ?? "src/.fw/routes.ts")), "paths.ts"),
+    extraRoutes: options.extraRoutes ?? [],
+    publicDir: at(options.publicDir ?? "public"),
+    verifyPaths: options.verifyPaths ?? true,
     jobsDir: at(options.jobsDir ?? "src/jobs"),
     jobsOut: at(options.jobsOut ?? "src/.fw/jobs.ts"),
     jobsModule: options.jobsModule ?? `${options.fwModule ?? "fw"}/jobs`,

@@ -41,6 +41,10 @@ export const Codes = {
   onDeleteField: 91041,
   readableWithField: 91042,
   uniqueField: 91043,
+  // Verified paths and live topics (issue 31) take 91050–91059.
+  unknownPath: 91050,
+  unknownTopic: 91051,
+  extraRoutes: 91052,
   // Typed JSON answers, the OpenAPI document and fw/client (issue 31, items 4-6) take 91060–91069.
   notJson: 91060,
   // Jobs (issue 32) take 91070–91079.

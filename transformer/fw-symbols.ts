@@ -14,6 +14,13 @@ const MODULES = {
   scopedStore: /[\\/]runtime[\\/]resource[\\/]scoped-store\.(d\.)?ts$/,
   listener: /[\\/]runtime[\\/]ws[\\/]listener\.(d\.)?ts$/,
   live: /[\\/]runtime[\\/]live[\\/]page\.(d\.)?ts$/,
+  // What the path and topic checks read (path-sites.ts).
+  route: /[\\/]runtime[\\/]routing[\\/]route\.(d\.)?ts$/,
+  topics: /[\\/]runtime[\\/]live[\\/]topics\.(d\.)?ts$/,
+  room: /[\\/]runtime[\\/]ws[\\/]room\.(d\.)?ts$/,
+  form: /[\\/]runtime[\\/]resource[\\/]form\.(d\.ts|tsx)$/,
+  formSignIn: /[\\/]runtime[\\/]auth[\\/]form-sign-in\.(d\.)?ts$/,
+  testingClient: /[\\/]runtime[\\/]testing[\\/]client\.(d\.)?ts$/,
 } as const;
 
 export type FwModule = keyof typeof MODULES;

@@ -1,4 +1,5 @@
 import type * as ts from "typescript";
+import { appPaths } from "./app-paths.js";
 import { checkCapabilities } from "./capabilities.js";
 import { shown, type FwConfig } from "./config.js";
 import { Codes, type Finding } from "./diagnostics.js";
@@ -20,6 +21,8 @@ import { findWsListener } from "./ws-listener.js";
 export interface Generated {
   /** The generated module's text. */
   readonly text: string;
+  /** The typed path builder's text (`config.paths`, src/.fw/paths.ts): app-paths.ts. */
+  readonly paths: string;
   readonly rows: readonly Row[];
   readonly models: readonly Model[];
   /** User mistakes, each to become a diagnostic in the file it names. */
@@ -59,7 +62,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const sourceOf = (file: string): ts.SourceFile | undefined => program.getSourceFile(file);
   const scanned = found.filter((route) => included(route, sourceOf, c));
   const routes = checkRouteFiles(scanned, sourceOf, c.shown, findings);
-  const keys = cache === undefined ? undefined : rowKeys(program, tsApi, routes.map((route) => route.file), [config.out, apiModuleOf(config.out)], cacheSalt(config));
+  const keys = cache === undefined ? undefined : rowKeys(program, tsApi, routes.map((route) => route.file), [config.out, apiModuleOf(config.out), config.paths], cacheSalt(config));
   const rows = routes.flatMap((route) => {
     const key = keys?.get(normalPath(route.file));
     const remembered = key === undefined ? undefined : cache?.get(route.file, key);
@@ -74,12 +77,13 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   checkReachable(sorted, sourceOf, show, findings);
   checkLivePosts(tsApi, sorted, derived, sourceOf, show, findings);
   const forms = formOnly(c, models, sorted);
+  const paths = appPaths({ ts: tsApi, checker, shown: show, findings }, program, config, sorted, derived);
   const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, forms, appDirShown: c.shown(config.appDir) });
   if (usesTypia(sorted, [...derived, ...forms])) {
     const missing = typiaMissing(program, tsApi, show, `the generated routes call typia (${typiaUser(sorted, [...derived, ...forms])})`);
     if (missing !== undefined) findings.push(missing);
   }
-  return { text, rows: sorted, models, findings };
+  return { text, paths, rows: sorted, models, findings };
 }
 
 /**

@@ -27,6 +27,7 @@ export default function fwTransformer(
   extras: { readonly ts: typeof ts },
 ): ts.Program {
   const tsApi = extras.ts;
+  replayReleases(host, program);
   const configFile = program.getCompilerOptions().configFilePath;
   const projectDir = typeof configFile === "string" ? path.dirname(configFile) : process.cwd();
   const config = resolveConfig(options, projectDir);
@@ -49,6 +50,8 @@ export default function fwTransformer(
   const apiFile = apiModuleOf(config.out);
   const apiText = emitApiModule({ out: config.out, fwModule: config.fwModule, rows: generated.rows, appDirShown: shown(config, config.appDir) });
   writeIfChanged(apiFile, apiText);
+  // The typed path builder (issue 31), beside the routes too.
+  writeIfChanged(config.paths, generated.paths);
   cache.save();
   // The jobs module (issue 32), beside the routes: written only while there are job files.
   const jobs = generateJobs(complete, tsApi, config, jobFiles);
@@ -61,16 +64,20 @@ export default function fwTransformer(
     complete === program &&
     program.getSourceFile(config.out)?.text === generated.text &&
     program.getSourceFile(apiFile)?.text === apiText &&
+    program.getSourceFile(config.paths)?.text === generated.paths &&
     program.getSourceFile(config.jobsOut)?.text === jobs.text;
   const next = unchanged
     ? program
     : withRoots(complete, host, tsApi, {
-        roots: [...routeFiles, config.out, apiFile, ...jobsOut],
-        fresh: [...missing, config.out, apiFile, ...jobsOut],
+        roots: [...routeFiles, config.out, apiFile, config.paths, ...jobsOut],
+        fresh: [...missing, config.out, apiFile, config.paths, ...jobsOut],
         dropped: [],
         generated: config.out,
         generatedText: generated.text,
-        alongside: new Map([[path.resolve(apiFile), apiText]]),
+        alongside: new Map([
+          [path.resolve(apiFile), apiText],
+          [path.resolve(config.paths), generated.paths],
+        ]),
       });
   const typia = jobs.text === undefined ? undefined : typiaMissing(complete, tsApi, (file) => shown(config, file), `the generated jobs module (${shown(config, config.jobsOut)}) calls typia (each job's payload type)`);
   const jobErrors = typia === undefined ? jobs.findings : [...jobs.findings, typia];
@@ -129,7 +136,7 @@ interface RootChanges {
    * the file until its watcher fires, and that compile would emit the previous table.
    */
   readonly generatedText?: string;
-  /** Other generated modules (the API module) by absolute path, with their texts: parsed and resolved as the generated module is. */
+  /** Other generated modules (the API module, the path builder) by absolute path, with their texts: parsed and resolved as the generated module is. */
   readonly alongside?: ReadonlyMap<string, string>;
 }
 
@@ -154,6 +161,7 @@ function withRoots(program: ts.Program, host: ts.CompilerHost | undefined, tsApi
     // A watch host may still list a just-renamed file as missing; the disk says otherwise.
     return tsApi.createSourceFile(fileName, fs.readFileSync(fileName, "utf8"), languageVersion);
   };
+  deferReleases(reusing, base);
   reusing.fileExists = (fileName) => fresh.has(path.resolve(fileName)) || base.fileExists(fileName);
   const baseDirectoryExists = base.directoryExists?.bind(base);
   if (baseDirectoryExists !== undefined) {
@@ -173,6 +181,40 @@ function withRoots(program: ts.Program, host: ts.CompilerHost | undefined, tsApi
     projectReferences: program.getProjectReferences(),
     configFileParsingDiagnostics: program.getConfigFileParsingDiagnostics(),
   });
+}
+
+/** Old files a program of ours let go of that the host must forget, by host: replayed at the next compile. */
+const pendingReleases = new WeakMap<ts.CompilerHost, ts.SourceFile[]>();
+
+/** TypeScript's internal hook (not in its public types): a program tells its host it let go of an old program's file. */
+type ReleaseOld = (old: ts.SourceFile, oldOptions: ts.CompilerOptions, kept: boolean, ...rest: unknown[]) => void;
+type Releasing = ts.CompilerHost & { onReleaseOldSourceFile?: ReleaseOld };
+
+/**
+ * A watch host forgets a file's module resolutions when a program lets go of the file. Ours is
+ * built inside the watch's own compile, after the watch resolved that compile's imports but before
+ * it starts watching the lookups it deferred: forgetting then leaves one of those with no file,
+ * and tsc fails an internal assertion ("Debug Failure. False expression." in
+ * watchFailedLookupLocationOfResolution) when the table drops a route file the stale table on
+ * disk still imported (a renamed folder). A file our program keeps is released at once, as before;
+ * one it drops is released at the start of the next compile (replayReleases), outside that window.
+ */
+function deferReleases(reusing: ts.CompilerHost, base: ts.CompilerHost): void {
+  const release = (base as Releasing).onReleaseOldSourceFile?.bind(base);
+  if (release === undefined) return;
+  (reusing as Releasing).onReleaseOldSourceFile = (old, oldOptions, kept, ...rest) => {
+    if (kept) return release(old, oldOptions, kept, ...rest);
+    pendingReleases.set(base, [...(pendingReleases.get(base) ?? []), old]);
+  };
+}
+
+/** Releases the files deferReleases held back, each told whether the compile now running still has it. */
+function replayReleases(host: ts.CompilerHost | undefined, program: ts.Program): void {
+  const pending = host === undefined ? undefined : pendingReleases.get(host);
+  const release = (host as Releasing | undefined)?.onReleaseOldSourceFile?.bind(host);
+  if (host === undefined || pending === undefined || release === undefined) return;
+  pendingReleases.delete(host);
+  for (const old of pending) release(old, program.getCompilerOptions(), program.getSourceFile(old.fileName) !== undefined);
 }
 
 /** A source file parsed from `text`, versioned by its content as a watch builder expects. */

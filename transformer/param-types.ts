@@ -1,6 +1,7 @@
 import type * as ts from "typescript";
 import { fail, spot, type Checking, type Site } from "./checking.js";
 import { Codes } from "./diagnostics.js";
+import { acceptedType, type Accepted } from "./path-value-type.js";
 
 const READ_AS =
   'A segment is read as one string, number, bigint or boolean (a union of literals of one of them, or one with typia tags such as `number & tags.Type<"uint32">` or `Id<Post>`, is fine): ' +
@@ -43,8 +44,8 @@ function atomicOf(tsApi: typeof ts, type: ts.Type): Atomic | undefined {
   return undefined;
 }
 
-/** A path parameter the handler reads, and whether it needs a typia decoder (non-string). */
-export interface ParamUse {
+/** A path parameter the handler reads, whether it needs a typia decoder (non-string), and what the path builder takes for it. */
+export interface ParamUse extends Accepted {
   readonly name: string;
   readonly type: string;
   readonly decode: boolean;
@@ -78,7 +79,7 @@ export function paramUses(c: Checking, site: Site, params: ts.Type | undefined):
       return undefined;
     }
     const decode = (type.flags & c.ts.TypeFlags.String) === 0;
-    uses.push({ name, type: c.checker.typeToString(type), decode });
+    uses.push({ name, type: c.checker.typeToString(type), decode, ...acceptedType(c.ts, c.checker, type) });
   }
   return uses;
 }

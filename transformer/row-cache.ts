@@ -86,7 +86,9 @@ function storable(row: Row): Row {
 
 /**
  * One key per route file (see RowCache). `salt` is whatever else the analysis depends on: the
- * plugin options and the transformer's version.
+ * plugin options and the transformer's version. `generated` are the modules the build writes
+ * (the route table, the API module, the path builder): made from the rows, they are no input of one, and the
+ * path builder changes with every pattern, which must not make every row be read again.
  */
 export function rowKeys(program: ts.Program, tsApi: typeof ts, routeFiles: readonly string[], generated: readonly string[], salt: string): Map<string, string> {
   const routes = new Set(routeFiles.map(normalPath));
@@ -103,8 +105,8 @@ export function rowKeys(program: ts.Program, tsApi: typeof ts, routeFiles: reado
   };
   // Which route files each project file imports (node_modules and lib files import none).
   const routeImports = new Map<string, string[]>();
-  // The generated modules (routes.ts, and api.ts beside it) import every (API) route file, and no
-  // row depends on them: counted, api.ts, absent from the first build's program and present in the
+  // The generated modules (routes.ts, and api.ts and paths.ts beside it) import every (API) route
+  // file or change with every pattern, and no row depends on them: counted, api.ts, absent from the first build's program and present in the
   // next, changed every key, and made every API route file "shared".
   const generatedFiles = new Set(generated.map(normalPath));
   for (const file of program.getSourceFiles()) {

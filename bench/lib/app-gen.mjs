@@ -26,10 +26,11 @@ function isLink(file) {
   }
 }
 
-export function tsconfig({ fw, typia }) {
+/** `checks: false` turns fw's path and live topic checks off (the plugin option verifyPaths), to measure what they cost. */
+export function tsconfig({ fw, typia, checks = true }) {
   const plugins = [];
   if (fw) {
-    plugins.push({ transform: join(ROOT, "dist", "transformer", "index.js"), transformProgram: true });
+    plugins.push({ transform: join(ROOT, "dist", "transformer", "index.js"), transformProgram: true, ...(checks ? {} : { verifyPaths: false }) });
     // fw's JSX pre-renderer, as every fw app's tsconfig has it: its cost counts as fw's.
     plugins.push({ transform: join(ROOT, "dist", "transformer", "jsx-templates.js") });
   }
@@ -191,7 +192,8 @@ process.exitCode = await new HttpApp({ routes: table() }).main();
 
 /**
  * Writes an app of `files` route files (1 home page + groups of 5) into `dir`, from scratch.
- * `variant`: "fw" (fw + typia plugins), "typia" (typia only) or "tsc" (plain tsc; the same
+ * `variant`: "fw" (fw + typia plugins), "fw-unchecked" (the same without fw's path and topic
+ * checks), "typia" (typia only) or "tsc" (plain tsc; the same
  * tsconfig as typia, whose plugin plain tsc ignores). The typia and tsc variants need the table
  * module written by hand: `copyTable` puts fw's generated one in place.
  */
@@ -200,7 +202,7 @@ export function generateApp(dir, files, variant) {
   for (const [file, text] of Object.entries(COMMON)) write(join(dir, file), text);
   const groups = Math.max(1, Math.round((files - 1) / 5));
   for (let g = 0; g < groups; g++) for (const [file, text] of Object.entries(groupFiles(g))) write(join(dir, file), text);
-  const config = tsconfig({ fw: variant === "fw", typia: true });
+  const config = tsconfig({ fw: variant.startsWith("fw"), typia: true, checks: variant !== "fw-unchecked" });
   write(join(dir, "tsconfig.json"), JSON.stringify(config, null, 2) + "\n");
   return { routeFiles: 1 + groups * 5 };
 }

@@ -1,5 +1,7 @@
 import type { Html } from "../html/node.js";
+import { fillPath, type PathValue } from "../routing/fill-path.js";
 import type { FieldSpec, ModelSpec } from "./model.js";
+import { modelPattern } from "./model-paths.js";
 import type { RelatedModel, Relations } from "./relations.js";
 import type { StillReferenced } from "./store-errors.js";
 import { counted, listed, wordsOf } from "./words.js";
@@ -36,7 +38,7 @@ export function blockers(effects: readonly DeleteEffect[]): DeleteEffect[] {
 function rowsOf(effect: DeleteEffect, key: unknown, href: (path: string) => string): Html | string {
   const text = counted(effect.count, wordsOf(effect.entry.model));
   if (!effect.entry.actions.has("Index")) return text;
-  return <a href={`${href(effect.entry.model.path)}?${encodeURIComponent(effect.field.name)}=${encodeURIComponent(String(key))}`}>{text}</a>;
+  return <a href={href(fillPath(modelPattern(effect.entry.model, "Index"), {}, { [effect.field.name]: key as PathValue }))}>{text}</a>;
 }
 
 /** Words and links joined as a list: "a, b and c". */

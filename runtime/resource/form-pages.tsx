@@ -5,6 +5,7 @@ import type { Html } from "../html/node.js";
 import { VERSION_FIELD, type Values } from "./form.js";
 import { FormErrors, type FieldProblem } from "./form-errors.js";
 import type { ModelPages } from "./model-pages.js";
+import { modelHref } from "./model-paths.js";
 import { keyText, noSuch, type ResolvedForm } from "./picker.js";
 import { pickerScriptUrl } from "./picker-script.js";
 import type { Choices } from "./reference-input.js";
@@ -49,7 +50,7 @@ export class FormPages<A> {
       <>
         <title>{`New ${words.lower}`}</title>
         <h1>New {words.lower}</h1>
-        {this.pages.form.render({ action: request.href(model.path), method: "POST", csrf: request.csrf, values: shown, errors, choices, submit: `Create ${words.lower}`, ...(message === undefined ? {} : { message }) })}
+        {this.pages.form.render({ action: modelHref(request, model, "Create"), method: "POST", csrf: request.csrf, values: shown, errors, choices, submit: `Create ${words.lower}`, ...(message === undefined ? {} : { message }) })}
         {script(choices)}
         {this.pages.backLink(request)}
       </>,

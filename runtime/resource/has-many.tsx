@@ -1,7 +1,9 @@
 import { NotFound } from "../http/failure.js";
 import type { Request } from "../http/request.js";
 import type { Html } from "../html/node.js";
+import type { PathValue } from "../routing/fill-path.js";
 import type { FieldSpec, ModelSpec } from "./model.js";
+import { modelHref } from "./model-paths.js";
 import { countAhead, pagesCounted, type PagesCounted } from "./page-count.js";
 import { pageNumber } from "./page-number.js";
 import { ownershipOf, viewerRows } from "./readable.js";
@@ -93,7 +95,7 @@ async function section(relations: Relations, referencing: Referencing, key: unkn
       {last > 1 ? pager(request, referencing, page, counted) : null}
       {entry.actions.has("New") ? (
         <p>
-          <a href={`${request.href(`${entry.model.path}/new`)}?${encodeURIComponent(field.name)}=${encodeURIComponent(String(key))}`} class="fw-new">
+          <a href={modelHref(request, entry.model, "New", undefined, { [field.name]: key as PathValue })} class="fw-new">
             Add {withArticle(words.lower)}
           </a>
         </p>

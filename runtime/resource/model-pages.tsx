@@ -6,6 +6,7 @@ import type { Action, Actions } from "./actions.js";
 import type { Form } from "./form.js";
 import type { ModelSpec } from "./model.js";
 import type { Ownership } from "./ownership.js";
+import { modelHref } from "./model-paths.js";
 import { Picker } from "./picker.js";
 import { viewerRows } from "./readable.js";
 import { ReferenceLabels } from "./reference-view.js";
@@ -94,11 +95,15 @@ export class ModelPages<A> {
 
   /** 303 with a flash to `target`, else the nearest mounted page: Index, then the table's home. */
   done(request: Request, notice: string, target: string | undefined): Response {
-    const to = target ?? request.href(this.actions.has("Index") ? this.model.path : "/");
-    return Redirect(to).withSession(request.session.flash(NOTICE, notice));
+    return Redirect(target ?? this.home(request)).withSession(request.session.flash(NOTICE, notice));
+  }
+
+  /** Where a page sends the viewer when there is no row to go back to: the Index, else the table's home. */
+  home(request: Request): string {
+    return this.actions.has("Index") ? modelHref(request, this.model, "Index") : request.href("/");
   }
 
   backLink(request: Request): Html | null {
-    return this.actions.has("Index") ? <p><a href={request.href(this.model.path)} class="fw-back">Back to {this.words.many.toLowerCase()}</a></p> : null;
+    return this.actions.has("Index") ? <p><a href={modelHref(request, this.model, "Index")} class="fw-back">Back to {this.words.many.toLowerCase()}</a></p> : null;
   }
 }

@@ -8,6 +8,7 @@ import { hasManySections } from "./has-many.js";
 import { labelOf, unnamed } from "./labels.js";
 import type { ModelSpec } from "./model.js";
 import type { ModelPages } from "./model-pages.js";
+import { modelHref } from "./model-paths.js";
 import { HEADING_LENGTH } from "./one-line.js";
 import { countAhead, pagesCounted, type PagesCounted } from "./page-count.js";
 import { pageNumber } from "./page-number.js";
@@ -53,12 +54,13 @@ export class ReadPages<A> {
     // The filters' rows are labelled with the page's (one query per model either way).
     const labels = await this.pages.labels(request, query.filters.length === 0 ? rows : [...rows, where]);
     const heading = query.filters.length === 1 ? `${words.many} of ${this.filterLabel(query.filters[0] as readonly [Field, number], labels)}` : words.many;
-    const preset = query.filters.map(([field, key]) => `${encodeURIComponent(field.name)}=${key}`).join("&");
+    // New, from a filtered Index, comes with the filters' references filled in.
+    const preset = Object.fromEntries(query.filters.map(([field, key]) => [field.name, key]));
     return Ok(
       <>
         <title>{heading}</title>
         <h1>{heading}</h1>
-        {actions.has("New") ? <p><a href={`${request.href(`${model.path}/new`)}${preset === "" ? "" : `?${preset}`}`} class="fw-new">New {words.lower}</a></p> : null}
+        {actions.has("New") ? <p><a href={modelHref(request, model, "New", undefined, preset)} class="fw-new">New {words.lower}</a></p> : null}
         {rows.length === 0 ? <p class="fw-empty">No {words.many.toLowerCase()} yet.</p> : this.pages.table.render(request, rows, labels, { sorting: { order: query.order, at: (order) => this.indexAt(request, { ...query, order }) } })}
         {last > 1 ? this.pager(request, page, counted, query) : null}
       </>,
@@ -69,7 +71,6 @@ export class ReadPages<A> {
     const { model, relations } = this.pages;
     const key = request.params[model.key];
     const row = await this.pages.found(await this.pages.reading(request, "Show"), key);
-    const at = this.pages.at(request, key);
     const heading = labelOf(model, row, key);
     const [labels, related] = await Promise.all([this.pages.labels(request, [row]), hasManySections(relations, model as ModelSpec<unknown>, key, request)]);
     const edits = this.pages.offers(request, "Edit", row);
@@ -82,9 +83,9 @@ export class ReadPages<A> {
           {this.pages.form.shown.map((field) => [<dt>{field.label}</dt>, <dd>{field.input === "reference" ? labels.cell(row, field, HEADING_LENGTH) : withLineBreaks(this.pages.form.display(row, field))}</dd>])}
         </dl>
         <p class="fw-controls">
-          {edits ? <a href={`${at}/edit`} class="fw-edit">Edit</a> : null}
+          {edits ? <a href={modelHref(request, model, "Edit", key)} class="fw-edit">Edit</a> : null}
           {edits && deletes ? " " : null}
-          {deletes ? <a href={`${at}/delete`} class="fw-destroy">Delete</a> : null}
+          {deletes ? <a href={modelHref(request, model, "Confirm", key)} class="fw-destroy">Delete</a> : null}
         </p>
         {related}
         {this.pages.backLink(request)}
@@ -104,7 +105,7 @@ export class ReadPages<A> {
     const key = request.params[model.key];
     const row = await this.pages.writable(request, "Destroy", key);
     const heading = labelOf(model, row, key);
-    const back = actions.has("Show") ? this.pages.at(request, key) : request.href(actions.has("Index") ? model.path : "/");
+    const back = actions.has("Show") ? this.pages.at(request, key) : this.pages.home(request);
     const effects = await deleteEffects(relations, model, key);
     const blocked = blockers(effects).length > 0;
     return Ok(
@@ -140,7 +141,7 @@ export class ReadPages<A> {
           <h1>{heading} cannot be deleted</h1>
           {blockedSentence((path) => request.href(path), words.lower, effects, key, error, relations)}
           <p class="fw-controls">
-            <a href={this.pages.actions.has("Show") ? this.pages.at(request, key) : request.href(this.pages.actions.has("Index") ? model.path : "/")} class="fw-cancel">Back</a>
+            <a href={this.pages.actions.has("Show") ? this.pages.at(request, key) : this.pages.home(request)} class="fw-cancel">Back</a>
           </p>
         </>,
       );
@@ -199,7 +200,7 @@ export class ReadPages<A> {
       order === undefined ? "" : `sort=${order.descending ? "-" : ""}${encodeURIComponent(order.field)}`,
       page === 1 ? "" : `page=${page}`,
     ].filter((p) => p !== "");
-    const path = request.href(this.pages.model.path);
+    const path = modelHref(request, this.pages.model, "Index");
     return parts.length === 0 ? path : `${path}?${parts.join("&")}`;
   }
 

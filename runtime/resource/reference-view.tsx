@@ -1,7 +1,9 @@
 import type { Request } from "../http/request.js";
 import type { Html } from "../html/node.js";
 import { labelOf, unnamed } from "./labels.js";
+import { fillPath, type PathValue } from "../routing/fill-path.js";
 import type { FieldSpec, ModelSpec } from "./model.js";
+import { modelPattern } from "./model-paths.js";
 import { CELL_LENGTH, oneLine } from "./one-line.js";
 import { viewerRows } from "./readable.js";
 import type { RelatedModel, Relations } from "./relations.js";
@@ -68,7 +70,7 @@ export class ReferenceLabels {
     const label = this.label(reference.model, key);
     if (target === undefined || label === undefined) return unnamed(target?.model ?? targetSpec(reference.model, reference.path), key);
     const text = oneLine(label, limit);
-    return target.actions.has("Show") ? <a href={this.href(`${reference.path}/${encodeURIComponent(String(key))}`)}>{text}</a> : text;
+    return target.actions.has("Show") ? <a href={this.href(fillPath(modelPattern(target.model, "Show"), { [target.model.key]: key as PathValue }))}>{text}</a> : text;
   }
 }
 

@@ -5,6 +5,7 @@ import { FormPages } from "./form-pages.js";
 import type { ModelSpec } from "./model.js";
 import { ModelPages } from "./model-pages.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
+import { modelPattern, type ModelRoute } from "./model-paths.js";
 import { Ownership } from "./ownership.js";
 import { pickRoute } from "./pick-route.js";
 import { ReadPages } from "./read-pages.js";
@@ -57,16 +58,16 @@ export function resourceRoutes<A>(model: ModelSpec<A>, store: Store<A>, options:
   const reads = new ReadPages(context);
   const forms = new FormPages(context);
   const source = options.source ?? model.fqn;
-  const one = `${model.path}/:${model.key}`;
   const params: ParamDecoders = { [model.key]: model.decodeKey };
+  const at = (route: ModelRoute): string => modelPattern(model as ModelSpec<unknown>, route);
   const shapes: Record<Action, () => HttpRoute> = {
-    Index: () => Route.http({ method: "GET", path: model.path, handler: (r) => reads.index(r), origin: Origin.Resource, source }),
-    New: () => Route.http({ method: "GET", path: `${model.path}/new`, handler: (r) => forms.fresh(r), origin: Origin.Resource, source, submits: { method: "POST", path: model.path } }),
-    Show: () => Route.http({ method: "GET", path: one, handler: (r) => reads.show(r), params, origin: Origin.Resource, source }),
-    Edit: () => Route.http({ method: "GET", path: `${one}/edit`, handler: (r) => forms.edit(r), params, origin: Origin.Resource, source, submits: { method: "PUT", path: one } }),
-    Create: () => Route.http({ method: "POST", path: model.path, handler: (r) => forms.create(r), origin: Origin.Resource, source }),
-    Update: () => Route.http({ method: "PUT", path: one, handler: (r) => forms.update(r), params, origin: Origin.Resource, source }),
-    Destroy: () => Route.http({ method: "DELETE", path: one, handler: (r) => reads.destroy(r), params, origin: Origin.Resource, source }),
+    Index: () => Route.http({ method: "GET", path: at("Index"), handler: (r) => reads.index(r), origin: Origin.Resource, source }),
+    New: () => Route.http({ method: "GET", path: at("New"), handler: (r) => forms.fresh(r), origin: Origin.Resource, source, submits: { method: "POST", path: at("Create") } }),
+    Show: () => Route.http({ method: "GET", path: at("Show"), handler: (r) => reads.show(r), params, origin: Origin.Resource, source }),
+    Edit: () => Route.http({ method: "GET", path: at("Edit"), handler: (r) => forms.edit(r), params, origin: Origin.Resource, source, submits: { method: "PUT", path: at("Update") } }),
+    Create: () => Route.http({ method: "POST", path: at("Create"), handler: (r) => forms.create(r), origin: Origin.Resource, source }),
+    Update: () => Route.http({ method: "PUT", path: at("Update"), handler: (r) => forms.update(r), params, origin: Origin.Resource, source }),
+    Destroy: () => Route.http({ method: "DELETE", path: at("Destroy"), handler: (r) => reads.destroy(r), params, origin: Origin.Resource, source }),
   };
   const routes = ACTION_ORDER.filter((role) => actions.has(role)).map((role): HttpRoute => ({ ...shapes[role](), role }));
   // The pick endpoint of a referenced model, after its pages.
@@ -75,11 +76,11 @@ export function resourceRoutes<A>(model: ModelSpec<A>, store: Store<A>, options:
   // (mounted, guarded and left out with it), placed before Destroy as Edit is before Update.
   if (!actions.has("Destroy")) return [...routes, ...picking];
   const confirm: HttpRoute = {
-    ...Route.http({ method: "GET", path: `${one}/delete`, handler: (r) => reads.confirm(r), params, origin: Origin.Resource, source, submits: { method: "DELETE", path: one } }),
+    ...Route.http({ method: "GET", path: at("Confirm"), handler: (r) => reads.confirm(r), params, origin: Origin.Resource, source, submits: { method: "DELETE", path: at("Destroy") } }),
     role: "Destroy",
   };
-  const at = routes.findIndex((route) => route.method === "POST");
-  const all = at === -1 ? [...routes.slice(0, -1), confirm, ...routes.slice(-1)] : [...routes.slice(0, at), confirm, ...routes.slice(at)];
+  const posts = routes.findIndex((route) => route.method === "POST");
+  const all = posts === -1 ? [...routes.slice(0, -1), confirm, ...routes.slice(-1)] : [...routes.slice(0, posts), confirm, ...routes.slice(posts)];
   return [...all, ...picking];
 }
 

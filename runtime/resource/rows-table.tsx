@@ -7,6 +7,7 @@ import type { Ownership } from "./ownership.js";
 import type { Order } from "./query.js";
 import type { ReferenceLabels } from "./reference-view.js";
 import type { ModelSpec } from "./model.js";
+import { modelHref } from "./model-paths.js";
 
 /** How a table's column headings behave: links that sort (Index), or plain text (Show's lists). */
 export interface TableOptions {
@@ -39,7 +40,7 @@ export class RowsTable<A> {
 
   /** The path of one row, as this request reaches the table (under its `Route.under` prefix). */
   at(request: Request, key: unknown): string {
-    return request.href(`${this.model.path}/${encodeURIComponent(String(key))}`);
+    return modelHref(request, this.model as ModelSpec<unknown>, "Show", key);
   }
 
   /** A field's value as a cell: a reference's label (as a link), else its text on one line. */
@@ -64,7 +65,8 @@ export class RowsTable<A> {
         <tbody>
           {rows.map((row) => {
             // Once per row: the row's path and whether this user may edit it (an ownership check).
-            const at = links ? this.at(request, keyOf(row)) : "";
+            const key = keyOf(row);
+            const at = links ? this.at(request, key) : "";
             const edits = links && this.offers(request, "Edit", row);
             return (
               <tr>
@@ -73,7 +75,7 @@ export class RowsTable<A> {
                   <td>
                     {shows ? <a href={at}>Show</a> : null}
                     {shows && edits ? " " : null}
-                    {edits ? <a href={`${at}/edit`}>Edit</a> : null}
+                    {edits ? <a href={modelHref(request, this.model as ModelSpec<unknown>, "Edit", key)}>Edit</a> : null}
                   </td>
                 ) : null}
               </tr>

@@ -332,3 +332,17 @@ describe("A reference to another model's row", () => {
     expect((await visitor.get(created.location as string)).html).toMatch(/<dt>Post<\/dt><dd><a href="\/posts\/1">[^<]+<\/a><\/dd>/);
   });
 });
+
+describe("Verified paths (issue 31 item 1)", () => {
+  it("a page's links built by the generated path() and action() are the table's paths, each value encoded, the query after them", async () => {
+    const page = await new Visitor(fixture.url).get("/links");
+    expect(page.status).toBe(200);
+    const hrefs = [...page.html.matchAll(/(?:href|action)="([^"]*)" class="(\w+)"/g)].map(([, href, name]) => `${name} ${href}`);
+    expect(hrefs).toEqual(["show /posts/7", "edit /posts/7/edit", "new /comments/new?post=7&amp;note=a%20b%26c", "bookmark /bookmarks/3", "update /posts/7"]);
+    // The generated builder knows the handwritten Show's own type, and leaves out the roles a model does not mount.
+    const builder = await readFile(join(dir, "src/.fw/paths.ts"), "utf8");
+    expect(builder).toContain('"/bookmarks/:id": { readonly id: number };');
+    expect(builder).toContain('"/posts/:id": { readonly id: import("../models/Post.js").Post["id"] };');
+    expect(builder).not.toContain('"/notes/:id/delete"');
+  });
+});

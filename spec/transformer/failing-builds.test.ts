@@ -53,6 +53,17 @@ const cases: Record<string, readonly RegExp[]> = {
   "scoped-unowned": [
     /src\/app\/Index\.ts\(\d+,\d+\): error TS91005: fw: src\/app\/Index\.ts mounts GET \/: `index` asks for `notes: ScopedStore<Note>`, but Note declares no `owned`, so its rows belong to nobody and its store is not a ScopedStore: ask for `notes: Store<Note>`\./,
   ],
+  // Issue 31: links, form actions, redirects and fw/testing requests no route answers (TS91050), live topics nothing publishes (TS91051).
+  "broken-paths": [
+    /src\/app\/Index\.tsx\(11,15\): error TS91050: fw: src\/app\/Index\.tsx: <a href> names \/taks, which no route of the app answers to GET\. Nearest: GET \/tasks, GET \/tasks\/:id, .*Fix the path, or build it with path\(\) from src\/\.fw\/paths\.ts/,
+    /src\/app\/Index\.tsx\(12,16\): error TS91050: fw: .*<a href> names \/tasks\/\$\{id\}\/edti, which no route of the app answers to GET\. Nearest: GET \/tasks\/:id\/edit, GET \/tasks\/:id,/,
+    /src\/app\/Index\.tsx\(13,16\): error TS91050: fw: .*<a href> names \/tasks\/\$\{id\}\/delete, which no route of the app answers: it is where GET \/tasks\/:id\/delete would be, but Task's actions leave Destroy out\./,
+    /src\/app\/Index\.tsx\(14,34\): error TS91050: fw: .*<form action> names \/about, which the app answers only to GET \(GET \/about\), but a form with method="post" sends POST/,
+    /src\/app\/tasks\/_id\/Done\.ts\(6,35\): error TS91050: fw: src\/app\/tasks\/_id\/Done\.ts: Redirect\(…\) names \/tasks\/\$\{id\}\/edti, which no route of the app answers to GET\. Nearest: GET \/tasks\/:id\/edit, GET \/tasks\/:id,/,
+    /src\/tests\/app\.test\.ts\(7,20\): error TS91050: fw: src\/tests\/app\.test\.ts: client\.get\(…\) names \/taks, which no route of the app answers to GET\. Nearest: GET \/tasks/,
+    /src\/app\/Live\.tsx\(16,28\): error TS91051: fw: src\/app\/Live\.tsx: the live page listens to the topic "task", which nothing publishes, so the page would never refresh\. The topics that exist: "tasks", "ticks"\./,
+    /src\/app\/Live\.tsx\(16,36\): error TS91051: fw: .*the topic "lobby", which nothing publishes.*"lobby" names a Room, and rooms are not topics/,
+  ],
   // Issue 32: job files under src/jobs (helpers.ts, lower-case, is a plain module and no job).
   "job-errors": [
     /src\/jobs\/NoRun\.ts\(1,1\): error TS91070: fw: src\/jobs\/NoRun\.ts is the job NoRun, but it exports no `run`\. A job file exports `export async function run\(payload: Payload, job: JobContext\): Promise<void> \{ … \}`/,
@@ -93,6 +104,11 @@ describe("Builds that must fail name the file, the export or capability, and the
     const output = (results.get(name) as Built).output;
     expect(errorLines(output).length, output).toBeGreaterThan(0);
     expect(notFws(output), output).toEqual([]);
+  });
+
+  it("broken-paths: only the mistyped paths and topics fail; the right ones, external, computed and public ones do not", () => {
+    // Eight mistakes: anything more is a right path refused (Index.tsx's lines 17 and on, Done.ts's line 7, the test's computed path).
+    expect(errorLines((results.get("broken-paths") as Built).output)).toHaveLength(8);
   });
 
   it("fails under --noEmit too (the diagnostics are semantic, not emit-time)", () => {

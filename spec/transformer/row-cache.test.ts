@@ -86,7 +86,7 @@ describe("Rows remembered between builds (src/.fw/rows.json)", () => {
       return { program, routeFiles: scanAppDir(join(dir, "src/app")).map((route) => route.file) };
     }
     const keysOf = (dir: string, program: ts.Program, routeFiles: string[]): Map<string, string> =>
-      rowKeys(program, ts, routeFiles, [join(dir, "src/.fw/routes.ts"), join(dir, "src/.fw/api.ts")], "salt");
+      rowKeys(program, ts, routeFiles, [join(dir, "src/.fw/routes.ts"), join(dir, "src/.fw/api.ts"), join(dir, "src/.fw/paths.ts")], "salt");
 
     it("a route file importing another one is keyed by both texts, and reading the program's resolutions gives the keys resolving again gives", () => {
       const dir = scratchCopy("basic");

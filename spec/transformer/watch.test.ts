@@ -6,6 +6,10 @@ import { BUILD_TIMEOUT_MS, run, scratchCopy, watch } from "../support/tspc.js";
 const page = (text: string): string =>
   `import { Ok, type Request, type Response } from "fw";\nexport function index(request: Request): Response { return Ok(${JSON.stringify(text)}); }\n`;
 
+/** A page answering the path the typed builder makes of `to` (a pattern of the app's GET routes). */
+const linking = (to: string): string =>
+  `import { Ok, type Request, type Response } from "fw";\nimport { path } from "../.fw/paths.js";\nexport function linked(request: Request): Response { return Ok(path(${JSON.stringify(to)})); }\n`;
+
 const scratch: string[] = [];
 afterAll(() => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
@@ -41,11 +45,20 @@ describe("tspc --watch", () => {
       writeFileSync(join(dir, "src/app/extra/Index.ts"), page("extra"));
       await settle((table) => table.includes('path: "/extra"'));
 
+      // The path builder (src/.fw/paths.ts) follows the table in the same compile: a page may link
+      // to the new route at once, and renaming that route breaks the link, in the linking page.
+      writeFileSync(join(dir, "src/app/Linked.ts"), linking("/extra"));
+      await settle((table) => table.includes('path: "/linked"'));
+
       renameSync(join(dir, "src/app/extra"), join(dir, "src/app/renamed"));
+      await until((build) => /src\/app\/Linked\.ts\(\d+,\d+\): error TS2345: Argument of type '"\/extra"' is not assignable/.test(build));
+      writeFileSync(join(dir, "src/app/Linked.ts"), linking("/renamed"));
       await settle((table) => table.includes('path: "/renamed"') && !table.includes('path: "/extra"'));
 
+      // Deleting the route and the page linking to it in one go builds clean again.
+      rmSync(join(dir, "src/app/Linked.ts"));
       rmSync(join(dir, "src/app/renamed"), { recursive: true });
-      await settle((table) => !table.includes("/renamed"));
+      await settle((table) => !table.includes("/renamed") && !table.includes("/linked"));
 
       writeFileSync(join(dir, "src/app/Broken.ts"), "export const broken = 1;\n");
       await until((build) => build.includes("error TS91002: fw: src/app/Broken.ts mounts GET /broken"));

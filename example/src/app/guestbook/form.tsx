@@ -1,4 +1,5 @@
 import type { Request } from "fw";
+import { path } from "../../.fw/paths.js";
 import { LIMITS, type Entry } from "../../guestbook.js";
 
 /** What the form shows: the values typed so far and the problems beside their fields. */
@@ -36,7 +37,7 @@ export function guestbookPage(entries: readonly Entry[], request: Request, draft
       <ul>
         {entries.map((entry) => (
           <li>
-            <a href={`/guestbook/${entry.id}`}>{entry.name}</a>: {entry.message}
+            <a href={path("/guestbook/:id", { id: entry.id })}>{entry.name}</a>: {entry.message}
           </li>
         ))}
       </ul>

@@ -1,6 +1,7 @@
 import { BadRequest, countAhead, NotFound, PAGE_SIZE, pagesCounted, type Order, type Request, type Store } from "fw";
 import { Guarded } from "fw/auth";
 import { live } from "fw/live";
+import { path } from "../../.fw/paths.js";
 import { auth } from "../../auth.js";
 import { Post } from "../../models/Post.js";
 
@@ -9,7 +10,7 @@ export const guarded = Guarded.public;
 
 /** One line of the list: what it links to and what it says. */
 interface Listed {
-  readonly id: number;
+  readonly id: Post["id"];
   readonly title: string;
   readonly draft: boolean;
   readonly mine: boolean;
@@ -45,8 +46,7 @@ function orderOf(request: Request): Order | undefined {
 
 /** The index's address for a page and an order (page 1 and no order left out), as the derived Index writes it. */
 function indexPath(page: number, order: Order | undefined): string {
-  const query = [order === undefined ? "" : `sort=${order.descending ? "-" : ""}${order.field}`, page === 1 ? "" : `page=${page}`].filter((part) => part !== "");
-  return query.length === 0 ? "/posts" : `/posts?${query.join("&")}`;
+  return path("/posts", {}, { sort: order === undefined ? undefined : `${order.descending ? "-" : ""}${order.field}`, page: page === 1 ? undefined : page });
 }
 
 /** A sort link: ascending, or descending when the list is already sorted so by that field. */
@@ -85,7 +85,7 @@ async function load(request: Request, posts: Store<Post>): Promise<Posts> {
   const { rows, total } = await Post.readable(posts, viewer).list({ offset, limit: PAGE_SIZE, countUpTo, ...(order === undefined ? {} : { order }) });
   const { last, more } = pagesCounted(total, countUpTo, PAGE_SIZE);
   if (page > last) throw new NotFound(`There is no page ${page} of posts: there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
-  const listed = rows.map((post) => ({ id: Number(post.id), title: post.title, draft: !post.published, mine: viewer !== undefined && String(post.author) === viewer }));
+  const listed = rows.map((post) => ({ id: post.id, title: post.title, draft: !post.published, mine: viewer !== undefined && String(post.author) === viewer }));
   return { rows: listed, total, page, last, more, signedIn: viewer !== undefined, order };
 }
 
@@ -119,12 +119,12 @@ export const index = live({
         <ul class="posts">
           {state.rows.map((post) => (
             <li>
-              <a href={`/posts/${post.id}`}>{post.title}</a>
+              <a href={path("/posts/:id", { id: post.id })}>{post.title}</a>
               {post.draft ? <span class="draft"> (draft)</span> : null}
               {post.mine ? (
                 <>
                   {" "}
-                  <a href={`/posts/${post.id}/edit`} class="fw-edit">Edit</a>
+                  <a href={path("/posts/:id/edit", { id: post.id })} class="fw-edit">Edit</a>
                 </>
               ) : null}
             </li>

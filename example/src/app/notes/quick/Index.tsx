@@ -1,6 +1,7 @@
 import type { FormErrors, Store, Values } from "fw";
 import { Guarded } from "fw/auth";
 import { live, type FormInput } from "fw/live";
+import { path } from "../../../.fw/paths.js";
 import type { Note } from "../../../models/Note.js";
 
 /** Open to everyone, as every notes page. */
@@ -10,7 +11,7 @@ export const guarded = Guarded.public;
 interface Quick {
   readonly values: Values;
   readonly errors: FormErrors | undefined;
-  readonly saved: { readonly id: number; readonly text: string } | undefined;
+  readonly saved: { readonly id: Note["id"]; readonly text: string } | undefined;
 }
 
 const blank: Quick = { values: {}, errors: undefined, saved: undefined };
@@ -36,7 +37,7 @@ export const index = live({
       <p>Checked as you type, saved without leaving the page.</p>
       {state.saved === undefined ? null : (
         <p class="saved" role="status">
-          Saved: <a href={`/notes/${state.saved.id}`}>{state.saved.text}</a>
+          Saved: <a href={path("/notes/:id", { id: state.saved.id })}>{state.saved.text}</a>
         </p>
       )}
       {view.form("save", { values: state.values, ...(state.errors === undefined ? {} : { errors: state.errors }), change: "check", submit: "Save note" })}
@@ -51,7 +52,7 @@ export const index = live({
     save: async (state: Quick, input: FormInput<Note>, { capabilities }): Promise<Quick> => {
       if (!input.ok) return { ...state, values: input.values, errors: input.errors };
       const note = await capabilities.notes.insert(input.draft);
-      return { ...blank, saved: { id: Number(note.id), text: note.text } };
+      return { ...blank, saved: { id: note.id, text: note.text } };
     },
   },
 });

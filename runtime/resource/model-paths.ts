@@ -1,0 +1,41 @@
+import type { Request } from "../http/request.js";
+import { fillPath, type PathQuery, type PathValue } from "../routing/fill-path.js";
+import type { Action } from "./actions.js";
+import type { ModelSpec } from "./model.js";
+
+/** A model's derived routes by role (spec 4.4), and Destroy's confirmation page. */
+export type ModelRoute = Action | "Confirm";
+
+/**
+ * The pattern a model's derived route is mounted at: Index and Create at `/posts`, New at
+ * `/posts/new`, Show, Update and Destroy at `/posts/:id`, Edit at `/posts/:id/edit`, Destroy's
+ * confirmation at `/posts/:id/delete`. `resourceRoutes` mounts them here and the pages link here.
+ */
+export function modelPattern(model: Pick<ModelSpec<unknown>, "path" | "key">, route: ModelRoute): string {
+  switch (route) {
+    case "Index":
+    case "Create":
+      return model.path;
+    case "New":
+      return `${model.path}/new`;
+    case "Show":
+    case "Update":
+    case "Destroy":
+      return `${model.path}/:${model.key}`;
+    case "Edit":
+      return `${model.path}/:${model.key}/edit`;
+    case "Confirm":
+      return `${model.path}/:${model.key}/delete`;
+  }
+}
+
+/**
+ * A derived route's path as `request` reaches the table (under its `Route.under` prefix), filled
+ * by `fillPath`: Show of row 7 is `/posts/7`; New with the query `{ post: 7 }` is `/comments/new?post=7`.
+ * `key` is the row's key, for the routes of one row.
+ */
+export function modelHref(request: Request, model: Pick<ModelSpec<unknown>, "path" | "key">, route: ModelRoute, key?: unknown, query?: PathQuery): string {
+  // A row's key is a number or a string (an Id, a typia-decoded segment): a path value.
+  const params = key === undefined ? {} : { [model.key]: key as PathValue };
+  return request.href(fillPath(modelPattern(model, route), params, query));
+}
