@@ -39,11 +39,16 @@ const SCENARIOS = {
   "page-fw-many": { script: "fw.mjs", path: "/posts/7", cookie: true, many: 2048 },
   "404-fw": { script: "fw.mjs", path: "/nothing/here", cookie: true },
   // the db part's pages (bench/db.mjs): a throwaway PostgreSQL cluster, the bench app migrated and seeded
-  "db-show-fw": { db: "fw", path: "/posts/7", cookie: true },
-  "db-show-fastify": { db: "fastify", path: "/posts/7", cookie: true },
-  "db-index-fw": { db: "fw", path: "/posts", cookie: true },
-  "db-index-fastify": { db: "fastify", path: "/posts", cookie: true },
-  "db-show-fw-pglite": { db: "pglite", path: "/posts/7", cookie: true },
+  "db-show-fw": { db: "fw", path: "/articles/7", cookie: true },
+  "db-show-fastify": { db: "fastify", path: "/articles/7", cookie: true },
+  "db-index-fw": { db: "fw", path: "/articles", cookie: true },
+  "db-index-fastify": { db: "fastify", path: "/articles", cookie: true },
+  "db-show-fw-pglite": { db: "pglite", path: "/articles/7", cookie: true },
+  // the relations' pages: a post's Show (its author's label, its 20 comments), the posts' Index (50 author labels)
+  "db-post-fw": { db: "fw", path: "/posts/7", cookie: true },
+  "db-post-fastify": { db: "fastify", path: "/posts/7", cookie: true },
+  "db-posts-fw": { db: "fw", path: "/posts", cookie: true },
+  "db-posts-fastify": { db: "fastify", path: "/posts", cookie: true },
 };
 
 const scenario = SCENARIOS[name];
