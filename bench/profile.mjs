@@ -134,7 +134,8 @@ const wrkCpu = (cpuSeconds(load.child.pid) - wrkCpu0) / ((performance.now() - wr
 const out = await load.done;
 const wall = (performance.now() - t0) / 1000;
 const serverCpu = cpuSeconds(server.pid) - cpu0;
-await server.stop();
+// A long grace: the profile is written on exit, which takes seconds on a busy machine (SIGKILL would lose it).
+await server.stop(60_000);
 await database?.cluster?.destroy();
 for (let i = 0; i < 50 && !readdirSync(dir).some((f) => f.endsWith(".cpuprofile")); i++) await sleep(100);
 const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
