@@ -161,10 +161,27 @@ function count(text, pattern) {
   return (text.match(pattern) ?? []).length;
 }
 
-/** Each side's pages, checked alike before any load: status, rows, session, and the same bytes as the first side. */
-async function preflight(sides, cookie) {
+/**
+ * Each side's pages, checked alike before any load: status, rows, session, and the same bytes as
+ * the first side. A page that fails a check is put in `failed` (page id → what failed) and is not
+ * measured: its row says FAILED in the report and the run exits non-zero; the other pages go on.
+ */
+export async function preflight(sides, cookie, failed) {
   const facts = {};
   for (const page of PAGES) {
+    try {
+      facts[page.id] = await preflightPage(page, sides, cookie);
+    } catch (error) {
+      failed[page.id] = String(error.message ?? error);
+      log(`db: FAILED ${page.path}: ${failed[page.id]}`);
+    }
+  }
+  return facts;
+}
+
+async function preflightPage(page, sides, cookie) {
+  const facts = {};
+  {
     let reference;
     for (const side of sides) {
       const res = await fetch(`${side.server.url}${page.path}`, { headers: { cookie } });
@@ -177,10 +194,9 @@ async function preflight(sides, cookie) {
       else if (html !== reference.html) {
         let at = 0;
         while (html[at] === reference.html[at]) at++;
-        throw new Error(`db preflight: ${side.id}'s ${page.path} differs from ${reference.id}'s at byte ${at}:\n  ${reference.id}: ${reference.html.slice(at - 40, at + 60)}\n  ${side.id}: ${html.slice(at - 40, at + 60)}`);
+        throw new Error(`db preflight: ${side.id}'s ${page.path} differs from ${reference.id}'s at character ${at}:\n  ${reference.id}: ${JSON.stringify(reference.html.slice(Math.max(0, at - 40), at + 60))}\n  ${side.id}: ${JSON.stringify(html.slice(Math.max(0, at - 40), at + 60))}`);
       }
-      facts[page.id] ??= {};
-      facts[page.id][side.id] = sizes(res, html);
+      facts[side.id] = sizes(res, html);
     }
   }
   return facts;
@@ -230,9 +246,10 @@ async function statementCounts(cluster, bin) {
  * The statements each PostgreSQL side's pages cost, counted at the database; every side must
  * send the very statements the first sends, as many times, or the preflight fails.
  */
-async function countQueries(counter, sides, cookie) {
+async function countQueries(counter, sides, cookie, failed) {
   const queries = {};
   for (const page of PAGES) {
+    if (failed[page.id] !== undefined) continue;
     let reference;
     for (const side of sides) {
       const counted = await counter.of(`${side.server.url}${page.path}`, cookie);
@@ -240,11 +257,14 @@ async function countQueries(counter, sides, cookie) {
       const text = (c) => c.statements.map((x) => `${x.perPage}× ${x.sql}`).join("\n    ");
       if (reference === undefined) reference = { id: side.id, counted };
       else if (text(counted) !== text(reference.counted)) {
-        throw new Error(`db preflight: ${side.id}'s ${page.path} sends other statements than ${reference.id}'s (per page):\n  ${reference.id}:\n    ${text(reference.counted)}\n  ${side.id}:\n    ${text(counted)}`);
+        failed[page.id] = `db preflight: ${side.id}'s ${page.path} sends other statements than ${reference.id}'s (per page):\n  ${reference.id}:\n    ${text(reference.counted)}\n  ${side.id}:\n    ${text(counted)}`;
+        log(`db: FAILED ${page.path}: ${failed[page.id]}`);
+        break;
       }
       queries[page.id] ??= {};
       queries[page.id][side.id] = counted;
     }
+    if (failed[page.id] !== undefined) continue;
     log(`db: GET ${page.path}: ${sides.map((side) => `${side.id} ${queries[page.id][side.id].perPage}`).join(", ")} statements per page`);
   }
   return queries;
@@ -345,11 +365,14 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
     for (const side of sides) {
       for (const page of PAGES.filter((p) => measured(p).includes(side))) await wrk({ url: `${side.server.url}${page.path}`, seconds: warmup, connections, core: LOAD_CORE, headers });
     }
-    results.facts = await preflight(sides, cookie);
+    // Pages whose answers differ between the sides (or fail a check): not measured, FAILED in the report.
+    const failed = {};
+    results.failed = failed;
+    results.facts = await preflight(sides, cookie, failed);
     results.facts.cookieBytes = cookie.length;
     if (counter !== undefined) {
       log(`db: statements per page, counted at the database (pg_stat_statements, ${COUNTED_REQUESTS} requests a page, one at a time)`);
-      results.facts.queries = await countQueries(counter, sides.filter((side) => side.id !== "fwPglite"), cookie);
+      results.facts.queries = await countQueries(counter, sides.filter((side) => side.id !== "fwPglite"), cookie, failed);
       await counter.stop();
       counter = undefined;
     }
@@ -362,7 +385,7 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
       post: `Show of a post \`GET ${POST_PATH}\` (the post, its author's name as a link, its ${COMMENTS_PER_POST} comments: the has-many list)`,
       posts: `Index of posts \`GET ${POSTS_PATH}\` (50 posts of ${POSTS}, each author's name as a link: ${AUTHORS} authors, one label query)`,
     };
-    const groups = PAGES.map((page) => ({
+    const groups = PAGES.filter((page) => failed[page.id] === undefined).map((page) => ({
       id: page.id,
       title: titles[page.id],
       path: page.path,

@@ -121,6 +121,9 @@ function targetsTable(r) {
     }
   }
   const db = r.db;
+  for (const [id, message] of Object.entries(db?.failed ?? {})) {
+    rows.push([`Database ${DB_PAGES[id] ?? id}: fw on PostgreSQL against Fastify + pg`, `not measured: ${message.replace(/\s*\n\s*/g, " ").replace(/\|/g, "\\|")}`, "**FAILED** (the answers must be byte-identical and send the same statements)"]);
+  }
   if (db?.groups !== undefined) {
     for (const group of db.groups) {
       const fw = group.rows.find((x) => x.id === "fwPg");
