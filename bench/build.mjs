@@ -1,11 +1,11 @@
 // Build: generated apps of N route files, compiled three ways on the same sources:
 //   fw    — tspc with fw's program transformer + typia (writes src/.fw/routes.ts itself)
-//   typia — tspc with typia only; the table module is the one fw generated, kept as a plain file
+//   typia — tspc with typia only; the table module (and the API module beside it) the ones fw generated, kept as plain files
 //   tsc   — plain tsc on the typia variant's sources (it ignores the plugins)
 // Cold builds (dist, the .tsbuildinfo and, for fw, the generated module removed first; run with
 // --incremental, so each writes the .tsbuildinfo the next step reads) in interleaved rounds, then
 // incremental rebuilds after editing one handler's JSX text, starting from the last cold build.
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EDITED, generateApp, linkFw, showFile } from "./lib/app-gen.mjs";
 import { log, ROOT, run, summary, WORK } from "./lib/util.mjs";
@@ -39,7 +39,10 @@ export async function build({ sizes, coldRounds, incRounds }) {
     const copyTable = () => {
       for (const v of ["typia", "tsc"]) {
         mkdirSync(join(dirs[v], "src", ".fw"), { recursive: true });
-        copyFileSync(join(dirs.fw, "src", ".fw", "routes.ts"), join(dirs[v], "src", ".fw", "routes.ts"));
+        // routes.ts and, beside it, api.ts (the API's types and description, which routes.ts loads: issue 31)
+        for (const file of ["routes.ts", "api.ts"]) {
+          if (existsSync(join(dirs.fw, "src", ".fw", file))) copyFileSync(join(dirs.fw, "src", ".fw", file), join(dirs[v], "src", ".fw", file));
+        }
       }
     };
     const cold = Object.fromEntries(VARIANTS.map((v) => [v, []]));

@@ -1,14 +1,16 @@
 // One measurement of the db part (bench/db.mjs) in a process of its own, pinned like the servers;
 // prints one JSON line.
-//   node bench/db-worker.mjs open <dir>            open the embedded engine on <dir> (empty: its first
-//                                                  open, which runs initdb), SELECT 1, close; times each
+//   node bench/db-worker.mjs open <dir> [relaxed|durable]
+//                                                  open the embedded engine on <dir> (empty: its first
+//                                                  open, from fw's template), SELECT 1, close; times each;
+//                                                  relaxed (default) as dev and tests open it, durable as production
 //   node bench/db-worker.mjs store <url|dir> <ms>  SqlStore insert and read-by-key ops/s on PostgreSQL
 //                                                  (a postgres:// URL) or PGlite (a directory)
 import { createTableSql, openDatabase, SqlStore } from "../dist/runtime/db/index.js";
 
 const [command, target, msText] = process.argv.slice(2);
 
-/** The store's table: the bench app's Post, under a name of its own. */
+/** The store's table: the bench app's Article, under a name of its own. */
 const ITEMS = {
   name: "bench_items",
   key: { field: "id", column: "id" },
@@ -87,9 +89,10 @@ async function store(where, ms) {
   }
 }
 
-async function openTimes(dir) {
+async function openTimes(dir, durability) {
   const t0 = performance.now();
-  const db = await openDatabase({ directory: dir, env: {} });
+  // relaxed: as `dev` and the tests open it (what a new user meets first); durable: production's.
+  const db = await openDatabase({ directory: dir, env: {}, durable: durability === "durable" });
   const opened = performance.now();
   await db.query("SELECT 1");
   const queried = performance.now();
@@ -97,8 +100,8 @@ async function openTimes(dir) {
   return { openMs: opened - t0, firstQueryMs: queried - opened, closeMs: performance.now() - queried };
 }
 
-const result = command === "open" ? await openTimes(target) : command === "store" ? await store(target, Number(msText)) : undefined;
+const result = command === "open" ? await openTimes(target, msText ?? "relaxed") : command === "store" ? await store(target, Number(msText)) : undefined;
 if (result === undefined) {
-  console.error("usage: node bench/db-worker.mjs open <dir> | store <postgres-url|dir> <ms>");
+  console.error("usage: node bench/db-worker.mjs open <dir> [relaxed|durable] | store <postgres-url|dir> <ms>");
   process.exitCode = 2;
 } else console.log(JSON.stringify(result));

@@ -17,6 +17,7 @@ import { spawnSync } from "node:child_process";
 import PgDriver from "pg";
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { bigTables } from "./big-tables.mjs";
 import { idleRss } from "./memory.mjs";
 import { DB_APP_MAIN } from "./lib/db-app.mjs";
 import { postgresSupport } from "./lib/postgres.mjs";
@@ -278,9 +279,9 @@ async function storeOps(target, ms) {
   return JSON.parse(result.output.trim().split("\n").pop());
 }
 
-/** PGlite's open of `dir` (empty: the first open, initdb included), timed in a fresh pinned process. */
-async function pgliteOpen(dir) {
-  const { command, args } = pinned(SERVER_CORE, process.execPath, [join("bench", "db-worker.mjs"), "open", dir]);
+/** PGlite's open of `dir` (empty: the first open, from fw's template), timed in a fresh pinned process; relaxed as dev opens it, or durable. */
+async function pgliteOpen(dir, durability = "relaxed") {
+  const { command, args } = pinned(SERVER_CORE, process.execPath, [join("bench", "db-worker.mjs"), "open", dir, durability]);
   const result = await run(command, args, { timeoutMs: 180_000 });
   if (result.code !== 0) throw new Error(`bench/db-worker.mjs open failed (${result.code ?? result.signal}):\n${result.output}`);
   return JSON.parse(result.output.trim().split("\n").pop());
@@ -405,11 +406,24 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
     for (const group of groups) {
       const rows = group.rows.map((r) => `${r.id} ${Math.round(r.rps.median)} req/s${r.ratio === undefined ? "" : ` (${r.ratio.toFixed(2)}×)`}${r.queries === undefined ? "" : `, ${r.queries} statements a page`}`);
       log(`db: ${group.id}: ${rows.join("; ")}`);
+      // The embedded engine against the same app on PostgreSQL, paired round by round (issue 30).
+      const embeddedRow = group.rows.find((row) => row.id === "fwPglite");
+      const onPostgres = group.rows.find((row) => row.id === "fwPg");
+      if (embeddedRow !== undefined && onPostgres !== undefined) group.pgliteToPostgres = { rps: summary(embeddedRow.runs.map((run, i) => run.rps / onPostgres.runs[i].rps)) };
     }
     results.groups = groups;
     results.boot = Object.fromEntries(Object.entries(servers).map(([id, s]) => [id, s.bootMs]));
     await Promise.all(Object.values(servers).map((s) => s.stop()));
     for (const key of Object.keys(servers)) delete servers[key];
+
+    // Issue 30 item 9: the example's Index and Show at 1,000 and 1,000,000 posts (bench/big-tables.mjs).
+    // 10 connections: a page of PGlite's takes tens of ms, and 50 queued on it time out a 2 s round.
+    try {
+      results.bigTables = await bigTables({ seconds, rounds: Math.min(rounds, 3), warmup, connections: 10, clusterUrl: cluster?.url });
+    } catch (error) {
+      log(`db: big tables not measured: ${error.stack ?? error}`);
+      results.errors.push(`big tables: ${String(error.message ?? error).split("\n")[0]}`);
+    }
 
     log(`db: store ops (${storeMs} ms per operation kind)`);
     const targets = [...(pg === undefined ? [] : [["postgres", cluster.url]]), ["pglite", join(RUN_DIR, "store-pglite")]];
@@ -425,16 +439,19 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
     results.storeConcurrency = store.pglite[0].concurrency;
 
     log("db: PGlite cold start (first open of an empty directory, then a reopen)");
-    const cold = { first: [], reopen: [] };
+    const cold = { first: [], reopen: [], firstDurable: [] };
     for (let round = 0; round < coldRounds; round++) {
       const dir = join(RUN_DIR, `cold-${round}`);
       rmSync(dir, { recursive: true, force: true });
       cold.first.push((await pgliteOpen(dir)).openMs);
       cold.reopen.push((await pgliteOpen(dir)).openMs);
       rmSync(dir, { recursive: true, force: true });
-      log(`  round ${round + 1}/${coldRounds}: first open ${Math.round(cold.first[round])} ms, reopen ${Math.round(cold.reopen[round])} ms`);
+      // Production's first start: the copy synced to disk (issue 28's durability).
+      cold.firstDurable.push((await pgliteOpen(dir, "durable")).openMs);
+      rmSync(dir, { recursive: true, force: true });
+      log(`  round ${round + 1}/${coldRounds}: first open ${Math.round(cold.first[round])} ms, reopen ${Math.round(cold.reopen[round])} ms, durable first open ${Math.round(cold.firstDurable[round])} ms`);
     }
-    results.cold = { first: summary(cold.first), reopen: summary(cold.reopen) };
+    results.cold = { first: summary(cold.first), reopen: summary(cold.reopen), firstDurable: summary(cold.firstDurable) };
 
     log("db: idle RSS and boot time on the embedded engine");
     const apps = embeddedApps(pgliteCwd);

@@ -1,30 +1,44 @@
-// Save → reloaded latency of `fw dev` on a generated 200-route app: the "dev" part of
+// Save → reloaded latency of `fw dev` on a generated 200-route app on fw/db: the "dev" part of
 // `npm run bench`, or on its own:
 //
 //   npm run build && node bench/dev-reload.mjs [routes=200] [edits=5]
 //
 // Generates the app under spec/fixtures/_tmp-bench-* (inside the fw package, so `fw` resolves
-// by self-reference; git-ignored; removed afterwards), starts `fw dev` on it, opens the reload
-// socket the way the injected client does, then edits one handler `edits` times. Each sample
-// runs from just before the file write until the socket was told `reload` (after the restart
-// the client reconnects, retrying every 100 ms as the browser client does) and a GET of the
-// edited page returned the new text. Prints each sample, its phases, and the median.
-// KEEP=1 leaves the generated app in place.
+// by self-reference; git-ignored; removed afterwards): a `DbApp` with a table model (`Item`, its
+// migration applied at the first start) on its embedded database (PGlite, in the app's .fw/db),
+// and one page per route file. It starts `fw dev` on it, opens the reload socket the way the
+// injected client does, then edits one handler `edits` times; that page lists the table's rows,
+// so each new page is served with the database. Each sample runs from just before the file
+// write until the socket was told `reload` (after the restart the client reconnects, retrying
+// every 100 ms as the browser client does) and a GET of the edited page returned the new text.
+// Prints each sample, its phases, and the median. KEEP=1 leaves the generated app in place.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { WebSocket } from "ws";
 
 const RETRY_MS = 100; // the reload client's quick retry interval (runtime/dev/reload-client.ts)
+const EDITED = 1; // src/app/Page1.tsx → GET /page1, the page the samples edit
 const root = resolve(import.meta.dirname, "..");
 const fixtures = join(root, "spec/fixtures");
 
-/** One page per route file; every fourth one takes a typed path parameter (a typia decoder). */
+/**
+ * One page per route file; every fourth one takes a typed path parameter (a typia decoder). The
+ * table model and its migration are spec/fixtures/db-dev's (the migration is what fw writes for it).
+ */
 function generate(dir, ROUTES) {
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: "../tsconfig.fixture.json", compilerOptions: { outDir: "dist", rootDir: "src" }, include: ["src"] }));
   mkdirSync(join(dir, "src/app"), { recursive: true });
-  writeFileSync(join(dir, "src/main.ts"), 'import { HttpApp } from "fw";\nimport { table } from "./.fw/routes.js";\n\nprocess.exitCode = await new HttpApp({ routes: table() }).main();\n');
+  mkdirSync(join(dir, "src/models"), { recursive: true });
+  mkdirSync(join(dir, "db/migrations"), { recursive: true });
+  const dbDev = join(fixtures, "db-dev");
+  copyFileSync(join(dbDev, "src/models/Item.ts"), join(dir, "src/models/Item.ts"));
+  copyFileSync(join(dbDev, "db/migrations/0001_create_items.sql"), join(dir, "db/migrations/0001_create_items.sql"));
+  writeFileSync(
+    join(dir, "src/main.ts"),
+    'import { DbApp } from "fw/db";\nimport { table, tables } from "./.fw/routes.js";\n\nprocess.exitCode = await new DbApp({ routes: table(), tables }).main();\n',
+  );
   for (let i = 0; i < ROUTES; i++) {
     if (i % 4 === 3) {
       mkdirSync(join(dir, `src/app/items${i}/_id`), { recursive: true });
@@ -36,6 +50,15 @@ function generate(dir, ROUTES) {
 }
 
 function page(i, version) {
+  if (i === EDITED) {
+    // The edited page reads the table: the sample ends once the new code served a page with the database.
+    return (
+      `import { Ok, type Request, type Response, type Store } from "fw";\nimport type { Item } from "../models/Item.js";\n\n` +
+      `export async function page${i}(request: Request, { items }: { items: Store<Item> }): Promise<Response> {\n` +
+      `  const { rows } = await items.list({ offset: 0, limit: 10 });\n` +
+      `  return Ok(<p>page ${i} ${version} at {request.path}: {String(rows.length)} items</p>);\n}\n`
+    );
+  }
   return `import { Ok, type Request, type Response } from "fw";\n\nexport function page${i}(request: Request): Response {\n  return Ok(<p>page ${i} ${version} at {request.path}</p>);\n}\n`;
 }
 
@@ -107,7 +130,7 @@ export async function devReload({ routes: ROUTES = 200, edits: EDITS = 5, log = 
     const url = /fw dev: ready on (\S+)/.exec(dev.output())[1];
     const firstStartMs = performance.now() - started;
     log(`fw dev serving ${ROUTES} routes on ${url} after ${Math.round(firstStartMs)} ms (first build and start)`);
-    const target = 1; // src/app/Page1.tsx → GET /page1
+    const target = EDITED;
     const boot = () => fetch(`${url}/page${target}`).then((r) => r.text()).then((html) => /data-fw-boot="([0-9a-f]+)"/.exec(html)[1]);
     const client = reloadClient(url, await boot());
     await new Promise((r) => setTimeout(r, 500)); // let the socket open and tsc settle (setup only, not measured)
@@ -123,7 +146,7 @@ export async function devReload({ routes: ROUTES = 200, edits: EDITS = 5, log = 
       const tReload = await reloaded;
       const html = await (await fetch(`${url}/page${target}`)).text();
       const tServed = performance.now();
-      if (!html.includes(`v${n} at`)) throw new Error(`edit ${n} not served:\n${html}`);
+      if (!html.includes(`v${n} at`) || !html.includes("0 items")) throw new Error(`edit ${n} not served with the database:\n${html}`);
       client.rebase(/data-fw-boot="([0-9a-f]+)"/.exec(html)[1]);
       const total = tServed - t0;
       samples.push(total);
@@ -133,9 +156,9 @@ export async function devReload({ routes: ROUTES = 200, edits: EDITS = 5, log = 
       );
       await new Promise((r) => setTimeout(r, 500)); // between samples only: tsc's watcher settles
     }
-    log(`median of ${EDITS}: ${median(samples).toFixed(0)} ms save → reloaded (${ROUTES} routes)`);
+    log(`median of ${EDITS}: ${median(samples).toFixed(0)} ms save → reloaded (${ROUTES} routes, a page of a table model on PGlite)`);
     client.stop();
-    return { routes: ROUTES, samples, median: median(samples), firstStartMs };
+    return { routes: ROUTES, database: "PGlite", samples, median: median(samples), firstStartMs };
   } finally {
     dev.child.kill("SIGTERM");
     await new Promise((r) => dev.child.on("close", r));

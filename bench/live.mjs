@@ -9,12 +9,16 @@
 //     (the whole page as a GET answers it, layout included, and the live root's HTML alone);
 //   - live sockets held per 100 MB of RSS: N sockets open on the counter page (each mounted:
 //     one page state per socket), the server's RSS growth; beside it fw's plain `Route.ws` with
-//     N idle sockets (bench/servers/fw-ws.mjs) for reference.
+//     N idle sockets (bench/servers/fw-ws.mjs) for reference;
+//   - the fan-out (issue 30, item 6: bench/live-fanout.mjs): the example with 100 anonymous live
+//     `/posts` sockets and bursts of 15 writes: the reads they cost per write against the views
+//     shown, and `/fw/health` answered meanwhile.
 //
 //   npm run bench -- --only=live
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { getLivePage, LiveConnection } from "./lib/live-client.mjs";
+import { liveFanOut } from "./live-fanout.mjs";
 import { idleRss } from "./memory.mjs";
 import { WebSocket } from "../node_modules/ws/wrapper.mjs";
 import { fmtInt, fmtMB, fmtNum, freePort, log, ROOT, rssOf, sleep, sorted, startServer } from "./lib/util.mjs";
@@ -121,7 +125,7 @@ async function plainRss(count) {
   }
 }
 
-export async function live({ events, warmup, sockets }) {
+export async function live({ events, warmup, sockets, fanOut }) {
   const server = await start("live: pages", "bench/servers/fw-live.mjs");
   let pages;
   try {
@@ -143,7 +147,44 @@ export async function live({ events, warmup, sockets }) {
   log(`live: ${fmtMB(held.after - held.before)} for ${sockets} live sockets (${fmtInt(held.perSocket)} B each)`);
   const plain = await plainRss(sockets);
   log(`live: ${fmtMB(plain.after - plain.before)} for ${sockets} plain Route.ws sockets (${fmtInt(plain.perSocket)} B each)`);
-  return { ...pages, held, plain, options: { events, warmup, sockets } };
+  let fanned;
+  try {
+    fanned = fanOut === undefined ? undefined : await liveFanOut(fanOut);
+  } catch (error) {
+    // The rows above stand without it; the report says what went wrong.
+    log(`live: fan-out failed: ${error.stack ?? error}`);
+    fanned = { error: String(error.message ?? error).split("\n")[0] };
+  }
+  return { ...pages, held, plain, ...(fanned === undefined ? {} : { fanOut: fanned }), options: { events, warmup, sockets } };
+}
+
+/** The fan-out's paragraph and table (issue 30, item 6), or a line saying it was not measured. */
+function fanOutSection(f) {
+  if (f === undefined) return "Fan-out (issue 30): not measured (no PostgreSQL on this machine: the example's statements are counted on its wire).";
+  if (f.error !== undefined) return `Fan-out (issue 30): failed: ${f.error}`;
+  const row = (x) => [
+    `${fmtInt(x.sockets)} on ${x.views === 1 ? "`/posts`" : `\`/posts\` in its ${x.views} orders`}`,
+    fmtInt(x.views),
+    `${fmtInt(x.writes)} (${x.rounds} × ${fmtInt(x.writes / x.rounds)})`,
+    fmtInt(x.reads),
+    `**${fmtNum(x.reads / x.writes)}**`,
+    `${fmtInt(sorted(x.settledMs)[Math.floor(x.settledMs.length / 2)])} / ${fmtInt(Math.max(...x.settledMs))}`,
+    `${fmtNum(x.health.p50, 1)} / **${fmtNum(x.health.p99, 1)}** / ${fmtNum(x.health.max, 1)} (${fmtInt(x.health.count)})`,
+    fmtNum(x.serverCpuMs / x.writes, 1),
+  ];
+  return [
+    `Fan-out (issue 30, item 6; bench/live-fanout.mjs): the example as built, production boot pinned to core 0, on a throwaway PostgreSQL reached through a ` +
+      `proxy that writes down every statement (spec/support/pg-query-log.ts). ${fmtInt(f.sockets)} anonymous visitors (each its own session) hold a live ` +
+      `\`/posts\` socket; a signed-in author sends ${fmtInt(f.writes)} posts at once (${f.rounds === 1 ? "one burst" : `${f.rounds} bursts, one after the other`}), each burst waited for until every socket shows it. ` +
+      "Reads are the SELECTs of the posts the refreshes sent; the sockets of one view (same path and query, nobody signed in) share one read per publish, " +
+      "and publishes arriving while it runs wait for one more (target: reads per write ≤ the views). `/fw/health` is asked one request after another " +
+      "from a process of its own (core 1) from just before the first burst to the end of the last (target: p99 < 50 ms). Server CPU is its user + system " +
+      "time over the bursts (clock ticks of 10 ms), per write.",
+    "",
+    "| live sockets | views | writes (bursts) | reads of the posts | reads per write | every socket updated, ms after the burst (median / max) | `/fw/health` during, ms p50 / p99 / max (probes) | server CPU per write, ms |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...f.scenarios.map((x) => `| ${row(x).join(" | ")} |`),
+  ].join("\n");
 }
 
 /** The report's section. */
@@ -177,5 +218,7 @@ export function liveSection(r) {
       `For reference, fw's plain \`Route.ws\` with ${fmtInt(r.plain.count)} idle sockets: ${fmtInt(r.plain.perSocket)} B per socket, ${fmtInt(per100(r.plain))} per 100 MB.`,
     "",
     `The client (\`GET /fw/live.js\`) is ${fmtInt(r.clientBytes)} B as served, ${fmtInt(r.clientGzip)} B gzipped (\`gzip -9\`).`,
+    "",
+    fanOutSection(r.fanOut),
   ].join("\n");
 }

@@ -56,6 +56,8 @@ export async function idleRss(server, paths = ["/"]) {
 
 const IDLE = [
   { id: "raw", label: "raw node:http hello", script: "bench/servers/hello.mjs" },
+  // The like-for-like baseline of the PostgreSQL rows: raw node:http with the pg pool fw/db holds.
+  { id: "rawPg", label: "raw node:http hello with fw/db's pg pool (10 connections at most, one query per request), on PostgreSQL", script: "bench/servers/hello-pg.mjs", database: "postgres" },
   { id: "fw", label: "fw example app, as built (`example/dist/main.js`), on PostgreSQL", script: "example/dist/main.js", database: "postgres" },
   { id: "fwBundle", label: "fw example app, production bundle (`fw bundle` → `example/dist/bundle/main.js`), on PostgreSQL", script: "example/dist/bundle/main.js", target: 1.15, database: "postgres" },
   { id: "fwPglite", label: "fw example app, production bundle, on its embedded database (PGlite, the default)", script: "example/dist/bundle/main.js", database: "pglite" },
@@ -135,7 +137,12 @@ export async function memory({ rounds, wsConnections }) {
       log(`memory: idle round ${round + 1}/${rounds}: ${specs.map((s) => `${s.id} ${(idle[s.id][round] / 1048576).toFixed(1)} MB`).join(", ")}`);
     }
     rows = specs.map((spec) => ({ ...spec, rss: summary(idle[spec.id]) }));
-    for (const row of rows) row.ratio = row.rss.median / rows[0].rss.median;
+    const rawPg = rows.find((row) => row.id === "rawPg");
+    for (const row of rows) {
+      row.ratio = row.rss.median / rows[0].rss.median;
+      // The rows on PostgreSQL against raw node:http holding the same pg pool (issue 30 item 8).
+      if (rawPg !== undefined && row.database === "postgres") row.ratioToPg = row.rss.median / rawPg.rss.median;
+    }
   } finally {
     await cluster?.destroy();
   }

@@ -44,6 +44,7 @@ const SCENARIOS = {
   "db-index-fw": { db: "fw", path: "/articles", cookie: true },
   "db-index-fastify": { db: "fastify", path: "/articles", cookie: true },
   "db-show-fw-pglite": { db: "pglite", path: "/articles/7", cookie: true },
+  "db-index-fw-pglite": { db: "pglite", path: "/articles", cookie: true },
   // the relations' pages: a post's Show (its author's label, its 20 comments), the posts' Index (50 author labels)
   "db-post-fw": { db: "fw", path: "/posts/7", cookie: true },
   "db-post-fastify": { db: "fastify", path: "/posts/7", cookie: true },
@@ -82,7 +83,7 @@ async function dbScenario(side) {
   }
   const support = await postgresSupport();
   const bin = support.postgresBin();
-  if (bin === undefined) throw new Error("PostgreSQL not found (no /usr/lib/postgresql/*/bin/initdb, PG_BIN unset): only db-show-fw-pglite runs here");
+  if (bin === undefined) throw new Error("PostgreSQL not found (no /usr/lib/postgresql/*/bin/initdb, PG_BIN unset): only db-show-fw-pglite and db-index-fw-pglite run here");
   const cluster = await support.startCluster(bin);
   const env = { DATABASE_URL: cluster.url };
   const cwd = await prepareApp("profile-postgres", env);

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BENCH, fmtInt, fmtMB, fmtMs, fmtNum, fmtSpread } from "./lib/util.mjs";
+import { bigTablesSection, bigTablesTargets } from "./big-tables.mjs";
 import { liveSection } from "./live.mjs";
 import { scaleSection } from "./scale.mjs";
 
@@ -93,30 +94,39 @@ function targetsTable(r) {
   const d = r.dev;
   if (d !== undefined) {
     rows.push([
-      `Build: watch-mode save → server answering new code ≤ 1.5 s at ${d.routes} routes`,
+      `Dev: \`fw dev\` save → page served with the database ≤ 1.5 s at ${d.routes} routes (a table model on ${d.database ?? "no database"})`,
       `${fmtMs(d.median)} (median of ${d.samples.length} edits, ${fmtMs(Math.min(...d.samples))}–${fmtMs(Math.max(...d.samples))})`,
       verdict(d.median <= 1500),
     ]);
+    if (d.start !== undefined) {
+      rows.push([
+        "Dev: a second `npm start` (nothing changed) → the example's first page ≤ 10 s",
+        `${fmtMs(d.start.median)} (median of ${d.start.samples.length}, ${fmtMs(Math.min(...d.start.samples))}–${fmtMs(Math.max(...d.start.samples))})`,
+        verdict(d.start.median <= 10_000),
+      ]);
+    }
   }
   const m = r.memory;
   if (m !== undefined) {
     const fw = m.idle.find((x) => x.id === "fw");
     const bundled = m.idle.find((x) => x.id === "fwBundle");
     const embedded = m.idle.find((x) => x.id === "fwPglite");
-    if (bundled === undefined || fw === undefined) {
-      rows.push([`Memory: idle RSS of the example on PostgreSQL, production bundle ≤ 1.15× raw`, "not measured: no PostgreSQL on this machine", "—"]);
+    const rawPg = m.idle.find((x) => x.id === "rawPg");
+    if (bundled === undefined || fw === undefined || rawPg === undefined) {
+      rows.push([`Memory: idle RSS of the example on PostgreSQL, production bundle ≤ 1.15× raw node:http with the same pg pool`, "not measured: no PostgreSQL on this machine", "—"]);
     } else {
       rows.push([
-        `Memory: idle RSS of the example on PostgreSQL, production bundle (\`fw bundle\`) ≤ 1.15× raw`,
-        `${fmtMB(bundled.rss.median)} vs ${fmtMB(m.idle[0].rss.median)} = ${ratio(bundled.ratio)} (as built, unbundled: ${fmtMB(fw.rss.median)} = ${ratio(fw.ratio)})`,
-        verdict(bundled.ratio <= 1.15),
+        `Memory: idle RSS of the example on PostgreSQL, production bundle (\`fw bundle\`) ≤ 1.15× raw node:http with the same pg pool (issue 30)`,
+        `${fmtMB(bundled.rss.median)} vs ${fmtMB(rawPg.rss.median)} = ${ratio(bundled.ratioToPg)} (as built, unbundled: ${fmtMB(fw.rss.median)} = ${ratio(fw.ratioToPg)}; ` +
+          `to bare raw ${fmtMB(m.idle[0].rss.median)}: ${ratio(bundled.ratio)})`,
+        verdict(bundled.ratioToPg <= 1.15),
       ]);
     }
     if (embedded !== undefined) {
       rows.push([
-        "Memory: idle RSS of the example on its embedded database (PGlite in the process; no target)",
+        "Memory: idle RSS of the example on its embedded database (PGlite in the process) ≤ 150 MB (issue 30)",
         `${fmtMB(embedded.rss.median)} = ${ratio(embedded.ratio)} of raw`,
-        "—",
+        verdict(embedded.rss.median <= 150 * 1048576),
       ]);
     }
   }
@@ -127,13 +137,38 @@ function targetsTable(r) {
   if (db?.groups !== undefined) {
     for (const group of db.groups) {
       const fw = group.rows.find((x) => x.id === "fwPg");
-      if (fw === undefined || fw.roundRatios === undefined) continue;
-      // Older result files have no per-row target: issue 20's 0.95×.
-      const target = fw.target ?? 0.95;
-      const queries = fw.queries === undefined ? "" : `, ${perPage(fw.queries)} statements per page on each side`;
-      rows.push([`Database ${DB_PAGES[group.id] ?? group.id}: fw on PostgreSQL ≥ ${target.toFixed(2)}× Fastify + pg (issue ${group.relations ? 29 : 20})`, `${ratioCell(fw)}${queries}`, ratioVerdict(fw.roundRatios, target)]);
+      if (fw !== undefined && fw.roundRatios !== undefined) {
+        // Older result files have no per-row target: issue 20's 0.95×.
+        const target = fw.target ?? 0.95;
+        const queries = fw.queries === undefined ? "" : `, ${perPage(fw.queries)} statements per page on each side`;
+        rows.push([`Database ${DB_PAGES[group.id] ?? group.id}: fw on PostgreSQL ≥ ${target.toFixed(2)}× Fastify + pg (issue ${group.relations ? 29 : 20})`, `${ratioCell(fw)}${queries}`, ratioVerdict(fw.roundRatios, target)]);
+      }
+      const embedded = group.pgliteToPostgres;
+      if (group.id === "show" && embedded !== undefined) {
+        rows.push([
+          "Database Show page: fw on PGlite ≥ 0.5× the same page on PostgreSQL (issue 30)",
+          `${ratio(embedded.rps.median)} (rounds ${range(embedded.rps, (x) => x.toFixed(2))})`,
+          ratioVerdict(embedded.rps, 0.5),
+        ]);
+      }
     }
   }
+  rows.push(...bigTablesTargets(r.db?.bigTables, { ratioCell, ratioVerdict }));
+  for (const x of r.live?.fanOut?.scenarios ?? []) {
+    const where = `${fmtInt(x.sockets)} anonymous live \`/posts\` sockets on ${x.views === 1 ? "one view" : `${x.views} views`}, bursts of ${fmtInt(x.writes / x.rounds)} writes`;
+    rows.push([`Live fan-out (issue 30): reads per write ≤ the views (${where})`, `${fmtNum(x.reads / x.writes)} (${fmtInt(x.reads)} reads for ${fmtInt(x.writes)} writes)`, verdict(x.reads / x.writes <= x.views)]);
+    rows.push([`Live fan-out (issue 30): \`/fw/health\` p99 < 50 ms meanwhile (${where})`, `${fmtNum(x.health.p99, 1)} ms (${fmtInt(x.health.count)} probes)`, verdict(x.health.p99 < 50)]);
+  }
+  if (db?.cold !== undefined) {
+    rows.push([
+      "Database: first open of a new embedded database ≤ 1.5 s (issue 30)",
+      `${fmtMs(db.cold.first.median)} (${fmtMs(db.cold.first.min)}–${fmtMs(db.cold.first.max)}; a reopen ${fmtMs(db.cold.reopen.median)}` +
+        `${db.cold.firstDurable === undefined ? "" : `; production's durable first open ${fmtMs(db.cold.firstDurable.median)}`})`,
+      verdict(db.cold.first.median <= 1500),
+    ]);
+  }
+  const jsonFw = r.json?.groups?.[0]?.rows.find((x) => x.id === "fw");
+  if (jsonFw !== undefined) rows.push(["JSON API `GET /api/posts` (50 posts): fw with the build's typed writer ≥ 1.0× Fastify with a response schema (issue 31)", ratioCell(jsonFw), ratioVerdict(jsonFw.roundRatios, 1.0)]);
   return table(["target", "measured", "verdict"], rows);
 }
 
@@ -281,19 +316,27 @@ function buildSection(b, opts) {
 
 function devSection(d) {
   return [
-    `\`fw dev\` on a generated app of ${d.routes} route files (bench/dev-reload.mjs; every fourth page takes a typed \`id: number\`): ` +
-      `one handler's text is edited and saved ${d.samples.length} times; each sample runs from just before the write until the reload socket ` +
+    `\`fw dev\` on a generated app of ${d.routes} route files (bench/dev-reload.mjs; every fourth page takes a typed \`id: number\`), ` +
+      `a \`DbApp\` with a table model on ${d.database ?? "no database"} (fw dev holds the embedded database across restarts): ` +
+      `the handler of a page that lists the table is edited and saved ${d.samples.length} times; each sample runs from just before the write until the reload socket ` +
       `said \`reload\` (the client reconnecting every 100 ms across the restart, as the browser's does) and a GET of the page returned the new ` +
-      `text. First build and start: ${fmtMs(d.firstStartMs)}.`,
+      `text, read from the database. First build and start (a new database): ${fmtMs(d.firstStartMs)}.`,
     "",
     table(["edit", "save → reloaded"], d.samples.map((ms, i) => [String(i + 1), fmtMs(ms)])),
     "",
     `Median ${fmtMs(d.median)}.`,
+    ...(d.start === undefined
+      ? []
+      : [
+          "",
+          `\`npm start\` to the example's first page (bench/first-page.mjs: GET / answered 200), after this run's build, so nothing is rebuilt ` +
+            `(scripts/build.mjs finds fw and the example up to date) and the example's database exists: ${d.start.samples.map(fmtMs).join(", ")}; median ${fmtMs(d.start.median)}.`,
+        ]),
   ].join("\n");
 }
 
 function memorySection(m, opts) {
-  const idle = m.idle.map((x) => [x.label, fmtSpread(x.rss, fmtMB), ratio(x.ratio)]);
+  const idle = m.idle.map((x) => [x.label, fmtSpread(x.rss, fmtMB), ratio(x.ratio), x.ratioToPg === undefined ? "–" : ratio(x.ratioToPg)]);
   const ws = m.ws.map((x) => [x.label, fmtMB(x.before), fmtMB(x.after), `${(x.perConnection / 1024).toFixed(1)} KB`]);
   return [
     `Each server started fresh per round (${opts.rounds} rounds, interleaved), pinned to core 0, sent five \`GET /\` (a first visit, then its cookie back), ` +
@@ -302,7 +345,7 @@ function memorySection(m, opts) {
       `(rolldown, code splitting on: fw, typia and the app in one entry plus chunks, ws left in node_modules; docs/guides/deploying.md, "Production: fw bundle"). ` +
       `The idle-memory target is read on the bundle, the optional production step; the unbundled row shows what an app run straight from its build pays.`,
     "",
-    table(["server", "idle RSS median (min–max)", "ratio to raw"], idle),
+    table(["server", "idle RSS median (min–max)", "ratio to raw", "ratio to raw with the pg pool"], idle),
     "",
     `${fmtInt(m.wsConnections)} idle WebSocket connections (clients from the bench process, \`ws\`, Origin = the app's own, no compression), one run each; "before" is read with the first socket already open (fw loads \`ws\` on its first handshake):`,
     "",
@@ -317,8 +360,8 @@ function dbSection(d, opts) {
       `built with tspc, its migration written by \`db new\` and applied by \`db migrate\`, its rows from \`db seed\`) has four table models: Article (\`derives<Article>(Form, Resource, { table: "articles" })\`, ` +
       `no references, 60 rows), and Author (25), Post (60, \`author: Id<Author>\`: a foreign key, a link labelled with the author's name) and Comment (20 per post, \`post: Id<Post>\`: the post's Show lists them). ` +
       `It serves their derived Show and Index through a layout that reads the session; Fastify + pg (bench/servers/db-fastify.mjs, pool of 10 as fw's) checks the same session cookie by hand, sends the same SQL ` +
-      `(the statements SqlStore sends: \`SELECT … WHERE "id" = $1\`; \`SELECT …, count(*) OVER () … ORDER BY "id" LIMIT $1 OFFSET $2\`; a page's author labels in one \`… WHERE "id" = ANY($3::bigint[])\`; ` +
-      `a post's comments as \`… WHERE "post_id" = $3 …\`, the labels and the comments in parallel as fw asks for them) and builds the same HTML by hand, with the same security headers. ` +
+      `(the statements SqlStore sends: \`SELECT … WHERE "id" = $1\`; an Index's page counted 20 pages ahead, \`SELECT …, (SELECT count(*) FROM (SELECT 1 FROM "posts" LIMIT $3) AS fw_counted) AS fw_total … ORDER BY "id" LIMIT $1 OFFSET $2\`; ` +
+      `a page's author labels in one \`… WHERE "id" = ANY($3::bigint[])\` (counted exactly, \`count(*) OVER ()\`); a post's comments as \`… WHERE "post_id" = $3 …\`, counted 20 pages ahead too; the labels and the comments in parallel as fw asks for them) and builds the same HTML by hand, with the same security headers. ` +
       `wrk ${opts.wrkArgs} with the session cookie, ${opts.rounds} interleaved rounds after a ${opts.warmup} s warm-up; servers pinned to core 0, wrk and the PostgreSQL cluster to core 1; ` +
       `PGlite runs inside fw's server process (core 0); the relations' pages are measured on PostgreSQL only. Ratios are to Fastify + pg, paired round by round; "CPU µs per request" is the server process's own (PostgreSQL's backends are not in it). ` +
       `"statements per page" is counted at the database, for each side alike: pg_stat_statements' calls over ${d.facts?.countedRequests ?? 10} requests of the page, one at a time, a BEGIN or COMMIT would count too; the preflight fails unless both sides send the very same statements as many times.`,
@@ -354,6 +397,7 @@ function dbSection(d, opts) {
       ),
     );
   }
+  out.push(...bigTablesSection(d.bigTables, { table, fmtSpread, fmtNum, fmtMs, ratio, range, wrkArgs: `wrk -t1 -c10 -d${opts.seconds}s` }));
   if (d.store !== undefined) {
     out.push(
       `\n### Store operations (SqlStore directly)\n\nOps/s, median (min–max) of ${d.store.pglite.insertSequential.n} runs (engines interleaved), ${fmtMs(opts.storeMs)} per kind, in a process pinned to core 0 ` +
@@ -374,8 +418,9 @@ function dbSection(d, opts) {
   }
   if (d.cold !== undefined) {
     out.push(
-      `\n### PGlite cold start, idle memory, boot\n\nPGlite's open in a fresh process (bench/db-worker.mjs, ${d.cold.first.n} rounds): first open of an empty directory (runs initdb) ` +
-        `${fmtSpread(d.cold.first, fmtMs)}; reopen of that directory ${fmtSpread(d.cold.reopen, fmtMs)}.`,
+      `\n### PGlite cold start, idle memory, boot\n\nPGlite's open in a fresh process (bench/db-worker.mjs, ${d.cold.first.n} rounds): first open of an empty directory (fw's template unpacked, else PGlite's initdb; relaxed, as \`dev\` and the tests open it) ` +
+        `${fmtSpread(d.cold.first, fmtMs)}; reopen of that directory ${fmtSpread(d.cold.reopen, fmtMs)}` +
+        `${d.cold.firstDurable === undefined ? "" : `; a durable first open (production's: the copy synced to disk) ${fmtSpread(d.cold.firstDurable, fmtMs)}`}.`,
     );
   }
   if (d.idle !== undefined) {
@@ -386,6 +431,45 @@ function dbSection(d, opts) {
     out.push(table(["app", "idle RSS median (min–max)", "spawn → serving"], d.idle.map((x) => [x.label, fmtSpread(x.rss, fmtMB), fmtSpread(x.boot, fmtMs)])));
   }
   if (d.errors?.length > 0) out.push(`\nNot measured: ${d.errors.join("; ")}.`);
+  return out.join("\n");
+}
+
+function jsonSection(j, opts) {
+  const out = [];
+  out.push(
+    `wrk ${opts.wrkArgs}, ${opts.rounds} interleaved rounds after a ${opts.warmup} s warm-up each, servers pinned to core 0 and wrk to core 1, ` +
+      "as the throughput part. Every side answers the same 50 posts (the fw app's own `src/posts.ts`, built; the peers import its JavaScript) " +
+      `and the preflight checked the bodies byte-identical (${fmtInt(j.facts.bytes)} B). Ratios are to Fastify with its response schema, paired round by round. ` +
+      "fw's app is `bench/servers/json-app`, built with tspc (fw's transformer and typia) as an app is: `GET /api/posts` is `Json(POSTS)` with the return type " +
+      "inferred (the build writes the route's checked writer: typia's `equals` of the type, then JSON.stringify for a plain value it accepts, typia's typed " +
+      "stringify for anything else; runtime/http/json-writer.ts), `GET /api/posts-untyped` the same handler declared `: Response` (JSON.stringify, unchecked).",
+  );
+  const group = j.groups[0];
+  out.push(`\n### ${group.title}\n`);
+  out.push(
+    table(
+      ["server", "req/s median (min–max)", "ratio to Fastify + schema (median of rounds)", "per-round ratio", "CPU µs per request", "ratio by CPU time", "p99 latency", "others"],
+      group.rows.map((row) => [
+        row.label,
+        fmtSpread(row.rps),
+        ratio(row.ratio),
+        range(row.roundRatios, (x) => x.toFixed(2)),
+        cpuCell(row.cpu),
+        row.cpuRoundRatios === undefined ? "–" : `${ratio(row.cpuRoundRatios.median)} (${range(row.cpuRoundRatios, (x) => x.toFixed(2))})`,
+        `${fmtNum(row.p99.median, 1)} ms`,
+        `${Math.round(row.other.median * 100)} %`,
+      ]),
+    ),
+  );
+  out.push(
+    `\n### The writers alone (${fmtInt(j.writers.bytes)} B a write; \`bench/json-worker.mjs\`, one process pinned to core 0, ${opts.writerRounds} interleaved rounds of ${opts.writerMs} ms)\n`,
+  );
+  out.push(
+    table(
+      ["writer", "writes/s median (min–max)", "ratio to JSON.stringify (median of rounds)"],
+      j.writers.rows.map((row) => [row.name, fmtSpread(row.opsPerSecond), `${ratio(row.ratio.median)} (${range(row.ratio, (x) => x.toFixed(2))})`]),
+    ),
+  );
   return out.join("\n");
 }
 
@@ -420,6 +504,7 @@ How to run and what each part measures: [bench/README.md](bench/README.md).
   if (r.db !== undefined) parts.push(`## Database (fw/db)\n\n${dbSection(r.db, { ...r.options.db, wrkArgs: `-t1 -c${r.options.db.connections} -d${r.options.db.seconds}s` })}\n`);
   if (r.scale !== undefined) parts.push(`## Scale-out (issue 21)\n\n${scaleSection(r.scale)}\n`);
   if (r.live !== undefined) parts.push(`## Live pages (issue 23, fw/live)\n\n${liveSection(r.live)}\n`);
+  if (r.json !== undefined) parts.push(`## JSON answers (issue 31)\n\n${jsonSection(r.json, { ...r.options.json, wrkArgs: `-t1 -c${r.options.json.connections} -d${r.options.json.seconds}s` })}\n`);
   const findings = join(BENCH, "FINDINGS.md");
   if (existsSync(findings)) parts.push(readFileSync(findings, "utf8").trim() + "\n");
   return parts.join("\n");

@@ -4,7 +4,7 @@
 //
 //   npm run bench                      full run (under 10 minutes on 2 cores), writes BENCHMARKS.md
 //   npm run bench -- --quick           one-minute smoke run, writes bench/.work/BENCHMARKS.quick.md
-//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale, live);
+//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale, live, json);
 //                                      writes bench/.work/BENCHMARKS.routing+memory.md, never BENCHMARKS.md
 //   npm run bench -- --no-build        use dist/ and example/dist/ as they are (the memory part still bundles
 //                                      the example with `fw bundle`, from example/dist as it is)
@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { buildBenchPages } from "./lib/bench-pages.mjs";
 import { buildDbApp } from "./lib/db-app.mjs";
+import { buildJsonApp } from "./lib/json-app.mjs";
 import { BENCH, busyShare, log, machine, packageVersion, ROOT, WORK } from "./lib/util.mjs";
 import { ensureWrk } from "./lib/wrk.mjs";
 
@@ -34,10 +35,11 @@ const OPTIONS = quick
       routing: { sizes: [10, 100, 1000], rounds: 2, roundMs: 60 },
       build: { plan: [{ size: 20, cold: 1, inc: 1 }] },
       memory: { rounds: 1, wsConnections: 200 },
-      dev: { routes: 50, edits: 2 },
+      dev: { routes: 50, edits: 2, starts: 1 },
       db: { seconds: 1, rounds: 1, warmup: 1, connections: 50, storeMs: 300, rssRounds: 1, coldRounds: 1 },
       scale: { seconds: 2, rounds: 1, connections: 50, messages: 100, warmup: 2 },
-      live: { events: 200, warmup: 50, sockets: 200 },
+      live: { events: 200, warmup: 50, sockets: 200, fanOut: { sockets: 100, writes: 15, rounds: 1 } },
+      json: { seconds: 1, rounds: 1, warmup: 1, connections: 50, writerMs: 100, writerRounds: 2 },
     }
   : {
       throughput: { seconds: 2, rounds: 5, warmup: 2, connections: 50 },
@@ -46,10 +48,11 @@ const OPTIONS = quick
       // separate untimed priming build per variant cost ~70 s of a run that must stay under 10 minutes.
       build: { plan: [{ size: 200, cold: 3, inc: 3 }, { size: 1000, cold: 2, inc: 2 }] },
       memory: { rounds: 3, wsConnections: 1000 },
-      dev: { routes: 200, edits: 5 },
+      dev: { routes: 200, edits: 5, starts: 3 },
       db: { seconds: 2, rounds: 5, warmup: 2, connections: 50, storeMs: 1000, rssRounds: 3, coldRounds: 2 },
       scale: { seconds: 5, rounds: 3, connections: 50, messages: 500, warmup: 20 },
-      live: { events: 2000, warmup: 200, sockets: 1000 },
+      live: { events: 2000, warmup: 200, sockets: 1000, fanOut: { sockets: 100, writes: 15, rounds: 3 } },
+      json: { seconds: 2, rounds: 5, warmup: 2, connections: 50, writerMs: 300, writerRounds: 7 },
     };
 OPTIONS.throughput.wrkArgs = `-t1 -c${OPTIONS.throughput.connections} -d${OPTIONS.throughput.seconds}s`;
 OPTIONS.build.coldNote =
@@ -75,10 +78,11 @@ async function main() {
   const started = performance.now();
   mkdirSync(WORK, { recursive: true });
   ensureDeps();
-  if ((wanted("throughput") || wanted("db") || wanted("scale")) && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
+  if ((wanted("throughput") || wanted("db") || wanted("scale") || wanted("json")) && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
   if (!noBuild) sh("npm", ["run", "build"], "building fw and the example");
   buildBenchPages();
   if (wanted("db")) buildDbApp();
+  if (wanted("json")) buildJsonApp();
   // The example's production bundle, made from example/dist as it is now (also with --no-build, so it never lags the build measured).
   if (wanted("memory")) sh("node", ["bin/fw.js", "bundle", "--project", "example"], "bundling the example (fw bundle)");
   for (const file of ["dist/runtime/index.js", "dist/transformer/index.js", "example/dist/main.js", "bench/.work/servers/fw-pages.js"]) {
@@ -111,10 +115,24 @@ async function main() {
       },
     ],
     ["memory", async () => (await import("./memory.mjs")).memory(OPTIONS.memory)],
-    ["dev", async () => (await import("./dev-reload.mjs")).devReload({ ...OPTIONS.dev, log: (line) => log(`dev: ${line}`) })],
+    [
+      "dev",
+      async () => {
+        const reload = await (await import("./dev-reload.mjs")).devReload({ ...OPTIONS.dev, log: (line) => log(`dev: ${line}`) });
+        // A second `npm start`: the build is this run's, so nothing is rebuilt; the first run (untimed) makes the example's database if it has none.
+        const { firstPage } = await import("./first-page.mjs");
+        await firstPage("start");
+        const samples = [];
+        for (let i = 0; i < OPTIONS.dev.starts; i++) samples.push((await firstPage("start")).ms);
+        log(`dev: npm start → first page ${samples.map((ms) => `${Math.round(ms)} ms`).join(", ")}`);
+        const sorted = [...samples].sort((a, b) => a - b);
+        return { ...reload, start: { samples, median: sorted[Math.floor(sorted.length / 2)] } };
+      },
+    ],
     ["db", async () => (await import("./db.mjs")).db(OPTIONS.db)],
     ["scale", async () => (await import("./scale.mjs")).scale(OPTIONS.scale)],
     ["live", async () => (await import("./live.mjs")).live(OPTIONS.live)],
+    ["json", async () => (await import("./json.mjs")).json(OPTIONS.json)],
   ];
   const took = {};
   for (const [name, part] of parts) {

@@ -19,7 +19,23 @@ export {
 export { Fields } from "./http/fields.js";
 export { RequestHeaders } from "./http/headers.js";
 export { Request, ApiRequest, withCurrentUser, type JsonRequest, type RequestInit } from "./http/request.js";
-export { Json, JsonProblem, MAX_JSON_ERRORS, type JsonCheck, type JsonError, type JsonProblemBody, type JsonRead } from "./http/json.js";
+export {
+  Json,
+  JsonProblem,
+  jsonAnswerMismatch,
+  MAX_JSON_ERRORS,
+  type JsonCheck,
+  type JsonAnswerAt,
+  type JsonAnswerOf,
+  type JsonError,
+  type JsonProblemBody,
+  type JsonProblemResponse,
+  type JsonRead,
+  type JsonResponse,
+} from "./http/json.js";
+export { typedJsonWriter } from "./http/json-writer.js";
+// For the generated .fw/api.ts (fw/client's calls are typed by it): the same types fw/client exports.
+export type { AnswerChecks, ApiAnswer, ApiBody, ApiJsonAnswer, ApiParam } from "./client/types.js";
 export { Response, Ok, Redirect, status, type Body, type Content, type Header } from "./http/response.js";
 export { Cookie } from "./http/cookie.js";
 export { Session } from "./http/session.js";
@@ -36,7 +52,9 @@ export {
   type ApiHandler,
   type HttpRouteInit,
   type ApiRouteInit,
+  type Described,
 } from "./routing/route.js";
+export type { AnswerDescription, ApiDescription, OperationDescription } from "./routing/api-description.js";
 export type { Kind } from "./routing/kind.js";
 export { RouteTable, type Identify } from "./routing/route-table.js";
 export { BootError } from "./routing/boot-error.js";
@@ -55,6 +73,7 @@ export { InMemoryStore } from "./resource/in-memory-store.js";
 export { InMemoryDatabase } from "./resource/in-memory-database.js";
 export { Relations, type RelatedModel } from "./resource/relations.js";
 export { Resource, resourceRoutes, PAGE_SIZE, type ResourceOptions } from "./resource/resource.js";
+export { countAhead, pagesCounted, PAGES_AHEAD, type PagesCounted } from "./resource/page-count.js";
 export { pickerScriptRoute } from "./resource/picker-script.js";
 export { ScopedStore } from "./resource/scoped-store.js";
 export type { OwnedDeclaration } from "./resource/owned-declaration.js";

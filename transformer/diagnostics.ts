@@ -41,6 +41,8 @@ export const Codes = {
   onDeleteField: 91041,
   readableWithField: 91042,
   uniqueField: 91043,
+  // Typed JSON answers, the OpenAPI document and fw/client (issue 31, items 4-6) take 91060–91069.
+  notJson: 91060,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

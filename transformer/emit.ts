@@ -5,6 +5,7 @@ import { pathSegment } from "./model-shape.js";
 import type { Model } from "./models.js";
 import type { Owner } from "./owner.js";
 import type { TableShape } from "./table.js";
+import { apiModuleOf } from "./emit-api.js";
 
 /** A model whose seven routes the table derives, with what the build read of its type. */
 export interface Derived {
@@ -58,7 +59,12 @@ const q = (text: string): string => JSON.stringify(text);
 
 /** Whether the module calls typia: a model (validator, key decoder), a typed path parameter, or a declared JSON body. */
 export function usesTypia(rows: readonly Row[], derived: readonly Derived[]): boolean {
-  return derived.length > 0 || rows.some((r) => (r.handler.case === "http" && r.handler.json === true) || (r.handler.case !== "ws" && r.handler.params.some((p) => p.decode)));
+  return derived.length > 0 || rows.some((r) => (r.handler.case === "http" && (r.handler.json === true || answersJson(r))) || (r.handler.case !== "ws" && r.handler.params.some((p) => p.decode)));
+}
+
+/** A row whose handler's return type names JSON answers: its route gets typia's typed stringify. */
+function answersJson(row: Row): boolean {
+  return row.handler.case === "http" && row.handler.answers !== undefined && row.handler.answers.json.length > 0;
 }
 
 /**
@@ -95,6 +101,10 @@ export function emitModule(input: EmitInput): string {
     const publishing = input.derived.length > 0 ? ", publishing" : "";
     lines.push(`import { liveClientRoute, livePageRoutes, liveSocketRoute${publishing} } from ${q(input.liveModule ?? `${input.fwModule}/live`)};`);
   }
+  // Typed JSON answers and the API's description (issue 31): their imports, and the lazy loader of .fw/api.ts.
+  if (rows.some(answersJson)) lines.push(`import { jsonAnswerMismatch, typedJsonWriter, type JsonAnswerOf } from ${q(input.fwModule)};`);
+  const api = rows.some((r) => r.handler.case === "http" && r.handler.api);
+  if (api) lines.push(`import type { ApiDescription } from ${q(input.fwModule)};`);
   if (usesCapabilities) lines.push(`import * as capabilities from ${q(specifier(input.out, input.capabilitiesFile))};`);
   rows.forEach((row, i) => lines.push(`import * as r${i} from ${q(specifier(input.out, row.file))};`));
   input.derived.forEach((d, i) => lines.push(`import * as m${i} from ${q(specifier(input.out, d.model.file))};`));
@@ -107,6 +117,13 @@ export function emitModule(input: EmitInput): string {
     tabled.length === 0 ? "export const tables = [] as const;" : `export const tables: readonly TableSpec[] = [${input.derived.flatMap((d, i) => (d.table === undefined ? [] : [`table${i}`])).join(", ")}];`,
     "",
   );
+  if (api) {
+    lines.push(
+      "/** The API routes' OpenAPI description (the generated api.ts), loaded only when the document is asked for. */",
+      `const describedApi = (): Promise<ApiDescription> => import(${q(specifier(input.out, apiModuleOf(input.out)))}).then((api) => api.description());`,
+      "",
+    );
+  }
   lines.push("/** The application's route table, in match order (spec 4.2). */", "export function table(): RouteTable {");
   // Every derived model's routes register in one Relations, so a model's pages reach the rows
   // of the models it references and of those referencing it (a new one per table: per call).
@@ -224,11 +241,28 @@ function modelSpecs(derived: readonly Derived[], live: boolean): string[] {
     lines.push(
       ...specLines(d, `model${i}`, type),
       ...(d.table === undefined ? [] : [`const table${i}: TableSpec = ${JSON.stringify(d.table)};`]),
-      storeLine(d, i, type, live),
+      storeLine(d, i, type, live ? deleteTopics(derived, d.model.name) : undefined),
       "",
     );
   });
   return lines;
+}
+
+/**
+ * The topics a delete of `name`'s rows changes besides its own: the models whose references
+ * point at it with `cascade` (their rows go too, and so on down) or `set null` (their rows
+ * change), in table order. A live page of comments refreshes when a post delete takes them.
+ */
+function deleteTopics(derived: readonly Derived[], name: string, seen: Set<string> = new Set([name])): string[] {
+  const topics: string[] = [];
+  for (const d of derived) {
+    const rules = d.shape.fields.filter((f) => f.reference?.model === name).map((f) => f.reference?.onDelete);
+    if (seen.has(d.model.name) || !rules.some((rule) => rule === "cascade" || rule === "set null")) continue;
+    seen.add(d.model.name);
+    topics.push(pathSegment(d.model.name));
+    if (rules.includes("cascade")) topics.push(...deleteTopics(derived, d.model.name, seen));
+  }
+  return topics;
 }
 
 /** A model's ModelSpec const: its fields read at build time, typia's validator and key decoder. */
@@ -267,8 +301,9 @@ function formSpecs(forms: readonly Derived[]): string[] {
  * In an app with a live page, the store publishes the topic named like the model's path
  * (`posts`) after each write (an owned model's whole table does: every write goes through it).
  */
-function storeLine(d: Derived, i: number, type: string, live: boolean): string {
-  const publishing = (store: string): string => (live ? `publishing(${store}, ${q(pathSegment(d.model.name))})` : store);
+function storeLine(d: Derived, i: number, type: string, onDelete: readonly string[] | undefined): string {
+  const also = onDelete === undefined || onDelete.length === 0 ? "" : `, [${onDelete.map(q).join(", ")}]`;
+  const publishing = (store: string): string => (onDelete !== undefined ? `publishing(${store}, ${q(pathSegment(d.model.name))}${also})` : store);
   if (d.owner === undefined) return `const store${i} = ${publishing(d.table === undefined ? `storeFor(model${i})` : `storeFor(model${i}, table${i})`)};`;
   const decode = `FromPath.typia(${q(`Id<${d.owner.model}>`)}, typia.http.createParameter<${type}[${q(d.owner.field)}]>())`;
   // fw/db's scoped store needs the SqlStore itself (it updates through its rows), so the scoped
@@ -304,5 +339,12 @@ function httpRoute(row: Row, i: number): string {
   const constructor = handler.api ? "Route.api" : "Route.http";
   // The JSON body's type is read off the handler's own signature, so it need not be exported.
   const json = handler.json === true ? `, json: typia.createValidate<ReturnType<Parameters<typeof ${call}>[0]["json"]>>()` : "";
-  return `${constructor}({ method: ${q(row.method)}, path: ${q(row.pattern)}, handler: ${fn}${params}${json}, source: ${q(row.shown)} })`;
+  // The answer type is read off the handler's return type too: typia checks it, and writes what
+  // JSON.stringify would not write as the type says (runtime/http/json-writer.ts).
+  const answer = `JsonAnswerOf<typeof ${call}>`;
+  const stringify = answersJson(row)
+    ? `, stringify: typedJsonWriter(typia.createEquals<${answer}>(), typia.json.createAssertStringify<${answer}>(jsonAnswerMismatch(${q(row.shown)})))`
+    : "";
+  const described = handler.api ? `, described: { operation: ${q(`${row.method} ${row.pattern}`)}, load: describedApi }` : "";
+  return `${constructor}({ method: ${q(row.method)}, path: ${q(row.pattern)}, handler: ${fn}${params}${json}${stringify}${described}, source: ${q(row.shown)} })`;
 }

@@ -7,6 +7,7 @@ import type * as ts from "typescript";
 const MODULES = {
   request: /[\\/]runtime[\\/]http[\\/]request\.(d\.)?ts$/,
   response: /[\\/]runtime[\\/]http[\\/]response\.(d\.)?ts$/,
+  json: /[\\/]runtime[\\/]http[\\/]json\.(d\.)?ts$/,
   failure: /[\\/]runtime[\\/]http[\\/]failure\.(d\.)?ts$/,
   derives: /[\\/]runtime[\\/]resource[\\/]derives\.(d\.)?ts$/,
   store: /[\\/]runtime[\\/]resource[\\/]store\.(d\.)?ts$/,

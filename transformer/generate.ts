@@ -3,6 +3,7 @@ import { checkCapabilities } from "./capabilities.js";
 import { shown, type FwConfig } from "./config.js";
 import { Codes, type Finding } from "./diagnostics.js";
 import { emitModule, usesTypia, type Derived, type Row } from "./emit.js";
+import { apiModuleOf } from "./emit-api.js";
 import { pathSegment, shapeModel, type Shaping } from "./model-shape.js";
 import type { Checking } from "./checking.js";
 import { analyseHandler, routeExport } from "./handlers.js";
@@ -58,7 +59,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const sourceOf = (file: string): ts.SourceFile | undefined => program.getSourceFile(file);
   const scanned = found.filter((route) => included(route, sourceOf, c));
   const routes = checkRouteFiles(scanned, sourceOf, c.shown, findings);
-  const keys = cache === undefined ? undefined : rowKeys(program, tsApi, routes.map((route) => route.file), config.out, cacheSalt(config));
+  const keys = cache === undefined ? undefined : rowKeys(program, tsApi, routes.map((route) => route.file), [config.out, apiModuleOf(config.out)], cacheSalt(config));
   const rows = routes.flatMap((route) => {
     const key = keys?.get(normalPath(route.file));
     const remembered = key === undefined ? undefined : cache?.get(route.file, key);

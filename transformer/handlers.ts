@@ -5,6 +5,8 @@ import { Codes } from "./diagnostics.js";
 import { fwTypeName } from "./fw-symbols.js";
 import { notARequest, returnedFailure } from "./handler-advice.js";
 import { checkBodyReads, declaredBody } from "./json-body.js";
+import { answerTypes, isTypedAnswer, jsonAnswers, thrownStatuses, type JsonAnswers } from "./json-answer.js";
+import { notJsonPlaces } from "./json-writable.js";
 import { analyseLivePage, type LiveHandler } from "./live-page.js";
 import { paramUses, type ParamUse } from "./param-types.js";
 import { listenerProblem, listenerShape, meantAsListener } from "./ws-listener.js";
@@ -18,13 +20,28 @@ export type Handler =
       readonly capabilities: readonly CapabilityUse[];
       /** An API handler declares a JSON body (`ApiRequest<P, B>`): the row gets typia's validator of `B`. */
       readonly json?: true;
+      /** The typed answers its return type names (`Json(value)`): the row gets typia's typed stringify. */
+      readonly answers?: JsonAnswers;
+      /** The handler's doc comment (an API route's OpenAPI description). */
+      readonly doc?: string;
+      /** Statuses of fw's failures its body throws (`throw new NotFound(…)`), for the OpenAPI document. */
+      readonly thrown?: readonly number[];
     }
   | { readonly case: "ws" }
   | LiveHandler<CapabilityUse>;
 
 /** A handler as the generated module prints it, and as a remembered row keeps it (row-cache.ts). */
 export type PrintedHandler =
-  | { readonly case: "http"; readonly api: boolean; readonly params: readonly ParamUse[]; readonly capabilities: readonly Omit<CapabilityUse, "required">[]; readonly json?: true }
+  | {
+      readonly case: "http";
+      readonly api: boolean;
+      readonly params: readonly ParamUse[];
+      readonly capabilities: readonly Omit<CapabilityUse, "required">[];
+      readonly json?: true;
+      readonly answers?: JsonAnswers;
+      readonly doc?: string;
+      readonly thrown?: readonly number[];
+    }
   | { readonly case: "ws" }
   | LiveHandler<Omit<CapabilityUse, "required">>;
 
@@ -97,13 +114,47 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
   const json = requestKind === "ApiRequest" && first !== undefined ? declaredBody(c, site, first) : false;
   const reads = checkBodyReads(c, site);
   if (params === undefined || capabilities === undefined || json === undefined || !reads) return undefined;
-  return { case: "http", api: requestKind === "ApiRequest", params, capabilities, ...(json ? { json: true as const } : {}) };
+  if (!jsonCarries(c, site, json ? c.checker.getTypeArguments(first as ts.TypeReference)[1] : undefined)) return undefined;
+  const answers = jsonAnswers(c.ts, c.checker, site.signature);
+  const doc = c.ts.displayPartsToString(site.signature.getDocumentationComment(c.checker)).trim();
+  const thrown = thrownStatuses(c.ts, c.checker, site.declaration);
+  return {
+    case: "http",
+    api: requestKind === "ApiRequest",
+    params,
+    capabilities,
+    ...(json ? { json: true as const } : {}),
+    ...(answers === undefined ? {} : { answers }),
+    ...(doc === "" ? {} : { doc }),
+    ...(thrown.length === 0 ? {} : { thrown }),
+  };
+}
+
+/**
+ * Whether JSON can carry the handler's JSON answers and its JSON body; else a finding (TS91060)
+ * naming the places, at the handler, where typia would have refused them in the generated modules.
+ */
+function jsonCarries(c: Checking, site: SignatureSite, body: ts.Type | undefined): boolean {
+  const fix =
+    "JSON carries strings, numbers, booleans, null, arrays and plain objects (a Date goes as its text): convert the value (`Number(count)` or `String(count)` for a bigint, " +
+    "`Object.fromEntries(map)` or `[...set]`) and say so in the type";
+  const answered = answerTypes(c.ts, c.checker, site.signature).flatMap((type) => notJsonPlaces(c.ts, c.checker, type));
+  if (answered.length > 0) {
+    fail(c, site, Codes.notJson, `\`${site.name}\` answers JSON of a type JSON cannot carry: ${[...new Set(answered)].join(", ")}. ${fix}, or declare the handler \`: Response\` and write the answer yourself.`);
+    return false;
+  }
+  const taken = body === undefined ? [] : notJsonPlaces(c.ts, c.checker, body);
+  if (taken.length > 0) {
+    fail(c, site, Codes.notJson, `\`${site.name}\` takes a JSON body of a type JSON cannot carry: ${taken.join(", ")}, so no request could send it. ${fix}: declare what arrives and convert it in the handler.`);
+    return false;
+  }
+  return true;
 }
 
 function returnsResponse(c: Checking, signature: ts.Signature): boolean {
   const awaited = c.checker.getAwaitedType(signature.getReturnType()) ?? signature.getReturnType();
   const parts = awaited.isUnion() ? awaited.types : [awaited];
-  return parts.every((part) => fwTypeName(part, "response") === "Response" || (part.flags & c.ts.TypeFlags.Never) !== 0);
+  return parts.every((part) => fwTypeName(part, "response") === "Response" || isTypedAnswer(part) || (part.flags & c.ts.TypeFlags.Never) !== 0);
 }
 
 function exampleFor(name: string): string {

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type * as ts from "typescript";
-import { resolveConfig, type PluginOptions } from "./config.js";
+import { resolveConfig, shown, type PluginOptions } from "./config.js";
+import { apiModuleOf, emitApiModule } from "./emit-api.js";
 import { toDiagnostic, type Finding } from "./diagnostics.js";
 import { explainFailureMisuse } from "./failure-misuse.js";
 import { generate } from "./generate.js";
@@ -42,13 +43,24 @@ export default function fwTransformer(
   const cache = RowCache.load(path.join(path.dirname(config.out), "rows.json"));
   const generated = generate(complete, config, tsApi, found, cache);
   writeIfChanged(config.out, generated.text);
+  // The API module (issue 31: fw/client's types, the OpenAPI description) in a file of its own.
+  const apiFile = apiModuleOf(config.out);
+  const apiText = emitApiModule({ out: config.out, fwModule: config.fwModule, rows: generated.rows, appDirShown: shown(config, config.appDir) });
+  writeIfChanged(apiFile, apiText);
   cache.save();
   // Nothing changed (the usual --incremental or watch rebuild after editing a handler): the
-  // program already holds the generated module as generated, so no second program is built.
-  const unchanged = complete === program && program.getSourceFile(config.out)?.text === generated.text;
+  // program already holds the generated modules as generated, so no second program is built.
+  const unchanged = complete === program && program.getSourceFile(config.out)?.text === generated.text && program.getSourceFile(apiFile)?.text === apiText;
   const next = unchanged
     ? program
-    : withRoots(complete, host, tsApi, { roots: [...routeFiles, config.out], fresh: [...missing, config.out], dropped: [], generated: config.out, generatedText: generated.text });
+    : withRoots(complete, host, tsApi, {
+        roots: [...routeFiles, config.out, apiFile],
+        fresh: [...missing, config.out, apiFile],
+        dropped: [],
+        generated: config.out,
+        generatedText: generated.text,
+        alongside: new Map([[path.resolve(apiFile), apiText]]),
+      });
   const errors = generated.findings.filter((f) => f.category === "error");
   printWarnings(generated.findings.filter((f) => f.category === "warning"), tsApi);
   attachFindings(next, errors, config.out, tsApi);
@@ -104,6 +116,8 @@ interface RootChanges {
    * the file until its watcher fires, and that compile would emit the previous table.
    */
   readonly generatedText?: string;
+  /** Other generated modules (the API module) by absolute path, with their texts: parsed and resolved as the generated module is. */
+  readonly alongside?: ReadonlyMap<string, string>;
 }
 
 function withRoots(program: ts.Program, host: ts.CompilerHost | undefined, tsApi: typeof ts, changes: RootChanges): ts.Program {
@@ -116,6 +130,8 @@ function withRoots(program: ts.Program, host: ts.CompilerHost | undefined, tsApi
     if (changes.generatedText !== undefined && path.resolve(fileName) === generatedPath) {
       return parsedWithVersion(tsApi, fileName, changes.generatedText, languageVersion);
     }
+    const alongside = changes.alongside?.get(path.resolve(fileName));
+    if (alongside !== undefined) return parsedWithVersion(tsApi, fileName, alongside, languageVersion);
     if (!fresh.has(path.resolve(fileName))) {
       const parsed = program.getSourceFile(fileName);
       if (parsed !== undefined) return parsed;
@@ -130,7 +146,7 @@ function withRoots(program: ts.Program, host: ts.CompilerHost | undefined, tsApi
   if (baseDirectoryExists !== undefined) {
     reusing.directoryExists = (dir) => [...fresh].some((file) => isWithin(path.dirname(file), path.resolve(dir))) || baseDirectoryExists(dir);
   }
-  resolveFreshImports(reusing, base, fresh, path.resolve(changes.generated), tsApi);
+  resolveFreshImports(reusing, base, fresh, new Set([path.resolve(changes.generated), ...(changes.alongside?.keys() ?? [])]), tsApi);
   const gone = new Set(changes.dropped.map((file) => path.resolve(file)));
   const kept = program.getRootFileNames().filter((name) => !gone.has(path.resolve(name)));
   const known = new Set(kept.map((name) => path.resolve(name)));
@@ -159,7 +175,7 @@ function parsedWithVersion(tsApi: typeof ts, fileName: string, text: string, lan
  * point at a fresh file, and every relative import of the generated module, are resolved here
  * against the disk instead.
  */
-function resolveFreshImports(reusing: ts.CompilerHost, base: ts.CompilerHost, fresh: ReadonlySet<string>, generated: string, tsApi: typeof ts): void {
+function resolveFreshImports(reusing: ts.CompilerHost, base: ts.CompilerHost, fresh: ReadonlySet<string>, generated: ReadonlySet<string>, tsApi: typeof ts): void {
   const target = (specifier: string, containingFile: string): string | undefined => {
     if (!specifier.startsWith(".")) return undefined;
     const base = path.resolve(path.dirname(containingFile), specifier.replace(/\.js$/, ""));
@@ -167,7 +183,7 @@ function resolveFreshImports(reusing: ts.CompilerHost, base: ts.CompilerHost, fr
     const known = candidates.find((file) => fresh.has(file));
     if (known !== undefined) return known;
     // The generated module imports only files just found on disk: a cached miss is stale.
-    return path.resolve(containingFile) === generated ? candidates.find((file) => fs.existsSync(file)) : undefined;
+    return generated.has(path.resolve(containingFile)) ? candidates.find((file) => fs.existsSync(file)) : undefined;
   };
   const resolvedAs = (file: string): ts.ResolvedModuleFull => ({
     resolvedFileName: file,

@@ -21,6 +21,8 @@ interface Declared {
   readonly onDelete: ReadonlyMap<string, { readonly rule: OnDelete; readonly node: ts.Node }>;
   readonly readableWith?: { readonly field: string; readonly node: ts.Node };
   readonly unique: readonly { readonly fields: readonly string[]; readonly node: ts.Node }[];
+  /** The read scope's field (`publicWhen: "published"`), when written as a literal: the build indexes it. */
+  readonly publicWhen?: string;
 }
 
 /**
@@ -32,13 +34,49 @@ interface Declared {
  */
 export function relate(r: Relating, derived: readonly Derived[]): Derived[] {
   const byName = new Map(derived.map((d) => [d.model.name, d]));
-  return derived.flatMap((d) => {
+  const related = derived.flatMap((d) => {
     const before = r.findings.length;
-    const related = relateOne(r, d, byName);
+    const one = relateOne(r, d, byName);
     // A model with a mistake gets no routes (its diagnostic says why), as for its other mistakes:
     // the generated module is then free of errors of its own.
-    return r.findings.slice(before).some((f) => f.category === "error") ? [] : [related];
+    return r.findings.slice(before).some((f) => f.category === "error") ? [] : [one];
   });
+  const circling = readableCircles(r, related);
+  return related.filter((d) => !circling.has(d.model.name));
+}
+
+/**
+ * The models whose `readableWith` leads back to themselves (Comment reads with its Post, which
+ * reads with its Comment): no row could ever be read. Each gets TS91042 naming the circle.
+ */
+function readableCircles(r: Relating, derived: readonly Derived[]): Set<string> {
+  const next = new Map<string, string>();
+  for (const d of derived) {
+    const field = d.shape.readableWith;
+    const target = field === undefined ? undefined : d.shape.fields.find((f) => f.name === field)?.reference?.model;
+    if (target !== undefined) next.set(d.model.name, target);
+  }
+  const circling = new Set<string>();
+  for (const d of derived) {
+    const path = [d.model.name];
+    for (let cursor = next.get(d.model.name); cursor !== undefined && path.length <= next.size; cursor = next.get(cursor)) {
+      if (cursor !== d.model.name) {
+        path.push(cursor);
+        continue;
+      }
+      circling.add(d.model.name);
+      const call = d.model.call;
+      r.findings.push({
+        code: Codes.readableWithField,
+        category: "error",
+        file: call.getSourceFile(),
+        ...at(call),
+        message: `${r.shown(d.model.file)}: the readableWith declarations make a circle (${[...path, d.model.name].join(" → ")}): a row readable only through a row that is readable only through it could never be read. Drop readableWith from one of these models.`,
+      });
+      break;
+    }
+  }
+  return circling;
 }
 
 function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>): Derived {
@@ -64,7 +102,7 @@ function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>
   const readableWith = checkReadableWith(r, d, declared, references);
   const unique = checkUnique(r, d, declared, fields);
   const shape = { ...d.shape, fields, ...(unique.length === 0 ? {} : { unique }), ...(readableWith === undefined ? {} : { readableWith }) };
-  const table = d.table === undefined ? undefined : tableWithReferences(r, d, d.table, references, byName, unique);
+  const table = d.table === undefined ? undefined : tableWithReferences(r, d, d.table, references, byName, unique, declared.publicWhen);
   return { ...d, shape, ...(table === undefined ? {} : { table }) };
 }
 
@@ -140,9 +178,19 @@ function uniqueKindMessage(d: Derived, field: FieldShape): string {
 /**
  * A table model's table with its references as foreign keys: each a `bigint` column named like
  * the field plus `_id` (`post` → `post_id`, as the owner's `author` → `author_id`) pointing at
- * the target's key with the rule, and the composite uniques as column lists.
+ * the target's key with the rule, and the composite uniques as column lists. A read scope's
+ * field (`publicWhen`, a yes/no) gets an index with the key (`posts_published_id_idx`): the
+ * rows everyone reads, in the Index's key order, found and counted without reading the table.
  */
-function tableWithReferences(r: Relating, d: Derived, table: TableShape, references: ReadonlyMap<string, NonNullable<FieldShape["reference"]>>, byName: ReadonlyMap<string, Derived>, unique: readonly string[][]): TableShape | undefined {
+function tableWithReferences(
+  r: Relating,
+  d: Derived,
+  table: TableShape,
+  references: ReadonlyMap<string, NonNullable<FieldShape["reference"]>>,
+  byName: ReadonlyMap<string, Derived>,
+  unique: readonly string[][],
+  publicWhen: string | undefined,
+): TableShape | undefined {
   const columns = table.columns.map((column): ColumnShape => {
     const reference = references.get(column.field);
     const target = reference === undefined ? undefined : byName.get(reference.model)?.table;
@@ -159,7 +207,13 @@ function tableWithReferences(r: Relating, d: Derived, table: TableShape, referen
     seen.add(column.column);
   }
   const columnOf = (field: string): string => columns.find((c) => c.field === field)?.column ?? snake(field);
-  return { ...table, columns, ...(unique.length === 0 ? {} : { unique: unique.map((names) => names.map(columnOf)) }) };
+  const scope = publicWhen === undefined || d.owner === undefined ? undefined : columns.find((c) => c.field === publicWhen && c.type === "boolean");
+  return {
+    ...table,
+    columns,
+    ...(unique.length === 0 ? {} : { unique: unique.map((names) => names.map(columnOf)) }),
+    ...(scope === undefined ? {} : { indexes: [[scope.column, table.key.column]] }),
+  };
 }
 
 /** The companion's `onDelete`, `readableWith` and `unique`, read from its inline options. */
@@ -167,6 +221,7 @@ function readDeclared(r: Relating, model: Model): Declared {
   const onDelete = new Map<string, { rule: OnDelete; node: ts.Node }>();
   const unique: { fields: string[]; node: ts.Node }[] = [];
   let readableWith: Declared["readableWith"];
+  let publicWhen: string | undefined;
   for (const argument of model.call.arguments) {
     if (!r.ts.isObjectLiteralExpression(argument)) {
       const type = r.checker.getTypeAtLocation(argument);
@@ -177,6 +232,10 @@ function readDeclared(r: Relating, model: Model): Declared {
     }
     for (const property of argument.properties) {
       const name = property.name !== undefined && (r.ts.isIdentifier(property.name) || r.ts.isStringLiteral(property.name)) ? property.name.text : undefined;
+      // The read scope is checked at run time (ownership.ts); a literal one is also indexed.
+      if (name === "publicWhen" && r.ts.isPropertyAssignment(property) && (r.ts.isStringLiteral(property.initializer) || r.ts.isNoSubstitutionTemplateLiteral(property.initializer))) {
+        publicWhen = property.initializer.text;
+      }
       if (name !== "onDelete" && name !== "readableWith" && name !== "unique") continue;
       const value = r.ts.isPropertyAssignment(property) ? property.initializer : undefined;
       if (name === "onDelete") readOnDelete(r, model, property, value, onDelete);
@@ -184,7 +243,7 @@ function readDeclared(r: Relating, model: Model): Declared {
       else readUnique(r, model, property, value, unique);
     }
   }
-  return { onDelete, unique, ...(readableWith === undefined ? {} : { readableWith }) };
+  return { onDelete, unique, ...(readableWith === undefined ? {} : { readableWith }), ...(publicWhen === undefined ? {} : { publicWhen }) };
 }
 
 function codeOf(option: string): Finding["code"] {

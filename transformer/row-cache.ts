@@ -65,7 +65,7 @@ export class RowCache {
 }
 
 /** Bump when a Row's shape or what the analysis reads changes. */
-const FORMAT = 3;
+const FORMAT = 4;
 
 interface Entry {
   readonly key: string;
@@ -88,7 +88,7 @@ function storable(row: Row): Row {
  * One key per route file (see RowCache). `salt` is whatever else the analysis depends on: the
  * plugin options and the transformer's version.
  */
-export function rowKeys(program: ts.Program, tsApi: typeof ts, routeFiles: readonly string[], generated: string, salt: string): Map<string, string> {
+export function rowKeys(program: ts.Program, tsApi: typeof ts, routeFiles: readonly string[], generated: readonly string[], salt: string): Map<string, string> {
   const routes = new Set(routeFiles.map(normalPath));
   const options = program.getCompilerOptions();
   const resolve = resolverOf(program, tsApi);
@@ -103,10 +103,12 @@ export function rowKeys(program: ts.Program, tsApi: typeof ts, routeFiles: reado
   };
   // Which route files each project file imports (node_modules and lib files import none).
   const routeImports = new Map<string, string[]>();
-  const generatedFile = normalPath(generated);
+  // The generated modules (routes.ts, and api.ts beside it) import every (API) route file, and no
+  // row depends on them: counted, api.ts, absent from the first build's program and present in the
+  // next, changed every key, and made every API route file "shared".
+  const generatedFiles = new Set(generated.map(normalPath));
   for (const file of program.getSourceFiles()) {
-    // The generated module imports every route file, and no row depends on it.
-    if (file.isDeclarationFile || file.fileName.includes("/node_modules/") || normalPath(file.fileName) === generatedFile) continue;
+    if (file.isDeclarationFile || file.fileName.includes("/node_modules/") || generatedFiles.has(normalPath(file.fileName))) continue;
     const found: string[] = [];
     for (const specifier of moduleSpecifiers(file, tsApi)) {
       const resolved = resolve(specifier, file);
@@ -129,7 +131,7 @@ export function rowKeys(program: ts.Program, tsApi: typeof ts, routeFiles: reado
   const global = createHash("sha256").update(salt).update(JSON.stringify(options, (name, value: unknown) => (name === "configFile" ? undefined : value)));
   for (const file of program.getSourceFiles()) {
     const name = normalPath(file.fileName);
-    if (name === generatedFile || (routes.has(name) && !shared.has(name))) continue;
+    if (generatedFiles.has(name) || (routes.has(name) && !shared.has(name))) continue;
     global.update(name).update(hashOf(file));
   }
   const globalKey = global.digest("hex");

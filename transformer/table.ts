@@ -15,6 +15,8 @@ export interface TableShape {
   readonly owner?: string;
   /** Columns no two rows may share together (the companion's composite `unique`). */
   readonly unique?: readonly (readonly string[])[];
+  /** Plain indexes the pages' queries need (a read scope's field and the key). */
+  readonly indexes?: readonly (readonly string[])[];
 }
 
 export interface ColumnShape {

@@ -7,15 +7,20 @@ import pg from "pg";
 import { readSession } from "./page.mjs";
 import {
   ARTICLE_SQL,
+  ARTICLES_COUNT_SQL,
   ARTICLES_SQL,
   AUTHORS_SQL,
   authorLabels,
+  COMMENTS_COUNT_SQL,
   COMMENTS_SQL,
+  countAhead,
   keyOf,
   PAGE_HEADERS,
   PAGE_SIZE,
   pageOf,
+  pagesCounted,
   POST_SQL,
+  POSTS_COUNT_SQL,
   POSTS_SQL,
   RELATED_PAGE_SIZE,
   renderArticle,
@@ -39,7 +44,7 @@ function session(request, reply) {
 const notFound = (reply) => reply.code(404).type("text/plain; charset=utf-8").send("not found");
 const badPage = (reply) => reply.code(400).type("text/plain; charset=utf-8").send("bad page");
 
-/** A page of a list statement's rows and their total (counted apart only when the page came back empty, as SqlStore does). */
+/** A page of a list statement's rows and their total, counted up to the cap (counted apart only when the page came back empty, as SqlStore does). */
 async function listed(sql, params, countSql, countParams) {
   const { rows } = await pool.query(sql, params);
   const total = rows[0] === undefined ? Number((await pool.query(countSql, countParams)).rows[0].n) : Number(rows[0].fw_total);
@@ -70,8 +75,10 @@ app.get("/articles", async (request, reply) => {
   if (page === undefined) return badPage(reply);
   const s = session(request, reply);
   if (s === undefined) return reply;
-  const { rows, total } = await listed(ARTICLES_SQL, [PAGE_SIZE, (page - 1) * PAGE_SIZE], `SELECT count(*) AS n FROM "articles"`, []);
-  if (page > Math.max(1, Math.ceil(total / PAGE_SIZE))) return notFound(reply);
+  const offset = (page - 1) * PAGE_SIZE;
+  const cap = countAhead(offset, PAGE_SIZE);
+  const { rows, total } = await listed(ARTICLES_SQL, [PAGE_SIZE, offset, cap], ARTICLES_COUNT_SQL, [cap]);
+  if (page > pagesCounted(total, page, PAGE_SIZE).last) return notFound(reply);
   return reply.headers(PAGE_HEADERS).send(renderArticles(page, rows, total, s.user));
 });
 
@@ -86,11 +93,13 @@ app.get("/posts/:id", async (request, reply) => {
   const { rows } = await pool.query(POST_SQL, [id]);
   const post = rows[0];
   if (post === undefined) return notFound(reply);
+  const offset = (page - 1) * RELATED_PAGE_SIZE;
+  const cap = countAhead(offset, RELATED_PAGE_SIZE);
   const [labels, comments] = await Promise.all([
     labelsOf([post.author_id]),
-    listed(COMMENTS_SQL, [RELATED_PAGE_SIZE, (page - 1) * RELATED_PAGE_SIZE, id], `SELECT count(*) AS n FROM "comments" WHERE "post_id" = $1`, [id]),
+    listed(COMMENTS_SQL, [RELATED_PAGE_SIZE, offset, id, cap], COMMENTS_COUNT_SQL, [id, cap]),
   ]);
-  if (page > Math.max(1, Math.ceil(comments.total / RELATED_PAGE_SIZE))) return notFound(reply);
+  if (page > pagesCounted(comments.total, page, RELATED_PAGE_SIZE).last) return notFound(reply);
   return reply.headers(PAGE_HEADERS).send(renderPost(id, post, labels, comments.rows, comments.total, page, s.user));
 });
 
@@ -100,8 +109,10 @@ app.get("/posts", async (request, reply) => {
   if (page === undefined) return badPage(reply);
   const s = session(request, reply);
   if (s === undefined) return reply;
-  const { rows, total } = await listed(POSTS_SQL, [PAGE_SIZE, (page - 1) * PAGE_SIZE], `SELECT count(*) AS n FROM "posts"`, []);
-  if (page > Math.max(1, Math.ceil(total / PAGE_SIZE))) return notFound(reply);
+  const offset = (page - 1) * PAGE_SIZE;
+  const cap = countAhead(offset, PAGE_SIZE);
+  const { rows, total } = await listed(POSTS_SQL, [PAGE_SIZE, offset, cap], POSTS_COUNT_SQL, [cap]);
+  if (page > pagesCounted(total, page, PAGE_SIZE).last) return notFound(reply);
   const labels = await labelsOf([...new Set(rows.map((row) => row.author_id))]);
   return reply.headers(PAGE_HEADERS).send(renderPosts(page, rows, labels, total, s.user));
 });

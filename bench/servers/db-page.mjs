@@ -14,19 +14,38 @@ export const RELATED_PAGE_SIZE = 20;
 const CELL_LENGTH = 80;
 const HEADING_LENGTH = 120;
 
+/** How many pages past the one shown a derived list counts its rows (fw's PAGES_AHEAD, runtime/resource/page-count.ts). */
+const PAGES_AHEAD = 20;
+/** The `countUpTo` of a list's page at `offset` (fw's countAhead): the rows up to 20 pages past it, and one more. */
+export function countAhead(offset, pageSize) {
+  return offset + PAGES_AHEAD * pageSize + 1;
+}
+
+/** A list's statement as SqlStore.list({ offset, limit, where, countUpTo }) sends it: a page of rows and beside each the total, counted up to the cap (a subquery with a LIMIT). */
+function listSql(columns, table, where, capAt) {
+  const counted = `(SELECT count(*) FROM (SELECT 1 FROM "${table}"${where} LIMIT $${capAt}) AS fw_counted)`;
+  return `SELECT ${columns}, ${counted} AS fw_total FROM "${table}"${where} ORDER BY "id" LIMIT $1 OFFSET $2`;
+}
+
 const ARTICLE_COLUMNS = `"id", "title", "author", "body", "rating", "published", "fw_version"`;
 /** SqlStore.get(key) */
 export const ARTICLE_SQL = `SELECT ${ARTICLE_COLUMNS} FROM "articles" WHERE "id" = $1`;
-/** SqlStore.list({ offset, limit }): a page of rows and the total beside each. */
-export const ARTICLES_SQL = `SELECT ${ARTICLE_COLUMNS}, count(*) OVER () AS fw_total FROM "articles" ORDER BY "id" LIMIT $1 OFFSET $2`;
+/** The Index's page: [limit, offset, countUpTo]. */
+export const ARTICLES_SQL = listSql(ARTICLE_COLUMNS, "articles", "", 3);
+/** The Index's count when its page came back empty (SqlTable.count): [countUpTo]. */
+export const ARTICLES_COUNT_SQL = `SELECT count(*) AS n FROM (SELECT 1 FROM "articles" LIMIT $1) AS fw_counted`;
 
 const POST_COLUMNS = `"id", "title", "author_id", "body", "published", "fw_version"`;
 export const POST_SQL = `SELECT ${POST_COLUMNS} FROM "posts" WHERE "id" = $1`;
-export const POSTS_SQL = `SELECT ${POST_COLUMNS}, count(*) OVER () AS fw_total FROM "posts" ORDER BY "id" LIMIT $1 OFFSET $2`;
-/** The labels of a page's references: the authors it names, in one statement (`where: { id: [keys] }`). */
+/** [limit, offset, countUpTo] */
+export const POSTS_SQL = listSql(POST_COLUMNS, "posts", "", 3);
+export const POSTS_COUNT_SQL = `SELECT count(*) AS n FROM (SELECT 1 FROM "posts" LIMIT $1) AS fw_counted`;
+/** The labels of a page's references: the authors it names, in one statement (`where: { id: [keys] }`, no countUpTo: counted exactly). */
 export const AUTHORS_SQL = `SELECT "id", "name", "email", "fw_version", count(*) OVER () AS fw_total FROM "authors" WHERE "id" = ANY($3::bigint[]) ORDER BY "id" LIMIT $1 OFFSET $2`;
-/** A post's comments, a page of them (`where: { post: key }`). */
-export const COMMENTS_SQL = `SELECT "id", "post_id", "name", "body", "fw_version", count(*) OVER () AS fw_total FROM "comments" WHERE "post_id" = $3 ORDER BY "id" LIMIT $1 OFFSET $2`;
+/** A post's comments, a page of them (`where: { post: key }`, counted 20 pages ahead): [limit, offset, post, countUpTo]. */
+export const COMMENTS_SQL = listSql(`"id", "post_id", "name", "body", "fw_version"`, "comments", ` WHERE "post_id" = $3`, 4);
+/** [post, countUpTo] */
+export const COMMENTS_COUNT_SQL = `SELECT count(*) AS n FROM (SELECT 1 FROM "comments" WHERE "post_id" = $1 LIMIT $2) AS fw_counted`;
 
 /** A key as fw's Id decoder reads it: a positive whole number. */
 export function keyOf(text) {
@@ -89,19 +108,30 @@ function rowsTable(headings, path, rows, cells) {
   return `<table class="fw-index"><thead><tr>${headings}<th scope="col"><span class="fw-hidden">Links</span></th></tr></thead><tbody>${body}</tbody></table>`;
 }
 
-function pager(page, last, at, label = "Pages") {
+/**
+ * The pages `total` rows fill, seen from page `page`, counted as fw counts them (its pagesCounted):
+ * a total that reached the page's cap says only that at least that many rows exist, and the
+ * pager says "of 21 or more".
+ */
+export function pagesCounted(total, page, pageSize) {
+  const countUpTo = countAhead((page - 1) * pageSize, pageSize);
+  if (total >= countUpTo) return { last: Math.ceil(countUpTo / pageSize), more: true };
+  return { last: Math.max(1, Math.ceil(total / pageSize)), more: false };
+}
+
+function pager(page, { last, more }, at, label = "Pages") {
   if (last <= 1) return "";
   return (
     `<nav class="fw-pager" aria-label="${label}">${page > 1 ? `<a href="${at(page - 1)}" rel="prev">Previous</a>` : ""}` +
-    `<span>Page ${page} of ${last}</span>${page < last ? `<a href="${at(page + 1)}" rel="next">Next</a>` : ""}</nav>`
+    `<span>Page ${page} of ${last}${more ? " or more" : ""}</span>${page < last ? `<a href="${at(page + 1)}" rel="next">Next</a>` : ""}</nav>`
   );
 }
 
 /** An Index page: its heading, "New …", the table (or "No … yet.") and the pager. */
 function indexPage(words, page, rows, total, user, table) {
-  const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const counted = pagesCounted(total, page, PAGE_SIZE);
   const body = rows.length === 0 ? `<p class="fw-empty">No ${words.many.toLowerCase()} yet.</p>` : table();
-  const pages = pager(page, last, (n) => (n === 1 ? words.path : `${words.path}?page=${n}`));
+  const pages = pager(page, counted, (n) => (n === 1 ? words.path : `${words.path}?page=${n}`));
   return layout(words.many, `<h1>${words.many}</h1><p><a href="${words.path}/new" class="fw-new">New ${words.one}</a></p>${body}${pages}`, user);
 }
 
@@ -164,12 +194,12 @@ export function renderPost(key, row, labels, comments, commentsTotal, commentsPa
     `<dt>Author</dt><dd>${authorCell(row.author_id, labels, HEADING_LENGTH)}</dd>` +
     `<dt>Body</dt><dd>${withLineBreaks(row.body)}</dd>` +
     `<dt>Published</dt><dd>${row.published ? "Yes" : "No"}</dd>`;
-  const last = Math.max(1, Math.ceil(commentsTotal / RELATED_PAGE_SIZE));
+  const counted = pagesCounted(commentsTotal, commentsPage, RELATED_PAGE_SIZE);
   const list =
     comments.length === 0
       ? `<p class="fw-empty">No comments yet.</p>`
       : rowsTable(COMMENT_HEADINGS, "/comments", comments, (c) => `<td>${escapeHtml(oneLine(c.name))}</td><td>${escapeHtml(oneLine(c.body))}</td>`);
-  const pages = pager(commentsPage, last, (n) => `${POSTS.path}/${key}${n === 1 ? "" : `?comments_page=${n}`}#comments`, "Pages of comments");
+  const pages = pager(commentsPage, counted, (n) => `${POSTS.path}/${key}${n === 1 ? "" : `?comments_page=${n}`}#comments`, "Pages of comments");
   const section = `<section class="fw-related" id="comments"><h2>Comments</h2>${list}${pages}<p><a href="/comments/new?post=${key}" class="fw-new">Add a comment</a></p></section>`;
   return showPage(POSTS, key, labelOf([row.title], `Post ${key}`), dl, user, section);
 }

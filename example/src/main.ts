@@ -9,7 +9,10 @@ import { layout } from "./layout.js";
 // db/migrations. `dev` applies pending migrations, then (devBoot) makes sure the demo account
 // exists (README: demo@example.com / demo-password); `db seed` makes it too. Production refuses
 // to start with pending migrations and never seeds.
-const app = new DbApp({ routes: table(), layout, tables, seed: seedDemoUser, devBoot: seedDemoUser });
+// `openapi` names the API's OpenAPI document (`node dist/main.js openapi`, /fw/openapi.json in dev):
+// docs/reference/example-openapi.json is the example's, as the build describes it.
+const openapi = { title: "fw example", version: "0.1.0", description: "The JSON API of fw's example app: its posts and its guestbook." };
+const app = new DbApp({ routes: table(), layout, tables, seed: seedDemoUser, devBoot: seedDemoUser, openapi });
 
 // The app never listens itself: `main` reads the command (none, dev, routes, db …) and runs it.
 process.exitCode = await app.main();

@@ -4,7 +4,8 @@ import { SessionCodec } from "../http/session-codec.js";
 import { BootError } from "../routing/boot-error.js";
 import { checkRoutes } from "../routing/conflicts.js";
 import { Matcher } from "../routing/matcher.js";
-import type { WsRoute } from "../routing/route.js";
+import type { Route, WsRoute } from "../routing/route.js";
+import type { OpenApiInfo } from "../openapi/document.js";
 import type { RouteTable } from "../routing/route-table.js";
 import { checkedOrigins } from "../ws/origin.js";
 import { DEFAULT_WS_MAX_MESSAGE_BYTES, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_SEND_TIMEOUT_MS } from "../ws/defaults.js";
@@ -131,6 +132,18 @@ export interface HttpAppOptions {
    * `false` for none. Default: one year, this host only.
    */
   readonly strictTransportSecurity?: StrictTransportSecurity | false;
+  /**
+   * The app's OpenAPI document (docs/guides/json-apis.md): its `title`, `version`, `description`
+   * and `servers`, and `serve: true` to serve it at `/fw/openapi.json` in production too (dev
+   * always serves it). `<app> openapi` prints it. Default title "fw app", version "0.0.0".
+   */
+  readonly openapi?: OpenApiSettings;
+}
+
+/** What `HttpAppOptions.openapi` takes. */
+export interface OpenApiSettings extends Partial<OpenApiInfo> {
+  /** Serve `/fw/openapi.json` in production too. Default: in dev only (it lists every API route). */
+  readonly serve?: boolean;
 }
 
 /** How `serve` runs: what `main` picks from the command, and what tests pass. */
@@ -149,11 +162,13 @@ export interface ServeOptions {
 /** The usage text; loaded with the `routes` command's module, which only commands need. */
 async function usage(): Promise<string> {
   const { ROUTES_USAGE } = await import("../server/routes-command.js");
+  const { OPENAPI_USAGE } = await import("../openapi/command.js");
   return `usage: <app> [command]
   (none)   boot the server (needs FW_SECRET)
   dev      serve with dev defaults (a dev secret kept under .fw/, stack traces on error pages,
            the reload socket and client; run it through \`fw dev\` to rebuild and restart on save)
-${ROUTES_USAGE}`;
+${ROUTES_USAGE}
+${OPENAPI_USAGE}`;
 }
 
 /**
@@ -191,6 +206,7 @@ export class HttpApp {
   contentSecurityPolicy: ContentSecurityPolicySetting | undefined;
   /** Undefined: the default (one year, in production). */
   strictTransportSecurity: StrictTransportSecurity | false | undefined;
+  openapi: OpenApiSettings;
   console: Console = processConsole;
 
   constructor(options: HttpAppOptions) {
@@ -221,6 +237,7 @@ export class HttpApp {
     this.fanOut = options.fanOut;
     this.contentSecurityPolicy = options.contentSecurityPolicy;
     this.strictTransportSecurity = options.strictTransportSecurity;
+    this.openapi = options.openapi ?? {};
   }
 
   /**
@@ -237,6 +254,7 @@ export class HttpApp {
       if (command === undefined) return await this.runUntilStopped({});
       if (command === "dev") return await this.runUntilStopped({ dev: true });
       if (command === "routes") return await this.printRoutes(args.slice(1));
+      if (command === "openapi") return await this.printOpenApi(args.slice(1));
     } catch (error) {
       if (error instanceof WorkersUsage) {
         this.console.err(`fw: ${error.message}`);
@@ -333,6 +351,7 @@ export class HttpApp {
       ...(this.publicDir === false ? {} : { files: new PublicFiles(resolve(this.publicDir), pageHeaders) }),
       pageHeaders,
       ...(hsts === undefined ? {} : { hsts }),
+      ...(dev || this.openapi.serve === true ? { openApi: await this.openApiServed(routes) } : {}),
     });
     const reserved = this.reservedSockets(hook);
     // The socket server is loaded only for an app that has sockets, and it loads `ws` itself on
@@ -432,6 +451,24 @@ export class HttpApp {
       if (process.env[IN_WORKER_ENV] === "1") process.on("message", told);
     });
     return 0;
+  }
+
+  /** `openapi`, `openapi --out FILE`: the document of the checked table's API routes. */
+  private async printOpenApi(args: readonly string[]): Promise<number> {
+    const { openApiCommand } = await import("../openapi/command.js");
+    return openApiCommand(args, checkRoutes(this.routes.routes).routes, this.openApiInfo(), this.console);
+  }
+
+  /** The document `/fw/openapi.json` answers, made on the first request and kept (the table does not change while served). */
+  private async openApiServed(routes: readonly Route[]): Promise<() => Promise<string>> {
+    const { openApiText } = await import("../openapi/command.js");
+    let text: Promise<string> | undefined;
+    return () => (text ??= openApiText(routes, this.openApiInfo()));
+  }
+
+  private openApiInfo(): OpenApiInfo {
+    const { title = "fw app", version = "0.0.0", description, servers } = this.openapi;
+    return { title, version, ...(description === undefined ? {} : { description }), ...(servers === undefined ? {} : { servers }) };
   }
 
   /** `routes`, `routes --json`, `routes --match "GET /path"`. */

@@ -37,15 +37,18 @@ export class LiveSockets {
   }
 
   /**
-   * A guarded socket's `listener`: `stillSignedIn` is asked once the socket opened (a sign-out
-   * between the handshake and now must not be missed); a socket that fails it is closed (1008)
-   * and the app's listener hears no message from it.
+   * A guarded socket's `listener`: when a session ending was heard since the handshake asked
+   * the users store (or the handshake's user was not named by this sign-in), `stillSignedIn` is
+   * asked once the socket opened (a sign-out between the handshake and now must not be missed);
+   * a socket that fails it is closed (1008) and the app's listener hears no message from it.
+   * Otherwise what the handshake read still holds: the socket costs one users-store read, its
+   * handshake's (issue 30, item 7). An ending heard from now on closes it (`close`): it is
+   * among the open sockets before its `open` runs.
    *
    * The app's `open` runs at once, not after that check: the check is a users-store round trip
    * (a database query with fw/db), and a client that saw its handshake answered must already be
-   * in the app's rooms — a message broadcast after its `open` event must reach it. The
-   * handshake itself has just asked the users store; the check only covers a sign-out that
-   * lands in between, and closes such a socket within one round trip.
+   * in the app's rooms — a message broadcast after its `open` event must reach it. The check
+   * only covers a sign-out that lands in between, and closes such a socket within one round trip.
    */
   track(listener: WsListener): WsListener {
     const admitted = new WeakSet<WsConnection>();
@@ -53,11 +56,14 @@ export class LiveSockets {
       open: async (connection) => {
         this.#checkedByGuard.add(connection);
         admitted.add(connection);
-        const checked = this.stillSignedIn(connection.request).then((signedIn) => {
-          if (signedIn) return;
-          admitted.delete(connection);
-          connection.close(SIGNED_OUT_CODE, "signed out");
-        });
+        const unchanged = this.#named.get(connection.request) === this.ends.generation;
+        const checked = unchanged
+          ? undefined
+          : this.stillSignedIn(connection.request).then((signedIn) => {
+              if (signedIn) return;
+              admitted.delete(connection);
+              connection.close(SIGNED_OUT_CODE, "signed out");
+            });
         await listener.open?.(connection);
         // The socket's own messages wait (its inbox runs one job at a time) until it passed.
         await checked;

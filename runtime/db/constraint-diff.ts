@@ -1,4 +1,4 @@
-import { foreignKeyConstraintSql, indexName, ownerIndexSql, uniqueConstraintSql, uniqueName } from "./ddl.js";
+import { foreignKeyConstraintSql, indexName, indexSql, ownerIndexSql, uniqueConstraintSql, uniqueName } from "./ddl.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import type { SchemaChange } from "./schema-change.js";
 import type { ActualForeignKey, ActualTable, DataProbe } from "./schema-read.js";
@@ -38,6 +38,10 @@ export async function constraintChanges(table: TableSpec, actual: ActualTable, c
     if (kept !== undefined) drops.push(...keys.filter((fk) => fk !== kept).map((fk) => dropForeignKey(t, column.column, fk)));
     else adds.push(await foreignKeyChange(t, column, wanted, keys, context));
     if (!actual.indexes.some((index) => index.columns[0] === column.column)) adds.push(addIndex(t, column.column));
+  }
+  for (const columns of table.indexes ?? []) {
+    // Any index that starts with these columns serves the same queries (one made by hand too).
+    if (!actual.indexes.some((index) => columns.every((c, i) => index.columns[i] === c))) adds.push(addPlainIndex(t, columns));
   }
   const model = new Set(table.columns.map((column) => column.column));
   const wantedUniques = [...table.columns.filter((column) => column.unique === true).map((column) => [column.column]), ...(table.unique ?? [])];
@@ -120,6 +124,12 @@ function dropForeignKey(table: string, column: string, fk: ActualForeignKey): Sc
 function addIndex(table: string, column: string): SchemaChange {
   const name = indexName(table, column);
   return { kind: "add index", table, column, summary: `adds the index ${name} on the reference ${column} (pages list by it)`, sql: `${ownerIndexSql(table, column)}\n` };
+}
+
+/** An index of `TableSpec.indexes` the database lacks (a read scope's: the rows everyone reads, in key order). */
+function addPlainIndex(table: string, columns: readonly string[]): SchemaChange {
+  const name = indexName(table, columns);
+  return { kind: "add index", table, column: columns[0] as string, summary: `adds the index ${name} on ${listed(columns)} (pages list by it)`, sql: `${indexSql(table, columns)}\n` };
 }
 
 /** A unique the model declares and the database lacks: refused while rows already share values. */

@@ -24,9 +24,10 @@ export interface DbAppOptions extends HttpAppOptions {
   readonly migrations?: string;
   /**
    * Runs at each `dev` boot once the database is open and migrated, before the server listens:
-   * the place for dev-only rows such as a demo account (make it idempotent). Under `fw dev` on
-   * PGlite, code that touches the database before `main()` (at the module's top level) would
-   * wait on the previous app process, which holds the database until the new one has loaded.
+   * the place for dev-only rows such as a demo account (make it idempotent). Under `fw dev` it
+   * may run while the previous app process still serves (on PGlite, fw dev holds the database
+   * for both); code that touches the database before `main()` (at the module's top level) on
+   * PGlite opens it before fw dev holds it, on the first start, and fw dev cannot hold it then.
    */
   readonly devBoot?: (db: Database) => Promise<void> | void;
   /** What `db seed` (and `db reset` after it) runs to fill the database with starting rows. */
@@ -90,10 +91,10 @@ export class DbApp extends HttpApp {
 
   /**
    * Production opens the database and checks the migrations before anything listens. `dev`
-   * does it once the dev hook lets the server listen: under `fw dev` that is after the previous
-   * app process has stopped, so a restart reopens the embedded database its predecessor closed
-   * (PGlite allows one process at a time) and the data created before the save is still there.
-   * Then `dev` compares the models with the database and shows the drift page while they differ.
+   * does it in the dev hook's `beforeListen`: under `fw dev` the supervisor holds the embedded
+   * database across restarts (a restart connects to it while the previous app still serves);
+   * run alone, or on PostgreSQL, once the hook lets the server listen. Then `dev` compares the
+   * models with the database and shows the drift page while they differ.
    */
   override async serve(options: ServeOptions = {}): Promise<RunningServer> {
     let running: RunningServer;
@@ -273,11 +274,15 @@ export class DbApp extends HttpApp {
       close: () => hook.close(),
       ...(hook.reloadPages === undefined ? {} : { reloadPages: () => hook.reloadPages?.() }),
       beforeListen: async () => {
-        await hook.beforeListen();
         try {
+          // Held by fw dev, the embedded database is reached at once, while the previous app
+          // still serves; one of the app's own is opened once that app let go of it.
+          const held = await this.holdDatabase(hook);
+          if (!held) await hook.beforeListen();
           await this.prepare(true);
           await this.devBoot?.(this.database);
           if (this.declaresTables) await this.checkDrift(drift);
+          if (held) await hook.beforeListen();
         } catch (error) {
           hook.close(); // the supervisor's channel must not keep a process that cannot boot alive
           throw error;
@@ -285,6 +290,22 @@ export class DbApp extends HttpApp {
       },
       standIn: () => drift.standIn(),
     };
+  }
+
+  /**
+   * Under `fw dev`, on the embedded database: the supervisor holds it across restarts and
+   * serves it (pglite-host.ts), so a restart does not reopen it, and `db …` commands run beside
+   * fw dev reach it too. False when there is nothing to hold (PostgreSQL, or no supervisor).
+   */
+  private async holdDatabase(hook: DevHook): Promise<boolean> {
+    const directory = this.database.pgliteDirectory;
+    if (directory === undefined || hook.holdDatabase === undefined) return false;
+    try {
+      await hook.holdDatabase(directory, new URL("./pglite-host.js", import.meta.url).href);
+    } catch (error) {
+      throw new BootError(error instanceof Error ? error.message : String(error));
+    }
+    return true;
   }
 
   /**

@@ -33,6 +33,7 @@ export function createTableSql(table: TableSpec): string {
       statements.push(ownerIndexSql(table.name, column.column));
     }
   }
+  for (const columns of table.indexes ?? []) statements.push(indexSql(table.name, columns));
   return statements.join("\n") + "\n";
 }
 
@@ -63,6 +64,14 @@ export function columnType(column: ColumnSpec): string {
  */
 export function ownerIndexSql(table: string, column: string): string {
   return `CREATE INDEX ${q(indexName(table, column))} ON ${q(table)} (${q(column)});`;
+}
+
+/**
+ * A plain index of `TableSpec.indexes` (`CREATE INDEX "posts_published_id_idx" ON "posts"
+ * ("published", "id");`), named as PostgreSQL would name it.
+ */
+export function indexSql(table: string, columns: readonly string[]): string {
+  return `CREATE INDEX ${q(indexName(table, columns))} ON ${q(table)} (${columns.map(q).join(", ")});`;
 }
 
 /** `REFERENCES "posts" ("id") ON DELETE CASCADE`: a foreign key's target and rule (restrict when absent). */
@@ -104,9 +113,9 @@ export function uniqueName(table: string, columns: readonly string[]): string {
   return objectName(table, columnsAddition(columns), "key");
 }
 
-/** PostgreSQL's default name of an index on one column: `comments_post_id_idx`. */
-export function indexName(table: string, column: string): string {
-  return objectName(table, column, "idx");
+/** PostgreSQL's default name of an index on one column or more: `comments_post_id_idx`, `posts_published_id_idx`. */
+export function indexName(table: string, columns: string | readonly string[]): string {
+  return objectName(table, typeof columns === "string" ? columns : columnsAddition(columns), "idx");
 }
 
 /**
@@ -130,6 +139,7 @@ function checkNames(table: TableSpec): void {
     }
   }
   for (const columns of table.unique ?? []) add(uniqueName(table.name, columns), `unique (${columns.join(", ")})`);
+  for (const columns of table.indexes ?? []) add(indexName(table.name, columns), `index (${columns.join(", ")})`);
 }
 
 /** NAMEDATALEN - 1: the longest name PostgreSQL keeps. */

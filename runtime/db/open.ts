@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import type { Connection, Database, QueryResult, Queryable, Row } from "./database.js";
 import { openPglite } from "./pglite-engine.js";
+import { servedPglite } from "./pglite-served.js";
 import { openPostgres, redactUrl } from "./postgres-engine.js";
 
 /** Where the embedded database lives, under the app's working directory (git-ignored with `.fw/`). */
@@ -55,12 +56,14 @@ function targetOf(options: OpenOptions): Target {
 /**
  * Opens the app's database: PostgreSQL when a URL is given or `DATABASE_URL` is set (an
  * unreachable server throws `DatabaseUnreachable`, naming `DATABASE_URL`), else the embedded
- * PGlite engine persisted under `.fw/db`. Each engine's driver is loaded only when used.
+ * PGlite engine persisted under `.fw/db` (reached through the process that holds and serves it,
+ * `fw dev`, while one does). Each engine's driver is loaded only when used.
  */
 export async function openDatabase(options: OpenOptions = {}): Promise<Database> {
   const target = targetOf(options);
   if (target.engine === "postgres") return openPostgres({ url: target.url, ...(options.log === undefined ? {} : { log: options.log }) });
-  return openPglite(target.directory, { durable: options.durable ?? true });
+  // Held by another process that serves it (fw dev): reached through it, not refused its lock.
+  return (await servedPglite(target.directory)) ?? openPglite(target.directory, { durable: options.durable ?? true });
 }
 
 /**
@@ -98,6 +101,12 @@ export class AppDatabase implements Database {
    */
   relaxDurability(): void {
     if (this.options.durable === undefined) this.options = { ...this.options, durable: false };
+  }
+
+  /** @internal The embedded database's directory (absolute); undefined on PostgreSQL. */
+  get pgliteDirectory(): string | undefined {
+    const target = targetOf(this.options);
+    return target.engine === "pglite" ? target.directory : undefined;
   }
 
   /** Opens the database once; a failed open is tried again on the next call. */

@@ -59,16 +59,24 @@ export class SqlTable<A> {
     this.selected = [this.key, ...spec.columns.map((column) => q(column.column)), q(VERSION_COLUMN)].join(", ");
   }
 
+  /**
+   * One statement: the page's rows and, beside each, the total. Exact (`count(*) OVER ()`, which
+   * reads every matching row) unless the page gives `countUpTo`: then a subquery counts at most
+   * that many (`LIMIT`), run once for the statement, so a page's cost does not grow with its table.
+   */
   async list(page: ListPage<A>, scope?: Scope): Promise<Page<A>> {
     const params: unknown[] = [page.limit, page.offset];
     const where = this.listWhere(page, scope, params);
-    const { rows } = await this.db.query(
-      `SELECT ${this.selected}, count(*) OVER () AS fw_total FROM ${this.table}${where} ORDER BY ${this.orderBy(page.order)}LIMIT $1 OFFSET $2`,
-      params,
-    );
+    const cap = countCap(page);
+    let total = "count(*) OVER ()";
+    if (cap !== undefined) {
+      params.push(cap);
+      total = `(SELECT count(*) FROM (SELECT 1 FROM ${this.table}${where} LIMIT $${params.length}) AS fw_counted)`;
+    }
+    const { rows } = await this.db.query(`SELECT ${this.selected}, ${total} AS fw_total FROM ${this.table}${where} ORDER BY ${this.orderBy(page.order)}LIMIT $1 OFFSET $2`, params);
     const first = rows[0];
-    const total = first === undefined ? await this.count(page, scope) : Number(first["fw_total"]);
-    return { rows: rows.map((row) => this.toModel(row)), total };
+    const counted = first === undefined ? await this.count(page, scope) : Number(first["fw_total"]);
+    return { rows: rows.map((row) => this.toModel(row)), total: counted };
   }
 
   /**
@@ -178,10 +186,17 @@ export class SqlTable<A> {
     }
   }
 
-  private async count(page: Pick<ListPage<A>, "where" | "search">, scope: Scope | undefined): Promise<number> {
+  /** The rows a list matches, counted up to the page's `countUpTo` when it gives one. */
+  private async count(page: Pick<ListPage<A>, "where" | "search" | "countUpTo">, scope: Scope | undefined): Promise<number> {
     const params: unknown[] = [];
     const where = this.listWhere(page, scope, params);
-    const { rows } = await this.db.query(`SELECT count(*) AS n FROM ${this.table}${where}`, params);
+    const cap = countCap(page);
+    if (cap === undefined) {
+      const { rows } = await this.db.query(`SELECT count(*) AS n FROM ${this.table}${where}`, params);
+      return Number(rows[0]?.["n"] ?? 0);
+    }
+    params.push(cap);
+    const { rows } = await this.db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM ${this.table}${where} LIMIT $${params.length}) AS fw_counted`, params);
     return Number(rows[0]?.["n"] ?? 0);
   }
 
@@ -274,6 +289,12 @@ function scopeGroup(group: readonly ColumnCondition[], params: unknown[], before
     return `${q(condition.column)} = $${before + params.length}`;
   });
   return alternatives.length === 1 ? (alternatives[0] as string) : `(${alternatives.join(" OR ")})`;
+}
+
+/** A page's `countUpTo` when it is one (a whole number from 1); anything else counts exactly. */
+function countCap(page: Pick<ListPage<unknown>, "countUpTo">): number | undefined {
+  const cap = page.countUpTo;
+  return cap !== undefined && Number.isSafeInteger(cap) && cap > 0 ? cap : undefined;
 }
 
 /** Keys are positive whole numbers (an `Id`): anything else names no row and is not sent. */

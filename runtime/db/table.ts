@@ -48,6 +48,12 @@ export interface TableSpec {
   readonly owner?: string;
   /** Columns no two rows may share together (a unique of several columns; one column's is `ColumnSpec.unique`). */
   readonly unique?: readonly (readonly string[])[];
+  /**
+   * Plain indexes beyond those of the references, each a list of columns (the key column may be
+   * one): what the pages' queries need, as the build derives them (a read scope's field and the
+   * key, `["published", "id"]`: the rows everyone reads, in key order). Named `indexName`.
+   */
+  readonly indexes?: readonly (readonly string[])[];
 }
 
 /**
@@ -91,6 +97,14 @@ export function checkTable(table: TableSpec): void {
   for (const columns of table.unique ?? []) {
     const what = `unique (${columns.join(", ")}) of ${table.name}`;
     if (columns.length === 0) throw new Error(`fw/db: the table ${table.name} has a unique of no columns; name at least one.`);
+    for (const name of columns) {
+      if (!seen.has(name)) throw new Error(`fw/db: the ${what} names the column ${JSON.stringify(name)}, which the table does not have (columns: ${[...seen].join(", ")}).`);
+    }
+    if (new Set(columns).size !== columns.length) throw new Error(`fw/db: the ${what} names a column twice.`);
+  }
+  for (const columns of table.indexes ?? []) {
+    const what = `index (${columns.join(", ")}) of ${table.name}`;
+    if (columns.length === 0) throw new Error(`fw/db: the table ${table.name} has an index of no columns; name at least one.`);
     for (const name of columns) {
       if (!seen.has(name)) throw new Error(`fw/db: the ${what} names the column ${JSON.stringify(name)}, which the table does not have (columns: ${[...seen].join(", ")}).`);
     }

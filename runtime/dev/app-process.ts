@@ -9,6 +9,11 @@ export interface AppProcessOptions {
   readonly main: string;
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
+  /**
+   * The app asked the supervisor to hold its embedded database in `directory` (with `module`'s
+   * `holdPglite`): resolves once it does, with the reason when it cannot. The app is told either way.
+   */
+  readonly holdDatabase?: (directory: string, module: string) => Promise<string | undefined>;
 }
 
 /**
@@ -44,6 +49,12 @@ export class AppProcess {
         });
         void this.exited.then(() => resolve(undefined));
       });
+    const hold = options.holdDatabase;
+    this.#child.on("message", (message: unknown) => {
+      if (hold === undefined || !isToSupervisor(message) || message.type !== "hold-database") return;
+      const directory = message.directory;
+      void hold(directory, message.module).then((error) => this.send({ fw: "dev", type: "database-held", directory, ...(error === undefined ? {} : { error }) }));
+    });
     this.loaded = messages("loaded").then((message) => message !== undefined);
     this.ready = messages("ready").then((message) => (message?.type === "ready" ? message : undefined));
   }

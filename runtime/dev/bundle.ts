@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire, isBuiltin } from "node:module";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -222,7 +222,12 @@ export async function bundleApp(args: BundleArgs, bundler: Bundler, warn: (text:
     const written = await build.write({ dir: args.out, format: "esm", codeSplitting: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js", sourcemap: true });
     const packageJson = `${JSON.stringify({ private: true, type: "module", description: MARKER }, null, 2)}\n`;
     writeFileSync(join(args.out, "package.json"), packageJson);
-    const files = [...classify(written.output), { file: "package.json", bytes: Buffer.byteLength(packageJson), loaded: "other" } as const, ...liveClient(written.output, args.out)];
+    const files = [
+      ...classify(written.output),
+      { file: "package.json", bytes: Buffer.byteLength(packageJson), loaded: "other" } as const,
+      ...liveClient(written.output, args.out),
+      ...pgliteTemplate(written.output, args.out),
+    ];
     const chunkFiles = new Set(files.map((f) => f.file));
     const imported = written.output.flatMap((item) => (item.type === "chunk" ? [...item.imports, ...item.dynamicImports] : []));
     const externals = [...new Set(imported.filter((id) => !chunkFiles.has(id) && !isBuiltin(id)).map(packageOf))].sort();
@@ -244,6 +249,25 @@ function liveClient(output: readonly (OutputChunk | OutputAsset)[], out: string)
   mkdirSync(join(out, "client"), { recursive: true });
   copyFileSync(from, join(out, "client", "live.js"));
   return [{ file: "client/live.js", bytes: readFileSync(from).byteLength, loaded: "other" }];
+}
+
+/**
+ * fw/db starts a new embedded database from the template its build keeps beside its module
+ * (`db/pglite-template-<PGlite version>.tar.gz`, read at `new URL(…, import.meta.url)`): in a
+ * bundle, beside the chunks. Copied there when the bundle holds fw/db's embedded engine, so a
+ * bundled app's first start on a new machine does not run initdb (read as a file: dev sits
+ * below db and imports nothing of it).
+ */
+function pgliteTemplate(output: readonly (OutputChunk | OutputAsset)[], out: string): BundledFile[] {
+  const engine = output.some((item) => item.type === "chunk" && item.moduleIds.some((id) => /[\\/]db[\\/]pglite-template\.[jt]s$/.test(id)));
+  const from = fileURLToPath(new URL("../db/", import.meta.url));
+  if (!engine || !existsSync(from)) return [];
+  return readdirSync(from)
+    .filter((name) => /^pglite-template-.+\.tar\.gz$/.test(name))
+    .map((name) => {
+      copyFileSync(join(from, name), join(out, name));
+      return { file: name, bytes: statSync(join(out, name)).size, loaded: "other" as const };
+    });
 }
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;

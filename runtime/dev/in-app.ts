@@ -16,8 +16,16 @@ export function createDevHook(link: SupervisorLink | undefined = supervisorLink(
   let failed: readonly BuildDiagnostic[] | undefined;
   let mayListen: () => void = () => {};
   const listening = new Promise<void>((resolve) => (mayListen = resolve));
+  const holding = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
   link?.listen((message: ToApp) => {
     if (message.type === "listen") return mayListen();
+    if (message.type === "database-held") {
+      const waiter = holding.get(message.directory);
+      holding.delete(message.directory);
+      if (message.error === undefined) waiter?.resolve();
+      else waiter?.reject(new Error(message.error));
+      return;
+    }
     // Either way the open pages reload: to show the diagnostics, or to leave them.
     failed = message.type === "build-failed" ? message.diagnostics : undefined;
     hub.reload();
@@ -37,5 +45,14 @@ export function createDevHook(link: SupervisorLink | undefined = supervisorLink(
     },
     close: () => link?.close(),
     reloadPages: () => hub.reload(),
+    ...(link === undefined
+      ? {}
+      : {
+          holdDatabase: (directory: string, module: string) =>
+            new Promise<void>((resolve, reject) => {
+              holding.set(directory, { resolve, reject });
+              link.send({ fw: "dev", type: "hold-database", directory, module });
+            }),
+        }),
   };
 }

@@ -330,6 +330,8 @@ header a { margin-right: 1rem; }
 .fw-form button { margin-top: 1rem; }
 .fw-index { border-collapse: collapse; width: 100%; }
 .fw-index th, .fw-index td { border-bottom: 1px solid #eee; padding: .25rem .5rem; text-align: left; }
+/* Text for screen readers alone (the derived index's "Links" column heading). */
+.fw-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 
 /** Served from public/ at /favicon.svg (the layout links it). */

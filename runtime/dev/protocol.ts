@@ -27,7 +27,12 @@ export type ToApp =
   /** A build succeeded without changing the code this app loaded: serve again, reload the pages. */
   | { readonly fw: "dev"; readonly type: "build-fixed" }
   /** The previous app is gone: listen now (the answer to `loaded`). */
-  | { readonly fw: "dev"; readonly type: "listen" };
+  | { readonly fw: "dev"; readonly type: "listen" }
+  /**
+   * The answer to `hold-database`: the supervisor holds the embedded database in `directory`
+   * and serves it (opening the directory reaches it), or could not (`error` says why).
+   */
+  | { readonly fw: "dev"; readonly type: "database-held"; readonly directory: string; readonly error?: string };
 
 /** App → supervisor. */
 export type ToSupervisor =
@@ -36,6 +41,13 @@ export type ToSupervisor =
    * old one still serves, and hands the port over only once the new one is ready to take it.
    */
   | { readonly fw: "dev"; readonly type: "loaded" }
+  /**
+   * The app uses the embedded database in `directory` (absolute): the supervisor opens it, once,
+   * with `holdPglite` of `module` (the file URL of the app's own fw/db pglite-host.js, so the
+   * database is opened by the PGlite the app was built against) and keeps it open across the
+   * app's restarts, so a restart does not reopen it.
+   */
+  | { readonly fw: "dev"; readonly type: "hold-database"; readonly directory: string; readonly module: string }
   /** The app listens. */
   | {
       readonly fw: "dev";
@@ -49,6 +61,7 @@ export type ToSupervisor =
 export function isToApp(value: unknown): value is ToApp {
   if (!isDevMessage(value)) return false;
   if (value["type"] === "build-fixed" || value["type"] === "listen") return true;
+  if (value["type"] === "database-held") return typeof value["directory"] === "string" && (value["error"] === undefined || typeof value["error"] === "string");
   return value["type"] === "build-failed" && Array.isArray(value["diagnostics"]);
 }
 
@@ -56,6 +69,7 @@ export function isToApp(value: unknown): value is ToApp {
 export function isToSupervisor(value: unknown): value is ToSupervisor {
   if (!isDevMessage(value)) return false;
   if (value["type"] === "loaded") return true;
+  if (value["type"] === "hold-database") return typeof value["directory"] === "string" && typeof value["module"] === "string";
   return value["type"] === "ready" && typeof value["url"] === "string" && typeof value["listing"] === "string";
 }
 

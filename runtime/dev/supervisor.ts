@@ -52,6 +52,8 @@ export class Supervisor {
   #stopped = false;
   #stale: NodeJS.Timeout | undefined;
   #started = false;
+  /** The app's embedded database, held across its restarts once it asked (`hold-database`). */
+  #database: { readonly directory: string; readonly held: Promise<HeldDatabase> } | undefined;
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
@@ -78,14 +80,52 @@ export class Supervisor {
     }
     options.err(`fw dev: tspc exited (code ${code}); stopping the app`);
     await this.#stopApp();
+    await this.#releaseDatabase();
     return 1;
   }
 
-  /** Stops the compiler and the app. */
+  /** Stops the compiler and the app, then closes the database it held. */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#stale);
     await Promise.all([this.#compiler?.stop(), this.#enqueue(() => this.#stopApp())]);
+    await this.#releaseDatabase();
+  }
+
+  /**
+   * The app uses the embedded database in `directory`: open it here, once, with `module`'s
+   * `holdPglite` (the app's own fw/db: fw dev knows the database only by this), and serve it to
+   * the app processes (and to `db …` commands run beside fw dev), so a restart of the app
+   * connects to it instead of reopening it. Resolves with the reason when it cannot be opened.
+   */
+  async #holdDatabase(directory: string, module: string): Promise<string | undefined> {
+    if (this.#stopped) return "fw dev is stopping";
+    if (this.#database?.directory !== directory) {
+      // Another directory than before (the app's configuration changed): let go of the old one first.
+      const previous = this.#database;
+      const held = (async () => {
+        await previous?.held.then((database) => database.close(), () => undefined);
+        return holdWith(module, directory);
+      })();
+      this.#database = { directory, held };
+    }
+    const database = this.#database;
+    try {
+      await database.held;
+      return undefined;
+    } catch (error) {
+      if (this.#database === database) this.#database = undefined; // the next start tries again
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  async #releaseDatabase(): Promise<void> {
+    const database = this.#database;
+    this.#database = undefined;
+    await database?.held.then(
+      (held) => held.close(),
+      () => undefined,
+    );
   }
 
   #enqueue(task: () => Promise<void>): Promise<void> {
@@ -146,7 +186,7 @@ export class Supervisor {
       return;
     }
     this.#ledger.markLoaded();
-    const app = new AppProcess({ main: this.#options.main, cwd: this.#options.cwd, env: this.#env });
+    const app = new AppProcess({ main: this.#options.main, cwd: this.#options.cwd, env: this.#env, holdDatabase: (directory, module) => this.#holdDatabase(directory, module) });
     void app.exited.then((code) => this.#exited(app, code));
     const timeout = this.#options.readyTimeoutMs ?? 120_000;
     const loaded = await within(app.loaded, timeout);
@@ -184,6 +224,19 @@ export class Supervisor {
     this.#app = undefined;
     await app?.stop(this.#options.stopGraceMs ?? 5_000);
   }
+}
+
+/** A database the supervisor holds for the app. */
+interface HeldDatabase {
+  close(): Promise<void>;
+}
+
+/** Loads the app's fw/db module that holds an embedded database (a file URL the app sent), and holds `directory` with it. */
+async function holdWith(module: string, directory: string): Promise<HeldDatabase> {
+  if (!module.startsWith("file:")) throw new Error(`fw dev: the app asked to hold its database with ${module}, which is not a file URL`);
+  const loaded = (await import(module)) as { holdPglite?: unknown };
+  if (typeof loaded.holdPglite !== "function") throw new Error(`fw dev: ${module} does not export holdPglite (the app's fw is not the version of this fw dev)`);
+  return (loaded.holdPglite as (directory: string) => Promise<HeldDatabase>)(directory);
 }
 
 /** `promise`'s value, or undefined once `ms` passed (a hang guard, not a wait). */

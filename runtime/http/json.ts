@@ -83,29 +83,114 @@ function mediaType(contentType: string | undefined): string {
 const JSON_TYPE = "application/json; charset=utf-8";
 
 /**
+ * What a `JsonResponse` says it carries, for the compiler alone: never set at run time (no value
+ * of the symbol exists), so a plain `Response` is not a `JsonResponse` and the type cannot lie.
+ */
+declare const carries: unique symbol;
+
+/**
+ * A JSON answer of type `T` at status `S`: what `Json(value, status)` returns. A handler whose
+ * return type says it (`Json(post)` with the return type inferred, or declared as
+ * `Promise<JsonResponse<Post>>`) gets its answers written by typia's typed stringify (checked
+ * against `T`, and writing only `T`'s properties), described in the app's OpenAPI document, and
+ * typed in fw/client's calls (docs/guides/json-apis.md).
+ */
+export interface JsonResponse<T, S extends number = number> extends Response {
+  readonly [carries]: { readonly body: T; readonly status: S };
+}
+
+/**
+ * An RFC 9457 problem answered as `application/problem+json` at status `S`: what
+ * `JsonProblem(problem)` returns. The OpenAPI document lists it among the route's failures.
+ */
+export interface JsonProblemResponse<S extends number = number> extends Response {
+  readonly [carries]: { readonly problem: JsonProblemBody; readonly status: S };
+}
+
+/**
  * A JSON answer: `value` serialised, `Content-Type: application/json; charset=utf-8` and
  * `Cache-Control: no-store` (an API's answers are usually about one caller's data; add your own
  * caching with `status(code, text, { contentType })` for one that is not). 200 unless `code` says.
+ * The value is written when the answer goes out: by the route's typed stringify when the build
+ * wrote one for the handler's answer type (typia's, checked), else by `JSON.stringify`.
  */
-export function Json(value: unknown, code = 200): Response {
-  return jsonResponse(code, JSON_TYPE, value);
+export function Json<T, S extends number = 200>(value: T, code?: S): JsonResponse<T, S> {
+  // What JSON cannot write at all is refused here, where the handler's stack says who sent it.
+  const kind = typeof value;
+  if (value === undefined || kind === "function" || kind === "symbol") {
+    throw new Error(`Json: ${kind} cannot be written as JSON; answer a value, an array or null.`);
+  }
+  return new Response(code ?? 200, JSON_HEADERS, { type: "json", value }) as JsonResponse<T, S>;
 }
+
+/** Json's headers: one frozen list shared by every JSON answer. */
+const JSON_HEADERS: readonly Header[] = Object.freeze([
+  Object.freeze(["content-type", JSON_TYPE] as const),
+  Object.freeze(["cache-control", "no-store"] as const),
+]);
 
 /**
  * An RFC 9457 problem answered as `application/problem+json`, for an API handler's own errors
  * (fw's own refusals stay HTML problem pages, spec 2.16). Its status is the problem's.
  * `JsonProblem(read.problem)` answers a body `request.readJson()` refused.
  */
-export function JsonProblem(problem: JsonProblemBody): Response {
-  return jsonResponse(problem.status, "application/problem+json", problem);
-}
-
-function jsonResponse(code: number, contentType: string, value: unknown): Response {
-  const text = JSON.stringify(value);
-  if (text === undefined) throw new Error(`Json: ${typeof value} cannot be written as JSON; answer a value, an array or null.`);
+export function JsonProblem<S extends number = number>(problem: JsonProblemBody & { readonly status: S }): JsonProblemResponse<S> {
+  const text = JSON.stringify(problem);
   const headers: readonly Header[] = [
-    ["content-type", contentType],
+    ["content-type", "application/problem+json"],
     ["cache-control", "no-store"],
   ];
-  return new Response(code, headers, { type: "text", text });
+  return new Response(problem.status, headers, { type: "text", text }) as JsonProblemResponse<S>;
 }
+
+/**
+ * The text of a JSON body: through `stringify` (a route's typed one) when given, else
+ * `JSON.stringify`. A value JSON cannot write throws, naming it.
+ */
+export function jsonText(value: unknown, stringify: ((value: unknown) => string) | undefined): string {
+  const text = stringify === undefined ? JSON.stringify(value) : stringify(value);
+  // JSON.stringify answers undefined for a function or a symbol (typia's typed stringify never does).
+  if (typeof text !== "string") throw new Error(`Json: ${typeof value} cannot be written as JSON; answer a value, an array or null.`);
+  return text;
+}
+
+/** What typia's assert functions hand their error factory. */
+interface TypeGuardProps {
+  readonly path?: string;
+  readonly expected: string;
+  readonly value: unknown;
+}
+
+/**
+ * The error a route's typed stringify throws when a handler's JSON answer is not its declared
+ * type (the build passes this to `json.createAssertStringify`): a 500 whose log line names the
+ * route file, the place and what was expected there.
+ */
+export function jsonAnswerMismatch(source: string): (props: TypeGuardProps) => Error {
+  return (props) => {
+    const place = (props.path ?? "$input").replace(/^\$input/, "$");
+    const got = props.value === undefined ? "undefined" : props.value === null ? "null" : Array.isArray(props.value) ? "an array" : typeof props.value;
+    const error = new Error(
+      `${source} answered JSON that is not its answer type: ${place}: expected ${props.expected}, got ${got}. ` +
+        "The answer was not sent. Fix what the handler answers, or the type it says it answers (its return type).",
+    );
+    error.name = "JsonAnswerMismatch";
+    return error;
+  };
+}
+
+/** What a handler's answer is: its return type, awaited. */
+type AnswerOfHandler<H> = H extends (...args: never[]) => infer R ? Awaited<R> : never;
+
+/**
+ * The JSON values a handler answers with (`Json(value)`), read off its return type: the union
+ * of every `JsonResponse<T, S>`'s `T`. What the build's typed stringify is typed by.
+ */
+export type JsonAnswerOf<H> = AnswerOfHandler<H> extends infer R ? (R extends JsonResponse<infer T, number> ? T : never) : never;
+
+/**
+ * The JSON values a handler answers with at status `S` (`number`: those whose status its type
+ * leaves open, OpenAPI's "default"). What the OpenAPI document lists under each status.
+ */
+export type JsonAnswerAt<H, S extends number> =
+  AnswerOfHandler<H> extends infer R ? (R extends JsonResponse<infer T, infer Code> ? (number extends Code ? (number extends S ? T : never) : S extends Code ? T : never) : never) : never;

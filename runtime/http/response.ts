@@ -6,11 +6,13 @@ import type { Session } from "./session.js";
 
 /**
  * A response body. `html` content is framed by the layout (or sent as written when it is a
- * whole `<html>` document). A streaming case is reserved and absent (spec 2.7).
+ * whole `<html>` document); `json` is a value `Json` answered, written when the answer goes out
+ * (by the route's typed stringify when it has one). A streaming case is reserved and absent (spec 2.7).
  */
 export type Body =
   | { readonly type: "empty" }
   | { readonly type: "text"; readonly text: string }
+  | { readonly type: "json"; readonly value: unknown }
   | { readonly type: "bytes"; readonly bytes: Uint8Array }
   | { readonly type: "html"; readonly html: Html };
 

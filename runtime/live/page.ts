@@ -85,6 +85,16 @@ export interface LiveSpec<S, C, P> {
    */
   refresh?(state: S, message: string | undefined, context: LiveContext<C, P>): S | Promise<S>;
   /**
+   * Whether the sockets showing the same view of the page (the same path and query, the same
+   * `currentUser`, the same session but for its CSRF token) share one `mount` when a topic is
+   * published, and so one state, instead of mounting once each. Default: true for a page
+   * without events, false for a page with events (a handler might change its state in place,
+   * which the other sockets would then see); say `true` on such a page when its handlers return
+   * new states. Say `false` when `mount` reads what a view leaves out: a header
+   * (`Accept-Language`) or the client's address. A page with its own `refresh` never shares.
+   */
+  readonly shared?: boolean;
+  /**
    * How long `mount`, an event's handler or `refresh` may take on the socket before fw gives up
    * on it (a store call that never returns): the page shows the problem, keeps its state, and
    * the socket goes on with the next event; the late result is dropped. Default 30 s, as an

@@ -7,6 +7,7 @@ import type { ModelSpec } from "../resource/model.js";
 import type { ParamDecoders } from "../routing/from-path.js";
 import { asFwEndpoint } from "../routing/fw-endpoint.js";
 import { Route, type HttpRoute, type WsRoute } from "../routing/route.js";
+import { socketsPerAddress } from "./address-bound.js";
 import { CLIENT_PATH, clientFile } from "./client-file.js";
 import { contextOf, handlerOf, payloadOf } from "./events.js";
 import type { LiveMount } from "./mount.js";
@@ -57,11 +58,14 @@ export function livePageRoutes<C>(page: LivePage<any, C, any>, mount: LiveMount<
   return events ? [Route.get(mount.path, show, options), Route.post(mount.path, submit, options)] : [Route.get(mount.path, show, options)];
 }
 
-/** The page's socket `WS /fw/live/<id>`, appended after the table (spec 4.6). */
+/**
+ * The page's socket `WS /fw/live/<id>`, appended after the table (spec 4.6). Each client address
+ * holds at most `FW_LIVE_SOCKETS_PER_ADDRESS` live sockets (default 256), read here, at boot.
+ */
 // biome-ignore lint/suspicious/noExplicitAny: as above
 export function liveSocketRoute<C>(page: LivePage<any, C, any>, mount: LiveMount<C>): WsRoute {
   checkedMount(mount);
-  return asFwEndpoint(Route.ws(socketPath(mount.id), liveListener(page, mount as LiveMount<unknown>), { source: mount.source }));
+  return asFwEndpoint(Route.ws(socketPath(mount.id), liveListener(page, mount as LiveMount<unknown>, socketsPerAddress()), { source: mount.source }));
 }
 
 /** A year: the versioned URL (`?v=<hash>`) names one content forever. */

@@ -14,17 +14,18 @@ import { Matcher } from "../routing/matcher.js";
 import { Route } from "../routing/route.js";
 import type { WsConnection, WsListener } from "../routing/ws-listener.js";
 import type { Child } from "../html/node.js";
+import { admitSocket } from "./address-bound.js";
 import { contextOf, handlerOf, payloadOf } from "./events.js";
 import type { LivePage } from "./page.js";
 import type { LiveMount } from "./mount.js";
+import { DEFAULT_LIVE_HANDLER_TIMEOUT_MS, settled } from "./settle.js";
+import { SharedViews, viewKey, type Reread, type ViewMember } from "./shared-views.js";
 import { subscribe } from "./topics.js";
 import { diffTree, knownShapes, toTree, treeLength, type Node } from "./tree.js";
 import { liveView, pathAndQuery } from "./view.js";
 
 /** A render larger than this (HTML characters) is refused: the state stays as it was (live protocol, "Bounds"). */
 export const MAX_RENDER = 1024 * 1024;
-/** How long a page's own code may run on the socket unless its `handlerTimeoutMs` says otherwise. */
-export const DEFAULT_LIVE_HANDLER_TIMEOUT_MS = 30_000;
 /** At most this many `[name, value]` pairs in one event. */
 export const MAX_PAIRS = 64;
 
@@ -42,16 +43,40 @@ interface EventMessage {
   readonly v: unknown;
 }
 
-/** The listener shared by every connection of one page; each connection's page lives in a `LiveSession`. */
+/**
+ * Whether a page's sockets share their re-reads (`LiveSpec.shared`): never with a `refresh` of
+ * its own (it hears each message with its own state); by default when it has no events.
+ */
 // biome-ignore lint/suspicious/noExplicitAny: a page of any state
-export function liveListener(page: LivePage<any, any, any>, mount: LiveMount<unknown>): WsListener {
+export function sharesRereads(page: LivePage<any, any, any>): boolean {
+  const spec = page.spec;
+  if (spec.refresh !== undefined) return false;
+  return spec.shared ?? Object.keys(spec.events ?? {}).length === 0;
+}
+
+/**
+ * The listener shared by every connection of one page; each connection's page lives in a
+ * `LiveSession`. At most `perAddress` live sockets (of every page) per client address are
+ * mounted; one more is closed 1008 before its page mounts.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a page of any state
+export function liveListener(page: LivePage<any, any, any>, mount: LiveMount<unknown>, perAddress: number): WsListener {
   const sessions = new WeakMap<WsConnection, LiveSession>();
   const pattern = new Matcher([Route.get(mount.path, () => {
     throw new Error("never called");
   })]);
+  const timeout = page.spec.handlerTimeoutMs ?? DEFAULT_LIVE_HANDLER_TIMEOUT_MS;
+  const views = sharesRereads(page)
+    ? new SharedViews((request) => settled(page.spec.mount(request, mount.capabilities), timeout, "refresh"))
+    : undefined;
   return {
     open: async (connection) => {
-      const session = new LiveSession(page, mount, connection);
+      const release = admitSocket(connection.request.clientAddress, perAddress);
+      if (release === undefined) {
+        connection.close(POLICY, `too many live pages open from your address (at most ${perAddress})`);
+        return;
+      }
+      const session = new LiveSession(page, mount, connection, views, release);
       sessions.set(connection, session);
       await session.run(() => session.mount(pattern));
     },
@@ -67,7 +92,7 @@ export function liveListener(page: LivePage<any, any, any>, mount: LiveMount<unk
   }
 }
 
-class LiveSession {
+class LiveSession implements ViewMember {
   state: unknown = undefined;
   tree: Node | undefined = undefined;
   request: Request<unknown> | undefined = undefined;
@@ -80,12 +105,17 @@ class LiveSession {
   #topics: readonly string[] = [];
   /** A mount-again refresh waits in the queue (see `published`). */
   #remountQueued = false;
+  /** The view whose re-reads this socket shares, once mounted (pages that share them). */
+  #view: { want(): void; leave(): void } | undefined;
 
   constructor(
     // biome-ignore lint/suspicious/noExplicitAny: a page of any state
     readonly page: LivePage<any, any, any>,
     readonly mountInfo: LiveMount<unknown>,
     readonly connection: WsConnection,
+    private readonly views: SharedViews | undefined,
+    /** Counts the socket out of its address's bound. */
+    private readonly release: () => void,
   ) {
     this.token = connection.request.session.get(CSRF_ENTRY);
   }
@@ -102,6 +132,9 @@ class LiveSession {
     this.#ended = true;
     for (const leave of this.#unsubscribe) leave();
     this.#unsubscribe = [];
+    this.#view?.leave();
+    this.#view = undefined;
+    this.release();
   }
 
   /** The page's request from `?path=`, mounted and sent whole. */
@@ -131,6 +164,7 @@ class LiveSession {
     }
     this.state = state;
     this.subscribe();
+    if (this.views !== undefined && !this.#ended) this.#view = this.views.join(viewKey(request, this.shown), this, request);
     await this.send(rendered.message);
   }
 
@@ -240,20 +274,23 @@ class LiveSession {
     await this.commit(state, 0);
   }
 
-  /**
-   * `work`, or a rejection once it has run longer than the page's `handlerTimeoutMs`: a handler
-   * that never settles must not hold the socket (the runtime hands the next message over only
-   * after this one), so the page says so and goes on; what the work answers later is dropped.
-   */
+  /** A re-read its view shared (`SharedViews`): the state committed, or the problem shown, in turn with the socket's events. */
+  reread(outcome: Reread): void {
+    void this.run(async () => {
+      if (this.tree === undefined) return;
+      if ("state" in outcome) await this.commit(outcome.state, 0);
+      else await this.say(outcome.problem, 0);
+    }).catch(() => undefined);
+  }
+
+  /** The text a failed shared re-read shows on every socket of the view: logged once, here. */
+  problem(cause: unknown): string {
+    return this.problemText(`refreshing ${this.mountInfo.source} (${this.shown}) threw`, cause);
+  }
+
+  /** `work`, or a rejection once it has run longer than the page's `handlerTimeoutMs` (see `settled`). */
   private settled<T>(work: T | Promise<T>, what: string): Promise<T> {
-    if (!(work instanceof Promise)) return Promise.resolve(work);
-    const ms = this.page.spec.handlerTimeoutMs ?? DEFAULT_LIVE_HANDLER_TIMEOUT_MS;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms (the page's handlerTimeoutMs); its result will be dropped`)), ms);
-    });
-    work.catch(() => undefined); // a late failure is dropped with its result
-    return Promise.race([work, late]).finally(() => clearTimeout(timer));
+    return settled(work, this.page.spec.handlerTimeoutMs ?? DEFAULT_LIVE_HANDLER_TIMEOUT_MS, what);
   }
 
   /** Renders `state`; when it fits, it becomes the page's state and its diff is sent. */
@@ -319,6 +356,10 @@ class LiveSession {
    * `refresh` hears every message.
    */
   private published(message: string | undefined): void {
+    if (this.#view !== undefined) {
+      this.#view.want();
+      return;
+    }
     const own = this.page.spec.refresh !== undefined;
     if (!own && this.#remountQueued) return;
     this.#remountQueued = !own;
@@ -335,13 +376,17 @@ class LiveSession {
 
   /** A failure of the app's code: logged (with an incident id), and shown as the mode allows. */
   private error(what: string, cause: unknown, n: number): Promise<void> {
+    return this.say(this.problemText(what, cause), n);
+  }
+
+  /** What a failure shows: a refusal's own text, else (logged with an incident id) what the mode allows. */
+  private problemText(what: string, cause: unknown): string {
     // A store's refusal (a missing reference, a duplicate, a stale version) says what a page would.
     const failure = asFailure(storeFailure(cause) ?? cause);
     // A refusal the app threw on purpose (NotFound, Forbidden, …) says what it says, as its page would.
-    if (failure.kind !== "InternalServerError") return this.say(failure.detail, n);
+    if (failure.kind !== "InternalServerError") return failure.detail;
     const report = this.connection.report;
-    const text = report === undefined ? fallbackReport(what, cause) : report.call(this.connection, `fw/live: ${what}`, cause);
-    return this.say(text, n);
+    return report === undefined ? fallbackReport(what, cause) : report.call(this.connection, `fw/live: ${what}`, cause);
   }
 
   private async send(text: string): Promise<void> {

@@ -73,10 +73,13 @@ function messageOf(text: string): string | undefined {
  * `store`, publishing `topic` after every insert, update and delete it makes (the build wraps each
  * model's store so in an app with live pages: topic = the model's path name, `posts`). A write
  * that changed nothing (an update or delete of a missing row) publishes nothing; one that threw
- * publishes nothing. A narrowed store (`where`, `for(owner)`) publishes too.
+ * publishes nothing. A narrowed store (`where`, `for(owner)`) publishes too. A delete also
+ * publishes `onDelete`: the topics of the models whose rows it deletes or changes through their
+ * references (`cascade`, `set null`), which the build lists.
  */
-export function publishing<A, S extends Store<A> = Store<A>>(store: S, topic: string): S {
+export function publishing<A, S extends Store<A> = Store<A>>(store: S, topic: string, onDelete: readonly string[] = []): S {
   checkTopic(topic);
+  onDelete.forEach(checkTopic);
   // A proxy, not a copy: a store's other members (a scoped store's `for`, a class's own
   // methods) and its identity checks keep working; only the writes, `where` and `for` are wrapped.
   // Each method is wrapped (or bound to the store) once, not on every call: reads go through
@@ -111,14 +114,14 @@ export function publishing<A, S extends Store<A> = Store<A>>(store: S, topic: st
       case "delete":
         return async (key: unknown) => {
           const deleted = await target.delete(key);
-          if (deleted) publish(topic);
+          if (deleted) for (const changed of [topic, ...onDelete]) publish(changed);
           return deleted;
         };
       // The narrowed stores a store hands out (`where`, a scoped store's `for(owner)`) write to
       // the same table: their writes publish too.
       case "where":
       case "for":
-        return (...args: unknown[]) => publishing(value.apply(target, args) as Store<A>, topic);
+        return (...args: unknown[]) => publishing(value.apply(target, args) as Store<A>, topic, onDelete);
       default:
         return value.bind(target);
     }

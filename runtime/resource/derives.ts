@@ -13,6 +13,8 @@ import type { Actions } from "./actions.js";
 import { Form } from "./form.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
 import { readableRows } from "./read-scope.js";
+import { rowsForViewer } from "./readable.js";
+import { relationsOf } from "./relations.js";
 import { Resource } from "./resource.js";
 import type { Store } from "./store.js";
 import type { OnDelete } from "./types.js";
@@ -106,7 +108,24 @@ export interface Companion<M> {
 export function derives<M>(...args: readonly (Derivation | ModelOptions<M>)[]): Companion<M> {
   const derivations = args.filter(isDerivation);
   const options = args.find((arg): arg is ModelOptions<M> => !isDerivation(arg)) ?? {};
-  return { derivations, options, readable: (store, viewer) => readableRows(store, options, viewer, "Index") };
+  return { derivations, options, readable: (store, viewer) => readableBy(store, options, viewer) };
+}
+
+/**
+ * The companion's `readable`: the model's read rules; with `readableWith`, also the rules of the
+ * model it reads with, reached through the app's `Relations` from the store the generated table
+ * made (the one a handler's `Store<Model>` capability is).
+ */
+function readableBy<M>(store: Store<M>, options: ModelOptions<M>, viewer: string | undefined): Store<M> {
+  if (options.readableWith === undefined) return readableRows(store, options, viewer, "Index");
+  const related = relationsOf(store as Store<unknown>);
+  if (related === undefined) {
+    throw new Error(
+      `This model declares readableWith: ${JSON.stringify(options.readableWith)}, so its rows are read through the rows of the model it names: ` +
+        "pass the store the generated table supplies (a handler's `Store<Model>` capability).",
+    );
+  }
+  return rowsForViewer(related.relations, related.entry, viewer, "Index") as Store<M>;
 }
 
 function isDerivation<M>(value: Derivation | ModelOptions<M>): value is Derivation {

@@ -2,6 +2,7 @@ import { NotFound } from "../http/failure.js";
 import type { Request } from "../http/request.js";
 import type { Html } from "../html/node.js";
 import type { FieldSpec, ModelSpec } from "./model.js";
+import { countAhead, pagesCounted, type PagesCounted } from "./page-count.js";
 import { pageNumber } from "./page-number.js";
 import { ownershipOf, viewerRows } from "./readable.js";
 import { ReferenceLabels } from "./reference-view.js";
@@ -75,8 +76,11 @@ async function section(relations: Relations, referencing: Referencing, key: unkn
   const { entry, field } = referencing;
   const page = pageNumber(request.query.get(referencing.parameter), referencing.parameter);
   const readable = await viewerRows(relations, entry, request, "Index");
-  const { rows, total } = await readable.list({ offset: (page - 1) * RELATED_PAGE_SIZE, limit: RELATED_PAGE_SIZE, where: { [field.name]: key } });
-  const last = Math.max(1, Math.ceil(total / RELATED_PAGE_SIZE));
+  const offset = (page - 1) * RELATED_PAGE_SIZE;
+  const countUpTo = countAhead(offset, RELATED_PAGE_SIZE);
+  const { rows, total } = await readable.list({ offset, limit: RELATED_PAGE_SIZE, countUpTo, where: { [field.name]: key } });
+  const counted = pagesCounted(total, countUpTo, RELATED_PAGE_SIZE);
+  const last = counted.last;
   const words = wordsOf(entry.model);
   if (page > last) throw new NotFound(`There is no page ${page} of ${referencing.heading.toLowerCase()} here (?${referencing.parameter}=): there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
   const others = entry.model.fields.filter((f) => f.input === "reference" && f.name !== field.name);
@@ -86,7 +90,7 @@ async function section(relations: Relations, referencing: Referencing, key: unkn
     <section class="fw-related" id={referencing.id}>
       <h2>{referencing.heading}</h2>
       {rows.length === 0 ? <p class="fw-empty">No {referencing.heading.toLowerCase()} yet.</p> : table.render(request, rows, labels, { omit: field.name })}
-      {last > 1 ? pager(request, referencing, page, last) : null}
+      {last > 1 ? pager(request, referencing, page, counted) : null}
       {entry.actions.has("New") ? (
         <p>
           <a href={`${request.href(`${entry.model.path}/new`)}?${encodeURIComponent(field.name)}=${encodeURIComponent(String(key))}`} class="fw-new">
@@ -99,7 +103,7 @@ async function section(relations: Relations, referencing: Referencing, key: unkn
 }
 
 /** Previous and next pages of one section, keeping the rest of the query (the other sections' pages). */
-function pager(request: Request, referencing: Referencing, page: number, last: number): Html {
+function pager(request: Request, referencing: Referencing, page: number, { last, more }: PagesCounted): Html {
   const at = (n: number): string => {
     const query = new URLSearchParams([...request.query.entries()].filter(([name]) => name !== referencing.parameter));
     if (n > 1) query.set(referencing.parameter, String(n));
@@ -109,7 +113,7 @@ function pager(request: Request, referencing: Referencing, page: number, last: n
   return (
     <nav class="fw-pager" aria-label={`Pages of ${referencing.heading.toLowerCase()}`}>
       {page > 1 ? <a href={at(page - 1)} rel="prev">Previous</a> : null}
-      <span>Page {page} of {last}</span>
+      <span>Page {page} of {last}{more ? " or more" : ""}</span>
       {page < last ? <a href={at(page + 1)} rel="next">Next</a> : null}
     </nav>
   );

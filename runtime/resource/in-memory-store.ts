@@ -1,6 +1,7 @@
 import type { FieldSpec } from "./model.js";
 import { sortedRows } from "./order.js";
 import { checkQuery, queryFields, queryMatches, type QueryFields } from "./query-match.js";
+import { cappedTotal } from "./page-count.js";
 import type { ListPage, Page } from "./query.js";
 import type { Draft, Store } from "./store.js";
 
@@ -42,7 +43,7 @@ export class InMemoryStore<A> implements Store<A> {
     if (this.fields !== undefined) checkQuery(page, this.fields);
     const kept = page.where === undefined && page.search === undefined ? [...this.rows.values()] : [...this.rows.values()].filter((row) => queryMatches(row, page));
     const all = sortedRows(kept, page.order);
-    return { rows: all.slice(page.offset, page.offset + page.limit).map(copy), total: all.length };
+    return { rows: all.slice(page.offset, page.offset + page.limit).map(copy), total: cappedTotal(all.length, page) };
   }
 
   async get(key: unknown): Promise<A | undefined> {

@@ -54,7 +54,8 @@ export class Picker {
     const target = this.target(field);
     if (target === undefined) return undefined;
     const readable = await this.readable(request, target);
-    const { rows, total } = await readable.list({ offset: 0, limit: PICKER_LIMIT, ...byLabel(target) });
+    // Counted one past the limit: all that decides is whether there are more (a select) or not (a search).
+    const { rows, total } = await readable.list({ offset: 0, limit: PICKER_LIMIT, countUpTo: PICKER_LIMIT + 1, ...byLabel(target) });
     if (total <= PICKER_LIMIT) return { mode: "select", options: rows.map((row) => choiceOf(target, row)) };
     const key = value === undefined ? undefined : keyText(value);
     const row = key === undefined ? undefined : await readable.get(key);
@@ -89,7 +90,7 @@ export class Picker {
     const label = labelField(target.model);
     const typed = text.trim();
     if (label === undefined || typed === "") return { problem: noSuch(field, target) };
-    const { rows, total } = await readable.list({ offset: 0, limit: PICKER_LIMIT, search: { field: label.name, prefix: typed }, ...byLabel(target) });
+    const { rows, total } = await readable.list({ offset: 0, limit: PICKER_LIMIT, countUpTo: PICKER_LIMIT + 1, search: { field: label.name, prefix: typed }, ...byLabel(target) });
     const whole = rows.filter((row) => fold(String((row as Record<string, unknown>)[label.name] ?? "").trim()) === fold(typed));
     const only = total === 1 ? rows[0] : whole.length === 1 ? whole[0] : undefined;
     if (only !== undefined) return { key: choiceOf(target, only).key };

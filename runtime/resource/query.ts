@@ -37,9 +37,16 @@ export interface ListPage<A = unknown> {
   readonly where?: Where<A>;
   /** Only rows whose `field` starts with `prefix`, ignoring case (the picker of a reference). */
   readonly search?: Search;
+  /**
+   * How far the caller needs `total` counted (a whole number from 1): a store may stop counting
+   * there and answer `total: countUpTo` when at least that many rows match, so a page of a big
+   * table does not read every matching row to count them (the derived Index counts 20 pages
+   * ahead of the one it shows). Absent, `total` is exact; a store may always answer exactly.
+   */
+  readonly countUpTo?: number;
 }
 
-/** One page of rows, and how many there are in all. */
+/** One page of rows, and how many there are in all (with `countUpTo`, at most that many: see `ListPage`). */
 export interface Page<A> {
   readonly rows: readonly A[];
   readonly total: number;

@@ -9,6 +9,7 @@ import { labelOf, unnamed } from "./labels.js";
 import type { ModelSpec } from "./model.js";
 import type { ModelPages } from "./model-pages.js";
 import { HEADING_LENGTH } from "./one-line.js";
+import { countAhead, pagesCounted, type PagesCounted } from "./page-count.js";
 import { pageNumber } from "./page-number.js";
 import { keyText } from "./picker.js";
 import type { Order, Where } from "./query.js";
@@ -35,13 +36,18 @@ export class ReadPages<A> {
     const readable = await this.pages.reading(request, "Index");
     // Checked against the model's fields above (its reference fields), so the cast holds.
     const where = Object.fromEntries(query.filters.map(([field, key]) => [field.name, key])) as Where<A>;
+    const offset = (page - 1) * PAGE_SIZE;
+    // Counted only 20 pages ahead: a page of a big table reads its rows, not the whole table.
+    const countUpTo = countAhead(offset, PAGE_SIZE);
     const { rows, total } = await readable.list({
-      offset: (page - 1) * PAGE_SIZE,
+      offset,
       limit: PAGE_SIZE,
+      countUpTo,
       ...(query.order === undefined ? {} : { order: query.order }),
       ...(query.filters.length === 0 ? {} : { where }),
     });
-    const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
+    const counted = pagesCounted(total, countUpTo, PAGE_SIZE);
+    const last = counted.last;
     // Past the last page there is nothing to show; "No posts yet." would be untrue.
     if (page > last) throw new NotFound(`There is no page ${page} of ${words.many.toLowerCase()}: there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
     // The filters' rows are labelled with the page's (one query per model either way).
@@ -54,7 +60,7 @@ export class ReadPages<A> {
         <h1>{heading}</h1>
         {actions.has("New") ? <p><a href={`${request.href(`${model.path}/new`)}${preset === "" ? "" : `?${preset}`}`} class="fw-new">New {words.lower}</a></p> : null}
         {rows.length === 0 ? <p class="fw-empty">No {words.many.toLowerCase()} yet.</p> : this.pages.table.render(request, rows, labels, { sorting: { order: query.order, at: (order) => this.indexAt(request, { ...query, order }) } })}
-        {last > 1 ? this.pager(request, page, last, query) : null}
+        {last > 1 ? this.pager(request, page, counted, query) : null}
       </>,
     );
   }
@@ -197,11 +203,12 @@ export class ReadPages<A> {
     return parts.length === 0 ? path : `${path}?${parts.join("&")}`;
   }
 
-  private pager(request: Request, page: number, last: number, query: IndexQuery): Html {
+  /** Previous and next, and where the page is: "Page 3 of 7", or "Page 3 of 23 or more" past what was counted. */
+  private pager(request: Request, page: number, { last, more }: PagesCounted, query: IndexQuery): Html {
     return (
       <nav class="fw-pager" aria-label="Pages">
         {page > 1 ? <a href={this.indexAt(request, query, page - 1)} rel="prev">Previous</a> : null}
-        <span>Page {page} of {last}</span>
+        <span>Page {page} of {last}{more ? " or more" : ""}</span>
         {page < last ? <a href={this.indexAt(request, query, page + 1)} rel="next">Next</a> : null}
       </nav>
     );

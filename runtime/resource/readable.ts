@@ -2,6 +2,7 @@ import type { Request } from "../http/request.js";
 import type { Action } from "./actions.js";
 import { Ownership } from "./ownership.js";
 import type { RelatedModel, Relations } from "./relations.js";
+import { readableRows } from "./read-scope.js";
 import { narrowed } from "./row-filter.js";
 import { ScopedStore } from "./scoped-store.js";
 import type { Store } from "./store.js";
@@ -47,13 +48,23 @@ function rowsVia(relations: Relations, entry: RelatedModel, request: Request, ro
   return rows;
 }
 
-async function work(relations: Relations, entry: RelatedModel, request: Request, role: Action, chain: readonly string[]): Promise<Store<unknown>> {
-  // Another model's page ran its own guard, not this model's: who is looking is asked of this
-  // model's declaration (as its own guard would), so its owner reads their rows from anywhere.
-  const identified = request.currentUser !== undefined || entry.owned === undefined ? request : await entry.owned.identify(request);
-  const own = await ownershipOf(entry).reading(identified, role);
+/**
+ * What `viewer` (a user key, or undefined for nobody) may read of `entry` on `role`, worked out
+ * without a request: the companion's `readable` for handlers. The same rules as `viewerRows`,
+ * `readableWith` included, from a viewer already known (no `identify`).
+ */
+export function rowsForViewer(relations: Relations, entry: RelatedModel, viewer: string | undefined, role: Action, chain: readonly string[] = []): Store<unknown> {
+  const own = readableRows(entry.store, { owned: entry.owned, publicWhen: entry.publicWhen }, viewer, role);
   const via = entry.model.readableWith;
   if (via === undefined) return own;
+  const target = readableTarget(relations, entry, via, chain);
+  const readable = rowsForViewer(relations, target, viewer, "Show", [...chain, entry.model.name]);
+  const base = own instanceof ScopedStore ? (own as ScopedStore<unknown>).whole : own;
+  return narrowed(base, { anyOf: [{ field: via, in: { rows: readable, key: target.model.key } }] });
+}
+
+/** The model a `readableWith` reference points at; throws naming the mistake (the build checks both first). */
+function readableTarget(relations: Relations, entry: RelatedModel, via: string, chain: readonly string[]): RelatedModel {
   const reference = entry.model.fields.find((field) => field.name === via)?.reference;
   const target = reference === undefined ? undefined : relations.model(reference.model);
   if (target === undefined) {
@@ -66,7 +77,18 @@ async function work(relations: Relations, entry: RelatedModel, request: Request,
   if (path.includes(target.model.name)) {
     throw new Error(`The readableWith declarations make a circle (${[...path, target.model.name].join(" → ")}): a row cannot be readable only through itself; drop readableWith from one of these models.`);
   }
-  const readable = await rowsVia(relations, target, request, "Show", path);
+  return target;
+}
+
+async function work(relations: Relations, entry: RelatedModel, request: Request, role: Action, chain: readonly string[]): Promise<Store<unknown>> {
+  // Another model's page ran its own guard, not this model's: who is looking is asked of this
+  // model's declaration (as its own guard would), so its owner reads their rows from anywhere.
+  const identified = request.currentUser !== undefined || entry.owned === undefined ? request : await entry.owned.identify(request);
+  const own = await ownershipOf(entry).reading(identified, role);
+  const via = entry.model.readableWith;
+  if (via === undefined) return own;
+  const target = readableTarget(relations, entry, via, chain);
+  const readable = await rowsVia(relations, target, request, "Show", [...chain, entry.model.name]);
   // Read through the whole table under an owned model's scope: its ScopedStore keeps owners on
   // writes but cannot filter itself, and these rows are only read.
   const base = own instanceof ScopedStore ? (own as ScopedStore<unknown>).whole : own;

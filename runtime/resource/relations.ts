@@ -14,6 +14,14 @@ export interface RelatedModel {
   readonly publicWhen?: string | undefined;
 }
 
+/** The models' stores as the generated table registered them: what a companion's `readable` reaches the other models through. */
+const registered = new WeakMap<Store<unknown>, { readonly relations: Relations; readonly entry: RelatedModel }>();
+
+/** The app's `Relations` and the model whose store `store` is, when a table registered it (the store a handler's `Store<Model>` capability is). */
+export function relationsOf(store: Store<unknown>): { readonly relations: Relations; readonly entry: RelatedModel } | undefined {
+  return registered.get(store);
+}
+
 /**
  * Every derived model of one app, so that one model's pages reach the rows of the models it
  * references (labels, pickers, checks) and of those that reference it (Show's lists). The
@@ -26,6 +34,7 @@ export class Relations {
   register(entry: RelatedModel): void {
     if (this.#models.has(entry.model.name)) throw new Error(`Relations: the model ${entry.model.name} is registered twice; each model's routes are built once per table.`);
     this.#models.set(entry.model.name, entry);
+    registered.set(entry.store, { relations: this, entry });
   }
 
   /** The model named `name`, when the app derives it. */

@@ -1,4 +1,5 @@
 import { sortedRows } from "./order.js";
+import { cappedTotal } from "./page-count.js";
 import type { KeysOf, ListPage, Page, RowFilter } from "./query.js";
 import type { Draft, Store } from "./store.js";
 
@@ -73,7 +74,7 @@ class ScannedRows<A> implements Store<A> {
     const query = { ...(page.where === undefined ? {} : { where: page.where }), ...(page.search === undefined ? {} : { search: page.search }) };
     const filter = await readFilter(this.filter);
     const rows = sortedRows((await allRows(this.store, query)).filter((row) => matchesRead(row, filter)), page.order);
-    return { rows: rows.slice(page.offset, page.offset + page.limit), total: rows.length };
+    return { rows: rows.slice(page.offset, page.offset + page.limit), total: cappedTotal(rows.length, page) };
   }
 
   async get(key: unknown): Promise<A | undefined> {

@@ -23,6 +23,8 @@ export interface Store<A> {
    * (absent values last, ties in key order). The derived Index sorts by a column with it.
    * With `where`, only the rows whose fields equal its values (a list: one of them), counted
    * in `total` the same way; with `search`, only rows whose text field starts with the prefix.
+   * With `countUpTo`, `total` may stop there (fw's stores stop: a page of a big table need not
+   * read every matching row to count it); a store that counts exactly is right too.
    */
   list(page: ListPage<A>): Promise<Page<A>>;
   get(key: unknown): Promise<A | undefined>;

@@ -1,11 +1,9 @@
 import type { tags } from "typia";
 
-/**
- * A model's key (spec 2.3: `Id[T]`): a positive integer the store assigns. `T` names the model
- * the key belongs to; the transformer reads it to find a model's key field (`Id<Post>` on Post)
- * and an owner field (`Id<User>`). It is carried in a typia tag so typia validates and decodes
- * keys as uint32 (path segments, forms).
- */
+// Spec 2.3's `Id[T]`. The transformer reads `T` to find a model's key field (`Id<Post>` on Post)
+// and an owner field (`Id<User>`); the typia tag has typia validate and decode keys as uint32
+// (path segments, forms). The doc comment below is what an API's OpenAPI document shows.
+/** A row's key: a whole number (0 to 4294967295) the store assigns. */
 export type Id<T> = number & tags.Type<"uint32"> & tags.TagBase<{ target: "number"; kind: "fw.id"; value: undefined; model?: T }>;
 
 /** A string edited in a `<textarea>` rather than an `<input>` (long text). */

@@ -8,6 +8,7 @@ import type { ParamDecoders } from "./from-path.js";
 import type { WsListener } from "./ws-listener.js";
 import { BootError } from "./boot-error.js";
 import { isFwEndpoint } from "./fw-endpoint.js";
+import type { ApiDescription } from "./api-description.js";
 
 /**
  * A browser route's handler (spec 2.4). `P` is the params type the handler reads; dispatch has
@@ -45,6 +46,24 @@ export interface HttpRoute {
   readonly role?: string;
   /** The prefix `Route.under` put the route under ("/admin"): the handler's `request.mount`. */
   readonly mount?: string;
+  /**
+   * Writes the handler's `Json(value)` answers: typia's typed stringify of the answer type the
+   * handler's return type says (`json.createAssertStringify<T>()`, written by the build), which
+   * checks the value and writes only `T`'s properties. Without one, `JSON.stringify`.
+   */
+  readonly stringify?: (value: unknown) => string;
+  /** Where the app's OpenAPI description of this route is (written by the build; API routes). */
+  readonly described?: Described;
+}
+
+/**
+ * How a generated API route finds its OpenAPI description: its operation's key in the app's
+ * generated description (`"GET /api/posts/:id"`), and a loader of that module, imported only
+ * when the document is asked for (`<app> openapi`, `/fw/openapi.json` in dev).
+ */
+export interface Described {
+  readonly operation: string;
+  readonly load: () => Promise<ApiDescription>;
 }
 
 export interface WsRoute {
@@ -83,6 +102,10 @@ export interface HttpRouteInit {
   readonly source?: string;
   readonly guard?: string;
   readonly submits?: { readonly method: Method; readonly path: string };
+  /** See `HttpRoute.stringify`. */
+  readonly stringify?: (value: unknown) => string;
+  /** See `HttpRoute.described`. */
+  readonly described?: Described;
 }
 
 export interface ApiRouteInit extends Omit<HttpRouteInit, "handler"> {
@@ -117,6 +140,8 @@ function http(init: HttpRouteInit): HttpRoute {
     source: sourceOf(init.handler, init.source),
     ...(init.guard === undefined ? {} : { guard: init.guard }),
     ...(init.submits === undefined ? {} : { submits: init.submits }),
+    ...(init.stringify === undefined ? {} : { stringify: init.stringify }),
+    ...(init.described === undefined ? {} : { described: init.described }),
   };
 }
 

@@ -42,6 +42,13 @@ export interface DevHook {
   standIn?(): DevStandIn | undefined;
   /** Tells every open page to reload (the stand-in went away: a Sync in another tab). */
   reloadPages?(): void;
+  /**
+   * Under `fw dev` only: asks the supervisor to hold the embedded database in `directory` open
+   * across the app's restarts and serve it (with `holdPglite` of `module`, a file URL of the
+   * app's fw/db), so a restart connects to it instead of reopening it. Resolves once it is
+   * served (opening the directory then reaches it); rejects with the supervisor's reason.
+   */
+  holdDatabase?(directory: string, module: string): Promise<void>;
 }
 
 /**

@@ -7,6 +7,7 @@ import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
 import { originForm, splitPath } from "../http/path.js";
 import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, LAZY_ADDRESS, Request, textOf } from "../http/request.js";
 import { flatHeaders, type Body, type Response } from "../http/response.js";
+import { jsonText } from "../http/json.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
 import { arrivedSession, sessionChanged, type SessionCodec } from "../http/session-codec.js";
 import { decodeParams } from "../routing/from-path.js";
@@ -60,7 +61,15 @@ export interface DispatchOptions {
   readonly pageHeaders: readonly string[];
   /** The `Strict-Transport-Security` value every answer to a secure request carries; undefined sends none (dev, or turned off). */
   readonly hsts?: string;
+  /**
+   * The app's OpenAPI document as text, served at `/fw/openapi.json` (in dev, or where the app
+   * asks: `openapi.serve`); undefined serves none.
+   */
+  readonly openApi?: () => Promise<string>;
 }
+
+/** Where the OpenAPI document is served (under `/fw`, fw's own prefix: no app route can be there). */
+export const OPENAPI_PATH = "/fw/openapi.json";
 
 const HTML_TYPE = "text/html; charset=utf-8";
 
@@ -164,6 +173,8 @@ export class Dispatcher {
     // Before the allowed-hosts check: a load balancer asking by address still gets its answer.
     if (path === "/fw/health" && (method === "GET" || method === "HEAD")) return health();
     this.refuseUnknownHost(incoming);
+    const openApi = this.options.openApi;
+    if (openApi !== undefined && path === OPENAPI_PATH && (method === "GET" || method === "HEAD")) return openApi().then(openApiAnswer);
     const standIn = this.options.hook?.standIn?.();
     const lookup = standIn === undefined ? this.options.matcher.lookupPath(method, path) : this.standInLookup(standIn, method, path);
     if (lookup.type === "none") {
@@ -249,9 +260,10 @@ export class Dispatcher {
   private api(found: Found, sent: Sent): Maybe<Answer> {
     sent.params = decodeParams(found.params, found.route.params);
     const adapted = adaptedApiHandler(found.route.handler);
-    if (adapted !== undefined) return this.answered(this.inTime(adapted(apiRequestOf(sent))), sent);
+    const stringify = found.route.stringify;
+    if (adapted !== undefined) return this.answered(this.inTime(adapted(apiRequestOf(sent))), sent, stringify);
     const request = new Request(sent);
-    return this.answered(this.inTime(found.route.handler(request)), request);
+    return this.answered(this.inTime(found.route.handler(request)), request, stringify);
   }
 
   /**
@@ -270,8 +282,8 @@ export class Dispatcher {
   }
 
   /** The answer to a handler's response, now or once it settles. */
-  private answered(response: Maybe<Response>, layoutRequest: Request<unknown> | Sent): Maybe<Answer> {
-    return then(response, (done) => this.toAnswer(done, layoutRequest));
+  private answered(response: Maybe<Response>, layoutRequest: Request<unknown> | Sent, stringify: Stringify | undefined): Maybe<Answer> {
+    return then(response, (done) => this.toAnswer(done, layoutRequest, stringify));
   }
 
   /**
@@ -289,7 +301,7 @@ export class Dispatcher {
     const session = token === undefined ? withReserved(arrived, CSRF_ENTRY, mintToken()) : arrived;
     const request = session === arrived ? asArrived : copyRequest(asArrived, { session });
     return then(this.inTime(found.route.handler(request)), (response) =>
-      then(this.toAnswer(response, asArrived), (answer) => {
+      then(this.toAnswer(response, asArrived, found.route.stringify), (answer) => {
         const cookie = this.outgoingCookie(response.session ?? session, session, arrived, hadCookie, sent);
         // A page read with a session (one that verified, or one this answer sets) is this visitor's
         // alone: no cache, shared or the browser's back/forward store, keeps it.
@@ -332,17 +344,20 @@ export class Dispatcher {
     return writeSession(arrived, arrived, { codec: this.options.codec, secure: exchange.secure, hadCookie: true, now: Date.now() }).cookie;
   }
 
-  private toAnswer(response: Response, layoutRequest: Request<unknown> | Sent): Maybe<Answer> {
+  private toAnswer(response: Response, layoutRequest: Request<unknown> | Sent, stringify: Stringify | undefined): Maybe<Answer> {
     const headers = flatHeaders(response.headers, this.options.pageHeaders);
-    return then(this.bodyText(response.body, layoutRequest), (body): Answer => ({ status: response.status, headers, body }));
+    return then(this.bodyText(response.body, layoutRequest, stringify), (body): Answer => ({ status: response.status, headers, body }));
   }
 
-  private bodyText(body: Body, layoutRequest: Request<unknown> | Sent): Maybe<string | Uint8Array> {
+  private bodyText(body: Body, layoutRequest: Request<unknown> | Sent, stringify: Stringify | undefined): Maybe<string | Uint8Array> {
     switch (body.type) {
       case "empty":
         return "";
       case "text":
         return body.text;
+      case "json":
+        // A value that does not fit the typed stringify's type throws typia's TypeGuardError: a 500.
+        return jsonText(body.value, stringify);
       case "bytes":
         return body.bytes;
       case "html":
@@ -397,6 +412,9 @@ export class Dispatcher {
     return plainAnswer(500);
   }
 }
+
+/** A route's typed JSON writer (`HttpRoute.stringify`). */
+type Stringify = (value: unknown) => string;
 
 /** A value now, or later: dispatch stays synchronous until something really is asynchronous. */
 export type Maybe<T> = T | Promise<T>;
@@ -553,6 +571,10 @@ function withCookie(answer: Answer, cookie: string | undefined): Answer {
 
 function notFound(): never {
   throw new NotFound();
+}
+
+function openApiAnswer(text: string): Answer {
+  return { status: 200, headers: ["content-type", "application/json; charset=utf-8", "cache-control", "no-store", "x-content-type-options", "nosniff"], body: text };
 }
 
 function health(): Answer {

@@ -1,3 +1,5 @@
+import { createClient, type ClientOptions } from "../client/client.js";
+import type { ApiClient } from "../client/types.js";
 import { CookieJar } from "./cookie-jar.js";
 import { describeRefusal, formsOf, pickForm, problemDetailOf, refusalOf, type PageForm, type Refusal } from "./forms.js";
 
@@ -75,6 +77,16 @@ export class TestClient {
   follow(response: TestResponse): Promise<TestResponse> {
     if (response.location === undefined) throw new Error(`fw/testing: ${response.path} answered ${response.status}, not a redirect`);
     return this.get(response.location);
+  }
+
+  /**
+   * The app's JSON API as fw/client calls it, typed by its generated `Api`
+   * (`import { answers, type Api } from "../.fw/api.js"` in `src/tests/`): `client.api<Api>({ answers }).get("/api/posts/:id", { id: 7 })`.
+   * A wrong path, parameter or body is a type error; a refusal or an answer of another type
+   * rejects with fw/client's `ApiError`. API routes read no cookie: this client's are not sent.
+   */
+  api<A>(options: ClientOptions<A> = {}): ApiClient<A> {
+    return createClient<A>(this.url, options);
   }
 
   /** Signs up through fw/auth's form (`/signup`); fw/auth answers 303 to the login page. */

@@ -4,7 +4,11 @@ export interface PageForm {
   readonly action: string;
   /** `get` or `post` (`_method` rides in `fields` for the others). */
   readonly method: "get" | "post";
-  /** The form's hidden inputs by name (`_csrf`, `_method`, `next`, …) and its other inputs' `value`s. */
+  /**
+   * What the form sends as it stands, by name: its hidden inputs (`_csrf`, `_method`, `next`, …),
+   * its other inputs' `value`s, its textareas' text and each select's chosen option (the one
+   * marked `selected`, else the first, as a browser sends it).
+   */
   readonly fields: Readonly<Record<string, string>>;
   /** The names of every field the form has (inputs of any type but buttons, textareas, selects): what it can be filled in with. */
   readonly names: readonly string[];
@@ -13,12 +17,14 @@ export interface PageForm {
 const FORM = /<form\b([^>]*)>([\s\S]*?)<\/form>/gi;
 const INPUT = /<input\b([^>]*?)\/?>/gi;
 const TEXTAREA = /<textarea\b([^>]*)>([\s\S]*?)<\/textarea>/gi;
-const SELECT = /<select\b([^>]*)>/gi;
+const SELECT = /<select\b([^>]*)>([\s\S]*?)<\/select>/gi;
+const OPTION = /<option\b([^>]*)>([\s\S]*?)<\/option>/gi;
 
 /**
  * The forms of an HTML page, in document order. A light reader for fw's own markup (the renderer
- * quotes every attribute with `"`), not a general HTML parser: it reads `action`, `method`, and
- * the `name`/`value` of inputs (checkboxes only when `checked`) and textareas.
+ * quotes every attribute with `"` and closes every option), not a general HTML parser: it reads
+ * `action`, `method`, the `name`/`value` of inputs (checkboxes only when `checked`), textareas,
+ * and the option a select would send.
  */
 export function formsOf(html: string, pagePath: string): PageForm[] {
   const forms: PageForm[] = [];
@@ -40,9 +46,12 @@ export function formsOf(html: string, pagePath: string): PageForm[] {
       const name = attribute(textarea, "name");
       if (name !== undefined) (fields[name] = unescapeHtml(text)), names.add(name);
     }
-    for (const [, select = ""] of body.matchAll(SELECT)) {
+    for (const [, select = "", options = ""] of body.matchAll(SELECT)) {
       const name = attribute(select, "name");
-      if (name !== undefined) names.add(name);
+      if (name === undefined) continue;
+      names.add(name);
+      const chosen = chosenOption(options, flagged(select, "multiple"));
+      if (chosen !== undefined) fields[name] = chosen;
     }
     forms.push({ action: new URL(action ?? pagePath, `http://page${pagePath}`).pathname + (action?.includes("?") === true ? `?${action.split("?")[1]}` : ""), method, fields, names: [...names] });
   }
@@ -129,6 +138,28 @@ function textOfId(html: string, id: string): string | undefined {
   const quoted = markupOf(id).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const found = new RegExp(`<([A-Za-z][A-Za-z0-9-]*)\\b[^>]*\\sid="${quoted}"[^>]*>([\\s\\S]*?)<\\/\\1>`, "i").exec(html);
   return found === null ? undefined : plainText(found[2] ?? "");
+}
+
+/**
+ * The value a select sends: its option marked `selected` (the last one, as a browser keeps it),
+ * else the first option that is not disabled (a select without `multiple` always sends one);
+ * nothing for an empty select, or a `multiple` one with none selected. An option without `value`
+ * sends its text.
+ */
+function chosenOption(options: string, multiple: boolean): string | undefined {
+  const all = [...options.matchAll(OPTION)].map(([, attributes = "", text = ""]) => ({
+    value: attribute(attributes, "value") ?? plainText(text),
+    selected: flagged(attributes, "selected"),
+    disabled: flagged(attributes, "disabled"),
+  }));
+  const selected = all.filter((option) => option.selected);
+  if (multiple) return selected[0]?.value;
+  return (selected[selected.length - 1] ?? all.find((option) => !option.disabled))?.value;
+}
+
+/** Whether a tag's attributes hold the boolean attribute `name` (outside any quoted value). */
+function flagged(attributes: string, name: string): boolean {
+  return new RegExp(`\\s${name}(?=[\\s=/>]|$)`, "i").test(` ${attributes.replace(/"[^"]*"/g, '""')}`);
 }
 
 function plainText(markup: string): string {

@@ -7,7 +7,7 @@ import { arrivedSession, type SessionCodec } from "../http/session-codec.js";
 import type { Matcher } from "../routing/matcher.js";
 import type { WsRoute } from "../routing/route.js";
 import type { Identify } from "../routing/route-table.js";
-import { isSecure } from "../http/secure.js";
+import { clientAddress, isSecure } from "../http/secure.js";
 import type { OriginPolicy } from "./origin.js";
 
 /** What a handshake is checked against. */
@@ -46,7 +46,18 @@ export async function admit(incoming: IncomingMessage, rules: HandshakeRules): P
   checkOrigin(headers, secure, rules.origins);
   // Read like a browser route's cookie (one session cookie, else empty); nothing is written back.
   const { session } = arrivedSession(headers.get("cookie"), rules.codec, Date.now(), secure);
-  const sent = new Request({ method: "GET", path, params: found.params, query, headers, session, secure, ...(found.route.mount === undefined ? {} : { mount: found.route.mount }) });
+  const address = clientAddress(incoming, rules.trustProxy);
+  const sent = new Request({
+    method: "GET",
+    path,
+    params: found.params,
+    query,
+    headers,
+    session,
+    secure,
+    ...(address === undefined ? {} : { clientAddress: address }),
+    ...(found.route.mount === undefined ? {} : { mount: found.route.mount }),
+  });
   const request = await rules.identify(sent);
   if (found.route.requiresUser === true && request.currentUser === undefined) {
     throw new Forbidden("This socket needs a signed-in user: sign in, then connect again.");

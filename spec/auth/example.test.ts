@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleExample, type ExampleBundle } from "../support/bundle.js";
 import { bootExample, exampleDatabase } from "../support/example.js";
+import { queryLog, type QueryLog } from "../support/pg-query-log.js";
 import { TEST_SECRET } from "../support/serve.js";
 import { connect, refusal } from "../support/ws-client.js";
 import { Browser, freshEmail, PASSWORD } from "./client.js";
@@ -22,16 +23,21 @@ describe.each(builds)("The example $build uses fw/auth: posts owned by their aut
   let main: string;
   let app: ReturnType<typeof bootExample>;
   let url: string;
+  /** On PostgreSQL, every statement the example sends (through a counting proxy); undefined on PGlite, which has no wire. */
+  let log: QueryLog | undefined;
 
   beforeAll(async () => {
     main = await entry();
-    app = bootExample([], { FW_SECRET: TEST_SECRET }, { main });
+    const database = exampleDatabase();
+    log = database.engine === "postgres" ? await queryLog(database.url) : undefined;
+    app = bootExample([], { FW_SECRET: TEST_SECRET }, { main, database: log === undefined ? database : { ...database, url: log.url } });
     url = await app.url;
   });
 
   afterAll(async () => {
     app.child.kill("SIGTERM");
     await app.exited;
+    await log?.close();
   });
 
   async function member(name: string): Promise<{ browser: Browser; email: string }> {
@@ -90,6 +96,39 @@ describe.each(builds)("The example $build uses fw/auth: posts owned by their aut
       expect(page.html, path).toContain('<a href="/login">Sign in</a>');
     }
     expect((await copy.get("/posts/new")).status).toBe(303);
+  });
+
+  it("a guarded page sends one query to the users store: the guard's session check and the layout's userOf share one statement (issue 30, item 7)", async (context) => {
+    if (log === undefined) return context.skip("the example runs on PGlite here: its queries cross no wire to count");
+    const statements = log.statements;
+    const { browser } = await member("one-query");
+    for (const path of ["/posts/new", "/chat", "/notes", "/"]) {
+      const before = statements.length;
+      const page = await browser.get(path);
+      expect(page.status, path).toBe(200);
+      const users = statements.slice(before).filter((sql) => /"users(_revoked_sessions)?"/.test(sql));
+      expect(users, path).toEqual([expect.stringMatching(/^SELECT .* FROM "users" WHERE "id" = \$1 AND NOT EXISTS \(SELECT 1 FROM "users_revoked_sessions"/)]);
+    }
+  });
+
+  it("anonymous live /posts pages share one read of the posts per write, however many are open (issue 30, item 6)", async (context) => {
+    if (log === undefined) return context.skip("the example runs on PGlite here: its queries cross no wire to count");
+    const statements = log.statements;
+    // Twelve visitors, each with a session of their own (a CSRF token apart), nobody signed in: one view.
+    const visitors = Array.from({ length: 12 }, () => new Browser(url));
+    for (const visitor of visitors) await visitor.get("/posts");
+    const sockets = await Promise.all(visitors.map((visitor) => connect(url, `/fw/live/posts.Index?path=${encodeURIComponent("/posts")}`, { headers: { cookie: visitor.cookie as string } })));
+    await Promise.all(sockets.map((socket) => socket.next()));
+    const author = await member("shared-read");
+    await author.browser.get("/posts/new");
+    for (const round of [1, 2]) {
+      const before = statements.length;
+      expect((await author.browser.post("/posts", { ...post, title: `Shared read ${round}` })).status).toBe(303);
+      for (const socket of sockets) expect(await socket.next()).toContain(`Shared read ${round}`);
+      const reads = statements.slice(before).filter((sql) => /^SELECT .* FROM "posts"/.test(sql));
+      expect(reads, `round ${round}`).toHaveLength(1);
+    }
+    for (const socket of sockets) socket.socket.close();
   });
 
   it("a signed-out visit to /posts/new lands on login and returns after it", async () => {

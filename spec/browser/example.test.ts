@@ -121,10 +121,32 @@ describe.skipIf(CHROMIUM === undefined)("The example in a real browser (headless
     expect(await bob.locator("form.fw-form").count()).toBe(0);
   });
 
+  it("the other user comments from the post's page: 'Add a comment' opens the form with the post chosen, and the comment, once written, is listed on the post's page", async () => {
+    expect(await visit(bob, postPath)).toBe(200);
+    expect(await bob.textContent("#comments h2")).toBe("Comments");
+    expect(await bob.textContent("#comments .fw-empty")).toBe("No comments yet.");
+    expect(await submit(bob, "#comments a.fw-new")).toBe(200);
+    expect(path(bob)).toBe(`/comments/new?post=${postPath.slice("/posts/".length)}`);
+    expect(await bob.inputValue("#comment-post")).toBe(postPath.slice("/posts/".length));
+    expect(await bob.locator("#comment-post option:checked").textContent()).toBe("First light, revised");
+    await bob.fill("#comment-body", "Lovely light, <i>truly</i>.");
+    expect(await submit(bob, "form.fw-form button[type=submit]")).toBe(200);
+    expect(path(bob)).toMatch(/^\/comments\/\d+$/);
+    expect(await bob.textContent(".flash")).toBe("Comment created.");
+    // The comment's page links its post by title: back there, the comment is listed (as text, never markup).
+    expect(await submit(bob, `.fw-show a[href="${postPath}"]`)).toBe(200);
+    expect(path(bob)).toBe(postPath);
+    expect(await bob.locator("#comments tbody tr").count()).toBe(1);
+    expect(await bob.locator("#comments tbody td").first().textContent()).toBe("Lovely light, <i>truly</i>.");
+    expect(await bob.locator("#comments i").count()).toBe(0);
+    await shot(bob, "post-with-comment");
+  });
+
   it("deletes the post after a confirm page (POST with _method=DELETE): back on the index with a flash, the post gone", async () => {
     await visit(alice, postPath);
     expect(await submit(alice, "a.fw-destroy")).toBe(200);
     expect(path(alice)).toBe(`${postPath}/delete`);
+    expect(await alice.textContent(".fw-cascade")).toBe("Its 1 comment will be deleted too.");
     expect(await submit(alice, "form.fw-destroy button[type=submit]")).toBe(200);
     expect(path(alice)).toBe("/posts");
     expect(await alice.textContent(".flash")).toMatch(/deleted/i);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -234,6 +234,30 @@ onEveryEngine((engine) => {
       const found = await applied([POSTS, commentsWith(postId({ table: "posts", column: "id" }))]);
       expect(found.changes.map((c) => `${c.kind} ${c.column}`)).toEqual(["add index post_id"]);
       expect(found.changes[0]?.summary).toBe("adds the index comments_post_id_idx on the reference post_id (pages list by it)");
+    });
+
+    it("issue 30: a table's plain indexes (a read scope's field and the key) are created with it, added when missing, and one made by hand that starts with the same columns counts", async () => {
+      const published: ColumnSpec = { field: "published", column: "published", type: "boolean", nullable: false };
+      const scoped: TableSpec = { ...withColumns(title, published), indexes: [["published", "id"]] };
+      const made = await applied([scoped]);
+      expect(made.sql).toContain(`CREATE INDEX "posts_published_id_idx" ON "posts" ("published", "id");`);
+      await db().script("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
+      await db().script(createTableSql(withColumns(title, published)));
+      const added = await applied([scoped]);
+      expect(added.changes.map((c) => `${c.kind} ${c.column}`)).toEqual(["add index published"]);
+      expect(added.changes[0]?.summary).toBe("adds the index posts_published_id_idx on (published, id) (pages list by it)");
+      await db().script(`DROP INDEX "posts_published_id_idx"; CREATE INDEX by_hand ON posts (published, id, title);`);
+      expect((await drift([scoped])).changes).toEqual([]);
+    });
+
+    it("issue 30: the example's migrations describe its models' tables, the index of Post's read scope (published, id) included: no drift", async () => {
+      // The tables the build derived for the example (npm run build generates example/src/.fw/routes.ts).
+      const routes = readFileSync("example/src/.fw/routes.ts", "utf8");
+      const tables = [...routes.matchAll(/^const table\d+: TableSpec = (\{.*\});$/gm)].map((match) => JSON.parse(match[1] as string) as TableSpec);
+      expect(tables.find((table) => table.name === "posts")?.indexes).toEqual([["published", "id"]]);
+      const migrations = readdirSync("example/db/migrations").filter((name) => name.endsWith(".sql")).sort();
+      for (const name of migrations) await db().transaction((tx) => tx.script(readFileSync(join("example/db/migrations", name), "utf8")));
+      expect((await drift(tables)).changes.map((change) => change.summary)).toEqual([]);
     });
 
     it("uniques: refused while rows share values (naming the column and how many), added once they do not; composite; one the model drops is dropped; a unique index made by hand counts and stays", async () => {

@@ -91,6 +91,19 @@ function devFlow(engine: string, envOf: () => Record<string, string>): void {
       expect(await rows()).toEqual([{ id: 1, name: "before save" }]);
     }, 300_000);
 
+    // Issue 30 item 3: the supervisor holds the embedded database across restarts and serves it.
+    it.runIf(engine === "PGlite")("fw dev holds the embedded database: the save above did not reopen it, and db status and db migrate run beside fw dev", async () => {
+      // The lock is fw dev's own (the supervisor), not an app process's, since the first start.
+      expect(readFileSync(join(dir, ".fw/db/fw.lock"), "utf8")).toBe(String(running().child.pid));
+      const status = await runNode(main, ["db", "status"], envOf(), dir);
+      expect(status.code, status.err).toBe(0);
+      expect(status.out).toContain("applied  0001_create_items\n");
+      const migrated = await runNode(main, ["db", "migrate"], envOf(), dir);
+      expect(migrated.code, migrated.err).toBe(0);
+      expect(migrated.out).toContain("no pending migrations");
+      expect(await rows()).toEqual([{ id: 1, name: "before save" }]); // and the app still serves it
+    }, 120_000);
+
     it("a field the model gains: the drift page on every page, a 503 for other requests, CSRF required, the value existing rows get asked; Sync → the field works", async () => {
       await saved(model, withFields("color: string;"));
       const { html, drift } = await driftPage();

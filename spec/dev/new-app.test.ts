@@ -97,7 +97,10 @@ describe("fw new <dir>", () => {
         const css = await fetch(`${url}/app.css`);
         expect(css.status).toBe(200);
         expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
-        expect(await css.text()).toBe(readFileSync(join(dir, "public/app.css"), "utf8"));
+        const stylesheet = await css.text();
+        expect(stylesheet).toBe(readFileSync(join(dir, "public/app.css"), "utf8"));
+        // The derived index's "Links" heading is for screen readers: the stylesheet hides it on screen.
+        expect(stylesheet).toMatch(/\.fw-hidden \{ position: absolute;[^}]*clip-path: inset\(50%\)/);
         const icon = await fetch(`${url}/favicon.svg`);
         expect(icon.status).toBe(200);
         expect(icon.headers.get("content-type")).toBe("image/svg+xml");

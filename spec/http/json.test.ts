@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiRequest, BadRequest, Json, JsonProblem, MAX_JSON_ERRORS, Route, type JsonCheck } from "../../runtime/index.js";
 import { expectingJson } from "../../runtime/http/request.js";
+import { jsonText } from "../../runtime/http/json.js";
 
 const always = (errors: number): JsonCheck => () =>
   errors === 0 ? { success: true, data: { ok: 1 } } : { success: false, errors: Array.from({ length: errors }, (_, i) => ({ path: `$input.items[${i}]`, expected: "number", value: "x" })) };
@@ -9,12 +10,13 @@ const jsonRequest = (body: string, check: JsonCheck, contentType = "application/
   expectingJson(new ApiRequest<Record<string, string>, { ok: number }>({ method: "POST", path: "/api/x", headers: { "content-type": contentType }, body }), check);
 
 describe("Json and JsonProblem responses", () => {
-  it("Json: the value as JSON text, application/json with utf-8, not stored; the status given or 200", () => {
+  it("Json: the value, written when it goes out; application/json with utf-8, not stored; the status given or 200", () => {
     const answer = Json({ a: [1, "é"] }, 201);
     expect(answer.status).toBe(201);
     expect(answer.header("content-type")).toBe("application/json; charset=utf-8");
     expect(answer.header("cache-control")).toBe("no-store");
-    expect(answer.body).toEqual({ type: "text", text: '{"a":[1,"é"]}' });
+    expect(answer.body).toEqual({ type: "json", value: { a: [1, "é"] } });
+    expect(jsonText({ a: [1, "é"] }, undefined)).toBe('{"a":[1,"é"]}');
     expect(Json(null).status).toBe(200);
   });
 
@@ -59,6 +61,6 @@ describe("request.json() and readJson()", () => {
     const route = Route.api({ method: "POST", path: "/api/x", json: always(0), handler: (request: ApiRequest<Record<string, string>, { ok: number }>) => Json(request.json().ok) });
     const { Request } = await import("../../runtime/index.js");
     const answer = await route.handler(new Request({ method: "POST", path: "/api/x", headers: { "content-type": "application/json" }, body: "{}" }));
-    expect(answer.body).toEqual({ type: "text", text: "1" });
+    expect(answer.body).toEqual({ type: "json", value: 1 });
   });
 });

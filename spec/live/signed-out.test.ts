@@ -15,6 +15,8 @@ import { compiled } from "./compiled.js";
 
 /** Users whose next session check, once `hold` is called, answers only when the test lets it go (with what it read before). */
 class HeldUsers extends InMemoryUsers {
+  /** How often a session was checked against the store. */
+  checks = 0;
   #held: { entered: ReturnType<typeof deferred<void>>; release: ReturnType<typeof deferred<void>> } | undefined;
 
   hold(): { entered: Promise<void>; release: () => void } {
@@ -24,6 +26,7 @@ class HeldUsers extends InMemoryUsers {
   }
 
   override async byIdUnlessRevoked(id: number, sessionId: string): Promise<UserFields | undefined> {
+    this.checks++;
     const found = await super.byIdUnlessRevoked(id, sessionId);
     const held = this.#held;
     this.#held = undefined;
@@ -69,6 +72,7 @@ const routes = assembleTable(
   [
     ...livePageRoutes(notesPage, mount),
     Route.ws("/who", who),
+    guarded.through(Route.ws("/mine", who)),
     guarded.through(Route.post("/everywhere", async (request: Request) => {
       await auth.logoutEverywhere(Number(request.currentUser));
       return Redirect("/notes");
@@ -161,5 +165,26 @@ describe("issue 28: sign-out reaches every socket of the session, public ones to
     held.release();
     const socket = await opening;
     expect(await socket.closed).toEqual({ code: 1008, reason: "signed out" });
+  });
+
+  it("a guarded socket costs one read of the users store, its handshake's, unless a session ending was heard before it opened (issue 30, item 7)", async () => {
+    const ann = await signedIn();
+    const before = users.checks;
+    const socket = await connect(app.url, "/mine", { headers: { cookie: ann.cookie as string } });
+    expect(await whoIs(socket)).toBe(annKey);
+    expect(users.checks - before).toBe(1);
+    socket.socket.close();
+  });
+
+  it("a sign-out landing between a guarded socket's handshake and its opening closes it, and its listener hears none of its messages", async () => {
+    const ann = await signedIn();
+    const held = users.hold();
+    const opening = connect(app.url, "/mine", { headers: { cookie: ann.cookie as string } });
+    await held.entered;
+    expect((await ann.post("/logout", {})).status).toBe(303);
+    held.release();
+    const socket = await opening;
+    socket.socket.send("?");
+    expect(await firstOf(socket)).toEqual({ code: 1008, reason: "signed out" });
   });
 });

@@ -84,4 +84,16 @@ describe("fw/live publishing(store, topic): every write publishes", () => {
     expect(heard).toEqual(["tasks", "tasks"]);
     leave();
   });
+
+  it("a delete also publishes the topics of the rows it takes with it or changes (cascade, set null), which the build lists", async () => {
+    const heard: string[] = [];
+    const leaving = ["posts", "comments", "likes"].map((topic) => subscribe(topic, () => heard.push(topic)));
+    const posts = publishing(new InMemoryStore<Task>("id"), "posts", ["comments", "likes"]);
+    const row = await posts.insert({ owner: 1, title: "a" });
+    await posts.delete(999);
+    await posts.delete(row.id);
+    expect(heard).toEqual(["posts", "posts", "comments", "likes"]);
+    expect(() => publishing(new InMemoryStore<Task>("id"), "posts", [""])).toThrow(/a topic must be 1 to/);
+    leaving.forEach((leave) => leave());
+  });
 });

@@ -1,25 +1,37 @@
+import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
-import { bootExample } from "../support/example.js";
+import { ApiError, TestClient, type ApiClient } from "../../runtime/testing/index.js";
+import { runNode } from "../support/process.js";
+import { BUILD_TIMEOUT_MS } from "../support/tspc.js";
+import { Browser, freshEmail, PASSWORD, type Answer } from "../auth/client.js";
+import { bootExample, defaultEngine, exampleDatabase, type Engine } from "../support/example.js";
 import { htmlErrors } from "../support/html-validate.js";
 import { TEST_SECRET } from "../support/serve.js";
 
 // The example as `npm start` builds it (npm test builds first): its text limits and the posts'
-// read scope, seen over HTTP by a visitor, the author and another member.
+// read scope, seen over HTTP by a visitor, the author and another member. On the default engine
+// (PostgreSQL where the machine has it, else PGlite).
 const app = bootExample([], { FW_SECRET: TEST_SECRET });
+// Comments on posts (issue 29) rest on the database's foreign keys and on read scopes compiled to
+// SQL, so they are checked on both engines: on this app's, and, when that is PostgreSQL, on a
+// second app on PGlite, booted beside the first.
+const apps = new Map<Engine, ReturnType<typeof bootExample>>([[defaultEngine(), app]]);
+if (defaultEngine() === "postgres") apps.set("pglite", bootExample([], { FW_SECRET: TEST_SECRET }, { database: exampleDatabase("migrated", "pglite") }));
+const urls = new Map<Engine, string>();
 let url: string;
 
 beforeAll(async () => {
+  for (const [engine, started] of apps) urls.set(engine, await started.url);
   url = await app.url;
 });
 
 afterAll(async () => {
-  app.child.kill("SIGTERM");
-  await app.exited;
+  for (const started of apps.values()) started.child.kill("SIGTERM");
+  await Promise.all([...apps.values()].map((started) => started.exited));
 });
 
-async function member(name: string): Promise<Browser> {
-  const browser = new Browser(url);
+async function member(name: string, base = url): Promise<Browser> {
+  const browser = new Browser(base);
   expect((await browser.signUp(freshEmail(name), PASSWORD)).status).toBe(303);
   return browser;
 }
@@ -126,6 +138,152 @@ describe("Item 8: the example shows drafts to their author alone (the model's pu
   });
 });
 
+describe.each([...apps.keys()])("Issue 29, item 9: comments on posts, on %s", (engine) => {
+  const marker = `${engine}-${process.pid}`;
+  const error = '<p class="fw-field-error" id="comment-post-error">There is no such post.</p>';
+  let base: string;
+  let alice: Browser;
+  let bob: Browser;
+
+  beforeAll(async () => {
+    base = urls.get(engine) as string;
+    [alice, bob] = [await member(`alice-${engine}`, base), await member(`bob-${engine}`, base)];
+  });
+
+  /** A post of `who`'s, published or a draft; answers its key. */
+  async function newPost(who: Browser, title: string, published: boolean): Promise<string> {
+    await who.get("/posts/new");
+    const made = await who.post("/posts", { title, body: "A body", category: "news", ...(published ? { published: "true" } : {}) });
+    expect(made.status, made.html).toBe(303);
+    return (made.location as string).slice("/posts/".length);
+  }
+
+  /** `who` comments on post `post` through the form; answers the comment's path (after a 303). */
+  async function commentOn(who: Browser, post: string, body: string): Promise<string> {
+    await who.get(`/comments/new?post=${post}`);
+    const made = await who.post("/comments", { post, body });
+    expect(made.status, made.html).toBe(303);
+    return made.location as string;
+  }
+
+  it("a post's page lists its comments, for everyone who reads it, and 'Add a comment' opens the form with the post chosen; a comment's page links its post", async () => {
+    const title = `Commented ${marker}`;
+    const post = await newPost(alice, title, true);
+    const empty = await alice.get(`/posts/${post}`);
+    expect(empty.html).toContain('<section class="fw-related" id="comments"><h2>Comments</h2><p class="fw-empty">No comments yet.</p>');
+    expect(empty.html).toContain(`<a href="/comments/new?post=${post}" class="fw-new">Add a comment</a>`);
+    const form = await bob.get(`/comments/new?post=${post}`);
+    expect(form.html).toContain(`<select id="comment-post" name="post" required>`);
+    expect(form.html).toContain(`<option value="${post}" selected>${title}</option>`);
+    const made = await bob.post("/comments", { post, body: `Nice one ${marker}` });
+    expect(made.status).toBe(303);
+    const at = made.location as string;
+    expect(at).toMatch(/^\/comments\/\d+$/);
+    const page = await bob.get(at);
+    expect(page.html).toContain('<p class="flash" role="status">Comment created.</p>');
+    expect(page.html).toContain(`<dt>Post</dt><dd><a href="/posts/${post}">${title}</a></dd>`);
+    for (const reader of [alice, bob, new Browser(base)]) {
+      const listed = await reader.get(`/posts/${post}`);
+      expect(listed.html).toContain(`<td>Nice one ${marker}</td>`);
+      expect(listed.html).toContain(`<a href="${at}">Show</a>`);
+    }
+    const filtered = await new Browser(base).get(`/comments?post=${post}`);
+    expect(filtered.html).toContain(`<h1>Comments of ${title}</h1>`);
+    expect(filtered.html).toContain(`<td>Nice one ${marker}</td>`);
+  });
+
+  it("a comment on a draft is read only by who may read the draft: to anyone else its page is a 404, and /comments, the post picker and the post's title never show it; once published, everyone reads it", async () => {
+    const title = `Unpublished ${marker}`;
+    const body = `Note to self ${marker}`;
+    const draft = await newPost(alice, title, false);
+    const at = await commentOn(alice, draft, body);
+    // The draft's author reads it everywhere: its page, /comments (the post's title as a link), the picker.
+    expect((await alice.get(at)).html).toContain(`<dt>Post</dt><dd><a href="/posts/${draft}">${title}</a></dd>`);
+    expect((await alice.get("/comments")).html).toContain(`<td><a href="/posts/${draft}">${title}</a></td><td>${body}</td>`);
+    expect((await alice.get("/comments/new")).html).toContain(`<option value="${draft}">${title}</option>`);
+    for (const [who, reader] of [["a visitor", new Browser(base)], ["another member", bob]] as const) {
+      const page = await reader.get(at);
+      expect(page.status, who).toBe(404);
+      for (const path of ["/comments", `/comments?post=${draft}`, `/posts/${draft}`]) {
+        const seen = await reader.get(path);
+        expect(seen.html, `${who}: ${path}`).not.toContain(body);
+        expect(seen.html, `${who}: ${path}`).not.toContain(title);
+      }
+    }
+    const picker = await bob.get(`/comments/new?post=${draft}`);
+    expect(picker.status).toBe(200);
+    expect(picker.html).not.toContain(title);
+    expect(picker.html).not.toContain(`<option value="${draft}"`);
+    expect(picker.html).toContain('<option value="" selected>Choose…</option>'); // a row bob may not read is not chosen
+
+    await alice.get(`/posts/${draft}/edit`);
+    expect((await alice.post(`/posts/${draft}`, { _method: "PUT", title, body: "A body", category: "news", published: "true" })).status).toBe(303);
+    expect((await bob.get(at)).html).toContain(`<a href="/posts/${draft}">${title}</a>`);
+    expect((await new Browser(base).get("/comments")).html).toContain(`<td>${body}</td>`);
+  });
+
+  it("only its author edits or deletes a comment: another member, the post's author included, gets 403 and no Edit link; its author's edit and delete go through", async () => {
+    const post = await newPost(alice, `Open ${marker}`, true);
+    const at = await commentOn(bob, post, `Bob says ${marker}`);
+    expect((await alice.get(`/posts/${post}`)).html).not.toContain(`<a href="${at}/edit">`);
+    expect((await alice.get(`${at}/edit`)).status).toBe(403);
+    expect((await alice.get(`${at}/delete`)).status).toBe(403);
+    expect((await alice.post(at, { _method: "PUT", post, body: "Alice was here" })).status).toBe(403);
+    expect((await alice.post(at, { _method: "DELETE" })).status).toBe(403);
+    expect((await alice.get(at)).html).toContain(`Bob says ${marker}`);
+
+    expect((await bob.get(`/posts/${post}`)).html).toContain(`<a href="${at}/edit">Edit</a>`);
+    await bob.get(`${at}/edit`);
+    expect((await bob.post(at, { _method: "PUT", post, body: `Bob, edited ${marker}` })).status).toBe(303);
+    expect((await alice.get(`/posts/${post}`)).html).toContain(`<td>Bob, edited ${marker}</td>`);
+    await bob.get(`${at}/delete`);
+    expect((await bob.post(at, { _method: "DELETE" })).status).toBe(303);
+    expect((await bob.get(at)).status).toBe(404);
+    expect((await alice.get(`/posts/${post}`)).html).toContain("No comments yet.");
+  });
+
+  it("a comment naming a post that does not exist, a key that is none, or another member's draft is refused 422 with 'There is no such post.' beside the field: the same page either way, and nothing is stored", async () => {
+    const hidden = await newPost(alice, `Hidden ${marker}`, false);
+    const open = await newPost(alice, `Visible ${marker}`, true);
+    await bob.get("/comments/new");
+    const refused = new Map<string, Answer>();
+    for (const post of ["999999999", hidden, "abc", "9223372036854775808"]) {
+      const answer = await bob.post("/comments", { post, body: `Lost ${marker}` });
+      expect(answer.status, post).toBe(422);
+      expect(answer.html, post).toContain(`<select id="comment-post" name="post" aria-invalid="true" aria-describedby="comment-post-error" required>`);
+      expect(answer.html, post).toContain(error);
+      expect(answer.html, post).toContain(`value="Lost ${marker}"`); // what was typed is kept
+      refused.set(post, answer);
+    }
+    // Nothing tells a draft from a post that never was: the same page, byte for byte.
+    expect(refused.get(hidden)?.html).toBe(refused.get("999999999")?.html);
+
+    const at = await commentOn(bob, open, `Moving ${marker}`);
+    await bob.get(`${at}/edit`);
+    const moved = await bob.post(at, { _method: "PUT", post: hidden, body: `Moved ${marker}` });
+    expect(moved.status).toBe(422);
+    expect(moved.html).toContain(error);
+    // Alice reads every post here, her draft included: no comment of bob's reached it, and his comment stays where it was.
+    const all = await alice.get("/comments");
+    expect(all.html).not.toContain(`Lost ${marker}`);
+    expect(all.html).not.toContain(`Moved ${marker}`);
+    expect((await bob.get(at)).html).toContain(`<dt>Post</dt><dd><a href="/posts/${open}">Visible ${marker}</a></dd>`);
+  });
+
+  it("deleting a post deletes its comments, other members' too: its confirm page says how many first", async () => {
+    const post = await newPost(alice, `Going ${marker}`, true);
+    const comments = [await commentOn(alice, post, `One ${marker}`), await commentOn(bob, post, `Two ${marker}`), await commentOn(bob, post, `Three ${marker}`)];
+    const confirm = await alice.get(`/posts/${post}/delete`);
+    expect(confirm.html).toContain('<p class="fw-confirm">This post will be deleted for good.</p><p class="fw-cascade">Its 3 comments will be deleted too.</p>');
+    expect(confirm.html).toContain("<button type=\"submit\">Delete post</button>");
+    const deleted = await alice.post(`/posts/${post}`, { _method: "DELETE" });
+    expect([deleted.status, deleted.location]).toEqual([303, "/posts"]);
+    for (const at of comments) expect((await bob.get(at)).status, at).toBe(404);
+    const all = await alice.get("/comments");
+    for (const word of ["One", "Two", "Three"]) expect(all.html).not.toContain(`${word} ${marker}`);
+  });
+});
+
 // Issue 28, items 9 and 10: what html-validate (spec/support/html-validate.ts) reported on the
 // example's pages: two main landmarks on every error page, inputs without a type, aria-label
 // on a plain list, the guestbook's messages not tied to their fields.
@@ -147,14 +305,17 @@ describe("The example's pages pass html-validate", () => {
     const alice = await member("markup");
     await alice.get("/posts/new");
     const post = (await alice.post("/posts", { title: "Checked", body: "by a validator", category: "news", published: "true" })).location as string;
+    await alice.get("/comments/new");
+    const postKey = post.slice("/posts/".length);
+    const comment = (await alice.post("/comments", { post: postKey, body: "Valid, too" })).location as string;
     await alice.get("/notes/new");
     const note = (await alice.post("/notes", { text: "valid" })).location as string;
     await visitor.get("/guestbook");
     expect((await visitor.post("/guestbook", { name: "Val", message: "idator" })).status).toBe(303);
     const entry = /href="(\/guestbook\/\d+)">Val</.exec((await visitor.get("/guestbook")).html)?.[1] as string;
     const pages: [string, Browser, string][] = [
-      ...["/", "/about", "/docs/getting-started", "/posts", post, "/notes", note, "/guestbook", entry, "/login", "/signup", "/no/such"].map((path): [string, Browser, string] => [`GET ${path}`, visitor, path]),
-      ...["/", "/posts", "/posts/new", post, `${post}/edit`, `${post}/delete`, "/notes/new", `${note}/edit`, "/notes/quick", "/chat"].map((path): [string, Browser, string] => [`GET ${path} (member)`, alice, path]),
+      ...["/", "/about", "/docs/getting-started", "/posts", post, "/comments", comment, "/notes", note, "/guestbook", entry, "/login", "/signup", "/no/such"].map((path): [string, Browser, string] => [`GET ${path}`, visitor, path]),
+      ...["/", "/posts", "/posts/new", post, `${post}/edit`, `${post}/delete`, "/comments/new", `/comments/new?post=${postKey}`, comment, `${comment}/edit`, `${comment}/delete`, "/notes/new", `${note}/edit`, "/notes/quick", "/chat"].map((path): [string, Browser, string] => [`GET ${path} (member)`, alice, path]),
     ];
     const problems: string[] = [];
     for (const [what, who, path] of pages) {
@@ -165,6 +326,7 @@ describe("The example's pages pass html-validate", () => {
     const refused = [
       ["POST /guestbook (422)", await visitor.post("/guestbook", { name: "", message: "" })],
       ["POST /posts (422)", await alice.post("/posts", { title: "", body: "", category: "" })],
+      ["POST /comments (422)", await alice.post("/comments", { post: "999999999", body: "" })],
       ["POST /login (422)", await visitor.post("/login", { email: "nobody@example.com", password: "wrong" })],
     ] as const;
     for (const [what, answer] of refused) {
@@ -232,5 +394,49 @@ describe("Issue 28: values the database cannot take are 4xx beside their field o
     const stale = await visitor.post(made.location as string, { _method: "PUT", _version: "9999999999", text: "edited" });
     expect(stale.status).toBe(400);
     expect(stale.html).toContain("A value in this request cannot be stored or looked up: a number is out of the range its field allows.");
+  });
+});
+
+/** The example's API as far as this file may know it (the typed calls are spec/client/example-calls.ts). */
+type ExampleApi = {
+  "POST /api/entries": { params: {}; body: { name: string; message: string }; answer: unknown };
+  "GET /api/posts/:id": { params: { id: number }; body: never; answer: unknown };
+};
+
+interface ExampleCalls {
+  callEveryExampleRoute(api: ApiClient<ExampleApi>, name: string): Promise<{ total: number; titles: string[]; title: string | undefined; signed: unknown; names: string[] }>;
+}
+
+describe("Issue 31: every API route of the example, through fw/client typed by its generated Api", () => {
+  it(
+    "spec/client/example-calls.ts type-checks against the example's Api (a wrong call, or an answer typed any, would not)",
+    async () => {
+      const checked = await runNode(resolve("node_modules/typescript/bin/tsc"), ["-p", "spec/client/tsconfig.example-calls.json"]);
+      expect(checked.out + checked.err).toBe("");
+      expect(checked.code).toBe(0);
+    },
+    BUILD_TIMEOUT_MS,
+  );
+
+  it("calls every route through fw/testing's client, its answers checked against their types; a refusal is a typed ApiError", async () => {
+    const author = await member("api");
+    await author.get("/posts/new");
+    expect((await author.post("/posts", { title: `Through the API ${process.pid}`, body: "b", category: "howto", published: "true" })).status).toBe(303);
+    // Both are read by path: the root typecheck runs before the build writes the example's Api.
+    const { answers } = (await import(resolve("example/dist/.fw/api.js"))) as { answers: object };
+    const { callEveryExampleRoute } = (await import(resolve("spec/client/example-calls.ts"))) as ExampleCalls;
+    const api = new TestClient(url).api<ExampleApi>({ answers });
+    const name = `Client ${process.pid}`;
+    const called = await callEveryExampleRoute(api, name);
+    expect(called.titles).toContain(`Through the API ${process.pid}`);
+    expect(called.total).toBeGreaterThanOrEqual(called.titles.length);
+    expect(called.title).toBe(called.titles[0]);
+    expect(called.signed).toMatchObject({ name, message: "Signed through fw/client." });
+    expect(called.names).toContain(name);
+    const refused = await api.post("/api/entries", { name: " ", message: "" }).catch((thrown: unknown) => thrown);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ kind: "refused", status: 400, problem: { title: "Bad Request" } });
+    expect((refused as ApiError).problem?.detail).toMatch(/\$\.name: expected string & Pattern.*\$\.message: expected string & Pattern/);
+    await expect(api.get("/api/posts/:id", { id: 2 ** 31 })).rejects.toMatchObject({ status: 404, problem: { detail: `There is no published post ${2 ** 31}.` } });
   });
 });

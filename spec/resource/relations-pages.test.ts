@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { Actions, Create, Destroy, Edit, FromPath, Index, InMemoryDatabase, ScopedStore, Show, Update } from "../../runtime/index.js";
+import { Actions, Create, derives, Destroy, Edit, Form, FromPath, Index, InMemoryDatabase, Resource, ScopedStore, Show, Update, type Store } from "../../runtime/index.js";
 import { Visitor } from "../support/browser.js";
 import { serve } from "../support/serve.js";
-import { owned, relationsSpecs, relationsTable } from "./relations-app.js";
+import { owned, relationsSpecs, relationsTable, type Comment } from "./relations-app.js";
 import { relationsPagesSuite } from "./relations-pages-suite.js";
 
 // The pages of references on the in-memory engine: an InMemoryDatabase keeps references and
@@ -67,6 +67,74 @@ describe("issue 29: the rows tables write their HTML as text (rows-table.tsx), e
       const show = (await alice.get(`/posts/${post}`)).html;
       expect(show).toContain(`<tr><td>${escaped}</td><td><a href="/posts/${other}">&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt;</a></td>`);
       expect(show).not.toContain("<script>alert(1)</script>");
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("issue 29: a companion's readable(store, viewer) keeps readableWith, as the pages do", () => {
+  it("Comment.readable lists the comments of the posts the viewer may read, and refuses a store the table did not make", async () => {
+    const specs = relationsSpecs();
+    const memory = new InMemoryDatabase();
+    const stores = { authors: memory.store(specs.author), posts: new ScopedStore(memory.store(specs.post), "owner", FromPath.int), comments: memory.store(specs.comment), reviews: memory.store(specs.review) };
+    relationsTable(specs, stores);
+    const Comment = derives<Comment>(Form, Resource, { readableWith: "post" });
+    const author = (await stores.authors.insert({ name: "Ada" })).id;
+    const open = (await stores.posts.for("1").insert({ title: "Open", author, published: true })).id;
+    const draft = (await stores.posts.for("1").insert({ title: "Draft", author, published: false })).id;
+    await stores.comments.insert({ post: open, body: "on the open post" });
+    await stores.comments.insert({ post: draft, body: "on the draft" });
+    const bodies = async (viewer: string | undefined): Promise<string[]> =>
+      (await Comment.readable(stores.comments as Store<Comment>, viewer).list({ offset: 0, limit: 10 })).rows.map((row) => row.body);
+    expect(await bodies(undefined)).toEqual(["on the open post"]);
+    expect(await bodies("2")).toEqual(["on the open post"]);
+    expect(await bodies("1")).toEqual(["on the open post", "on the draft"]);
+    expect(() => Comment.readable(memory.store({ ...specs.comment, name: "Loose" }) as Store<Comment>, undefined)).toThrow(/declares readableWith: "post".*pass the store the generated table supplies/);
+  });
+});
+
+describe("issue 30: an Index counts its rows only 20 pages ahead (a page's cost does not grow with its table)", () => {
+  it("past the count the pager says 'of 21 or more' and still links the next page; near the end it is exact again", async () => {
+    const specs = relationsSpecs();
+    const memory = new InMemoryDatabase();
+    const stores = { authors: memory.store(specs.author), posts: new ScopedStore(memory.store(specs.post), "owner", FromPath.int), comments: memory.store(specs.comment), reviews: memory.store(specs.review) };
+    const app = await serve({ routes: relationsTable(specs, stores) });
+    try {
+      // 1,101 authors: 23 pages of 50. Page 1 counts 1,001 of them (20 pages past it, and one more).
+      for (let n = 1; n <= 1101; n++) await stores.authors.insert({ name: `Writer ${String(n).padStart(4, "0")}` });
+      const visitor = new Visitor(app.url);
+      const first = (await visitor.get("/authors")).html;
+      expect(first).toContain("<span>Page 1 of 21 or more</span>");
+      expect(first).toContain('<a href="/authors?page=2" rel="next">Next</a>');
+      // Page 3 counts up to row 1,101, the last: it cannot tell whether one more follows. From page 4 the count passes the end: exact.
+      expect((await visitor.get("/authors?page=3")).html).toContain("<span>Page 3 of 23 or more</span>");
+      const fourth = (await visitor.get("/authors?page=4")).html;
+      expect(fourth).toContain("<span>Page 4 of 23</span>");
+      const last = (await visitor.get("/authors?page=23")).html;
+      expect(last).toContain("Writer 1101");
+      expect(last).toContain("<span>Page 23 of 23</span>");
+      expect(last).not.toContain('rel="next"');
+      const past = await visitor.get("/authors?page=24");
+      expect(past.status).toBe(404);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("Show's list of referencing rows counts the same way: 20 pages of 20 ahead, then 'or more'", async () => {
+    const specs = relationsSpecs();
+    const memory = new InMemoryDatabase();
+    const stores = { authors: memory.store(specs.author), posts: new ScopedStore(memory.store(specs.post), "owner", FromPath.int), comments: memory.store(specs.comment), reviews: memory.store(specs.review) };
+    const app = await serve({ routes: relationsTable(specs, stores) });
+    try {
+      const author = (await stores.authors.insert({ name: "Ada" })).id;
+      const post = (await stores.posts.for("1").insert({ title: "Busy", author, published: true })).id;
+      // 450 comments: 23 pages of 20. Page 1 counts 401 of them.
+      for (let n = 1; n <= 450; n++) await stores.comments.insert({ post, body: `comment ${n}` });
+      const visitor = new Visitor(app.url);
+      expect((await visitor.get(`/posts/${post}`)).html).toContain("<span>Page 1 of 21 or more</span>");
+      expect((await visitor.get(`/posts/${post}?comments_page=4`)).html).toContain("<span>Page 4 of 23</span>");
     } finally {
       await app.close();
     }

@@ -66,6 +66,21 @@ export function storeConformance(name: string, factory: () => Store<Row> | Promi
       expect((await store.list({ offset: 10, limit: 2 })).rows).toEqual([]);
     });
 
+    it("countUpTo: counts the matching rows only up to it (the total is the cap once that many match), exactly below it, on an empty page too", async () => {
+      const store = await make();
+      for (const title of ["a", "b", "a", "a", "c", "a"]) await store.insert({ title });
+      expect((await store.list({ offset: 0, limit: 2, countUpTo: 3 })).total).toBe(3);
+      expect((await store.list({ offset: 0, limit: 2, countUpTo: 6 })).total).toBe(6);
+      expect((await store.list({ offset: 0, limit: 2, countUpTo: 7 })).total).toBe(6);
+      const capped = await store.list({ offset: 1, limit: 2, countUpTo: 2, where: { title: "a" } });
+      expect(capped.rows.map((row) => row.title)).toEqual(["a", "a"]);
+      expect(capped.total).toBe(2);
+      expect((await store.list({ offset: 0, limit: 2, countUpTo: 10, where: { title: "a" } })).total).toBe(4);
+      // Past the last row: the rows are counted all the same, up to the cap.
+      expect((await store.list({ offset: 50, limit: 2, countUpTo: 3 })).total).toBe(3);
+      expect((await store.list({ offset: 50, limit: 2, countUpTo: 10, where: { title: "c" } })).total).toBe(1);
+    });
+
     it("updates a row in place, keeping its key", async () => {
       const store = await make();
       const row = await store.insert({ title: "old" });

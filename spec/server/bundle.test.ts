@@ -70,6 +70,10 @@ describe("fw bundle on the built example", () => {
     expect([...files.keys()].sort()).toEqual(onDisk.sort());
     // fw/live's browser client, read beside the module that serves it: beside the chunks (the example has live pages).
     expect(readFileSync(join(bundle.out, "client", "live.js"), "utf8")).toBe(readFileSync("dist/runtime/live/client/live.js", "utf8"));
+    // fw/db's template of a new embedded database, read beside its module too (issue 30 item 2).
+    const template = readdirSync("dist/runtime/db").filter((file) => /^pglite-template-.+\.tar\.gz$/.test(file));
+    expect(template).toHaveLength(1);
+    expect(readFileSync(join(bundle.out, template[0] as string)).equals(readFileSync(join("dist/runtime/db", template[0] as string)))).toBe(true);
     expect(files.get("main.js")).toBe("entry");
     expect(files.get("package.json")).toBe("makes the .js files ES modules");
     // What fw imports lazily stays out of the boot: the socket server and its ws upgrader, the dev modules, the routes command.

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { HttpApp, Ok, Route, RouteTable } from "../../runtime/index.js";
 import { bootExample, exampleCwd, exampleDatabase } from "../support/example.js";
@@ -22,7 +23,9 @@ describe("1 HttpApp commands", () => {
     expect(lines[0]).toMatch(/^METHOD\s+PATH\s+HANDLER\s+ORIGIN\s+KIND/);
     const rows = lines.slice(1).filter((line) => !line.startsWith("warning: ") && !line.startsWith("note: "));
     expect(rows.map((line) => line.split(/\s+/).slice(0, 2).join(" "))).toEqual([
+      "GET /api/posts/:id",
       "GET /api/entries",
+      "POST /api/entries",
       "GET /api/posts",
       "WS /chat/socket",
       // a live page: its GET, and the POST of its form without JavaScript
@@ -56,6 +59,18 @@ describe("1 HttpApp commands", () => {
     expect(out).toMatch(/GET\s+\/api\/entries\s+src\/app\/api\/entries\/Index\.ts\s+Handwritten\s+api/);
   });
 
+  it("`openapi` prints the example's OpenAPI 3.1 document: docs/reference/example-openapi.json as checked in, and it passes the validator", async () => {
+    const { code, out, err } = await run(["openapi"]);
+    expect([code, err]).toEqual([0, ""]);
+    const checkedIn = readFileSync(resolve("docs/reference/example-openapi.json"), "utf8");
+    expect(`${out.trimEnd()}\n`, "docs/reference/example-openapi.json is stale: after `npm run build`, run `cd example && node dist/main.js openapi --out ../docs/reference/example-openapi.json`").toBe(checkedIn);
+    const validator = new Validator();
+    const result = await validator.validate(JSON.parse(checkedIn) as Record<string, unknown>);
+    expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
+    expect([result.valid, validator.version]).toEqual([true, "3.1"]);
+    expect(Object.keys((JSON.parse(checkedIn) as { paths: object }).paths)).toEqual(["/api/posts/{id}", "/api/entries", "/api/posts"]);
+  });
+
   it("an unknown command prints the usage on stderr and exits 2", async () => {
     const { code, out, err } = await run(["serve-please"]);
     expect(code).toBe(2);
@@ -85,7 +100,7 @@ describe("1 HttpApp commands", () => {
     app.child.kill("SIGTERM");
     expect(await app.exited).toBe(0);
     const { out } = app.output();
-    expect(out).toMatch(/^fw: serving 46 routes on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(out).toMatch(/^fw: serving 48 routes on http:\/\/127\.0\.0\.1:\d+\n/);
     expect(out).toMatch(/\nGET \/guestbook 200 \d+\.\dms\n/);
     expect(out).toMatch(/\nGET \/nowhere 404 \d+\.\dms\n/);
     expect(out).not.toContain("hidden"); // the query is never logged

@@ -97,7 +97,25 @@ describe("fw/testing's cookie jar and form reader", () => {
     expect(formsOf(html, "/posts/7/edit")).toEqual([
       { action: "/posts/7?x=1&y=2", method: "post", fields: { _method: "PUT", _csrf: "t0k", title: "A & B", done: "on", body: "1 < 2" }, names: ["_method", "_csrf", "title", "done", "no", "password", "body"] },
     ]);
-    expect(formsOf(`<form><input name="q"><select name="kind"><option>a</option></select></form>`, "/search")).toEqual([{ action: "/search", method: "get", fields: { q: "" }, names: ["q", "kind"] }]);
+    expect(formsOf(`<form><input name="q"><select name="kind"><option>a</option></select></form>`, "/search")).toEqual([{ action: "/search", method: "get", fields: { q: "", kind: "a" }, names: ["q", "kind"] }]);
+  });
+
+  // A derived form's select (a reference pre-selected by /comments/new?post=7, an edit form's
+  // category) was left out of what submit sent: a browser sends the chosen option, so
+  // submit("/comments/new?post=7", { body }) answered 422 "Post is required.".
+  it("reads the option each select sends: the selected one, else the first not disabled; none from an empty select", () => {
+    const html = `<form method="post" action="/comments"><input type="hidden" name="_csrf" value="t">`
+      + `<select id="comment-post" name="post" required><option value="">Choose…</option><option value="7" selected>Hello &amp; welcome</option><option value="8">Other</option></select>`
+      + `<select name="category"><option value="news">news</option><option value="howto">howto</option></select>`
+      + `<select name="first"><option value="x" disabled>x</option><option>Plain &amp; text</option></select>`
+      + `<select name="none"></select><select name="many" multiple><option value="a">a</option></select>`
+      + `<select name="label"><option value="selected">a value, not the flag</option><option value="b" selected>b</option></select>`
+      + `<button>Create</button></form>`;
+    expect(formsOf(html, "/comments/new")).toEqual([
+      { action: "/comments", method: "post", fields: { _csrf: "t", post: "7", category: "news", first: "Plain & text", label: "b" }, names: ["_csrf", "post", "category", "first", "none", "many", "label"] },
+    ]);
+    const choosing = `<form method="post" action="/comments"><select name="post" required><option value="" selected>Choose…</option><option value="7">Hello</option></select></form>`;
+    expect(formsOf(choosing, "/comments/new")[0]?.fields).toEqual({ post: "" });
   });
 
   it("reads a refused form's fields and messages from fw's own markup (aria-invalid, aria-describedby) and the page's alerts", () => {

@@ -26,13 +26,13 @@ describe("npm run docs", () => {
   it("generates a page for every public module, named as it is imported, and for their exports", async () => {
     const { code, output } = await npmRunDocs();
     expect(code, output).toBe(0);
-    expect(output).toContain("fw, fw/auth, fw/db, fw/testing");
+    expect(output).toContain("fw, fw/auth, fw/db, fw/client, fw/testing");
     // Every module entry of package.json (fw/live too, once it is there) has its page.
     const exports = (JSON.parse(readFileSync("package.json", "utf8")) as { exports: Record<string, { types: string }> }).exports;
     const modules = Object.entries(exports)
       .filter(([, target]) => /^\.\/dist\/runtime\/(.+\/)?index\.d\.ts$/.test(target.types))
       .map(([key]) => (key === "." ? "fw.html" : `fw_${key.slice(2)}.html`));
-    expect(modules).toEqual(expect.arrayContaining(["fw.html", "fw_auth.html", "fw_db.html", "fw_testing.html"]));
+    expect(modules).toEqual(expect.arrayContaining(["fw.html", "fw_auth.html", "fw_db.html", "fw_client.html", "fw_testing.html"]));
     expect(readdirSync(join(out, "modules")).sort()).toEqual(modules.sort());
     // A few exports of each module, with their JSDoc.
     const pages: [string, string][] = [
@@ -42,6 +42,8 @@ describe("npm run docs", () => {
       ["functions/fw_auth.formSignIn.html", "formSignIn"],
       ["classes/fw_db.DbApp.html", "DbApp"],
       ["classes/fw_db.SqlStore.html", "SqlStore"],
+      ["functions/fw_client.createClient.html", "createClient"],
+      ["classes/fw_client.ApiError.html", "ApiError"],
       ["functions/fw_testing.startApp.html", "startApp"],
       ["classes/fw_testing.TestClient.html", "TestClient"],
     ];

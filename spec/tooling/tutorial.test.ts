@@ -11,7 +11,7 @@
 // node_modules above it; so `npm pack` and `npm install` do nothing but check that what they
 // would install is there. Needs `npm run build` first (the app runs fw's dist/, as an installed fw).
 // SLOW: the embedded database is made twice (`db new`'s first open, and the test's fresh one),
-// and the app is built five times. About a minute on a quiet 2-core machine; 150 s with the load
+// and the app is built six times. About a minute on a quiet 2-core machine; 150 s with the load
 // average at 11 (the seconds each block took are printed at the end).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";

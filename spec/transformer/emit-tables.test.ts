@@ -66,4 +66,16 @@ describe("issue 23: the generated module and fw/live", () => {
     expect(text).toContain(`const store0 = publishing(new SqlScopedStore<m0.Note>(new SqlStore<m0.Note>(processDatabase(), table0), `);
     expect(text).toMatch(/import \{ liveClientRoute, livePageRoutes, liveSocketRoute, publishing \} from "fw\/live";/);
   });
+
+  it("a model others point at with cascade or set null also publishes their topics on delete, down a cascade (issue 29)", () => {
+    const pointing = (name: string, field: string, model: string, onDelete: "restrict" | "cascade" | "set null"): Derived => {
+      const d = derived(name);
+      const reference = { name: field, label: field, input: "reference" as const, optional: onDelete === "set null", describe: `a ${model}`, reference: { model, path: `/${model.toLowerCase()}s`, onDelete } };
+      return { ...d, shape: { ...d.shape, fields: [...d.shape.fields, reference] } };
+    };
+    const text = withPage([derived("Post"), pointing("Comment", "post", "Post", "cascade"), pointing("Reply", "comment", "Comment", "cascade"), pointing("Like", "post", "Post", "set null"), pointing("Review", "post", "Post", "restrict")]);
+    expect(text).toContain(`const store0 = publishing(storeFor(model0), "posts", ["comments", "replies", "likes"]);`);
+    expect(text).toContain(`const store1 = publishing(storeFor(model1), "comments", ["replies"]);`);
+    expect(text).toContain(`const store4 = publishing(storeFor(model4), "reviews");`);
+  });
 });

@@ -44,11 +44,23 @@ describe("Rows remembered between builds (src/.fw/rows.json)", () => {
     expect(table).toContain("// from src/app/Index.tsx (remembered)");
     expect(table).not.toContain("src/app/posts/_id/Show.ts (remembered)");
 
+    // An API route file's edit re-reads that file alone too: the generated api.ts, which imports
+    // every API route file, is no file the rows depend on (issue 31).
+    const items = join(dir, "src/app/api/items/Index.ts");
+    writeFileSync(items, `${readFileSync(items, "utf8")}\n// edited\n`);
+    const apiEdited = await run(dir, ["--incremental"]);
+    expect(apiEdited.code, apiEdited.output).toBe(0);
+    const third = keys(dir);
+    for (const [file, key] of second) {
+      if (file === "src/app/api/items/Index.ts") expect(third.get(file)).not.toBe(key);
+      else expect(third.get(file), file).toBe(key);
+    }
+
     writeFileSync(show, original.replace("): Response {", "): string {").replace(/return Ok\((.*)\);/, "return $1;"));
     const broken = await run(dir, ["--incremental"]);
     expect(broken.code).not.toBe(0);
     expect(broken.output).toMatch(/src\/app\/posts\/_id\/Show\.ts\(\d+,\d+\): error TS91002: .*`show` returns `string`/);
-  }, 3 * BUILD_TIMEOUT_MS);
+  }, 4 * BUILD_TIMEOUT_MS);
 
   it("a change to a shared module (the capabilities) re-reads every handler: a capability taken away fails the build", async () => {
     const dir = scratchCopy("basic");
@@ -74,7 +86,7 @@ describe("Rows remembered between builds (src/.fw/rows.json)", () => {
       return { program, routeFiles: scanAppDir(join(dir, "src/app")).map((route) => route.file) };
     }
     const keysOf = (dir: string, program: ts.Program, routeFiles: string[]): Map<string, string> =>
-      rowKeys(program, ts, routeFiles, join(dir, "src/.fw/routes.ts"), "salt");
+      rowKeys(program, ts, routeFiles, [join(dir, "src/.fw/routes.ts"), join(dir, "src/.fw/api.ts")], "salt");
 
     it("a route file importing another one is keyed by both texts, and reading the program's resolutions gives the keys resolving again gives", () => {
       const dir = scratchCopy("basic");

@@ -1,4 +1,4 @@
-import { BadRequest, NotFound, PAGE_SIZE, type Order, type Request, type Store } from "fw";
+import { BadRequest, countAhead, NotFound, PAGE_SIZE, pagesCounted, type Order, type Request, type Store } from "fw";
 import { Guarded } from "fw/auth";
 import { live } from "fw/live";
 import { auth } from "../../auth.js";
@@ -20,7 +20,9 @@ interface Posts {
   readonly rows: readonly Listed[];
   readonly total: number;
   readonly page: number;
+  /** The last page as far as the rows were counted (20 pages ahead), and whether more may follow it. */
   readonly last: number;
+  readonly more: boolean;
   readonly signedIn: boolean;
   /** The order asked for (`?sort=title`, `?sort=-category`), undefined for the store's own. */
   readonly order: Order | undefined;
@@ -77,11 +79,14 @@ async function load(request: Request, posts: Store<Post>): Promise<Posts> {
   const page = pageOf(request);
   const order = orderOf(request);
   const viewer = (await auth.identify(request)).currentUser;
-  const { rows, total } = await Post.readable(posts, viewer).list({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE, ...(order === undefined ? {} : { order }) });
-  const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const offset = (page - 1) * PAGE_SIZE;
+  // Counted 20 pages ahead only, as the derived Index counts: a page reads its rows, not the whole table.
+  const countUpTo = countAhead(offset, PAGE_SIZE);
+  const { rows, total } = await Post.readable(posts, viewer).list({ offset, limit: PAGE_SIZE, countUpTo, ...(order === undefined ? {} : { order }) });
+  const { last, more } = pagesCounted(total, countUpTo, PAGE_SIZE);
   if (page > last) throw new NotFound(`There is no page ${page} of posts: there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
   const listed = rows.map((post) => ({ id: Number(post.id), title: post.title, draft: !post.published, mine: viewer !== undefined && String(post.author) === viewer }));
-  return { rows: listed, total, page, last, signedIn: viewer !== undefined, order };
+  return { rows: listed, total, page, last, more, signedIn: viewer !== undefined, order };
 }
 
 /**
@@ -131,6 +136,7 @@ export const index = live({
           {state.page > 1 ? <a href={indexPath(state.page - 1, state.order)} rel="prev">Previous</a> : null}
           <span>
             Page {state.page} of {state.last}
+            {state.more ? " or more" : ""}
           </span>
           {state.page < state.last ? <a href={indexPath(state.page + 1, state.order)} rel="next">Next</a> : null}
         </nav>

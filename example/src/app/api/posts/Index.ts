@@ -1,4 +1,4 @@
-import { Json, type ApiRequest, type Response, type Store } from "fw";
+import { Json, type ApiRequest, type Store } from "fw";
 import { Guarded } from "fw/auth";
 import { Post } from "../../../models/Post.js";
 
@@ -6,11 +6,13 @@ import { Post } from "../../../models/Post.js";
 export const guarded = Guarded.public;
 
 /**
- * An API route: the published posts as JSON (first 100), no session, no cookie. It reads
- * through the model's read scope as nobody (an API call names no user): drafts stay with
- * their authors, as on /posts.
+ * The published posts as JSON (the first 100), and how many there are. An API route: no
+ * session, no cookie. It reads through the model's read scope as nobody (an API call names no
+ * user): drafts stay with their authors, as on /posts.
  */
-export async function index(_request: ApiRequest, { posts }: { posts: Store<Post> }): Promise<Response> {
+export async function index(_request: ApiRequest, { posts }: { posts: Store<Post> }) {
   const { rows, total } = await Post.readable(posts, undefined).list({ offset: 0, limit: 100 });
+  // The return type is inferred: `JsonResponse<{ total; posts }>`, which types the answer's
+  // writer (typia's), the OpenAPI document and fw/client's calls.
   return Json({ total, posts: rows });
 }

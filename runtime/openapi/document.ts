@@ -1,0 +1,189 @@
+import type { Method } from "../http/method.js";
+import type { ApiDescription, OperationDescription } from "../routing/api-description.js";
+import { API } from "../routing/kind.js";
+import type { HttpRoute, Route } from "../routing/route.js";
+
+/** What the document says about the app itself (OpenAPI's `info`, and where it is served). */
+export interface OpenApiInfo {
+  readonly title: string;
+  readonly version: string;
+  readonly description?: string;
+  /** Where the API is served (`[{ url: "https://api.example.com" }]`); none: relative to where the document is. */
+  readonly servers?: readonly { readonly url: string; readonly description?: string }[];
+}
+
+/** An OpenAPI 3.1 document, as JSON writes it. */
+export type OpenApiDocument = Readonly<Record<string, unknown>>;
+
+/** The guard name fw/auth's `apiKey` puts on the routes it covers (a program names itself with `Authorization: Bearer`). */
+const API_KEY_GUARD = "apiKey";
+
+/** RFC 9457's members, as `JsonProblem` answers them (`application/problem+json`). */
+const PROBLEM_SCHEMA = {
+  type: "object",
+  description: "An RFC 9457 problem, as the handler's JsonProblem(…) answers it.",
+  properties: {
+    type: { type: "string" },
+    title: { type: "string" },
+    status: { type: "integer" },
+    detail: { type: "string" },
+    errors: {
+      type: "array",
+      description: "The failing places of a JSON body (request.readJson()'s problem).",
+      items: { type: "object", properties: { path: { type: "string" }, expected: { type: "string" } }, required: ["path", "expected"] },
+    },
+  },
+  required: ["type", "title", "status", "detail"],
+} as const;
+
+/** fw's own refusals: HTML problem pages (spec 2.16: the RFC 9457 data model, not application/problem+json). */
+const FW_PAGE = { "text/html": { schema: { type: "string", description: "fw's problem page: the status, its phrase and the detail, framed by the app's layout." } } } as const;
+
+/**
+ * The OpenAPI 3.1 document of a table's API routes (`Route.api`, every route a handler taking
+ * `ApiRequest` mounts), in match order, as they are served: paths and guards as the table holds
+ * them (after `Route.under` and the guards' `through`), each operation's parameters, body and
+ * answers from the build's description of its handler (JSON schemas typia derived from the
+ * handler's own types), and the failures fw itself answers. A route built by hand, without a
+ * description, is listed with what the table knows (its path, its parameters as text).
+ */
+export async function openApiDocument(routes: readonly Route[], info: OpenApiInfo): Promise<OpenApiDocument> {
+  // fw's own endpoints under /fw (fw/live's client, the pickers' script) are not the app's API.
+  const api = routes.filter((route): route is HttpRoute => route.case === "http" && route.kind === API && route.method !== "HEAD" && !isFwPath(route));
+  const loaded = new Map<() => Promise<ApiDescription>, ApiDescription>();
+  for (const route of api) {
+    const load = route.described?.load;
+    if (load !== undefined && !loaded.has(load)) loaded.set(load, await load());
+  }
+  const components: Record<string, object> = {};
+  for (const description of loaded.values()) {
+    for (const [name, schema] of Object.entries(description.schemas.components.schemas ?? {})) components[name] ??= schema;
+  }
+  const paths: Record<string, Record<string, object>> = {};
+  let apiKey = false;
+  for (const route of api) {
+    const description = route.described === undefined ? undefined : loaded.get(route.described.load);
+    const operation = description?.operations[route.described?.operation ?? ""];
+    const schemaAt = (index: number): object => description?.schemas.schemas[index] ?? {};
+    const path = (paths[openApiPath(route)] ??= {});
+    if (route.guard === API_KEY_GUARD) apiKey = true;
+    path[route.method.toLowerCase()] = operationOf(route, operation, schemaAt);
+  }
+  const hasProblems = [...loaded.values()].some((d) => Object.values(d.operations).some((o) => o.answers.some((a) => a.media === "problem")));
+  const schemas = { ...components, ...(hasProblems ? { Problem: PROBLEM_SCHEMA } : {}) };
+  return {
+    openapi: "3.1.0",
+    info: { title: info.title, version: info.version, ...(info.description === undefined ? {} : { description: info.description }) },
+    ...(info.servers === undefined ? {} : { servers: info.servers }),
+    paths,
+    components: {
+      schemas,
+      ...(apiKey ? { securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "fw/auth's apiKey: Authorization: Bearer <key>." } } } : {}),
+    },
+  };
+}
+
+function isFwPath(route: HttpRoute): boolean {
+  return route.path.segments[0]?.type === "literal" && route.path.segments[0].value === "fw";
+}
+
+/** `/api/posts/:id` as OpenAPI writes it: `/api/posts/{id}` (a catch-all `*rest` too: `{rest}`). */
+function openApiPath(route: HttpRoute): string {
+  const segments = route.path.segments.map((s) => (s.type === "literal" ? encodeURIComponent(s.value) : `{${s.name}}`));
+  return segments.length === 0 ? "/" : `/${segments.join("/")}`;
+}
+
+function operationOf(route: HttpRoute, described: OperationDescription | undefined, schemaAt: (index: number) => object): object {
+  const parameters = route.path.segments.flatMap((segment) => {
+    if (segment.type === "literal") return [];
+    const given = described?.params[segment.name];
+    const schema = given === undefined || given === "string" ? { type: "string" } : schemaAt(given);
+    const rest = segment.type === "rest" ? { description: "The rest of the path: it may hold slashes (a catch-all, *name)." } : {};
+    return [{ name: segment.name, in: "path", required: true, schema, ...rest }];
+  });
+  const doc = described?.doc;
+  const summary = doc === undefined ? undefined : firstSentence(doc);
+  return {
+    operationId: operationId(route.method, route),
+    ...(summary === undefined ? {} : { summary }),
+    ...(doc === undefined || doc === summary ? {} : { description: doc.replace(/\s*\n\s*/g, " ") }),
+    ...(parameters.length === 0 ? {} : { parameters }),
+    ...(described?.body === undefined ? {} : { requestBody: { required: true, content: { "application/json": { schema: schemaAt(described.body) } } } }),
+    responses: responsesOf(route, described, schemaAt),
+    ...(route.guard === API_KEY_GUARD ? { security: [{ apiKey: [] }] } : {}),
+    "x-fw-source": route.source,
+  };
+}
+
+interface Answer {
+  description: string;
+  content?: Record<string, object>;
+}
+
+/** The handler's answers as its type names them, then fw's own refusals for what the route checks. */
+function responsesOf(route: HttpRoute, described: OperationDescription | undefined, schemaAt: (index: number) => object): Record<string, Answer> {
+  const responses: Record<string, Answer> = {};
+  const add = (status: string, description: string, content?: Record<string, object>): void => {
+    const known = responses[status];
+    if (known === undefined) responses[status] = { description, ...(content === undefined ? {} : { content }) };
+    else {
+      known.description = `${known.description} Or: ${description}`;
+      if (content !== undefined) known.content = { ...known.content, ...content };
+    }
+  };
+  for (const answer of described?.answers ?? []) {
+    const status = String(answer.status);
+    if (answer.media === "json") add(status, phrase(answer.status, "The handler's JSON answer"), { "application/json": { schema: schemaAt(answer.schema ?? -1) } });
+    else add(status, phrase(answer.status, "The handler's problem"), { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } });
+  }
+  if (described === undefined || described.other) {
+    add("default", "Not described: the handler's return type does not say what it answers (a plain Response). Answer with Json(value) and let the return type say so.");
+  }
+  const checked = [
+    ...(Object.values(described?.params ?? {}).some((p) => p !== "string") ? ["a path parameter that is not of its type"] : []),
+    ...(described?.body === undefined ? [] : ["a body that is not JSON of its type (each failing place named)"]),
+  ];
+  for (const status of described?.thrown ?? []) add(String(status), `${FAILURES[status] ?? "A failure"}: thrown by the handler; fw's problem page.`, FW_PAGE);
+  if (checked.length > 0) add("400", `Bad Request: ${checked.join(", or ")}; fw's problem page.`, FW_PAGE);
+  if (route.guard !== undefined) add("403", `Forbidden: refused by the route's guard (${route.guard}); fw's problem page.`, FW_PAGE);
+  if (described?.body !== undefined) add("413", "Content Too Large: a body over the app's maxBodySize; fw's problem page.", FW_PAGE);
+  add("500", "Internal Server Error: the handler failed (its log line and the page share an incident id); fw's problem page.", FW_PAGE);
+  return responses;
+}
+
+/** The phrases of the statuses fw's failures answer with. */
+const FAILURES: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Content Too Large",
+  422: "Unprocessable Content",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  503: "Service Unavailable",
+};
+
+/** A response's description: the status phrase where it is known. */
+function phrase(status: number | "default", what: string): string {
+  return status === "default" ? `${what} (its status is left open by its type).` : `${what}.`;
+}
+
+/** The first sentence of a doc comment, on one line. */
+function firstSentence(doc: string): string {
+  const line = doc.replace(/\s*\n\s*/g, " ").trim();
+  const end = /[.!?](\s|$)/.exec(line);
+  return end === null ? line : line.slice(0, end.index + 1);
+}
+
+/** `getApiPostsById`: the method and the path's words, each parameter as `By<Name>`. */
+function operationId(method: Method, route: HttpRoute): string {
+  const words = route.path.segments.map((s) => (s.type === "literal" ? s.value : `by-${s.name}`));
+  const camel = words
+    .flatMap((w) => w.split(/[^A-Za-z0-9]+/))
+    .filter((w) => w !== "")
+    .map((w) => w[0]?.toUpperCase() + w.slice(1))
+    .join("");
+  return method.toLowerCase() + camel;
+}
