@@ -13,6 +13,8 @@ export default defineConfig({
       { find: /^fw\/auth$/, replacement: here("./runtime/auth/index.ts") },
       { find: /^fw\/db$/, replacement: here("./runtime/db/index.ts") },
       { find: /^fw\/live$/, replacement: here("./runtime/live/index.ts") },
+      { find: /^fw\/mail$/, replacement: here("./runtime/mail/index.ts") },
+      { find: /^fw\/jobs$/, replacement: here("./runtime/jobs/index.ts") },
     ],
   },
   oxc: {

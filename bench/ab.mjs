@@ -58,6 +58,11 @@ async function compare(scenarioName, sides, { rounds, seconds }) {
   if (!ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
   buildBenchPages();
   process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
+  // Production boots refuse without the hosts they answer for (issue 32).
+  process.env.FW_ALLOWED_HOSTS ??= "127.0.0.1,localhost";
+  // The example sends mail (fw/mail): links on FW_ORIGIN, messages into a folder instead of SMTP.
+  process.env.FW_ORIGIN ??= "http://localhost";
+  process.env.FW_MAILBOX ??= ".fw/bench-mail";
   const servers = [];
   try {
     for (const side of sides) {

@@ -317,7 +317,7 @@ function embeddedApps(pgliteCwd) {
 }
 
 export async function db({ seconds, rounds, warmup, connections, storeMs, rssRounds, coldRounds }) {
-  const env = { FW_SECRET: process.env.FW_SECRET };
+  const env = { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail" };
   const embedded = { ...env, DATABASE_URL: "" };
   const servers = {};
   let cluster;

@@ -291,6 +291,11 @@ try {
   if (!ensureDebianTool("valgrind", ["--version"], "valgrind")) throw new Error("valgrind is not installed and apt-get could not install it");
   if (sides.some((side) => side !== "raw")) buildBenchPages();
   process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
+  // Production boots refuse without the hosts they answer for (issue 32).
+  process.env.FW_ALLOWED_HOSTS ??= "127.0.0.1,localhost";
+  // The example sends mail (fw/mail): links on FW_ORIGIN, messages into a folder instead of SMTP.
+  process.env.FW_ORIGIN ??= "http://localhost";
+  process.env.FW_MAILBOX ??= ".fw/bench-mail";
   const cookie = scenario.cookie ? await cookieFromFw(scenario) : undefined;
   // The mix sends raw's page a session cookie even where the scenario sends none.
   const mixCookie = mixed ? (cookie ?? (await cookieFromFw(scenario))) : undefined;

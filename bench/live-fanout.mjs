@@ -33,7 +33,7 @@ async function exampleFolder(databaseUrl) {
   rmSync(cwd, { recursive: true, force: true });
   mkdirSync(cwd, { recursive: true });
   cpSync(join(ROOT, "example", "db", "migrations"), join(cwd, "db", "migrations"), { recursive: true });
-  const env = { FW_SECRET: process.env.FW_SECRET, DATABASE_URL: databaseUrl };
+  const env = { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail", DATABASE_URL: databaseUrl };
   const migrated = await run(process.execPath, [join(ROOT, "example", "dist", "main.js"), "db", "migrate"], { cwd, env, timeoutMs: 180_000 });
   if (migrated.code !== 0) throw new Error(`the example's db migrate failed:\n${migrated.output}`);
   return cwd;
@@ -165,7 +165,7 @@ export async function liveFanOut({ sockets, writes, rounds }) {
   try {
     const cwd = await exampleFolder(cluster.url);
     const port = await freePort();
-    const env = { FW_SECRET: process.env.FW_SECRET, DATABASE_URL: wire.url, PORT: String(port), NODE_ENV: "production" };
+    const env = { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail", DATABASE_URL: wire.url, PORT: String(port), NODE_ENV: "production" };
     const started = await startServer({ name: "live: the example", script: join(ROOT, "example", "dist", "main.js"), env, core: SERVER_CORE, cwd, timeoutMs: 120_000 });
     const server = { ...started, url: `http://127.0.0.1:${port}` };
     try {

@@ -27,7 +27,7 @@ const SERVER_CORE = 0;
 
 async function start(name, script) {
   const port = await freePort();
-  const server = await startServer({ name, script: join(ROOT, script), env: { FW_SECRET: process.env.FW_SECRET, PORT: String(port), NODE_ENV: "production" }, core: SERVER_CORE });
+  const server = await startServer({ name, script: join(ROOT, script), env: { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail", PORT: String(port), NODE_ENV: "production" }, core: SERVER_CORE });
   return { ...server, port, url: `http://127.0.0.1:${port}` };
 }
 

@@ -92,7 +92,7 @@ function openClients(url, origin, count, timeoutMs) {
 }
 
 async function wsRss(label, script, count) {
-  const server = await start(label, script, { FW_SECRET: process.env.FW_SECRET });
+  const server = await start(label, script, { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail" });
   try {
     const url = `ws://127.0.0.1:${server.port}/ws`;
     // One socket first: fw loads the ws package on the first handshake, which is a one-off cost,
@@ -110,7 +110,7 @@ async function wsRss(label, script, count) {
 }
 
 export async function memory({ rounds, wsConnections }) {
-  const env = { FW_SECRET: process.env.FW_SECRET, DATABASE_URL: "" };
+  const env = { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail", DATABASE_URL: "" };
   const support = await postgresSupport();
   const bin = support.postgresBin();
   if (bin === undefined) log("memory: PostgreSQL not found (no /usr/lib/postgresql/*/bin/initdb, PG_BIN unset): the example runs on its embedded database alone.");

@@ -1,10 +1,11 @@
 // Turns the measurements into BENCHMARKS.md: machine, command, targets, then one table per part.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BENCH, fmtInt, fmtMB, fmtMs, fmtNum, fmtSpread } from "./lib/util.mjs";
+import { BENCH, fmtInt, fmtMB, fmtMs, fmtNum, fmtSpread, summary } from "./lib/util.mjs";
 import { bigTablesSection, bigTablesTargets } from "./big-tables.mjs";
 import { liveSection } from "./live.mjs";
 import { scaleSection } from "./scale.mjs";
+import { jobsSection } from "./jobs.mjs";
 
 const pct = (x) => (Number.isFinite(x) ? `${x >= 0 ? "+" : ""}${(x * 100).toFixed(0)} %` : "–");
 const ratio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "–");
@@ -169,6 +170,10 @@ function targetsTable(r) {
   }
   const jsonFw = r.json?.groups?.[0]?.rows.find((x) => x.id === "fw");
   if (jsonFw !== undefined) rows.push(["JSON API `GET /api/posts` (50 posts): fw with the build's typed writer ≥ 1.0× Fastify with a response schema (issue 31)", ratioCell(jsonFw), ratioVerdict(jsonFw.roundRatios, 1.0)]);
+  if (r.jobs?.ratios !== undefined) {
+    const median = summary(r.jobs.ratios).median;
+    rows.push([`Jobs (issue 32): fw/jobs claimed and run on PostgreSQL ≥ 1.0× pg-boss's, same database, same run`, `${fmtNum(median)}× (rounds: ${r.jobs.ratios.map((x) => fmtNum(x)).join(", ")})`, verdict(median >= 1)]);
+  }
   return table(["target", "measured", "verdict"], rows);
 }
 
@@ -505,6 +510,7 @@ How to run and what each part measures: [bench/README.md](bench/README.md).
   if (r.scale !== undefined) parts.push(`## Scale-out (issue 21)\n\n${scaleSection(r.scale)}\n`);
   if (r.live !== undefined) parts.push(`## Live pages (issue 23, fw/live)\n\n${liveSection(r.live)}\n`);
   if (r.json !== undefined) parts.push(`## JSON answers (issue 31)\n\n${jsonSection(r.json, { ...r.options.json, wrkArgs: `-t1 -c${r.options.json.connections} -d${r.options.json.seconds}s` })}\n`);
+  if (r.jobs !== undefined) parts.push(`## Background jobs (issue 32, fw/jobs)\n\n${jobsSection(r.jobs)}\n`);
   const findings = join(BENCH, "FINDINGS.md");
   if (existsSync(findings)) parts.push(readFileSync(findings, "utf8").trim() + "\n");
   return parts.join("\n");

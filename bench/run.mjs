@@ -4,7 +4,7 @@
 //
 //   npm run bench                      full run (under 10 minutes on 2 cores), writes BENCHMARKS.md
 //   npm run bench -- --quick           one-minute smoke run, writes bench/.work/BENCHMARKS.quick.md
-//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale, live, json);
+//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale, live, json, jobs);
 //                                      writes bench/.work/BENCHMARKS.routing+memory.md, never BENCHMARKS.md
 //   npm run bench -- --no-build        use dist/ and example/dist/ as they are (the memory part still bundles
 //                                      the example with `fw bundle`, from example/dist as it is)
@@ -40,6 +40,7 @@ const OPTIONS = quick
       scale: { seconds: 2, rounds: 1, connections: 50, messages: 100, warmup: 2 },
       live: { events: 200, warmup: 50, sockets: 200, fanOut: { sockets: 100, writes: 15, rounds: 1 } },
       json: { seconds: 1, rounds: 1, warmup: 1, connections: 50, writerMs: 100, writerRounds: 2 },
+      jobs: { jobs: 1000, windowMs: 3000, rounds: 1, samples: 50, slowSamples: 5 },
     }
   : {
       throughput: { seconds: 2, rounds: 5, warmup: 2, connections: 50 },
@@ -53,6 +54,7 @@ const OPTIONS = quick
       scale: { seconds: 5, rounds: 3, connections: 50, messages: 500, warmup: 20 },
       live: { events: 2000, warmup: 200, sockets: 1000, fanOut: { sockets: 100, writes: 15, rounds: 3 } },
       json: { seconds: 2, rounds: 5, warmup: 2, connections: 50, writerMs: 300, writerRounds: 7 },
+      jobs: { jobs: 5000, windowMs: 8000, rounds: 3, samples: 200, slowSamples: 20 },
     };
 OPTIONS.throughput.wrkArgs = `-t1 -c${OPTIONS.throughput.connections} -d${OPTIONS.throughput.seconds}s`;
 OPTIONS.build.coldNote =
@@ -66,7 +68,7 @@ function sh(command, args, what) {
 }
 
 function ensureDeps() {
-  if (existsSync(join(BENCH, "node_modules", "find-my-way", "package.json")) && existsSync(join(BENCH, "node_modules", "@hono", "node-server"))) return;
+  if (["find-my-way/package.json", "@hono/node-server", "pg-boss/package.json"].every((p) => existsSync(join(BENCH, "node_modules", p)))) return;
   try {
     sh("npm", ["ci", "--prefix", "bench", "--no-audit", "--no-fund"], "bench dependencies");
   } catch {
@@ -93,6 +95,11 @@ async function main() {
   const dirty = spawnSync("git", ["status", "--porcelain", "--", "runtime", "transformer"], { cwd: ROOT, encoding: "utf8" }).stdout.trim() !== "";
   // One random secret per run; every server (fw and the peers) signs/verifies with it.
   process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
+  // Production boots refuse without the hosts they answer for (issue 32).
+  process.env.FW_ALLOWED_HOSTS ??= "127.0.0.1,localhost";
+  // The example sends mail (fw/mail): links on FW_ORIGIN, messages into a folder instead of SMTP.
+  process.env.FW_ORIGIN ??= "http://localhost";
+  process.env.FW_MAILBOX ??= ".fw/bench-mail";
 
   const idleBefore = await busyShare(2000);
   const load = () => spawnSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).stdout.split(" ").slice(0, 3).join(" ");
@@ -133,6 +140,7 @@ async function main() {
     ["scale", async () => (await import("./scale.mjs")).scale(OPTIONS.scale)],
     ["live", async () => (await import("./live.mjs")).live(OPTIONS.live)],
     ["json", async () => (await import("./json.mjs")).json(OPTIONS.json)],
+    ["jobs", async () => (await import("./jobs.mjs")).jobs(OPTIONS.jobs)],
   ];
   const took = {};
   for (const [name, part] of parts) {

@@ -156,7 +156,7 @@ export async function scale(options) {
   }
   const cluster = await startCluster(bin);
   try {
-    const env = { DATABASE_URL: cluster.url, NODE_ENV: "production" };
+    const env = { DATABASE_URL: cluster.url, NODE_ENV: "production", FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail" };
     await prepare(env);
     const show = await showPage(env, options);
     const chat = await chatLatency(env, options);

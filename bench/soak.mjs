@@ -46,7 +46,7 @@ function bootExample() {
   const secret = randomBytes(32).toString("base64url");
   const child = spawn(process.execPath, [MAIN], {
     cwd: root,
-    env: { ...process.env, FW_SECRET: secret, PORT: "0", HOST: "127.0.0.1", NODE_ENV: "production" },
+    env: { ...process.env, FW_SECRET: secret, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail", PORT: "0", HOST: "127.0.0.1", NODE_ENV: "production" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let banner = "";

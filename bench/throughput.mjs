@@ -122,7 +122,7 @@ function deleteScript(cookie) {
  */
 export async function throughput({ seconds, rounds, warmup, connections }) {
   const secret = process.env.FW_SECRET;
-  const env = { FW_SECRET: secret };
+  const env = { FW_SECRET: secret, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail" };
   const servers = {};
   mkdirSync(WORK, { recursive: true });
   try {

@@ -94,6 +94,8 @@ export {
   type ServeOptions,
 } from "./app/http-app.js";
 export type { Console } from "./app/console.js";
+export type { AppPart, AppPartBoot, AppPartContext } from "./app/app-part.js";
+export { publicOrigin, publicUrl } from "./server/public-origin.js";
 export {
   DEFAULT_CONTENT_SECURITY_POLICY,
   type ContentSecurityPolicy,

@@ -18,6 +18,12 @@ export interface PluginOptions {
   readonly dbModule?: string;
   /** The specifier of fw/live in generated code (imported only when the app has a live page). Default `<fwModule>/live`. */
   readonly liveModule?: string;
+  /** Folder of job files (`<Name>.ts` exporting `run`), relative to the tsconfig. Default `src/jobs`. */
+  readonly jobsDir?: string;
+  /** The generated jobs module (written only when there are job files). Default `src/.fw/jobs.ts`. */
+  readonly jobsOut?: string;
+  /** The specifier of fw/jobs in generated code. Default `<fwModule>/jobs`. */
+  readonly jobsModule?: string;
 }
 
 /** Resolved, absolute configuration: what the generator is a pure function of (with the program). */
@@ -31,6 +37,9 @@ export interface FwConfig {
   readonly fwModule: string;
   readonly dbModule: string;
   readonly liveModule: string;
+  readonly jobsDir: string;
+  readonly jobsOut: string;
+  readonly jobsModule: string;
 }
 
 export function resolveConfig(options: PluginOptions, projectDir: string): FwConfig {
@@ -45,6 +54,9 @@ export function resolveConfig(options: PluginOptions, projectDir: string): FwCon
     fwModule: options.fwModule ?? "fw",
     dbModule: options.dbModule ?? `${options.fwModule ?? "fw"}/db`,
     liveModule: options.liveModule ?? `${options.fwModule ?? "fw"}/live`,
+    jobsDir: at(options.jobsDir ?? "src/jobs"),
+    jobsOut: at(options.jobsOut ?? "src/.fw/jobs.ts"),
+    jobsModule: options.jobsModule ?? `${options.fwModule ?? "fw"}/jobs`,
   };
 }
 

@@ -43,6 +43,10 @@ export const Codes = {
   uniqueField: 91043,
   // Typed JSON answers, the OpenAPI document and fw/client (issue 31, items 4-6) take 91060–91069.
   notJson: 91060,
+  // Jobs (issue 32) take 91070–91079.
+  jobRunMissing: 91070,
+  jobRunParameters: 91071,
+  jobPayloadType: 91072,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

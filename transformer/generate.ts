@@ -75,17 +75,25 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   checkLivePosts(tsApi, sorted, derived, sourceOf, show, findings);
   const forms = formOnly(c, models, sorted);
   const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, forms, appDirShown: c.shown(config.appDir) });
-  if (usesTypia(sorted, [...derived, ...forms]) && !hasTypiaTransform(program.getCompilerOptions())) {
-    findings.push({
-      code: Codes.typiaTransformMissing,
-      category: "error",
-      ...pluginsEntry(program, tsApi),
-      message:
-        `${tsconfigShown(program, show)}: the generated routes call typia (${typiaUser(sorted, [...derived, ...forms])}), ` +
-        `but compilerOptions.plugins has no typia transform. Add { "transform": "typia/lib/transform" } after fw's entry.`,
-    });
+  if (usesTypia(sorted, [...derived, ...forms])) {
+    const missing = typiaMissing(program, tsApi, show, `the generated routes call typia (${typiaUser(sorted, [...derived, ...forms])})`);
+    if (missing !== undefined) findings.push(missing);
   }
   return { text, rows: sorted, models, findings };
+}
+
+/**
+ * TS91017, on the tsconfig's `plugins`, when generated code calls typia (`what` says which and
+ * why) but the tsconfig lists no typia transform; undefined when it does.
+ */
+export function typiaMissing(program: ts.Program, tsApi: typeof ts, show: (file: string) => string, what: string): Finding | undefined {
+  if (hasTypiaTransform(program.getCompilerOptions())) return undefined;
+  return {
+    code: Codes.typiaTransformMissing,
+    category: "error",
+    ...pluginsEntry(program, tsApi),
+    message: `${tsconfigShown(program, show)}: ${what}, but compilerOptions.plugins has no typia transform. Add { "transform": "typia/lib/transform" } after fw's entry.`,
+  };
 }
 
 /** A module's exports by name, aliases resolved (`export { x as y }`). */

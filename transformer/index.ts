@@ -6,9 +6,10 @@ import { resolveConfig, shown, type PluginOptions } from "./config.js";
 import { apiModuleOf, emitApiModule } from "./emit-api.js";
 import { toDiagnostic, type Finding } from "./diagnostics.js";
 import { explainFailureMisuse } from "./failure-misuse.js";
-import { generate } from "./generate.js";
+import { generate, typiaMissing } from "./generate.js";
 import { RowCache } from "./row-cache.js";
 import { scanAppDir } from "./scan.js";
+import { generateJobs, scanJobsDir } from "./jobs.js";
 
 export type { PluginOptions } from "./config.js";
 export { Codes } from "./diagnostics.js";
@@ -30,12 +31,13 @@ export default function fwTransformer(
   const projectDir = typeof configFile === "string" ? path.dirname(configFile) : process.cwd();
   const config = resolveConfig(options, projectDir);
   const found = scanAppDir(config.appDir);
+  const jobFiles = scanJobsDir(config.jobsDir);
   // Route files on disk that the program lacks (outside \`include\`, or just added while a
-  // watcher has not caught up) are added first, so their handlers can be read.
-  const missing = found.map((route) => route.file).filter((file) => program.getSourceFile(file) === undefined);
+  // watcher has not caught up) are added first, so their handlers can be read (job files too).
+  const missing = [...found.map((route) => route.file), ...jobFiles].filter((file) => program.getSourceFile(file) === undefined);
   // …and route files a watcher still lists after they were renamed or deleted are dropped.
   const vanished = program.getRootFileNames().filter((file) => isWithin(path.resolve(path.dirname(file)), config.appDir) && !fs.existsSync(file));
-  const routeFiles = found.map((route) => route.file);
+  const routeFiles = [...found.map((route) => route.file), ...jobFiles];
   const complete =
     missing.length === 0 && vanished.length === 0
       ? program
@@ -48,20 +50,31 @@ export default function fwTransformer(
   const apiText = emitApiModule({ out: config.out, fwModule: config.fwModule, rows: generated.rows, appDirShown: shown(config, config.appDir) });
   writeIfChanged(apiFile, apiText);
   cache.save();
+  // The jobs module (issue 32), beside the routes: written only while there are job files.
+  const jobs = generateJobs(complete, tsApi, config, jobFiles);
+  if (jobs.text === undefined) fs.rmSync(config.jobsOut, { force: true });
+  else writeIfChanged(config.jobsOut, jobs.text);
+  const jobsOut = jobs.text === undefined ? [] : [config.jobsOut];
   // Nothing changed (the usual --incremental or watch rebuild after editing a handler): the
   // program already holds the generated modules as generated, so no second program is built.
-  const unchanged = complete === program && program.getSourceFile(config.out)?.text === generated.text && program.getSourceFile(apiFile)?.text === apiText;
+  const unchanged =
+    complete === program &&
+    program.getSourceFile(config.out)?.text === generated.text &&
+    program.getSourceFile(apiFile)?.text === apiText &&
+    program.getSourceFile(config.jobsOut)?.text === jobs.text;
   const next = unchanged
     ? program
     : withRoots(complete, host, tsApi, {
-        roots: [...routeFiles, config.out, apiFile],
-        fresh: [...missing, config.out, apiFile],
+        roots: [...routeFiles, config.out, apiFile, ...jobsOut],
+        fresh: [...missing, config.out, apiFile, ...jobsOut],
         dropped: [],
         generated: config.out,
         generatedText: generated.text,
         alongside: new Map([[path.resolve(apiFile), apiText]]),
       });
-  const errors = generated.findings.filter((f) => f.category === "error");
+  const typia = jobs.text === undefined ? undefined : typiaMissing(complete, tsApi, (file) => shown(config, file), `the generated jobs module (${shown(config, config.jobsOut)}) calls typia (each job's payload type)`);
+  const jobErrors = typia === undefined ? jobs.findings : [...jobs.findings, typia];
+  const errors = [...generated.findings, ...jobErrors].filter((f) => f.category === "error");
   printWarnings(generated.findings.filter((f) => f.category === "warning"), tsApi);
   attachFindings(next, errors, config.out, tsApi);
   explainFailureMisuse(next, tsApi);

@@ -1,6 +1,7 @@
 import type { Id } from "fw";
 import { formSignIn, seedUser } from "fw/auth";
 import { processDatabase, SqlUsers } from "fw/db";
+import { mailer } from "./mail.js";
 
 /** A user of the example: an email and a password hash (never the password). */
 export interface User {
@@ -14,8 +15,11 @@ export interface User {
 /** Users live in the app's database (the `users` table), beside the posts that name them. */
 export const users = new SqlUsers<User>(processDatabase());
 
-/** Sign-in by form: GET|POST /signup, GET|POST /login, POST /logout. */
-export const auth = formSignIn({ users });
+/**
+ * Sign-in by form: GET|POST /signup, GET|POST /login, POST /logout; with the mailer, sign-up
+ * confirms the email by a link, and /password/forgot and /account (settings) are mounted.
+ */
+export const auth = formSignIn({ users, mailer });
 
 /** The account `npm start` (dev only) creates, so there is someone to sign in as. */
 export const DEMO = { email: "demo@example.com", password: "demo-password" } as const;

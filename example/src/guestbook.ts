@@ -14,6 +14,9 @@ export interface Entry {
  */
 export const LIMITS = { name: 100, message: 2_000 } as const;
 
+/** The entries the guestbook keeps: each night the job src/jobs/TrimGuestbook.ts deletes older ones (a flood of spam does not grow the table for ever). */
+export const KEPT_ENTRIES = 1_000;
+
 /**
  * The example's hand-written guestbook, on the app's database: plain SQL through fw/db, with
  * the values always passed as parameters ($1, $2), never pasted into the statement.
@@ -39,6 +42,12 @@ export class Guestbook {
     }
     const { rows } = await this.db.query<Row>(`INSERT INTO "guestbook" ("name", "message") VALUES ($1, $2) RETURNING "id", "name", "message"`, [name, message]);
     return entryOf(rows[0]!);
+  }
+
+  /** Deletes all but the newest `kept` entries (the highest keys); answers how many went. */
+  async trim(kept: number): Promise<number> {
+    const { rowCount } = await this.db.query(`DELETE FROM "guestbook" WHERE "id" <= (SELECT "id" FROM "guestbook" ORDER BY "id" DESC OFFSET $1 LIMIT 1)`, [kept]);
+    return rowCount;
   }
 }
 

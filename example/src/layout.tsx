@@ -19,7 +19,8 @@ async function account(request: LayoutProps["request"]): Promise<Html> {
     <div class="account">
       <span>
         Signed in as <strong class="signed-in">{user.email}</strong>
-      </span>
+      </span>{" "}
+      <a href="/account">Account</a>
       {request.hasCsrf ? (
         <form method="post" action="/logout">
           <input type="hidden" name="_csrf" value={request.csrf} />

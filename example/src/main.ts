@@ -1,7 +1,9 @@
 import { DbApp } from "fw/db";
 import { table, tables } from "./.fw/routes.js";
+import { jobs } from "./.fw/jobs.js";
 import { seedDemoUser } from "./auth.js";
 import { layout } from "./layout.js";
+import { mailer } from "./mail.js";
 
 // Posts, notes, the guestbook and users live in the database, found as in any fw app from the
 // working directory (`npm start` and `fw dev --project example` run in example/): the embedded
@@ -12,7 +14,9 @@ import { layout } from "./layout.js";
 // `openapi` names the API's OpenAPI document (`node dist/main.js openapi`, /fw/openapi.json in dev):
 // docs/reference/example-openapi.json is the example's, as the build describes it.
 const openapi = { title: "fw example", version: "0.1.0", description: "The JSON API of fw's example app: its posts and its guestbook." };
-const app = new DbApp({ routes: table(), layout, tables, seed: seedDemoUser, devBoot: seedDemoUser, openapi });
+// The mailer is a part of the app: it checks SMTP_URL and FW_ORIGIN at boot, and in dev serves the mailbox at /fw/mail.
+// The jobs under src/jobs (mail delivery, the nightly guestbook trim) run in every serving process; in dev their page is /fw/jobs.
+const app = new DbApp({ routes: table(), layout, tables, parts: [mailer], seed: seedDemoUser, devBoot: seedDemoUser, jobs, openapi });
 
 // The app never listens itself: `main` reads the command (none, dev, routes, db …) and runs it.
 process.exitCode = await app.main();

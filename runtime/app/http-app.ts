@@ -4,7 +4,6 @@ import { SessionCodec } from "../http/session-codec.js";
 import { BootError } from "../routing/boot-error.js";
 import { checkRoutes } from "../routing/conflicts.js";
 import { Matcher } from "../routing/matcher.js";
-import type { Route, WsRoute } from "../routing/route.js";
 import type { OpenApiInfo } from "../openapi/document.js";
 import type { RouteTable } from "../routing/route-table.js";
 import { checkedOrigins } from "../ws/origin.js";
@@ -22,6 +21,10 @@ import { startServer, type RunningServer, type Timeouts } from "../server/server
 import { defaultPublicDir, PublicFiles } from "../server/static-files.js";
 import { processConsole, type Console } from "./console.js";
 import { loadDevHook } from "./load-dev-hook.js";
+import type { AppPart, AppPartBoot, AppPartContext } from "./app-part.js";
+import { loadEnvFiles, whereToSet } from "../server/env-files.js";
+import { checkedOrigin, ORIGIN_VARIABLE, originHost, setPublicOrigin } from "../server/public-origin.js";
+import type { HttpRoute, Route, WsRoute } from "../routing/route.js";
 import { pageDefaults } from "../http/default-headers.js";
 import { frameOptionsOf, inlineScriptHashes, policyDirectives, policyText, withScriptHash, type ContentSecurityPolicySetting } from "../server/content-security-policy.js";
 import { hstsHeader, type StrictTransportSecurity } from "../server/strict-transport-security.js";
@@ -96,9 +99,29 @@ export interface HttpAppOptions {
    * handshakes included, which stops DNS rebinding. `example.com` is that name, `.example.com`
    * it and its subdomains, `[::1]` an IPv6 address, `*` any host. Default: `FW_ALLOWED_HOSTS`
    * (comma-separated), else in `dev` the loopback names only (localhost, 127.0.0.1, [::1]),
-   * and in production any host.
+   * and in production the origin's host alone. The origin's host is always allowed. Production
+   * with neither this nor an `origin` refuses to boot, saying which variable to set.
    */
   readonly allowedHosts?: readonly string[];
+  /**
+   * The app's public origin, scheme and host (and port): `https://example.com`. Links that leave
+   * the request (in mail) are built from it (`publicUrl`), never from a request's `Host`; in
+   * production its host is the one allowed unless `allowedHosts` says more. Default:
+   * `FW_ORIGIN`; in `dev` without one, the address the app serves on.
+   */
+  readonly origin?: string;
+  /**
+   * Read `.env` and `.env.local` from the working directory into `process.env` when the app is
+   * made (a real environment variable wins; `.env.local` over `.env`). Default: everywhere but
+   * production (`NODE_ENV=production`); `FW_ENV_FILES=1` or `0` in the environment decides over
+   * this setting.
+   */
+  readonly envFiles?: boolean;
+  /**
+   * Optional modules that join the boot and shutdown (fw/mail's `Mailer`): each checks its
+   * settings at boot and may add fw's own dev pages under `/fw`.
+   */
+  readonly parts?: readonly AppPart[];
   /**
    * The folder whose files are served at their path from `/` to a GET or HEAD no route answers
    * (`public/app.css` is `/app.css`), without reading the session. Relative to the working
@@ -195,8 +218,11 @@ export class HttpApp {
   sendTimeoutMs: number;
   handlerTimeoutMs: number;
   allowedOrigins: readonly string[];
-  /** Undefined: the default for the mode (loopback names in `dev`, any host in production). */
+  /** Undefined: the default for the mode (loopback names in `dev`, the origin's host in production). */
   allowedHosts: readonly string[] | undefined;
+  /** The configured public origin (`FW_ORIGIN`); undefined: none (dev serves its own address). */
+  origin: string | undefined;
+  parts: readonly AppPart[];
   publicDir: string | false;
   wsSendTimeoutMs: number;
   wsPingIntervalMs: number;
@@ -211,6 +237,8 @@ export class HttpApp {
 
   constructor(options: HttpAppOptions) {
     const env = process.env;
+    // First: the settings read below (and DbApp's DATABASE_URL) may come from the app's .env.
+    loadEnvFiles(process.cwd(), options.envFiles, env);
     this.routes = options.routes;
     this.port = options.port ?? portFrom(env["PORT"]);
     this.host = options.host ?? env["HOST"] ?? "127.0.0.1";
@@ -230,6 +258,8 @@ export class HttpApp {
     this.handlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
     this.allowedOrigins = options.allowedOrigins ?? [];
     this.allowedHosts = options.allowedHosts ?? hostsFromEnv(env[ALLOWED_HOSTS_ENV]);
+    this.origin = options.origin ?? nonEmpty(env[ORIGIN_VARIABLE]);
+    this.parts = options.parts ?? [];
     this.publicDir = options.publicDir ?? defaultPublicDir(process.argv[1], process.cwd());
     this.wsSendTimeoutMs = options.wsSendTimeoutMs ?? DEFAULT_WS_SEND_TIMEOUT_MS;
     this.wsPingIntervalMs = options.wsPingIntervalMs ?? DEFAULT_WS_PING_INTERVAL_MS;
@@ -325,10 +355,31 @@ export class HttpApp {
     const secret = dev
       ? devSecret(this.secret, process.env, process.cwd(), (line) => this.console.err(line))
       : productionSecret(this.secret, process.env);
-    const policy = policyDirectives(this.contentSecurityPolicy);
-    const hsts = hstsHeader(this.strictTransportSecurity, dev);
-    // After the cheap checks (table, secret), so a missing FW_SECRET is told before a database opens.
-    await this.beforeServe(dev);
+    const origin = this.origin === undefined ? undefined : checkedOrigin(this.origin, `origin (or ${ORIGIN_VARIABLE})`);
+    const checked: Checked = {
+      routes,
+      secret,
+      origin,
+      policy: policyDirectives(this.contentSecurityPolicy),
+      hsts: hstsHeader(this.strictTransportSecurity, dev),
+      hosts: this.hostPolicy(dev, origin),
+    };
+    let running: RunningServer;
+    try {
+      const added = await this.bootParts(dev, origin);
+      // After the cheap checks (table, secret, hosts, parts), so a missing FW_SECRET is told before a database opens.
+      await this.beforeServe(dev);
+      running = await this.listen(dev, options, { ...checked, routes: [...added, ...routes] });
+    } catch (error) {
+      await this.closeParts();
+      throw error;
+    }
+    return { ...running, close: () => running.close().finally(() => this.closeParts()) };
+  }
+
+  /** Builds the server from the checked settings and listens. */
+  private async listen(dev: boolean, options: ServeOptions, checked: Checked): Promise<RunningServer> {
+    const { routes, secret, policy, hsts } = checked;
     const matcher = new Matcher(routes);
     const codec = new SessionCodec([secret, ...this.previousSecrets], this.sessionMaxAge * 1000);
     const hook = dev ? (options.devHook ?? (await loadDevHook())) : undefined;
@@ -346,7 +397,7 @@ export class HttpApp {
       routes,
       ...(hook === undefined ? {} : { hook }),
       trustProxy: this.trustProxy,
-      hosts: this.hostPolicy(dev),
+      hosts: checked.hosts,
       logError: (what, cause, incident) => this.console.err(errorLine({ what, cause, incident, stacks })),
       ...(this.publicDir === false ? {} : { files: new PublicFiles(resolve(this.publicDir), pageHeaders) }),
       pageHeaders,
@@ -390,6 +441,8 @@ export class HttpApp {
       if (fanOut !== undefined) await closeFanOut(fanOut).catch(() => undefined);
       throw error;
     }
+    // Links that leave a request (mail) name the configured origin; dev without one, its own address.
+    setPublicOrigin(checked.origin ?? (dev ? running.url : undefined), NO_ORIGIN);
     if (fanOut !== undefined) {
       const served = running;
       running = { ...served, close: () => served.close().finally(() => closeFanOut(fanOut)) };
@@ -403,11 +456,51 @@ export class HttpApp {
     return { ...running, close: () => running.close().finally(() => hook.close()) };
   }
 
-  /** The hosts this app answers for; undefined allows any (production's default). */
-  private hostPolicy(dev: boolean): HostPolicy | undefined {
+  /**
+   * The hosts this app answers for: the list given (with the origin's host), else the origin's
+   * host (and in dev the loopback names). Production with neither refuses to boot: it would
+   * answer any `Host`, which DNS rebinding and forged links feed on.
+   */
+  private hostPolicy(dev: boolean, origin: string | undefined): HostPolicy | undefined {
+    const own = origin === undefined ? [] : [originHost(origin)];
     const given = this.allowedHosts;
-    if (given !== undefined) return HostPolicy.of(given, `allowedHosts (or ${ALLOWED_HOSTS_ENV})`);
-    return dev ? HostPolicy.of(LOOPBACK_HOSTS, "allowedHosts") : undefined;
+    if (given !== undefined) return HostPolicy.of(given.length === 0 ? given : [...given, ...own], `allowedHosts (or ${ALLOWED_HOSTS_ENV})`);
+    if (dev) return HostPolicy.of([...LOOPBACK_HOSTS, ...own], "allowedHosts");
+    if (origin !== undefined) return HostPolicy.of(own, `origin (or ${ORIGIN_VARIABLE})`);
+    throw new BootError(
+      `production needs to know which host names it answers for, and neither ${ORIGIN_VARIABLE} nor ${ALLOWED_HOSTS_ENV} is set. ` +
+        `Set ${ORIGIN_VARIABLE} to the app's public address (${ORIGIN_VARIABLE}=https://example.com: its host is then the one served, and links in mail name it), ` +
+        `or ${ALLOWED_HOSTS_ENV} to the names it answers for, comma-separated ("*" for any, behind a proxy that checks the Host itself). ` +
+        whereToSet(ORIGIN_VARIABLE, "https://example.com"),
+    );
+  }
+
+  /** Boots each part in order; the routes they add, in that order. */
+  private async bootParts(dev: boolean, origin: string | undefined): Promise<HttpRoute[]> {
+    const routes: HttpRoute[] = [];
+    const context: AppPartContext = {
+      dev,
+      root: process.cwd(),
+      origin,
+      missing: (name: string, why: string, example?: string) => new BootError(`${name} is not set: ${why}. ${whereToSet(name, example)}`),
+      notice: (line: string) => this.console.err(line),
+    };
+    for (const part of this.parts) {
+      const booted: AppPartBoot | void = await part.boot(context);
+      if (booted?.routes !== undefined) routes.push(...booted.routes);
+    }
+    return routes;
+  }
+
+  /** Closes every part; one that fails to close is logged, and the others still close. */
+  private async closeParts(): Promise<void> {
+    for (const part of this.parts) {
+      try {
+        await part.close?.();
+      } catch (error) {
+        this.console.err(errorLine({ what: `${part.name} failed to close`, cause: error, stacks: true }));
+      }
+    }
   }
 
   /** The slow-client guards, checked before anything listens. */
@@ -489,11 +582,30 @@ function pageHeadersOf(policy: ReadonlyMap<string, readonly string[]> | undefine
   return pageDefaults(shown === undefined ? undefined : policyText(shown), frameOptionsOf(shown));
 }
 
+/** What `serve` checked before anything opens or listens. */
+interface Checked {
+  readonly routes: readonly Route[];
+  readonly secret: Secret;
+  readonly origin: string | undefined;
+  readonly policy: ReadonlyMap<string, readonly string[]> | undefined;
+  readonly hsts: string | undefined;
+  readonly hosts: HostPolicy | undefined;
+}
+
+/** Why production without `FW_ORIGIN` has no public origin (what `publicUrl` throws). */
+const NO_ORIGIN =
+  `${ORIGIN_VARIABLE} is not set, and production never builds a link from a request's Host header (the client writes it). ` +
+  `Set ${ORIGIN_VARIABLE} to the app's public address, such as https://example.com.`;
+
 /** `--workers` used wrongly: usage, exit code 2. */
 class WorkersUsage extends Error {}
 
 function isStopMessage(message: unknown): boolean {
   return typeof message === "object" && message !== null && (message as { fw?: unknown }).fw === "stop";
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
 }
 
 function asSecret(value: Secret | string | undefined): Secret | undefined {

@@ -4,6 +4,8 @@ import type { Session } from "../http/session.js";
 import type { Actions } from "../resource/actions.js";
 import { Route } from "../routing/route.js";
 import type { Identify } from "../routing/route-table.js";
+import { Accounts, type AccountMailer } from "./accounts.js";
+import { InMemoryTokens, type AccountTokens } from "./account-tokens.js";
 import { Guarded } from "./guarded.js";
 import { LiveSockets } from "./live-sockets.js";
 import { defaultLimiters, Login, type SignInLimiters } from "./login.js";
@@ -42,6 +44,16 @@ export interface FormSignInOptions<U extends UserFields> {
    * sessions are remembered this long.
    */
   readonly maxAge?: number;
+  /**
+   * The app's mailer (fw/mail's `Mailer`): turns on the account flows (docs/security.md):
+   * sign-up confirms the email by a link that makes the account and signs its user in,
+   * "Forgot your password?" (`/password/forgot`), and the settings page (`/account`: change
+   * password, change email, sign out everywhere, delete the account). Without it, sign-up makes
+   * the account at once and there are no such pages.
+   */
+  readonly mailer?: AccountMailer;
+  /** Where emailed tokens wait. Default: the users store's (`users.tokens()`), else in memory. */
+  readonly tokens?: AccountTokens;
 }
 
 /**
@@ -59,6 +71,8 @@ export interface FormSignInOptions<U extends UserFields> {
 export class FormSignIn<U extends UserFields = UserFields> {
   /** The sign-in routes every declaration carries. */
   readonly routes: readonly Route[];
+  /** The account flows, when the sign-in was given a mailer. */
+  accounts: Accounts<U> | undefined;
   readonly identify: Identify;
 
   /** @internal use `formSignIn(options)`. */
@@ -120,7 +134,7 @@ export class FormSignIn<U extends UserFields = UserFields> {
   }
 
   /**
-   * Sets the user's password (check it with `passwordProblem` first) and ends all their
+   * Sets the user's password (check it with `newPasswordProblem` first) and ends all their
    * sessions, as `logoutEverywhere` does; the user, or undefined when there is none. Give the
    * request that changed it `signedIn(session, user)` to keep that browser signed in.
    */
@@ -172,7 +186,8 @@ export class FormSignIn<U extends UserFields = UserFields> {
 
 /** Makes the form sign-in: its login, logout and (unless switched off) sign-up routes under `mount`. */
 export function formSignIn<U extends UserFields>(options: FormSignInOptions<U>): FormSignIn<U> {
-  const paths = pathsUnder(options.mount ?? "/", options.signUp ?? true);
+  const under = pathsUnder(options.mount ?? "/", options.signUp ?? true);
+  const paths: AuthPaths = options.mailer === undefined ? under : { ...under, forgot: `${under.login.slice(0, -"/login".length)}/password/forgot` };
   const addressOf = options.addressOf ?? ((request: Request) => request.clientAddress);
   const limiters = options.limiters ?? defaultLimiters(options.users);
   const maxAge = options.maxAge ?? SIGN_IN_MAX_AGE_S;
@@ -190,8 +205,25 @@ export function formSignIn<U extends UserFields>(options: FormSignInOptions<U>):
   ];
   const auth = new FormSignIn<U>(paths, routes, rules);
   routes.push(Route.post(paths.logout, (request) => auth.logout(request), { source }));
+  const accounts =
+    options.mailer === undefined
+      ? undefined
+      : new Accounts<U>({
+          users: options.users,
+          mailer: options.mailer,
+          tokens: options.tokens ?? options.users.tokens?.() ?? new InMemoryTokens(),
+          base: paths.login.slice(0, -"/login".length),
+          loginPath: paths.login,
+          addressOf,
+          currentUser: (request) => auth.currentUser(request),
+          changePassword: (id, password) => auth.changePassword(id, password),
+          logoutEverywhere: (id) => auth.logoutEverywhere(id),
+          deleteUser: (id) => auth.deleteUser(id),
+        });
+  auth.accounts = accounts;
+  if (accounts !== undefined) routes.push(...accounts.routes());
   if (paths.signup !== undefined) {
-    const signup = new Signup<U>(options.users, { ...paths, signup: paths.signup }, limiters.signUps, addressOf);
+    const signup = new Signup<U>(options.users, { ...paths, signup: paths.signup }, limiters.signUps, addressOf, accounts);
     routes.push(Route.get(paths.signup, (request) => signup.page(request), { source }), Route.post(paths.signup, (request) => signup.submit(request), { source }));
   }
   return auth;

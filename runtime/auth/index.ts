@@ -28,8 +28,21 @@ export {
   type Limit,
 } from "./rate-limit.js";
 export type { SignedIn } from "./session-user.js";
-export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, SIGNED_UP, passwordProblem } from "./signup.js";
+export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, SIGNED_UP, CHECK_EMAIL, passwordProblem, newPasswordProblem } from "./signup.js";
+export { MIN_PASSWORD_SCORE, weakPasswordProblem } from "./password-strength.js";
+export {
+  Accounts,
+  RESET_SENT,
+  RESET_LINK_TTL_MS,
+  CONFIRM_LINK_TTL_MS,
+  EMAIL_LINK_TTL_MS,
+  ACCOUNT_FORMS_PER_ADDRESS,
+  MAILS_PER_ADDRESS,
+  PASSWORD_CHECKS,
+  type AccountMailer,
+} from "./accounts.js";
+export { InMemoryTokens, type AccountTokens, type TokenRecord, type TokenPurpose } from "./account-tokens.js";
 export { isCommonPassword } from "./common-passwords.js";
 export { WRONG_CREDENTIALS, type SignInLimiters } from "./login.js";
 export { SIGNED_OUT_CODE } from "./live-sockets.js";
-export type { AuthPaths } from "./sign-in-pages.js";
+export { CONFIRMING, type AuthPaths } from "./sign-in-pages.js";

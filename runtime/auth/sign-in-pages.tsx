@@ -7,6 +7,8 @@ export interface AuthPaths {
   readonly logout: string;
   /** Undefined when sign-up is switched off. */
   readonly signup: string | undefined;
+  /** "Forgot your password?": set when the sign-in has a mailer (the account flows). */
+  readonly forgot?: string | undefined;
 }
 
 /**
@@ -14,7 +16,13 @@ export interface AuthPaths {
  * `Route.under` ("/admin/login"), so the pages' forms and links follow the table.
  */
 export function mountedPaths<P extends AuthPaths>(paths: P, request: { href(path: string): string }): P {
-  return { ...paths, login: request.href(paths.login), logout: request.href(paths.logout), signup: paths.signup === undefined ? undefined : request.href(paths.signup) };
+  return {
+    ...paths,
+    login: request.href(paths.login),
+    logout: request.href(paths.logout),
+    signup: paths.signup === undefined ? undefined : request.href(paths.signup),
+    forgot: paths.forgot === undefined ? undefined : request.href(paths.forgot),
+  };
 }
 
 /** What a sign-in or sign-up form shows: the token, the email typed so far, where to go next, and what went wrong. */
@@ -41,17 +49,19 @@ export function loginPage(paths: AuthPaths, state: FormState): Html {
         {field("login", "password", "Password", { type: "password", autocomplete: "current-password" }, state.errors)}
         <button type="submit">Sign in</button>
       </form>
+      {paths.forgot === undefined ? null : <p><a href={paths.forgot}>Forgot your password?</a></p>}
       {paths.signup === undefined ? null : <p>No account yet? <a href={withNext(paths.signup, state.next)}>Sign up</a></p>}
     </>
   );
 }
 
 /** The sign-up page: email and a new password of at least `minLength` characters. */
-export function signupPage(paths: AuthPaths & { readonly signup: string }, state: FormState, minLength: number): Html {
+export function signupPage(paths: AuthPaths & { readonly signup: string }, state: FormState, minLength: number, confirming = false): Html {
   return (
     <>
       <title>Sign up</title>
       <h1>Sign up</h1>
+      {confirming ? <p class="fw-auth-confirming">{CONFIRMING}</p> : null}
       {problem(state.problem)}
       <form method="post" action={paths.signup} class="fw-form fw-auth" novalidate>
         {hiddenFields(state)}
@@ -63,6 +73,9 @@ export function signupPage(paths: AuthPaths & { readonly signup: string }, state
     </>
   );
 }
+
+/** What the sign-up page says when accounts confirm their email (fw/testing looks for it to follow the link). */
+export const CONFIRMING = "We send a link to your email to confirm it: your account is made, and you are signed in, when you follow it.";
 
 /** The page of a 429: what happened and when to try again, never whether the account exists. */
 export function tooManyPage(seconds: number): Html {
@@ -83,7 +96,7 @@ export function withNext(path: string, next: string): string {
   return next === "/" ? path : `${path}?next=${encodeURIComponent(next)}`;
 }
 
-function problem(text: string | undefined): Html | null {
+export function problem(text: string | undefined): Html | null {
   return text === undefined ? null : <p class="fw-auth-error" role="alert">{text}</p>;
 }
 
@@ -98,7 +111,7 @@ function hiddenFields(state: FormState): Html {
 
 type InputAttrs = Readonly<Record<string, string | number>>;
 
-function field(form: string, name: string, label: string, attrs: InputAttrs, errors: FormState["errors"]): Html {
+export function field(form: string, name: string, label: string, attrs: InputAttrs, errors: FormState["errors"]): Html {
   const id = `${form}-${name}`;
   const error = errors?.[name];
   return (

@@ -5,6 +5,7 @@ import { limiterKey } from "./rate-limit.js";
 import { isCommonPassword } from "./common-passwords.js";
 import { safeNext } from "./next-path.js";
 import { hashPassword } from "./password.js";
+import { weakPasswordProblem } from "./password-strength.js";
 import { mountedPaths, signupPage, tooMany, withNext, type AuthPaths } from "./sign-in-pages.js";
 import { normalEmail, type UserFields, type Users } from "./users.js";
 
@@ -14,6 +15,9 @@ export const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 1024;
 /** The longest email (RFC 5321's path limit). */
 const MAX_EMAIL_LENGTH = 254;
+
+/** The one answer to a sign-up that passed the checks, when the app has mail (accounts confirm their email). */
+export const CHECK_EMAIL = "Check your email: we sent a link to finish signing up. (If this email has an account already, the mail says how to sign in.)";
 
 /**
  * The one answer to a sign-up that passed the checks, whether the email was new (the account is
@@ -34,12 +38,14 @@ export class Signup<U extends UserFields> {
     private readonly paths: AuthPaths & { readonly signup: string },
     private readonly limiter: AttemptLimiter,
     private readonly addressOf: (request: Request) => string | undefined,
+    /** Set when the app has mail: a new account waits for its email to be confirmed. */
+    private readonly confirming?: { signUp(request: Request, email: string, passwordHash: string): Promise<void> },
   ) {}
 
   /** `GET /signup`: the blank form. */
   page(request: Request): Response {
     const next = safeNext(request.query.get("next"));
-    return Ok(signupPage(mountedPaths(this.paths, request), { csrf: request.csrf, email: "", next }, MIN_PASSWORD_LENGTH));
+    return Ok(signupPage(mountedPaths(this.paths, request), { csrf: request.csrf, email: "", next }, MIN_PASSWORD_LENGTH, this.confirming !== undefined));
   }
 
   /** `POST /signup`: 429 when limited, 422 with the problems, else 303 to sign in (the account made when the email was new). */
@@ -51,25 +57,37 @@ export class Signup<U extends UserFields> {
     const email = (request.form.get("email") ?? "").trim();
     const password = request.form.get("password") ?? "";
     const next = safeNext(request.form.get("next"));
-    const errors = problemsOf(email, password);
+    const errors = await problemsOf(email, password);
     if (Object.keys(errors).length > 0) return this.refused(request, email, next, errors);
-    await this.users.create(normalEmail(email), await hashPassword(password));
+    const hash = await hashPassword(password);
+    if (this.confirming !== undefined) {
+      await this.confirming.signUp(request, normalEmail(email), hash);
+      return Redirect(withNext(request.href(this.paths.login), next)).withSession(request.session.flash("notice", CHECK_EMAIL));
+    }
+    await this.users.create(normalEmail(email), hash);
     return Redirect(withNext(request.href(this.paths.login), next)).withSession(request.session.flash("notice", SIGNED_UP));
   }
 
   private refused(request: Request, email: string, next: string, errors: Record<string, string>): Response {
-    return status(422, signupPage(mountedPaths(this.paths, request), { csrf: request.csrf, email: email.slice(0, MAX_EMAIL_LENGTH + 1), next, errors }, MIN_PASSWORD_LENGTH));
+    return status(422, signupPage(mountedPaths(this.paths, request), { csrf: request.csrf, email: email.slice(0, MAX_EMAIL_LENGTH + 1), next, errors }, MIN_PASSWORD_LENGTH, this.confirming !== undefined));
   }
 }
 
 /** Something@something.something, with no space, no second "@" and no control character (U+0000 included: no store keeps it). */
 const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 
-function problemsOf(email: string, password: string): Record<string, string> {
+/** What is wrong with a typed email (trimmed), or undefined. */
+export function checkEmail(email: string): string | undefined {
+  if (email === "") return "Email is required.";
+  if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) return "Email must be an email address, like ada@example.com.";
+  return undefined;
+}
+
+async function problemsOf(email: string, password: string): Promise<Record<string, string>> {
   const errors: Record<string, string> = {};
-  if (email === "") errors["email"] = "Email is required.";
-  else if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) errors["email"] = "Email must be an email address, like ada@example.com.";
-  const problem = passwordProblem(password, email);
+  const emailProblem = checkEmail(email);
+  if (emailProblem !== undefined) errors["email"] = emailProblem;
+  const problem = await newPasswordProblem(password, email);
   if (problem !== undefined) errors["password"] = problem;
   return errors;
 }
@@ -86,6 +104,16 @@ export function passwordProblem(password: string, email: string): string | undef
   if (containsEmail(password, email)) return "Password must not contain your email address: choose something else.";
   if (isCommonPassword(password)) return "This password is one of the most common ones, which attackers try first: choose something less guessable.";
   return undefined;
+}
+
+/**
+ * What is wrong with `password` as a new password for `email`, or undefined: `passwordProblem`'s
+ * checks, then a strength estimate (zxcvbn-ts: common passwords and their variants, keyboard
+ * walks such as "qwertyuiopas", repeats, sequences, dates, words of the email), saying why and
+ * what would pass. Sign-up, the reset form and the change of password ask this.
+ */
+export async function newPasswordProblem(password: string, email: string): Promise<string | undefined> {
+  return passwordProblem(password, email) ?? (await weakPasswordProblem(password, email));
 }
 
 /** The password equals or contains the email, or its local part (when that is 4 characters or more). */

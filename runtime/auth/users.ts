@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ownCopy } from "../http/own-copy.js";
 import { hashPassword } from "./password.js";
+import { InMemoryTokens, type AccountTokens } from "./account-tokens.js";
 import type { AttemptLimiter, Limit } from "./rate-limit.js";
 
 /**
@@ -61,6 +62,16 @@ export interface Users<U extends UserFields = UserFields> {
    * sign-up limits, one per `scope`, unless given `limiters`; without it, they count in memory.
    */
   attemptLimiter?(scope: string, limit: Limit): AttemptLimiter;
+  /**
+   * Optional: where the account flows' emailed tokens wait (fw/db's `SqlUsers`: the
+   * `fw_auth_tokens` table, shared by every process). Without it, `formSignIn` keeps them in memory.
+   */
+  tokens?(): AccountTokens;
+  /**
+   * Optional: gives the user another email (`normalEmail` form), which the change-of-email flow
+   * needs; "taken" when another account has it, undefined when there is no such user.
+   */
+  setEmail?(id: number, email: string): Promise<U | "taken" | undefined>;
 }
 
 /**
@@ -94,8 +105,25 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
   /** Per user: revoked session id → until. */
   private readonly revoked = new Map<number, Map<string, number>>();
   private next = 1;
+  readonly #tokens = new InMemoryTokens();
 
   constructor(private readonly now: () => number = Date.now) {}
+
+  tokens(): AccountTokens {
+    return this.#tokens;
+  }
+
+  async setEmail(id: number, email: string): Promise<U | "taken" | undefined> {
+    const user = this.byKey.get(id);
+    if (user === undefined) return undefined;
+    const normal = normalEmail(email);
+    const holder = this.byNormalEmail.get(normal);
+    if (holder !== undefined && holder.id !== id) return "taken";
+    this.byNormalEmail.delete(user.email);
+    const changed = { ...user, email: ownCopy(normal) };
+    this.store(changed);
+    return copy(changed);
+  }
 
   async byEmail(email: string): Promise<U | undefined> {
     return copy(this.byNormalEmail.get(normalEmail(email)));

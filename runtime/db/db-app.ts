@@ -2,6 +2,7 @@ import { relative, resolve } from "node:path";
 import { BootError } from "../routing/boot-error.js";
 import { loadDevHook } from "../app/load-dev-hook.js";
 import { HttpApp, type HttpAppOptions, type ServeOptions } from "../app/http-app.js";
+import { RouteTable } from "../routing/route-table.js";
 import type { RunningServer } from "../server/server.js";
 import type { DevHook } from "../server/dev-hook.js";
 import { isProductionEnv } from "../server/run-mode.js";
@@ -16,6 +17,7 @@ import { migrationDraft } from "./migration-draft.js";
 import { PostgresFanOut } from "./postgres-fan-out.js";
 import { parseResetFlags, resetVerdict } from "./reset-guard.js";
 import type { TableSpec } from "./table.js";
+import type { Background } from "./background.js";
 
 export interface DbAppOptions extends HttpAppOptions {
   /** The database the app's stores use. Default: `appDatabase()` (`DATABASE_URL`, else `.fw/db`). */
@@ -39,6 +41,13 @@ export interface DbAppOptions extends HttpAppOptions {
    * Without it `dev` shows no drift page.
    */
   readonly tables?: readonly TableSpec[];
+  /**
+   * The app's background jobs (fw/jobs: the generated module's `jobs`): every serving process
+   * runs them once the database is open and migrated, `--workers` processes included, and a
+   * stop lets the running ones finish within `shutdownGraceMs` (the rest stay queued). In `dev`
+   * their page is at `/fw/jobs`.
+   */
+  readonly jobs?: Background;
 }
 
 const DB_USAGE = `  db migrate      apply the pending migrations (db/migrations/NNNN_name.sql), in order
@@ -66,6 +75,7 @@ export class DbApp extends HttpApp {
   private readonly tables: readonly TableSpec[];
   /** The app passed its tables: `dev` compares them with the database (the drift page). */
   private readonly declaresTables: boolean;
+  private readonly jobs: Background | undefined;
 
   constructor(options: DbAppOptions) {
     super(options);
@@ -77,6 +87,7 @@ export class DbApp extends HttpApp {
     this.devBoot = options.devBoot;
     this.tables = options.tables ?? [];
     this.declaresTables = options.tables !== undefined;
+    this.jobs = options.jobs;
     // Several processes share a PostgreSQL database: named rooms reach all of them through
     // LISTEN/NOTIFY. PGlite is one process's database, whose rooms need nothing more.
     const url = this.database.postgresUrl;
@@ -98,8 +109,11 @@ export class DbApp extends HttpApp {
    */
   override async serve(options: ServeOptions = {}): Promise<RunningServer> {
     let running: RunningServer;
+    const dev = (options.dev ?? false) && !isProductionEnv();
+    const routes = this.routes;
     try {
-      if ((options.dev ?? false) && !isProductionEnv()) {
+      if (dev && this.jobs?.devRoutes !== undefined) this.routes = new RouteTable(await this.jobs.devRoutes(), routes.identify).concat(routes);
+      if (dev) {
         // Dev data may be lost in a crash of the machine; production's commits are synced to disk.
         this.database.relaxDurability();
         const hook = options.devHook ?? (await loadDevHook());
@@ -108,10 +122,23 @@ export class DbApp extends HttpApp {
         running = await super.serve(options);
       }
     } catch (error) {
+      await this.jobs?.stop(0).catch(() => undefined);
       await this.database.close().catch(() => undefined);
       throw error;
+    } finally {
+      this.routes = routes;
     }
-    return { ...running, close: () => running.close().finally(() => this.database.close()) };
+    // Started once the server listens: from here on the process handles SIGTERM (runUntilStopped
+    // installs its handlers in the same turn), so a stop during the boot never cuts a job off.
+    await this.jobs?.start();
+    // The server and the jobs stop together, each within the grace; the database closes after both.
+    const stopJobs = (): Promise<void> => this.jobs?.stop(this.shutdownGraceMs) ?? Promise.resolve();
+    const close = async (): Promise<void> => {
+      const stopped = await Promise.allSettled([running.close(), stopJobs()]);
+      await this.database.close();
+      for (const result of stopped) if (result.status === "rejected") throw result.reason;
+    };
+    return { ...running, close };
   }
 
   protected override async command(args: readonly string[]): Promise<number | undefined> {
@@ -281,6 +308,7 @@ export class DbApp extends HttpApp {
           if (!held) await hook.beforeListen();
           await this.prepare(true);
           await this.devBoot?.(this.database);
+          await this.prepareJobs(true);
           if (this.declaresTables) await this.checkDrift(drift);
           if (held) await hook.beforeListen();
         } catch (error) {
@@ -325,7 +353,21 @@ export class DbApp extends HttpApp {
    * migrations before the server is built. (`dev` does it in its hook's `beforeListen`.)
    */
   protected override async beforeServe(dev: boolean): Promise<void> {
-    if (!dev) await this.prepare(false);
+    if (!dev) {
+      await this.prepare(false);
+      await this.prepareJobs(false);
+    }
+  }
+
+  /** Prepares the app's jobs on its database (after the migrations); a job's bad option stops the boot. */
+  private async prepareJobs(dev: boolean): Promise<void> {
+    if (this.jobs === undefined) return;
+    try {
+      await this.jobs.prepare({ database: this.database, dev, log: (line) => this.console.err(line) });
+    } catch (error) {
+      if (error instanceof TypeError || error instanceof CannotOpenDatabase) throw new BootError(error.message);
+      throw error;
+    }
   }
 
   /** Opens the database and checks the migrations before the server listens. */

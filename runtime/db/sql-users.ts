@@ -3,6 +3,8 @@ import type { AttemptLimiter, Limit } from "../auth/rate-limit.js";
 import type { UserFields, Users } from "../auth/users.js";
 import type { Database, Queryable, Row } from "./database.js";
 import { checkIdentifier, quoteIdentifier as q } from "./identifier.js";
+import type { AccountTokens } from "../auth/account-tokens.js";
+import { SqlAccountTokens } from "./sql-account-tokens.js";
 import { SqlAttemptLimiter } from "./sql-attempt-limiter.js";
 import { VERSION_COLUMN } from "./table.js";
 
@@ -69,6 +71,7 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   private readonly users: string;
   private readonly revoked: string;
   private readonly now: () => number;
+  #tokens: AccountTokens | undefined;
   private static readonly SELECTED = `"id", "email", "password_hash", "session_epoch"`;
 
   constructor(
@@ -87,6 +90,23 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
    */
   attemptLimiter(scope: string, limit: Limit): AttemptLimiter {
     return new SqlAttemptLimiter(this.db, scope, limit, this.now);
+  }
+
+  /** fw/auth's emailed tokens (reset, confirm, change of email) in the database (`fw_auth_tokens`), shared by every process. */
+  tokens(): AccountTokens {
+    this.#tokens ??= new SqlAccountTokens(this.db);
+    return this.#tokens;
+  }
+
+  /** The new email in one statement; "taken" when the unique index refuses it (another account has it). */
+  async setEmail(id: number, email: string): Promise<U | "taken" | undefined> {
+    if (!isKey(id)) return undefined;
+    try {
+      return this.one(await this.db.query(`UPDATE ${this.users} SET "email" = $2, ${q(VERSION_COLUMN)} = ${q(VERSION_COLUMN)} + 1 WHERE "id" = $1 RETURNING ${SqlUsers.SELECTED}`, [id, email]));
+    } catch (error) {
+      if ((error as { code?: unknown }).code === "23505") return "taken";
+      throw error;
+    }
   }
 
   async byEmail(email: string): Promise<U | undefined> {

@@ -12,18 +12,19 @@ export const BUNDLE_USAGE = `usage: fw bundle [--project <dir>] [--main <file>] 
   --out      where the bundle goes, relative to the project; default "dist/bundle"
 
 Bundles the already built app (run the build first) into <out>/main.js plus chunks, for
-production: fw, typia and the app's own modules are bundled; ws, Node's builtins and every
+production: fw, typia, dotenv and the app's own modules are bundled; ws, Node's builtins and every
 other package stay imports, resolved from node_modules as before. Needs rolldown
 (npm install --save-dev rolldown). Each file gets a source map leading back to the app's
 TypeScript (through the build's own maps). Run the result with \`node <out>/main.js\`, or
 \`node --enable-source-maps <out>/main.js\` for stack traces in the TypeScript sources.`;
 
 /**
- * Packages whose code goes into the bundle: fw itself (with `fw/auth`, `fw/jsx-runtime`) and the
- * typia runtime helpers the build's codecs import. Everything else an app imports by name stays
- * an import (see `isExternal`).
+ * Packages whose code goes into the bundle: fw itself (with `fw/auth`, `fw/jsx-runtime`), the
+ * typia runtime helpers the build's codecs import, and dotenv (the `.env` parser every boot
+ * imports: a few KB, so a boot loads no package for it). Everything else an app imports by name
+ * stays an import (see `isExternal`).
  */
-const BUNDLED_PACKAGES: ReadonlySet<string> = new Set(["fw", "typia"]);
+const BUNDLED_PACKAGES: ReadonlySet<string> = new Set(["fw", "typia", "dotenv"]);
 
 /** The bundle directory's package.json: makes its `.js` files ES modules wherever it is, and marks the directory as fw bundle's own. */
 const MARKER = "Written by `fw bundle`; replaced each time it runs.";

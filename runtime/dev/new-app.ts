@@ -10,7 +10,30 @@ export const NEW_USAGE = `usage: fw new <dir> [--fw <spec>]
   Writes a minimal fw app into <dir> (created if missing; it must be empty):
   package.json (dev, build, start, test, bundle, db scripts), tsconfig.json (fw's and typia's
   plugins), one page, one model, the layout, a test, public/ (a stylesheet and a favicon),
-  a README and a .gitignore. Then: cd <dir> && npm install && npm run dev`;
+  a README, a .gitignore and a .env.example. Then: cd <dir> && npm install && npm run dev`;
+
+/**
+ * The settings an fw app reads, for the developer to copy into `.env` (read by `fw dev` and
+ * the app, never under NODE_ENV=production unless FW_ENV_FILES=1) or to set on the server.
+ */
+const ENV_EXAMPLE = `# Copy to .env (git-ignored) and fill in. Real environment variables win over these.
+# In production set them in the environment; .env is not read there unless FW_ENV_FILES=1.
+
+# The app's public address: links in mail are built on it, never on a request's Host header,
+# and in production only its host is answered (FW_ALLOWED_HOSTS lists more). Dev: optional.
+FW_ORIGIN=http://localhost:3000
+# FW_ALLOWED_HOSTS=www.example.com,example.com
+
+# Signs sessions: 32 bytes or more, the same across restarts. Dev makes one under .fw/.
+# node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))"
+# FW_SECRET=
+
+# PostgreSQL; without it the app keeps an embedded database (PGlite) in .fw/db.
+# DATABASE_URL=postgres://app:secret@localhost:5432/app
+
+# fw/mail in production: the SMTP server (dev shows mail at /fw/mail instead).
+# SMTP_URL=smtps://user:password@smtp.example.com
+`;
 
 /** This fw checkout's root: the compiled file lives at dist/runtime/dev/, the source at runtime/dev/. */
 function fwRoot(): string {
@@ -126,7 +149,9 @@ export function appFiles(name: string, root: string, fwDep: FwDependency = { spe
   return new Map([
     ["package.json", `${JSON.stringify(packageJson, null, 2)}\n`],
     ["tsconfig.json", `${JSON.stringify(tsconfig, null, 2)}\n`],
-    [".gitignore", "node_modules/\ndist/\n.fw/\n*.tsbuildinfo\n"],
+    // .env and .env.local hold this machine's settings and secrets: never committed; .env.example is.
+    [".gitignore", "node_modules/\ndist/\n.fw/\n*.tsbuildinfo\n.env\n.env.local\n"],
+    [".env.example", ENV_EXAMPLE],
     // A checkout is installed as a copy: a symlink would leave fw's dependencies in the checkout.
     ...(fwDep.installLinks ? [[".npmrc", "install-links=true\n"] as const] : []),
     ["README.md", readme(name)],

@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, watch, type FSWatcher } from "node:fs";
+import { envFilesWanted, ENV_FILES, readEnvFiles } from "../server/env-files.js";
 import { AppProcess, type ReadyMessage } from "./app-process.js";
 import { EmitLedger } from "./emit-ledger.js";
 import { sourcesChangedSince } from "./sources.js";
@@ -34,6 +35,9 @@ export interface SupervisorOptions {
  */
 const STALE_FALLBACK_MS = 3_000;
 
+/** How long the events of one save of a `.env` file are gathered into one restart. */
+const ENV_SETTLE_MS = 150;
+
 /**
  * `fw dev`: rebuilds on save and keeps one app process serving the latest good build. After a
  * build without errors the app is restarted when its compiled code changed (and told the build
@@ -52,6 +56,8 @@ export class Supervisor {
   #stopped = false;
   #stale: NodeJS.Timeout | undefined;
   #started = false;
+  /** Watches the app's folder for its `.env` files, whose change restarts the app. */
+  #envWatcher: FSWatcher | undefined;
   /** The app's embedded database, held across its restarts once it asked (`hold-database`). */
   #database: { readonly directory: string; readonly held: Promise<HeldDatabase> } | undefined;
 
@@ -73,7 +79,9 @@ export class Supervisor {
       err: options.err,
     });
     this.#compiler = compiler;
+    this.#watchEnvFiles();
     const code = await compiler.exited;
+    this.#envWatcher?.close();
     if (this.#stopped) {
       await this.#work; // the app's stop, queued by `stop`
       return 0;
@@ -88,6 +96,7 @@ export class Supervisor {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#stale);
+    this.#envWatcher?.close();
     await Promise.all([this.#compiler?.stop(), this.#enqueue(() => this.#stopApp())]);
     await this.#releaseDatabase();
   }
@@ -186,7 +195,7 @@ export class Supervisor {
       return;
     }
     this.#ledger.markLoaded();
-    const app = new AppProcess({ main: this.#options.main, cwd: this.#options.cwd, env: this.#env, holdDatabase: (directory, module) => this.#holdDatabase(directory, module) });
+    const app = new AppProcess({ main: this.#options.main, cwd: this.#options.cwd, env: this.#appEnv(), holdDatabase: (directory, module) => this.#holdDatabase(directory, module) });
     void app.exited.then((code) => this.#exited(app, code));
     const timeout = this.#options.readyTimeoutMs ?? 120_000;
     const loaded = await within(app.loaded, timeout);
@@ -199,6 +208,44 @@ export class Supervisor {
     app.listen();
     const ready = await within(app.ready, timeout);
     if (ready !== undefined) this.#ready(ready, performance.now() - started);
+  }
+
+  /**
+   * The app's environment: fw dev's own, over the app's `.env` files read afresh at each start
+   * (so code that reads `process.env` at the top of a module sees them too), unless
+   * `FW_ENV_FILES=0`. A file that cannot be read is said, and the app starts without it.
+   */
+  #appEnv(): NodeJS.ProcessEnv {
+    try {
+      if (!envFilesWanted(undefined, this.#env)) return this.#env;
+      return { ...readEnvFiles(this.#options.cwd).values, ...this.#env };
+    } catch (error) {
+      this.#options.err(`fw dev: ${error instanceof Error ? error.message : String(error)}`);
+      return this.#env;
+    }
+  }
+
+  /** A saved `.env` or `.env.local` restarts the running app, which reads it again. */
+  #watchEnvFiles(): void {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      this.#envWatcher = watch(this.#options.cwd, (_event, name) => {
+        if (name === null || !ENV_FILES.includes(name) || this.#stopped) return;
+        // One save makes several events (and an editor may write twice): one restart after they settle.
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          void this.#enqueue(async () => {
+            if (this.#app === undefined || this.#stopped) return;
+            this.#options.out(`fw dev: ${name} changed; restarting the app`);
+            await this.#restart();
+          });
+        }, ENV_SETTLE_MS);
+        timer.unref();
+      });
+      this.#envWatcher.on("error", () => this.#envWatcher?.close());
+    } catch {
+      // A folder that cannot be watched: the files are still read at each restart.
+    }
   }
 
   #ready(ready: ReadyMessage, ms: number): void {

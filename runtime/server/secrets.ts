@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Secret } from "../http/secret.js";
+import { whereToSet } from "./env-files.js";
 
 export const SECRET_VARIABLE = "FW_SECRET";
 
@@ -19,7 +20,7 @@ export function productionSecret(configured: Secret | undefined, env: NodeJS.Pro
       `${SECRET_VARIABLE} is not set. fw signs session cookies with it and will not start without one.\n` +
         `Set it to at least 32 random bytes, for example:\n` +
         `  export ${SECRET_VARIABLE}=$(node -e "console.log(require('node:crypto').randomBytes(32).toString('base64url'))")\n` +
-        `or pass \`secret\` to HttpApp. (\`dev\` makes one for you.)`,
+        `or pass \`secret\` to HttpApp. (\`dev\` makes one for you.) ${whereToSet(SECRET_VARIABLE, "<32 random bytes>")}`,
     );
   }
   try {

@@ -1,6 +1,7 @@
 import { createClient, type ClientOptions } from "../client/client.js";
 import type { ApiClient } from "../client/types.js";
 import { CookieJar } from "./cookie-jar.js";
+import { waitForMail } from "./mailbox.js";
 import { describeRefusal, formsOf, pickForm, problemDetailOf, refusalOf, type PageForm, type Refusal } from "./forms.js";
 
 /** One answer the client got, read whole. */
@@ -47,7 +48,11 @@ export interface SubmitOptions {
 export class TestClient {
   readonly cookies = new CookieJar();
 
-  constructor(readonly url: string) {}
+  /** `mailbox`: the app's mailbox folder (startApp's `FW_MAILBOX`), which `signUp` reads a confirmation link from. */
+  constructor(
+    readonly url: string,
+    readonly mailbox?: string,
+  ) {}
 
   /** GET a path of the app. */
   get(path: string, headers: Record<string, string> = {}): Promise<TestResponse> {
@@ -89,9 +94,22 @@ export class TestClient {
     return createClient<A>(this.url, options);
   }
 
-  /** Signs up through fw/auth's form (`/signup`); fw/auth answers 303 to the login page. */
-  signUp(email: string, password: string, path = "/signup"): Promise<TestResponse> {
-    return this.submit(path, { email, password });
+  /**
+   * Signs up through fw/auth's form (`/signup`); fw/auth answers 303 to the login page. When the
+   * app confirms emails (it has a mailer: the page says it sends a link), follows the link it
+   * mailed (read from the mailbox) and confirms, which signs the client in, and answers that 303.
+   */
+  async signUp(email: string, password: string, path = "/signup"): Promise<TestResponse> {
+    const page = await this.get(path);
+    const answer = await this.submit(path, { email, password });
+    if (!page.text.includes('class="fw-auth-confirming"') || answer.status !== 303 || this.mailbox === undefined) return answer;
+    const mail = await waitForMail(this.mailbox, { to: email, subject: "Confirm your email" });
+    const link = mail.links.find((href) => /[?&]token=/.test(href));
+    if (link === undefined) throw new Error(`fw/testing: the mail confirming ${email} has no link with a token`);
+    const parsed = new URL(link);
+    const opened = await this.get(parsed.pathname + parsed.search);
+    if (opened.location === undefined) throw new Error(`fw/testing: the confirmation link answered ${opened.summary()}`);
+    return this.submit(opened.location, {}, { action: opened.location });
   }
 
   /**

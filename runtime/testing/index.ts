@@ -4,6 +4,7 @@
  * submit forms with their CSRF token. Names are re-exported one by one.
  */
 export { startApp, type StartAppOptions, type TestApp } from "./start-app.js";
+export { waitForMail, type MailFilter, type SentMail } from "./mailbox.js";
 export { TestClient, type TestResponse, type SubmitOptions } from "./client.js";
 export { CookieJar } from "./cookie-jar.js";
 export { formsOf, refusalOf, type PageForm, type Refusal } from "./forms.js";

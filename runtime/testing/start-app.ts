@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { TestClient } from "./client.js";
 import { freshPostgres, type FreshDatabase } from "./fresh-postgres.js";
+import { sentMails, waitForMail, type MailFilter, type SentMail } from "./mailbox.js";
 
 export interface StartAppOptions {
   /** The built entry, relative to `cwd`. Default `dist/main.js`. */
@@ -15,6 +16,12 @@ export interface StartAppOptions {
   readonly args?: readonly string[];
   /** More environment for the app (over the test's own). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Read the app's `.env` and `.env.local`. Default false: a test's app sees the test's
+   * environment and `env` alone, as it would on CI, so a developer's own settings cannot make a
+   * test pass on one machine only.
+   */
+  readonly envFiles?: boolean;
 }
 
 /** A running app, just for one test: its own process, port, secret and database. */
@@ -25,6 +32,17 @@ export interface TestApp {
   client(): TestClient;
   /** What the app printed so far. */
   output(): { readonly out: string; readonly err: string };
+  /**
+   * Every message the app sent through fw/mail so far, oldest first (read from its mailbox:
+   * `FW_MAILBOX`, a folder of this test's own), optionally those to one address only.
+   */
+  mails(filter?: { readonly to?: string }): Promise<SentMail[]>;
+  /**
+   * The first message to `to` (with this subject, when given) the app sent, waiting for it: fw/auth
+   * sends its mail after the answer. Rejects after `timeoutMs` (default 10 s) naming what it
+   * waited for and listing what the mailbox holds.
+   */
+  mail(filter: MailFilter): Promise<SentMail>;
   /** Stops the app and removes its database. */
   close(): Promise<void>;
 }
@@ -56,6 +74,9 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
     HOST: "127.0.0.1",
     FW_SECRET: randomBytes(32).toString("base64url"),
     DATABASE_URL: postgres === undefined ? `pglite:${resolve(scratch, "db")}` : postgres.url,
+    // fw/mail delivers into this test's own mailbox, never through SMTP (mails() reads it).
+    FW_MAILBOX: resolve(scratch, "mail"),
+    FW_ENV_FILES: options.envFiles === true ? "1" : "0",
     ...options.env,
   };
   delete env["NODE_ENV"];
@@ -85,5 +106,13 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
     await cleanUp();
     throw error;
   }
-  return { url, client: () => new TestClient(url), output: () => ({ out, err }), close: cleanUp };
+  const mailbox = env["FW_MAILBOX"] as string;
+  return {
+    url,
+    client: () => new TestClient(url, mailbox),
+    output: () => ({ out, err }),
+    mails: (filter) => sentMails(mailbox, filter?.to),
+    mail: (filter) => waitForMail(mailbox, filter),
+    close: cleanUp,
+  };
 }

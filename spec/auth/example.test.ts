@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleExample, type ExampleBundle } from "../support/bundle.js";
 import { bootExample, exampleDatabase } from "../support/example.js";
 import { queryLog, type QueryLog } from "../support/pg-query-log.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { connect, refusal } from "../support/ws-client.js";
 import { Browser, freshEmail, PASSWORD } from "./client.js";
 
@@ -30,7 +30,7 @@ describe.each(builds)("The example $build uses fw/auth: posts owned by their aut
     main = await entry();
     const database = exampleDatabase();
     log = database.engine === "postgres" ? await queryLog(database.url) : undefined;
-    app = bootExample([], { FW_SECRET: TEST_SECRET }, { main, database: log === undefined ? database : { ...database, url: log.url } });
+    app = bootExample([], { ...PRODUCTION_ENV }, { main, database: log === undefined ? database : { ...database, url: log.url } });
     url = await app.url;
   });
 

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootNode } from "../support/process.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { servedFixture } from "../support/tspc.js";
 import { connect, refusal } from "../support/ws-client.js";
 import { SIGNED_UP } from "../../runtime/auth/index.js";
@@ -9,7 +9,7 @@ import { Browser, freshEmail, PASSWORD } from "./client.js";
 
 // The fixture (spec/fixtures/auth) builds with `"auth": "fw/auth"` in its plugin options, so
 // its passing build is also the proof that declared pages and models build with the real module.
-const fixture = servedFixture("auth", { FW_SECRET: TEST_SECRET });
+const fixture = servedFixture("auth", { ...PRODUCTION_ENV });
 let address = 0;
 
 /** A browser from its own client address, so no test spends another's per-address budget. */
@@ -457,7 +457,7 @@ describe("4.6 Route.under: the whole table under a prefix, sign-in routes and de
   let app: ReturnType<typeof bootNode> | undefined;
   let base = "";
   beforeAll(async () => {
-    app = bootNode(join(fixture.dir, "dist/main.js"), [], { FW_SECRET: TEST_SECRET, FIXTURE_UNDER: "/app" });
+    app = bootNode(join(fixture.dir, "dist/main.js"), [], { ...PRODUCTION_ENV, FIXTURE_UNDER: "/app" });
     base = `${await app.url}/app`;
   }, 60_000);
   afterAll(async () => {

@@ -133,5 +133,38 @@ export function usersConformance(name: string, make: () => Users | Promise<Users
       if (after.id === before.id) expect(await sessionUser(second, oldCookie, MAX_AGE)).toBeUndefined();
       expect(after.sessionEpoch).not.toBe(before.sessionEpoch);
     });
+
+    it("setEmail (the change-of-email flow): the user gets the new email, found by it and no longer by the old; another account's email is \"taken\"", async () => {
+      const users = await make();
+      if (users.setEmail === undefined) return;
+      const [ann, bob] = [fresh("ann"), fresh("bob")];
+      const a = (await users.create(ann, "h")) as UserFields;
+      await users.create(bob, "h");
+      const moved = fresh("ann-new");
+      expect(await users.setEmail(a.id, moved)).toMatchObject({ id: a.id, email: moved, sessionEpoch: a.sessionEpoch });
+      expect((await users.byEmail(moved))?.id).toBe(a.id);
+      expect(await users.byEmail(ann)).toBeUndefined();
+      expect(await users.setEmail(a.id, bob)).toBe("taken");
+      expect((await users.byId(a.id))?.email).toBe(moved);
+      expect(await users.setEmail(a.id + 1_000_000, fresh("nobody"))).toBeUndefined();
+    });
+
+    it("tokens (emailed links): saved, found by selector, taken once even by concurrent uses, only with the right verifier hash; expired ones purged", async () => {
+      const users = await make();
+      const tokens = users.tokens?.();
+      if (tokens === undefined) return;
+      const selector = `sel-${fresh("t")}`;
+      const record = { selector, verifierHash: "right", purpose: "reset-password" as const, userId: 7, email: fresh("t"), data: "", epoch: "e", expiresAt: Date.now() + 60_000 };
+      await tokens.save(record);
+      expect(await tokens.find(selector)).toEqual(record);
+      expect(await tokens.take(selector, "wrong")).toBe(false);
+      const takes = await Promise.all(Array.from({ length: 6 }, () => tokens.take(selector, "right")));
+      expect(takes.filter(Boolean)).toHaveLength(1);
+      expect(await tokens.find(selector)).toBeUndefined();
+      const old = { ...record, selector: `old-${selector}`, expiresAt: Date.now() - 1 };
+      await tokens.save(old);
+      expect(await tokens.purgeExpired(Date.now())).toBeGreaterThanOrEqual(1);
+      expect(await tokens.find(old.selector)).toBeUndefined();
+    });
   });
 }

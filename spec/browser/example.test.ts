@@ -4,7 +4,8 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { bootExample } from "../support/example.js";
 import { CHROMIUM_ARGS } from "../support/chromium.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { waitForMail } from "../../runtime/testing/mailbox.js";
+import { PRODUCTION_ENV, TEST_MAILBOX } from "../support/serve.js";
 import { cspViolations, newPage as pageIn, path, PASSWORD, refusedInlineScript, signUp as signUpAt, submit, visitAt } from "../support/browser-pages.js";
 
 // The example as `npm start` builds it (npm test builds first), driven as a user would in
@@ -21,7 +22,7 @@ let browser: Browser | undefined;
 beforeAll(async () => {
   if (CHROMIUM === undefined) return; // skipped below
   mkdirSync(SHOTS, { recursive: true });
-  app = bootExample([], { FW_SECRET: TEST_SECRET });
+  app = bootExample([], { ...PRODUCTION_ENV });
   [url, browser] = await Promise.all([app.url, chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
 });
 
@@ -190,6 +191,36 @@ describe.skipIf(CHROMIUM === undefined)("The example in a real browser (headless
     await waitForLine(alice, `${bobsEmail}: hi alice`);
     expect(await bob.locator("#chat-messages b").count()).toBe(0); // text, never markup
     await shot(alice, "chat");
+  });
+
+  it("bob forgot his password: 'Forgot your password?' mails a link; following it, the token leaves the address bar, a new password signs him in, and his other session is signed out", async () => {
+    const phone = await newPage();
+    expect(await visit(phone, "/login")).toBe(200);
+    await phone.getByRole("link", { name: "Forgot your password?" }).click();
+    await phone.waitForURL(`${url}/password/forgot`);
+    await phone.fill("#forgot-email", bobsEmail);
+    expect(await submit(phone, "form.fw-auth button[type=submit]")).toBe(200);
+    expect(path(phone)).toBe("/login");
+    expect(await phone.textContent(".flash")).toContain("If an account has this email, we sent it a link");
+    const mail = await waitForMail(TEST_MAILBOX, { to: bobsEmail, subject: "Choose a new password" });
+    const link = new URL(mail.links.find((href) => href.includes("token=")) ?? "");
+    expect(link.origin).toBe(PRODUCTION_ENV.FW_ORIGIN); // FW_ORIGIN, never the Host the request came by
+    expect(await visit(phone, link.pathname + link.search)).toBe(200);
+    expect(path(phone)).toBe("/password/reset"); // the token is out of the address bar (and history)
+    await phone.fill("#reset-password", "short");
+    expect(await submit(phone, "form.fw-auth button[type=submit]")).toBe(422);
+    expect(await phone.textContent(".fw-field-error")).toBe("Password must be at least 12 characters long.");
+    await phone.fill("#reset-password", "granite lantern 4471 ferry");
+    expect(await submit(phone, "form.fw-auth button[type=submit]")).toBe(200);
+    expect(path(phone)).toBe("/");
+    expect(await phone.textContent(".signed-in")).toBe(bobsEmail);
+    expect(await phone.textContent(".flash")).toContain("Your password is changed");
+    expect(await visit(bob, "/")).toBe(200);
+    expect(await bob.locator(".signed-in").count()).toBe(0); // his other session ended
+    // Used once: the link again says so.
+    expect(await visit(phone, link.pathname + link.search)).toBe(400);
+    expect(await phone.textContent("h1")).toBe("This link does not work");
+    await shot(phone, "password-reset");
   });
 
   it("every page above (forms, flashes, problem pages, the live chat) ran under the Content-Security-Policy without one violation", async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../runtime/db/index.js";
 import { bootNode, runNode } from "../support/process.js";
 import { onPostgres } from "./engines.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 
 // Real child processes on a real embedded database in a temp working directory; the steps
 // build on each other (the database persists between them, as an app's does between runs).
@@ -20,7 +20,7 @@ function migration(name: string, sql: string): void {
 }
 
 async function served(env: Record<string, string> = {}): Promise<{ notes: string; fsync: string; stop: () => Promise<number | null> }> {
-  const app = bootNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: "", ...env }, cwd);
+  const app = bootNode(APP, [], { ...PRODUCTION_ENV, DATABASE_URL: "", ...env }, cwd);
   const url = await app.url;
   const notes = await (await fetch(`${url}/notes`)).text();
   const fsync = await (await fetch(`${url}/fsync`)).text();
@@ -74,7 +74,7 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
 
   it("a production boot with an unapplied migration refuses to start, naming it and the command; dev applies it", async () => {
     migration("0002_add_done", "ALTER TABLE notes ADD COLUMN done boolean;");
-    const refused = await runNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: undefined }, cwd);
+    const refused = await runNode(APP, [], { ...PRODUCTION_ENV, DATABASE_URL: undefined }, cwd);
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/fw: cannot boot: 1 migration\(s\) in db\/migrations are not applied to PGlite at .*: 0002_add_done\. Apply them first with `node .*main\.mjs db migrate`\./);
     const app = bootNode(APP, ["dev"], { DATABASE_URL: "" }, cwd);
@@ -119,13 +119,13 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     const ran = await db(["migrate"]);
     expect(ran.code).toBe(1);
     expect(ran.err).toContain("the migration db/migrations/0002_add_done.sql was edited after it was applied");
-    const boot = await runNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: undefined }, cwd);
+    const boot = await runNode(APP, [], { ...PRODUCTION_ENV, DATABASE_URL: undefined }, cwd);
     expect(boot.code).toBe(1);
     expect(boot.err).toContain("fw: cannot boot: fw/db: the migration db/migrations/0002_add_done.sql was edited");
   }, 300_000);
 
   it("a DATABASE_URL nobody answers stops the boot with a message naming DATABASE_URL", async () => {
-    const boot = await runNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: "postgres://app:secret@127.0.0.1:1/app" }, cwd);
+    const boot = await runNode(APP, [], { ...PRODUCTION_ENV, DATABASE_URL: "postgres://app:secret@127.0.0.1:1/app" }, cwd);
     expect(boot.code).toBe(1);
     expect(boot.err).toContain("fw: cannot boot: fw/db: cannot connect to the PostgreSQL database named by DATABASE_URL (postgres://app@127.0.0.1:1/app)");
     expect(boot.err).not.toContain("secret@");
@@ -182,8 +182,8 @@ onPostgres((engine) => {
       expect(applied.out).toContain("fw: applied 0001_create_notes");
       expect((await db(["status"], { DATABASE_URL: url })).out).toMatch(/fw: PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres/);
       expect((await db(["seed"], { DATABASE_URL: url })).code).toBe(0);
-      const first = bootNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: url }, cwd);
-      const second = bootNode(APP, [], { FW_SECRET: TEST_SECRET, DATABASE_URL: url }, cwd);
+      const first = bootNode(APP, [], { ...PRODUCTION_ENV, DATABASE_URL: url }, cwd);
+      const second = bootNode(APP, [], { ...PRODUCTION_ENV, DATABASE_URL: url }, cwd);
       try {
         for (const app of [first, second]) expect(await (await fetch(`${await app.url}/notes`)).text()).toBe("seeded");
       } finally {

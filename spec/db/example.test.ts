@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
 import { bootExample, exampleCwd, exampleDatabase, hasEngine, type Engine } from "../support/example.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV, TEST_MAILBOX } from "../support/serve.js";
 import { connect } from "../support/ws-client.js";
 
 // Issue 20: the example keeps posts, notes, the guestbook and users in its database — the
@@ -39,7 +39,8 @@ describe.each(engines)("The example on %s keeps its data across restarts", (engi
   it("`npm start` on a new database migrates it and makes the demo account; a second start finds every row, and so does production", async () => {
     const database = exampleDatabase("empty", engine);
     const cwd = exampleCwd(); // one folder for the three boots: dev keeps its secret there
-    const first = await start(["dev"], { FW_SECRET: "" }, { database, cwd });
+    // Its mail in the test's mailbox (dev would write it under the example's .fw/mail), where signUp reads the link.
+    const first = await start(["dev"], { FW_SECRET: "", FW_MAILBOX: TEST_MAILBOX }, { database, cwd });
     expect(first.output().err).toContain("dev applied the pending migration 0001_create_users");
 
     const author = new Browser(first.url);
@@ -57,7 +58,7 @@ describe.each(engines)("The example on %s keeps its data across restarts", (engi
     await first.stop();
 
     // The same command again: nothing to migrate, every row still there.
-    const second = await start(["dev"], { FW_SECRET: "" }, { database, cwd });
+    const second = await start(["dev"], { FW_SECRET: "", FW_MAILBOX: TEST_MAILBOX }, { database, cwd });
     expect(second.output().err).not.toContain("dev applied");
     const again = new Browser(second.url);
     expect((await again.signIn(email, PASSWORD)).status).toBe(303); // the user survived
@@ -68,7 +69,7 @@ describe.each(engines)("The example on %s keeps its data across restarts", (engi
     await second.stop();
 
     // Production on the same database (migrated now): the rows, read by a stranger.
-    const third = await start([], { FW_SECRET: TEST_SECRET }, { database, cwd });
+    const third = await start([], { ...PRODUCTION_ENV }, { database, cwd });
     const page = await fetch(`${third.url}/posts`);
     expect(await page.text()).toContain(`Kept on ${engine}`);
     const entries = (await (await fetch(`${third.url}/api/entries`)).json()) as { id: number; name: string; message: string }[];
@@ -80,7 +81,7 @@ describe.each(engines)("The example on %s keeps its data across restarts", (engi
 
   it("a production boot on a database without the migrations refuses, naming them and `db migrate`", async () => {
     const database = exampleDatabase("empty", engine);
-    const app = bootExample([], { FW_SECRET: TEST_SECRET }, { database });
+    const app = bootExample([], { ...PRODUCTION_ENV }, { database });
     running.push(app);
     await expect(app.url).rejects.toThrow(/exited before serving/);
     const { err } = app.output();
@@ -94,7 +95,7 @@ describe.each(engines)("The example on %s keeps its data across restarts", (engi
 describe.runIf(hasEngine("postgres"))("The example as two processes on one PostgreSQL", () => {
   it("a session from one is good on the other, a post made through one is listed by the other, and a chat line reaches both", async () => {
     const database = exampleDatabase("migrated", "postgres");
-    const [one, two] = await Promise.all([start([], { FW_SECRET: TEST_SECRET }, { database }), start([], { FW_SECRET: TEST_SECRET }, { database })]);
+    const [one, two] = await Promise.all([start([], { ...PRODUCTION_ENV }, { database }), start([], { ...PRODUCTION_ENV }, { database })]);
     const author = new Browser(one.url);
     const email = freshEmail("two-processes");
     expect((await author.signUp(email, PASSWORD)).status).toBe(303);
@@ -131,7 +132,7 @@ describe.runIf(hasEngine("postgres"))("The example's /posts on a table of 1,100 
     } finally {
       await db.close();
     }
-    const app = await start([], { FW_SECRET: TEST_SECRET }, { database });
+    const app = await start([], { ...PRODUCTION_ENV }, { database });
     const visitor = new Browser(app.url);
     const first = (await visitor.get("/posts")).html;
     expect(first).toMatch(/<span>Page 1 of 21 or more<\/span>/);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
 import { bootNode, runNode } from "../support/process.js";
 import { postgresBin, startCluster, type PostgresCluster } from "../support/postgres.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { FIXTURES, tspc } from "../support/tspc.js";
 import { openDatabase, type Database } from "../../runtime/db/index.js";
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   const [built] = await Promise.all([tspc(dir), bin === undefined ? undefined : startCluster(bin).then((c) => (cluster = c))]);
   if (built.code !== 0) throw new Error(`building db-tables failed:\n${built.output}`);
   // West of Greenwich, where a driver sending a Date in local time would store the day before.
-  env = { FW_SECRET: TEST_SECRET, TZ: "America/New_York", ...(cluster === undefined ? {} : { DATABASE_URL: cluster.url }) };
+  env = { ...PRODUCTION_ENV, TZ: "America/New_York", ...(cluster === undefined ? {} : { DATABASE_URL: cluster.url }) };
 }, 120_000);
 
 afterAll(async () => {

@@ -5,7 +5,7 @@ import { Browser } from "../auth/client.js";
 import { bootOf, guarded, startDev, type DevServer } from "../support/dev-server.js";
 import { noPostgresNotice, postgresBin, startCluster, type PostgresCluster } from "../support/postgres.js";
 import { bootNode, runNode } from "../support/process.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { run, scratchCopy } from "../support/tspc.js";
 import { connect } from "../support/ws-client.js";
 
@@ -214,7 +214,7 @@ function devFlow(engine: string, envOf: () => Record<string, string>): void {
       expect(built.code, built.output).toBe(0);
       const status = await runNode(main, ["db", "status"], envOf(), dir);
       expect(status.out).toContain("drift    items: adds the column size (double precision, NULL allowed)\n");
-      const app = bootNode(main, [], { ...envOf(), FW_SECRET: TEST_SECRET }, dir);
+      const app = bootNode(main, [], { ...envOf(), ...PRODUCTION_ENV }, dir);
       try {
         const served = await app.url;
         expect((await fetch(`${served}/fw/sync`, { method: "POST" })).status).toBe(404);

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { bootNode, runNode } from "../support/process.js";
 import { fwDependency } from "../../runtime/dev/new-app.js";
 import { htmlErrors } from "../support/html-validate.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { FIXTURES, tspc } from "../support/tspc.js";
 
 // `fw new` as a user runs it: the package's bin (npm test builds dist/ first).
@@ -29,7 +29,7 @@ describe("fw new <dir>", () => {
     expect(err).toBe("");
     expect(code).toBe(0);
     expect(out).toContain("npm install && npm run dev");
-    for (const file of ["package.json", "tsconfig.json", ".gitignore", ".npmrc", "README.md", "src/main.ts", "src/layout.tsx", "src/app/Index.tsx", "src/models/Item.ts", "src/tests/home.test.ts", "public/app.css", "public/favicon.svg"]) {
+    for (const file of ["package.json", "tsconfig.json", ".gitignore", ".env.example", ".npmrc", "README.md", "src/main.ts", "src/layout.tsx", "src/app/Index.tsx", "src/models/Item.ts", "src/tests/home.test.ts", "public/app.css", "public/favicon.svg"]) {
       expect(out).toContain(file);
     }
 
@@ -51,7 +51,10 @@ describe("fw new <dir>", () => {
     expect(readFileSync(join(dir, ".npmrc"), "utf8")).toBe("install-links=true\n");
     expect(pkg["dependencies"]?.["typia"]).toBeDefined();
     expect(Object.keys(pkg["devDependencies"] ?? {})).toEqual(["@types/node", "rolldown", "ts-patch", "typescript"]);
-    expect(readFileSync(join(dir, ".gitignore"), "utf8").split("\n")).toEqual(expect.arrayContaining(["node_modules/", "dist/", ".fw/"]));
+    expect(readFileSync(join(dir, ".gitignore"), "utf8").split("\n")).toEqual(expect.arrayContaining(["node_modules/", "dist/", ".fw/", ".env", ".env.local"]));
+    // Issue 32: the settings to copy into .env, the public origin first.
+    expect(readFileSync(join(dir, ".env.example"), "utf8")).toMatch(/^FW_ORIGIN=http:\/\/localhost:3000$/m);
+    expect(readFileSync(join(dir, ".env.example"), "utf8")).toMatch(/^# SMTP_URL=smtps:/m);
     const tsconfig = JSON.parse(readFileSync(join(dir, "tsconfig.json"), "utf8")) as { compilerOptions: { plugins: { transform: string }[] } };
     expect(tsconfig.compilerOptions.plugins.map((plugin) => plugin.transform)).toEqual(["fw/transformer", "fw/transformer/jsx", "typia/lib/transform"]);
 
@@ -83,7 +86,7 @@ describe("fw new <dir>", () => {
     expect(bundled.err).toBe("");
     expect(bundled.code).toBe(0);
     for (const main of ["dist/main.js", "dist/bundle/main.js"]) {
-      const app = bootNode(join(dir, main), [], { FW_SECRET: TEST_SECRET }, dir);
+      const app = bootNode(join(dir, main), [], { ...PRODUCTION_ENV }, dir);
       try {
         const url = await app.url;
         const home = await fetch(`${url}/`);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bootOf, guarded, reloaded, startDev, type DevServer } from "../support/dev-server.js";
 import { BUILD_TIMEOUT_MS, scratchCopy } from "../support/tspc.js";
+import { rawRequest } from "../support/serve.js";
 import { connect, refusal } from "../support/ws-client.js";
 
 const scratch: string[] = [];
@@ -89,6 +90,15 @@ describe("fw dev (spec 1, 4.6)", () => {
     // rewrote the table (and which still emitted the old one) was skipped.
     expect(restarts()).toBe(before + 1);
     expect(await (await fetch(`${url}/extra`)).text()).toBe("extra");
+
+    // Issue 32: a saved .env restarts the app, which runs with its settings (here, one more host).
+    const port = new URL(url).port;
+    const asHost = async (host: string): Promise<string> => (await rawRequest(Number(port), `GET /extra HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).slice(0, 12);
+    expect(await asHost("dev.example")).toBe("HTTP/1.1 400");
+    const withEnv = dev.printed(/fw dev: \.env changed; restarting the app[^]*fw dev: ready on/);
+    writeFileSync(join(dir, ".env"), "FW_ALLOWED_HOSTS=127.0.0.1,dev.example\n");
+    await guarded(withEnv, dev, "the restart after .env changed");
+    expect(await asHost("dev.example")).toBe("HTTP/1.1 200");
   }, 3 * BUILD_TIMEOUT_MS);
 
   it("the reload socket obeys the Origin rule", async () => {

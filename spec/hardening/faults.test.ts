@@ -461,6 +461,7 @@ describe("a client that sends its headers one byte a second", () => {
     const app = new HttpApp({
       secret: TEST_SECRET,
       routes: RouteTable.empty,
+      allowedHosts: ["*"],
       headersTimeoutMs: 1500,
       requestTimeoutMs: 3000,
       keepAliveTimeoutMs: 700,
@@ -483,7 +484,7 @@ describe("a client that sends its headers one byte a second", () => {
       [{ keepAliveTimeoutMs: Number.NaN }, "keepAliveTimeoutMs must be a positive number, not NaN."],
       [{ headersTimeoutMs: 5000, requestTimeoutMs: 1000 }, "headersTimeoutMs (5000) must not exceed requestTimeoutMs (1000)"],
     ] as const) {
-      const bad = new HttpApp({ secret: TEST_SECRET, routes: RouteTable.empty, ...options });
+      const bad = new HttpApp({ secret: TEST_SECRET, routes: RouteTable.empty, allowedHosts: ["*"], ...options });
       bad.console = { out: () => {}, err: () => {} };
       const booting = bad.serve({ port: 0 });
       await expect(booting).rejects.toBeInstanceOf(BootError);

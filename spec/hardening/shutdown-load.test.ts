@@ -3,7 +3,7 @@ import { connect, type Socket } from "node:net";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bootNode } from "../support/process.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 
 // SIGTERM under load (issue 9), against a real app in a child process built by `npm run build`:
 // every in-flight request completes with its whole body, new connections are refused, idle
@@ -57,7 +57,7 @@ async function until(condition: () => boolean, what: string, ms = 10_000): Promi
 
 describe("SIGTERM under load", () => {
   it("in-flight requests finish whole, new connections are refused, keep-alive ones are closed, exit 0 within the grace", async () => {
-    const child = bootNode(app, [], { FW_SECRET: TEST_SECRET, SLOW_MS: "1500", SLOW_BYTES: String(BODY_BYTES), GRACE_MS: String(GRACE_MS) });
+    const child = bootNode(app, [], { ...PRODUCTION_ENV, SLOW_MS: "1500", SLOW_BYTES: String(BODY_BYTES), GRACE_MS: String(GRACE_MS) });
     const url = await child.url;
     const port = Number(new URL(url).port);
     const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
@@ -65,7 +65,7 @@ describe("SIGTERM under load", () => {
       // A keep-alive connection that served a request and now sits idle.
       const idle = await openSocket(port);
       const idleSeen = record(idle);
-      idle.write("GET /fast HTTP/1.1\r\nHost: x\r\n\r\n");
+      idle.write("GET /fast HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
       await until(() => idleSeen.text().endsWith("fast"), "the idle connection's first answer");
       expect(idleSeen.text()).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
       expect(idleSeen.text()).not.toMatch(/connection: close/i);
@@ -78,7 +78,7 @@ describe("SIGTERM under load", () => {
       // A request that has started arriving (its headers not finished yet).
       const arriving = await openSocket(port);
       const arrivingSeen = record(arriving);
-      arriving.write("GET /fast HTTP/1.1\r\nHost: x\r\n");
+      arriving.write("GET /fast HTTP/1.1\r\nHost: 127.0.0.1\r\n");
       await new Promise((done) => setTimeout(done, 50));
 
       const signalled = Date.now();

@@ -2,11 +2,11 @@ import { join } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { runNode } from "../support/process.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV, TEST_SECRET } from "../support/serve.js";
 import { servedFixture } from "../support/tspc.js";
 
 /** Issue 22, item 4: JSON bodies checked against the handler's declared type (typia, at build time). */
-const fixture = servedFixture("json-api", { FW_SECRET: TEST_SECRET });
+const fixture = servedFixture("json-api", { ...PRODUCTION_ENV });
 
 const send = (method: string, path: string, body: string, contentType = "application/json") =>
   fetch(`${fixture.url}${path}`, { method, headers: { "content-type": contentType }, body });

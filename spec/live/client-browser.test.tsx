@@ -97,7 +97,7 @@ async function start(port: number, supervisor?: ReturnType<typeof fakeSupervisor
       throw new Error("the /throws handler failed");
     }),
   ]);
-  const app = new HttpApp({ secret: TEST_SECRET, routes });
+  const app = new HttpApp({ secret: TEST_SECRET, routes, allowedHosts: ["127.0.0.1", "localhost"] });
   app.console = { out: () => {}, err: () => {} }; // the boom handler's error line is expected
   const dev = supervisor === undefined ? { dev: false } : { dev: true, devHook: createDevHook(supervisor) };
   return app.serve({ port, host: "127.0.0.1", accessLog: false, ...dev });

@@ -2,7 +2,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { bootExample } from "../support/example.js";
 import { CHROMIUM_ARGS } from "../support/chromium.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { cspViolations, newPage as pageIn, path, refusedInlineScript, signUp as signUpAt, submit, visitAt, waitUntil } from "../support/browser-pages.js";
 
 // Issue 23 in a real browser: the example's live pages (/posts, /chat, /notes/quick) as built by
@@ -20,7 +20,7 @@ let browser: Browser | undefined;
 
 beforeAll(async () => {
   if (CHROMIUM === undefined) return; // skipped below
-  app = bootExample([], { FW_SECRET: TEST_SECRET });
+  app = bootExample([], { ...PRODUCTION_ENV });
   [url, browser] = await Promise.all([app.url, chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
 });
 
@@ -233,7 +233,7 @@ describe.skipIf(CHROMIUM === undefined)("The example's live pages in a real brow
     await alice.waitForSelector("[data-fw-live]:not([data-fw-status=open])");
     await bob.waitForSelector("[data-fw-live]:not([data-fw-status=open])");
 
-    app = bootExample([], { FW_SECRET: TEST_SECRET, PORT: port }, { database });
+    app = bootExample([], { ...PRODUCTION_ENV, PORT: port }, { database });
     expect(await app.url).toBe(url);
     // The reconnection waits for the new server's boot: a hang guard, not a speed check.
     await alice.waitForSelector(LIVE_OPEN, { timeout: 60_000 });

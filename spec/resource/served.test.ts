@@ -3,10 +3,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Visitor } from "../support/browser.js";
 import { runNode } from "../support/process.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { servedFixture } from "../support/tspc.js";
 
-const fixture = servedFixture("resource", { FW_SECRET: TEST_SECRET });
+const fixture = servedFixture("resource", { ...PRODUCTION_ENV });
 const dir = fixture.dir;
 
 const validPost = { title: "Hello", body: "Long <b>text</b>", category: "howto", published: "true" };

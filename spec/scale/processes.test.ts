@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
 import { noPostgresNotice, postgresBin, startCluster, type PostgresCluster } from "../support/postgres.js";
 import { bootNode, runNode } from "../support/process.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { FIXTURES, tspc } from "../support/tspc.js";
 import { connect, type Client } from "../support/ws-client.js";
 import { usersTableSql } from "../../runtime/db/index.js";
@@ -48,7 +48,7 @@ describe.skipIf(bin === undefined)("issue 21: an app as several processes on one
     rmSync(join(dir, "db"), { recursive: true, force: true });
     const [built] = await Promise.all([tspc(dir), startCluster(bin as string).then((c) => (cluster = c))]);
     if (built.code !== 0) throw new Error(`building the scale fixture failed:\n${built.output}`);
-    env = { FW_SECRET: TEST_SECRET, DATABASE_URL: (cluster as PostgresCluster).url };
+    env = { ...PRODUCTION_ENV, DATABASE_URL: (cluster as PostgresCluster).url };
     // No owned model references the users table, so `db new` does not write it: its own migration.
     mkdirSync(join(dir, "db/migrations"), { recursive: true });
     writeFileSync(join(dir, "db/migrations/0001_users.sql"), usersTableSql());

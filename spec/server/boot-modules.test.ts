@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 
 /**
  * Boots an app from the built runtime with every loaded module logged, asks it one page, stops
@@ -14,7 +14,7 @@ async function modulesLoaded(args: readonly string[]): Promise<string[]> {
   const app = join(import.meta.dirname, "../ws/lazy/app.mjs");
   // In a scratch folder: `dev` keeps its secret under the working directory's .fw/.
   const cwd = mkdtempSync(join(tmpdir(), "fw-boot-"));
-  const child = spawn(process.execPath, ["--import", hooks, app, ...args], { cwd, env: { ...process.env, PORT: "0", FW_SECRET: TEST_SECRET } });
+  const child = spawn(process.execPath, ["--import", hooks, app, ...args], { cwd, env: { ...process.env, PORT: "0", ...PRODUCTION_ENV } });
   let out = "";
   let err = "";
   child.stdout.on("data", (chunk) => (out += chunk));

@@ -9,7 +9,7 @@ import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
 import { bundleExample, FW, type ExampleBundle } from "../support/bundle.js";
 import { bootExample } from "../support/example.js";
 import { runNode } from "../support/process.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { connect } from "../support/ws-client.js";
 
 // `fw bundle` as a user runs it, on the example as `npm run build` built it (npm test builds
@@ -59,7 +59,7 @@ function loadedBy(err: string): string[] {
 
 /** Boots a build with every module it loads logged on stderr. */
 function bootLogged(main: string) {
-  return bootExample([], { FW_SECRET: TEST_SECRET, NODE_OPTIONS: withHook("log-loads.mjs") }, { main });
+  return bootExample([], { ...PRODUCTION_ENV, NODE_OPTIONS: withHook("log-loads.mjs") }, { main });
 }
 
 describe("fw bundle on the built example", () => {
@@ -81,7 +81,7 @@ describe("fw bundle on the built example", () => {
       expect([...files].filter(([file, role]) => file.startsWith(lazy) && role === "loaded on demand")).toHaveLength(1);
     }
     // The database drivers stay there too: fw/db imports the one the app's DATABASE_URL picks.
-    expect(bundle.ran.out).toContain("Imported from node_modules when it runs: @electric-sql/pglite, pg, ws\n");
+    expect(bundle.ran.out).toContain("Imported from node_modules when it runs: @electric-sql/pglite, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, croner, nodemailer, pg, ws\n");
     expect(bundle.ran.out).toContain(`node ${relative(process.cwd(), bundle.main)}`);
     // fw, typia and the app are in the bundle: the entry imports only its chunks and Node's builtins.
     const main = readFileSync(bundle.main, "utf8");
@@ -118,9 +118,12 @@ describe("fw bundle on the built example", () => {
       expect((await fetch(`${url}/`)).status).toBe(200);
       expect((await fetch(`${url}/nowhere`)).status).toBe(404);
       const everything = loadedBy(app.output().err);
-      // The example opens its database at boot: the driver of its engine loads from node_modules, nothing else does.
+      // The example opens its database at boot: the driver of its engine loads from node_modules, and
+      // croner (fw/jobs reads the nightly job's cron at boot, issue 32); nothing else does.
       const driver = app.database.engine === "postgres" ? /node_modules[\\/](pg[^\\/]*|postgres-[^\\/]+|pgpass|split2|xtend)[\\/]/ : /node_modules[\\/]@electric-sql[\\/]pglite[\\/]/;
-      const loaded = everything.filter((file) => !driver.test(file));
+      const croner = /node_modules[\\/]croner[\\/]/;
+      expect(everything.some((file) => croner.test(file))).toBe(true);
+      const loaded = everything.filter((file) => !driver.test(file) && !croner.test(file));
       expect(everything.length).toBeGreaterThan(loaded.length);
       const files = listed(bundle.ran.out);
       // The entry, its static imports, and the socket server: fw imports it at boot for an app with a socket route (the example's chat).
@@ -159,7 +162,7 @@ describe("fw bundle on the built example", () => {
     const out = scratch("outside");
     const ran = await runNode(FW, ["bundle", "--project", "example", "--out", out]);
     expect(ran.code).toBe(0);
-    expect(ran.err).toContain(`fw bundle: warning: @electric-sql/pglite, pg, ws are not installed in a node_modules at or above ${out}`);
+    expect(ran.err).toContain(`fw bundle: warning: @electric-sql/pglite, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, croner, nodemailer, pg, ws are not installed in a node_modules at or above ${out}`);
     const routes = await runNode(join(out, "main.js"), ["routes"]);
     expect(routes.err).toBe("");
     expect(routes.code).toBe(0);

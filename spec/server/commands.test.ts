@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { HttpApp, Ok, Route, RouteTable } from "../../runtime/index.js";
 import { bootExample, exampleCwd, exampleDatabase } from "../support/example.js";
 import { runNode } from "../support/process.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV, TEST_SECRET } from "../support/serve.js";
 
 // These run the example as `npm start` does: its output as tspc built it (npm test builds first).
 const main = resolve("example/dist/main.js");
@@ -44,7 +44,11 @@ describe("1 HttpApp commands", () => {
       ...["GET /posts", "GET /posts/new", "GET /posts/:id", "GET /posts/:id/edit", "GET /posts/:id/delete", "POST /posts", "PUT /posts/:id", "DELETE /posts/:id"],
       // the search behind the comment form's post picker (a model others point at), and its script
       ...["GET /fw/pick/posts", "GET /fw/picker.js"],
-      ...["GET /login", "POST /login", "POST /logout", "GET /signup", "POST /signup"],
+      ...["GET /login", "POST /login", "POST /logout"],
+      // fw/auth's account flows: the example's sign-in has a mailer (issue 32)
+      ...["GET /password/forgot", "POST /password/forgot", "GET /password/reset", "POST /password/reset", "GET /confirm", "POST /confirm"],
+      ...["GET /account", "POST /account/password", "POST /account/email", "GET /account/email/confirm", "POST /account/email/confirm", "POST /account/sign-out-everywhere", "POST /account/delete"],
+      ...["GET /signup", "POST /signup"],
       // fw/live's endpoints after the table (spec 4.6): each live page's socket, then the client
       ...["WS /fw/live/notes.quick.Index", "WS /fw/live/chat.Index", "WS /fw/live/posts.Index", "GET /fw/live.js"],
     ]);
@@ -93,14 +97,14 @@ describe("1 HttpApp commands", () => {
   });
 
   it("boots with FW_SECRET: a banner with the URL, one access-log line per request, SIGTERM → exit 0", async () => {
-    const app = boot([], { FW_SECRET: TEST_SECRET });
+    const app = boot([], { ...PRODUCTION_ENV });
     const url = await app.url;
     expect((await fetch(`${url}/guestbook?secret=hidden`)).status).toBe(200);
     expect((await fetch(`${url}/nowhere`)).status).toBe(404);
     app.child.kill("SIGTERM");
     expect(await app.exited).toBe(0);
     const { out } = app.output();
-    expect(out).toMatch(/^fw: serving 48 routes on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(out).toMatch(/^fw: serving 61 routes on http:\/\/127\.0\.0\.1:\d+\n/);
     expect(out).toMatch(/\nGET \/guestbook 200 \d+\.\dms\n/);
     expect(out).toMatch(/\nGET \/nowhere 404 \d+\.\dms\n/);
     expect(out).not.toContain("hidden"); // the query is never logged
@@ -137,6 +141,7 @@ describe("1 Graceful shutdown", () => {
       secret: TEST_SECRET,
       port: 0,
       accessLog: false,
+      allowedHosts: ["*"],
       routes: RouteTable.of(
         Route.get("/slow", async () => {
           entered();
@@ -163,7 +168,7 @@ describe("1 Graceful shutdown", () => {
   });
 
   it("sets Node's slow-client timeouts", async () => {
-    const app = new HttpApp({ secret: TEST_SECRET, routes: RouteTable.empty, accessLog: false });
+    const app = new HttpApp({ secret: TEST_SECRET, routes: RouteTable.empty, accessLog: false, allowedHosts: ["*"] });
     app.console = { out: () => {}, err: () => {} };
     const running = await app.serve({ port: 0 });
     try {

@@ -119,7 +119,7 @@ async function withApp(options: Partial<HttpAppOptions>, check: (app: Served) =>
 
 /** Why `options` cannot boot (the BootError's message); fails the test when it boots. */
 async function bootRefusal(options: Partial<HttpAppOptions>): Promise<string> {
-  const app = new HttpApp({ secret: TEST_SECRET, routes: table, ...options });
+  const app = new HttpApp({ secret: TEST_SECRET, routes: table, allowedHosts: ["*"], ...options });
   app.console = { out: () => {}, err: () => {} };
   const outcome = await app.serve({ port: 0, host: "127.0.0.1", accessLog: false }).then(
     async (running) => {

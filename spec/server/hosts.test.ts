@@ -54,11 +54,11 @@ describe("allowed hosts: dev answers for loopback names only (DNS rebinding)", (
 describe("allowed hosts: production", () => {
   let app: Served;
   beforeAll(async () => {
-    app = await serve({ routes });
+    app = await serve({ routes, allowedHosts: ["*"] });
   });
   afterAll(() => app.close());
 
-  it("answers any host unless told otherwise", async () => {
+  it("answers any host when told so (allowedHosts: [\"*\"])", async () => {
     expect(status(await get(app.port, "www.example.com"))).toBe(200);
   });
 
@@ -78,10 +78,70 @@ describe("allowed hosts: production", () => {
 });
 
 describe("allowed hosts: FW_ALLOWED_HOSTS and bad settings", () => {
-  const before = process.env["FW_ALLOWED_HOSTS"];
+  const before = { hosts: process.env["FW_ALLOWED_HOSTS"], origin: process.env["FW_ORIGIN"] };
   afterEach(() => {
-    if (before === undefined) delete process.env["FW_ALLOWED_HOSTS"];
-    else process.env["FW_ALLOWED_HOSTS"] = before;
+    if (before.hosts === undefined) delete process.env["FW_ALLOWED_HOSTS"];
+    else process.env["FW_ALLOWED_HOSTS"] = before.hosts;
+    if (before.origin === undefined) delete process.env["FW_ORIGIN"];
+    else process.env["FW_ORIGIN"] = before.origin;
+  });
+
+  /** Boots `app` through `main` (production: no `dev`) and answers its exit code and error lines. */
+  async function boot(app: HttpApp): Promise<{ code: number; err: string }> {
+    const err: string[] = [];
+    app.console = { out: () => {}, err: (line) => err.push(line) };
+    process.env["PORT"] = "0";
+    try {
+      return { code: await app.main([]), err: err.join("\n") };
+    } finally {
+      delete process.env["PORT"];
+    }
+  }
+
+  it("production with neither FW_ORIGIN nor FW_ALLOWED_HOSTS refuses to boot, naming both (issue 32)", async () => {
+    delete process.env["FW_ALLOWED_HOSTS"];
+    delete process.env["FW_ORIGIN"];
+    const { code, err } = await boot(new HttpApp({ routes, secret: TEST_SECRET }));
+    expect(code).toBe(1);
+    expect(err).toMatch(/^fw: cannot boot: production needs to know which host names it answers for, and neither FW_ORIGIN nor FW_ALLOWED_HOSTS is set/);
+    expect(err).toContain("Set FW_ORIGIN to the app's public address (FW_ORIGIN=https://example.com");
+  });
+
+  it("FW_ORIGIN alone: its host is the one served (any port), every other Host is refused", async () => {
+    process.env["FW_ORIGIN"] = "https://Shop.Example/";
+    const app = await serve({ routes });
+    try {
+      expect(status(await get(app.port, "shop.example"))).toBe(200);
+      expect(status(await get(app.port, "shop.example:8443"))).toBe(200);
+      for (const host of ["attacker.example", "localhost", "127.0.0.1"]) expect(status(await get(app.port, host)), host).toBe(400);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("FW_ORIGIN's host is added to FW_ALLOWED_HOSTS (the app's own links always work)", async () => {
+    process.env["FW_ORIGIN"] = "https://shop.example";
+    process.env["FW_ALLOWED_HOSTS"] = "admin.internal";
+    const app = await serve({ routes });
+    try {
+      for (const host of ["shop.example", "admin.internal"]) expect(status(await get(app.port, host)), host).toBe(200);
+      expect(status(await get(app.port, "other.example"))).toBe(400);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it.each([
+    ["example.com", /"example.com" is not an http\(s\) origin/],
+    ["https://example.com/app", /has more than an origin/],
+    ["ftp://example.com", /is not an http\(s\) origin/],
+  ])("FW_ORIGIN=%j fails boot, saying what to write", async (origin, message) => {
+    process.env["FW_ORIGIN"] = origin;
+    const { code, err } = await boot(new HttpApp({ routes, secret: TEST_SECRET }));
+    expect(code).toBe(1);
+    expect(err).toMatch(/^fw: cannot boot: origin \(or FW_ORIGIN\)/);
+    expect(err).toMatch(message);
+    expect(err).toContain('"https://example.com"');
   });
 
   it("FW_ALLOWED_HOSTS lists them, comma-separated, when the app sets none", async () => {
@@ -101,17 +161,10 @@ describe("allowed hosts: FW_ALLOWED_HOSTS and bad settings", () => {
     [["https://example.com"], /"https:\/\/example.com" is not a host name/],
     [[], /is empty/],
   ])("%j fails boot, saying what to write", async (allowedHosts, message) => {
-    const app = new HttpApp({ routes, secret: TEST_SECRET, allowedHosts });
-    const err: string[] = [];
-    app.console = { out: () => {}, err: (line) => err.push(line) };
-    process.env["PORT"] = "0";
-    try {
-      expect(await app.main([])).toBe(1);
-    } finally {
-      delete process.env["PORT"];
-    }
-    expect(err.join("\n")).toMatch(/^fw: cannot boot: allowedHosts \(or FW_ALLOWED_HOSTS\)/);
-    expect(err.join("\n")).toMatch(message);
+    const { code, err } = await boot(new HttpApp({ routes, secret: TEST_SECRET, allowedHosts }));
+    expect(code).toBe(1);
+    expect(err).toMatch(/^fw: cannot boot: allowedHosts \(or FW_ALLOWED_HOSTS\)/);
+    expect(err).toMatch(message);
   });
 });
 

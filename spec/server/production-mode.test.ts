@@ -7,7 +7,7 @@ import { isDevMode } from "../../runtime/index.js";
 import { Browser } from "../auth/client.js";
 import { bootExample } from "../support/example.js";
 import { bootNode } from "../support/process.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 
 // NODE_ENV=production wins over a `dev` argument (docs/decisions.md):
 // `npm start` passes `dev`, and a platform that sets NODE_ENV=production must get production.
@@ -36,7 +36,7 @@ function ended(script: string, args: string[], env: Record<string, string>): Pro
 }
 
 const DEMO = { email: "demo@example.com", password: "demo-password" };
-const production = { NODE_ENV: "production", FW_SECRET: TEST_SECRET };
+const production = { NODE_ENV: "production", ...PRODUCTION_ENV };
 
 describe("1 NODE_ENV=production: `npm start` serves the example in production", () => {
   const { script, args } = startCommand();

@@ -1,5 +1,7 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { expect } from "vitest";
+import { waitForMail } from "../../runtime/testing/mailbox.js";
+import { TEST_MAILBOX } from "./serve.js";
 
 /** The password every user the browser tests sign up with has. */
 export const PASSWORD = "correct horse battery";
@@ -75,8 +77,9 @@ export async function submit(page: Page, selector: string): Promise<number> {
 export const path = (page: Page): string => new URL(page.url()).pathname + new URL(page.url()).search;
 
 /**
- * Signs a new user up through the example's form, then in (sign-up never signs in: it would
- * tell which emails exist); lands on the home page, signed in. Answers the email.
+ * Signs a new user up through the example's form, then follows the confirmation link it mailed
+ * and confirms (sign-up never signs in: it would tell which emails exist; the link does); lands
+ * on the home page, signed in. Answers the email.
  */
 export async function signUp(base: string, page: Page, name: string): Promise<string> {
   const email = `${name}@example.test`; // the app is fresh for each file
@@ -85,8 +88,11 @@ export async function signUp(base: string, page: Page, name: string): Promise<st
   await page.fill("#signup-password", PASSWORD);
   expect(await submit(page, "form.fw-auth button[type=submit]")).toBe(200);
   expect(path(page)).toBe("/login");
-  await page.fill("#login-email", email);
-  await page.fill("#login-password", PASSWORD);
+  // The example confirms emails: the link it mailed (read from the test's mailbox) makes the account and signs in.
+  const mail = await waitForMail(TEST_MAILBOX, { to: email, subject: "Confirm your email" });
+  const link = new URL(mail.links.find((href) => href.includes("token=")) ?? "");
+  expect(await visitAt(base, page, link.pathname + link.search)).toBe(200);
+  expect(path(page)).toBe("/confirm");
   expect(await submit(page, "form.fw-auth button[type=submit]")).toBe(200);
   expect(path(page)).toBe("/");
   expect(await page.textContent(".signed-in")).toBe(email);

@@ -19,7 +19,7 @@ export function runNode(script: string, args: readonly string[] = [], env: Recor
 }
 
 /** Starts a Node app on an ephemeral port and resolves its URL once it prints its banner. */
-export function bootNode(script: string, args: readonly string[], env: Record<string, string>, cwd = process.cwd()) {
+export function bootNode(script: string, args: readonly string[], env: Record<string, string | undefined>, cwd = process.cwd()) {
   const child = spawn(process.execPath, [script, ...args], { cwd, env: { ...process.env, PORT: "0", ...env } });
   let out = "";
   let err = "";

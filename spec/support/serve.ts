@@ -1,8 +1,29 @@
+import { rmSync } from "node:fs";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { HttpApp, type HttpAppOptions, type RunningServer } from "../../runtime/index.js";
 import type { DevHook } from "../../runtime/server/dev-hook.js";
+import { afterAll } from "vitest";
 
 export const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
+
+/**
+ * Where apps booted by this test process (PRODUCTION_ENV) put their mail (fw/mail's FW_MAILBOX,
+ * never SMTP): one folder per test process; tests tell messages apart by their fresh addresses.
+ */
+export const TEST_MAILBOX = join(tmpdir(), `fw-test-mailbox-${process.pid}`);
+
+// Registered as the file is collected, before the file's own hooks, so it runs after them (once
+// the apps that wrote there are stopped), as spec/support/example.ts does for its folders.
+afterAll(() => rmSync(TEST_MAILBOX, { recursive: true, force: true }));
+
+/**
+ * The environment of a test app booted in production: its secret, and the hosts it is asked by
+ * (issue 32: production refuses to boot without FW_ORIGIN or FW_ALLOWED_HOSTS), its public origin
+ * (mail's links name it) and its mailbox (the example has a mailer: production wants SMTP_URL otherwise).
+ */
+export const PRODUCTION_ENV = { FW_SECRET: TEST_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: TEST_MAILBOX } as const;
 
 /** A running app on 127.0.0.1 plus what it printed. */
 export interface Served {
@@ -21,7 +42,10 @@ export async function serve(
   options: HttpAppOptions,
   serveOptions: { dev?: boolean; accessLog?: boolean; devHook?: DevHook } = {},
 ): Promise<Served> {
-  const app = new HttpApp({ secret: TEST_SECRET, ...options });
+  // Production refuses to boot without knowing its hosts (FW_ORIGIN or FW_ALLOWED_HOSTS): these
+  // in-process apps answer any host unless the test names its own.
+  const named = serveOptions.dev === true || options.allowedHosts !== undefined || options.origin !== undefined || process.env["FW_ALLOWED_HOSTS"] || process.env["FW_ORIGIN"];
+  const app = new HttpApp({ secret: TEST_SECRET, ...(named ? {} : { allowedHosts: ["*"] }), ...options });
   const out: string[] = [];
   const err: string[] = [];
   app.console = { out: (line) => out.push(line), err: (line) => err.push(line) };

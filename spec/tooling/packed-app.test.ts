@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bootNode, runNode } from "../support/process.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { connect } from "../support/ws-client.js";
 
 const FW = resolve("bin/fw.js");
@@ -81,7 +81,7 @@ describe("fw from its packed tarball", () => {
       { main: "dist/main.js", args: ["dev"], env: {} },
     ];
     for (const { main, args, env } of boots) {
-      const served = bootNode(join(app, main), args, { FW_SECRET: TEST_SECRET, ...env }, app);
+      const served = bootNode(join(app, main), args, { ...PRODUCTION_ENV, ...env }, app);
       try {
         const url = await served.url;
         const home = await fetch(`${url}/`);

@@ -78,7 +78,7 @@ afterAll(() => {
 /** What the reader has going: the app's folder, the app last started, and whether `fw dev` is on. */
 class Reader {
   app = "";
-  env: Record<string, string | undefined> = { FW_SECRET: undefined, NODE_ENV: undefined, DATABASE_URL: undefined };
+  env: Record<string, string | undefined> = { FW_SECRET: undefined, NODE_ENV: undefined, DATABASE_URL: undefined, FW_ORIGIN: undefined, FW_ALLOWED_HOSTS: undefined };
   served: ReturnType<typeof bootNode> | undefined;
   devLoop = false;
   /** Files written since the app last started (`fw dev` would rebuild and restart). */
@@ -177,6 +177,8 @@ class Reader {
       await this.node(FW, ["bundle"], where);
     } else if (command === `export FW_SECRET="$(node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))")"`) {
       this.env = { ...this.env, FW_SECRET: (await runNode("-e", ["console.log(require('crypto').randomBytes(32).toString('base64url'))"])).out.trim() };
+    } else if ((match = /^export FW_ORIGIN=(\S+)$/.exec(command)) !== null) {
+      this.env = { ...this.env, FW_ORIGIN: match[1] as string };
     } else if (command === "node dist/bundle/main.js db migrate") {
       await this.node("dist/bundle/main.js", ["db", "migrate"], where);
     } else if (command === "NODE_ENV=production node dist/bundle/main.js") {
@@ -206,8 +208,10 @@ class Reader {
       await this.boot("dist/main.js", ["dev"], where);
     }
     expect(this.served, `${where}: no app is running (run \`npm run dev\` before an http block)`).toBeDefined();
-    const url = await (this.served as NonNullable<Reader["served"]>).url;
-    const answer = await fetch(`${url}${step.path}`, { method: step.method, redirect: "manual" });
+    const url = new URL(await (this.served as NonNullable<Reader["served"]>).url);
+    // With FW_ORIGIN set the app answers its host alone: ask by that name, as its visitors do.
+    if (this.env["FW_ORIGIN"] !== undefined) url.hostname = new URL(this.env["FW_ORIGIN"]).hostname;
+    const answer = await fetch(`${url.origin}${step.path}`, { method: step.method, redirect: "manual" });
     const text = await answer.text();
     expect(answer.status, `${where}: ${step.method} ${step.path}\n${text.slice(0, 2000)}`).toBe(step.status);
     for (const [name, value] of step.headers) expect(answer.headers.get(name), `${where}: ${name}`).toBe(value);

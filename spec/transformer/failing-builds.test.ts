@@ -37,7 +37,11 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/models\/Crowded\.ts\(\d+,\d+\): error TS91016: fw: .*the model Crowded declares `owned` but has 2 fields of type Id<…> \(author: Id<User>, team: Id<Team>\), so fw cannot tell which one names the owner/,
     /src\/models\/Doubled\.ts\(\d+,\d+\): error TS91030: fw: src\/models\/Doubled\.ts: the model Doubled declares both `guarded` and `owned`, and `owned` is its guard already \(spec 2\.13\): with both, `owned`'s actions \(the roles that need a signed-in user\) would never be read\. Drop `guarded` and name those roles in `owned`: `auth\.owned\(covers, actions\)`\./,
   ],
-  "typia-missing": [/(^|\n)tsconfig\.json\(6,5\): error TS91017: fw: tsconfig\.json: the generated routes call typia \(a typed path parameter\), but compilerOptions\.plugins has no typia transform\. Add \{ "transform": "typia\/lib\/transform" \}/],
+  "typia-missing": [
+    /(^|\n)tsconfig\.json\(6,5\): error TS91017: fw: tsconfig\.json: the generated routes call typia \(a typed path parameter\), but compilerOptions\.plugins has no typia transform\. Add \{ "transform": "typia\/lib\/transform" \}/,
+    // Issue 32: a job file's payload validator needs typia too (src/jobs/Ping.ts).
+    /(^|\n)tsconfig\.json\(6,5\): error TS91017: fw: tsconfig\.json: the generated jobs module \(src\/\.fw\/jobs\.ts\) calls typia \(each job's payload type\), but compilerOptions\.plugins has no typia transform/,
+  ],
   "json-misuse": [
     /src\/app\/api\/Index\.ts\(5,15\): error TS91024: fw: src\/app\/api\/Index\.ts mounts GET \/api: `request\.json\(\)` reads a JSON body, but the request's type declares none, so nothing would check it: declare it in the handler's signature, `request: JsonRequest<NewTask>`/,
     /src\/app\/api\/Create\.ts\(\d+,\d+\): error TS91024: .*`request\.json<Note>\(\)`: fw checks a JSON body against the type the handler declares, not a type argument .*`request: JsonRequest<Note>`/,
@@ -48,6 +52,13 @@ const cases: Record<string, readonly RegExp[]> = {
   ],
   "scoped-unowned": [
     /src\/app\/Index\.ts\(\d+,\d+\): error TS91005: fw: src\/app\/Index\.ts mounts GET \/: `index` asks for `notes: ScopedStore<Note>`, but Note declares no `owned`, so its rows belong to nobody and its store is not a ScopedStore: ask for `notes: Store<Note>`\./,
+  ],
+  // Issue 32: job files under src/jobs (helpers.ts, lower-case, is a plain module and no job).
+  "job-errors": [
+    /src\/jobs\/NoRun\.ts\(1,1\): error TS91070: fw: src\/jobs\/NoRun\.ts is the job NoRun, but it exports no `run`\. A job file exports `export async function run\(payload: Payload, job: JobContext\): Promise<void> \{ … \}`/,
+    /src\/jobs\/TooMany\.ts\(\d+,\d+\): error TS91071: fw: src\/jobs\/TooMany\.ts is the job TooMany, but its `run` takes 3 parameters; it takes the payload and, optionally, the JobContext/,
+    /src\/jobs\/Dated\.ts\(\d+,\d+\): error TS91072: fw: src\/jobs\/Dated\.ts is the job Dated, but its payload type `\{ id: number; sendAt: Date; \}` cannot be stored as JSON: payload\.sendAt is a Date\. Use strings, numbers, booleans, null, arrays and plain objects \(an ISO date string for a date/,
+    /src\/jobs\/Bare\.ts\(\d+,\d+\): error TS91072: fw: src\/jobs\/Bare\.ts is the job Bare, but its payload is `string`; a payload is an object of JSON values/,
   ],
   "missing-guard": [
     /src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`/,

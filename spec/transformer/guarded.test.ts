@@ -3,10 +3,10 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { Visitor } from "../support/browser.js";
 import { runNode } from "../support/process.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { servedFixture } from "../support/tspc.js";
 
-const fixture = servedFixture("guarded", { FW_SECRET: TEST_SECRET });
+const fixture = servedFixture("guarded", { ...PRODUCTION_ENV });
 const dir = fixture.dir;
 
 describe("4.5 Guards in the generated table (guardFor, carries, identify)", () => {

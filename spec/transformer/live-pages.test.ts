@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RouteRow } from "../../runtime/server/routes-listing.js";
 import { bootNode, runNode } from "../support/process.js";
-import { sessionCookie, TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV, sessionCookie } from "../support/serve.js";
 import { errorLines, FIXTURES, limited, notFws, tspc, type Built } from "../support/tspc.js";
 import { connect } from "../support/ws-client.js";
 
@@ -143,7 +143,7 @@ describe("the live app built, served", () => {
   let url = "";
   beforeAll(async () => {
     expect(result("live-app").code, result("live-app").output).toBe(0);
-    app = bootNode(main, [], { FW_SECRET: TEST_SECRET });
+    app = bootNode(main, [], { ...PRODUCTION_ENV });
     url = await app.url;
   });
   afterAll(async () => {
@@ -152,7 +152,7 @@ describe("the live app built, served", () => {
   });
 
   it("routes --json lists each page's GET and POST at its place, the carried sign-in, then the sockets and the client last", async () => {
-    const listed = await runNode(main, ["routes", "--json"], { FW_SECRET: TEST_SECRET });
+    const listed = await runNode(main, ["routes", "--json"], { ...PRODUCTION_ENV });
     expect(listed.code, listed.err).toBe(0);
     const rows = (JSON.parse(listed.out) as { routes: readonly RouteRow[] }).routes.map((row) => `${row.method} ${row.path} ${row.source}`);
     expect(rows.slice(0, 5)).toEqual([

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Visitor } from "../support/browser.js";
 import { postgresBin, startCluster, type PostgresCluster } from "../support/postgres.js";
 import { bootNode, runNode } from "../support/process.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { FIXTURES, tspc, type Built } from "../support/tspc.js";
 
 // Issue 29: references come from the types. A field `Id<M>` of another derived model becomes a
@@ -126,7 +126,7 @@ describe("issue 29: the relations fixture served through its generated table", (
     const bin = postgresBin();
     if (bin !== undefined) cluster = await startCluster(bin);
     expect(built.code, built.output).toBe(0);
-    const made = await runNode(main, ["db", "new", "create tables"], { FW_SECRET: TEST_SECRET }, dir);
+    const made = await runNode(main, ["db", "new", "create tables"], { ...PRODUCTION_ENV }, dir);
     expect(made.code, made.err).toBe(0);
     // The tables come in the order their foreign keys need (authors, posts, then what points at posts).
     const sql = readFileSync(join(dir, "db/migrations/0001_create_tables.sql"), "utf8");
@@ -140,8 +140,8 @@ describe("issue 29: the relations fixture served through its generated table", (
   }, 60_000);
 
   const engines = (): { name: string; env: Record<string, string> }[] => [
-    { name: "PGlite", env: { FW_SECRET: TEST_SECRET } },
-    ...(cluster === undefined ? [] : [{ name: "PostgreSQL", env: { FW_SECRET: TEST_SECRET, DATABASE_URL: cluster.url } }]),
+    { name: "PGlite", env: { ...PRODUCTION_ENV } },
+    ...(cluster === undefined ? [] : [{ name: "PostgreSQL", env: { ...PRODUCTION_ENV, DATABASE_URL: cluster.url } }]),
   ];
 
   it("pickers, labels, lists of referencing rows, the 422s and the 409 of a restricted delete, on each engine", async () => {

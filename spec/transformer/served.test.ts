@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { servedFixture } from "../support/tspc.js";
 
-const fixture = servedFixture("basic", { FW_SECRET: TEST_SECRET });
+const fixture = servedFixture("basic", { ...PRODUCTION_ENV });
 const dir = fixture.dir;
 
 describe("A fixture built with tspc, booted, and answered over HTTP", () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BUILD_TIMEOUT_MS, run, scratchCopy, watch } from "../support/tspc.js";
@@ -17,7 +17,7 @@ function lastBuild(output: string): string {
 }
 
 describe("tspc --watch", () => {
-  it("picks up added, renamed and deleted route files and settles on a clean build each time", async () => {
+  it("picks up added, renamed and deleted route files (and job files) and settles on a clean build each time", async () => {
     const dir = scratchCopy("basic");
     scratch.push(dir);
     const generated = (): string => readFileSync(join(dir, "src/.fw/routes.ts"), "utf8");
@@ -51,11 +51,19 @@ describe("tspc --watch", () => {
       await until((build) => build.includes("error TS91002: fw: src/app/Broken.ts mounts GET /broken"));
       rmSync(join(dir, "src/app/Broken.ts"));
       await settle((table) => !table.includes("Broken"));
+
+      // Issue 32: a job file added makes the jobs module; deleted, the module goes and the build stays clean.
+      const jobsModule = join(dir, "src/.fw/jobs.ts");
+      mkdirSync(join(dir, "src/jobs"));
+      writeFileSync(join(dir, "src/jobs/Ping.ts"), "export async function run(_payload: { to: string }): Promise<void> {}\n");
+      await settle(() => existsSync(jobsModule) && readFileSync(jobsModule, "utf8").includes("Ping: {"));
+      rmSync(join(dir, "src/jobs/Ping.ts"));
+      await settle(() => !existsSync(jobsModule));
     } finally {
       watcher.child.kill();
     }
-    // Six steps (the first build, then five changes), each a compile or two.
-  }, 6 * BUILD_TIMEOUT_MS);
+    // Eight steps (the first build, then seven changes), each a compile or two.
+  }, 8 * BUILD_TIMEOUT_MS);
 });
 
 /** A compile that does not come within a build's time (BUILD_TIMEOUT_MS) is a hang: fail with what tsc printed. */

@@ -231,7 +231,7 @@ describe("An app without WebSocket routes", () => {
     // A fresh process: does booting an app with no socket route load the ws package?
     const script = `
       const fw = await import(${JSON.stringify(new URL("../../dist/runtime/index.js", import.meta.url).href)});
-      const app = new fw.HttpApp({ secret: "x".repeat(32), accessLog: false, routes: fw.RouteTable.of(fw.Route.get("/", () => fw.Ok("hi"))) });
+      const app = new fw.HttpApp({ secret: "x".repeat(32), accessLog: false, allowedHosts: ["*"], routes: fw.RouteTable.of(fw.Route.get("/", () => fw.Ok("hi"))) });
       app.console = { out() {}, err() {} };
       const running = await app.serve({ port: 0 });
       const loaded = Object.keys((await import("node:module")).createRequire(import.meta.url).cache).some((f) => f.includes("/node_modules/ws/"));

@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bootNode } from "../support/process.js";
-import { TEST_SECRET } from "../support/serve.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
 import { connect } from "../support/ws-client.js";
 
 // Needs the built runtime (dist/): `npm test` builds before vitest runs.
-const app = bootNode(join(import.meta.dirname, "lazy/app.mjs"), [], { FW_SECRET: TEST_SECRET });
+const app = bootNode(join(import.meta.dirname, "lazy/app.mjs"), [], { ...PRODUCTION_ENV });
 afterAll(async () => {
   app.child.kill("SIGTERM");
   await app.exited;

@@ -57,7 +57,7 @@ describe("closed connections are forgotten", () => {
     const retained = retainedBytes(
       `const { HttpApp, Route, RouteTable } = await import(${distModule("index.js")});
        const { WebSocket } = await import(${ws});
-       const app = new HttpApp({ secret: "s".repeat(32), accessLog: false, routes: RouteTable.of(Route.ws("/echo", { message() {} })) });
+       const app = new HttpApp({ secret: "s".repeat(32), accessLog: false, allowedHosts: ["*"], routes: RouteTable.of(Route.ws("/echo", { message() {} })) });
        app.console = { out() {}, err(line) { console.error(line); } };
        const running = await app.serve({ port: 0, host: "127.0.0.1", accessLog: false, dev: false });
        const cycle = async () => {

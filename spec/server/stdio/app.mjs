@@ -17,6 +17,6 @@ for (const name of ["stdout", "stderr"]) {
 }
 const { HttpApp, Ok, Route, RouteTable } = await import("../../../dist/runtime/index.js");
 const routes = RouteTable.of(Route.api({ method: "GET", path: "/", handler: () => Ok("hi") }));
-const running = await new HttpApp({ routes, accessLog: false }).serve({ port: 0, host: "127.0.0.1" });
+const running = await new HttpApp({ routes, accessLog: false, allowedHosts: ["*"] }).serve({ port: 0, host: "127.0.0.1" });
 writeSync(1, `${JSON.stringify(made)}\n`);
 await running.close();

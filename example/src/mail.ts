@@ -1,0 +1,20 @@
+import { Mailer } from "fw/mail";
+
+/**
+ * The example's mail: in `dev` it lands in the mailbox at /fw/mail (nothing leaves the machine);
+ * in production it goes through the SMTP server SMTP_URL names, with links on FW_ORIGIN.
+ * fw/auth sends through it: confirming a sign-up, "Forgot your password?", a change of email.
+ * `send` composes the message and hands it to the outbox: here a job (src/jobs/DeliverMail.ts),
+ * stored in the database, whose worker delivers it and tries again when the server fails.
+ */
+export const mailer = new Mailer({
+  from: "fw example <no-reply@example.com>",
+  // The generated jobs module is loaded when the first message is sent, not with this file: it
+  // imports src/jobs/DeliverMail.ts, which imports this file (a static import would be a circle),
+  // and a module that only needs the mailer (the chat socket, through auth) does not load typia's
+  // validators of every job.
+  outbox: async (message) => {
+    const { jobs } = await import("./.fw/jobs.js");
+    await jobs.DeliverMail.enqueue(message);
+  },
+});

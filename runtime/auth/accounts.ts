@@ -1,0 +1,390 @@
+import type { Html } from "../html/node.js";
+import type { Request } from "../http/request.js";
+import { Ok, Redirect, status, type Response } from "../http/response.js";
+import { withoutReserved, withReserved, type Session } from "../http/session.js";
+import { Route } from "../routing/route.js";
+import {
+  changeEmailMail,
+  confirmEmailPage,
+  confirmMail,
+  confirmPage,
+  deadLinkPage,
+  deletedMail,
+  existingAccountMail,
+  forgotPage,
+  noticeMail,
+  resetMail,
+  resetPage,
+  saidPage,
+  settingsPage,
+  type AccountPaths,
+  type SettingsState,
+} from "./account-pages.js";
+import { checkToken, freshToken, InMemoryTokens, sameSecret, type AccountTokens, type TokenPurpose } from "./account-tokens.js";
+import { verifyPassword } from "./password.js";
+import { limiterKey, RateLimiter, type AttemptLimiter, type Limit } from "./rate-limit.js";
+import { signedInSession } from "./session-user.js";
+import { tooMany } from "./sign-in-pages.js";
+import { checkEmail, newPasswordProblem } from "./signup.js";
+import { normalEmail, type UserFields, type Users } from "./users.js";
+
+/**
+ * What fw/auth needs of a mailer: fw/mail's `Mailer` is one (`send` composes the JSX body, makes
+ * app paths absolute on the public origin, and delivers). fw/auth never imports fw/mail.
+ */
+export interface AccountMailer {
+  send(mail: { readonly to: string; readonly subject: string; readonly body: Html }): Promise<unknown>;
+}
+
+/** How long each emailed link works. */
+export const RESET_LINK_TTL_MS = 60 * 60_000;
+export const CONFIRM_LINK_TTL_MS = 24 * 60 * 60_000;
+export const EMAIL_LINK_TTL_MS = 24 * 60 * 60_000;
+
+/** The account forms (forgot, reset, confirm, settings) per client address: 20 per 15 minutes, then backoff. */
+export const ACCOUNT_FORMS_PER_ADDRESS: Limit = { attempts: 20, windowMs: 15 * 60_000 };
+/** Mails fw/auth sends to one address: 5 an hour. Past it, none is sent (the answer stays the same). */
+export const MAILS_PER_ADDRESS: Limit = { attempts: 5, windowMs: 60 * 60_000 };
+/** Current-password checks in the settings per (client address, account): 5 per 15 minutes, as sign-in. */
+export const PASSWORD_CHECKS: Limit = { attempts: 5, windowMs: 15 * 60_000 };
+
+/** The one answer to "Forgot your password?", whether or not the email has an account. */
+export const RESET_SENT = "If an account has this email, we sent it a link to choose a new password. The link works once, for an hour.";
+
+/** Session entries (fw's own, "_" names) holding a link's token once it left the URL. */
+const STASH: Readonly<Record<TokenPurpose, string>> = { "reset-password": "_reset", "confirm-signup": "_confirm", "change-email": "_email" };
+
+/** What `Accounts` works with, from `formSignIn`. */
+export interface AccountSettings<U extends UserFields> {
+  readonly users: Users<U>;
+  readonly mailer: AccountMailer;
+  readonly tokens: AccountTokens;
+  readonly base: string;
+  readonly loginPath: string;
+  readonly addressOf: (request: Request) => string | undefined;
+  /** The user a request's session signs in (the guard's read). */
+  readonly currentUser: (request: Request) => Promise<U | undefined>;
+  /** Sets a password and ends every session (announced to every process). */
+  readonly changePassword: (id: number, password: string) => Promise<U | undefined>;
+  readonly logoutEverywhere: (id: number) => Promise<void>;
+  readonly deleteUser: (id: number) => Promise<boolean>;
+  /** Where failures to send are told (the app's error stream). */
+  readonly report?: (line: string) => void;
+  readonly now?: () => number;
+}
+
+/**
+ * The account flows of fw/auth, on when `formSignIn` is given a mailer: reset a forgotten
+ * password, confirm the email on sign-up (the account is made, and its user signed in, when the
+ * link is followed), and the settings page (change password, change email through a link to the
+ * new address, sign out everywhere, delete the account). docs/security.md says what each promises.
+ *
+ * Every emailed token is random (16 + 32 bytes), stored as its selector and the SHA-256 of its
+ * verifier, compared in constant time, used once (`take` is atomic), expires, and is bound to the
+ * user's session epoch (a reset or sign out everywhere ends the links sent before). A link's
+ * token leaves the URL at once: the first GET keeps it in the session and redirects to the
+ * same path without it, so it lingers in no history, Referer or access log. Mail is sent after
+ * the answer (never awaited): an answer never waits for, or tells of, a mail server.
+ */
+export class Accounts<U extends UserFields> {
+  readonly paths: AccountPaths;
+  private readonly formsPerAddress: AttemptLimiter;
+  private readonly mailsPerAddress: AttemptLimiter;
+  private readonly passwordChecks: AttemptLimiter;
+  private readonly now: () => number;
+
+  constructor(private readonly settings: AccountSettings<U>) {
+    const base = settings.base;
+    this.paths = {
+      login: settings.loginPath,
+      forgot: `${base}/password/forgot`,
+      reset: `${base}/password/reset`,
+      confirm: `${base}/confirm`,
+      account: `${base}/account`,
+      changePassword: `${base}/account/password`,
+      changeEmail: `${base}/account/email`,
+      confirmEmail: `${base}/account/email/confirm`,
+      signOutEverywhere: `${base}/account/sign-out-everywhere`,
+      deleteAccount: `${base}/account/delete`,
+    };
+    const make = (scope: string, limit: Limit): AttemptLimiter => settings.users.attemptLimiter?.(scope, limit) ?? new RateLimiter(limit);
+    this.formsPerAddress = make("account/address", ACCOUNT_FORMS_PER_ADDRESS);
+    this.mailsPerAddress = make("account/mails-per-email", MAILS_PER_ADDRESS);
+    this.passwordChecks = make("account/password-check", PASSWORD_CHECKS);
+    this.now = settings.now ?? Date.now;
+  }
+
+  /** The routes, for `formSignIn` to carry. */
+  routes(): Route[] {
+    const source = "fw/auth";
+    const p = this.paths;
+    return [
+      Route.get(p.forgot, (request) => this.forgotForm(request), { source }),
+      Route.post(p.forgot, (request) => this.forgot(request), { source }),
+      Route.get(p.reset, (request) => this.resetForm(request), { source }),
+      Route.post(p.reset, (request) => this.reset(request), { source }),
+      Route.get(p.confirm, (request) => this.confirmForm(request), { source }),
+      Route.post(p.confirm, (request) => this.confirm(request), { source }),
+      Route.get(p.account, (request) => this.settingsForm(request), { source }),
+      Route.post(p.changePassword, (request) => this.changePassword(request), { source }),
+      Route.post(p.changeEmail, (request) => this.changeEmail(request), { source }),
+      Route.get(p.confirmEmail, (request) => this.confirmEmailForm(request), { source }),
+      Route.post(p.confirmEmail, (request) => this.confirmEmail(request), { source }),
+      Route.post(p.signOutEverywhere, (request) => this.signOutEverywhere(request), { source }),
+      Route.post(p.deleteAccount, (request) => this.deleteAccount(request), { source }),
+    ];
+  }
+
+  /**
+   * Sign-up with confirmation (from `Signup`): a new email gets a link that makes the account
+   * (with this password hash) and signs its user in; an email with an account gets a mail
+   * saying so. Either way the same work and the same answer.
+   */
+  async signUp(request: Request, email: string, passwordHash: string): Promise<void> {
+    const paths = this.mounted(request);
+    const existing = await this.settings.users.byEmail(email);
+    const { token, record } = freshToken({ purpose: "confirm-signup", userId: 0, email, data: passwordHash, epoch: "", expiresAt: this.now() + CONFIRM_LINK_TTL_MS });
+    if (existing === undefined) {
+      await this.settings.tokens.save(record);
+      this.mail(email, "Confirm your email", confirmMail(`${paths.confirm}?token=${token}`));
+    } else {
+      await this.settings.tokens.find(record.selector); // the same round trip as the save
+      this.mail(email, "You already have an account", existingAccountMail(paths.login, paths.forgot));
+    }
+  }
+
+  // ——— Forgot your password? ———
+
+  private forgotForm(request: Request): Response {
+    return Ok(forgotPage(this.mounted(request), request.csrf, ""));
+  }
+
+  private async forgot(request: Request): Promise<Response> {
+    const limited = await this.limited(request);
+    if (limited !== undefined) return limited;
+    const typed = (request.form.get("email") ?? "").trim();
+    const problem = checkEmail(typed);
+    if (problem !== undefined) return status(422, forgotPage(this.mounted(request), request.csrf, typed.slice(0, 255), { email: problem }));
+    const email = normalEmail(typed);
+    const user = await this.settings.users.byEmail(email);
+    const { token, record } = freshToken({ purpose: "reset-password", userId: user?.id ?? 0, email, data: "", epoch: user?.sessionEpoch ?? "", expiresAt: this.now() + RESET_LINK_TTL_MS });
+    if (user !== undefined) {
+      await this.settings.tokens.save(record);
+      this.mail(user.email, "Choose a new password", resetMail(`${this.mounted(request).reset}?token=${token}`));
+    } else {
+      await this.settings.tokens.find(record.selector); // the same round trip as the save
+    }
+    return Redirect(this.mounted(request).login).withSession(request.session.flash("notice", RESET_SENT));
+  }
+
+  // ——— The reset link ———
+
+  private async resetForm(request: Request): Promise<Response> {
+    const moved = this.stashed(request, "reset-password", this.paths.reset);
+    if (moved !== undefined) return moved;
+    const found = await this.userToken(request.session, "reset-password");
+    if (found === undefined) return this.deadLink(request, "password reset");
+    return Ok(resetPage(this.mounted(request), request.csrf, found.user.email));
+  }
+
+  private async reset(request: Request): Promise<Response> {
+    const limited = await this.limited(request);
+    if (limited !== undefined) return limited;
+    const found = await this.userToken(request.session, "reset-password");
+    if (found === undefined) return this.deadLink(request, "password reset");
+    const password = request.form.get("password") ?? "";
+    const problem = await newPasswordProblem(password, found.user.email);
+    if (problem !== undefined) return status(422, resetPage(this.mounted(request), request.csrf, found.user.email, { password: problem }));
+    if (!(await this.settings.tokens.take(found.record.selector, found.verifierHash))) return this.deadLink(request, "password reset");
+    const user = await this.settings.changePassword(found.user.id, password);
+    if (user === undefined) return this.deadLink(request, "password reset");
+    const session = signedInSession(request.session, user).flash("notice", "Your password is changed, and every other session of your account is signed out.");
+    return Redirect(request.href("/")).withSession(session);
+  }
+
+  // ——— Confirming a sign-up ———
+
+  private async confirmForm(request: Request): Promise<Response> {
+    const moved = this.stashed(request, "confirm-signup", this.paths.confirm);
+    if (moved !== undefined) return moved;
+    const found = await this.token(request.session, "confirm-signup");
+    if (found === undefined) return this.deadLink(request, "confirmation");
+    return Ok(confirmPage(this.mounted(request), request.csrf, found.record.email));
+  }
+
+  private async confirm(request: Request): Promise<Response> {
+    const limited = await this.limited(request);
+    if (limited !== undefined) return limited;
+    const found = await this.token(request.session, "confirm-signup");
+    if (found === undefined || !(await this.settings.tokens.take(found.record.selector, found.verifierHash))) return this.deadLink(request, "confirmation");
+    const user = await this.settings.users.create(found.record.email, found.record.data);
+    if (user === undefined) {
+      // Confirmed twice through two sign-ups, or the address signed up meanwhile: it has an account.
+      return Redirect(this.mounted(request).login).withSession(this.without(request.session, "confirm-signup").flash("notice", "This email has an account already: sign in."));
+    }
+    return Redirect(request.href("/")).withSession(signedInSession(request.session, user).flash("notice", "Your email is confirmed, and you are signed in."));
+  }
+
+  // ——— Account settings ———
+
+  private async settingsForm(request: Request): Promise<Response> {
+    const user = await this.settings.currentUser(request);
+    if (user === undefined) return this.toLogin(request);
+    return Ok(settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email }));
+  }
+
+  private async changePassword(request: Request): Promise<Response> {
+    const checked = await this.withCurrentPassword(request, "password");
+    if (!("user" in checked)) return checked.response;
+    const password = request.form.get("password") ?? "";
+    const problem = await newPasswordProblem(password, checked.user.email);
+    if (problem !== undefined) return this.settingsRefused(request, checked.user, { form: "password", errors: { password: problem } });
+    const user = await this.settings.changePassword(checked.user.id, password);
+    if (user === undefined) return this.toLogin(request);
+    this.mail(user.email, "Your password was changed", noticeMail("The password of your account was changed, and every other session was signed out.", this.mounted(request).forgot));
+    return Redirect(this.mounted(request).account).withSession(signedInSession(request.session, user).flash("notice", "Your password is changed; every other session is signed out."));
+  }
+
+  private async changeEmail(request: Request): Promise<Response> {
+    const checked = await this.withCurrentPassword(request, "email");
+    if (!("user" in checked)) return checked.response;
+    const typed = (request.form.get("email") ?? "").trim();
+    const problem = checkEmail(typed);
+    if (problem !== undefined) return this.settingsRefused(request, checked.user, { form: "email", errors: { email: problem }, newEmail: typed.slice(0, 255) });
+    const email = normalEmail(typed);
+    if (email === checked.user.email) return this.settingsRefused(request, checked.user, { form: "email", errors: { email: "This is your email already." }, newEmail: typed });
+    const { token, record } = freshToken({ purpose: "change-email", userId: checked.user.id, email, data: "", epoch: checked.user.sessionEpoch, expiresAt: this.now() + EMAIL_LINK_TTL_MS });
+    // Sent whether or not the address has an account (the link then says so): the form tells nobody which addresses do.
+    await this.settings.tokens.save(record);
+    const paths = this.mounted(request);
+    this.mail(email, "Confirm your new email", changeEmailMail(`${paths.confirmEmail}?token=${token}`));
+    this.mail(checked.user.email, "A change of your email was asked for", noticeMail(`Someone signed in to your account asked to change its email to ${email}. Nothing changes unless the link sent there is followed.`, paths.forgot));
+    return Redirect(paths.account).withSession(request.session.flash("notice", `We sent a link to ${email}: follow it to make it your account's email.`));
+  }
+
+  private async confirmEmailForm(request: Request): Promise<Response> {
+    const moved = this.stashed(request, "change-email", this.paths.confirmEmail);
+    if (moved !== undefined) return moved;
+    const found = await this.userToken(request.session, "change-email");
+    if (found === undefined) return this.deadLink(request, "email confirmation");
+    return Ok(confirmEmailPage(this.mounted(request), request.csrf, found.record.email));
+  }
+
+  private async confirmEmail(request: Request): Promise<Response> {
+    const limited = await this.limited(request);
+    if (limited !== undefined) return limited;
+    const found = await this.userToken(request.session, "change-email");
+    const setEmail = this.settings.users.setEmail?.bind(this.settings.users);
+    if (found === undefined || setEmail === undefined || !(await this.settings.tokens.take(found.record.selector, found.verifierHash))) return this.deadLink(request, "email confirmation");
+    const changed = await setEmail(found.user.id, found.record.email);
+    const session = this.without(request.session, "change-email");
+    if (changed === "taken") return status(409, saidPage(this.mounted(request), "This email has an account", `${found.record.email} has an account of its own, so it cannot be the email of yours too. Your email stays as it was.`)).withSession(session);
+    if (changed === undefined) return this.deadLink(request, "email confirmation");
+    this.mail(found.user.email, "Your email was changed", noticeMail(`The email of your account was changed to ${found.record.email}; mail goes there from now on.`, this.mounted(request).forgot));
+    return Redirect(this.mounted(request).account).withSession(session.flash("notice", `Your email is now ${found.record.email}.`));
+  }
+
+  private async signOutEverywhere(request: Request): Promise<Response> {
+    const user = await this.settings.currentUser(request);
+    if (user === undefined) return this.toLogin(request);
+    await this.settings.logoutEverywhere(user.id);
+    return Redirect(this.mounted(request).login).withSession(request.session.cleared().flash("notice", "You are signed out everywhere, here too."));
+  }
+
+  private async deleteAccount(request: Request): Promise<Response> {
+    const checked = await this.withCurrentPassword(request, "delete");
+    if (!("user" in checked)) return checked.response;
+    try {
+      await this.settings.deleteUser(checked.user.id);
+    } catch (error) {
+      // A row of the app's still names the user (a foreign key with ON DELETE RESTRICT).
+      const code = (error as { code?: unknown }).code;
+      if (code === "23503" || code === "23001") {
+        return this.settingsRefused(request, checked.user, { form: "delete", errors: { form: "Your account cannot be deleted while things you made (posts, comments) name it: delete them first." } }, 409);
+      }
+      throw error;
+    }
+    this.mail(checked.user.email, "Your account was deleted", deletedMail());
+    return Redirect(request.href("/")).withSession(request.session.cleared().flash("notice", "Your account is deleted."));
+  }
+
+  // ——— Helpers ———
+
+  /** The paths as this request reaches them (under its table's prefix). */
+  private mounted(request: Request): AccountPaths {
+    const p = this.paths;
+    const href = (path: string): string => request.href(path);
+    return Object.fromEntries(Object.entries(p).map(([name, path]) => [name, href(path)])) as unknown as AccountPaths;
+  }
+
+  /** GET with `?token=`: kept in the session, then the same path without it (303). Undefined when there is no token in the URL. */
+  private stashed(request: Request, purpose: TokenPurpose, path: string): Response | undefined {
+    const token = request.query.get("token");
+    if (token === undefined) return undefined;
+    return Redirect(request.href(path)).withHeader("referrer-policy", "no-referrer").withSession(withReserved(request.session, STASH[purpose], token.slice(0, 200)));
+  }
+
+  private without(session: Session, purpose: TokenPurpose): Session {
+    return withoutReserved(session, STASH[purpose]);
+  }
+
+  private async token(session: Session, purpose: TokenPurpose) {
+    const token = session.get(STASH[purpose]);
+    return token === undefined ? undefined : checkToken(this.settings.tokens, token, purpose, this.now());
+  }
+
+  /** A token of a user's own: the user still exists, with the email and the session epoch the link was sent for. */
+  private async userToken(session: Session, purpose: TokenPurpose) {
+    const found = await this.token(session, purpose);
+    if (found === undefined) return undefined;
+    const user = await this.settings.users.byId(found.record.userId);
+    if (user === undefined || !sameSecret(user.sessionEpoch, found.record.epoch)) return undefined;
+    if (purpose === "reset-password" && user.email !== found.record.email) return undefined;
+    return { ...found, user };
+  }
+
+  private deadLink(request: Request, what: string): Response {
+    return status(400, deadLinkPage(this.mounted(request), what));
+  }
+
+  private toLogin(request: Request): Response {
+    return Redirect(`${this.mounted(request).login}?next=${encodeURIComponent(this.mounted(request).account)}`);
+  }
+
+  /** 429 when this address sent too many account forms; undefined when it may go on. */
+  private async limited(request: Request): Promise<Response | undefined> {
+    const wait = await this.formsPerAddress.attempt(limiterKey("account", this.settings.addressOf(request) ?? "unknown"));
+    return wait > 0 ? tooMany(wait) : undefined;
+  }
+
+  /** The signed-in user when the form's `current` password is theirs (counted as sign-in attempts are); else the answer. */
+  private async withCurrentPassword(request: Request, form: NonNullable<SettingsState["form"]>): Promise<{ readonly user: U } | { readonly response: Response }> {
+    const user = await this.settings.currentUser(request);
+    if (user === undefined) return { response: this.toLogin(request) };
+    const key = limiterKey("account-password", this.settings.addressOf(request) ?? "unknown", String(user.id));
+    const wait = await this.passwordChecks.attempt(key);
+    if (wait > 0) return { response: tooMany(wait) };
+    if (!(await verifyPassword(request.form.get("current") ?? "", user.passwordHash))) {
+      return { response: this.settingsRefused(request, user, { form, errors: { current: "This is not your current password." }, newEmail: (request.form.get("email") ?? "").slice(0, 255) }) };
+    }
+    await this.passwordChecks.reset(key);
+    return { user };
+  }
+
+  private settingsRefused(request: Request, user: U, state: Omit<SettingsState, "csrf" | "email">, code = 422): Response {
+    return status(code, settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...state }));
+  }
+
+  /**
+   * Sends a mail after the answer, never awaited: the answer does not wait for the mail server
+   * nor tell whether one was sent. At most MAILS_PER_ADDRESS to one address an hour (past it,
+   * silently none). A failure is told on the app's error stream.
+   */
+  private mail(to: string, subject: string, body: Html): void {
+    const report = this.settings.report ?? ((line: string) => process.stderr.write(`${line}\n`));
+    void this.mailsPerAddress
+      .attempt(limiterKey("mail", to))
+      .then((wait) => (wait > 0 ? undefined : this.settings.mailer.send({ to, subject, body })))
+      .catch((error: unknown) => report(`fw/auth: the mail "${subject}" could not be sent: ${error instanceof Error ? error.message : String(error)}`));
+  }
+}

@@ -1,0 +1,115 @@
+import { join, resolve } from "node:path";
+import type { AppPart, AppPartBoot, AppPartContext } from "../app/app-part.js";
+import { BootError } from "../routing/boot-error.js";
+import { ORIGIN_VARIABLE, publicOrigin } from "../server/public-origin.js";
+import { composeMail } from "./compose.js";
+import { MailboxTransport } from "./mailbox.js";
+import { MAILBOX_PATH, mailboxRoutes } from "./mailbox-pages.js";
+import { checkedAddress, MailError, type ComposedMail, type Mail, type MailTransport } from "./message.js";
+import { checkedSmtpUrl, SMTP_URL_VARIABLE, SmtpTransport } from "./smtp.js";
+
+/** A folder the app's mail goes to instead (any mode): fw/testing gives each test app its own. */
+export const MAILBOX_VARIABLE = "FW_MAILBOX";
+/** The dev mailbox, under the app's folder (git-ignored with `.fw/`). */
+export const DEV_MAILBOX = ".fw/mail";
+
+export interface MailerOptions {
+  /** The sender of every message that names none: `"Blog <no-reply@example.com>"`. */
+  readonly from: string;
+  /**
+   * Where messages go. Default, chosen at each boot: the folder `FW_MAILBOX` names when it is
+   * set; in `dev`, the dev mailbox (`.fw/mail`, shown at `/fw/mail`); in production, the SMTP
+   * server `SMTP_URL` names (a production boot without it refuses to start, naming it).
+   */
+  readonly transport?: MailTransport;
+  /**
+   * What `send` does with a composed message. Default: `deliver` it at once (the caller waits for
+   * the mail server). The seam for sending later: hand the message (plain data) to a queue, say
+   * a background job whose handler calls `mailer.deliver(message)`.
+   */
+  readonly outbox?: (mail: ComposedMail) => Promise<void>;
+  /** The origin app paths in messages resolve on. Default: the app's public origin (`FW_ORIGIN`; in dev, the address it serves on). */
+  readonly origin?: string;
+}
+
+/**
+ * fw/mail's mailer: composes messages written with fw's JSX and delivers them. Give it to the
+ * app (`HttpApp`'s `parts: [mailer]`) so it checks its settings at boot and serves the dev
+ * mailbox, and to handlers as a capability (`export const mailer = new Mailer({ … })` in the
+ * capabilities module; a handler asks for `{ mailer: Mailer }`).
+ */
+export class Mailer implements AppPart {
+  readonly name = "fw/mail";
+  readonly #options: MailerOptions;
+  #transport: MailTransport | undefined;
+  #notice: ((line: string) => void) | undefined;
+
+  constructor(options: MailerOptions) {
+    this.#options = options;
+    this.#transport = options.transport;
+  }
+
+  /** Where messages go now; throws, saying what to do, before the app booted it (without a `transport`). */
+  get transport(): MailTransport {
+    if (this.#transport === undefined) {
+      throw new MailError("fw/mail: this Mailer has not booted, so it does not know where to send: give it to the app (HttpApp's `parts: [mailer]`), or give it a `transport`.");
+    }
+    return this.#transport;
+  }
+
+  /** At boot: checks `from`, chooses the transport, and in dev serves the mailbox at /fw/mail. */
+  boot(context: AppPartContext): AppPartBoot {
+    try {
+      checkedAddress(this.#options.from, "the Mailer's from");
+    } catch (error) {
+      throw new BootError((error as Error).message);
+    }
+    if (!context.dev && context.origin === undefined && this.#options.origin === undefined) {
+      throw context.missing(ORIGIN_VARIABLE, "fw/mail builds the links in mail on the app's public address (never a request's Host header)", "https://example.com");
+    }
+    const given = this.#options.transport;
+    this.#notice = undefined;
+    if (given !== undefined) {
+      this.#transport = given;
+      return {};
+    }
+    const folder = process.env[MAILBOX_VARIABLE];
+    if (folder !== undefined && folder.trim() !== "") {
+      this.#transport = new MailboxTransport(resolve(context.root, folder));
+    } else if (context.dev) {
+      this.#transport = new MailboxTransport(join(context.root, DEV_MAILBOX));
+    } else {
+      const url = process.env[SMTP_URL_VARIABLE];
+      if (url === undefined || url.trim() === "") {
+        throw context.missing(SMTP_URL_VARIABLE, "fw/mail sends the app's mail through this SMTP server in production", "smtps://user:password@smtp.example.com");
+      }
+      this.#transport = new SmtpTransport(checkedSmtpUrl(url, SMTP_URL_VARIABLE));
+    }
+    const transport = this.#transport;
+    if (!context.dev || !(transport instanceof MailboxTransport)) return {};
+    this.#notice = context.notice;
+    return { routes: mailboxRoutes(transport.directory) };
+  }
+
+  /** The message made ready to deliver (see `composeMail`): checked, rendered, with its text part and Message-ID. */
+  compose(mail: Mail): ComposedMail {
+    return composeMail(mail, { from: this.#options.from, origin: this.#options.origin ?? publicOrigin() });
+  }
+
+  /** Composes the message and hands it to the outbox (by default: delivers it now). Resolves with the message sent. */
+  async send(mail: Mail): Promise<ComposedMail> {
+    const composed = this.compose(mail);
+    await (this.#options.outbox ?? ((message: ComposedMail) => this.deliver(message)))(composed);
+    return composed;
+  }
+
+  /** Delivers a composed message through the transport (a job's handler calls this). */
+  async deliver(mail: ComposedMail): Promise<void> {
+    await this.transport.deliver(mail);
+    this.#notice?.(`fw/mail: "${mail.subject}" to ${mail.to.join(", ") || "(bcc only)"}: see ${MAILBOX_PATH} (nothing left the machine)`);
+  }
+
+  async close(): Promise<void> {
+    await this.#transport?.close?.();
+  }
+}

@@ -1,0 +1,378 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshToken } from "../../runtime/auth/account-tokens.js";
+import { CHECK_EMAIL, formSignIn, InMemoryTokens, InMemoryUsers, RESET_SENT, seedUser, type UserFields } from "../../runtime/auth/index.js";
+import { assembleTable, Ok, Route, type Layout, type Request } from "../../runtime/index.js";
+import { Mailer, MailboxTransport, readMailbox, type ComposedMail, type MailboxEntry, type MailTransport } from "../../runtime/mail/index.js";
+import { TestClient } from "../../runtime/testing/client.js";
+import { rawRequest, serve, type Served } from "../support/serve.js";
+
+// Issue 32, item 3: fw/auth's account flows, on when formSignIn has a mailer. In process, with
+// users in memory and mail in a mailbox folder this test reads (the example's end-to-end test
+// runs the same flows on its database: spec/auth/example-accounts.test.ts).
+
+const ORIGIN = "https://shop.example";
+const PASSWORD = "plum orbit velvet 9271";
+const NEW_PASSWORD = "granite lantern 4471 ferry";
+
+/** A transport whose deliveries never finish: shows that no answer waits for mail. */
+class StuckTransport implements MailTransport {
+  readonly description = "a mail server that never answers";
+  readonly held: ComposedMail[] = [];
+  deliver(mail: ComposedMail): Promise<void> {
+    this.held.push(mail);
+    return new Promise(() => {});
+  }
+}
+
+let dir: string;
+let users: InMemoryUsers<UserFields>;
+let tokens: InMemoryTokens;
+let app: Served;
+let stuckApp: Served;
+let stuck: StuckTransport;
+let stuckUsers: InMemoryUsers<UserFields>;
+
+function appWith(mailer: Mailer, store: InMemoryUsers<UserFields>, held: InMemoryTokens) {
+  const auth = formSignIn({ users: store, mailer, tokens: held });
+  const guarded = auth.guarded();
+  const layout: Layout = async ({ title, content, request }) => (
+    <html>
+      <head>
+        <title>{title ?? "shop"}</title>
+      </head>
+      <body>
+        <p id="who">{(await auth.userOf(request))?.email ?? "signed out"}</p>
+        <p id="flash">{request.session.flashed("notice") ?? ""}</p>
+        {content}
+      </body>
+    </html>
+  );
+  const routes = assembleTable(
+    [guarded],
+    [Route.get("/", () => Ok(<p>home</p>)), guarded.through(Route.get("/mine", async (request: Request) => Ok(<p>mine: {(await auth.currentUser(request))?.email}</p>)))],
+  );
+  return { routes, layout, parts: [mailer] };
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "fw-accounts-"));
+  users = new InMemoryUsers();
+  tokens = new InMemoryTokens();
+  app = await serve({ ...appWith(new Mailer({ from: "Shop <no-reply@shop.example>", transport: new MailboxTransport(dir) }), users, tokens), origin: ORIGIN, allowedHosts: ["*"] });
+  stuck = new StuckTransport();
+  stuckUsers = new InMemoryUsers();
+  stuckApp = await serve({ ...appWith(new Mailer({ from: "Shop <no-reply@shop.example>", transport: stuck }), stuckUsers, new InMemoryTokens()), origin: ORIGIN, allowedHosts: ["*"] });
+});
+
+afterAll(async () => {
+  await app.close();
+  await stuckApp.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let counter = 0;
+function freshEmail(name: string): string {
+  return `${name}-${++counter}@example.com`;
+}
+
+/** Waits (at most 5 s) for the next message to `to` with this subject, and answers it. */
+async function mailTo(to: string, subject: string): Promise<MailboxEntry> {
+  for (let tries = 0; tries < 250; tries++) {
+    const found = (await readMailbox(dir)).find((mail) => mail.to.includes(to) && mail.subject === subject);
+    if (found !== undefined) return found;
+    await new Promise((done) => setTimeout(done, 20));
+  }
+  throw new Error(`no mail "${subject}" to ${to}; the mailbox has: ${(await readMailbox(dir)).map((mail) => `${mail.subject} → ${mail.to.join(",")}`).join("; ")}`);
+}
+
+async function mailsTo(to: string): Promise<string[]> {
+  return (await readMailbox(dir)).filter((mail) => mail.to.includes(to)).map((mail) => mail.subject);
+}
+
+/** The link of a mail as a path on the app (the mail names the public origin). */
+function linkOf(mail: MailboxEntry, text: string): string {
+  const href = new RegExp(`<a href="([^"]+)">${text}</a>`).exec(mail.html)?.[1];
+  expect(href, `a link "${text}" in ${mail.html}`).toBeDefined();
+  const url = new URL((href as string).replaceAll("&amp;", "&"));
+  expect(url.origin).toBe(ORIGIN);
+  return url.pathname + url.search;
+}
+
+async function who(client: TestClient): Promise<string> {
+  return /<p id="who">([^<]*)<\/p>/.exec((await client.get("/")).text)?.[1] ?? "";
+}
+
+async function signedIn(email: string, password = PASSWORD): Promise<TestClient> {
+  const client = new TestClient(app.url);
+  await client.signIn(email, password);
+  return client;
+}
+
+describe("Forgot your password?", () => {
+  it("answers an unknown email and a known one alike; only the known one gets a link, naming FW_ORIGIN even under a forged Host", async () => {
+    const known = freshEmail("known");
+    await seedUser(users, known, PASSWORD);
+    const unknown = freshEmail("nobody");
+    const answers = [];
+    for (const email of [known, unknown]) {
+      const client = new TestClient(app.url);
+      const answer = await client.submit("/password/forgot", { email });
+      answers.push([answer.status, answer.location, /<p id="flash">([^<]*)</.exec((await client.follow(answer)).text)?.[1]]);
+    }
+    expect(answers[0]).toEqual([303, "/login", RESET_SENT]);
+    expect(answers[1]).toEqual(answers[0]);
+    // A forged Host and X-Forwarded-Host: the link still names the configured origin.
+    const page = new TestClient(app.url);
+    const form = (await page.get("/password/forgot")).forms()[0];
+    const body = new URLSearchParams({ ...form?.fields, email: known }).toString();
+    const raw = await rawRequest(
+      app.port,
+      `POST /password/forgot HTTP/1.1\r\nHost: evil.example\r\nX-Forwarded-Host: evil.example\r\nCookie: ${page.cookies.header()}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(raw).toMatch(/^HTTP\/1.1 303/);
+    const mail = await mailTo(known, "Choose a new password");
+    expect(linkOf(mail, "Choose a new password")).toMatch(/^\/password\/reset\?token=[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
+    expect(JSON.stringify(await readMailbox(dir))).not.toContain("evil.example");
+    expect(await mailsTo(unknown)).toEqual([]);
+  });
+
+  it("never waits for the mail server: with one that never answers, a known email is answered as an unknown one", async () => {
+    const known = freshEmail("stuck");
+    await seedUser(stuckUsers, known, PASSWORD);
+    const asked = await new TestClient(stuckApp.url).submit("/password/forgot", { email: known });
+    expect([asked.status, asked.location]).toEqual([303, "/login"]);
+    expect(stuck.held.map((mail) => [mail.subject, mail.to])).toEqual([["Choose a new password", [known]]]);
+    const signedUp = await new TestClient(stuckApp.url).submit("/signup", { email: freshEmail("stuck-new"), password: PASSWORD });
+    expect([signedUp.status, signedUp.location]).toEqual([303, "/login"]);
+  });
+
+  it("refuses an empty or malformed email with 422 beside the field", async () => {
+    const refused = await new TestClient(app.url).submit("/password/forgot", { email: "not an email" });
+    expect([refused.status, refused.refusal().fields]).toEqual([422, { email: "Email must be an email address, like ada@example.com." }]);
+  });
+});
+
+describe("the reset link", () => {
+  async function resetLink(email: string): Promise<string> {
+    const before = (await readMailbox(dir)).length;
+    expect((await new TestClient(app.url).submit("/password/forgot", { email })).status).toBe(303);
+    for (let tries = 0; tries < 250; tries++) {
+      const mails = (await readMailbox(dir)).filter((mail) => mail.to.includes(email) && mail.subject === "Choose a new password");
+      if ((await readMailbox(dir)).length > before && mails[0] !== undefined) return linkOf(mails[0], "Choose a new password");
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    throw new Error(`no reset mail to ${email}`);
+  }
+
+  it("takes the token out of the URL, asks for a strong password, changes it once, signs in here and out everywhere else", async () => {
+    const email = freshEmail("reset");
+    await seedUser(users, email, PASSWORD);
+    const elsewhere = await signedIn(email);
+    expect(await who(elsewhere)).toBe(email);
+    const link = await resetLink(email);
+    const visitor = new TestClient(app.url);
+    const opened = await visitor.get(link);
+    expect([opened.status, opened.location]).toEqual([303, "/password/reset"]);
+    expect(opened.headers.get("referrer-policy")).toBe("no-referrer");
+    const form = await visitor.get("/password/reset");
+    expect(form.status).toBe(200);
+    expect(form.text).toContain(`For ${email}.`);
+    const weak = await visitor.submit("/password/reset", { password: "short" });
+    expect([weak.status, weak.refusal().fields]).toEqual([422, { password: "Password must be at least 12 characters long." }]);
+    const done = await visitor.submit("/password/reset", { password: NEW_PASSWORD });
+    expect([done.status, done.location]).toEqual([303, "/"]);
+    expect(await who(visitor)).toBe(email);
+    expect(await who(elsewhere)).toBe("signed out");
+    await expect(new TestClient(app.url).signIn(email, PASSWORD)).rejects.toThrow(/failed/);
+    await signedIn(email, NEW_PASSWORD);
+    // Used once: the same link again does not work.
+    const again = new TestClient(app.url);
+    await again.get(link);
+    const dead = await again.get("/password/reset");
+    expect(dead.status).toBe(400);
+    expect(dead.text).toContain("This password reset link does not work");
+  });
+
+  it("a newer reset (or sign out everywhere) ends the links sent before: they are bound to the session epoch", async () => {
+    const email = freshEmail("epoch");
+    await seedUser(users, email, PASSWORD);
+    const first = await resetLink(email);
+    const second = await resetLink(email);
+    const visitor = new TestClient(app.url);
+    await visitor.get(second);
+    expect((await visitor.submit("/password/reset", { password: NEW_PASSWORD })).status).toBe(303);
+    const late = new TestClient(app.url);
+    await late.get(first);
+    expect((await late.get("/password/reset")).status).toBe(400);
+    // Sign out everywhere changes the epoch too.
+    const third = await resetLink(email);
+    const signed = await signedIn(email, NEW_PASSWORD);
+    expect((await signed.submit("/account", {}, { action: "/account/sign-out-everywhere" })).location).toBe("/login");
+    const after = new TestClient(app.url);
+    await after.get(third);
+    expect((await after.get("/password/reset")).status).toBe(400);
+  });
+
+  it("refuses tampered, expired, mixed and other flows' tokens alike, with 400 and what to do", async () => {
+    const email = freshEmail("tamper");
+    const user = await seedUser(users, email, PASSWORD);
+    const link = await resetLink(email);
+    const token = link.slice(link.indexOf("=") + 1);
+    const [selector, verifier] = token.split(".") as [string, string];
+    const flipped = `${selector}.${verifier.slice(0, -1)}${verifier.endsWith("A") ? "B" : "A"}`;
+    const expired = freshToken({ purpose: "reset-password", userId: user.id, email: user.email, data: "", epoch: user.sessionEpoch, expiresAt: Date.now() - 1 });
+    await tokens.save(expired.record);
+    const other = freshToken({ purpose: "confirm-signup", userId: 0, email: user.email, data: user.passwordHash, epoch: "", expiresAt: Date.now() + 60_000 });
+    await tokens.save(other.record);
+    const otherVerifier = other.token.split(".")[1] as string;
+    for (const bad of [flipped, expired.token, other.token, `${selector}.${otherVerifier}`, "x", `${token}x`]) {
+      const visitor = new TestClient(app.url);
+      await visitor.get(`/password/reset?token=${encodeURIComponent(bad)}`);
+      const page = await visitor.get("/password/reset");
+      expect([bad, page.status]).toEqual([bad, 400]);
+      expect(page.text).toContain("Ask for a new password link");
+    }
+    // The real one still works after all that.
+    const visitor = new TestClient(app.url);
+    await visitor.get(link);
+    expect((await visitor.submit("/password/reset", { password: NEW_PASSWORD })).status).toBe(303);
+  });
+
+  it("without a link, the reset page is a 400, not a form", async () => {
+    expect((await new TestClient(app.url).get("/password/reset")).status).toBe(400);
+  });
+});
+
+describe("confirming a sign-up", () => {
+  it("sign-up makes no account until the link is followed; following it confirms and signs in, once", async () => {
+    const email = freshEmail("new");
+    const visitor = new TestClient(app.url);
+    const answer = await visitor.submit("/signup", { email, password: PASSWORD });
+    expect([answer.status, answer.location]).toEqual([303, "/login"]);
+    expect(/<p id="flash">([^<]*)</.exec((await visitor.follow(answer)).text)?.[1]).toBe(CHECK_EMAIL.replaceAll("'", "&#39;"));
+    await expect(new TestClient(app.url).signIn(email, PASSWORD)).rejects.toThrow(/failed/);
+    const link = linkOf(await mailTo(email, "Confirm your email"), "Confirm and sign in");
+    const phone = new TestClient(app.url);
+    expect((await phone.get(link)).location).toBe("/confirm");
+    const page = await phone.get("/confirm");
+    expect(page.text).toContain(`Confirm ${email} to finish signing up`);
+    const confirmed = await phone.submit("/confirm", {});
+    expect([confirmed.status, confirmed.location]).toEqual([303, "/"]);
+    expect(await who(phone)).toBe(email);
+    expect((await phone.get("/mine")).status).toBe(200);
+    await signedIn(email);
+    const again = new TestClient(app.url);
+    await again.get(link);
+    expect((await again.get("/confirm")).status).toBe(400);
+  });
+
+  it("an email with an account gets the same answer and a mail saying so; its password is unchanged", async () => {
+    const email = freshEmail("taken");
+    await seedUser(users, email, PASSWORD);
+    const answer = await new TestClient(app.url).submit("/signup", { email, password: NEW_PASSWORD });
+    expect([answer.status, answer.location]).toEqual([303, "/login"]);
+    const mail = await mailTo(email, "You already have an account");
+    expect(linkOf(mail, "choose a new password")).toBe("/password/forgot");
+    await signedIn(email, PASSWORD);
+    await expect(new TestClient(app.url).signIn(email, NEW_PASSWORD)).rejects.toThrow(/failed/);
+  });
+});
+
+describe("password strength (zxcvbn-ts), on every form that sets one", () => {
+  it.each([
+    ["passwordpass", "This is similar to a commonly used password."],
+    ["qwertyuiopas", "This is similar to a commonly used password."],
+    ["zxcvbnmasdfg", "This is similar to a commonly used password."],
+    ["asdfghjkl;'zx", "Straight rows of keys on your keyboard are easy to guess."],
+  ])("sign-up refuses %j (passed by the short list before), saying why and what would pass", async (password, why) => {
+    const refused = await new TestClient(app.url).submit("/signup", { email: freshEmail("weak"), password });
+    expect(refused.status).toBe(422);
+    const said = refused.refusal().fields["password"] ?? "";
+    expect(said).toContain(`This password is too easy to guess. ${why}`);
+    expect(said).toContain("Four or more words that do not belong together pass");
+  });
+
+  it("the reset form refuses a weak one too, and a strong one passes", async () => {
+    const email = freshEmail("strength");
+    await seedUser(users, email, PASSWORD);
+    expect((await new TestClient(app.url).submit("/password/forgot", { email })).status).toBe(303);
+    const visitor = new TestClient(app.url);
+    await visitor.get(linkOf(await mailTo(email, "Choose a new password"), "Choose a new password"));
+    const weak = await visitor.submit("/password/reset", { password: "passwordpass" });
+    expect([weak.status, weak.refusal().fields["password"]?.startsWith("This password is too easy to guess.")]).toEqual([422, true]);
+    expect((await visitor.submit("/password/reset", { password: NEW_PASSWORD })).status).toBe(303);
+  });
+});
+
+describe("account settings", () => {
+  it("is for the signed-in: nobody is sent to sign in", async () => {
+    expect((await new TestClient(app.url).get("/account")).location).toBe("/login?next=%2Faccount");
+  });
+
+  it("changes the password when the current one is given, keeps this session, ends the others, and tells the owner", async () => {
+    const email = freshEmail("change");
+    await seedUser(users, email, PASSWORD);
+    const here = await signedIn(email);
+    const there = await signedIn(email);
+    const wrong = await here.submit("/account", { current: "not my password", password: NEW_PASSWORD }, { action: "/account/password" });
+    expect([wrong.status, wrong.refusal().fields]).toEqual([422, { current: "This is not your current password." }]);
+    const weak = await here.submit("/account", { current: PASSWORD, password: "tiny" }, { action: "/account/password" });
+    expect(weak.status).toBe(422);
+    const changed = await here.submit("/account", { current: PASSWORD, password: NEW_PASSWORD }, { action: "/account/password" });
+    expect([changed.status, changed.location]).toEqual([303, "/account"]);
+    expect(await who(here)).toBe(email);
+    expect(await who(there)).toBe("signed out");
+    await mailTo(email, "Your password was changed");
+  });
+
+  it("changes the email through a link sent to the new address, telling the old one", async () => {
+    const email = freshEmail("old");
+    const next = freshEmail("new-address");
+    await seedUser(users, email, PASSWORD);
+    const here = await signedIn(email);
+    const asked = await here.submit("/account", { email: next, current: PASSWORD }, { action: "/account/email" });
+    expect([asked.status, asked.location]).toEqual([303, "/account"]);
+    await mailTo(email, "A change of your email was asked for");
+    const link = linkOf(await mailTo(next, "Confirm your new email"), "Confirm the new email");
+    expect(await who(here)).toBe(email); // nothing changed yet
+    expect((await here.get(link)).location).toBe("/account/email/confirm");
+    const confirmed = await here.submit("/account/email/confirm", {});
+    expect([confirmed.status, confirmed.location]).toEqual([303, "/account"]);
+    expect(await who(here)).toBe(next);
+    await signedIn(next);
+    await expect(new TestClient(app.url).signIn(email, PASSWORD)).rejects.toThrow(/failed/);
+    await mailTo(email, "Your email was changed");
+  });
+
+  it("deletes the account when the current password is given", async () => {
+    const email = freshEmail("leaving");
+    await seedUser(users, email, PASSWORD);
+    const here = await signedIn(email);
+    expect((await here.submit("/account", { current: "wrong wrong wrong" }, { action: "/account/delete" })).status).toBe(422);
+    const gone = await here.submit("/account", { current: PASSWORD }, { action: "/account/delete" });
+    expect([gone.status, gone.location]).toEqual([303, "/"]);
+    expect(await who(here)).toBe("signed out");
+    await expect(new TestClient(app.url).signIn(email, PASSWORD)).rejects.toThrow(/failed/);
+    await mailTo(email, "Your account was deleted");
+  });
+});
+
+describe("limits", () => {
+  it("the account forms are limited per client address, as sign-in is (429 with Retry-After)", async () => {
+    const limited = await serve({ ...appWith(new Mailer({ from: "Shop <no-reply@shop.example>", transport: new MailboxTransport(join(dir, "limited")) }), new InMemoryUsers(), new InMemoryTokens()), origin: ORIGIN, allowedHosts: ["*"] });
+    try {
+      const client = new TestClient(limited.url);
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) statuses.push((await client.submit("/password/forgot", { email: `someone${i}@example.com` })).status);
+      expect(statuses.every((code) => code === 303)).toBe(true);
+      const refused = await client.submit("/password/forgot", { email: "one-more@example.com" });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+});
