@@ -10,7 +10,7 @@ import { createTableSql, openDatabase, SqlStore } from "../dist/runtime/db/index
 
 const [command, target, msText] = process.argv.slice(2);
 
-/** The store's table: the bench app's Post, under a name of its own. */
+/** The store's table: the bench app's Article, under a name of its own. */
 const ITEMS = {
   name: "bench_items",
   key: { field: "id", column: "id" },

@@ -39,12 +39,17 @@ const SCENARIOS = {
   "page-fw-many": { script: "fw.mjs", path: "/posts/7", cookie: true, many: 2048 },
   "404-fw": { script: "fw.mjs", path: "/nothing/here", cookie: true },
   // the db part's pages (bench/db.mjs): a throwaway PostgreSQL cluster, the bench app migrated and seeded
-  "db-show-fw": { db: "fw", path: "/posts/7", cookie: true },
-  "db-show-fastify": { db: "fastify", path: "/posts/7", cookie: true },
-  "db-index-fw": { db: "fw", path: "/posts", cookie: true },
-  "db-index-fastify": { db: "fastify", path: "/posts", cookie: true },
-  "db-show-fw-pglite": { db: "pglite", path: "/posts/7", cookie: true },
-  "db-index-fw-pglite": { db: "pglite", path: "/posts", cookie: true },
+  "db-show-fw": { db: "fw", path: "/articles/7", cookie: true },
+  "db-show-fastify": { db: "fastify", path: "/articles/7", cookie: true },
+  "db-index-fw": { db: "fw", path: "/articles", cookie: true },
+  "db-index-fastify": { db: "fastify", path: "/articles", cookie: true },
+  "db-show-fw-pglite": { db: "pglite", path: "/articles/7", cookie: true },
+  "db-index-fw-pglite": { db: "pglite", path: "/articles", cookie: true },
+  // the relations' pages: a post's Show (its author's label, its 20 comments), the posts' Index (50 author labels)
+  "db-post-fw": { db: "fw", path: "/posts/7", cookie: true },
+  "db-post-fastify": { db: "fastify", path: "/posts/7", cookie: true },
+  "db-posts-fw": { db: "fw", path: "/posts", cookie: true },
+  "db-posts-fastify": { db: "fastify", path: "/posts", cookie: true },
 };
 
 const scenario = SCENARIOS[name];
@@ -137,7 +142,8 @@ const wrkCpu = (cpuSeconds(load.child.pid) - wrkCpu0) / ((performance.now() - wr
 const out = await load.done;
 const wall = (performance.now() - t0) / 1000;
 const serverCpu = cpuSeconds(server.pid) - cpu0;
-await server.stop();
+// A long grace: the profile is written on exit, which takes seconds on a busy machine (SIGKILL would lose it).
+await server.stop(60_000);
 await database?.cluster?.destroy();
 for (let i = 0; i < 50 && !readdirSync(dir).some((f) => f.endsWith(".cpuprofile")); i++) await sleep(100);
 const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);

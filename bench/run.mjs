@@ -157,6 +157,8 @@ async function main() {
     log(`${name} took ${(took[name] / 1000).toFixed(0)} s`);
   }
 
+  // A db page whose answers differ between fw and its peer (or fail a check) was not measured: the run fails, loudly.
+  for (const [id, message] of Object.entries(results.db?.failed ?? {})) results.errors.push(`db: the ${id} page FAILED its preflight and was not measured: ${message.replace(/\s*\n\s*/g, " ")}`);
   const idleAfter = await busyShare(2000);
   const loadAfter = load();
   Object.assign(results, {

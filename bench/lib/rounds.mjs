@@ -1,4 +1,4 @@
-// Interleaved wrk rounds over groups of rows (A B C A B C …), each row's warm-up first, with the
+// Interleaved wrk rounds over groups of rows (A B C, C B A, A B C …), each row's warm-up first, with the
 // ratios to a group's baseline taken round by round: what the throughput and db parts share.
 import { log, summary } from "./util.mjs";
 import { wrk } from "./wrk.mjs";
@@ -16,7 +16,9 @@ export async function measureGroups(groups, { seconds, rounds, warmup, connectio
       row.runs = [];
     }
     for (let round = 0; round < rounds; round++) {
-      for (const row of group.rows) {
+      // A B C, then C B A: no row is always measured first (right after the warm-up of the
+      // last, or with the database's caches as the previous row left them).
+      for (const row of round % 2 === 0 ? group.rows : [...group.rows].reverse()) {
         const result = await wrk({ url: row.url, seconds, connections, core, headers: row.headers, script: row.script, serverPid: row.server.pid });
         if (!row.expectNon2xx && result.non2xx > 0) throw new Error(`${group.id}/${row.id}: ${result.non2xx} non-2xx/3xx answers`);
         if (row.expectNon2xx && result.non2xx !== result.total) throw new Error(`${group.id}/${row.id}: some answers were 2xx`);

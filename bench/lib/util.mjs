@@ -122,7 +122,7 @@ export function startServer({ name, script, args = [], env = {}, core, ready = /
           pid: child.pid,
           child,
           output: () => output,
-          stop: () => stopChild(child),
+          stop: (graceMs) => stopChild(child, graceMs),
         });
       }
     };
@@ -134,11 +134,11 @@ export function startServer({ name, script, args = [], env = {}, core, ready = /
   });
 }
 
-/** SIGTERM, then SIGKILL after 3 s; resolves when the child is gone. */
-export function stopChild(child) {
+/** SIGTERM, then SIGKILL after `graceMs` (3 s); resolves when the child is gone. */
+export function stopChild(child, graceMs = 3000) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((done) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
     child.once("exit", () => {
       clearTimeout(timer);
       done();

@@ -54,14 +54,22 @@ export async function guarded<T>(outage: Outage, work: () => Promise<T>): Promis
     outage.succeeded();
     return result;
   } catch (error) {
-    if (error instanceof ServiceUnavailable) throw error;
-    if (!isConnectionError(error)) {
-      outage.succeeded();
-      throw error;
-    }
-    outage.failed(error);
-    throw unavailable(error);
+    throw failure(outage, error);
   }
+}
+
+/**
+ * What a failed statement throws, as `guarded` sees it: a connection failure becomes the 503
+ * (and notes the outage); anything else is thrown as it is (the database answered, so it is up).
+ */
+export function failure(outage: Outage, error: unknown): unknown {
+  if (error instanceof ServiceUnavailable) return error;
+  if (!isConnectionError(error)) {
+    outage.succeeded();
+    return error;
+  }
+  outage.failed(error);
+  return unavailable(error);
 }
 
 /**

@@ -78,6 +78,8 @@ export class AppDatabase implements Database {
   readonly engine: Database["engine"];
   readonly description: string;
   private opened: Promise<Database> | undefined;
+  /** The database `opened` resolved to, while it stays open: statements go to it without another `await`. */
+  private ready: Database | undefined;
   private options: OpenOptions;
 
   constructor(options: OpenOptions) {
@@ -109,15 +111,26 @@ export class AppDatabase implements Database {
 
   /** Opens the database once; a failed open is tried again on the next call. */
   open(): Promise<Database> {
-    this.opened ??= openDatabase(this.options).catch((error: unknown) => {
-      this.opened = undefined;
-      throw error;
-    });
+    if (this.opened === undefined) {
+      const opening: Promise<Database> = openDatabase(this.options).then(
+        (database) => {
+          if (this.opened === opening) this.ready = database;
+          return database;
+        },
+        (error: unknown) => {
+          if (this.opened === opening) this.opened = undefined;
+          throw error;
+        },
+      );
+      this.opened = opening;
+    }
     return this.opened;
   }
 
-  async query<R extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-    return (await this.open()).query<R>(sql, params);
+  /** Not `async`: once open, a statement costs no promise of this layer (every page's statements come through here). */
+  query<R extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+    const ready = this.ready;
+    return ready !== undefined ? ready.query<R>(sql, params) : this.open().then((database) => database.query<R>(sql, params));
   }
 
   async script(sql: string): Promise<void> {
@@ -136,6 +149,7 @@ export class AppDatabase implements Database {
   async close(): Promise<void> {
     const opened = this.opened;
     this.opened = undefined;
+    this.ready = undefined;
     if (opened !== undefined) await (await opened).close();
   }
 }

@@ -1,5 +1,6 @@
 import type { Request } from "../http/request.js";
 import type { Html } from "../html/node.js";
+import { escapeHtml, raw } from "../html/render.js";
 import { labelOf, unnamed } from "./labels.js";
 import { fillPath, type PathValue } from "../routing/fill-path.js";
 import type { FieldSpec, ModelSpec } from "./model.js";
@@ -62,15 +63,21 @@ export class ReferenceLabels {
    * `limit`); the label alone when the target mounts no Show; "Post 7" when the viewer may not
    * read that row (or there is none), so a hidden row's label never shows. Empty when absent.
    */
-  cell(row: unknown, field: FieldSpec, limit = CELL_LENGTH): Html | string {
+  cell(row: unknown, field: FieldSpec, limit = CELL_LENGTH): Html {
+    return raw(this.cellHtml(row, field, limit));
+  }
+
+  /** `cell` as HTML text, escaped: what a table's rows write (rows-table.tsx). */
+  cellHtml(row: unknown, field: FieldSpec, limit = CELL_LENGTH): string {
     const key = (row as Record<string, unknown>)[field.name];
     const reference = field.reference;
     if (key === undefined || key === null || reference === undefined) return "";
     const target = this.targets.get(reference.model);
     const label = this.label(reference.model, key);
-    if (target === undefined || label === undefined) return unnamed(target?.model ?? targetSpec(reference.model, reference.path), key);
-    const text = oneLine(label, limit);
-    return target.actions.has("Show") ? <a href={this.href(fillPath(modelPattern(target.model, "Show"), { [target.model.key]: key as PathValue }))}>{text}</a> : text;
+    if (target === undefined || label === undefined) return escapeHtml(unnamed(target?.model ?? targetSpec(reference.model, reference.path), key));
+    const text = escapeHtml(oneLine(label, limit));
+    if (!target.actions.has("Show")) return text;
+    return `<a href="${escapeHtml(this.href(fillPath(modelPattern(target.model, "Show"), { [target.model.key]: key as PathValue })))}">${text}</a>`;
   }
 }
 

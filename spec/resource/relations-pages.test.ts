@@ -47,6 +47,32 @@ describe("issue 29: a target whose owner alone reads its rows (owned covers Inde
   });
 });
 
+describe("issue 29: the rows tables write their HTML as text (rows-table.tsx), escaped as the renderer escapes", () => {
+  it("a cell, a reference's label and a row's links are escaped on the Index and in Show's list of referencing rows", async () => {
+    const specs = relationsSpecs();
+    const memory = new InMemoryDatabase();
+    const stores = { authors: memory.store(specs.author), posts: new ScopedStore(memory.store(specs.post), "owner", FromPath.int), comments: memory.store(specs.comment), reviews: memory.store(specs.review) };
+    const app = await serve({ routes: relationsTable(specs, stores) });
+    try {
+      const hostile = `<i>"Ada" & 'Co'</i>`;
+      const escaped = "&lt;i&gt;&quot;Ada&quot; &amp; &#39;Co&#39;&lt;/i&gt;";
+      const author = (await stores.authors.insert({ name: hostile })).id;
+      const post = (await stores.posts.for("1").insert({ title: hostile, author, published: true })).id;
+      const other = (await stores.posts.for("1").insert({ title: `</td><script>alert(1)</script>`, author, published: true })).id;
+      await stores.comments.insert({ post, body: hostile, seeAlso: other });
+      const alice = new Visitor(app.url, { "x-user": "1" });
+      const posts = (await alice.get("/posts")).html;
+      expect(posts).toContain(`<tr><td>${escaped}</td><td><a href="/authors/${author}">${escaped}</a></td><td>Yes</td><td><a href="/posts/${post}">Show</a> <a href="/posts/${post}/edit">Edit</a></td></tr>`);
+      expect(posts).not.toContain("<script>alert(1)</script>");
+      const show = (await alice.get(`/posts/${post}`)).html;
+      expect(show).toContain(`<tr><td>${escaped}</td><td><a href="/posts/${other}">&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt;</a></td>`);
+      expect(show).not.toContain("<script>alert(1)</script>");
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe("issue 29: a companion's readable(store, viewer) keeps readableWith, as the pages do", () => {
   it("Comment.readable lists the comments of the posts the viewer may read, and refuses a store the table did not make", async () => {
     const specs = relationsSpecs();

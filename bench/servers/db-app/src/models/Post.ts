@@ -1,13 +1,13 @@
 import { derives, Form, Resource, type Id, type LongText } from "fw";
 import type { tags } from "typia";
+import type { Author } from "./Author.js";
 
-/** The bench's table model: its seven derived pages read and write the "posts" table. */
+/** A post by an author (a reference: a foreign key, a link on Index and Show); its Show lists its comments. */
 export interface Post {
   id: Id<Post>;
   title: string & tags.MaxLength<120>;
-  author: string & tags.MaxLength<80>;
+  author: Id<Author>;
   body: LongText;
-  rating: number;
   published: boolean;
 }
 
