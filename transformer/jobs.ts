@@ -162,13 +162,16 @@ export function emitJobsModule(input: { readonly out: string; readonly jobsModul
   ];
   input.jobs.forEach((job, i) => {
     const payload = `Parameters<typeof j${i}.run>[0]`;
+    // The validator is an arrow around typia.validate (inlined by the transform), not a
+    // createValidate() call: loading the module runs no typia, so code that reaches it untransformed
+    // (a test importing an app's source, as spec/ws/broadcast imports the example's chat) still loads.
     lines.push(
       `  // from ${job.shown}`,
       `  ${job.name}: {`,
       `    name: ${q(job.name)},`,
       `    source: ${q(job.shown)},`,
       `    run: j${i}.run,`,
-      `    validate: typia.createValidate<${payload}>() as JobSpec<${payload}>["validate"],`,
+      `    validate: ((input: unknown) => typia.validate<${payload}>(input)) as JobSpec<${payload}>["validate"],`,
       ...(job.options ? [`    options: j${i}.options,`] : []),
       `  } satisfies JobSpec<${payload}>,`,
     );

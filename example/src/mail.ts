@@ -1,4 +1,5 @@
 import { Mailer } from "fw/mail";
+import { jobs } from "./.fw/jobs.js";
 
 /**
  * The example's mail: in `dev` it lands in the mailbox at /fw/mail (nothing leaves the machine);
@@ -9,12 +10,7 @@ import { Mailer } from "fw/mail";
  */
 export const mailer = new Mailer({
   from: "fw example <no-reply@example.com>",
-  // The generated jobs module is loaded when the first message is sent, not with this file: it
-  // imports src/jobs/DeliverMail.ts, which imports this file (a static import would be a circle),
-  // and a module that only needs the mailer (the chat socket, through auth) does not load typia's
-  // validators of every job.
   outbox: async (message) => {
-    const { jobs } = await import("./.fw/jobs.js");
     await jobs.DeliverMail.enqueue(message);
   },
 });

@@ -43,7 +43,7 @@ describe("issue 32: typed job files under src/jobs, built and served (dev)", () 
     const generated = readFileSync(join(dir, "src/.fw/jobs.ts"), "utf8");
     expect([...generated.matchAll(/^ {2}(\w+): \{$/gm)].map((m) => m[1])).toEqual(["Flaky", "Nightly", "Welcome"]);
     expect(generated).toContain('source: "src/jobs/Welcome.ts"');
-    expect(generated).toContain("typia.createValidate<Parameters<typeof j2.run>[0]>()");
+    expect(generated).toContain("(input: unknown) => typia.validate<Parameters<typeof j2.run>[0]>(input)");
     expect(generated).toContain("options: j0.options,");
   });
 
