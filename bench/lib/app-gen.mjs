@@ -27,10 +27,15 @@ function isLink(file) {
 }
 
 /** `checks: false` turns fw's path and live topic checks off (the plugin option verifyPaths), to measure what they cost. */
-export function tsconfig({ fw, typia, checks = true }) {
+export function tsconfig({ fw, typia, checks = true, extraRoutes }) {
   const plugins = [];
   if (fw) {
-    plugins.push({ transform: join(ROOT, "dist", "transformer", "index.js"), transformProgram: true, ...(checks ? {} : { verifyPaths: false }) });
+    plugins.push({
+      transform: join(ROOT, "dist", "transformer", "index.js"),
+      transformProgram: true,
+      ...(checks ? {} : { verifyPaths: false }),
+      ...(extraRoutes === undefined ? {} : { extraRoutes }),
+    });
     // fw's JSX pre-renderer, as every fw app's tsconfig has it: its cost counts as fw's.
     plugins.push({ transform: join(ROOT, "dist", "transformer", "jsx-templates.js") });
   }
