@@ -16,6 +16,8 @@ import { mailer } from "./mail.js";
 const openapi = { title: "fw example", version: "0.1.0", description: "The JSON API of fw's example app: its posts and its guestbook." };
 // The mailer is a part of the app: it checks SMTP_URL and FW_ORIGIN at boot, and in dev serves the mailbox at /fw/mail.
 // The jobs under src/jobs (mail delivery, the nightly guestbook trim) run in every serving process; in dev their page is /fw/jobs.
+// Mail goes through the DeliverMail job, named here rather than in mail.ts: the job imports the mailer.
+mailer.sendThrough(jobs.DeliverMail);
 const app = new DbApp({ routes: table(), layout, tables, parts: [mailer], seed: seedDemoUser, devBoot: seedDemoUser, jobs, openapi });
 
 // The app never listens itself: `main` reads the command (none, dev, routes, db …) and runs it.

@@ -122,6 +122,7 @@ export class JobQueue implements Background {
       pollMs: this.#options.pollMs ?? 1000,
       leaseMs: this.#options.leaseMs ?? 30_000,
       log,
+      logRuns: context?.dev === true,
     });
   }
 

@@ -17,6 +17,8 @@ export interface WorkerOptions {
   /** How long a claimed job is this process's without a heartbeat; a third of it between heartbeats. */
   readonly leaseMs: number;
   readonly log: (line: string) => void;
+  /** Logs each job that succeeded too (in `dev`: the terminal shows that a job ran); failures are logged always. */
+  readonly logRuns?: boolean;
 }
 
 /** A job being run: its promise settles when the try is over (succeeded, failed, timed out). */
@@ -182,6 +184,7 @@ export class JobWorker {
       }, settings.timeoutMs);
     });
     const aborted = new Promise<never>((_, reject) => abort.signal.addEventListener("abort", () => reject(abort.signal.reason), { once: true }));
+    const started = performance.now();
     try {
       const context = { id: job.id, name: job.name, attempt: job.attempts, maxAttempts: job.maxAttempts, signal: abort.signal };
       await Promise.race([Promise.resolve().then(() => spec.run(validation.data, context)), timedOut, aborted]);
@@ -190,6 +193,10 @@ export class JobWorker {
       return this.#failed(job, settings, describe(error), false);
     } finally {
       clearTimeout(timer);
+    }
+    if (this.#options.logRuns === true) {
+      const tries = job.attempts > 1 ? ` (try ${job.attempts} of ${job.maxAttempts})` : "";
+      this.#options.log(`fw/jobs: ${job.name} #${job.id} ran in ${Math.round(performance.now() - started)} ms${tries}`);
     }
     this.#finished.push(job.id);
     void this.#flush();

@@ -13,6 +13,13 @@ export const MAILBOX_VARIABLE = "FW_MAILBOX";
 /** The dev mailbox, under the app's folder (git-ignored with `.fw/`). */
 export const DEV_MAILBOX = ".fw/mail";
 
+/**
+ * Where `send` hands a composed message (plain data) to be delivered later: a function, or a
+ * queue's job whose `enqueue` takes the message (fw/jobs' `jobs.DeliverMail`), whose handler
+ * calls `mailer.deliver(message)`.
+ */
+export type MailOutbox = ((mail: ComposedMail) => Promise<unknown>) | { readonly enqueue: (mail: ComposedMail) => Promise<unknown> };
+
 export interface MailerOptions {
   /** The sender of every message that names none: `"Blog <no-reply@example.com>"`. */
   readonly from: string;
@@ -25,9 +32,11 @@ export interface MailerOptions {
   /**
    * What `send` does with a composed message. Default: `deliver` it at once (the caller waits for
    * the mail server). The seam for sending later: hand the message (plain data) to a queue, say
-   * a background job whose handler calls `mailer.deliver(message)`.
+   * a background job whose handler calls `mailer.deliver(message)`. When that job's module
+   * imports this mailer, name the job later instead, where the app is put together:
+   * `mailer.sendThrough(jobs.DeliverMail)` in `src/main.ts` (see `sendThrough`).
    */
-  readonly outbox?: (mail: ComposedMail) => Promise<void>;
+  readonly outbox?: MailOutbox;
   /** The origin app paths in messages resolve on. Default: the app's public origin (`FW_ORIGIN`; in dev, the address it serves on). */
   readonly origin?: string;
 }
@@ -42,11 +51,28 @@ export class Mailer implements AppPart {
   readonly name = "fw/mail";
   readonly #options: MailerOptions;
   #transport: MailTransport | undefined;
+  #outbox: MailOutbox | undefined;
   #notice: ((line: string) => void) | undefined;
 
   constructor(options: MailerOptions) {
     this.#options = options;
     this.#transport = options.transport;
+    this.#outbox = options.outbox;
+  }
+
+  /**
+   * Makes `send` hand every message to `outbox` from now on, instead of delivering it at once:
+   * `mailer.sendThrough(jobs.DeliverMail)` in `src/main.ts`, before the app starts. For the job
+   * that delivers the mailer's messages: its file imports the mailer (its `run` calls
+   * `mailer.deliver`), so the mailer's own module cannot import the jobs module back (that
+   * would be an import circle); the app's main imports both. Throws if the mailer has an outbox
+   * already (its `outbox` option or an earlier call): one place says where mail goes.
+   */
+  sendThrough(outbox: MailOutbox): void {
+    if (this.#outbox !== undefined) {
+      throw new MailError("fw/mail: this Mailer already has an outbox (its `outbox` option, or an earlier `sendThrough`): say where its mail goes in one place.");
+    }
+    this.#outbox = outbox;
   }
 
   /** Where messages go now; throws, saying what to do, before the app booted it (without a `transport`). */
@@ -99,7 +125,10 @@ export class Mailer implements AppPart {
   /** Composes the message and hands it to the outbox (by default: delivers it now). Resolves with the message sent. */
   async send(mail: Mail): Promise<ComposedMail> {
     const composed = this.compose(mail);
-    await (this.#options.outbox ?? ((message: ComposedMail) => this.deliver(message)))(composed);
+    const outbox = this.#outbox;
+    if (outbox === undefined) await this.deliver(composed);
+    else if (typeof outbox === "function") await outbox(composed);
+    else await outbox.enqueue(composed);
     return composed;
   }
 

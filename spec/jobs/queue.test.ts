@@ -44,6 +44,33 @@ onEveryEngine((engine: EngineHandle) => {
       expect(ran).toEqual([{ n: 7, attempt: 1 }]);
     });
 
+    it("in dev, says on the terminal that a job ran (with its try past the first); elsewhere only failures are logged", async () => {
+      const lines: string[] = [];
+      let tries = 0;
+      const count = spec<{ n: number }>("Count", () => undefined, numbered);
+      const flaky = spec<{ n: number }>("Flaky", () => {
+        if (++tries === 1) throw new Error("not yet");
+      }, numbered, { backoffMs: 5, maxBackoffMs: 5 });
+      const dev = new JobQueue([count, flaky], { database: engine.db(), pollMs: 20 });
+      queues.push(dev);
+      await dev.start({ dev: true, log: (line) => void lines.push(line) });
+      await dev.enqueue("Count", { n: 1 });
+      await dev.enqueue("Flaky", { n: 2 });
+      await until(async () => tries === 2 && (await rows()).length === 0); // a run's line is written before its row is deleted
+      const shown = lines.map((line) => line.replace(/#\d+/, "#N").replace(/\d+ ms/, "T ms").replace(/again in [\d.]+ s/, "again in S s")).sort();
+      expect(shown).toEqual(["fw/jobs: Count #N ran in T ms", "fw/jobs: Flaky #N failed (try 1 of 20), tried again in S s: Error: not yet", "fw/jobs: Flaky #N ran in T ms (try 2 of 20)"]);
+      await dev.stop(0);
+
+      const quiet: string[] = [];
+      const production = new JobQueue([count], { database: engine.db(), pollMs: 20 });
+      queues.push(production);
+      await production.start({ dev: false, log: (line) => void quiet.push(line) });
+      await production.enqueue("Count", { n: 3 });
+      await until(async () => (await rows()).length === 0);
+      await production.stop(0);
+      expect(quiet).toEqual([]);
+    });
+
     it("refuses a payload that does not fit the job's type at enqueue, naming the job, its file and the path; nothing is stored", async () => {
       const jobs = queue([spec<{ n: number }>("Count", () => undefined, numbered)]);
       const refused = jobs.enqueue("Count", { n: "seven" } as never);

@@ -333,6 +333,29 @@ describe("Mailer in an app: boot, the dev mailbox page, production's settings", 
     expect((await readMailbox(mailbox)).map((mail) => [mail.id, mail.html])).toEqual([[sent.id, sent.html]]);
   });
 
+  it("sendThrough names the outbox after the mailer is made (a job's `enqueue` or a function), once", async () => {
+    // The mailer's module cannot import the job that delivers its mail (the job imports the
+    // mailer): the app's main wires them, `mailer.sendThrough(jobs.DeliverMail)`.
+    const mailbox = join(root, "send-through");
+    const mailer = new Mailer({ from: FROM, origin: ORIGIN, transport: new MailboxTransport(mailbox) });
+    const now = await mailer.send({ to: "a@example.com", subject: "Before", body: <p>at once</p> });
+    expect((await readMailbox(mailbox)).map((mail) => mail.id)).toEqual([now.id]); // no outbox yet: delivered at once
+    const enqueued: ComposedMail[] = [];
+    const job = { name: "DeliverMail", enqueue: async (payload: ComposedMail, _options?: { delayMs?: number }) => void enqueued.push(payload) };
+    mailer.sendThrough(job);
+    const later = await mailer.send({ to: "a@example.com", subject: "After", body: <p>later</p> });
+    expect(enqueued).toEqual([later]);
+    expect(await readMailbox(mailbox)).toHaveLength(1); // not delivered: queued
+    expect(() => mailer.sendThrough(async () => undefined)).toThrow(/already has an outbox.*in one place/);
+    const given = new Mailer({ from: FROM, origin: ORIGIN, transport: new MailboxTransport(mailbox), outbox: async () => undefined });
+    expect(() => given.sendThrough(job)).toThrow(MailError);
+    const functions: string[] = [];
+    const plain = new Mailer({ from: FROM, origin: ORIGIN, transport: new MailboxTransport(mailbox) });
+    plain.sendThrough(async (mail) => void functions.push(mail.subject));
+    await plain.send({ to: "a@example.com", subject: "Through a function", body: <p /> });
+    expect(functions).toEqual(["Through a function"]);
+  });
+
   /** The app in dev, in process, in its own folder (the dev mailbox is .fw/mail under the working directory). */
   async function devApp(mailer: Mailer): Promise<Served> {
     const cwd = process.cwd();

@@ -10,23 +10,27 @@
 // every other package (typia, typescript, @electric-sql/pglite…) found in the checkout's
 // node_modules above it; so `npm pack` and `npm install` do nothing but check that what they
 // would install is there. Needs `npm run build` first (the app runs fw's dist/, as an installed fw).
+// A step done in the browser (signing up, reading the mailbox, following a link) has no block to
+// follow: WALKS below does it by hand, as the page tells the reader, after that section's last block.
 // SLOW: the embedded database is made twice (`db new`'s first open, and the test's fresh one),
-// and the app is built six times. About a minute on a quiet 2-core machine; 150 s with the load
+// and the app is built seven times. About a minute on a quiet 2-core machine; 150 s with the load
 // average at 11 (the seconds each block took are printed at the end).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { TestClient } from "../../runtime/testing/client.js";
 import { bootNode, runNode } from "../support/process.js";
 import { FIXTURES, run as tspc } from "../support/tspc.js";
 
 const FW = resolve("bin/fw.js");
 const TUTORIAL = resolve("docs/tutorial.md");
 
-/** One block of the tutorial the test acts on, in page order. */
-type Step =
+/** One block of the tutorial the test acts on, in page order, with the `## ` heading it is under. */
+type Step = { readonly section: string } & (
   | { readonly kind: "file"; readonly path: string; readonly text: string; readonly line: number }
   | { readonly kind: "sh"; readonly commands: readonly string[]; readonly line: number }
-  | { readonly kind: "http"; readonly method: string; readonly path: string; readonly status: number; readonly headers: ReadonlyMap<string, string>; readonly contains: readonly string[]; readonly line: number };
+  | { readonly kind: "http"; readonly method: string; readonly path: string; readonly status: number; readonly headers: ReadonlyMap<string, string>; readonly contains: readonly string[]; readonly line: number }
+);
 
 /** The blocks of a tutorial page the test follows: `file=` blocks, `sh` and `http`; others are prose. */
 function stepsOf(markdown: string): Step[] {
@@ -34,25 +38,27 @@ function stepsOf(markdown: string): Step[] {
   for (const match of markdown.matchAll(/^```([^\n]*)\n([\s\S]*?)^```[ \t]*$/gm)) {
     const info = (match[1] ?? "").trim().split(/\s+/);
     const body = match[2] ?? "";
-    const line = markdown.slice(0, match.index).split("\n").length;
+    const before = markdown.slice(0, match.index);
+    const line = before.split("\n").length;
+    const section = [...before.matchAll(/^## (.*)$/gm)].at(-1)?.[1] ?? "";
     const file = info.find((word) => word.startsWith("file="));
     if (file !== undefined) {
-      steps.push({ kind: "file", path: file.slice("file=".length), text: body, line });
+      steps.push({ kind: "file", path: file.slice("file=".length), text: body, line, section });
     } else if (info[0] === "sh") {
       const commands = body
         .split("\n")
         .map((text) => text.replace(/\s+#.*$/, "").replace(/^#.*$/, "").trim())
         .filter((text) => text !== "");
-      steps.push({ kind: "sh", commands, line });
+      steps.push({ kind: "sh", commands, line, section });
     } else if (info[0] === "http") {
-      steps.push({ ...httpCheck(body, line), kind: "http", line });
+      steps.push({ ...httpCheck(body, line), kind: "http", line, section });
     }
   }
   return steps;
 }
 
 /** `GET /path`, a blank line, `303 See Other`, header lines, then `…text…` lines the body contains. */
-function httpCheck(body: string, line: number): Omit<Extract<Step, { kind: "http" }>, "kind" | "line"> {
+function httpCheck(body: string, line: number): Omit<Extract<Step, { kind: "http" }>, "kind" | "line" | "section"> {
   const lines = body.split("\n").filter((text) => text.trim() !== "");
   const request = /^([A-Z]+) (\/\S*)$/.exec(lines[0] ?? "");
   const answer = /^(\d{3})\b/.exec(lines[1] ?? "");
@@ -78,7 +84,7 @@ afterAll(() => {
 /** What the reader has going: the app's folder, the app last started, and whether `fw dev` is on. */
 class Reader {
   app = "";
-  env: Record<string, string | undefined> = { FW_SECRET: undefined, NODE_ENV: undefined, DATABASE_URL: undefined, FW_ORIGIN: undefined, FW_ALLOWED_HOSTS: undefined };
+  env: Record<string, string | undefined> = { FW_SECRET: undefined, NODE_ENV: undefined, DATABASE_URL: undefined, FW_ORIGIN: undefined, FW_ALLOWED_HOSTS: undefined, SMTP_URL: undefined, FW_MAILBOX: undefined };
   served: ReturnType<typeof bootNode> | undefined;
   devLoop = false;
   /** Files written since the app last started (`fw dev` would rebuild and restart). */
@@ -179,6 +185,9 @@ class Reader {
       this.env = { ...this.env, FW_SECRET: (await runNode("-e", ["console.log(require('crypto').randomBytes(32).toString('base64url'))"])).out.trim() };
     } else if ((match = /^export FW_ORIGIN=(\S+)$/.exec(command)) !== null) {
       this.env = { ...this.env, FW_ORIGIN: match[1] as string };
+    } else if ((match = /^export SMTP_URL=(smtps?:\/\/\S+)$/.exec(command)) !== null) {
+      // Read at boot (a production boot without it refuses to start); the pages asked for after it send no mail.
+      this.env = { ...this.env, SMTP_URL: match[1] as string };
     } else if (command === "node dist/bundle/main.js db migrate") {
       await this.node("dist/bundle/main.js", ["db", "migrate"], where);
     } else if (command === "NODE_ENV=production node dist/bundle/main.js") {
@@ -202,13 +211,18 @@ class Reader {
     }
   }
 
-  async http(step: Extract<Step, { kind: "http" }>, where: string): Promise<void> {
+  /** The app the reader is running, rebuilt and restarted first when `fw dev` would have: its address. */
+  async serving(where: string): Promise<URL> {
     if (this.devLoop && (this.saved || this.served === undefined)) {
       await this.build(where); // fw dev: rebuilt on save, restarted with the new build
       await this.boot("dist/main.js", ["dev"], where);
     }
     expect(this.served, `${where}: no app is running (run \`npm run dev\` before an http block)`).toBeDefined();
-    const url = new URL(await (this.served as NonNullable<Reader["served"]>).url);
+    return new URL(await (this.served as NonNullable<Reader["served"]>).url);
+  }
+
+  async http(step: Extract<Step, { kind: "http" }>, where: string): Promise<void> {
+    const url = await this.serving(where);
     // With FW_ORIGIN set the app answers its host alone: ask by that name, as its visitors do.
     if (this.env["FW_ORIGIN"] !== undefined) url.hostname = new URL(this.env["FW_ORIGIN"]).hostname;
     const answer = await fetch(`${url.origin}${step.path}`, { method: step.method, redirect: "manual" });
@@ -219,8 +233,105 @@ class Reader {
   }
 }
 
+/** Resolves once `condition` holds, asking every 50 ms; after `boundMs`, fails saying `what` it waited for. */
+async function waitFor(condition: () => boolean | Promise<boolean>, what: () => string, boundMs = 15_000): Promise<void> {
+  const until = Date.now() + boundMs;
+  while (!(await condition())) {
+    if (Date.now() > until) throw new Error(what());
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
+/**
+ * The newest message to `to` titled `subject` in the dev mailbox, read as the page tells the
+ * reader to read it: `/fw/mail`'s list (fw/auth mails after it answers, through a job: it is
+ * waited for), then the message's page; its link with a token, whole.
+ */
+async function mailedLink(browser: TestClient, to: string, subject: string, where: string): Promise<string> {
+  const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const row = new RegExp(`<td>${escape(to)}</td>\\s*<td><a href="(/fw/mail/[^"]+)">${escape(subject)}</a>`);
+  let list = "";
+  await waitFor(
+    async () => row.test((list = (await browser.get("/fw/mail")).text)),
+    () => `${where}: no mail "${subject}" to ${to} in /fw/mail, which shows:\n${list.slice(0, 3000)}`,
+  );
+  const page = (await browser.get(row.exec(list)?.[1] as string)).text;
+  const links = [.../<ul class="fw-mail-links">([\s\S]*?)<\/ul>/.exec(page)?.[1]?.matchAll(/href="([^"]+)"/g) ?? []].map((m) => (m[1] as string).replaceAll("&amp;", "&"));
+  const link = links.find((href) => /[?&]token=/.test(href));
+  expect(link, `${where}: the links of "${subject}" on its /fw/mail page: ${links.join(", ")}`).toBeDefined();
+  return link as string;
+}
+
+/** A link's path and query, as a browser asks for it. */
+function pathOf(link: string): string {
+  const url = new URL(link);
+  return url.pathname + url.search;
+}
+
+/**
+ * What the reader does in the browser in a section, after its blocks: "Try it" in step 7, end to
+ * end on the app `fw dev` runs. Each walk names its section by the start of its heading.
+ */
+const WALKS: ReadonlyMap<string, (reader: Reader, where: string) => Promise<void>> = new Map([
+  [
+    "7. Accounts by mail",
+    async (reader: Reader, where: string) => {
+      const url = await reader.serving(where);
+      const email = "reader@example.com";
+      const [first, second] = ["correct horse battery", "granite lantern 4471 ferry"];
+      // Sign up: no account yet, a mail to confirm it (delivered by the DeliverMail job).
+      const browser = new TestClient(url.origin);
+      const signedUp = await browser.submit("/signup", { email, password: first });
+      expect(signedUp.status, `${where}: sign-up: ${signedUp.summary()}`).toBe(303);
+      const confirm = await mailedLink(browser, email, "Confirm your email", where);
+      expect(confirm.startsWith(`${url.origin}/confirm?token=`), `${where}: ${confirm} names the address fw dev serves on (${url.origin})`).toBe(true);
+      const opened = await browser.get(pathOf(confirm));
+      expect(opened.location, `${where}: the confirmation link: ${opened.summary()}`).toBe("/confirm");
+      const confirmed = await browser.submit("/confirm", {}, { action: "/confirm" }); // "Confirm and sign in"
+      expect(confirmed.location, `${where}: Confirm and sign in: ${confirmed.summary()}`).toBe("/");
+      const home = (await browser.follow(confirmed)).text;
+      expect(home).toContain("Your email is confirmed, and you are signed in.");
+      expect(home).toContain(email); // the layout names who is signed in
+      // Sign out, and in with the password.
+      await browser.signOut("/");
+      await browser.signIn(email, first);
+      // Forgot your password? (signed out, in another browser): the link, a new password.
+      const other = new TestClient(url.origin);
+      expect((await other.get("/login")).text).toContain('<a href="/password/forgot">Forgot your password?</a>');
+      const asked = await other.submit("/password/forgot", { email });
+      expect(asked.location, `${where}: Forgot your password?: ${asked.summary()}`).toBe("/login");
+      const reset = await mailedLink(other, email, "Choose a new password", where);
+      expect((await other.get(pathOf(reset))).location, `${where}: the reset link`).toBe("/password/reset");
+      const changed = await other.submit("/password/reset", { password: second });
+      expect(changed.location, `${where}: the new password: ${changed.summary()}`).toBe("/");
+      expect((await other.get("/tasks/open")).status, `${where}: signed in with the new password`).toBe(200);
+      // The link works once; the first browser's session ended; the old password is refused, the new one signs in.
+      await other.get(pathOf(reset));
+      expect((await other.get("/password/reset")).text).toContain("This password reset link does not work");
+      expect((await browser.get("/tasks/open")).location, `${where}: the other session is signed out`).toBe("/login?next=%2Ftasks%2Fopen");
+      const third = new TestClient(url.origin);
+      expect((await third.submit("/login", { email, password: first })).status, `${where}: the old password`).toBe(422);
+      await third.signIn(email, second);
+      // The terminal showed each mail going through its job, as the page says.
+      const output = (): string => {
+        const { out, err } = reader.served?.output() ?? { out: "", err: "" };
+        return out + err;
+      };
+      const lines = [`fw/mail: "Confirm your email" to ${email}`, `fw/mail: "Choose a new password" to ${email}`];
+      await waitFor(
+        () => lines.every((line) => output().includes(line)) && (output().match(/^fw\/jobs: DeliverMail #\d+ ran in \d+ ms$/gm) ?? []).length >= 2,
+        () => `${where}: the terminal does not show both mails delivered by DeliverMail jobs:\n${output().slice(-3000)}`,
+      );
+    },
+  ],
+]);
+
 describe("docs/tutorial.md", () => {
   const steps = stepsOf(readFileSync(TUTORIAL, "utf8"));
+
+  it("has the sections whose browser steps this test does by hand", () => {
+    for (const section of WALKS.keys()) expect(steps.some((step) => step.section.startsWith(section)), `docs/tutorial.md has no "## ${section}…" with blocks`).toBe(true);
+  });
 
   it("has blocks for the test to follow: files, commands and pages", () => {
     expect(steps.filter((step) => step.kind === "file").length).toBeGreaterThan(5);
@@ -234,7 +345,7 @@ describe("docs/tutorial.md", () => {
     mkdirSync(join(home, "checkout"));
     const reader = new Reader(home);
     try {
-      for (const step of steps) {
+      for (const [index, step] of steps.entries()) {
         const where = `docs/tutorial.md:${step.line}`;
         const started = Date.now();
         if (step.kind === "file") {
@@ -251,6 +362,13 @@ describe("docs/tutorial.md", () => {
           await reader.http(step, where);
         }
         if (step.kind !== "file") reader.timings.push(`${step.line}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        // The section's last block: what the reader then does in the browser, if this test knows it.
+        const walk = [...WALKS].find(([section]) => step.section.startsWith(section))?.[1];
+        if (walk !== undefined && steps[index + 1]?.section !== step.section) {
+          const walked = Date.now();
+          await walk(reader, `${where} (${step.section}, done in the browser)`);
+          reader.timings.push(`${step.line} walk: ${((Date.now() - walked) / 1000).toFixed(1)} s`);
+        }
       }
       console.log(`docs/tutorial.md, seconds by block (line: time): ${reader.timings.join(", ")}`);
       // The page's last app, production from the bundle: it did not print a stack or a warning about a missing package.
