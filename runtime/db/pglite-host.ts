@@ -4,6 +4,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PgliteApi, PgliteQueryable } from "./pglite-api-database.js";
+import { pgliteCompilerOf } from "./pglite-compiler.js";
 import { startPglite } from "./pglite-engine.js";
 import { SERVED_FILE } from "./pglite-served.js";
 import { frame, FrameReader, isRequest, toWireError, type Reply, type Request, type WireResult } from "./pglite-serve-protocol.js";
@@ -26,8 +27,9 @@ export interface HeldPglite {
  * away mid-transaction has it rolled back.
  */
 export async function holdPglite(directory: string): Promise<HeldPglite> {
-  // fw dev's database: PGlite's own fsync-off start, as in `dev` (docs/guides/database.md, Durability).
-  const { pglite, unlock } = await startPglite(directory, { durable: false });
+  // fw dev's database: PGlite's own fsync-off start, as in `dev` (docs/guides/database.md, Durability);
+  // V8's compiler for it as FW_PGLITE_COMPILER in fw dev's environment says (pglite-compiler.ts).
+  const { pglite, unlock } = await startPglite(directory, { durable: false, compiler: pgliteCompilerOf(process.env) });
   const folder = process.platform === "win32" ? undefined : mkdtempSync(join(tmpdir(), "fw-db-"));
   const address = folder === undefined ? `\\\\.\\pipe\\fw-db-${randomBytes(12).toString("hex")}` : join(folder, "s");
   const host = new Host(pglite);
