@@ -40,19 +40,23 @@ export interface CompilerSwitch {
 
 const PROCESS_SWITCH: CompilerSwitch = { setFlags: setFlagsFromString, execArgv: process.execArgv };
 
+/** Starts on `baseline` under way in this process: the flag is taken back when the last one ends. */
+let starting = 0;
+
 /**
  * Runs `start` (PGlite's start: it compiles its WebAssembly module, once per process, which
  * PGlite keeps for the process's later instances) with `compiler`. V8 reads `--liftoff-only`
  * when it compiles a module, so for `baseline` the flag is set around the start and taken back
- * after it (unless the process was started with it): WebAssembly the app compiles later gets
- * V8's defaults. `optimizing` leaves V8's flags as the process has them.
+ * after it, once no other start is under way (unless the process was started with it):
+ * WebAssembly the app compiles later gets V8's defaults. `optimizing` leaves V8's flags as the
+ * process has them.
  */
 export async function startWith<T>(compiler: PgliteCompiler, start: () => Promise<T>, v8: CompilerSwitch = PROCESS_SWITCH): Promise<T> {
   if (compiler === "optimizing") return start();
-  v8.setFlags(LIFTOFF_ONLY);
+  if (starting++ === 0) v8.setFlags(LIFTOFF_ONLY);
   try {
     return await start();
   } finally {
-    if (!v8.execArgv.some((arg) => arg === LIFTOFF_ONLY || arg === "--liftoff_only")) v8.setFlags("--no-liftoff-only");
+    if (--starting === 0 && !v8.execArgv.some((arg) => arg === LIFTOFF_ONLY || arg === "--liftoff_only")) v8.setFlags("--no-liftoff-only");
   }
 }

@@ -58,7 +58,7 @@ describe("issue 30: the embedded engine's WebAssembly compiler", () => {
     await expect(openDatabase({ directory: join(dir, "db"), env: { [PGLITE_COMPILER_ENV]: "fast" } })).rejects.toThrow(/FW_PGLITE_COMPILER="fast"/);
   });
 
-  it("baseline sets --liftoff-only for the start and takes it back after it, failed or not, unless the process was started with it; optimizing leaves V8's flags alone", async () => {
+  it("baseline sets --liftoff-only for the start and takes it back after it (failed or not, after the last of starts at once), unless the process was started with it; optimizing leaves V8's flags alone", async () => {
     const v8 = recording();
     let during: string[] = [];
     expect(await startWith("baseline", async () => ((during = [...v8.flags]), 7), v8)).toBe(7);
@@ -72,6 +72,16 @@ describe("issue 30: the embedded engine's WebAssembly compiler", () => {
     const startedWithIt = recording(["--liftoff-only"]);
     await startWith("baseline", async () => undefined, startedWithIt);
     expect(startedWithIt.flags).toEqual(["--liftoff-only"]);
+
+    // Two databases opened at once (PGlite compiles for each until one module is kept): the flag stays until both started.
+    const both = recording();
+    let release = (): void => undefined;
+    const slow = startWith("baseline", () => new Promise<void>((resolve) => (release = resolve)), both);
+    await startWith("baseline", async () => undefined, both);
+    expect(both.flags).toEqual(["--liftoff-only"]);
+    release();
+    await slow;
+    expect(both.flags).toEqual(["--liftoff-only", "--no-liftoff-only"]);
 
     const optimizing = recording();
     await startWith("optimizing", async () => undefined, optimizing);
