@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../runtime/db/index.js";
+import { holdPglite } from "../../runtime/db/pglite-host.js";
 import { PGLITE_COMPILER_ENV, pgliteCompilerOf, startWith, type CompilerSwitch } from "../../runtime/db/pglite-compiler.js";
 
 let dir = "";
@@ -56,6 +57,8 @@ describe("issue 30: the embedded engine's WebAssembly compiler", () => {
     expect(() => pgliteCompilerOf({ [PGLITE_COMPILER_ENV]: "turbofan" })).toThrow(/FW_PGLITE_COMPILER="turbofan" is not a compiler.*"baseline".*"optimizing"/);
     // Through openDatabase, before any engine starts (not reported as a database that would not open).
     await expect(openDatabase({ directory: join(dir, "db"), env: { [PGLITE_COMPILER_ENV]: "fast" } })).rejects.toThrow(/FW_PGLITE_COMPILER="fast"/);
+    // fw dev's supervisor holds the app's database with the app's environment (its .env files too), not its own.
+    await expect(holdPglite(join(dir, "held"), { [PGLITE_COMPILER_ENV]: "fast" })).rejects.toThrow(/FW_PGLITE_COMPILER="fast"/);
   });
 
   it("baseline sets --liftoff-only for the start and takes it back after it (failed or not, after the last of starts at once), unless the process was started with it; optimizing leaves V8's flags alone", async () => {
