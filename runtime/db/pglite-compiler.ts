@@ -1,4 +1,5 @@
 import { setFlagsFromString } from "node:v8";
+import { CannotOpenDatabase } from "./open-error.js";
 
 /**
  * Which of V8's WebAssembly compilers runs the embedded engine (docs/guides/database.md, "The
@@ -17,12 +18,15 @@ export const PGLITE_COMPILER_ENV = "FW_PGLITE_COMPILER";
 
 const COMPILERS: readonly PgliteCompiler[] = ["baseline", "optimizing"];
 
-/** The compiler `env` asks for (unset or empty: `baseline`); a value of another kind is an error naming the variable and its values. */
+/**
+ * The compiler `env` asks for (unset or empty: `baseline`); a value of another kind is a
+ * `CannotOpenDatabase` naming the variable and its values (a boot failure, a failed db command).
+ */
 export function pgliteCompilerOf(env: Readonly<Record<string, string | undefined>>): PgliteCompiler {
   const value = env[PGLITE_COMPILER_ENV]?.trim() ?? "";
   if (value === "") return "baseline";
   if ((COMPILERS as readonly string[]).includes(value)) return value as PgliteCompiler;
-  throw new Error(
+  throw new CannotOpenDatabase(
     `fw/db: ${PGLITE_COMPILER_ENV}=${JSON.stringify(value)} is not a compiler of the embedded database: ` +
       `set it to "baseline" (the default: less memory) or "optimizing" (V8's optimising compiler too: faster statements, ~70 MB more), or unset it.`,
   );

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openDatabase } from "../../runtime/db/index.js";
+import { CannotOpenDatabase, openDatabase } from "../../runtime/db/index.js";
 import { holdPglite } from "../../runtime/db/pglite-host.js";
 import { PGLITE_COMPILER_ENV, pgliteCompilerOf, startWith, type CompilerSwitch } from "../../runtime/db/pglite-compiler.js";
 
@@ -55,6 +55,8 @@ describe("issue 30: the embedded engine's WebAssembly compiler", () => {
     expect(pgliteCompilerOf({ [PGLITE_COMPILER_ENV]: "baseline" })).toBe("baseline");
     expect(pgliteCompilerOf({ [PGLITE_COMPILER_ENV]: "optimizing" })).toBe("optimizing");
     expect(() => pgliteCompilerOf({ [PGLITE_COMPILER_ENV]: "turbofan" })).toThrow(/FW_PGLITE_COMPILER="turbofan" is not a compiler.*"baseline".*"optimizing"/);
+    // What DbApp reports as a boot failure (`fw: cannot boot: …`, exit 1) and a db command as its error, not a crash.
+    expect(() => pgliteCompilerOf({ [PGLITE_COMPILER_ENV]: "turbofan" })).toThrow(CannotOpenDatabase);
     // Through openDatabase, before any engine starts (not reported as a database that would not open).
     await expect(openDatabase({ directory: join(dir, "db"), env: { [PGLITE_COMPILER_ENV]: "fast" } })).rejects.toThrow(/FW_PGLITE_COMPILER="fast"/);
     // fw dev's supervisor holds the app's database with the app's environment (its .env files too), not its own.
