@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { Connection, Database, QueryResult, Queryable, Row } from "./database.js";
+import { pgliteCompilerOf } from "./pglite-compiler.js";
 import { openPglite } from "./pglite-engine.js";
 import { servedPglite } from "./pglite-served.js";
 import { openPostgres, redactUrl } from "./postgres-engine.js";
@@ -63,7 +64,9 @@ export async function openDatabase(options: OpenOptions = {}): Promise<Database>
   const target = targetOf(options);
   if (target.engine === "postgres") return openPostgres({ url: target.url, ...(options.log === undefined ? {} : { log: options.log }) });
   // Held by another process that serves it (fw dev): reached through it, not refused its lock.
-  return (await servedPglite(target.directory)) ?? openPglite(target.directory, { durable: options.durable ?? true });
+  // The compiler first: a bad FW_PGLITE_COMPILER is named as such, not as a database that would not open.
+  const compiler = pgliteCompilerOf(options.env ?? process.env);
+  return (await servedPglite(target.directory)) ?? openPglite(target.directory, { durable: options.durable ?? true, compiler });
 }
 
 /**

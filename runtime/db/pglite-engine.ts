@@ -6,6 +6,7 @@ import { withValues } from "./faults.js";
 import { CannotOpenDatabase } from "./open-error.js";
 import { durableStart } from "./pglite-durability.js";
 import type { PgliteApi } from "./pglite-api-database.js";
+import { startWith, type PgliteCompiler } from "./pglite-compiler.js";
 import { lockDirectory } from "./pglite-lock.js";
 import { PgliteSession, type ErrorFactory, type PgliteWire } from "./pglite-session.js";
 import { settingParams } from "./pglite-settings.js";
@@ -29,6 +30,12 @@ export interface PgliteOptions {
   readonly durable: boolean;
   /** How long to wait for another process to let go of the directory. */
   readonly lockWaitMs?: number;
+  /**
+   * V8's compilers for the engine's WebAssembly (pglite-compiler.ts): `baseline` (Liftoff alone,
+   * ~70 MB less resident) or `optimizing` (V8's default, faster statements). Decided by the first
+   * engine a process starts: PGlite compiles its module once per process.
+   */
+  readonly compiler: PgliteCompiler;
 }
 
 /**
@@ -58,7 +65,10 @@ export async function startPglite(directory: string, options: PgliteOptions): Pr
     // fw's settings come after the start parameters (PGlite's own, or the durable start's), so they win (pglite-settings.ts).
     const startParams = [...(durable?.startParams ?? PGlite.defaultStartParams), ...settingParams()];
     // A durable start mounts the directory through a file system of its own, which names it.
-    const created = durable === undefined ? PGlite.create(directory, { parsers: PARSERS, startParams }) : PGlite.create({ parsers: PARSERS, ...durable, startParams });
+    // PGlite compiles its WebAssembly module in `create` (pglite-compiler.ts).
+    const created = startWith(options.compiler, () =>
+      durable === undefined ? PGlite.create(directory, { parsers: PARSERS, startParams }) : PGlite.create({ parsers: PARSERS, ...durable, startParams }),
+    );
     const pglite = (await created) as unknown as PgliteLike;
     return { pglite, unlock, errorOf: databaseError(messages.DatabaseError) };
   } catch (cause) {

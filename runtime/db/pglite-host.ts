@@ -4,6 +4,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PgliteApi, PgliteQueryable } from "./pglite-api-database.js";
+import { pgliteCompilerOf } from "./pglite-compiler.js";
 import { startPglite } from "./pglite-engine.js";
 import { SERVED_FILE } from "./pglite-served.js";
 import { frame, FrameReader, isRequest, toWireError, type Reply, type Request, type WireResult } from "./pglite-serve-protocol.js";
@@ -16,7 +17,8 @@ export interface HeldPglite {
 }
 
 /**
- * Opens the embedded database in `directory` (its lock taken, as any opener does) and serves it
+ * Opens the embedded database in `directory` (its lock taken, as any opener does; `env` read as the
+ * app's own, for FW_PGLITE_COMPILER) and serves it
  * on a local socket, named in `<directory>/fw.served`, to the processes that open the directory
  * after it: `fw dev`'s supervisor holds the app's database across the app's restarts, and
  * `db status`, `db migrate` … run beside it reach the same one instead of being refused the
@@ -25,9 +27,11 @@ export interface HeldPglite {
  * app's own concurrent requests do: a transaction holds it until it ends, and a client that goes
  * away mid-transaction has it rolled back.
  */
-export async function holdPglite(directory: string): Promise<HeldPglite> {
-  // fw dev's database: PGlite's own fsync-off start, as in `dev` (docs/guides/database.md, Durability).
-  const { pglite, unlock } = await startPglite(directory, { durable: false });
+export async function holdPglite(directory: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<HeldPglite> {
+  // fw dev's database: PGlite's own fsync-off start, as in `dev` (docs/guides/database.md, Durability);
+  // V8's compiler for it as FW_PGLITE_COMPILER in `env` says (pglite-compiler.ts): fw dev passes the
+  // app's environment (its .env files too), so the engine is the one the app would have started itself.
+  const { pglite, unlock } = await startPglite(directory, { durable: false, compiler: pgliteCompilerOf(env) });
   const folder = process.platform === "win32" ? undefined : mkdtempSync(join(tmpdir(), "fw-db-"));
   const address = folder === undefined ? `\\\\.\\pipe\\fw-db-${randomBytes(12).toString("hex")}` : join(folder, "s");
   const host = new Host(pglite);

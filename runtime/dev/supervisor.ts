@@ -114,7 +114,8 @@ export class Supervisor {
       const previous = this.#database;
       const held = (async () => {
         await previous?.held.then((database) => database.close(), () => undefined);
-        return holdWith(module, directory);
+        // The app's environment (its .env files too): the engine's settings read there (FW_PGLITE_COMPILER) are the app's.
+        return holdWith(module, directory, this.#appEnv());
       })();
       this.#database = { directory, held };
     }
@@ -278,12 +279,12 @@ interface HeldDatabase {
   close(): Promise<void>;
 }
 
-/** Loads the app's fw/db module that holds an embedded database (a file URL the app sent), and holds `directory` with it. */
-async function holdWith(module: string, directory: string): Promise<HeldDatabase> {
+/** Loads the app's fw/db module that holds an embedded database (a file URL the app sent), and holds `directory` with it, reading `env` as the app's. */
+async function holdWith(module: string, directory: string, env: NodeJS.ProcessEnv): Promise<HeldDatabase> {
   if (!module.startsWith("file:")) throw new Error(`fw dev: the app asked to hold its database with ${module}, which is not a file URL`);
   const loaded = (await import(module)) as { holdPglite?: unknown };
   if (typeof loaded.holdPglite !== "function") throw new Error(`fw dev: ${module} does not export holdPglite (the app's fw is not the version of this fw dev)`);
-  return (loaded.holdPglite as (directory: string) => Promise<HeldDatabase>)(directory);
+  return (loaded.holdPglite as (directory: string, env: NodeJS.ProcessEnv) => Promise<HeldDatabase>)(directory, env);
 }
 
 /** `promise`'s value, or undefined once `ms` passed (a hang guard, not a wait). */

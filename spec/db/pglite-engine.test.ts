@@ -32,14 +32,16 @@ describe("issue 30: the embedded engine's settings and its new databases", () =>
     expect(templateFile("0.0.0-none")).toBeUndefined();
   });
 
-  it("a new database is a copy of the template (all copies share its system identifier), started with shared_buffers at 16MB (durable or not); a copy cut short is completed", async () => {
+  it("a new database is a copy of the template (all copies share its system identifier), started with shared_buffers at 8MB and 10 connections at most (durable or not); a copy cut short is completed", async () => {
     // Durable (production's start, issue 28) and fw's settings together.
     const first = await openDatabase({ directory: join(dir, "first"), env: {} });
     let id: string;
     try {
       id = await systemIdentifier(first);
       // PGlite's default is PostgreSQL's 128MB, all of it resident from the start.
-      expect((await first.query<{ shared_buffers: string }>("SHOW shared_buffers")).rows[0]?.shared_buffers).toBe("16MB");
+      expect((await first.query<{ shared_buffers: string }>("SHOW shared_buffers")).rows[0]?.shared_buffers).toBe("8MB");
+      // PostgreSQL's 100 size lock tables and per-backend arrays for connections PGlite never has.
+      expect((await first.query<{ max_connections: string }>("SHOW max_connections")).rows[0]?.max_connections).toBe("10");
       expect((await first.query<{ fsync: string }>("SHOW fsync")).rows[0]?.fsync).toBe("on");
       await first.script("CREATE TABLE kept (n int); INSERT INTO kept VALUES (1)");
     } finally {
