@@ -159,18 +159,6 @@ export async function bigTables({ seconds, rounds, warmup, connections, clusterU
 
 if (process.argv[2] === "seed") await seedChild(process.argv[3], Number(process.argv[4]));
 
-/** The targets' rows (issue 30, item 9): each engine's 1,000,000-row page within 2× of its 1,000-row page (req/s ratio ≥ 0.5). */
-export function bigTablesTargets(bt, { ratioCell, ratioVerdict }) {
-  const rows = [];
-  for (const group of bt?.groups ?? []) {
-    for (const row of group.rows.filter((r) => r.id.endsWith(String(SIZES[1])))) {
-      const page = row.id.startsWith("index") ? "Index" : "Show";
-      rows.push([`Big tables (issue 30): the example's ${page} at 1,000,000 posts within 2× of 1,000 (≥ 0.5×), on ${group.engine}`, ratioCell(row), ratioVerdict(row.roundRatios, 0.5)]);
-    }
-  }
-  return rows;
-}
-
 /** The section of the db part: how the rows were made, then one table per engine. */
 export function bigTablesSection(bt, { table, fmtSpread, fmtNum, fmtMs, ratio, range, wrkArgs }) {
   if (bt?.groups === undefined) return [];

@@ -378,8 +378,6 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
       counter = undefined;
     }
     results.facts.countedRequests = COUNTED_REQUESTS;
-    /** fw on PostgreSQL's target per page: issue 20's 0.95× on one table, issue 29's 1.0× on the relations' pages. */
-    const goals = { show: 0.95, index: 0.95, post: 1.0, posts: 1.0 };
     const titles = {
       show: `Show \`GET ${SHOW_PATH}\` (one row by key)`,
       index: `Index \`GET ${INDEX_PATH}\` (50 rows of ${SEEDED}, a pager)`,
@@ -395,7 +393,6 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
       rows: measured(page).map((side) => ({
         id: side.id,
         label: side.label,
-        target: side.id === "fwPg" ? goals[page.id] : undefined,
         queries: results.facts.queries?.[page.id]?.[side.id]?.perPage,
         url: `${side.server.url}${page.path}`,
         server: side.server,
