@@ -184,6 +184,14 @@ function fanOutSection(f) {
     "| live sockets | views | writes (bursts) | reads of the posts | reads per write | every socket updated, ms after the burst (median / max) | `/fw/health` during, ms p50 / p99 / max (probes) | server CPU per write, ms |",
     "|---|---:|---:|---:|---:|---:|---:|---:|",
     ...f.scenarios.map((x) => `| ${row(x).join(" | ")} |`),
+    ...(f.guard === undefined
+      ? []
+      : [
+          "",
+          `The guarded page (issue 30, item 7): the author, signed in on the same server, asked \`GET ${f.guard.path}\` (signed-in users only; an anonymous GET does not get it) ` +
+            `${fmtInt(f.guard.requests)} times: ${fmtInt(f.guard.statements)} statements in all, of which **${fmtInt(f.guard.userStatements)}** read the users or their signed-out sessions ` +
+            `(${fmtNum(f.guard.userStatements / f.guard.requests, 1)} a request; the guard's \`byId\` and \`isRevoked\` are one statement on SqlUsers).`,
+        ]),
   ].join("\n");
 }
 

@@ -111,12 +111,17 @@ describe("the bench's targets table", () => {
     const live = {
       fanOut: {
         guard: { path: "/posts/new", requests: 5, statements: 5, userStatements: 5 },
-        scenarios: [{ sockets: 100, views: 7, writes: 45, rounds: 3, reads: 60, health: { p99: 12.5, count: 900 } }],
+        scenarios: [
+          { sockets: 100, views: 7, writes: 45, rounds: 3, reads: 60, health: { p99: 12.5, count: 900 } },
+          // no probe answered before the bursts were over: no p99 to judge
+          { sockets: 100, views: 1, writes: 15, rounds: 1, reads: 15, health: { p99: Number.NaN, count: 0 } },
+        ],
       },
     };
     const rows = targetRows({ live });
     expect(byTarget(rows, /^Guarded page/).slice(1)).toEqual([expect.stringMatching(/^1\.0 \(5 reads of the users over 5 `GET \/posts\/new`/), "**met**"]);
     expect(byTarget(rows, /^Live fan-out .* reads per write .*7 views/).slice(1)).toEqual(["1.33 (60 reads for 45 writes)", "**met**"]);
     expect(byTarget(rows, /^Live fan-out .* p99 < 50 ms .*7 views/).slice(1)).toEqual(["12.5 ms (900 probes)", "**met**"]);
+    expect(byTarget(rows, /^Live fan-out .* p99 < 50 ms .*one view/).slice(1)).toEqual(["–", NOT_MEASURED]);
   });
 });
