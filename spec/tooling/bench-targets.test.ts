@@ -18,8 +18,13 @@ const stats = (values: number[]) => {
 /** A measured row as bench/lib/rounds.mjs leaves it: its runs, and its ratios to `base`'s runs round by round. */
 function measured(id: string, rps: number[], base?: { runs: Run[] }, extra: object = {}) {
   const runs = rps.map((x) => ({ rps: x, cpuUs: 1e6 / x }));
-  const roundRatios = base === undefined ? undefined : stats(runs.map((r, i) => r.rps / base.runs[i].rps));
-  const cpuRoundRatios = base === undefined ? undefined : stats(runs.map((r, i) => base.runs[i].cpuUs / r.cpuUs));
+  const baseRun = (i: number): Run => {
+    const run = base?.runs[i];
+    if (run === undefined) throw new Error(`the baseline has no round ${i + 1}`);
+    return run;
+  };
+  const roundRatios = base === undefined ? undefined : stats(runs.map((r, i) => r.rps / baseRun(i).rps));
+  const cpuRoundRatios = base === undefined ? undefined : stats(runs.map((r, i) => baseRun(i).cpuUs / r.cpuUs));
   return { id, runs, rps: stats(rps), roundRatios, ratio: roundRatios?.median, cpuRoundRatios, ...extra };
 }
 
@@ -52,11 +57,13 @@ function db() {
   return { groups: [{ id: "show", rows: [fastify, measured("fwPg", [970, 970, 970], fastify, { target: 0.95, queries: 1 })] }], failed: {} };
 }
 
-const byTarget = (rows: [string, string, string][], pattern: RegExp) => {
+function byTarget(rows: [string, string, string][], pattern: RegExp): [string, string, string] {
   const found = rows.filter(([target]) => pattern.test(target));
   expect(found, `one row for ${pattern}`).toHaveLength(1);
-  return found[0];
-};
+  const [only] = found;
+  if (only === undefined) throw new Error(`no row for ${pattern}`);
+  return only;
+}
 
 describe("the bench's targets table", () => {
   it("holds plain text and the session page to 0.90× raw node:http and 1.0× Fastify, paired round by round", () => {
