@@ -316,7 +316,7 @@ function embeddedApps(pgliteCwd) {
   return apps;
 }
 
-export async function db({ seconds, rounds, warmup, connections, storeMs, rssRounds, coldRounds }) {
+export async function db({ seconds, rounds, warmup, connections, storeMs, storeRounds = 3, rssRounds, coldRounds }) {
   const env = { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail" };
   const embedded = { ...env, DATABASE_URL: "" };
   const servers = {};
@@ -426,9 +426,9 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
     const targets = [...(pg === undefined ? [] : [["postgres", cluster.url]]), ["pglite", join(RUN_DIR, "store-pglite")]];
     const store = Object.fromEntries(targets.map(([id]) => [id, []]));
     rmSync(join(RUN_DIR, "store-pglite"), { recursive: true, force: true });
-    for (let round = 0; round < rssRounds; round++) {
+    for (let round = 0; round < storeRounds; round++) {
       for (const [id, target] of targets) store[id].push(await storeOps(target, storeMs));
-      log(`  round ${round + 1}/${rssRounds}: ${targets.map(([id]) => `${id} ${Object.entries(store[id][round]).filter(([k]) => /^(insert|read)/.test(k)).map(([k, v]) => `${k} ${Math.round(v)}`).join(" ")}`).join("; ")}`);
+      log(`  round ${round + 1}/${storeRounds}: ${targets.map(([id]) => `${id} ${Object.entries(store[id][round]).filter(([k]) => /^(insert|read)/.test(k)).map(([k, v]) => `${k} ${Math.round(v)}`).join(" ")}`).join("; ")}`);
     }
     const kinds = ["insertSequential", "insertConcurrent", "readSequential", "readConcurrent"];
     results.store = Object.fromEntries(Object.entries(store).map(([id, runs]) => [id, Object.fromEntries(kinds.map((k) => [k, summary(runs.map((r) => r[k]))]))]));
