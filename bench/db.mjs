@@ -23,7 +23,7 @@ import { DB_APP_MAIN } from "./lib/db-app.mjs";
 import { postgresSupport } from "./lib/postgres.mjs";
 import { measureGroups } from "./lib/rounds.mjs";
 import { signIn } from "./lib/sides.mjs";
-import { freePort, log, pinned, ROOT, run, startServer, summary, WORK } from "./lib/util.mjs";
+import { freePort, log, pairedRatios, pinned, ROOT, run, startServer, summary, WORK } from "./lib/util.mjs";
 import { wrk } from "./lib/wrk.mjs";
 
 const SERVER_CORE = 0;
@@ -406,7 +406,8 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, storeR
       // The embedded engine against the same app on PostgreSQL, paired round by round (issue 30).
       const embeddedRow = group.rows.find((row) => row.id === "fwPglite");
       const onPostgres = group.rows.find((row) => row.id === "fwPg");
-      if (embeddedRow !== undefined && onPostgres !== undefined) group.pgliteToPostgres = { rps: summary(embeddedRow.runs.map((run, i) => run.rps / onPostgres.runs[i].rps)) };
+      const embedded = embeddedRow === undefined || onPostgres === undefined ? undefined : pairedRatios(embeddedRow.runs, onPostgres.runs);
+      if (embedded?.roundRatios !== undefined) group.pgliteToPostgres = { rps: embedded.roundRatios, dropped: embedded.dropped };
     }
     results.groups = groups;
     results.boot = Object.fromEntries(Object.entries(servers).map(([id, s]) => [id, s.bootMs]));

@@ -3,7 +3,7 @@
 // or not measured (the part did not run, or failed). A target whose part is missing still gets its
 // row, so the table always lists every target and the parts' files carry no numbers of their own
 // that could drift from these (the older report printed issue 8's 0.95× after it had changed).
-import { fmtInt, fmtMB, fmtMs, fmtNum, summary } from "./lib/util.mjs";
+import { fmtInt, fmtMB, fmtMs, fmtNum, pairedRatios, summary } from "./lib/util.mjs";
 
 /** Every goal's number. Ratios are fw's req/s over the peer's (higher is better) unless named otherwise. */
 export const GOALS = {
@@ -83,15 +83,15 @@ export function ratioCell(row) {
     row.cpuRoundRatios === undefined || !Number.isFinite(row.cpuRoundRatios.median)
       ? ""
       : `; by CPU time per request ${ratio(row.cpuRoundRatios.median)} (rounds ${range(row.cpuRoundRatios, twoPlaces)})`;
-  return `${ratio(row.ratio)} (rounds ${range(row.roundRatios, twoPlaces)})${byCpu}`;
+  const dropped = row.droppedRounds > 0 ? `; ${row.droppedRounds} of ${row.runs?.length ?? "its"} rounds left out: a side served no request in them` : "";
+  return `${ratio(row.roundRatios.median)} (rounds ${range(row.roundRatios, twoPlaces)})${byCpu}${dropped}`;
 }
 
 /** `row` against another row of its group, paired round by round (req/s, and CPU time per request), as a row's own ratios are. */
 export function pairedTo(row, base) {
   if (row?.runs === undefined || base?.runs === undefined || row.runs.length !== base.runs.length) return undefined;
-  const roundRatios = summary(row.runs.map((r, i) => r.rps / base.runs[i].rps));
-  const cpu = row.runs.every((r, i) => Number.isFinite(r.cpuUs) && Number.isFinite(base.runs[i].cpuUs)) ? summary(row.runs.map((r, i) => base.runs[i].cpuUs / r.cpuUs)) : undefined;
-  return { ratio: roundRatios.median, roundRatios, cpuRoundRatios: cpu };
+  const { roundRatios, cpuRoundRatios, dropped } = pairedRatios(row.runs, base.runs);
+  return roundRatios === undefined ? undefined : { ratio: roundRatios.median, roundRatios, cpuRoundRatios, droppedRounds: dropped, runs: row.runs };
 }
 
 /** Statements per page: whole when they are (3), else to a tenth (a statement some requests skip). */

@@ -77,6 +77,17 @@ describe("the bench's targets table", () => {
     expect(rows.some((row) => row.join(" ").includes("0.95"))).toBe(false);
   });
 
+  it("leaves a round out of a paired ratio when a side served no request in it, and says so", () => {
+    const tp = throughput();
+    const text = tp.groups[0];
+    const fw = text?.rows.find((row) => row.id === "fw");
+    if (fw === undefined) throw new Error("the fixture has no fw row");
+    // the machine's other load took the server's core for a whole round: wrk counted nothing
+    fw.runs = [{ rps: 92, cpuUs: 1e6 / 92 }, { rps: 0, cpuUs: Number.NaN }, { rps: 93, cpuUs: 1e6 / 93 }];
+    const [, figure] = byTarget(targetRows({ throughput: tp }), /^Plain text: fw, `Route.api` ≥ 1\.00× Fastify$/);
+    expect(figure).toMatch(/^0\.97× \(rounds 0\.97–0\.98\).*; 1 of 3 rounds left out: a side served no request in them$/);
+  });
+
   it("holds fw/db's pages to 1.0× Fastify + pg, whatever target an older result file carried, with the statements per page beside the figure", () => {
     const rows = targetRows({ db: db() });
     const [, figure, verdict] = byTarget(rows, /^Database Show page \(one row by key\): fw on PostgreSQL ≥ 1\.00× Fastify \+ the same pg/);
