@@ -3,7 +3,7 @@
 // throughput, routing, build and memory side by side, and writes BENCHMARKS.md.
 //
 //   npm run bench                      full run (under 15 minutes on 2 cores, bench/README.md "Time budget"), writes BENCHMARKS.md
-//   npm run bench -- --quick           one-minute smoke run, writes bench/.work/BENCHMARKS.quick.md
+//   npm run bench -- --quick           smoke run (one short round each; ~8 minutes loaded), writes bench/.work/BENCHMARKS.quick.md
 //   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale, live, json, jobs;
 //                                      --only=build alone also builds the 1,000-file app);
 //                                      writes bench/.work/BENCHMARKS.routing+memory.md, never BENCHMARKS.md
