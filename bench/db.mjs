@@ -23,7 +23,7 @@ import { DB_APP_MAIN } from "./lib/db-app.mjs";
 import { postgresSupport } from "./lib/postgres.mjs";
 import { measureGroups } from "./lib/rounds.mjs";
 import { signIn } from "./lib/sides.mjs";
-import { freePort, log, pinned, ROOT, run, startServer, summary, WORK } from "./lib/util.mjs";
+import { freePort, log, pairedRatios, pinned, ROOT, run, startServer, summary, WORK } from "./lib/util.mjs";
 import { wrk } from "./lib/wrk.mjs";
 
 const SERVER_CORE = 0;
@@ -316,7 +316,7 @@ function embeddedApps(pgliteCwd) {
   return apps;
 }
 
-export async function db({ seconds, rounds, warmup, connections, storeMs, rssRounds, coldRounds }) {
+export async function db({ seconds, rounds, warmup, connections, storeMs, storeRounds = 3, rssRounds, coldRounds }) {
   const env = { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail" };
   const embedded = { ...env, DATABASE_URL: "" };
   const servers = {};
@@ -378,8 +378,6 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
       counter = undefined;
     }
     results.facts.countedRequests = COUNTED_REQUESTS;
-    /** fw on PostgreSQL's target per page: issue 20's 0.95× on one table, issue 29's 1.0× on the relations' pages. */
-    const goals = { show: 0.95, index: 0.95, post: 1.0, posts: 1.0 };
     const titles = {
       show: `Show \`GET ${SHOW_PATH}\` (one row by key)`,
       index: `Index \`GET ${INDEX_PATH}\` (50 rows of ${SEEDED}, a pager)`,
@@ -395,7 +393,6 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
       rows: measured(page).map((side) => ({
         id: side.id,
         label: side.label,
-        target: side.id === "fwPg" ? goals[page.id] : undefined,
         queries: results.facts.queries?.[page.id]?.[side.id]?.perPage,
         url: `${side.server.url}${page.path}`,
         server: side.server,
@@ -409,7 +406,8 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
       // The embedded engine against the same app on PostgreSQL, paired round by round (issue 30).
       const embeddedRow = group.rows.find((row) => row.id === "fwPglite");
       const onPostgres = group.rows.find((row) => row.id === "fwPg");
-      if (embeddedRow !== undefined && onPostgres !== undefined) group.pgliteToPostgres = { rps: summary(embeddedRow.runs.map((run, i) => run.rps / onPostgres.runs[i].rps)) };
+      const embedded = embeddedRow === undefined || onPostgres === undefined ? undefined : pairedRatios(embeddedRow.runs, onPostgres.runs);
+      if (embedded?.roundRatios !== undefined) group.pgliteToPostgres = { rps: embedded.roundRatios, dropped: embedded.dropped };
     }
     results.groups = groups;
     results.boot = Object.fromEntries(Object.entries(servers).map(([id, s]) => [id, s.bootMs]));
@@ -429,9 +427,9 @@ export async function db({ seconds, rounds, warmup, connections, storeMs, rssRou
     const targets = [...(pg === undefined ? [] : [["postgres", cluster.url]]), ["pglite", join(RUN_DIR, "store-pglite")]];
     const store = Object.fromEntries(targets.map(([id]) => [id, []]));
     rmSync(join(RUN_DIR, "store-pglite"), { recursive: true, force: true });
-    for (let round = 0; round < rssRounds; round++) {
+    for (let round = 0; round < storeRounds; round++) {
       for (const [id, target] of targets) store[id].push(await storeOps(target, storeMs));
-      log(`  round ${round + 1}/${rssRounds}: ${targets.map(([id]) => `${id} ${Object.entries(store[id][round]).filter(([k]) => /^(insert|read)/.test(k)).map(([k, v]) => `${k} ${Math.round(v)}`).join(" ")}`).join("; ")}`);
+      log(`  round ${round + 1}/${storeRounds}: ${targets.map(([id]) => `${id} ${Object.entries(store[id][round]).filter(([k]) => /^(insert|read)/.test(k)).map(([k, v]) => `${k} ${Math.round(v)}`).join(" ")}`).join("; ")}`);
     }
     const kinds = ["insertSequential", "insertConcurrent", "readSequential", "readConcurrent"];
     results.store = Object.fromEntries(Object.entries(store).map(([id, runs]) => [id, Object.fromEntries(kinds.map((k) => [k, summary(runs.map((r) => r[k]))]))]));

@@ -67,7 +67,7 @@ export async function json({ seconds, rounds, warmup, connections, writerMs, wri
       { id: "fastifyPlain", label: "Fastify, no schema (`JSON.stringify`)", url: `${servers.fastifyPlain.url}/api/posts`, server: servers.fastifyPlain },
       { id: "fastify", label: "Fastify, response schema (fast-json-stringify)", url: `${servers.fastify.url}/api/posts`, server: servers.fastify },
       { id: "fwUntyped", label: "fw, handler declared `: Response` (`JSON.stringify`)", url: `${servers.fw.url}/api/posts-untyped`, server: servers.fw },
-      { id: "fw", label: "fw, `Json(posts)` typed by the handler's return type (the build's writer: typia's exact check, then JSON.stringify; typia's typed stringify for what is not plain)", url: `${servers.fw.url}/api/posts`, server: servers.fw, target: 1.0 },
+      { id: "fw", label: "fw, `Json(posts)` typed by the handler's return type (the build's writer: typia's exact check, then JSON.stringify; typia's typed stringify for what is not plain)", url: `${servers.fw.url}/api/posts`, server: servers.fw },
     ];
     for (const row of rows) await wrk({ url: row.url, seconds: warmup, connections, core: LOAD_CORE });
     const facts = await preflight(rows);

@@ -16,6 +16,7 @@
 import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { getLivePage, LiveConnection } from "./lib/live-client.mjs";
 import { postgresSupport, queryLogSupport } from "./lib/postgres.mjs";
@@ -26,6 +27,8 @@ const LOAD_CORE = 1;
 const ORDERS = ["/posts", "/posts?sort=title", "/posts?sort=-title", "/posts?sort=category", "/posts?sort=-category", "/posts?sort=published", "/posts?sort=-published"];
 /** The longest the sockets may take to show a burst before the run is called failed. */
 const SETTLE_MS = 120_000;
+/** Where the example puts its mail (fw/mail's FW_MAILBOX), under its folder. */
+const MAILBOX = ".fw/bench-mail";
 
 /** A folder for the example with its migrations, migrated by its own `db migrate` (straight to the server: not counted). */
 async function exampleFolder(databaseUrl) {
@@ -43,29 +46,61 @@ async function exampleFolder(databaseUrl) {
 function browser(base) {
   let cookie;
   let csrf;
-  const send = async (path, init = {}) => {
+  const send = async (path, init = {}, wantHtml = false) => {
     const response = await fetch(base + path, { redirect: "manual", ...init, headers: { ...init.headers, ...(cookie === undefined ? {} : { cookie }) } });
     const set = response.headers.getSetCookie().find((c) => c.startsWith("fw_session="));
     if (set !== undefined) cookie = set.split(";")[0];
     const html = await response.text();
     csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? csrf;
-    return response.status;
+    return wantHtml ? { status: response.status, html } : response.status;
   };
   const post = (path, fields) =>
     send(path, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ _csrf: csrf, ...fields }).toString() });
-  return { get: (path) => send(path), post };
+  return { get: (path, { html = false } = {}) => send(path, {}, html), post };
 }
 
-/** Signs up and in an author, on the page where posts are written. */
-async function author(base) {
+/**
+ * Signs up and in an author, on the page where posts are written. The example confirms a sign-up's
+ * email first (fw/mail): the link is read from its mailbox (FW_MAILBOX under `cwd`) and followed.
+ */
+async function author(base, cwd) {
   const user = browser(base);
   const fields = { email: `bench-${process.pid}@example.com`, password: "a bench password, long enough" };
-  await user.get("/signup");
+  const form = await user.get("/signup", { html: true });
   if ((await user.post("/signup", fields)) !== 303) throw new Error("the bench author could not sign up");
+  if (form.html.includes('class="fw-auth-confirming"')) {
+    const { waitForMail } = await import(pathToFileURL(join(ROOT, "dist", "runtime", "testing", "mailbox.js")).href);
+    const mail = await waitForMail(join(cwd, MAILBOX), { to: fields.email, subject: "Confirm your email", timeoutMs: 30_000 });
+    const link = new URL(mail.links.find((href) => href.includes("token=")) ?? "");
+    await user.get(link.pathname + link.search);
+    await user.get("/confirm");
+    if ((await user.post("/confirm", {})) !== 303) throw new Error("the bench author could not confirm the sign-up's email");
+  }
   await user.get("/login");
   if ((await user.post("/login", fields)) !== 303) throw new Error("the bench author could not sign in");
   await user.get("/posts/new");
   return user;
+}
+
+/** The guarded page whose guard's reads are counted (issue 30 item 7): the form for a new post, signed-in users only. */
+const GUARDED_PATH = "/posts/new";
+
+/**
+ * The statements `requests` signed-in GETs of the guarded page send, and how many of them read the
+ * users (the user's row or the sessions signed out: fw/auth's guard asks for both, SqlUsers answers
+ * in one statement). An anonymous GET must not get the page, so the page is guarded indeed.
+ */
+async function guardedPage(base, user, statements, requests) {
+  const anonymous = await fetch(base + GUARDED_PATH, { redirect: "manual" });
+  await anonymous.text();
+  if (anonymous.status === 200) throw new Error(`${GUARDED_PATH} answered an anonymous GET with 200: it is not guarded, so it cannot show the guard's reads`);
+  const before = statements.length;
+  for (let i = 0; i < requests; i++) {
+    const status = await user.get(GUARDED_PATH);
+    if (status !== 200) throw new Error(`the signed-in author's GET ${GUARDED_PATH} answered ${status}`);
+  }
+  const ran = statements.slice(before);
+  return { path: GUARDED_PATH, requests, statements: ran.length, userStatements: ran.filter((sql) => /"users(_revoked_sessions)?"/.test(sql)).length };
 }
 
 /** Sequential GETs of `/fw/health` from a process of its own (bench/lib/probe.mjs, pinned beside the bench) until `stop()`; their times in ms. */
@@ -85,6 +120,7 @@ function probe(base) {
 }
 
 function percentiles(values) {
+  if (values.length === 0) return { count: 0, p50: NaN, p99: NaN, max: NaN };
   const s = sorted(values);
   const at = (p) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
   return { count: s.length, p50: at(50), p99: at(99), max: s[s.length - 1] };
@@ -169,7 +205,9 @@ export async function liveFanOut({ sockets, writes, rounds }) {
     const started = await startServer({ name: "live: the example", script: join(ROOT, "example", "dist", "main.js"), env, core: SERVER_CORE, cwd, timeoutMs: 120_000 });
     const server = { ...started, url: `http://127.0.0.1:${port}` };
     try {
-      const writer = await author(server.url);
+      const writer = await author(server.url, cwd);
+      const guard = await guardedPage(server.url, writer, wire.statements, 5);
+      log(`live: guarded page ${guard.path}: ${guard.userStatements} reads of the users in ${guard.requests} signed-in GETs (${guard.statements} statements in all)`);
       const scenarios = [];
       for (const [name, paths] of [["one view", ["/posts"]], ["seven views", ORDERS]]) {
         await emptyPosts(cluster.url);
@@ -181,7 +219,7 @@ export async function liveFanOut({ sockets, writes, rounds }) {
         );
         scenarios.push(result);
       }
-      return { sockets, writes, rounds, scenarios };
+      return { sockets, writes, rounds, scenarios, guard };
     } finally {
       await server.stop();
     }

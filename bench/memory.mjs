@@ -59,7 +59,7 @@ const IDLE = [
   // The like-for-like baseline of the PostgreSQL rows: raw node:http with the pg pool fw/db holds.
   { id: "rawPg", label: "raw node:http hello with fw/db's pg pool (10 connections at most, one query per request), on PostgreSQL", script: "bench/servers/hello-pg.mjs", database: "postgres" },
   { id: "fw", label: "fw example app, as built (`example/dist/main.js`), on PostgreSQL", script: "example/dist/main.js", database: "postgres" },
-  { id: "fwBundle", label: "fw example app, production bundle (`fw bundle` → `example/dist/bundle/main.js`), on PostgreSQL", script: "example/dist/bundle/main.js", target: 1.15, database: "postgres" },
+  { id: "fwBundle", label: "fw example app, production bundle (`fw bundle` → `example/dist/bundle/main.js`), on PostgreSQL", script: "example/dist/bundle/main.js", database: "postgres" },
   { id: "fwPglite", label: "fw example app, production bundle, on its embedded database (PGlite, the default)", script: "example/dist/bundle/main.js", database: "pglite" },
   { id: "fastify", label: "Fastify (bench server)", script: "bench/servers/fastify.mjs" },
   { id: "hono", label: "Hono (bench server)", script: "bench/servers/hono.mjs" },

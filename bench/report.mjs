@@ -1,29 +1,15 @@
 // Turns the measurements into BENCHMARKS.md: machine, command, targets, then one table per part.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BENCH, fmtInt, fmtMB, fmtMs, fmtNum, fmtSpread, summary } from "./lib/util.mjs";
-import { bigTablesSection, bigTablesTargets } from "./big-tables.mjs";
+import { BENCH, fmtInt, fmtMB, fmtMs, fmtNum, fmtSpread } from "./lib/util.mjs";
+import { bigTablesSection } from "./big-tables.mjs";
+import { DB_PAGES, perPage, targetsTable } from "./targets.mjs";
 import { liveSection } from "./live.mjs";
 import { scaleSection } from "./scale.mjs";
 import { jobsSection } from "./jobs.mjs";
 
 const pct = (x) => (Number.isFinite(x) ? `${x >= 0 ? "+" : ""}${(x * 100).toFixed(0)} %` : "–");
 const ratio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "–");
-const verdict = (ok) => (ok === undefined ? "not measured" : ok ? "**met**" : "**not met**");
-/** A throughput verdict, flagged when the rounds disagree too much to trust it. */
-const ratioVerdict = (rr, target) => {
-  const base = verdict(rr.median >= target);
-  const straddles = rr.min < target && rr.max >= target;
-  return rr.max - rr.min > 0.25 || straddles ? `${base} (uncertain: rounds ${rr.min.toFixed(2)}–${rr.max.toFixed(2)})` : base;
-};
-
-/** A build-overhead verdict, flagged when the rounds disagree too much (or a round says fw was faster than typia alone). */
-const overheadVerdict = (o, target) => {
-  const base = verdict(o.median <= target);
-  return o.max - o.min > 0.2 || (o.min <= target && o.max > target) || o.min < -0.05
-    ? `${base} (uncertain: rounds ${pct(o.min)}–${pct(o.max)})`
-    : base;
-};
 
 function range(s, fmt) {
   return `${fmt(s.min)}–${fmt(s.max)}`;
@@ -39,165 +25,6 @@ function ownBaseline(group, row) {
 function baseName(group, row) {
   const own = ownBaseline(group, row);
   return own === undefined ? "raw" : (own.short ?? own.label);
-}
-
-/** A throughput target's figure: the req/s ratio the verdict reads, and the same ratio by CPU time per request. */
-function ratioCell(row) {
-  const byCpu = row.cpuRoundRatios === undefined || !Number.isFinite(row.cpuRoundRatios.median)
-    ? ""
-    : `; by CPU time per request ${ratio(row.cpuRoundRatios.median)} (rounds ${range(row.cpuRoundRatios, (x) => x.toFixed(2))})`;
-  return `${ratio(row.ratio)} (rounds ${range(row.roundRatios, (x) => x.toFixed(2))})${byCpu}`;
-}
-
-function targetsTable(r) {
-  const rows = [];
-  const tp = r.throughput;
-  if (tp !== undefined) {
-    const text = tp.groups.find((g) => g.id === "text");
-    const page = tp.groups.find((g) => g.id === "page");
-    for (const row of text.rows.filter((x) => x.target !== undefined)) {
-      rows.push([`Plain text: ${row.label} ≥ 0.95× ${baseName(text, row)}`, ratioCell(row), ratioVerdict(row.roundRatios, row.target)]);
-    }
-    const fw = page.rows.find((x) => x.id === "fw");
-    rows.push([`Session page, one session (its cookie sent back each time): fw ≥ 0.95× raw`, ratioCell(fw), ratioVerdict(fw.roundRatios, 0.95)]);
-    const many = page.rows.find((x) => x.id === "fwMany");
-    if (many !== undefined) {
-      rows.push([`Session page, 2,048 sessions in turn (no remembered cookie: an HMAC per request, as raw): fw ≥ 0.95× ${baseName(page, many)}`, ratioCell(many), ratioVerdict(many.roundRatios, 0.95)]);
-    }
-  } else rows.push(["Throughput targets", "–", verdict(undefined)]);
-  const rt = r.routing;
-  if (rt !== undefined && rt.length > 0) {
-    const last = rt[rt.length - 1];
-    const first = rt[0];
-    rows.push([
-      `Routing: fw ≤ find-my-way at ${fmtInt(last.routes)} routes`,
-      `${fmtInt(last.summary.fw.median)} ns vs ${fmtInt(last.summary.findMyWay.median)} ns`,
-      last.routes >= 10_000 ? verdict(last.summary.fw.median <= last.summary.findMyWay.median) : `not measured at 10,000 (largest: ${fmtInt(last.routes)})`,
-    ]);
-    const growth = last.summary.fw.median / first.summary.fw.median;
-    rows.push([`Routing: growth ${fmtInt(first.routes)} → ${fmtInt(last.routes)} routes ≤ 5×`, ratio(growth), verdict(growth <= 5)]);
-    const checked = rt.reduce((n, x) => n + x.checks.checked + x.overlapChecks.checked, 0);
-    const mismatches = rt.reduce((n, x) => n + x.checks.mismatches + x.overlapChecks.mismatches, 0);
-    rows.push([`Routing: fw answers = naive ordered scan`, `${fmtInt(checked)} paths checked, ${mismatches} differ`, verdict(mismatches === 0)]);
-  }
-  const b = r.build;
-  if (b !== undefined) {
-    for (const [when, overhead] of [["cold", "coldOverhead"], ["incremental after one edit", "incOverhead"]]) {
-      for (const size of b) {
-        rows.push([
-          `Build: fw's own overhead ≤ 15 % of typia-only (${size.routeFiles} route files, ${when})`,
-          `${pct(size[overhead].median)} (rounds ${range(size[overhead], pct)})`,
-          overheadVerdict(size[overhead], 0.15),
-        ]);
-      }
-    }
-    for (const [when, checks] of [["cold", "coldChecks"], ["incremental after one edit", "incChecks"]]) {
-      for (const size of b.filter((x) => x[checks] !== undefined)) {
-        const cpu = size[`${checks}Cpu`];
-        rows.push([
-          `Build: fw's path and live topic checks ≤ 10 % over fw without them (${size.routeFiles} route files, ${when})`,
-          `${pct(size[checks].median)} wall (rounds ${range(size[checks], pct)})${cpu === undefined ? "" : `, ${pct(cpu.median)} CPU (rounds ${range(cpu, pct)})`}`,
-          overheadVerdict(size[checks], 0.1),
-        ]);
-      }
-    }
-  }
-  const d = r.dev;
-  if (d !== undefined) {
-    rows.push([
-      `Dev: \`fw dev\` save → page served with the database ≤ 1.5 s at ${d.routes} routes (a table model on ${d.database ?? "no database"})`,
-      `${fmtMs(d.median)} (median of ${d.samples.length} edits, ${fmtMs(Math.min(...d.samples))}–${fmtMs(Math.max(...d.samples))})`,
-      verdict(d.median <= 1500),
-    ]);
-    if (d.start !== undefined) {
-      rows.push([
-        "Dev: a second `npm start` (nothing changed) → the example's first page ≤ 10 s",
-        `${fmtMs(d.start.median)} (median of ${d.start.samples.length}, ${fmtMs(Math.min(...d.start.samples))}–${fmtMs(Math.max(...d.start.samples))})`,
-        verdict(d.start.median <= 10_000),
-      ]);
-    }
-  }
-  const m = r.memory;
-  if (m !== undefined) {
-    const fw = m.idle.find((x) => x.id === "fw");
-    const bundled = m.idle.find((x) => x.id === "fwBundle");
-    const embedded = m.idle.find((x) => x.id === "fwPglite");
-    const rawPg = m.idle.find((x) => x.id === "rawPg");
-    if (bundled === undefined || fw === undefined || rawPg === undefined) {
-      rows.push([`Memory: idle RSS of the example on PostgreSQL, production bundle ≤ 1.15× raw node:http with the same pg pool`, "not measured: no PostgreSQL on this machine", "—"]);
-    } else {
-      rows.push([
-        `Memory: idle RSS of the example on PostgreSQL, production bundle (\`fw bundle\`) ≤ 1.15× raw node:http with the same pg pool (issue 30)`,
-        `${fmtMB(bundled.rss.median)} vs ${fmtMB(rawPg.rss.median)} = ${ratio(bundled.ratioToPg)} (as built, unbundled: ${fmtMB(fw.rss.median)} = ${ratio(fw.ratioToPg)}; ` +
-          `to bare raw ${fmtMB(m.idle[0].rss.median)}: ${ratio(bundled.ratio)})`,
-        verdict(bundled.ratioToPg <= 1.15),
-      ]);
-    }
-    if (embedded !== undefined) {
-      rows.push([
-        "Memory: idle RSS of the example on its embedded database (PGlite in the process) ≤ 150 MB (issue 30)",
-        `${fmtMB(embedded.rss.median)} = ${ratio(embedded.ratio)} of raw`,
-        verdict(embedded.rss.median <= 150 * 1048576),
-      ]);
-    }
-  }
-  const db = r.db;
-  for (const [id, message] of Object.entries(db?.failed ?? {})) {
-    rows.push([`Database ${DB_PAGES[id] ?? id}: fw on PostgreSQL against Fastify + pg`, `not measured: ${message.replace(/\s*\n\s*/g, " ").replace(/\|/g, "\\|")}`, "**FAILED** (the answers must be byte-identical and send the same statements)"]);
-  }
-  if (db?.groups !== undefined) {
-    for (const group of db.groups) {
-      const fw = group.rows.find((x) => x.id === "fwPg");
-      if (fw !== undefined && fw.roundRatios !== undefined) {
-        // Older result files have no per-row target: issue 20's 0.95×.
-        const target = fw.target ?? 0.95;
-        const queries = fw.queries === undefined ? "" : `, ${perPage(fw.queries)} statements per page on each side`;
-        rows.push([`Database ${DB_PAGES[group.id] ?? group.id}: fw on PostgreSQL ≥ ${target.toFixed(2)}× Fastify + pg (issue ${group.relations ? 29 : 20})`, `${ratioCell(fw)}${queries}`, ratioVerdict(fw.roundRatios, target)]);
-      }
-      const embedded = group.pgliteToPostgres;
-      if (group.id === "show" && embedded !== undefined) {
-        rows.push([
-          "Database Show page: fw on PGlite ≥ 0.5× the same page on PostgreSQL (issue 30)",
-          `${ratio(embedded.rps.median)} (rounds ${range(embedded.rps, (x) => x.toFixed(2))})`,
-          ratioVerdict(embedded.rps, 0.5),
-        ]);
-      }
-    }
-  }
-  rows.push(...bigTablesTargets(r.db?.bigTables, { ratioCell, ratioVerdict }));
-  for (const x of r.live?.fanOut?.scenarios ?? []) {
-    const where = `${fmtInt(x.sockets)} anonymous live \`/posts\` sockets on ${x.views === 1 ? "one view" : `${x.views} views`}, bursts of ${fmtInt(x.writes / x.rounds)} writes`;
-    rows.push([`Live fan-out (issue 30): reads per write ≤ the views (${where})`, `${fmtNum(x.reads / x.writes)} (${fmtInt(x.reads)} reads for ${fmtInt(x.writes)} writes)`, verdict(x.reads / x.writes <= x.views)]);
-    rows.push([`Live fan-out (issue 30): \`/fw/health\` p99 < 50 ms meanwhile (${where})`, `${fmtNum(x.health.p99, 1)} ms (${fmtInt(x.health.count)} probes)`, verdict(x.health.p99 < 50)]);
-  }
-  if (db?.cold !== undefined) {
-    rows.push([
-      "Database: first open of a new embedded database ≤ 1.5 s (issue 30)",
-      `${fmtMs(db.cold.first.median)} (${fmtMs(db.cold.first.min)}–${fmtMs(db.cold.first.max)}; a reopen ${fmtMs(db.cold.reopen.median)}` +
-        `${db.cold.firstDurable === undefined ? "" : `; production's durable first open ${fmtMs(db.cold.firstDurable.median)}`})`,
-      verdict(db.cold.first.median <= 1500),
-    ]);
-  }
-  const jsonFw = r.json?.groups?.[0]?.rows.find((x) => x.id === "fw");
-  if (jsonFw !== undefined) rows.push(["JSON API `GET /api/posts` (50 posts): fw with the build's typed writer ≥ 1.0× Fastify with a response schema (issue 31)", ratioCell(jsonFw), ratioVerdict(jsonFw.roundRatios, 1.0)]);
-  if (r.jobs?.ratios !== undefined) {
-    const median = summary(r.jobs.ratios).median;
-    rows.push([`Jobs (issue 32): fw/jobs claimed and run on PostgreSQL ≥ 1.0× pg-boss's, same database, same run`, `${fmtNum(median)}× (rounds: ${r.jobs.ratios.map((x) => fmtNum(x)).join(", ")})`, verdict(median >= 1)]);
-  }
-  return table(["target", "measured", "verdict"], rows);
-}
-
-/** The db part's pages, as the targets name them. */
-const DB_PAGES = {
-  show: "Show page (one row by key)",
-  index: "Index page (50 rows)",
-  post: "Show of a post with 20 comments (the has-many list)",
-  posts: "Index of 50 posts with author labels (a reference column)",
-};
-
-/** Statements per page: whole when they are (3), else to a tenth (a statement some requests skip). */
-function perPage(n) {
-  return Number.isInteger(n) ? String(n) : n.toFixed(1);
 }
 
 /** The server's CPU time per request, median over the rounds (older result files have none). */
@@ -232,7 +59,7 @@ function throughputSection(tp, opts) {
             row.label,
             fmtSpread(row.rps),
             ownBaseline(group, row) === undefined ? ratio(row.ratio) : `${ratio(row.ratio)} (to ${baseName(group, row)})`,
-            range(row.roundRatios, (x) => x.toFixed(2)),
+            row.roundRatios === undefined ? "–" : range(row.roundRatios, (x) => x.toFixed(2)),
             cpuCell(row.cpu),
             row.cpuRoundRatios === undefined ? "–" : `${ratio(row.cpuRoundRatios.median)} (${range(row.cpuRoundRatios, (x) => x.toFixed(2))})`,
             `${fmtNum(row.p99.median, 1)} ms`,
@@ -483,7 +310,7 @@ function jsonSection(j, opts) {
         row.label,
         fmtSpread(row.rps),
         ratio(row.ratio),
-        range(row.roundRatios, (x) => x.toFixed(2)),
+        row.roundRatios === undefined ? "–" : range(row.roundRatios, (x) => x.toFixed(2)),
         cpuCell(row.cpu),
         row.cpuRoundRatios === undefined ? "–" : `${ratio(row.cpuRoundRatios.median)} (${range(row.cpuRoundRatios, (x) => x.toFixed(2))})`,
         `${fmtNum(row.p99.median, 1)} ms`,
@@ -524,7 +351,7 @@ How to run and what each part measures: [bench/README.md](bench/README.md).
 | fw | working tree at ${r.git}, built by \`npm run build\`${r.built ? " at the start of this run" : " before this run (--no-build)"} |
 | noise | ${r.noise} |
 `);
-  parts.push(`## Targets (issues 8 and 20)\n\n${targetsTable(r)}\n`);
+  parts.push(`## Targets\n\nEvery target of the issues, one row each (bench/targets.mjs lists them and their numbers); a part that did not run leaves its targets "not measured".\n\n${targetsTable(r)}\n`);
   if (r.errors.length > 0) parts.push(`## Parts that failed in this run\n\n${r.errors.map((e) => `- ${e}`).join("\n")}\n`);
   if (r.throughput !== undefined) parts.push(`## Throughput\n\n${throughputSection(r.throughput, r.options.throughput)}\n`);
   if (r.routing !== undefined) parts.push(`## Routing\n\n${routingSection(r.routing, r.options.routing)}\n`);

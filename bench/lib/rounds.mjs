@@ -1,6 +1,6 @@
 // Interleaved wrk rounds over groups of rows (A B C, C B A, A B C …), each row's warm-up first, with the
 // ratios to a group's baseline taken round by round: what the throughput and db parts share.
-import { log, summary } from "./util.mjs";
+import { log, pairedRatios, summary } from "./util.mjs";
 import { wrk } from "./wrk.mjs";
 
 /**
@@ -39,12 +39,18 @@ export async function measureGroups(groups, { seconds, rounds, warmup, connectio
         // a row may name its own baseline: the run that received the same requests
         row.baseline ??= group.baseline;
         const base = group.rows.find((r) => r.id === row.baseline);
-        // paired: the ratio round by round (each round's two runs are seconds apart), then its median
-        row.roundRatios = summary(row.runs.map((r, i) => r.rps / base.runs[i].rps));
-        row.ratio = row.roundRatios.median;
+        // paired: the ratio round by round (each round's two runs are seconds apart), then its median;
+        // the same ratio by the servers' CPU time per request (less CPU is faster). A round either
+        // side served nothing in is left out (util.mjs pairedRatios) and counted.
+        const { roundRatios, cpuRoundRatios, dropped } = pairedRatios(row.runs, base.runs);
+        row.roundRatios = roundRatios;
+        row.ratio = roundRatios?.median;
         row.ratioOfMedians = row.rps.median / base.rps.median;
-        // the same ratio by the servers' CPU time per request (less CPU is faster)
-        row.cpuRoundRatios = summary(row.runs.map((r, i) => base.runs[i].cpuUs / r.cpuUs));
+        row.cpuRoundRatios = cpuRoundRatios;
+        if (dropped > 0) {
+          row.droppedRounds = dropped;
+          log(`  ${group.id}/${row.id}: ${dropped} of ${row.runs.length} rounds left out of its ratio to ${base.id}: one side served no request in them`);
+        }
       }
     }
   }

@@ -31,6 +31,25 @@ export function summary(values) {
   return { n: s.length, median: quantile(s, 0.5), min: s[0], max: s[s.length - 1], q1: quantile(s, 0.25), q3: quantile(s, 0.75) };
 }
 
+/**
+ * A row's runs against a baseline's, paired round by round: req/s ratios and CPU-time ratios
+ * (less CPU per request is faster). A round in which either side served nothing (wrk counted no
+ * request: the machine's other load took the core for the whole round) measured nothing, so it is
+ * left out rather than turned into 0, Infinity or NaN; `dropped` counts those. Without any round
+ * left, the ratios are undefined (not measured).
+ */
+export function pairedRatios(runs, baseRuns) {
+  const kept = runs.map((run, i) => [run, baseRuns[i]]).filter(([run, base]) => base !== undefined && run.rps > 0 && base.rps > 0);
+  const dropped = runs.length - kept.length;
+  if (kept.length === 0) return { roundRatios: undefined, cpuRoundRatios: undefined, dropped };
+  const cpu = kept.filter(([run, base]) => run.cpuUs > 0 && base.cpuUs > 0);
+  return {
+    roundRatios: summary(kept.map(([run, base]) => run.rps / base.rps)),
+    cpuRoundRatios: cpu.length === 0 ? undefined : summary(cpu.map(([run, base]) => base.cpuUs / run.cpuUs)),
+    dropped,
+  };
+}
+
 // ---------- formatting ----------
 
 export function fmtInt(n) {

@@ -1,0 +1,332 @@
+// The bench's targets, all in one place: each goal's number (GOALS) and the targets table of
+// BENCHMARKS.md (targetsTable), one row per target with its figure and a verdict — met, not met,
+// or not measured (the part did not run, or failed). A target whose part is missing still gets its
+// row, so the table always lists every target and the parts' files carry no numbers of their own
+// that could drift from these (the older report printed issue 8's 0.95× after it had changed).
+import { fmtInt, fmtMB, fmtMs, fmtNum, pairedRatios, summary } from "./lib/util.mjs";
+
+/** Every goal's number. Ratios are fw's req/s over the peer's (higher is better) unless named otherwise. */
+export const GOALS = {
+  /** Plain text `GET /` and the session page: fw ≥ 0.90× raw node:http (was 0.95×) … */
+  toRaw: 0.9,
+  /** … and ≥ 1.0× Fastify doing the same work. */
+  toFastify: 1.0,
+  /** Routing: fw's lookup no slower than find-my-way's at 10,000 routes, and growing ≤ 5× from the smallest table. */
+  routingGrowth: 5,
+  routingSize: 10_000,
+  /** Build: fw's own time over a typia-only build (issue 8). */
+  buildOverhead: 0.15,
+  /** Build: the path and live topic checks over fw without them (issue 31). */
+  pathChecksOverhead: 0.1,
+  /** `fw dev`: save → page served with the database, ms, at 200 routes (issue 30). */
+  devSaveMs: 1500,
+  devRoutes: 200,
+  /** A second `npm start` (nothing to rebuild) → the example's first page, ms (issue 30). */
+  secondStartMs: 10_000,
+  /** The example on PostgreSQL, idle, over raw node:http holding the same pg pool (issue 30). */
+  postgresIdle: 1.15,
+  /** The example on its embedded PGlite, idle, MB (issue 30) … */
+  pgliteIdleMB: 150,
+  /** … with the store's ops/s at least this share of what they were before the memory cut. */
+  pgliteStoreOps: 0.9,
+  /** fw/db's pages on PostgreSQL over Fastify + the same pg sending the same statements (issues 20, 29). */
+  dbPage: 1.0,
+  /** The Show page on PGlite over the same page on PostgreSQL (issue 30). */
+  pgliteShow: 0.5,
+  /** The first open of a new embedded database, ms (issue 30). */
+  firstOpenMs: 1500,
+  /** A page at 1,000,000 rows over the same page at 1,000 (within 2×; issue 30). */
+  bigTables: 0.5,
+  /** A guarded page's reads of its user (the guard: `byId` and `isRevoked` as one; issue 30). */
+  guardStatements: 1,
+  /** `/fw/health` p99 during the live fan-out, ms (issue 30). */
+  healthP99Ms: 50,
+  /** `GET /api/posts` over Fastify with a response schema (issue 31). */
+  json: 1.0,
+  /** fw/jobs over pg-boss's faster way (issue 32). */
+  jobs: 1.0,
+};
+
+/**
+ * The PGlite store's ops/s before the memory cut (shared_buffers 128 MB → 16 MB), the reference of
+ * issue 30's "store ops/s within 10 % of today's": bench/FINDINGS.md 20, `bench/db-worker.mjs store`
+ * relaxed, the top of each range measured then (the strictest reading). Another machine and day, so
+ * the verdict is indicative; the same run cannot hold both settings.
+ */
+export const PGLITE_STORE_BEFORE = { readSequential: 3300, insertSequential: 2700 };
+
+const pct = (x) => (Number.isFinite(x) ? `${x >= 0 ? "+" : ""}${(x * 100).toFixed(0)} %` : "–");
+const ratio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "–");
+const range = (s, fmt) => `${fmt(s.min)}–${fmt(s.max)}`;
+const twoPlaces = (x) => x.toFixed(2);
+const goal = (x) => x.toFixed(2);
+
+export const NOT_MEASURED = "not measured";
+const verdict = (ok) => (ok === undefined ? NOT_MEASURED : ok ? "**met**" : "**not met**");
+
+/** A throughput verdict, flagged when the rounds disagree too much to trust it. */
+export function ratioVerdict(rr, target) {
+  const base = verdict(rr.median >= target);
+  const straddles = rr.min < target && rr.max >= target;
+  return rr.max - rr.min > 0.25 || straddles ? `${base} (uncertain: rounds ${rr.min.toFixed(2)}–${rr.max.toFixed(2)})` : base;
+}
+
+/** A build-overhead verdict, flagged when the rounds disagree too much (or a round says fw was faster than typia alone). */
+function overheadVerdict(o, target) {
+  const base = verdict(o.median <= target);
+  return o.max - o.min > 0.2 || (o.min <= target && o.max > target) || o.min < -0.05 ? `${base} (uncertain: rounds ${pct(o.min)}–${pct(o.max)})` : base;
+}
+
+/** A throughput target's figure: the req/s ratio the verdict reads, and the same ratio by CPU time per request. */
+export function ratioCell(row) {
+  const byCpu =
+    row.cpuRoundRatios === undefined || !Number.isFinite(row.cpuRoundRatios.median)
+      ? ""
+      : `; by CPU time per request ${ratio(row.cpuRoundRatios.median)} (rounds ${range(row.cpuRoundRatios, twoPlaces)})`;
+  const dropped = row.droppedRounds > 0 ? `; ${row.droppedRounds} of ${row.runs?.length ?? "its"} rounds left out: a side served no request in them` : "";
+  return `${ratio(row.roundRatios.median)} (rounds ${range(row.roundRatios, twoPlaces)})${byCpu}${dropped}`;
+}
+
+/** `row` against another row of its group, paired round by round (req/s, and CPU time per request), as a row's own ratios are. */
+export function pairedTo(row, base) {
+  if (row?.runs === undefined || base?.runs === undefined || row.runs.length !== base.runs.length) return undefined;
+  const { roundRatios, cpuRoundRatios, dropped } = pairedRatios(row.runs, base.runs);
+  return roundRatios === undefined ? undefined : { ratio: roundRatios.median, roundRatios, cpuRoundRatios, droppedRounds: dropped, runs: row.runs };
+}
+
+/** Statements per page: whole when they are (3), else to a tenth (a statement some requests skip). */
+export function perPage(n) {
+  return Number.isInteger(n) ? String(n) : n.toFixed(1);
+}
+
+/** The db part's pages, as the targets name them. */
+export const DB_PAGES = {
+  show: "Show page (one row by key)",
+  index: "Index page (50 rows)",
+  post: "Show of a post with 20 comments (the has-many list)",
+  posts: "Index of 50 posts with author labels (a reference column)",
+};
+
+/** One target row: [target, measured, verdict]; `measured` undefined → "–", not measured. */
+const row = (target, measured, v) => (measured === undefined ? [target, "–", NOT_MEASURED] : [target, measured, v]);
+
+function throughputRows(tp) {
+  const group = (id) => tp?.groups?.find((g) => g.id === id);
+  const find = (g, id) => g?.rows.find((x) => x.id === id);
+  const text = group("text");
+  const page = group("page");
+  const rows = [];
+  const toRaw = (label, g, id, base) => {
+    const r = find(g, id);
+    rows.push(row(`${label} ≥ ${goal(GOALS.toRaw)}× ${base}`, r?.roundRatios === undefined ? undefined : ratioCell(r), r?.roundRatios === undefined ? undefined : ratioVerdict(r.roundRatios, GOALS.toRaw)));
+  };
+  const toFastify = (label, g, id) => {
+    const p = pairedTo(find(g, id), find(g, "fastify"));
+    rows.push(row(`${label} ≥ ${goal(GOALS.toFastify)}× Fastify`, p === undefined ? undefined : ratioCell(p), p === undefined ? undefined : ratioVerdict(p.roundRatios, GOALS.toFastify)));
+  };
+  toRaw("Plain text: fw, `Route.api` (no session, like raw)", text, "fw", "raw node:http");
+  toFastify("Plain text: fw, `Route.api`", text, "fw");
+  toRaw("Plain text: fw, `Route.get` browser route, cookie sent", text, "fwBrowserCookie", "raw node:http sent the same Cookie header");
+  toRaw("Session page, one session (its cookie sent back each time): fw", page, "fw", "raw node:http");
+  toFastify("Session page, one session: fw", page, "fw");
+  toRaw("Session page, 2,048 sessions in turn (no remembered cookie: an HMAC per request, as raw): fw", page, "fwMany", "raw under the same load");
+  return rows;
+}
+
+function routingRows(rt) {
+  const last = rt?.[rt.length - 1];
+  const first = rt?.[0];
+  if (last === undefined) {
+    return [
+      row(`Routing: fw ≤ find-my-way at ${fmtInt(GOALS.routingSize)} routes`),
+      row(`Routing: growth 10 → ${fmtInt(GOALS.routingSize)} routes ≤ ${GOALS.routingGrowth}×`),
+      row("Routing: fw answers = naive ordered scan"),
+    ];
+  }
+  const growth = last.summary.fw.median / first.summary.fw.median;
+  const checked = rt.reduce((n, x) => n + x.checks.checked + x.overlapChecks.checked, 0);
+  const mismatches = rt.reduce((n, x) => n + x.checks.mismatches + x.overlapChecks.mismatches, 0);
+  return [
+    [
+      `Routing: fw ≤ find-my-way at ${fmtInt(GOALS.routingSize)} routes`,
+      `${fmtInt(last.summary.fw.median)} ns vs ${fmtInt(last.summary.findMyWay.median)} ns${last.routes >= GOALS.routingSize ? "" : ` at ${fmtInt(last.routes)} routes, the largest measured`}`,
+      last.routes >= GOALS.routingSize ? verdict(last.summary.fw.median <= last.summary.findMyWay.median) : NOT_MEASURED,
+    ],
+    [`Routing: growth ${fmtInt(first.routes)} → ${fmtInt(last.routes)} routes ≤ ${GOALS.routingGrowth}×`, ratio(growth), verdict(growth <= GOALS.routingGrowth)],
+    ["Routing: fw answers = naive ordered scan", `${fmtInt(checked)} paths checked, ${mismatches} differ`, verdict(mismatches === 0)],
+  ];
+}
+
+function buildRows(b) {
+  const rows = [];
+  for (const [when, overhead] of [["cold", "coldOverhead"], ["incremental after one edit", "incOverhead"]]) {
+    const sizes = (b ?? []).filter((x) => x[overhead] !== undefined);
+    if (sizes.length === 0) rows.push(row(`Build: fw's own overhead ≤ ${pct(GOALS.buildOverhead).slice(1)} of typia-only (${when})`));
+    for (const size of sizes) {
+      rows.push([
+        `Build: fw's own overhead ≤ ${pct(GOALS.buildOverhead).slice(1)} of typia-only (${size.routeFiles} route files, ${when})`,
+        `${pct(size[overhead].median)} (rounds ${range(size[overhead], pct)})`,
+        overheadVerdict(size[overhead], GOALS.buildOverhead),
+      ]);
+    }
+  }
+  for (const [when, checks] of [["cold", "coldChecks"], ["incremental after one edit", "incChecks"]]) {
+    const sizes = (b ?? []).filter((x) => x[checks] !== undefined);
+    if (sizes.length === 0) rows.push(row(`Build: fw's path and live topic checks ≤ ${pct(GOALS.pathChecksOverhead).slice(1)} over fw without them (issue 31, ${when})`));
+    for (const size of sizes) {
+      const cpu = size[`${checks}Cpu`];
+      rows.push([
+        `Build: fw's path and live topic checks ≤ ${pct(GOALS.pathChecksOverhead).slice(1)} over fw without them (issue 31, ${size.routeFiles} route files, ${when})`,
+        `${pct(size[checks].median)} wall (rounds ${range(size[checks], pct)})${cpu === undefined ? "" : `, ${pct(cpu.median)} CPU (rounds ${range(cpu, pct)})`}`,
+        overheadVerdict(size[checks], GOALS.pathChecksOverhead),
+      ]);
+    }
+  }
+  return rows;
+}
+
+function devRows(d) {
+  const spread = (samples) => `${fmtMs(Math.min(...samples))}–${fmtMs(Math.max(...samples))}`;
+  const save = d?.samples?.length > 0 ? d : undefined;
+  const start = d?.start?.samples?.length > 0 ? d.start : undefined;
+  return [
+    row(
+      `Dev: \`fw dev\` save → page served with the database ≤ ${fmtMs(GOALS.devSaveMs)} at ${GOALS.devRoutes} routes (issue 30${save === undefined ? "" : `; ${save.routes} routes, a table model on ${save.database ?? "no database"}`})`,
+      save === undefined ? undefined : `${fmtMs(save.median)} (median of ${save.samples.length} edits, ${spread(save.samples)})`,
+      save === undefined ? undefined : save.routes < GOALS.devRoutes ? `${verdict(save.median <= GOALS.devSaveMs)} (at ${save.routes} routes, not ${GOALS.devRoutes})` : verdict(save.median <= GOALS.devSaveMs),
+    ),
+    row(
+      `Dev: a second \`npm start\` (nothing changed) → the example's first page ≤ ${fmtMs(GOALS.secondStartMs)} (issue 30)`,
+      start === undefined ? undefined : `${fmtMs(start.median)} (median of ${start.samples.length}, ${spread(start.samples)})`,
+      start === undefined ? undefined : verdict(start.median <= GOALS.secondStartMs),
+    ),
+  ];
+}
+
+function memoryRows(m, db) {
+  const idle = (id) => m?.idle?.find((x) => x.id === id);
+  const fw = idle("fw");
+  const bundled = idle("fwBundle");
+  const embedded = idle("fwPglite");
+  const rawPg = idle("rawPg");
+  const raw = idle("raw");
+  const pgOk = bundled?.ratioToPg !== undefined && rawPg !== undefined;
+  const store = db?.store?.pglite;
+  const storeShares = store === undefined ? undefined : Object.entries(PGLITE_STORE_BEFORE).map(([kind, before]) => ({ kind, now: store[kind].median, share: store[kind].median / before }));
+  const kindName = { readSequential: "reads by key", insertSequential: "inserts" };
+  return [
+    row(
+      `Memory: idle RSS of the example on PostgreSQL, production bundle (\`fw bundle\`) ≤ ${goal(GOALS.postgresIdle)}× raw node:http with the same pg pool (issue 30)`,
+      pgOk
+        ? `${fmtMB(bundled.rss.median)} vs ${fmtMB(rawPg.rss.median)} = ${ratio(bundled.ratioToPg)}` +
+            `${fw?.ratioToPg === undefined ? "" : ` (as built, unbundled: ${fmtMB(fw.rss.median)} = ${ratio(fw.ratioToPg)}`}${raw === undefined ? (fw?.ratioToPg === undefined ? "" : ")") : `; to bare raw ${fmtMB(raw.rss.median)}: ${ratio(bundled.ratio)})`}`
+        : undefined,
+      pgOk ? verdict(bundled.ratioToPg <= GOALS.postgresIdle) : undefined,
+    ),
+    row(
+      `Memory: idle RSS of the example on its embedded database (PGlite in the process) ≤ ${GOALS.pgliteIdleMB} MB (issue 30)`,
+      embedded === undefined ? undefined : `${fmtMB(embedded.rss.median)}${embedded.ratio === undefined ? "" : ` = ${ratio(embedded.ratio)} of raw`}`,
+      embedded === undefined ? undefined : verdict(embedded.rss.median <= GOALS.pgliteIdleMB * 1048576),
+    ),
+    row(
+      `Memory: PGlite's store ops/s with its memory settings ≥ ${goal(GOALS.pgliteStoreOps)}× those before the memory cut (issue 30; reference: FINDINGS.md 20, another day)`,
+      storeShares === undefined ? undefined : storeShares.map((x) => `${kindName[x.kind]} one at a time ${fmtInt(x.now)}/s = ${ratio(x.share)} of ${fmtInt(PGLITE_STORE_BEFORE[x.kind])}/s`).join("; "),
+      storeShares === undefined ? undefined : `${verdict(storeShares.every((x) => x.share >= GOALS.pgliteStoreOps))} (indicative: not the same run)`,
+    ),
+  ];
+}
+
+function dbRows(db) {
+  const rows = [];
+  for (const id of Object.keys(DB_PAGES)) {
+    const issue = id === "post" || id === "posts" ? 29 : 20;
+    const target = `Database ${DB_PAGES[id]}: fw on PostgreSQL ≥ ${goal(GOALS.dbPage)}× Fastify + the same pg, statements per page beside it (issue ${issue})`;
+    const failed = db?.failed?.[id];
+    if (failed !== undefined) {
+      rows.push([target, `not measured: ${failed.replace(/\s*\n\s*/g, " ").replace(/\|/g, "\\|")}`, "**FAILED** (the answers must be byte-identical and send the same statements)"]);
+      continue;
+    }
+    const fw = db?.groups?.find((g) => g.id === id)?.rows.find((x) => x.id === "fwPg");
+    const measured = fw?.roundRatios !== undefined;
+    const queries = fw?.queries === undefined ? "" : `; ${perPage(fw.queries)} statements per page on each side`;
+    rows.push(row(target, measured ? `${ratioCell(fw)}${queries}` : undefined, measured ? ratioVerdict(fw.roundRatios, GOALS.dbPage) : undefined));
+  }
+  const embedded = db?.groups?.find((g) => g.id === "show")?.pgliteToPostgres;
+  rows.push(
+    row(
+      `Database Show page: fw on PGlite ≥ ${goal(GOALS.pgliteShow)}× the same page on PostgreSQL (issue 30)`,
+      embedded === undefined ? undefined : `${ratio(embedded.rps.median)} (rounds ${range(embedded.rps, twoPlaces)})`,
+      embedded === undefined ? undefined : ratioVerdict(embedded.rps, GOALS.pgliteShow),
+    ),
+  );
+  const cold = db?.cold;
+  rows.push(
+    row(
+      `Database: first open of a new embedded database ≤ ${fmtMs(GOALS.firstOpenMs)} (issue 30)`,
+      cold === undefined
+        ? undefined
+        : `${fmtMs(cold.first.median)} (${fmtMs(cold.first.min)}–${fmtMs(cold.first.max)}; a reopen ${fmtMs(cold.reopen.median)}${cold.firstDurable === undefined ? "" : `; production's durable first open ${fmtMs(cold.firstDurable.median)}`})`,
+      cold === undefined ? undefined : verdict(cold.first.median <= GOALS.firstOpenMs),
+    ),
+  );
+  for (const engine of ["PostgreSQL", "PGlite"]) {
+    const group = db?.bigTables?.groups?.find((g) => g.engine === engine);
+    for (const page of ["Index", "Show"]) {
+      const r = group?.rows.find((x) => x.id.startsWith(page.toLowerCase()) && x.id.endsWith("1000000"));
+      const ok = r?.roundRatios !== undefined;
+      rows.push(row(`Big tables (issue 30): the example's ${page} at 1,000,000 posts within 2× of 1,000 (≥ ${goal(GOALS.bigTables)}×), on ${engine}`, ok ? ratioCell(r) : undefined, ok ? ratioVerdict(r.roundRatios, GOALS.bigTables) : undefined));
+    }
+  }
+  return rows;
+}
+
+function liveRows(live) {
+  const rows = [];
+  const guard = live?.fanOut?.guard;
+  rows.push(
+    row(
+      `Guarded page (issue 30): the guard reads its signed-in user in ≤ ${GOALS.guardStatements} statement per request (the example on PostgreSQL, counted on the wire)`,
+      guard === undefined ? undefined : `${fmtNum(guard.userStatements / guard.requests, 1)} (${fmtInt(guard.userStatements)} reads of the users over ${fmtInt(guard.requests)} \`GET ${guard.path}\`; ${fmtNum(guard.statements / guard.requests, 1)} statements a page in all)`,
+      guard === undefined ? undefined : verdict(guard.userStatements <= GOALS.guardStatements * guard.requests),
+    ),
+  );
+  const scenarios = live?.fanOut?.scenarios ?? [];
+  if (scenarios.length === 0) {
+    rows.push(row("Live fan-out (issue 30): reads per write ≤ the distinct views (100 anonymous live `/posts` sockets, bursts of 15 writes)"));
+    rows.push(row(`Live fan-out (issue 30): \`/fw/health\` p99 < ${GOALS.healthP99Ms} ms meanwhile`));
+  }
+  for (const x of scenarios) {
+    const where = `${fmtInt(x.sockets)} anonymous live \`/posts\` sockets on ${x.views === 1 ? "one view" : `${x.views} views`}, bursts of ${fmtInt(x.writes / x.rounds)} writes`;
+    rows.push([`Live fan-out (issue 30): reads per write ≤ the distinct views (${where})`, `${fmtNum(x.reads / x.writes)} (${fmtInt(x.reads)} reads for ${fmtInt(x.writes)} writes)`, verdict(x.reads / x.writes <= x.views)]);
+    const probed = x.health.count > 0;
+    rows.push(row(`Live fan-out (issue 30): \`/fw/health\` p99 < ${GOALS.healthP99Ms} ms meanwhile (${where})`, probed ? `${fmtNum(x.health.p99, 1)} ms (${fmtInt(x.health.count)} probes)` : undefined, probed ? verdict(x.health.p99 < GOALS.healthP99Ms) : undefined));
+  }
+  return rows;
+}
+
+function otherRows(r) {
+  const jsonFw = r.json?.groups?.[0]?.rows.find((x) => x.id === "fw");
+  const jobs = r.jobs?.ratios === undefined ? undefined : summary(r.jobs.ratios).median;
+  return [
+    row(
+      `JSON API \`GET /api/posts\` (50 posts): fw with the build's typed writer ≥ ${goal(GOALS.json)}× Fastify with a response schema (issue 31)`,
+      jsonFw?.roundRatios === undefined ? undefined : ratioCell(jsonFw),
+      jsonFw?.roundRatios === undefined ? undefined : ratioVerdict(jsonFw.roundRatios, GOALS.json),
+    ),
+    row(
+      `Jobs (issue 32): fw/jobs claimed and run on PostgreSQL ≥ ${goal(GOALS.jobs)}× pg-boss's, same database, same run`,
+      jobs === undefined ? undefined : `${fmtNum(jobs)}× (rounds: ${r.jobs.ratios.map((x) => fmtNum(x)).join(", ")})`,
+      jobs === undefined ? undefined : verdict(jobs >= GOALS.jobs),
+    ),
+  ];
+}
+
+/** Every target's row, in the order of the parts; a part that did not run leaves its targets "not measured". */
+export function targetRows(r) {
+  return [...throughputRows(r.throughput), ...routingRows(r.routing), ...buildRows(r.build), ...devRows(r.dev), ...memoryRows(r.memory, r.db), ...dbRows(r.db), ...liveRows(r.live), ...otherRows(r)];
+}
+
+export function targetsTable(r) {
+  const rows = targetRows(r);
+  return [`| target | measured | verdict |`, `|---|---|---|`, ...rows.map((x) => `| ${x.join(" | ")} |`)].join("\n");
+}
