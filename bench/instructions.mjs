@@ -13,6 +13,12 @@
 //                                                       serve before its text group (other routes; see mix())
 //   node bench/instructions.mjs raw fw --cache          also simulates the caches and branch predictor: misses
 //                                                       and mispredictions per request, and the cycles they cost
+//   node bench/instructions.mjs fastify fw --scenario=db-posts
+//                                                       the db part's pages (db-show, db-index, db-post, db-posts):
+//                                                       Fastify + pg (bench/servers/db-fastify.mjs) against fw's db
+//                                                       app (built first), on a throwaway PostgreSQL cluster,
+//                                                       2,000 requests after 1,000; a side may also be the path of
+//                                                       a built copy of the db app's main.js (a before/after A/B)
 //
 // Sides as in bench/ab.mjs: raw, fw (the current build), fw@<snapshot>. valgrind is installed with
 // apt-get when missing. --single-threaded keeps V8's compiler and GC on the counted thread, so
@@ -28,11 +34,14 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { buildBenchPages } from "./lib/bench-pages.mjs";
 import { pathToFileURL } from "node:url";
 import { csrfOf, scriptOf, signIn, SNAPSHOTS } from "./lib/sides.mjs";
 import { ensureDebianTool, freePort, ROOT, startServer } from "./lib/util.mjs";
+import { buildDbApp, DB_APP_MAIN } from "./lib/db-app.mjs";
+import { postgresSupport } from "./lib/postgres.mjs";
+import { prepareApp } from "./db.mjs";
 
 const WARM = 5000;
 const ROOT_URL = `${pathToFileURL(ROOT).href}/`;
@@ -41,8 +50,16 @@ const SCENARIOS = {
   text: { path: "/", env: { FW_TEXT_ROUTE: "api" } },
   "text-browser": { path: "/", env: { FW_TEXT_ROUTE: "browser" }, cookie: true },
   page: { path: "/posts/7", cookie: true },
+  // the db part's pages (bench/db.mjs), served from PostgreSQL: sides fastify and fw (or a db app's main.js)
+  "db-show": { path: "/articles/7", cookie: true, db: true },
+  "db-index": { path: "/articles", cookie: true, db: true },
+  "db-post": { path: "/posts/7", cookie: true, db: true },
+  "db-posts": { path: "/posts", cookie: true, db: true },
 };
-const USAGE = `usage: node bench/instructions.mjs <raw|fw|fw@name>... [--scenario=${Object.keys(SCENARIOS).join("|")}] [--requests=20000] [--by-function] [--mixed] [--cache] [--top=30]`;
+/** A db page costs 20-100× a text request under valgrind: fewer of them, after fewer. */
+const DB_WARM = 1000;
+const DB_REQUESTS = 2000;
+const USAGE = `usage: node bench/instructions.mjs <raw|fw|fw@name|fastify (db scenarios)>... [--scenario=${Object.keys(SCENARIOS).join("|")}] [--requests=20000] [--by-function] [--mixed] [--cache] [--top=30]`;
 /** Below this many counted requests, the difference of a side's two runs is mostly JIT and GC noise. */
 const FEWEST_REQUESTS = 10_000;
 
@@ -126,7 +143,7 @@ async function mix(side, base, cookie) {
  * `run.mixCookie` is given), then stops; resolves with the tool's output file.
  */
 async function countedRun(side, run, count) {
-  const { scenario, cookie, byFunction, cache, mixCookie } = run;
+  const { scenario, cookie, byFunction, cache, mixCookie, database } = run;
   const out = join(tmpdir(), `fw-instructions-${process.pid}-${randomBytes(4).toString("hex")}`);
   const simulation = [`--cache-sim=${cache ? "yes" : "no"}`, `--branch-sim=${cache ? "yes" : "no"}`];
   const tool = byFunction
@@ -135,8 +152,9 @@ async function countedRun(side, run, count) {
   const port = await freePort();
   const server = await startServer({
     name: side,
-    script: scriptOf(side),
-    env: { ...scenario.env, PORT: String(port) },
+    script: database === undefined ? scriptOf(side) : dbScriptOf(side),
+    env: { ...scenario.env, ...database?.env, PORT: String(port) },
+    ...(database === undefined ? {} : { cwd: database.cwd }),
     launcher: ["valgrind", ...tool],
     // --perf-basic-prof starts V8's logger too: its log goes beside the output file, not into the working directory.
     nodeArgs: ["--single-threaded", ...(byFunction ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${out}.v8.log`] : [])],
@@ -146,7 +164,8 @@ async function countedRun(side, run, count) {
     if (mixCookie !== undefined) await mix(side, `http://127.0.0.1:${port}`, mixCookie);
     await requests(port, scenario.path, cookie, count);
   } finally {
-    await server.stop();
+    // A db app closes its pool on SIGTERM, slowly under valgrind: SIGKILL would lose the counts.
+    await server.stop(database === undefined ? undefined : 120_000);
     rmSync(`${out}.v8.log`, { force: true });
   }
   return out;
@@ -227,14 +246,35 @@ function byFunctionOf(file) {
  * The session cookie every side is sent, signed by fw's current build (not under valgrind), as
  * bench/ab.mjs does: raw ignores it, and every fw side verifies it with the same FW_SECRET.
  */
-async function cookieFromFw(scenario) {
+async function cookieFromFw(scenario, database) {
   const port = await freePort();
-  const helper = await startServer({ name: "sign-in", script: scriptOf("fw"), env: { ...scenario.env, PORT: String(port) } });
+  const script = database === undefined ? scriptOf("fw") : DB_APP_MAIN;
+  const helper = await startServer({ name: "sign-in", script, env: { ...scenario.env, ...database?.env, PORT: String(port) }, ...(database === undefined ? {} : { cwd: database.cwd, timeoutMs: 60_000 }) });
   try {
     return await signIn(`http://127.0.0.1:${port}`);
   } finally {
     await helper.stop();
   }
+}
+
+/** The server script of a side in a db scenario: the peer, fw's db app as built, or a copy's main.js. */
+function dbScriptOf(side) {
+  if (side === "fastify") return join(ROOT, "bench", "servers", "db-fastify.mjs");
+  if (side === "fw") return DB_APP_MAIN;
+  // The server runs in the app's working directory: a copy's path is read from the checkout's root.
+  if (/\.[cm]?js$/.test(side)) return resolve(ROOT, side);
+  throw new Error(`unknown side ${JSON.stringify(side)} for a db scenario: fastify, fw or the path of a built db app's main.js`);
+}
+
+/** The db app built, a throwaway PostgreSQL cluster, the app's tables migrated and seeded by its own commands. */
+async function dbDatabase() {
+  buildDbApp();
+  const support = await postgresSupport();
+  const bin = support.postgresBin();
+  if (bin === undefined) throw new Error("PostgreSQL not found (no /usr/lib/postgresql/*/bin/initdb, PG_BIN unset)");
+  const cluster = await support.startCluster(bin);
+  const env = { DATABASE_URL: cluster.url };
+  return { cluster, env, cwd: await prepareApp("instructions-postgres", env) };
 }
 
 /** `after − before` per request, event by event. */
@@ -251,7 +291,7 @@ function perRequestOf(before, after, count) {
 async function measure(side, run) {
   const { count, byFunction } = run;
   // The two runs of a side in parallel: one per core.
-  const [warm, long] = await Promise.all([countedRun(side, run, WARM), countedRun(side, run, WARM + count)]);
+  const [warm, long] = await Promise.all([countedRun(side, run, run.warm), countedRun(side, run, run.warm + count)]);
   try {
     if (!byFunction) return { events: perRequestOf(totalsOf(warm), totalsOf(long), count) };
     const [a, b] = [byFunctionOf(warm), byFunctionOf(long)];
@@ -274,7 +314,8 @@ const option = (name) => args.find((a) => a.startsWith(`--${name}=`))?.split("="
 const sides = args.filter((a) => !a.startsWith("--"));
 const scenarioName = option("scenario") ?? "text";
 const scenario = SCENARIOS[scenarioName];
-const count = Number(option("requests") ?? 20_000);
+const count = Number(option("requests") ?? (scenario?.db ? DB_REQUESTS : 20_000));
+const warm = scenario?.db ? DB_WARM : WARM;
 const byFunction = args.includes("--by-function");
 const mixed = args.includes("--mixed");
 const cache = args.includes("--cache");
@@ -285,21 +326,25 @@ const metricName = cache ? "estimated cycles" : "instructions";
 const figure = (n) => Math.round(n).toLocaleString("en-US");
 const signed = (n) => (n >= 0 ? "+" : "") + figure(n);
 const sumOf = (events, names) => names.reduce((sum, name) => sum + (events[name] ?? 0), 0);
+let database;
 try {
   if (sides.length === 0 || scenario === undefined || !(count > 0)) throw new Error(USAGE);
-  if (count < FEWEST_REQUESTS) console.error(`note: with --requests under ${figure(FEWEST_REQUESTS)}, JIT and GC noise outweighs a request's cost; read the figures as rough`);
+  const fewest = scenario.db ? DB_REQUESTS : FEWEST_REQUESTS;
+  if (count < fewest) console.error(`note: with --requests under ${figure(fewest)}, JIT and GC noise outweighs a request's cost; read the figures as rough`);
   if (!ensureDebianTool("valgrind", ["--version"], "valgrind")) throw new Error("valgrind is not installed and apt-get could not install it");
-  if (sides.some((side) => side !== "raw")) buildBenchPages();
+  if (!scenario.db && sides.some((side) => side !== "raw")) buildBenchPages();
   process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
   // Production boots refuse without the hosts they answer for (issue 32).
   process.env.FW_ALLOWED_HOSTS ??= "127.0.0.1,localhost";
   // The example sends mail (fw/mail): links on FW_ORIGIN, messages into a folder instead of SMTP.
   process.env.FW_ORIGIN ??= "http://localhost";
   process.env.FW_MAILBOX ??= ".fw/bench-mail";
-  const cookie = scenario.cookie ? await cookieFromFw(scenario) : undefined;
+  if (scenario.db) database = await dbDatabase();
+  const cookie = scenario.cookie ? await cookieFromFw(scenario, database) : undefined;
   // The mix sends raw's page a session cookie even where the scenario sends none.
   const mixCookie = mixed ? (cookie ?? (await cookieFromFw(scenario))) : undefined;
-  const run = { scenario, cookie, count, byFunction, cache, mixCookie };
+  if (mixed && database !== undefined) throw new Error("--mixed is for the text scenarios");
+  const run = { scenario, cookie, count, warm, byFunction, cache, mixCookie, database };
   const results = [];
   for (const side of sides) {
     const result = await measure(side, run);
@@ -308,7 +353,7 @@ try {
     console.log(`${side}: ${figure(result.events.Ir ?? 0)} instructions${misses} per request`);
   }
   const [base] = results;
-  console.log(`\n${scenarioName}, ${figure(count)} requests after ${figure(WARM)}; ratio = ${base.side}'s ${metricName} / the side's (above 1 is cheaper)`);
+  console.log(`\n${scenarioName}, ${figure(count)} requests after ${figure(warm)}; ratio = ${base.side}'s ${metricName} / the side's (above 1 is cheaper)`);
   if (cache) {
     console.log(`${"side".padEnd(14)}${[...CACHE_COLUMNS.map(([label]) => label), "est. cycles", "ratio"].map((h) => h.padStart(14)).join("")}`);
     for (const r of results) {
@@ -336,4 +381,6 @@ try {
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 2;
+} finally {
+  await database?.cluster.destroy();
 }

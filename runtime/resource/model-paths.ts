@@ -12,6 +12,22 @@ export type ModelRoute = Action | "Confirm";
  * confirmation at `/posts/:id/delete`. `resourceRoutes` mounts them here and the pages link here.
  */
 export function modelPattern(model: Pick<ModelSpec<unknown>, "path" | "key">, route: ModelRoute): string {
+  // Every link to a row is filled from one of these: made once per model (an Index of 50 rows
+  // asks for 100 to 150), not a new string for each, which fillPath would then look up by hash.
+  let made = patterns.get(model);
+  if (made === undefined || made.path !== model.path || made.key !== model.key) {
+    made = { path: model.path, key: model.key, byRoute: new Map() };
+    patterns.set(model, made);
+  }
+  let pattern = made.byRoute.get(route);
+  if (pattern === undefined) made.byRoute.set(route, (pattern = patternOf(model, route)));
+  return pattern;
+}
+
+/** The patterns made for a model object, with the path and key they were made from. */
+const patterns = new WeakMap<object, { readonly path: string; readonly key: string; readonly byRoute: Map<ModelRoute, string> }>();
+
+function patternOf(model: Pick<ModelSpec<unknown>, "path" | "key">, route: ModelRoute): string {
   switch (route) {
     case "Index":
     case "Create":

@@ -20,6 +20,16 @@ describe("fillPath builds a path of the table from its pattern", () => {
     expect(fillPath("/posts", {}, {})).toBe("/posts");
   });
 
+  it("writes a whole-number key as its digits (the derived pages' shortcut) and any other number as String() and percent-encoding write it", () => {
+    expect(fillPath("/posts/:id", { id: -3 })).toBe("/posts/-3");
+    expect(fillPath("/posts/:id", { id: Number.MAX_SAFE_INTEGER })).toBe(`/posts/${Number.MAX_SAFE_INTEGER}`);
+    expect(fillPath("/posts/:id", { id: 1e21 })).toBe("/posts/1e%2B21");
+    expect(fillPath("/posts/:id", { id: 1.5 })).toBe("/posts/1.5");
+    expect(() => fillPath("/posts/:id", { id: Number.NaN })).not.toThrow();
+    expect(() => fillPath("/posts/:other", { id: 7 })).toThrow("the parameter `other` is missing");
+    expect(() => fillPath("/posts", {}, { q: "\ud800" })).toThrow("fillPath: the query field `q` is not valid Unicode text");
+  });
+
   it("an empty catch-all is the path without it, as the matcher answers it", () => {
     expect(fillPath("/docs/*rest", { rest: "" })).toBe("/docs");
     expect(fillPath("/*rest", { rest: "" })).toBe("/");
