@@ -51,13 +51,14 @@ export class Mailer implements AppPart {
   readonly name = "fw/mail";
   readonly #options: MailerOptions;
   #transport: MailTransport | undefined;
-  #outbox: MailOutbox | undefined;
+  /** The outbox as a function (a job's `enqueue` bound), made once where it is named. */
+  #outbox: ((mail: ComposedMail) => Promise<unknown>) | undefined;
   #notice: ((line: string) => void) | undefined;
 
   constructor(options: MailerOptions) {
     this.#options = options;
     this.#transport = options.transport;
-    this.#outbox = options.outbox;
+    this.#outbox = options.outbox === undefined ? undefined : sender(options.outbox);
   }
 
   /**
@@ -72,7 +73,7 @@ export class Mailer implements AppPart {
     if (this.#outbox !== undefined) {
       throw new MailError("fw/mail: this Mailer already has an outbox (its `outbox` option, or an earlier `sendThrough`): say where its mail goes in one place.");
     }
-    this.#outbox = outbox;
+    this.#outbox = sender(outbox);
   }
 
   /** Where messages go now; throws, saying what to do, before the app booted it (without a `transport`). */
@@ -125,10 +126,8 @@ export class Mailer implements AppPart {
   /** Composes the message and hands it to the outbox (by default: delivers it now). Resolves with the message sent. */
   async send(mail: Mail): Promise<ComposedMail> {
     const composed = this.compose(mail);
-    const outbox = this.#outbox;
-    if (outbox === undefined) await this.deliver(composed);
-    else if (typeof outbox === "function") await outbox(composed);
-    else await outbox.enqueue(composed);
+    if (this.#outbox === undefined) await this.deliver(composed);
+    else await this.#outbox(composed);
     return composed;
   }
 
@@ -141,4 +140,9 @@ export class Mailer implements AppPart {
   async close(): Promise<void> {
     await this.#transport?.close?.();
   }
+}
+
+/** An outbox as the function `send` calls: itself, or the job's `enqueue`. */
+function sender(outbox: MailOutbox): (mail: ComposedMail) => Promise<unknown> {
+  return typeof outbox === "function" ? outbox : (mail) => outbox.enqueue(mail);
 }
