@@ -12,6 +12,8 @@
 //   node bench/gc-survivors.mjs fastify /posts/7        the peer's post page
 //   node bench/gc-survivors.mjs bench/.work/x/db-app/dist/main.js   a built copy of the db app
 //   --no-build                                          keep bench/.work/db-app as built
+//   --connections=N                                     wrk's connections (50, as the bench)
+//   --node=--max-semi-space-size=32                     a V8 flag for the served side (repeatable)
 import { spawn, spawnSync } from "node:child_process";
 import { openSync, readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -23,6 +25,8 @@ import { prepareApp } from "./db.mjs";
 
 const args = process.argv.slice(2);
 const [side = "fw", path = "/posts"] = args.filter((a) => !a.startsWith("--"));
+const connections = Number(args.find((a) => a.startsWith("--connections="))?.slice("--connections=".length) ?? 50);
+const nodeFlags = args.filter((a) => a.startsWith("--node=")).map((a) => a.slice("--node=".length));
 process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
 process.env.FW_ALLOWED_HOSTS ??= "127.0.0.1,localhost";
 process.env.FW_ORIGIN ??= "http://localhost";
@@ -53,9 +57,9 @@ try {
   helper.child.kill();
   if (cookie === undefined) throw new Error("the db app's /login set no cookie");
   const log = join(WORK, "gc-survivors.log");
-  const { port } = await start(script, ["--trace-gc-nvp"], log);
+  const { port } = await start(script, ["--trace-gc-nvp", ...nodeFlags], log);
   const wrk = (seconds) => {
-    const { command, args: argv } = pinned(1, "wrk", ["-t1", "-c50", `-d${seconds}s`, "-H", `Cookie: ${cookie}`, `http://127.0.0.1:${port}${path}`]);
+    const { command, args: argv } = pinned(1, "wrk", ["-t1", `-c${connections}`, `-d${seconds}s`, "-H", `Cookie: ${cookie}`, `http://127.0.0.1:${port}${path}`]);
     return spawnSync(command, argv, { encoding: "utf8" }).stdout;
   };
   wrk(3);
@@ -68,7 +72,7 @@ try {
   const sums = {};
   for (const line of scavenges) for (const [, key, value] of line.matchAll(/(\S+)=([\d.]+)/g)) sums[key] = (sums[key] ?? 0) + Number(value);
   const per = (key) => (sums[key] ?? 0) / Math.max(1, requests);
-  console.log(`${side} ${path}: ${requests} requests (${/Requests\/sec:\s+\S+/.exec(out)?.[0]}), ${scavenges.length} scavenges (${((scavenges.length * 1000) / Math.max(1, requests)).toFixed(1)} per 1,000 requests), ${majors} major collections`);
+  console.log(`${side} ${path} -c${connections}${nodeFlags.length === 0 ? "" : ` ${nodeFlags.join(" ")}`}: ${requests} requests (${/Requests\/sec:\s+\S+/.exec(out)?.[0]}), ${scavenges.length} scavenges (${((scavenges.length * 1000) / Math.max(1, requests)).toFixed(1)} per 1,000 requests), ${majors} major collections`);
   console.log(`  per request: allocated ${Math.round(per("allocated")).toLocaleString("en-US")} B, survived ${Math.round(per("new_space_survived")).toLocaleString("en-US")} B, promoted ${Math.round(per("promoted")).toLocaleString("en-US")} B, scavenge pause ${(per("pause") * 1000).toFixed(1)} µs`);
 } finally {
   for (const child of children) child.kill();

@@ -4,10 +4,17 @@ import { wordsOf } from "./words.js";
 
 type Labelled = Pick<ModelSpec<unknown>, "name" | "path" | "key" | "fields">;
 
-/** The text fields a label is read from, in declaration order (a form's text inputs; not server-set ones). */
+/**
+ * The text fields a label is read from, in declaration order (a form's text inputs; not server-set
+ * ones). Kept per fields list: a page labels every row it names (an Index of 50 posts, 50 times).
+ */
 function textFields(model: Labelled): readonly FieldSpec[] {
-  return model.fields.filter((field) => field.input === "text" && field.serverSet === undefined);
+  let fields = textFieldsOf.get(model.fields);
+  if (fields === undefined) textFieldsOf.set(model.fields, (fields = model.fields.filter((field) => field.input === "text" && field.serverSet === undefined)));
+  return fields;
 }
+
+const textFieldsOf = new WeakMap<readonly FieldSpec[], readonly FieldSpec[]>();
 
 /**
  * The field a model's rows are sorted and searched by in a reference's picker: its first text

@@ -1,5 +1,5 @@
 import type { Request } from "../http/request.js";
-import { fillPath, type PathQuery, type PathValue } from "../routing/fill-path.js";
+import { fillPath, pathFiller, type PathQuery, type PathValue } from "../routing/fill-path.js";
 import type { Action } from "./actions.js";
 import type { ModelSpec } from "./model.js";
 
@@ -12,20 +12,42 @@ export type ModelRoute = Action | "Confirm";
  * confirmation at `/posts/:id/delete`. `resourceRoutes` mounts them here and the pages link here.
  */
 export function modelPattern(model: Pick<ModelSpec<unknown>, "path" | "key">, route: ModelRoute): string {
-  // Every link to a row is filled from one of these: made once per model (an Index of 50 rows
-  // asks for 100 to 150), not a new string for each, which fillPath would then look up by hash.
-  let made = patterns.get(model);
-  if (made === undefined || made.path !== model.path || made.key !== model.key) {
-    made = { path: model.path, key: model.key, byRoute: new Map() };
-    patterns.set(model, made);
+  return made(model, route).pattern;
+}
+
+/**
+ * The path of the row `key` by `route` (Show, Edit, Update, Destroy, Confirm), as the table has it
+ * (not under a `Route.under` prefix): `/posts/7`, `/posts/7/edit`. What every row's links are made
+ * with: the pattern's filler is made once per model and route.
+ */
+export function modelRowPath(model: Pick<ModelSpec<unknown>, "path" | "key">, route: ModelRoute, key: PathValue): string {
+  return made(model, route).fill(key);
+}
+
+/** A model's pattern for a route, and its filler by the model's key. */
+interface Made {
+  readonly pattern: string;
+  readonly fill: (key: PathValue) => string;
+}
+
+// Every link to a row is filled from these: made once per model (an Index of 50 rows asks for
+// 100 to 150), not a new pattern string for each, which fillPath would then look up by hash.
+function made(model: Pick<ModelSpec<unknown>, "path" | "key">, route: ModelRoute): Made {
+  let byModel = patterns.get(model);
+  if (byModel === undefined || byModel.path !== model.path || byModel.key !== model.key) {
+    byModel = { path: model.path, key: model.key, byRoute: new Map() };
+    patterns.set(model, byModel);
   }
-  let pattern = made.byRoute.get(route);
-  if (pattern === undefined) made.byRoute.set(route, (pattern = patternOf(model, route)));
-  return pattern;
+  let one = byModel.byRoute.get(route);
+  if (one === undefined) {
+    const pattern = patternOf(model, route);
+    byModel.byRoute.set(route, (one = { pattern, fill: pathFiller(pattern, model.key) }));
+  }
+  return one;
 }
 
 /** The patterns made for a model object, with the path and key they were made from. */
-const patterns = new WeakMap<object, { readonly path: string; readonly key: string; readonly byRoute: Map<ModelRoute, string> }>();
+const patterns = new WeakMap<object, { readonly path: string; readonly key: string; readonly byRoute: Map<ModelRoute, Made> }>();
 
 function patternOf(model: Pick<ModelSpec<unknown>, "path" | "key">, route: ModelRoute): string {
   switch (route) {
@@ -52,6 +74,7 @@ function patternOf(model: Pick<ModelSpec<unknown>, "path" | "key">, route: Model
  */
 export function modelHref(request: Request, model: Pick<ModelSpec<unknown>, "path" | "key">, route: ModelRoute, key?: unknown, query?: PathQuery): string {
   // A row's key is a number or a string (an Id, a typia-decoded segment): a path value.
+  if (key !== undefined && query === undefined) return request.href(modelRowPath(model, route, key as PathValue));
   const params = key === undefined ? {} : { [model.key]: key as PathValue };
   return request.href(fillPath(modelPattern(model, route), params, query));
 }

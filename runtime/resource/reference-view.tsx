@@ -2,10 +2,10 @@ import type { Request } from "../http/request.js";
 import type { Html } from "../html/node.js";
 import { escapeHtml, raw } from "../html/render.js";
 import { labelOf, unnamed } from "./labels.js";
-import { fillPath, type PathValue } from "../routing/fill-path.js";
-import type { FieldSpec, ModelSpec } from "./model.js";
-import { modelPattern } from "./model-paths.js";
-import { CELL_LENGTH, oneLine } from "./one-line.js";
+import type { PathValue } from "../routing/fill-path.js";
+import type { FieldSpec, ModelSpec, ReferenceSpec } from "./model.js";
+import { modelRowPath } from "./model-paths.js";
+import { CELL_LENGTH, oneLineHtml } from "./one-line.js";
 import { viewerRows } from "./readable.js";
 import type { RelatedModel, Relations } from "./relations.js";
 
@@ -22,6 +22,12 @@ export class ReferenceLabels {
     /** A path of the table as the request reaches it (under its `Route.under` prefix). */
     private readonly href: (path: string) => string = (path) => path,
   ) {}
+
+  /**
+   * A table's reference cells, written once per target row and page: an Index of 50 posts names
+   * some 25 authors, and every cell of one author is the same link (`cellHtml` at `CELL_LENGTH`).
+   */
+  private readonly cells = new Map<string, Map<unknown, string>>();
 
   static readonly none = new ReferenceLabels(new Map(), new Map());
 
@@ -72,12 +78,22 @@ export class ReferenceLabels {
     const key = (row as Record<string, unknown>)[field.name];
     const reference = field.reference;
     if (key === undefined || key === null || reference === undefined) return "";
+    if (limit !== CELL_LENGTH) return this.written(reference, key, limit);
+    let written = this.cells.get(reference.model);
+    if (written === undefined) this.cells.set(reference.model, (written = new Map()));
+    let html = written.get(key);
+    if (html === undefined) written.set(key, (html = this.written(reference, key, limit)));
+    return html;
+  }
+
+  /** The cell of the reference `key` to `reference`'s model, written. */
+  private written(reference: ReferenceSpec, key: unknown, limit: number): string {
     const target = this.targets.get(reference.model);
     const label = this.label(reference.model, key);
     if (target === undefined || label === undefined) return escapeHtml(unnamed(target?.model ?? targetSpec(reference.model, reference.path), key));
-    const text = escapeHtml(oneLine(label, limit));
+    const text = oneLineHtml(label, limit);
     if (!target.actions.has("Show")) return text;
-    return `<a href="${escapeHtml(this.href(fillPath(modelPattern(target.model, "Show"), { [target.model.key]: key as PathValue })))}">${text}</a>`;
+    return `<a href="${escapeHtml(this.href(modelRowPath(target.model, "Show", key as PathValue)))}">${text}</a>`;
   }
 }
 

@@ -3,7 +3,7 @@ import type { Html } from "../html/node.js";
 import { escapeHtml, raw } from "../html/render.js";
 import type { Actions } from "./actions.js";
 import { Form, type Field } from "./form.js";
-import { CELL_LENGTH, oneLine } from "./one-line.js";
+import { CELL_LENGTH, oneLineHtml } from "./one-line.js";
 import type { Ownership } from "./ownership.js";
 import type { Order } from "./query.js";
 import type { ReferenceLabels } from "./reference-view.js";
@@ -53,7 +53,7 @@ export class RowsTable<A> {
   /** A field's value as a cell's HTML: a reference's label (as a link), else its text on one line, escaped. */
   private cellHtml(row: A, field: Field, labels: ReferenceLabels): string {
     if (field.input === "reference") return labels.cellHtml(row, field);
-    return escapeHtml(oneLine(this.form.display(row, field), CELL_LENGTH));
+    return oneLineHtml(this.form.display(row, field), CELL_LENGTH);
   }
 
   render(request: Request, rows: readonly A[], labels: ReferenceLabels, options: TableOptions = {}): Html {
