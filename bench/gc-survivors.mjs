@@ -14,6 +14,8 @@
 //   --no-build                                          keep bench/.work/db-app as built
 //   --connections=N                                     wrk's connections (50, as the bench)
 //   --node=--max-semi-space-size=32                     a V8 flag for the served side (repeatable)
+//   --first=/articles,/posts                            pages served (3 s each) before the warm-up, as the
+//                                                       db part serves its other pages first
 import { spawn, spawnSync } from "node:child_process";
 import { openSync, readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -26,6 +28,7 @@ import { prepareApp } from "./db.mjs";
 const args = process.argv.slice(2);
 const [side = "fw", path = "/posts"] = args.filter((a) => !a.startsWith("--"));
 const connections = Number(args.find((a) => a.startsWith("--connections="))?.slice("--connections=".length) ?? 50);
+const first = (args.find((a) => a.startsWith("--first="))?.slice("--first=".length) ?? "").split(",").filter((p) => p !== "");
 const nodeFlags = args.filter((a) => a.startsWith("--node=")).map((a) => a.slice("--node=".length));
 process.env.FW_SECRET ??= randomBytes(32).toString("base64url");
 process.env.FW_ALLOWED_HOSTS ??= "127.0.0.1,localhost";
@@ -58,10 +61,11 @@ try {
   if (cookie === undefined) throw new Error("the db app's /login set no cookie");
   const log = join(WORK, "gc-survivors.log");
   const { port } = await start(script, ["--trace-gc-nvp", ...nodeFlags], log);
-  const wrk = (seconds) => {
-    const { command, args: argv } = pinned(1, "wrk", ["-t1", `-c${connections}`, `-d${seconds}s`, "-H", `Cookie: ${cookie}`, `http://127.0.0.1:${port}${path}`]);
+  const wrk = (seconds, at = path) => {
+    const { command, args: argv } = pinned(1, "wrk", ["-t1", `-c${connections}`, `-d${seconds}s`, "-H", `Cookie: ${cookie}`, `http://127.0.0.1:${port}${at}`]);
     return spawnSync(command, argv, { encoding: "utf8" }).stdout;
   };
+  for (const other of first) wrk(3, other);
   wrk(3);
   const from = readFileSync(log, "utf8").length;
   const out = wrk(8);

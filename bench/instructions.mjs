@@ -59,7 +59,7 @@ const SCENARIOS = {
 /** A db page costs 20-100× a text request under valgrind: fewer of them, after fewer. */
 const DB_WARM = 1000;
 const DB_REQUESTS = 2000;
-const USAGE = `usage: node bench/instructions.mjs <raw|fw|fw@name|fastify (db scenarios)>... [--scenario=${Object.keys(SCENARIOS).join("|")}] [--requests=20000] [--by-function] [--mixed] [--cache] [--top=30]`;
+const USAGE = `usage: node bench/instructions.mjs <raw|fw|fw@name|fastify (db scenarios)>... [--scenario=${Object.keys(SCENARIOS).join("|")}] [--requests=20000] [--warm=5000] [--by-function] [--mixed] [--cache] [--top=30]`;
 /** Below this many counted requests, the difference of a side's two runs is mostly JIT and GC noise. */
 const FEWEST_REQUESTS = 10_000;
 
@@ -315,7 +315,7 @@ const sides = args.filter((a) => !a.startsWith("--"));
 const scenarioName = option("scenario") ?? "text";
 const scenario = SCENARIOS[scenarioName];
 const count = Number(option("requests") ?? (scenario?.db ? DB_REQUESTS : 20_000));
-const warm = scenario?.db ? DB_WARM : WARM;
+const warm = Number(option("warm") ?? (scenario?.db ? DB_WARM : WARM));
 const byFunction = args.includes("--by-function");
 const mixed = args.includes("--mixed");
 const cache = args.includes("--cache");

@@ -46,6 +46,8 @@ export class SqlTable<A> {
   private readonly table: string;
   private readonly key: string;
   private readonly selected: string;
+  /** How each column is read into the model, decided once (every listed row is read with it). */
+  private readonly readers: readonly ColumnReader[];
 
   constructor(
     /** @internal the database, so a subquery is only made of a table of the same one. */
@@ -57,6 +59,7 @@ export class SqlTable<A> {
     this.table = q(spec.name);
     this.key = q(spec.key.column);
     this.selected = [this.key, ...spec.columns.map((column) => q(column.column)), q(VERSION_COLUMN)].join(", ");
+    this.readers = spec.columns.map(readerOf);
   }
 
   /**
@@ -241,21 +244,35 @@ export class SqlTable<A> {
 
   /** A database row as the model: the key as a number, NULL as an absent field. */
   private toModel(row: Row): A {
-    const model: Record<string, unknown> = { [this.spec.key.field]: Number(row[this.spec.key.column]) };
-    for (const column of this.spec.columns) {
-      const value = row[column.column];
+    const model: Record<string, unknown> = {};
+    model[this.spec.key.field] = Number(row[this.spec.key.column]);
+    for (const reader of this.readers) {
+      const value = row[reader.column];
       if (value === null || value === undefined) continue;
-      model[column.field] =
-        column.references !== undefined && typeof value === "bigint"
-          ? Number(value)
-          : column.asDate === true && typeof value === "string"
-            ? new Date(`${value}T00:00:00Z`)
-            : column.type === "timestamptz" && typeof value === "string"
-              ? instantOf(value)
-              : value;
+      model[reader.field] = reader.kind === "plain" ? value : readValue(reader.kind, value);
     }
     return model as A;
   }
+}
+
+/** A column as `toModel` reads it: most are taken as the driver gives them ("plain"). */
+interface ColumnReader {
+  readonly column: string;
+  readonly field: string;
+  readonly kind: "plain" | "reference" | "date" | "instant";
+}
+
+function readerOf(column: ColumnSpec): ColumnReader {
+  const kind = column.references !== undefined ? "reference" : column.asDate === true ? "date" : column.type === "timestamptz" ? "instant" : "plain";
+  return { column: column.column, field: column.field, kind };
+}
+
+/** A non-plain column's value: a reference's bigint as a number, a date column's day as a Date, a timestamptz as an instant. */
+function readValue(kind: ColumnReader["kind"], value: unknown): unknown {
+  if (kind === "reference") return typeof value === "bigint" ? Number(value) : value;
+  if (kind === "date") return typeof value === "string" ? new Date(`${value}T00:00:00Z`) : value;
+  if (kind === "instant") return typeof value === "string" ? instantOf(value) : value;
+  return value;
 }
 
 /**

@@ -24,6 +24,11 @@ export function modelRowPath(model: Pick<ModelSpec<unknown>, "path" | "key">, ro
   return made(model, route).fill(key);
 }
 
+/** `modelRowPath` of one model and route, for many rows: what a table takes once and calls per row. */
+export function modelRowFiller(model: Pick<ModelSpec<unknown>, "path" | "key">, route: ModelRoute): (key: PathValue) => string {
+  return made(model, route).fill;
+}
+
 /** A model's pattern for a route, and its filler by the model's key. */
 interface Made {
   readonly pattern: string;

@@ -8,7 +8,8 @@ import type { Ownership } from "./ownership.js";
 import type { Order } from "./query.js";
 import type { ReferenceLabels } from "./reference-view.js";
 import type { ModelSpec } from "./model.js";
-import { modelHref } from "./model-paths.js";
+import { modelHref, modelRowFiller } from "./model-paths.js";
+import type { PathValue } from "../routing/fill-path.js";
 
 /** How a table's column headings behave: links that sort (Index), or plain text (Show's lists). */
 export interface TableOptions {
@@ -75,17 +76,21 @@ export class RowsTable<A> {
   /** The table's rows as HTML: `<tr>`s of escaped cells, then the row's Show and Edit links. */
   private rowsHtml(request: Request, rows: readonly A[], columns: readonly Field[], labels: ReferenceLabels, links: boolean): string {
     const shows = this.actions.has("Show");
+    // The links' fillers, taken once for the table rather than looked up per row.
+    const model = this.model as ModelSpec<unknown>;
+    const showPath = modelRowFiller(model, "Show");
+    const editPath = modelRowFiller(model, "Edit");
     let html = "";
     for (const row of rows) {
       html += "<tr>";
       for (const field of columns) html += `<td>${this.cellHtml(row, field, labels)}</td>`;
       if (links) {
         // Once per row: the row's path and whether this user may edit it (an ownership check).
-        const key = (row as Record<string, unknown>)[this.model.key];
-        const at = escapeHtml(this.at(request, key));
+        const key = (row as Record<string, unknown>)[this.model.key] as PathValue;
         const edits = this.offers(request, "Edit", row);
-        const edit = edits ? escapeHtml(modelHref(request, this.model as ModelSpec<unknown>, "Edit", key)) : "";
-        html += `<td>${shows ? `<a href="${at}">Show</a>` : ""}${shows && edits ? " " : ""}${edits ? `<a href="${edit}">Edit</a>` : ""}</td>`;
+        const show = shows ? `<a href="${escapeHtml(request.href(showPath(key)))}">Show</a>` : "";
+        const edit = edits ? `<a href="${escapeHtml(request.href(editPath(key)))}">Edit</a>` : "";
+        html += `<td>${show}${shows && edits ? " " : ""}${edit}</td>`;
       }
       html += "</tr>";
     }
