@@ -4,7 +4,7 @@ import { log, pairedRatios, summary } from "./util.mjs";
 import { wrk } from "./wrk.mjs";
 
 /**
- * Measures every group in turn. A group: { id, baseline?, rows: [{ id, url, server, headers?,
+ * Measures every group in turn. A group: { id, baseline?, rounds?, rows: [{ id, url, server, headers?,
  * script?, expectNon2xx?, baseline? }] }. Fills each row's runs, rps, p99, other, cpu and (with a
  * baseline) roundRatios, ratio, ratioOfMedians, cpuRoundRatios; drops the row's live server handle.
  */
@@ -15,7 +15,9 @@ export async function measureGroups(groups, { seconds, rounds, warmup, connectio
       await wrk({ url: row.url, seconds: warmup, connections, core, headers: row.headers, script: row.script });
       row.runs = [];
     }
-    for (let round = 0; round < rounds; round++) {
+    // A group may ask for more rounds than the part's (a target row whose sides are close).
+    const groupRounds = group.rounds ?? rounds;
+    for (let round = 0; round < groupRounds; round++) {
       // A B C, then C B A: no row is always measured first (right after the warm-up of the
       // last, or with the database's caches as the previous row left them).
       for (const row of round % 2 === 0 ? group.rows : [...group.rows].reverse()) {
@@ -25,7 +27,7 @@ export async function measureGroups(groups, { seconds, rounds, warmup, connectio
         if (result.socketErrors !== undefined) log(`  ${row.id}: socket errors: ${result.socketErrors}`);
         row.runs.push(result);
       }
-      log(`  round ${round + 1}/${rounds}: ${group.rows.map((r) => `${r.id} ${Math.round(r.runs[round].rps)} (others ${Math.round(r.runs[round].other * 100)} %)`).join(", ")}`);
+      log(`  round ${round + 1}/${groupRounds}: ${group.rows.map((r) => `${r.id} ${Math.round(r.runs[round].rps)} (others ${Math.round(r.runs[round].other * 100)} %)`).join(", ")}`);
     }
     for (const row of group.rows) {
       row.rps = summary(row.runs.map((r) => r.rps));
