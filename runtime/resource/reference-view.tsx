@@ -78,7 +78,8 @@ export class ReferenceLabels {
     const key = (row as Record<string, unknown>)[field.name];
     const reference = field.reference;
     if (key === undefined || key === null || reference === undefined) return "";
-    if (limit !== CELL_LENGTH) return this.written(reference, key, limit);
+    // `none` is shared by every request: it keeps nothing.
+    if (limit !== CELL_LENGTH || this === ReferenceLabels.none) return this.written(reference, key, limit);
     let written = this.cells.get(reference.model);
     if (written === undefined) this.cells.set(reference.model, (written = new Map()));
     let html = written.get(key);
