@@ -526,22 +526,40 @@ export class HttpApp {
     return hook?.sockets ?? [];
   }
 
-  /** Serves until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish. */
+  /**
+   * Serves until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish. The
+   * signals are handled from before the boot: the banner ("serving … routes") is printed while
+   * `serve` may still have work to start (DbApp's jobs), and a stop that arrives then waits for
+   * the boot and closes what it started, instead of Node's default of ending the process at once.
+   */
   private async runUntilStopped(options: ServeOptions): Promise<number> {
-    const running = await this.serve(options);
+    let stopped = false;
+    let onStop: (() => void) | undefined;
+    // A worker is also stopped by its primary's message: Ctrl-C signals the primary and every
+    // worker at once, and a second signal would end a worker at once (Node's default).
+    const told = (message: unknown): void => {
+      if (isStopMessage(message)) stop();
+    };
+    const stop = (): void => {
+      process.off("SIGTERM", stop).off("SIGINT", stop).off("message", told);
+      stopped = true;
+      onStop?.();
+    };
+    process.on("SIGTERM", stop).on("SIGINT", stop);
+    if (process.env[IN_WORKER_ENV] === "1") process.on("message", told);
+    let running: RunningServer;
+    try {
+      running = await this.serve(options);
+    } catch (error) {
+      process.off("SIGTERM", stop).off("SIGINT", stop).off("message", told);
+      throw error;
+    }
     await new Promise<void>((resolve) => {
-      // A worker is also stopped by its primary's message: Ctrl-C signals the primary and every
-      // worker at once, and a second signal would end a worker at once (Node's default).
-      const told = (message: unknown): void => {
-        if (isStopMessage(message)) stop();
-      };
-      const stop = (): void => {
-        process.off("SIGTERM", stop).off("SIGINT", stop).off("message", told);
+      onStop = (): void => {
         this.console.out("fw: stopping: finishing in-flight requests");
         void running.close().then(resolve);
       };
-      process.on("SIGTERM", stop).on("SIGINT", stop);
-      if (process.env[IN_WORKER_ENV] === "1") process.on("message", told);
+      if (stopped) onStop();
     });
     return 0;
   }

@@ -128,8 +128,9 @@ export class DbApp extends HttpApp {
     } finally {
       this.routes = routes;
     }
-    // Started once the server listens: from here on the process handles SIGTERM (runUntilStopped
-    // installs its handlers in the same turn), so a stop during the boot never cuts a job off.
+    // Started once the server listens. The process handles SIGTERM from before the boot
+    // (runUntilStopped): a stop that arrives while the jobs start waits for them, then stops them
+    // with the server, so it never cuts a job off.
     await this.jobs?.start();
     // The server and the jobs stop together, each within the grace; the database closes after both.
     const stopJobs = (): Promise<void> => this.jobs?.stop(this.shutdownGraceMs) ?? Promise.resolve();

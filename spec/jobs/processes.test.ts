@@ -81,6 +81,17 @@ describe.skipIf(bin === undefined)("issue 32: fw/jobs in several processes on on
     expect(done.every((run) => run.attempt === 1)).toBe(true);
   });
 
+  it("a SIGTERM as soon as the banner says it serves (its jobs still starting) is a graceful stop: exit 0", async () => {
+    // The banner is printed by the server's boot; DbApp starts its jobs after it. A stop in
+    // between used to find no handler yet and end the process with Node's default (exit null).
+    for (let round = 0; round < 3; round++) {
+      const app = boot();
+      await app.url;
+      app.child.kill("SIGTERM");
+      expect(await app.exited).toBe(0);
+    }
+  });
+
   it("a job whose process is killed (kill -9) mid-job runs again in another process", async () => {
     await queue.enqueue("Block", { n: 1 });
     const a = boot({ LEASE_MS: "1000" });
