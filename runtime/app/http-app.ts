@@ -540,8 +540,9 @@ export class HttpApp {
     const told = (message: unknown): void => {
       if (isStopMessage(message)) stop();
     };
+    const unlisten = (): void => void process.off("SIGTERM", stop).off("SIGINT", stop).off("message", told);
     const stop = (): void => {
-      process.off("SIGTERM", stop).off("SIGINT", stop).off("message", told);
+      unlisten();
       stopped = true;
       onStop?.();
     };
@@ -551,7 +552,7 @@ export class HttpApp {
     try {
       running = await this.serve(options);
     } catch (error) {
-      process.off("SIGTERM", stop).off("SIGINT", stop).off("message", told);
+      unlisten();
       throw error;
     }
     await new Promise<void>((resolve) => {

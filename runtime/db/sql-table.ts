@@ -249,7 +249,7 @@ export class SqlTable<A> {
     for (const reader of this.readers) {
       const value = row[reader.column];
       if (value === null || value === undefined) continue;
-      model[reader.field] = reader.kind === "plain" ? value : readValue(reader.kind, value);
+      model[reader.field] = readValue(reader.kind, value);
     }
     return model as A;
   }
@@ -267,8 +267,9 @@ function readerOf(column: ColumnSpec): ColumnReader {
   return { column: column.column, field: column.field, kind };
 }
 
-/** A non-plain column's value: a reference's bigint as a number, a date column's day as a Date, a timestamptz as an instant. */
+/** A column's value as the model has it: as given, a reference's bigint as a number, a date column's day as a Date, a timestamptz as an instant. */
 function readValue(kind: ColumnReader["kind"], value: unknown): unknown {
+  if (kind === "plain") return value;
   if (kind === "reference") return typeof value === "bigint" ? Number(value) : value;
   if (kind === "date") return typeof value === "string" ? new Date(`${value}T00:00:00Z`) : value;
   if (kind === "instant") return typeof value === "string" ? instantOf(value) : value;

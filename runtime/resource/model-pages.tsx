@@ -90,7 +90,7 @@ export class ModelPages<A> {
 
   /** A row's Show path as this request reaches the table (under its `Route.under` prefix). */
   at(request: Request, key: unknown): string {
-    return this.table.at(request, key);
+    return modelHref(request, this.model, "Show", key);
   }
 
   /** 303 with a flash to `target`, else the nearest mounted page: Index, then the table's home. */

@@ -8,7 +8,7 @@ import type { Ownership } from "./ownership.js";
 import type { Order } from "./query.js";
 import type { ReferenceLabels } from "./reference-view.js";
 import type { ModelSpec } from "./model.js";
-import { modelHref, modelRowFiller } from "./model-paths.js";
+import { modelRowFiller } from "./model-paths.js";
 import type { PathValue } from "../routing/fill-path.js";
 
 /** How a table's column headings behave: links that sort (Index), or plain text (Show's lists). */
@@ -44,11 +44,6 @@ export class RowsTable<A> {
   /** A control for `role` is shown when the role is mounted and would not refuse this viewer. */
   offers(request: Request, role: "Edit" | "Destroy", row: A): boolean {
     return this.actions.has(role) && this.own.shows(request, role, row);
-  }
-
-  /** The path of one row, as this request reaches the table (under its `Route.under` prefix). */
-  at(request: Request, key: unknown): string {
-    return modelHref(request, this.model as ModelSpec<unknown>, "Show", key);
   }
 
   /** A field's value as a cell's HTML: a reference's label (as a link), else its text on one line, escaped. */

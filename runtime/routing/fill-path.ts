@@ -65,7 +65,7 @@ export function pathFiller(pattern: string, name: string): (value: PathValue) =>
   if (at === -1 || parts[at]?.kind !== "param" || parts[at]?.text !== name || parts.slice(at + 1).some((part) => part.kind !== "literal")) return general;
   const before = parts.slice(0, at).map((part) => `/${part.text}`).join("") + "/";
   const after = parts.slice(at + 1).map((part) => `/${part.text}`).join("");
-  return (value) => (typeof value === "number" && Number.isSafeInteger(value) ? before + String(value) + after : general(value));
+  return (value) => (isDigits(value) ? before + String(value) + after : general(value));
 }
 
 function partsOf(pattern: string): readonly Part[] {
@@ -92,8 +92,13 @@ function partOf(text: string): Part {
  */
 function paramSegment(pattern: string, params: Readonly<Record<string, PathValue>>, name: string): string {
   const value = Object.hasOwn(params, name) ? params[name] : undefined;
-  if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
+  if (isDigits(value)) return String(value);
   return segment(pattern, name, valueOf(pattern, params, name));
+}
+
+/** A whole number: written as its digits (and a minus), which no rule refuses and encoding leaves alone. */
+function isDigits(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value);
 }
 
 function valueOf(pattern: string, params: Readonly<Record<string, PathValue>>, name: string): string {
