@@ -23,8 +23,8 @@ export class SqlRows<A> implements Store<A> {
     return this.rows.list(page, this.scope);
   }
 
-  async get(key: unknown): Promise<A | undefined> {
-    return (await this.rows.read(key, this.scope))?.row;
+  get(key: unknown): Promise<A | undefined> {
+    return this.rows.get(key, this.scope);
   }
 
   /** The row, if in scope, and the version it is at. */

@@ -35,8 +35,8 @@ export class SqlStore<A> implements Store<A> {
     return this.rows.list(page);
   }
 
-  async get(key: unknown): Promise<A | undefined> {
-    return (await this.rows.read(key))?.row;
+  get(key: unknown): Promise<A | undefined> {
+    return this.rows.get(key);
   }
 
   /** The row and the version it is at: what an edit form carries back as `expected`. */

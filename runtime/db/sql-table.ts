@@ -106,10 +106,25 @@ export class SqlTable<A> {
   }
 
   async read(key: unknown, scope?: Scope): Promise<Versioned<A> | undefined> {
+    const row = (await this.selectKey(key, scope))?.rows[0];
+    return row === undefined ? undefined : this.versioned(row);
+  }
+
+  /**
+   * `read`'s row alone, without its version: `Store.get`, as every Show reads its row. One
+   * promise on top of the statement's: a Show's row is most of what its page waits for.
+   */
+  get(key: unknown, scope?: Scope): Promise<A | undefined> {
+    const selected = this.selectKey(key, scope);
+    if (selected === undefined) return Promise.resolve(undefined);
+    return selected.then(({ rows }) => (rows[0] === undefined ? undefined : this.toModel(rows[0])));
+  }
+
+  /** The statement reading the row `key` (in `scope`); undefined for a key that is no key (no row has it). */
+  private selectKey(key: unknown, scope: Scope | undefined): Promise<{ readonly rows: readonly Row[] }> | undefined {
     if (!isKey(key)) return undefined;
     const where = this.where(scope, 2);
-    const { rows } = await this.db.query(`SELECT ${this.selected} FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]);
-    return rows[0] === undefined ? undefined : this.versioned(rows[0]);
+    return this.db.query(`SELECT ${this.selected} FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]);
   }
 
   async insert(draft: Draft<A>, scope?: Scope): Promise<A> {

@@ -44,7 +44,19 @@ export function tableOf(entry: RelatedModel): RowsTable<unknown> {
  * through one field (or through the field named after this model, `post` for Post) is listed
  * under its name ("Comments"); its other such fields under their label ("Comments (see also)").
  */
-export function referencingOf(relations: Relations, model: Pick<ModelSpec<unknown>, "name">): Referencing[] {
+export function referencingOf(relations: Relations, model: Pick<ModelSpec<unknown>, "name">): readonly Referencing[] {
+  // Every Show asks: worked out once per model while the registered models stay the same.
+  let cached = referencings.get(relations);
+  if (cached === undefined || cached.size !== relations.size) referencings.set(relations, (cached = { size: relations.size, byName: new Map() }));
+  let found = cached.byName.get(model.name);
+  if (found === undefined) cached.byName.set(model.name, (found = referencingFrom(relations, model)));
+  return found;
+}
+
+/** `referencingOf`'s answers per app, with the number of models registered when they were made. */
+const referencings = new WeakMap<Relations, { readonly size: number; readonly byName: Map<string, readonly Referencing[]> }>();
+
+function referencingFrom(relations: Relations, model: Pick<ModelSpec<unknown>, "name">): Referencing[] {
   const found = relations.referencing(model.name);
   const named = model.name.charAt(0).toLowerCase() + model.name.slice(1);
   return found.map(({ model: entry, field }) => {
@@ -71,13 +83,16 @@ export function referencingOf(relations: Relations, model: Pick<ModelSpec<unknow
  * Each section costs one query for its rows and one per model its other references name.
  */
 export async function hasManySections(relations: Relations, model: ModelSpec<unknown>, key: unknown, request: Request): Promise<Html[]> {
-  return Promise.all(referencingOf(relations, model).map((referencing) => section(relations, referencing, key, request)));
+  const sections = referencingOf(relations, model).map((referencing) => section(relations, referencing, key, request));
+  // Most models are referenced by one other: its section alone, without Promise.all's promises.
+  return sections.length === 1 ? (sections[0] as Promise<Html>).then((one) => [one]) : Promise.all(sections);
 }
 
 async function section(relations: Relations, referencing: Referencing, key: unknown, request: Request): Promise<Html> {
   const { entry, field } = referencing;
   const page = pageNumber(request.query.get(referencing.parameter), referencing.parameter);
-  const readable = await viewerRows(relations, entry, request, "Index");
+  const rowsOf = viewerRows(relations, entry, request, "Index");
+  const readable = rowsOf instanceof Promise ? await rowsOf : rowsOf;
   const offset = (page - 1) * RELATED_PAGE_SIZE;
   const countUpTo = countAhead(offset, RELATED_PAGE_SIZE);
   const { rows, total } = await readable.list({ offset, limit: RELATED_PAGE_SIZE, countUpTo, where: { [field.name]: key } });

@@ -52,9 +52,9 @@ export class ModelPages<A> {
    * The rows a role reads: the model's read rules (`owned`, `publicWhen`) and, with
    * `readableWith`, only those whose reference the viewer may read (in one query on fw/db).
    */
-  async reading(request: Request, role: Action): Promise<Store<A>> {
+  reading(request: Request, role: Action): Store<A> | Promise<Store<A>> {
     if (this.model.readableWith === undefined) return this.own.reading(request, role);
-    return (await viewerRows(this.relations, this.entry, request, role)) as Store<A>;
+    return viewerRows(this.relations, this.entry, request, role) as Store<A> | Promise<Store<A>>;
   }
 
   /** Whether rows are hidden from some readers (`publicWhen`, `readableWith`): a row they cannot read does not exist for them. */
@@ -67,10 +67,13 @@ export class ModelPages<A> {
     return this.references.length === 0 || rows.length === 0 ? Promise.resolve(ReferenceLabels.none) : ReferenceLabels.load(this.relations, this.references, rows, request);
   }
 
-  async found(store: Store<A>, key: unknown): Promise<A> {
-    const row = await store.get(key);
-    if (row === undefined) throw new NotFound(`There is no ${this.words.lower} ${String(key)}.`);
-    return row;
+  /** The row `key` of `store` (as `reading` gave it: at once, or once known); 404 when there is none. */
+  found(reading: Store<A> | Promise<Store<A>>, key: unknown): Promise<A> {
+    const got = reading instanceof Promise ? reading.then((store) => store.get(key)) : reading.get(key);
+    return got.then((row) => {
+      if (row === undefined) throw new NotFound(`There is no ${this.words.lower} ${String(key)}.`);
+      return row;
+    });
   }
 
   /**
@@ -78,7 +81,7 @@ export class ModelPages<A> {
    * none this viewer may read), 403 when it is someone else's on a covered role.
    */
   async writable(request: Request, role: Action, key: unknown): Promise<A> {
-    const row = await this.found(this.scopesReads ? await this.reading(request, "Show") : this.own.whole, key);
+    const row = await this.found(this.scopesReads ? this.reading(request, "Show") : this.own.whole, key);
     this.own.checkWrite(request, role, row);
     return row;
   }

@@ -50,12 +50,16 @@ export class Ownership<A> {
   /**
    * The store a role reads through (`readableRows`): the user's own rows when the role is
    * covered; with a read scope, the public rows and the viewer's own; else the whole table.
+   * At once, unless a read scope has to ask the declaration's `identify` who is looking: every
+   * derived page asks, and most need no promise for it.
    */
-  async reading(request: Request, role: Action): Promise<Store<A>> {
-    if (this.scoped === undefined) return this.whole;
-    const covered = this.covered(role);
-    const viewer = covered ? request.currentUser : this.publicWhen === undefined ? undefined : await this.viewer(request);
-    return readableRows(this.scoped, { owned: this.owned, publicWhen: this.publicWhen }, viewer, role);
+  reading(request: Request, role: Action): Store<A> | Promise<Store<A>> {
+    const scoped = this.scoped;
+    if (scoped === undefined) return this.whole;
+    const read = (viewer: string | undefined): Store<A> => readableRows(scoped, { owned: this.owned, publicWhen: this.publicWhen }, viewer, role);
+    if (this.covered(role)) return read(request.currentUser);
+    if (this.publicWhen === undefined) return read(undefined);
+    return this.viewer(request).then(read);
   }
 
   /** The store a new row goes into: for an owned model, stamped with the current user as its owner. */

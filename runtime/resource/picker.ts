@@ -135,7 +135,7 @@ export class Picker {
   }
 
   /** The readable rows of a target, as its Show reads them. */
-  readable(request: Request, target: RelatedModel): Promise<Store<unknown>> {
+  readable(request: Request, target: RelatedModel): Store<unknown> | Promise<Store<unknown>> {
     return viewerRows(this.relations, target, request, "Show");
   }
 

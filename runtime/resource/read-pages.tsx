@@ -2,6 +2,7 @@ import { BadRequest, NotFound } from "../http/failure.js";
 import type { Request } from "../http/request.js";
 import { Ok, status, type Response } from "../http/response.js";
 import type { Html } from "../html/node.js";
+import { escapeHtml, raw } from "../html/render.js";
 import { blockedSentence, blockers, deleteEffects, sideEffects } from "./delete-effects.js";
 import { Form, type Field } from "./form.js";
 import { hasManySections } from "./has-many.js";
@@ -34,7 +35,8 @@ export class ReadPages<A> {
     const { words, model, actions } = this.pages;
     const page = pageNumber(request.query.get("page"));
     const query: IndexQuery = { order: this.sortOrder(request.query.get("sort")), filters: this.filters(request) };
-    const readable = await this.pages.reading(request, "Index");
+    const reading = this.pages.reading(request, "Index");
+    const readable = reading instanceof Promise ? await reading : reading;
     // Checked against the model's fields above (its reference fields), so the cast holds.
     const where = Object.fromEntries(query.filters.map(([field, key]) => [field.name, key])) as Where<A>;
     const offset = (page - 1) * PAGE_SIZE;
@@ -70,7 +72,7 @@ export class ReadPages<A> {
   async show(request: Request): Promise<Response> {
     const { model, relations } = this.pages;
     const key = request.params[model.key];
-    const row = await this.pages.found(await this.pages.reading(request, "Show"), key);
+    const row = await this.pages.found(this.pages.reading(request, "Show"), key);
     const heading = labelOf(model, row, key);
     const [labels, related] = await Promise.all([this.pages.labels(request, [row]), hasManySections(relations, model as ModelSpec<unknown>, key, request)]);
     const edits = this.pages.offers(request, "Edit", row);
@@ -216,9 +218,11 @@ export class ReadPages<A> {
   }
 }
 
-/** A text with its line breaks kept, as `<br>`s (Show: a long text reads as written). */
+/**
+ * A text with its line breaks kept, as `<br>`s (Show: a long text reads as written): the lines
+ * escaped and joined as HTML text, the bytes `<br />` nodes between them would render to.
+ */
 function withLineBreaks(text: string): Html | string {
   if (!/[\r\n]/.test(text)) return text;
-  const lines = text.split(/\r\n?|\n/);
-  return <>{lines.flatMap((line, i) => (i === 0 ? [line] : [<br />, line]))}</>;
+  return raw(text.split(/\r\n?|\n/).map(escapeHtml).join("<br>"));
 }

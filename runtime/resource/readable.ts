@@ -20,31 +20,32 @@ export function ownershipOf(entry: RelatedModel): Ownership<unknown> {
 }
 
 /** Per request, the readable rows already worked out (a page asks for a model's several times). */
-const asked = new WeakMap<Request, Map<string, Promise<Store<unknown>>>>();
+const asked = new WeakMap<Request, Map<RelatedModel, Map<Action, Store<unknown> | Promise<Store<unknown>>>>>();
 
 /**
  * The rows of `entry` the request's viewer may read on `role`, to read from (never to write
  * through): its read rules (`owned`, `publicWhen`, as its own Index and Show read them) and,
  * for a model declaring `readableWith`, only rows whose reference points at a row the viewer
  * may read on that model's Show. Data, not a function of the rows: a database store answers it
- * in one query (`post_id IN (SELECT id FROM posts WHERE …)`). Worked out once per request.
+ * in one query (`post_id IN (SELECT id FROM posts WHERE …)`). Worked out once per request, at
+ * once unless a declaration's `identify` answers later (then a promise): every Show and Index
+ * of a model with references asks, and most need no promise for it.
  */
-export function viewerRows(relations: Relations, entry: RelatedModel, request: Request, role: Action): Promise<Store<unknown>> {
+export function viewerRows(relations: Relations, entry: RelatedModel, request: Request, role: Action): Store<unknown> | Promise<Store<unknown>> {
   return rowsVia(relations, entry, request, role, []);
 }
 
-function rowsVia(relations: Relations, entry: RelatedModel, request: Request, role: Action, chain: readonly string[]): Promise<Store<unknown>> {
+function rowsVia(relations: Relations, entry: RelatedModel, request: Request, role: Action, chain: readonly string[]): Store<unknown> | Promise<Store<unknown>> {
   let known = asked.get(request);
   if (known === undefined) {
     known = new Map();
     asked.set(request, known);
   }
-  const name = `${entry.model.name}:${role}`;
-  let rows = known.get(name);
-  if (rows === undefined) {
-    rows = work(relations, entry, request, role, chain);
-    known.set(name, rows);
-  }
+  // By model entry, then role: no key string made (and hashed) per ask.
+  let byRole = known.get(entry);
+  if (byRole === undefined) known.set(entry, (byRole = new Map()));
+  let rows = byRole.get(role);
+  if (rows === undefined) byRole.set(role, (rows = work(relations, entry, request, role, chain)));
   return rows;
 }
 
@@ -80,17 +81,26 @@ function readableTarget(relations: Relations, entry: RelatedModel, via: string, 
   return target;
 }
 
-async function work(relations: Relations, entry: RelatedModel, request: Request, role: Action, chain: readonly string[]): Promise<Store<unknown>> {
+function work(relations: Relations, entry: RelatedModel, request: Request, role: Action, chain: readonly string[]): Store<unknown> | Promise<Store<unknown>> {
   // Another model's page ran its own guard, not this model's: who is looking is asked of this
   // model's declaration (as its own guard would), so its owner reads their rows from anywhere.
-  const identified = request.currentUser !== undefined || entry.owned === undefined ? request : await entry.owned.identify(request);
-  const own = await ownershipOf(entry).reading(identified, role);
+  const identified = request.currentUser !== undefined || entry.owned === undefined ? request : entry.owned.identify(request);
+  return identified instanceof Promise ? identified.then((who) => readWith(relations, entry, request, who, role, chain)) : readWith(relations, entry, request, identified, role, chain);
+}
+
+/** `work` once the viewer is known: the model's own read rules, narrowed by `readableWith`. */
+function readWith(relations: Relations, entry: RelatedModel, request: Request, identified: Request, role: Action, chain: readonly string[]): Store<unknown> | Promise<Store<unknown>> {
+  const own = ownershipOf(entry).reading(identified, role);
   const via = entry.model.readableWith;
   if (via === undefined) return own;
   const target = readableTarget(relations, entry, via, chain);
-  const readable = await rowsVia(relations, target, request, "Show", [...chain, entry.model.name]);
+  const readable = rowsVia(relations, target, request, "Show", [...chain, entry.model.name]);
   // Read through the whole table under an owned model's scope: its ScopedStore keeps owners on
   // writes but cannot filter itself, and these rows are only read.
-  const base = own instanceof ScopedStore ? (own as ScopedStore<unknown>).whole : own;
-  return narrowed(base, { anyOf: [{ field: via, in: { rows: readable, key: target.model.key } }] });
+  const narrow = (mine: Store<unknown>, theirs: Store<unknown>): Store<unknown> => {
+    const base = mine instanceof ScopedStore ? (mine as ScopedStore<unknown>).whole : mine;
+    return narrowed(base, { anyOf: [{ field: via, in: { rows: theirs, key: target.model.key } }] });
+  };
+  if (!(own instanceof Promise) && !(readable instanceof Promise)) return narrow(own, readable);
+  return Promise.all([own, readable]).then(([mine, theirs]) => narrow(mine, theirs));
 }

@@ -8,6 +8,7 @@ import { modelRowPath } from "./model-paths.js";
 import { CELL_LENGTH, oneLineHtml } from "./one-line.js";
 import { viewerRows } from "./readable.js";
 import type { RelatedModel, Relations } from "./relations.js";
+import type { Store } from "./store.js";
 
 /**
  * The rows a page's references point at, named: a reference shows as a link to the target's
@@ -47,15 +48,20 @@ export class ReferenceLabels {
       }
     }
     const labels = new Map<string, ReadonlyMap<unknown, string>>();
-    await Promise.all(
-      [...wanted].map(async ([name, keys]) => {
-        const target = targets.get(name) as RelatedModel;
-        if (keys.size === 0) return;
-        const readable = await viewerRows(relations, target, request, "Show");
-        const { rows: found } = await readable.list({ offset: 0, limit: keys.size, where: { [target.model.key]: [...keys] } });
-        labels.set(name, new Map(found.map((row) => [(row as Record<string, unknown>)[target.model.key], labelOf(target.model, row)])));
-      }),
-    );
+    // One statement per target model, in parallel; a page's references name one model at most
+    // most of the time, and that one is awaited alone (no Promise.all and its promises).
+    const loading: Promise<void>[] = [];
+    for (const [name, keys] of wanted) {
+      const target = targets.get(name) as RelatedModel;
+      if (keys.size === 0) continue;
+      const list = (readable: Store<unknown>): Promise<void> =>
+        readable.list({ offset: 0, limit: keys.size, where: { [target.model.key]: [...keys] } }).then(({ rows: found }) => {
+          labels.set(name, new Map(found.map((row) => [(row as Record<string, unknown>)[target.model.key], labelOf(target.model, row)])));
+        });
+      const readable = viewerRows(relations, target, request, "Show");
+      loading.push(readable instanceof Promise ? readable.then(list) : list(readable));
+    }
+    await (loading.length === 1 ? loading[0] : Promise.all(loading));
     return new ReferenceLabels(labels, targets, (path) => request.href(path));
   }
 

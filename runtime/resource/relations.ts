@@ -42,6 +42,11 @@ export class Relations {
     return this.#models.get(name);
   }
 
+  /** How many models are registered: what a cache of lookups checks to know it is still whole. */
+  get size(): number {
+    return this.#models.size;
+  }
+
   /** Every registered model, in registration (table) order. */
   all(): readonly RelatedModel[] {
     return [...this.#models.values()];

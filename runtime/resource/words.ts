@@ -9,6 +9,18 @@ export interface Words {
 
 /** A model's words, from its name (one) and its derived path (many: `/blog-posts` → "Blog posts"). */
 export function wordsOf(model: Pick<ModelSpec<unknown>, "name" | "path">): Words {
+  // Asked on every page (a Show's lists, a label's fallback): worked out once per name and path.
+  let byPath = known.get(model.name);
+  if (byPath === undefined) known.set(model.name, (byPath = new Map()));
+  let words = byPath.get(model.path);
+  if (words === undefined) byPath.set(model.path, (words = wordsFrom(model)));
+  return words;
+}
+
+/** The models' words already worked out, by name then path: as many as the app has models. */
+const known = new Map<string, Map<string, Words>>();
+
+function wordsFrom(model: Pick<ModelSpec<unknown>, "name" | "path">): Words {
   const spaced = model.name.replace(/([a-z0-9])([A-Z])/g, "$1 $2");
   const many = model.path.slice(1).replace(/-/g, " ");
   return { one: spaced, lower: spaced.toLowerCase(), many: many.charAt(0).toUpperCase() + many.slice(1) };

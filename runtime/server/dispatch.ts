@@ -274,11 +274,22 @@ export class Dispatcher {
   private inTime<T>(answer: Maybe<T>, what: "handler" | "layout" = "handler"): Maybe<T> {
     if (!(answer instanceof Promise)) return answer;
     const ms = this.options.handlerTimeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new HandlerTimedOut(ms, what)), ms);
+    // One promise and one reaction a request, not a second promise, `Promise.race` (a reaction
+    // on each) and `finally` (two more): every page waits on this, and each promise is garbage
+    // that lives as long as the request does (bench/FINDINGS.md 26).
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new HandlerTimedOut(ms, what)), ms);
+      answer.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
     });
-    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
 
   /** The answer to a handler's response, now or once it settles. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Actions, Create, derives, Destroy, Edit, Form, FromPath, Index, InMemoryDatabase, Resource, ScopedStore, Show, Update, type Store } from "../../runtime/index.js";
+import { Actions, Create, derives, Destroy, Edit, Form, FromPath, Index, InMemoryDatabase, Resource, Route, ScopedStore, Show, Update, type Store } from "../../runtime/index.js";
 import { Visitor } from "../support/browser.js";
 import { serve } from "../support/serve.js";
 import { owned, relationsSpecs, relationsTable, type Comment } from "./relations-app.js";
@@ -67,6 +67,29 @@ describe("issue 29: the rows tables write their HTML as text (rows-table.tsx), e
       const show = (await alice.get(`/posts/${post}`)).html;
       expect(show).toContain(`<tr><td>${escaped}</td><td><a href="/posts/${other}">&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt;</a></td>`);
       expect(show).not.toContain("<script>alert(1)</script>");
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("issue 29: a row's links are escaped when the table's prefix needs it (rows-table.tsx hrefWriter)", () => {
+  it("under Route.under(\"/o'neil&co\"), the Index's Show and Edit links and Show's list links carry the prefix escaped", async () => {
+    const specs = relationsSpecs();
+    const memory = new InMemoryDatabase();
+    const stores = { authors: memory.store(specs.author), posts: new ScopedStore(memory.store(specs.post), "owner", FromPath.int), comments: memory.store(specs.comment), reviews: memory.store(specs.review) };
+    const app = await serve({ routes: Route.under("/o'neil&co", relationsTable(specs, stores)) });
+    try {
+      const author = (await stores.authors.insert({ name: "Ada" })).id;
+      const post = (await stores.posts.for("1").insert({ title: "Open", author, published: true })).id;
+      const comment = (await stores.comments.insert({ post, body: "first" })).id;
+      const alice = new Visitor(app.url, { "x-user": "1" });
+      const prefix = "/o&#39;neil&amp;co";
+      const posts = (await alice.get("/o'neil&co/posts")).html;
+      expect(posts).toContain(`<td><a href="${prefix}/posts/${post}">Show</a> <a href="${prefix}/posts/${post}/edit">Edit</a></td>`);
+      const show = (await alice.get(`/o'neil&co/posts/${post}`)).html;
+      expect(show).toContain(`<a href="${prefix}/comments/${comment}">Show</a>`);
+      expect(show).not.toContain(`href="/o'neil`);
     } finally {
       await app.close();
     }
