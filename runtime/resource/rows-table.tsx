@@ -49,6 +49,8 @@ export class RowsTable<A> {
   /** A field's value as a cell's HTML: a reference's label (as a link), else its text on one line, escaped. */
   private cellHtml(row: A, field: Field, labels: ReferenceLabels): string {
     if (field.input === "reference") return labels.cellHtml(row, field);
+    // "Yes" or "No": one line already, and nothing in it to escape.
+    if (field.input === "checkbox") return this.form.display(row, field);
     return oneLineHtml(this.form.display(row, field), CELL_LENGTH);
   }
 
