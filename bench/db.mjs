@@ -266,7 +266,7 @@ async function countQueries(counter, sides, cookie, failed) {
       queries[page.id][side.id] = counted;
     }
     if (failed[page.id] !== undefined) continue;
-    log(`db: GET ${page.path}: ${sides.map((side) => `${side.id} ${queries[page.id][side.id].perPage}`).join(", ")} statements per page`);
+    log(`db: GET ${page.path}: ${sides.map((side) => `${side.id} ${queries[page.id][side.id].perPage}`).join(", ")} statement(s) per page`);
   }
   return queries;
 }
@@ -404,7 +404,7 @@ export async function db({ seconds, rounds, relationsRounds = rounds, warmup, co
     }));
     await measureGroups(groups, { seconds, rounds, warmup, connections, core: LOAD_CORE, what: "db" });
     for (const group of groups) {
-      const rows = group.rows.map((r) => `${r.id} ${Math.round(r.rps.median)} req/s${r.ratio === undefined ? "" : ` (${r.ratio.toFixed(2)}×)`}${r.queries === undefined ? "" : `, ${r.queries} statements a page`}`);
+      const rows = group.rows.map((r) => `${r.id} ${Math.round(r.rps.median)} req/s${r.ratio === undefined ? "" : ` (${r.ratio.toFixed(2)}×)`}${r.queries === undefined ? "" : `, ${r.queries} ${r.queries === 1 ? "statement" : "statements"} a page`}`);
       log(`db: ${group.id}: ${rows.join("; ")}`);
       // The embedded engine against the same app on PostgreSQL, paired round by round (issue 30).
       const embeddedRow = group.rows.find((row) => row.id === "fwPglite");

@@ -248,7 +248,7 @@ function dbRows(db) {
     }
     const fw = db?.groups?.find((g) => g.id === id)?.rows.find((x) => x.id === "fwPg");
     const measured = fw?.roundRatios !== undefined;
-    const queries = fw?.queries === undefined ? "" : `; ${perPage(fw.queries)} statements per page on each side`;
+    const queries = fw?.queries === undefined ? "" : `; ${perPage(fw.queries)} ${fw.queries === 1 ? "statement" : "statements"} per page on each side`;
     rows.push(row(target, measured ? `${ratioCell(fw)}${queries}` : undefined, measured ? ratioVerdict(fw.roundRatios, GOALS.dbPage) : undefined));
   }
   const embedded = db?.groups?.find((g) => g.id === "show")?.pgliteToPostgres;
