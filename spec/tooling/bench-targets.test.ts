@@ -91,7 +91,7 @@ describe("the bench's targets table", () => {
   it("holds fw/db's pages to 1.0× Fastify + pg, whatever target an older result file carried, with the statements per page beside the figure", () => {
     const rows = targetRows({ db: db() });
     const [, figure, verdict] = byTarget(rows, /^Database Show page \(one row by key\): fw on PostgreSQL ≥ 1\.00× Fastify \+ the same pg/);
-    expect(figure).toMatch(/^0\.97× .*; 1 statements per page on each side$/);
+    expect(figure).toMatch(/^0\.97× .*; 1 statement per page on each side$/);
     expect(verdict).toBe("**not met**");
     expect(byTarget(rows, /^Database Index page \(50 rows\)/)[2]).toBe(NOT_MEASURED);
   });
