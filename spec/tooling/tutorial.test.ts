@@ -291,7 +291,9 @@ const WALKS: ReadonlyMap<string, (reader: Reader, where: string) => Promise<void
       expect(confirmed.location, `${where}: Confirm and sign in: ${confirmed.summary()}`).toBe("/");
       const home = (await browser.follow(confirmed)).text;
       expect(home).toContain("Your email is confirmed, and you are signed in.");
-      expect(home).toContain(email); // the layout names who is signed in
+      expect(home).toContain(`<a href="/account">${email}</a>`); // the layout names who is signed in, a link to the settings
+      const settings = await browser.get("/account");
+      expect(settings.status, `${where}: the settings page: ${settings.summary()}`).toBe(200);
       // Sign out, and in with the password.
       await browser.signOut("/");
       await browser.signIn(email, first);
