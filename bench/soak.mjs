@@ -1,26 +1,31 @@
 #!/usr/bin/env node
 // npm run soak: the example app under sustained keep-alive load (issue 9). Not part of `npm test`.
 //
-// Boots example/dist/main.js in production (a random FW_SECRET), then runs twice, back to back in
-// the same server process: `--connections` sequential clients (default 100) over keep-alive
-// connections for `--seconds` (default 60), each signing up once and then looping over the
-// example's pages and form posts. Every answer is checked against the status its step expects;
+// Boots example/dist/main.js in production (a random FW_SECRET) in a folder of its own
+// (bench/.work/soak: the example's migrations, applied by its own `db migrate` to a fresh embedded
+// database), then runs twice, back to back in the same server process: `--connections` sequential
+// clients (default 100) over keep-alive connections for `--seconds` (default 60), each signing up
+// once (confirming its email by the link the example mails to FW_MAILBOX, as a reader would) and
+// then looping over the example's pages and form posts. Every answer is checked against the status its step expects;
 // any other status or a network error fails the run (exit 1), as does RSS after run 2 above 1.5×
 // RSS after run 1. Writes bench/SOAK.md (or `--out FILE`). Build first: `npm run build`.
 //
 //   npm run build && npm run soak
 //   npm run soak -- --seconds 10 --connections 20 --out bench/.work/SOAK.quick.md
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { cpus, totalmem, release, platform } from "node:os";
-import { dirname, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const MAIN = resolve(root, "example/dist/main.js");
+/** Where the example runs: its migrations, its embedded database and its mailbox, made afresh each soak. */
+const FOLDER = resolve(root, "bench/.work/soak");
+const MAILBOX = ".fw/bench-mail";
 const RSS_LIMIT = 1.5;
 
 function parseArgs(argv) {
@@ -44,9 +49,17 @@ function parseArgs(argv) {
 function bootExample() {
   if (!existsSync(MAIN)) throw new Error(`soak: ${relative(root, MAIN)} is missing: run \`npm run build\` first`);
   const secret = randomBytes(32).toString("base64url");
+  const env = { ...process.env, FW_SECRET: secret, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: MAILBOX, PORT: "0", HOST: "127.0.0.1", NODE_ENV: "production" };
+  // A production boot refuses pending migrations, and serves what the database has: the example
+  // gets a folder of its own with its migrations, applied to a fresh embedded database first.
+  rmSync(FOLDER, { recursive: true, force: true });
+  mkdirSync(FOLDER, { recursive: true });
+  cpSync(resolve(root, "example/db/migrations"), join(FOLDER, "db", "migrations"), { recursive: true });
+  const migrated = spawnSync(process.execPath, [MAIN, "db", "migrate"], { cwd: FOLDER, env, encoding: "utf8", timeout: 180_000 });
+  if (migrated.status !== 0) throw new Error(`soak: the example's \`db migrate\` failed (${migrated.status ?? migrated.signal}):\n${migrated.stdout}${migrated.stderr}`);
   const child = spawn(process.execPath, [MAIN], {
-    cwd: root,
-    env: { ...process.env, FW_SECRET: secret, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail", PORT: "0", HOST: "127.0.0.1", NODE_ENV: "production" },
+    cwd: FOLDER,
+    env,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let banner = "";
@@ -78,7 +91,23 @@ function rssKiB(pid) {
 }
 
 /** One HTTP exchange on the shared keep-alive agent: status, location, body, and the session cookie it set. */
-function exchange(agent, base, method, path, { cookie, form } = {}) {
+/** GETs sent again after their reused keep-alive connection was reset before any answer (reported). */
+let resent = 0;
+
+function exchange(agent, base, method, path, { cookie, form, localAddress } = {}) {
+  return exchangeOn(agent, base, method, path, { cookie, form, localAddress }).catch((error) => {
+    // A keep-alive connection the server closed while idle can be taken from the pool just
+    // before its close is read: the request fails with ECONNRESET before any answer. As Node's
+    // docs advise (request.reusedSocket) and browsers do, a GET is sent again, once, on a new one.
+    if (error.reused === true && error.code === "ECONNRESET" && method === "GET") {
+      resent++;
+      return exchangeOn(false, base, method, path, { cookie, form, localAddress });
+    }
+    throw error;
+  });
+}
+
+function exchangeOn(agent, base, method, path, { cookie, form, localAddress }) {
   return new Promise((done, fail) => {
     const body = form === undefined ? undefined : new URLSearchParams(form).toString();
     const headers = {};
@@ -87,7 +116,7 @@ function exchange(agent, base, method, path, { cookie, form } = {}) {
       headers["content-type"] = "application/x-www-form-urlencoded";
       headers["content-length"] = Buffer.byteLength(body);
     }
-    const req = httpRequest(base + path, { method, agent, headers }, (res) => {
+    const req = httpRequest(base + path, { method, agent, headers, localAddress }, (res) => {
       const chunks = [];
       res.on("data", (chunk) => chunks.push(chunk));
       res.on("end", () => {
@@ -101,7 +130,7 @@ function exchange(agent, base, method, path, { cookie, form } = {}) {
       });
       res.on("error", fail);
     });
-    req.on("error", fail);
+    req.on("error", (error) => fail(Object.assign(error, { reused: req.reusedSocket })));
     req.end(body);
   });
 }
@@ -137,14 +166,16 @@ const POST_FIELDS = { body: "Soak body, long text.", published: "true", summary:
 /**
  * One client: signs up once, then loops over the pages until `deadline`. A step whose answer is
  * not the expected one ends the current loop (its later steps depend on it) and starts the next.
+ * Each client connects from an address of its own (`localAddress`, 127.0.1.x): fw/auth allows an
+ * address 10 sign-ups an hour, and a hundred clients from 127.0.0.1 would rightly get 429s.
  */
-async function client(agent, base, tally, id, deadline) {
+async function client(agent, base, tally, id, deadline, localAddress) {
   let cookie;
   let token;
   const step = async (name, expected, method, path, form) => {
     let answer;
     try {
-      answer = await exchange(agent, base, method, path, { cookie, form: form === undefined ? undefined : { _csrf: token ?? "", ...form } });
+      answer = await exchange(agent, base, method, path, { cookie, localAddress, form: form === undefined ? undefined : { _csrf: token ?? "", ...form } });
     } catch (error) {
       tally.count(name, expected, `error ${error.code ?? error.message}`);
       return undefined;
@@ -155,9 +186,26 @@ async function client(agent, base, tally, id, deadline) {
     return tally.count(name, expected, answer.status, answer.location) ? answer : undefined;
   };
   const email = `soak-${id}-${randomBytes(4).toString("hex")}@example.com`;
-  if ((await step("GET /signup", 200, "GET", "/signup")) === undefined) return;
+  const form = await step("GET /signup", 200, "GET", "/signup");
+  if (form === undefined) return;
   const signedUp = await step("POST /signup", 303, "POST", "/signup", { email, password: "soak-password-123", next: "/posts/new" });
   if (signedUp === undefined) return;
+  // The example confirms a sign-up's email: the link comes by mail (its mailbox, FW_MAILBOX), and
+  // following it, then "Confirm and sign in", makes the account and signs in.
+  if (form.html.includes('class="fw-auth-confirming"')) {
+    let link;
+    try {
+      const { waitForMail } = await import(pathToFileURL(join(root, "dist", "runtime", "testing", "mailbox.js")).href);
+      const mail = await waitForMail(join(FOLDER, MAILBOX), { to: email, subject: "Confirm your email", timeoutMs: 30_000 });
+      link = new URL(mail.links.find((href) => href.includes("token=")) ?? "");
+    } catch (error) {
+      tally.count("the confirmation mail", "delivered", `not delivered (${error.message})`);
+      return;
+    }
+    if ((await step("GET /confirm?token=…", 303, "GET", link.pathname + link.search)) === undefined) return;
+    if ((await step("GET /confirm", 200, "GET", "/confirm")) === undefined) return;
+    if ((await step("POST /confirm", 303, "POST", "/confirm", {})) === undefined) return;
+  }
   let round = 0;
   while (Date.now() < deadline) {
     round++;
@@ -195,7 +243,7 @@ async function runOnce(base, connections, seconds, run) {
   const tally = new Tally();
   const started = performance.now();
   const deadline = Date.now() + seconds * 1000;
-  await Promise.all(Array.from({ length: connections }, (_, i) => client(agent, base, tally, `${run}-${i}`, deadline)));
+  await Promise.all(Array.from({ length: connections }, (_, i) => client(agent, base, tally, `${run}-${i}`, deadline, `127.0.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`)));
   const elapsed = (performance.now() - started) / 1000;
   agent.destroy();
   return { tally, elapsed, opened };
@@ -237,6 +285,8 @@ function report(options, runs, rss, verdict, serverErr) {
     ...rss.after.map((kib, i) => `| after run ${i + 1} | ${(kib / 1024).toFixed(1)} | ${kib} |`),
     "",
     `RSS after the last run / after run 1: ${rss.ratio.toFixed(2)} (limit ${RSS_LIMIT}).`,
+    "",
+    `GETs sent again, once, because the idle keep-alive connection they were given had just been closed by the server (ECONNRESET before any answer): ${resent}.`,
     "",
     `Verdict: **${verdict.ok ? "pass" : "FAIL"}**${verdict.reasons.length > 0 ? `: ${verdict.reasons.join("; ")}` : ""}.`,
   ];
