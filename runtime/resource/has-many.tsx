@@ -82,7 +82,7 @@ function referencingFrom(relations: Relations, model: Pick<ModelSpec<unknown>, "
  * column pointing back; an "Add a comment" link pre-filling the reference when it mounts New.
  * Each section costs one query for its rows and one per model its other references name.
  */
-export async function hasManySections(relations: Relations, model: ModelSpec<unknown>, key: unknown, request: Request): Promise<Html[]> {
+export function hasManySections(relations: Relations, model: ModelSpec<unknown>, key: unknown, request: Request): Promise<Html[]> {
   const sections = referencingOf(relations, model).map((referencing) => section(relations, referencing, key, request));
   // Most models are referenced by one other: its section alone, without Promise.all's promises.
   return sections.length === 1 ? (sections[0] as Promise<Html>).then((one) => [one]) : Promise.all(sections);

@@ -54,12 +54,16 @@ export class Ownership<A> {
    * derived page asks, and most need no promise for it.
    */
   reading(request: Request, role: Action): Store<A> | Promise<Store<A>> {
+    if (this.scoped === undefined) return this.whole;
+    if (this.covered(role)) return this.readAs(this.scoped, request.currentUser, role);
+    if (this.publicWhen === undefined) return this.readAs(this.scoped, undefined, role);
     const scoped = this.scoped;
-    if (scoped === undefined) return this.whole;
-    const read = (viewer: string | undefined): Store<A> => readableRows(scoped, { owned: this.owned, publicWhen: this.publicWhen }, viewer, role);
-    if (this.covered(role)) return read(request.currentUser);
-    if (this.publicWhen === undefined) return read(undefined);
-    return this.viewer(request).then(read);
+    return this.viewer(request).then((viewer) => this.readAs(scoped, viewer, role));
+  }
+
+  /** The rows `viewer` reads on `role` (`readableRows`). */
+  private readAs(scoped: ScopedStore<A>, viewer: string | undefined, role: Action): Store<A> {
+    return readableRows(scoped, { owned: this.owned, publicWhen: this.publicWhen }, viewer, role);
   }
 
   /** The store a new row goes into: for an owned model, stamped with the current user as its owner. */

@@ -9,7 +9,7 @@ import type { Order } from "./query.js";
 import type { ReferenceLabels } from "./reference-view.js";
 import type { ModelSpec } from "./model.js";
 import { modelRowFiller } from "./model-paths.js";
-import type { PathValue } from "../routing/fill-path.js";
+import { isDigits, type PathValue } from "../routing/fill-path.js";
 
 /** How a table's column headings behave: links that sort (Index), or plain text (Show's lists). */
 export interface TableOptions {
@@ -118,16 +118,7 @@ export class RowsTable<A> {
  */
 function hrefWriter(request: Request, fill: (key: PathValue) => string): (key: PathValue) => string {
   const mount = request.href("");
-  const plain = needsNoEscape(() => mount + fill(1));
-  return (key) => (plain && Number.isInteger(key) ? mount + fill(key) : escapeHtml(request.href(fill(key))));
-}
-
-/** Whether the text `make` writes reads the same escaped; false when it throws (a pattern whose key is no number). */
-function needsNoEscape(make: () => string): boolean {
-  try {
-    const text = make();
-    return escapeHtml(text) === text;
-  } catch {
-    return false;
-  }
+  const sample = mount + fill(1);
+  const plain = escapeHtml(sample) === sample;
+  return (key) => (plain && isDigits(key) ? mount + fill(key) : escapeHtml(request.href(fill(key))));
 }

@@ -97,7 +97,7 @@ function paramSegment(pattern: string, params: Readonly<Record<string, PathValue
 }
 
 /** A whole number: written as its digits (and a minus), which no rule refuses and encoding leaves alone. */
-function isDigits(value: unknown): value is number {
+export function isDigits(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value);
 }
 
