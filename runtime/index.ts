@@ -59,7 +59,7 @@ export type { AnswerDescription, ApiDescription, OperationDescription } from "./
 export type { Kind } from "./routing/kind.js";
 export { RouteTable, type Identify } from "./routing/route-table.js";
 export { BootError } from "./routing/boot-error.js";
-export { assembleTable, guardRoutes, type GuardDeclaration } from "./routing/assemble.js";
+export { assembleTable, guardAsRole, guardRoutes, type GuardDeclaration } from "./routing/assemble.js";
 export { derives, type BooleanField, type Companion, type Derivation, type FieldName, type ModelOptions } from "./resource/derives.js";
 export { Action, Actions, Index, New, Show, Edit, Create, Update, Destroy } from "./resource/actions.js";
 export type { Id, LongText, OnDelete, Unique } from "./resource/types.js";
@@ -77,6 +77,7 @@ export { Resource, resourceRoutes, PAGE_SIZE, type ResourceOptions } from "./res
 export { countAhead, pagesCounted, PAGES_AHEAD, type PagesCounted } from "./resource/page-count.js";
 export { pickerScriptRoute } from "./resource/picker-script.js";
 export { ScopedStore } from "./resource/scoped-store.js";
+export { viewerCapabilities, ViewerStore, withCapabilities } from "./resource/viewer-stores.js";
 export type { OwnedDeclaration } from "./resource/owned-declaration.js";
 export type { WsListener, WsConnection } from "./routing/ws-listener.js";
 export { Room, MAX_ROOM_NAME } from "./ws/room.js";

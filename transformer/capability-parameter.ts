@@ -15,6 +15,8 @@ export interface CapabilityUse {
    * model's store, not the capabilities module (a broken model's leaves the row out).
    */
   readonly store?: string;
+  /** Asked for as `ScopedStore<M>`: every row of the owned model, by name (viewer-stores.ts hands `Store<M>` as the viewer's rows). */
+  readonly scoped?: true;
 }
 
 /** The second parameter: an object type whose properties name the capabilities. */
@@ -29,7 +31,8 @@ export function capabilityUses(c: Checking, site: Site, parameter: ts.Symbol, ca
       const message = `\`${site.name}\` asks for \`${use.name}: ${use.type}\`, but ${stored.model} declares no \`owned\`, so its rows belong to nobody and its store is not a ScopedStore: ask for \`${use.name}: Store<${stored.model}>\`.`;
       fail(c, site, Codes.mistypedCapability, message);
     }
-    return stored === undefined ? use : { ...use, store: stored.model };
+    if (stored === undefined) return use;
+    return stored.scoped ? { ...use, store: stored.model, scoped: true } : { ...use, store: stored.model };
   });
   const notObject = (capabilities.flags & c.ts.TypeFlags.Object) === 0 || capabilities.getCallSignatures().length > 0;
   if (notObject || isBareCapability(c, parameter, capabilities, uses)) {

@@ -10,7 +10,11 @@ export interface PluginOptions {
   readonly out?: string;
   /** The module that exports capabilities by name. Default `src/capabilities.ts` (if it exists). */
   readonly capabilities?: string;
-  /** Names the auth module: then a model or page without `guarded` fails the build. */
+  /**
+   * Names the auth module, for an app whose module is not fw's own. A model or page without
+   * `guarded` fails the build whenever the app imports fw/auth, with or without this option
+   * (overrides.ts): it cannot turn the check off.
+   */
   readonly auth?: string;
   /** The module specifier fw is imported by in generated code. Default `fw`. */
   readonly fwModule?: string;

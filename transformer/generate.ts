@@ -17,6 +17,7 @@ import { checkReachable, checkRouteFiles } from "./route-conflicts.js";
 import { normalPath, rowKeys, transformerVersion, type RowCache } from "./row-cache.js";
 import { scanAppDir, type RouteFile } from "./scan.js";
 import { findWsListener } from "./ws-listener.js";
+import { authModule, checkRowGuards, placeRows } from "./overrides.js";
 
 export interface Generated {
   /** The generated module's text. */
@@ -62,8 +63,9 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const sourceOf = (file: string): ts.SourceFile | undefined => program.getSourceFile(file);
   const scanned = found.filter((route) => included(route, sourceOf, c));
   const routes = checkRouteFiles(scanned, sourceOf, c.shown, findings);
-  const keys = cache === undefined ? undefined : rowKeys(program, tsApi, routes.map((route) => route.file), [config.out, apiModuleOf(config.out), config.paths], cacheSalt(config));
-  const rows = routes.flatMap((route) => {
+  const auth = authModule(tsApi, program, config.projectDir, config.auth, config.fwModule);
+  const keys = cache === undefined ? undefined : rowKeys(program, tsApi, routes.map((route) => route.file), [config.out, apiModuleOf(config.out), config.paths], cacheSalt(config, auth));
+  const analysed = routes.flatMap((route) => {
     const key = keys?.get(normalPath(route.file));
     const remembered = key === undefined ? undefined : cache?.get(route.file, key);
     if (remembered !== undefined) return remembered;
@@ -72,7 +74,11 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
     if (key !== undefined && findings.length === before && rejected.size === 0) cache?.put(route.file, key, made);
     return made;
   });
-  if (config.auth !== undefined) models.forEach((model) => checkModelGuard(c, model, config.auth as string));
+  const rows = placeRows(c, analysed, derived);
+  if (auth !== undefined) {
+    checkRowGuards(c, rows, auth, sourceOf);
+    models.forEach((model) => checkModelGuard(c, model, auth));
+  }
   const sorted = sortRows(rows);
   checkReachable(sorted, sourceOf, show, findings);
   checkLivePosts(tsApi, sorted, derived, sourceOf, show, findings);
@@ -107,9 +113,9 @@ function exportsOf(checker: ts.TypeChecker, tsApi: typeof ts, module: ts.SourceF
   return new Map(exported.map((s) => [s.getName(), s.flags & tsApi.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s]));
 }
 
-/** What a remembered row depends on besides the program: the plugin options and fw's version. */
-function cacheSalt(config: FwConfig): string {
-  return JSON.stringify({ config, transformer: transformerVersion() });
+/** What a remembered row depends on besides the program: the plugin options, whether the app uses auth, and fw's version. */
+function cacheSalt(config: FwConfig, auth: string | undefined): string {
+  return JSON.stringify({ config, auth, transformer: transformerVersion() });
 }
 
 function tsconfigShown(program: ts.Program, show: (file: string) => string): string {
@@ -190,14 +196,6 @@ function rowOf(c: Checking, config: FwConfig, route: RouteFile, sourceOf: (file:
     if (!checkCapabilities(c, site, sourceOf(config.capabilities), handler.capabilities)) return [];
   }
   const guarded = routeExport(c, source, "guarded") !== undefined;
-  if (config.auth !== undefined && !guarded) {
-    c.findings.push({
-      code: Codes.missingGuard,
-      category: "error",
-      file: source,
-      message: `${c.shown(route.file)} (${route.role.method} ${route.pattern}) declares no \`guarded\`. With the auth module on (${config.auth}), every page says who may reach it: export const guarded = Guarded.public; or a guard from ${config.auth}.`,
-    });
-  }
   const method = handler.case === "ws" ? "WS" : route.role.method;
   return [{ file: route.file, shown: c.shown(route.file), method, pattern: route.pattern, exportName: route.role.exportName, handler, guarded }];
 }
@@ -278,7 +276,7 @@ function declaresEvents(tsApi: typeof ts, statement: ts.Statement): boolean {
   return !(tsApi.isPropertyAssignment(events) && tsApi.isObjectLiteralExpression(events.initializer) && events.initializer.properties.length === 0);
 }
 
-/** With the auth module on, a model's companion must declare `guarded` (or `owned`). */
+/** With the auth module in use, a model's companion must declare `guarded` (or `owned`). */
 function checkModelGuard(c: Checking, model: Model, auth: string): void {
   const options = model.call.arguments.find((a) => c.ts.isObjectLiteralExpression(a));
   const declares = (name: string): boolean =>
@@ -290,7 +288,7 @@ function checkModelGuard(c: Checking, model: Model, auth: string): void {
     file: model.call.getSourceFile(),
     start: model.call.getStart(),
     length: model.call.getWidth(),
-    message: `the model ${model.name} declares no \`guarded\`. With the auth module on (${auth}), every model says who may reach its routes: add \`guarded: Guarded.public\` (or a guard from ${auth}) to derives<${model.name}>(…, { … }).`,
+    message: `the model ${model.name} declares no \`guarded\`. The app uses the auth module (${auth}), so every model says who may reach its routes: add \`guarded: Guarded.public\` (or a guard from ${auth}) to derives<${model.name}>(…, { … }).`,
   });
 }
 

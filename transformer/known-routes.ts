@@ -71,15 +71,34 @@ function namesOf(pattern: string): string[] {
 export function derivedRoutes(derived: readonly Derived[], mounted: (d: Derived) => ReadonlySet<string> | undefined): KnownRoute[] {
   return derived.flatMap((d) => {
     const roles = mounted(d);
-    const base = `/${pathSegment(d.model.name)}`;
     const key = d.shape.key;
     return DERIVED.map((route): KnownRoute => ({
       method: route.method,
-      pattern: route.one ? `${base}/:${key}${route.suffix}` : `${base}${route.suffix}`,
+      pattern: derivedPattern(d, route),
       params: route.one ? [{ name: key, type: "", keyOf: { file: d.model.file, typePath: d.model.typePath, key } }] : [],
       ...(roles === undefined || roles.has(route.role) ? {} : { leftOut: `${d.model.name}'s actions leave ${route.role} out` }),
     }));
   });
+}
+
+/** Where a model's derived route of one role is mounted (`/tasks/:id/edit`). */
+function derivedPattern(d: Derived, route: (typeof DERIVED)[number]): string {
+  const base = `/${pathSegment(d.model.name)}`;
+  return route.one ? `${base}/:${d.shape.key}${route.suffix}` : `${base}${route.suffix}`;
+}
+
+/**
+ * The derived page of one of `derived` that a handwritten route on `method` and `pattern` takes
+ * the place of (the runtime's boot serves it there: runtime/routing/conflicts.ts), parameter
+ * names aside: the model and the page's role. Destroy's confirmation page is the Destroy role.
+ */
+export function overriddenPage(derived: readonly Derived[], method: string, pattern: string): { readonly model: Derived; readonly role: string } | undefined {
+  const shape = (text: string): string => text.replace(/\/:[^/]+/g, "/:");
+  for (const d of derived) {
+    const route = DERIVED.find((r) => r.method === method && shape(derivedPattern(d, r)) === shape(pattern));
+    if (route !== undefined) return { model: d, role: route.role };
+  }
+  return undefined;
 }
 
 /** Routes whose parameters the build cannot type (written by hand, in `extraRoutes`): any path value. */

@@ -51,6 +51,6 @@ export function payloadOf(mount: LiveMount<unknown>, event: string, pairs: reado
 }
 
 /** What handlers get beside the state and the payload. */
-export function contextOf<C>(mount: LiveMount<C>, request: Request<unknown>): LiveContext<C, unknown> {
-  return { request, capabilities: mount.capabilities, publish };
+export function contextOf<C>(mount: LiveMount<C>, request: Request<unknown>, capabilities: C = mount.capabilities): LiveContext<C, unknown> {
+  return { request, capabilities, publish };
 }

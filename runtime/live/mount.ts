@@ -1,3 +1,4 @@
+import type { Request } from "../http/request.js";
 import type { ModelSpec } from "../resource/model.js";
 import type { ParamDecoders } from "../routing/from-path.js";
 
@@ -11,9 +12,25 @@ export interface LiveMount<C> {
   readonly params?: ParamDecoders;
   /** The capabilities `mount` asks for. */
   readonly capabilities: C;
+  /**
+   * The capabilities of one request, when some depend on who asks (a `Store<Model>` of a model
+   * with read rules is its viewer's rows: runtime/resource/viewer-stores.ts); else `capabilities`.
+   */
+  readonly capabilitiesOf?: (request: Request<unknown>) => C | Promise<C>;
   /** Per form event, the model its payload (`FormInput<M>`) is read with. */
   // biome-ignore lint/suspicious/noExplicitAny: one map holds forms of different models
   readonly forms?: Readonly<Record<string, ModelSpec<any>>>;
   /** The route file, for `routes` and messages. */
   readonly source: string;
+}
+
+/** The capabilities a request of the page gets: `capabilitiesOf`'s, else the table's. */
+export function capabilitiesFor<C>(mount: LiveMount<C>, request: Request<unknown>): C | Promise<C> {
+  return mount.capabilitiesOf === undefined ? mount.capabilities : mount.capabilitiesOf(request);
+}
+
+/** `then` on the capabilities, without a promise when they are the table's (every page but one asking for a viewer's store). */
+export function withMountCapabilities<C, R>(mount: LiveMount<C>, request: Request<unknown>, use: (capabilities: C) => R): R | Promise<Awaited<R>> {
+  const capabilities = capabilitiesFor(mount, request);
+  return capabilities instanceof Promise ? (capabilities.then(use) as Promise<Awaited<R>>) : use(capabilities);
 }

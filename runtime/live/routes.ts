@@ -10,7 +10,7 @@ import { Route, type HttpRoute, type WsRoute } from "../routing/route.js";
 import { socketsPerAddress } from "./address-bound.js";
 import { CLIENT_PATH, clientFile } from "./client-file.js";
 import { contextOf, handlerOf, payloadOf } from "./events.js";
-import type { LiveMount } from "./mount.js";
+import { capabilitiesFor, type LiveMount } from "./mount.js";
 import type { LivePage } from "./page.js";
 import { liveListener } from "./socket.js";
 import { livePage, liveView, pathAndQuery, socketPath } from "./view.js";
@@ -41,7 +41,7 @@ export function livePageRoutes<C>(page: LivePage<any, C, any>, mount: LiveMount<
     const view = liveView(mount as LiveMount<unknown>, request, pathAndQuery(request.path, queryText(request)));
     return livePage(mount as LiveMount<unknown>, request, spec.render(state, view));
   };
-  const show = async (request: Request): Promise<Response> => Ok(render(await spec.mount(request, mount.capabilities), request));
+  const show = async (request: Request): Promise<Response> => Ok(render(await spec.mount(request, await capabilitiesFor(mount, request)), request));
   // The no-JavaScript form: mount, run the form's event with its fields, answer the page as it then is.
   const submit = async (request: Request): Promise<Response> => {
     const event = request.form.get(EVENT_FIELD);
@@ -49,7 +49,8 @@ export function livePageRoutes<C>(page: LivePage<any, C, any>, mount: LiveMount<
     const handler = handlerOf(page, event);
     if (handler === undefined) throw new BadRequest(`This page has no event named ${JSON.stringify(event.slice(0, 80))}: reload the page and try again.`);
     const { payload, refused } = payloadOf(mount as LiveMount<unknown>, event, [...request.form.entries()]);
-    const state = await handler(await spec.mount(request, mount.capabilities), payload, contextOf(mount, request));
+    const capabilities = await capabilitiesFor(mount, request);
+    const state = await handler(await spec.mount(request, capabilities), payload, contextOf(mount, request, capabilities));
     return status(refused ? 422 : 200, render(state, request));
   };
   // A page without events has no form to post: no POST row, so a live page replacing a derived

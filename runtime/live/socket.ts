@@ -17,7 +17,7 @@ import type { Child } from "../html/node.js";
 import { admitSocket } from "./address-bound.js";
 import { contextOf, handlerOf, payloadOf } from "./events.js";
 import type { LivePage } from "./page.js";
-import type { LiveMount } from "./mount.js";
+import { withMountCapabilities, type LiveMount } from "./mount.js";
 import { DEFAULT_LIVE_HANDLER_TIMEOUT_MS, settled } from "./settle.js";
 import { SharedViews, viewKey, type Reread, type ViewMember } from "./shared-views.js";
 import { subscribe } from "./topics.js";
@@ -67,7 +67,7 @@ export function liveListener(page: LivePage<any, any, any>, mount: LiveMount<unk
   })]);
   const timeout = page.spec.handlerTimeoutMs ?? DEFAULT_LIVE_HANDLER_TIMEOUT_MS;
   const views = sharesRereads(page)
-    ? new SharedViews((request) => settled(page.spec.mount(request, mount.capabilities), timeout, "refresh"))
+    ? new SharedViews((request) => settled(withMountCapabilities(mount, request, (capabilities) => page.spec.mount(request, capabilities)), timeout, "refresh"))
     : undefined;
   return {
     open: async (connection) => {
@@ -144,7 +144,7 @@ class LiveSession implements ViewMember {
     this.request = request;
     let state: unknown;
     try {
-      state = await this.settled(this.page.spec.mount(request, this.mountInfo.capabilities), "mount");
+      state = await this.settled(withMountCapabilities(this.mountInfo, request, (capabilities) => this.page.spec.mount(request, capabilities)), "mount");
     } catch (cause) {
       this.refuseMount(cause);
       return;
@@ -251,7 +251,7 @@ class LiveSession implements ViewMember {
     let state: unknown;
     try {
       const { payload } = payloadOf(this.mountInfo, message.e, pairs);
-      state = await this.settled(handler(this.state, payload, contextOf(this.mountInfo, request)), `the event "${message.e}"`);
+      state = await this.settled(withMountCapabilities(this.mountInfo, request, (capabilities) => handler(this.state, payload, contextOf(this.mountInfo, request, capabilities))), `the event "${message.e}"`);
     } catch (cause) {
       await this.error(`event "${message.e}" of ${this.mountInfo.source} (${this.shown}) threw`, cause, message.n);
       return;
@@ -266,7 +266,10 @@ class LiveSession implements ViewMember {
     const spec = this.page.spec;
     let state: unknown;
     try {
-      state = await this.settled(spec.refresh === undefined ? spec.mount(request, this.mountInfo.capabilities) : spec.refresh(this.state, published, contextOf(this.mountInfo, request)), "refresh");
+      state = await this.settled(
+        withMountCapabilities(this.mountInfo, request, (capabilities) => (spec.refresh === undefined ? spec.mount(request, capabilities) : spec.refresh(this.state, published, contextOf(this.mountInfo, request, capabilities)))),
+        "refresh",
+      );
     } catch (cause) {
       await this.error(`refreshing ${this.mountInfo.source} (${this.shown}) threw`, cause, 0);
       return;

@@ -14,6 +14,7 @@ import { Form } from "./form.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
 import { readableRows } from "./read-scope.js";
 import { rowsForViewer } from "./readable.js";
+import { ViewerStore } from "./viewer-stores.js";
 import { relationsOf } from "./relations.js";
 import { Resource } from "./resource.js";
 import type { Store } from "./store.js";
@@ -117,6 +118,14 @@ export function derives<M>(...args: readonly (Derivation | ModelOptions<M>)[]): 
  * made (the one a handler's `Store<Model>` capability is).
  */
 function readableBy<M>(store: Store<M>, options: ModelOptions<M>, viewer: string | undefined): Store<M> {
+  // A handwritten route's `Store<Model>` is already its viewer's rows (viewer-stores.ts).
+  if (store instanceof ViewerStore) {
+    if (viewer === store.viewer) return store;
+    throw new Error(
+      `This store is already the rows ${store.viewer === undefined ? "nobody signed in" : `the user ${store.viewer}`} may read (a handwritten route's Store<Model> is its viewer's rows), ` +
+        `so it cannot be read as ${viewer === undefined ? "nobody's" : `the user ${viewer}'s`}: read it as it is, or ask for ScopedStore<Model> (every row, by name) and narrow that.`,
+    );
+  }
   if (options.readableWith === undefined) return readableRows(store, options, viewer, "Index");
   const related = relationsOf(store as Store<unknown>);
   if (related === undefined) {

@@ -67,7 +67,7 @@ export class Ownership<A> {
   }
 
   /** The store a new row goes into: for an owned model, stamped with the current user as its owner. */
-  creating(request: Request): Store<A> {
+  creating(request: Pick<Request, "currentUser">): Store<A> {
     if (this.scoped === undefined) return this.whole;
     const user = request.currentUser;
     if (user === undefined) {
@@ -77,7 +77,7 @@ export class Ownership<A> {
   }
 
   /** Refuses (403) a change to someone else's row on a covered role; the row stays as it was. */
-  checkWrite(request: Request, role: Action, row: A): void {
+  checkWrite(request: Pick<Request, "currentUser">, role: Action, row: A): void {
     if (this.scoped === undefined || !this.covered(role)) return;
     const user = request.currentUser;
     if (user === undefined) throw new Forbidden(`Only its owner may change this ${this.words}, and nobody is signed in.`);

@@ -26,6 +26,18 @@ export function guardRoutes(guard: GuardDeclaration | undefined, routes: readonl
 }
 
 /**
+ * A handwritten route in a derived page's place (issue 39: an override of the model's `role`
+ * page) that declares no guard of its own: it keeps the model's guard for that role, as the
+ * derived page had it. Every route given (a live page's GET, POST and socket) is wrapped when the
+ * declaration covers the role (all roles when it names none), none otherwise.
+ */
+export function guardAsRole(guard: GuardDeclaration | undefined, role: string, routes: readonly Route[]): Route[] {
+  if (guard === undefined) return [...routes];
+  const covered = guard.actions === undefined || (guard.actions.has as (role: string) => boolean)(role);
+  return covered ? routes.map((route) => guard.through(route)) : [...routes];
+}
+
+/**
  * The generated table (spec 4.5): the rows in match order, then every declaration's `carries`
  * taken distinct (equal routes from separate instances are mounted once, or boot would fail on
  * the duplicate), with `identify` composed from every declaration.

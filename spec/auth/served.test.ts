@@ -295,20 +295,20 @@ describe("2.13 Ownership: two users", () => {
     expect((await b.browser.get("/memos")).html).toContain("dot memo");
   });
 
-  it("a handler's Store<Memo> is every user's rows; ScopedStore<Memo> is the same store, and its for(user) one user's (issue 22, item 7)", async () => {
+  it("a handler's Store<Memo> is the viewer's rows; ScopedStore<Memo>, asked for by name, is every user's, and its for(user) one user's (issues 22, 39)", async () => {
     const a = await signedUp("gus");
     const b = await signedUp("hal");
-    const count = async (who: typeof a): Promise<[number, number]> => {
-      const match = /memos: (\d+) in all, (\d+) yours/.exec((await who.browser.get("/memo-count")).html);
-      return [Number(match?.[1]), Number(match?.[2])];
+    const count = async (who: typeof a): Promise<[number, number, number]> => {
+      const match = /memos: (\d+) in all, (\d+) yours, (\d+) by for\(user\)/.exec((await who.browser.get("/memo-count")).html);
+      return [Number(match?.[1]), Number(match?.[2]), Number(match?.[3])];
     };
     const [before] = await count(a);
     await a.browser.get("/memos/new");
     for (const text of ["gus one", "gus two"]) expect((await a.browser.post("/memos", { text })).status).toBe(303);
     await b.browser.get("/memos/new");
     expect((await b.browser.post("/memos", { text: "hal one" })).status).toBe(303);
-    expect(await count(a)).toEqual([before + 3, 2]);
-    expect(await count(b)).toEqual([before + 3, 1]);
+    expect(await count(a)).toEqual([before + 3, 2, 2]);
+    expect(await count(b)).toEqual([before + 3, 1, 1]);
   });
 
   it("roles not covered use the whole table: everyone reads every story; only its author sees Edit and may change it", async () => {
