@@ -137,6 +137,33 @@ describe.skipIf(CHROMIUM === undefined)("fw/live's client: what it sends (Chromi
     await tab.close();
   });
 
+  it("a blur's change while the pointer is down waits for its release: a Save clicked after typing sends the save alone, slow or quick (issue 39, item 22)", async () => {
+    const { tab, peer } = await open();
+    await tab.fill("[name=title]", "typed");
+    const box = await tab.locator("#f [type=submit]").boundingBox();
+    if (box === null) throw new Error("the Save button has no box");
+    await tab.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await tab.mouse.down(); // blurs the field: its change is held while the button is pressed
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(peer.messages).toEqual([]);
+    const sent = peer.next();
+    await tab.mouse.up();
+    expect(await sent).toEqual({ t: "e", n: 1, e: "save", c: "tok", v: [["title", "typed"], ["cat", "a"]] });
+    render(peer, 1, { u: {} });
+    await tab.waitForSelector("#f:not(.fw-busy)");
+    // The field's change went with the submit, never after it.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(peer.messages).toHaveLength(1);
+    // Released elsewhere (no click, no submit), the held change is sent.
+    await tab.fill("[name=title]", "again");
+    await tab.mouse.move(5, 5);
+    await tab.mouse.down();
+    const change = peer.next();
+    await tab.mouse.up();
+    expect(await change).toEqual({ t: "e", n: 2, e: "check", c: "tok", v: [["title", "again"], ["cat", "a"], ["_target", "title"]] });
+    await tab.close();
+  });
+
   it("after a lost connection it reconnects, mounts again, keeps what the user typed and re-sends the fw-change form", async () => {
     const { tab, peer } = await open();
     await tab.fill("[name=title]", "draft text");

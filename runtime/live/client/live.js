@@ -225,8 +225,27 @@
     const busy = new Map();
     /** The numbers of the events in flight that submitted a form. @type {Set<number>} */
     const submits = new Set();
-    /** @type {Map<Element, ReturnType<typeof setTimeout>>} */
+    /** @type {Map<Element, ReturnType<typeof setTimeout> | undefined>} */
     const timers = new Map();
+    /**
+     * Changes sent by leaving a field while a pointer was down (a mousedown on Save blurs the field
+     * before its click): held until the pointer is released, then sent after that click's own
+     * events, unless its submit carried them. Without this, a quick click's submit raced the
+     * blur's change, which went before it or not at all. @type {Map<Element, () => void>}
+     */
+    const held = new Map();
+    let pressed = false;
+    window.addEventListener("pointerdown", () => (pressed = true), true);
+    const released = () => {
+      pressed = false;
+      if (held.size === 0) return;
+      // pointerup, mouseup, click and submit come in one task: a timer runs after all of them.
+      setTimeout(() => {
+        for (const [host, flush] of [...held]) held.delete(host), flush();
+      }, 0);
+    };
+    window.addEventListener("pointerup", released, true);
+    window.addEventListener("pointercancel", released, true);
     /** @type {HTMLElement | null} */
     let banner = null;
 
@@ -340,6 +359,7 @@
       if (name === null) return;
       clearTimeout(timers.get(form));
       timers.delete(form);
+      held.delete(form);
       // Not connected: the form posts to the page as it would without JavaScript.
       if (send(name, fields(form, /** @type {SubmitEvent} */ (ev).submitter), form)) ev.preventDefault(), submits.add(sent);
     });
@@ -355,15 +375,19 @@
       if (host === null || (ev.type === "change" && typed(el) && !timers.has(host))) return;
       const wait = ev.type === "change" ? 0 : Number(el.getAttribute("fw-debounce") ?? host.getAttribute("fw-debounce") ?? (typed(el) ? 200 : 0));
       clearTimeout(timers.get(host));
-      timers.set(
-        host,
-        setTimeout(() => {
-          timers.delete(host);
-          /** @type {Pair[]} */
-          const values = host === el ? [[el.name, el instanceof HTMLInputElement && /^(checkbox|radio)$/.test(el.type) && !el.checked ? "" : el.value]] : [...fields(/** @type {HTMLFormElement} */ (host)), ["_target", el.name]];
-          send(/** @type {string} */ (host.getAttribute("fw-change")), values, host);
-        }, wait),
-      );
+      held.delete(host);
+      const flush = () => {
+        timers.delete(host);
+        /** @type {Pair[]} */
+        const values = host === el ? [[el.name, el instanceof HTMLInputElement && /^(checkbox|radio)$/.test(el.type) && !el.checked ? "" : el.value]] : [...fields(/** @type {HTMLFormElement} */ (host)), ["_target", el.name]];
+        send(/** @type {string} */ (host.getAttribute("fw-change")), values, host);
+      };
+      if (ev.type === "change" && pressed) {
+        timers.set(host, undefined); // still pending, for the next change of a typed field
+        held.set(host, flush);
+        return;
+      }
+      timers.set(host, setTimeout(flush, wait));
     };
     root.addEventListener("input", changed);
     root.addEventListener("change", changed);
