@@ -13,8 +13,8 @@
 // A step done in the browser (signing up, reading the mailbox, following a link) has no block to
 // follow: WALKS below does it by hand, as the page tells the reader, after that section's last block.
 // SLOW: the embedded database is made twice (`db new`'s first open, and the test's fresh one),
-// and the app is built seven times. About a minute on a quiet 2-core machine; 150 s with the load
-// average at 11 (the seconds each block took are printed at the end).
+// and the app is built eleven times. About two minutes on a 2-core machine shared with other work
+// (the seconds each block took are printed at the end).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
