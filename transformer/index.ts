@@ -9,6 +9,7 @@ import { explainFailureMisuse } from "./failure-misuse.js";
 import { generate, typiaMissing } from "./generate.js";
 import { RowCache } from "./row-cache.js";
 import { scanAppDir } from "./scan.js";
+import { removeStaleOutputs } from "./stale-outputs.js";
 import { generateJobs, scanJobsDir } from "./jobs.js";
 
 export type { PluginOptions } from "./config.js";
@@ -85,7 +86,17 @@ export default function fwTransformer(
   printWarnings(generated.findings.filter((f) => f.category === "warning"), tsApi);
   attachFindings(next, errors, config.out, tsApi);
   explainFailureMisuse(next, tsApi);
+  cleanOutputs(next, host, tsApi);
   return next;
+}
+
+/** The outputs of deleted sources go (stale-outputs.ts); a file that cannot be deleted is said, and the build goes on. */
+function cleanOutputs(program: ts.Program, host: ts.CompilerHost | undefined, tsApi: typeof ts): void {
+  try {
+    removeStaleOutputs(program, tsApi, host?.useCaseSensitiveFileNames() ?? tsApi.sys.useCaseSensitiveFileNames);
+  } catch (error) {
+    process.stderr.write(`fw: could not remove the outputs of deleted sources (${error instanceof Error ? error.message : String(error)}); the build goes on\n`);
+  }
 }
 
 /**

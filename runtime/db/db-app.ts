@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { BootError } from "../routing/boot-error.js";
 import { loadDevHook } from "../app/load-dev-hook.js";
@@ -9,7 +10,7 @@ import { isProductionEnv } from "../server/run-mode.js";
 import { DevDrift } from "./dev-drift.js";
 import { schemaDrift } from "./schema-diff.js";
 import type { Database } from "./database.js";
-import { migrate, MigrationError, migrationStatus, MIGRATIONS_DIRECTORY, newMigration } from "./migrations.js";
+import { migrate, MigrationError, migrationStatus, MIGRATIONS_DIRECTORY, newMigration, readMigrations } from "./migrations.js";
 import { appDatabase, type AppDatabase } from "./open.js";
 import { CannotOpenDatabase } from "./open-error.js";
 import { setProcessDatabase } from "./process-database.js";
@@ -70,6 +71,8 @@ const DB_USAGE = `  db migrate      apply the pending migrations (db/migrations/
 export class DbApp extends HttpApp {
   readonly database: AppDatabase;
   readonly migrations: string;
+  /** The `migrations` option as given (for messages), undefined for the default folder. */
+  private readonly migrationsOption: string | undefined;
   private readonly seed: DbAppOptions["seed"];
   private readonly devBoot: DbAppOptions["devBoot"];
   private readonly tables: readonly TableSpec[];
@@ -83,6 +86,7 @@ export class DbApp extends HttpApp {
     // The generated stores of table models reach the database through the process's one.
     setProcessDatabase(this.database);
     this.migrations = resolve(options.migrations ?? MIGRATIONS_DIRECTORY);
+    this.migrationsOption = options.migrations;
     this.seed = options.seed;
     this.devBoot = options.devBoot;
     this.tables = options.tables ?? [];
@@ -374,6 +378,7 @@ export class DbApp extends HttpApp {
   /** Opens the database and checks the migrations before the server listens. */
   private async prepare(dev: boolean): Promise<void> {
     try {
+      if (!dev) this.checkMigrationsFound();
       const db = await this.database.open();
       const { pending } = await migrationStatus(db, this.migrations);
       if (pending.length === 0) return;
@@ -389,6 +394,21 @@ export class DbApp extends HttpApp {
       if (error instanceof CannotOpenDatabase || error instanceof MigrationError) throw new BootError(error.message);
       throw error;
     }
+  }
+
+  /**
+   * Production: an app with table models and no migrations (run from another folder than its
+   * own, or before its first `db new`) would serve a database without their tables, every page
+   * reading them a 500. Refused before the database is opened, so nothing is made in the wrong folder.
+   */
+  private checkMigrationsFound(): void {
+    if (this.tables.length === 0 || readMigrations(this.migrations).length > 0) return;
+    const where = existsSync(this.migrations) ? `the migrations folder ${this.migrations} holds no migration` : `there is no migrations folder at ${this.migrations}`;
+    const looked = this.migrationsOption === undefined ? ` (${MIGRATIONS_DIRECTORY} under the working directory)` : " (DbApp's `migrations`)";
+    throw new BootError(
+      `fw/db: this app has table models (${this.tables.map((table) => table.name).join(", ")}), and ${where}${looked}: it would serve a database without their tables, and every page reading them would fail. ` +
+        `Run the app from its own folder, the one that holds ${this.migrationsOption ?? MIGRATIONS_DIRECTORY}, or write the first migration: build the app, then \`${this.invocation("db new NAME")}\` and \`${this.invocation("db migrate")}\`.`,
+    );
   }
 
   /** How this app is run, for messages: `node dist/main.js db migrate`. */

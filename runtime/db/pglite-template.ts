@@ -17,7 +17,8 @@ import { packDirectory, unpackInto } from "./tar.js";
  *
  * A data directory belongs to the engine that made it, so the template is made for one PGlite
  * version (fw's own, its devDependency) and used only with that version installed: with
- * another, PGlite runs initdb as before (slow, same result).
+ * another, PGlite runs initdb as before (slow, same result), and the process says so once on
+ * stderr, naming both versions and the install that makes them agree.
  */
 
 /** The file that says a data directory is complete (PGlite runs initdb where it is missing): written last. */
@@ -46,14 +47,61 @@ export function installedPgliteVersion(): string | undefined {
 }
 
 /**
+ * Where templates are looked for: beside this module (fw's build; a bundle, where `fw bundle`
+ * copies it beside the chunks), or, when fw runs from its TypeScript source (its own test
+ * suite), the build's copy.
+ */
+function templateDirectories(): string[] {
+  return [new URL("./", import.meta.url), new URL("../../dist/runtime/db/", import.meta.url)].map((url) => fileURLToPath(url));
+}
+
+/** The PGlite versions fw has a template for (normally one: fw's own PGlite, its devDependency, when it was built). */
+export function templateVersions(): string[] {
+  const versions = templateDirectories().flatMap((dir) => {
+    try {
+      return readdirSync(dir).flatMap((file) => /^pglite-template-(.+)\.tar\.gz$/.exec(file)?.[1] ?? []);
+    } catch {
+      return []; // no such folder (fw run from its source before a build)
+    }
+  });
+  return [...new Set(versions)];
+}
+
+/** The installed PGlite and the version fw's template was made for, when fw has no template for the installed one. */
+export interface TemplateMismatch {
+  readonly installed: string;
+  readonly madeFor: string;
+}
+
+/** Whether a new embedded database would run initdb because the installed PGlite is not the one fw's template was made for. */
+export function templateMismatch(installed = installedPgliteVersion()): TemplateMismatch | undefined {
+  if (installed === undefined || templateFile(installed) !== undefined) return undefined;
+  const madeFor = templateVersions()[0];
+  return madeFor === undefined ? undefined : { installed, madeFor };
+}
+
+/** What a developer reads when the versions differ: both versions, the cost, and the command that makes them agree. */
+export function mismatchWarning({ installed, madeFor }: TemplateMismatch): string {
+  return (
+    `fw/db: warning: @electric-sql/pglite ${installed} is installed, and fw's template of a new embedded database was made for ${madeFor}: ` +
+    "each new embedded database (each test app's too) runs PostgreSQL's initdb instead, 10 s or more where the template takes about 1. " +
+    `Install the version fw was made for: npm install --save-exact @electric-sql/pglite@${madeFor}`
+  );
+}
+
+/** Said once a process: every new database of the process would say the same. */
+let warned = false;
+
+/**
  * The template for `version`: beside this module (fw's build; a bundle, where `fw bundle`
  * copies it beside the chunks), or, when fw runs from its TypeScript source (its own test
  * suite), the build's copy.
  */
 export function templateFile(version: string): string | undefined {
   const name = templateFileName(version);
-  const candidates = [new URL(`./${name}`, import.meta.url), new URL(`../../dist/runtime/db/${name}`, import.meta.url)];
-  return candidates.map((url) => fileURLToPath(url)).find((path) => existsSync(path));
+  return templateDirectories()
+    .map((dir) => join(dir, name))
+    .find((path) => existsSync(path));
 }
 
 /**
@@ -65,7 +113,15 @@ export function templateFile(version: string): string | undefined {
 export function startFromTemplate(directory: string, durable = false): boolean {
   const version = installedPgliteVersion();
   const file = version === undefined ? undefined : templateFile(version);
-  if (file === undefined) return false;
+  if (file === undefined) {
+    // Another PGlite than fw's: PGlite runs initdb, slow enough to be worth a line on stderr.
+    const mismatch = templateMismatch(version);
+    if (mismatch !== undefined && !warned) {
+      warned = true;
+      process.stderr.write(`${mismatchWarning(mismatch)}\n`);
+    }
+    return false;
+  }
   // PG_VERSION last: a copy cut short (a crash, a full disk) is copied again on the next open.
   unpackInto(gunzipSync(readFileSync(file)), directory, { last: VERSION_FILE, sync: durable });
   return true;

@@ -154,7 +154,7 @@ export function appFiles(name: string, root: string, fwDep: FwDependency = { spe
     [".env.example", ENV_EXAMPLE],
     // A checkout is installed as a copy: a symlink would leave fw's dependencies in the checkout.
     ...(fwDep.installLinks ? [[".npmrc", "install-links=true\n"] as const] : []),
-    ["README.md", readme(name)],
+    ["README.md", readme(name, fw.devDependencies?.["@electric-sql/pglite"]?.replace(/^[\^~=]/, ""))],
     ["src/main.ts", MAIN],
     ["src/layout.tsx", LAYOUT],
     ["src/app/Index.tsx", INDEX],
@@ -209,7 +209,16 @@ export function newCommand(args: readonly string[], cwd: string, out: (text: str
   return 0;
 }
 
-function readme(name: string): string {
+/** The line of the README on the embedded database's engine: the PGlite fw's template of a new database was made for, pinned. */
+function pgliteLine(pglite: string | undefined): string {
+  if (pglite === undefined) return "";
+  return `  For the embedded database, install the PGlite fw was made for:
+  \`npm install --save-exact @electric-sql/pglite@${pglite}\` (another version works, but each new
+  database, each test's too, then takes 10 s or more to make instead of about 1, and fw says so).
+`;
+}
+
+function readme(name: string, pglite: string | undefined): string {
   return `# ${name}
 
 An app made with \`fw new\`: fw builds its routes from its files with
@@ -235,7 +244,7 @@ npm run db -- migrate  # with fw/db (models in a database): the db commands
 - Models live in memory until a model names a table (\`{ table: "items" }\`) and \`src/main.ts\`
   boots a \`DbApp\` from \`fw/db\`: see fw's database guide (docs/guides/database.md). Then
   \`npm run db -- migrate\`, \`status\`, \`new NAME\`, \`seed\` and \`reset\` are its commands.
-- \`node dist/main.js routes\` prints the route table. Production: set \`FW_SECRET\` (make one
+${pgliteLine(pglite)}- \`node dist/main.js routes\` prints the route table. Production: set \`FW_SECRET\` (make one
   with \`node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))"\`),
   \`npm ci --omit=dev\` beside the build, and run \`npm start\` (or the bundle).
 `;

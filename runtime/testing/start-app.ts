@@ -47,6 +47,26 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** fw's warnings a test app printed that this test process passed on already: every app of a run would print the same. */
+const forwarded = new Set<string>();
+
+/**
+ * Passes fw's warnings in an app's stderr (whole lines `fw/<module>: warning: …`, such as fw/db's
+ * about a PGlite fw has no template for) on to the test's own stderr, once each per test process:
+ * the rest of the app's output stays in `output()`, and without this a warning meant for the
+ * developer would never be seen. Answers how far `err` was read (up to its last whole line).
+ */
+function forwardWarnings(err: string, from: number): number {
+  const end = err.lastIndexOf("\n") + 1;
+  if (end <= from) return from;
+  for (const line of err.slice(from, end).split("\n")) {
+    if (!/^fw\/[a-z]+: warning: /.test(line) || forwarded.has(line)) continue;
+    forwarded.add(line);
+    process.stderr.write(`${line}\n`);
+  }
+  return end;
+}
+
 /**
  * Starts the built app for one test, as `node <main> dev` in a process of its own on a free port,
  * so nothing is shared between tests: not the in-memory stores, not the sign-in limiters, not
@@ -85,7 +105,11 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
   let out = "";
   let err = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  let scanned = 0;
+  child.stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+    scanned = forwardWarnings(err, scanned);
+  });
   const exited = new Promise<void>((done) => child.once("close", () => done()));
   const cleanUp = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");

@@ -28,6 +28,21 @@ async function served(env: Record<string, string> = {}): Promise<{ notes: string
   return { notes, fsync, stop: () => app.exited };
 }
 
+/** A production boot that must stop before serving: its exit code and what it printed; one that serves fails the test at once. */
+async function refusedBoot(env: Record<string, string | undefined>, where: string): Promise<{ code: number | null; err: string }> {
+  const app = bootNode(APP, [], env, where);
+  const served = await app.url.then(
+    () => true,
+    () => false,
+  );
+  if (served) {
+    app.child.kill("SIGTERM");
+    await app.exited;
+    throw new Error(`the app booted and served from ${where}:\n${app.output().err}`);
+  }
+  return { code: await app.exited, err: app.output().err };
+}
+
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "fw-dbapp-"));
   mkdirSync(join(cwd, "db/migrations"), { recursive: true });
@@ -112,6 +127,40 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     const after = await served();
     expect(after.notes).toBe("seeded");
     await after.stop();
+  }, 300_000);
+
+  it("issue 39 item 20: a production boot of an app with table models and no migrations refuses to start, naming the folder it looked in and what to do, before it opens a database", async () => {
+    // The app run from another folder (as bench/soak.mjs once ran the example): no db/migrations here.
+    const elsewhere = mkdtempSync(join(tmpdir(), "fw-dbapp-elsewhere-"));
+    try {
+      const refused = await refusedBoot({ ...PRODUCTION_ENV, DATABASE_URL: undefined, TABLES: "1" }, elsewhere);
+      expect(refused.code).toBe(1);
+      expect(refused.err).toContain(
+        `fw: cannot boot: fw/db: this app has table models (notes), and there is no migrations folder at ${join(elsewhere, "db/migrations")} ` +
+          "(db/migrations under the working directory): it would serve a database without their tables, and every page reading them would fail. " +
+          "Run the app from its own folder, the one that holds db/migrations, or write the first migration: build the app, then `node ",
+      );
+      expect(refused.err).toMatch(/`node \S*main\.mjs db new NAME` and `node \S*main\.mjs db migrate`\./);
+      // Refused before the embedded database was made in the wrong folder.
+      expect(existsSync(join(elsewhere, ".fw"))).toBe(false);
+      // A folder holding no migration is refused the same way, saying so.
+      mkdirSync(join(elsewhere, "db/migrations"), { recursive: true });
+      const empty = await refusedBoot({ ...PRODUCTION_ENV, DATABASE_URL: undefined, TABLES: "1" }, elsewhere);
+      expect(empty.code).toBe(1);
+      expect(empty.err).toContain(`fw: cannot boot: fw/db: this app has table models (notes), and the migrations folder ${join(elsewhere, "db/migrations")} holds no migration`);
+      // An app without table models (no `tables`) needs no migrations: it boots there.
+      const plain = bootNode(APP, [], { ...PRODUCTION_ENV, DATABASE_URL: "" }, elsewhere);
+      expect((await fetch(`${await plain.url}/fsync`)).status).toBe(200);
+      plain.child.kill("SIGTERM");
+      expect(await plain.exited).toBe(0);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+    // Where the migrations are, the same app with its tables boots.
+    const home = bootNode(APP, [], { ...PRODUCTION_ENV, DATABASE_URL: "", TABLES: "1" }, cwd);
+    expect((await fetch(`${await home.url}/fsync`)).status).toBe(200);
+    home.child.kill("SIGTERM");
+    expect(await home.exited).toBe(0);
   }, 300_000);
 
   it("an edited applied migration stops db migrate and the boot, naming the file", async () => {

@@ -13,14 +13,17 @@
 // A step done in the browser (signing up, reading the mailbox, following a link) has no block to
 // follow: WALKS below does it by hand, as the page tells the reader, after that section's last block.
 // SLOW: the embedded database is made twice (`db new`'s first open, and the test's fresh one),
-// and the app is built seven times. About a minute on a quiet 2-core machine; 150 s with the load
-// average at 11 (the seconds each block took are printed at the end).
+// and the app is built eleven times. About two minutes on a 2-core machine shared with other work
+// (the seconds each block took are printed at the end).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../runtime/db/index.js";
+import { installedPgliteVersion, templateVersions } from "../../runtime/db/pglite-template.js";
 import { TestClient } from "../../runtime/testing/client.js";
 import { bootNode, runNode } from "../support/process.js";
 import { FIXTURES, run as tspc } from "../support/tspc.js";
+import { connect, type Client } from "../support/ws-client.js";
 
 const FW = resolve("bin/fw.js");
 const TUTORIAL = resolve("docs/tutorial.md");
@@ -127,8 +130,8 @@ class Reader {
   }
 
   /** `node <script> args` in the app, which must exit 0. */
-  async node(script: string, args: readonly string[], where: string): Promise<string> {
-    const ran = await runNode(script, args, this.env, this.app);
+  async node(script: string, args: readonly string[], where: string, env: Record<string, string> = {}): Promise<string> {
+    const ran = await runNode(script, args, { ...this.env, ...env }, this.app);
     expect(ran.code, `${where}: ${script} ${args.join(" ")}\n${ran.out}${ran.err}`).toBe(0);
     return ran.out + ran.err;
   }
@@ -155,6 +158,20 @@ class Reader {
       this.resolvable(["fw", "typia", "typescript", "ts-patch", "rolldown"], where);
     } else if ((match = /^npm install ([@\w/.-]+)$/.exec(command)) !== null) {
       this.resolvable([match[1] as string], where);
+    } else if ((match = /^npm install --save-exact (@?[\w/.-]+)@(\d[\w.-]*)$/.exec(command)) !== null) {
+      // A pinned version: the one installed (the checkout's), and for PGlite the one fw's template of a new database was made for.
+      const [name, version] = [match[1] as string, match[2] as string];
+      this.resolvable([name], where);
+      if (name === "@electric-sql/pglite") {
+        expect(version, `${where}: the tutorial pins the PGlite fw's template was made for`).toBe(templateVersions()[0]);
+        expect(installedPgliteVersion(), `${where}: the checkout's PGlite`).toBe(version);
+      }
+    } else if (command === "node dist/tools/counts.js") {
+      // Beside \`fw dev\` (a second terminal), on the build it made: the script calls the app it serves.
+      // FW_ORIGIN stands in for http://127.0.0.1:3000, the port the reader's fw dev serves on.
+      const url = await this.serving(where);
+      const out = await this.node("dist/tools/counts.js", [], where, { FW_ORIGIN: url.origin });
+      expect(out, `${where}: what the script printed`).toMatch(/^\d+ open, \d+ done\n$/);
     } else if ((match = /^rm ((?:src\/[\w/.-]+ ?)+)$/.exec(command)) !== null) {
       for (const file of (match[1] as string).split(" ")) {
         expect(existsSync(join(this.app, file)), `${where}: rm ${file}: there is no such file`).toBe(true);
@@ -233,6 +250,9 @@ class Reader {
   }
 }
 
+/** Commands the tutorial runs in a second terminal while `fw dev` goes on serving. */
+const BESIDE_DEV: ReadonlySet<string> = new Set(["node dist/tools/counts.js"]);
+
 /** Resolves once `condition` holds, asking every 50 ms; after `boundMs`, fails saying `what` it waited for. */
 async function waitFor(condition: () => boolean | Promise<boolean>, what: () => string, boundMs = 15_000): Promise<void> {
   const until = Date.now() + boundMs;
@@ -268,11 +288,102 @@ function pathOf(link: string): string {
   return url.pathname + url.search;
 }
 
+/** A browser signed up as the page tells the reader (step 7 on): the form, the mailed link, "Confirm and sign in". */
+async function signedUp(origin: string, email: string, password: string, where: string): Promise<TestClient> {
+  const browser = new TestClient(origin);
+  const signedUp = await browser.submit("/signup", { email, password });
+  expect(signedUp.status, `${where}: sign-up: ${signedUp.summary()}`).toBe(303);
+  const opened = await browser.get(pathOf(await mailedLink(browser, email, "Confirm your email", where)));
+  const confirmed = await browser.submit(opened.location ?? "/confirm", {}, { action: "/confirm" });
+  expect(confirmed.location, `${where}: Confirm and sign in: ${confirmed.summary()}`).toBe("/");
+  return browser;
+}
+
+/** The next message on a live socket that `fits`, skipping the others; fails after 15 s naming what it waited for. */
+async function liveMessage(socket: Client, fits: (text: string) => boolean, what: string): Promise<string> {
+  const seen: string[] = [];
+  const bound = new Promise<never>((_, fail) => setTimeout(() => fail(new Error(`${what}: no such message on the live socket, which sent:\n${seen.join("\n").slice(-3000)}`)), 15_000).unref());
+  for (;;) {
+    const text = await Promise.race([socket.next(), bound]);
+    seen.push(text);
+    if (fits(text)) return text;
+  }
+}
+
+/** The id in a task's address (`/tasks/7`), as the page's links and forms use it. */
+function taskId(location: string | undefined, where: string): string {
+  const id = /^\/tasks\/(\d+)$/.exec(location ?? "")?.[1];
+  expect(id, `${where}: ${location} is a task's page`).toBeDefined();
+  return id as string;
+}
+
 /**
- * What the reader does in the browser in a section, after its blocks: "Try it" in step 7, end to
- * end on the app `fw dev` runs. Each walk names its section by the start of its heading.
+ * What the reader does in the browser in a section, after its blocks: "Try it" in step 7, the two
+ * windows of step 8, the night of step 10, end to end on the app `fw dev` runs. Each walk names
+ * its section by the start of its heading.
  */
 const WALKS: ReadonlyMap<string, (reader: Reader, where: string) => Promise<void>> = new Map([
+  [
+    "8. A live page",
+    async (reader: Reader, where: string) => {
+      const url = await reader.serving(where);
+      const browser = await signedUp(url.origin, "live@example.com", "correct horse battery", where);
+      const first = await browser.submit("/tasks/new", { title: "Water the plants" });
+      const firstId = taskId(first.location, where);
+      // The second window: the page as its script opens it, over the socket, with the session's cookie.
+      const page = await browser.get("/tasks/open");
+      expect(page.text, `${where}: the live page's root`).toContain('data-fw-live="/fw/live/tasks.Open"');
+      const csrf = /data-fw-csrf="([^"]+)"/.exec(page.text)?.[1];
+      expect(csrf, `${where}: the live page's CSRF token`).toBeDefined();
+      const socket = await connect(url.origin, `/fw/live/tasks.Open?path=${encodeURIComponent("/tasks/open")}`, { headers: { cookie: browser.cookies.header() ?? "" } });
+      try {
+        await liveMessage(socket, (text) => text.includes("Water the plants"), `${where}: the page's first render`);
+        // A task added in the first window appears in the second.
+        await browser.submit("/tasks/new", { title: "Buy paint" });
+        await liveMessage(socket, (text) => text.includes("Buy paint"), `${where}: the new task, without a reload`);
+        // Done: the task leaves the page, and is stored as done.
+        socket.socket.send(JSON.stringify({ t: "e", n: 1, e: "finish", c: csrf, v: [["id", firstId]] }));
+        const answered = JSON.parse(await liveMessage(socket, (text) => (JSON.parse(text) as { n?: unknown }).n === 1, `${where}: the answer to Done`)) as { t: string; m?: string };
+        expect(answered.t, `${where}: the answer to Done: ${answered.m}`).toBe("r"); // a render, not an error ("err")
+        const open = (await browser.get("/tasks/open")).text;
+        expect(open).not.toContain("Water the plants");
+        expect(open).toContain("Buy paint");
+        expect((await browser.get(`/tasks/${firstId}`)).status).toBe(200);
+      } finally {
+        socket.socket.close();
+      }
+    },
+  ],
+  [
+    "10. A job that runs every night",
+    async (reader: Reader, where: string) => {
+      const email = "nightly@example.com";
+      const password = "correct horse battery";
+      const browser = await signedUp((await reader.serving(where)).origin, email, password, where);
+      const done = taskId((await browser.submit("/tasks/new", { title: "Old news", done: "true" })).location, where);
+      const open = taskId((await browser.submit("/tasks/new", { title: "Still to do" })).location, where);
+      // The night, without waiting for it: with the app stopped, its schedule (written at boot)
+      // is made due; the next boot runs the job once, as after a night no process served.
+      await reader.stop();
+      const db = await openDatabase({ cwd: reader.app, env: {} });
+      try {
+        const moved = await db.query("UPDATE fw_job_schedules SET next_at = now() - interval '1 minute' WHERE name = 'ClearDone'");
+        expect(moved.rowCount, `${where}: ClearDone's schedule`).toBe(1);
+      } finally {
+        await db.close();
+      }
+      const url = await reader.serving(where);
+      const output = (): string => (reader.served?.output().err ?? "") + (reader.served?.output().out ?? "");
+      await waitFor(
+        () => /^fw\/jobs: ClearDone #\d+ ran in \d+ ms$/m.test(output()),
+        () => `${where}: the terminal does not show ClearDone's run:\n${output().slice(-3000)}`,
+      );
+      const again = new TestClient(url.origin);
+      await again.signIn(email, password);
+      expect((await again.get(`/tasks/${done}`)).status, `${where}: the done task is gone`).toBe(404);
+      expect((await again.get(`/tasks/${open}`)).status, `${where}: the open one is kept`).toBe(200);
+    },
+  ],
   [
     "7. Accounts by mail",
     async (reader: Reader, where: string) => {
@@ -357,8 +468,9 @@ describe("docs/tutorial.md", () => {
           reader.saved = true;
           reader.unbuilt = true;
         } else if (step.kind === "sh") {
-          // A command runs in the terminal, with fw dev stopped (Ctrl-C) where the page says so.
-          await reader.stop();
+          // A command runs in the terminal, with fw dev stopped (Ctrl-C) where the page says so;
+          // those the page runs in a second terminal leave it serving.
+          if (!step.commands.every((command) => BESIDE_DEV.has(command))) await reader.stop();
           for (const command of step.commands) await reader.sh(command, where);
         } else {
           await reader.http(step, where);
