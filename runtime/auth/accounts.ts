@@ -41,7 +41,11 @@ export const RESET_LINK_TTL_MS = 60 * 60_000;
 export const CONFIRM_LINK_TTL_MS = 24 * 60 * 60_000;
 export const EMAIL_LINK_TTL_MS = 24 * 60 * 60_000;
 
-/** The account forms (forgot, reset, confirm, settings) per client address: 20 per 15 minutes, then backoff. */
+/**
+ * The account forms per client address, all counted together: forgot, reset, confirm, confirm
+ * the new email, and the settings' change password, change email, delete and sign out
+ * everywhere. 20 per 15 minutes, then backoff.
+ */
 export const ACCOUNT_FORMS_PER_ADDRESS: Limit = { attempts: 20, windowMs: 15 * 60_000 };
 /** Mails fw/auth sends to one address: 5 an hour. Past it, none is sent (the answer stays the same). */
 export const MAILS_PER_ADDRESS: Limit = { attempts: 5, windowMs: 60 * 60_000 };
@@ -285,6 +289,8 @@ export class Accounts<U extends UserFields> {
   }
 
   private async signOutEverywhere(request: Request): Promise<Response> {
+    const limited = await this.limited(request);
+    if (limited !== undefined) return limited;
     const user = await this.settings.currentUser(request);
     if (user === undefined) return this.toLogin(request);
     await this.settings.logoutEverywhere(user.id);
@@ -357,8 +363,14 @@ export class Accounts<U extends UserFields> {
     return wait > 0 ? tooMany(wait) : undefined;
   }
 
-  /** The signed-in user when the form's `current` password is theirs (counted as sign-in attempts are); else the answer. */
+  /**
+   * The signed-in user when the form's `current` password is theirs; else the answer. Counted
+   * first per client address, as every account form is, then per (address, account) as sign-in
+   * attempts are, both before the password is checked.
+   */
   private async withCurrentPassword(request: Request, form: NonNullable<SettingsState["form"]>): Promise<{ readonly user: U } | { readonly response: Response }> {
+    const limited = await this.limited(request);
+    if (limited !== undefined) return { response: limited };
     const user = await this.settings.currentUser(request);
     if (user === undefined) return { response: this.toLogin(request) };
     const key = limiterKey("account-password", this.settings.addressOf(request) ?? "unknown", String(user.id));

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { freshToken } from "../../runtime/auth/account-tokens.js";
 import { CHECK_EMAIL, formSignIn, InMemoryTokens, InMemoryUsers, RESET_SENT, seedUser, type UserFields } from "../../runtime/auth/index.js";
 import { assembleTable, Ok, Route, type Layout, type Request } from "../../runtime/index.js";
@@ -35,8 +35,17 @@ let stuckApp: Served;
 let stuck: StuckTransport;
 let stuckUsers: InMemoryUsers<UserFields>;
 
+/**
+ * The client address the account forms count by: the test's own name (set before each test), so
+ * one test's forms do not use up another's budget of 20 (every client here connects from 127.0.0.1).
+ */
+let clientAddress = "127.0.0.1";
+beforeEach((context) => {
+  clientAddress = `test: ${context.task.name}`;
+});
+
 function appWith(mailer: Mailer, store: InMemoryUsers<UserFields>, held: InMemoryTokens) {
-  const auth = formSignIn({ users: store, mailer, tokens: held });
+  const auth = formSignIn({ users: store, mailer, tokens: held, addressOf: () => clientAddress });
   const guarded = auth.guarded();
   const layout: Layout = async ({ title, content, request }) => (
     <html>
@@ -374,5 +383,40 @@ describe("limits", () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+// Issue 39: an outside audit's findings on the account flows (items 2 to 6).
+
+describe("issue 39, item 2: the settings forms count per client address, as the other account forms", () => {
+  it("21 changes of email from one address: 20 are sent, the 21st is 429 and mails nobody", async () => {
+    const email = freshEmail("cannon");
+    await seedUser(users, email, PASSWORD);
+    const here = await signedIn(email);
+    const targets = Array.from({ length: 21 }, (_, i) => freshEmail(`target${i}`));
+    const statuses: number[] = [];
+    for (const target of targets.slice(0, 20)) statuses.push((await here.submit("/account", { email: target, current: PASSWORD }, { action: "/account/email" })).status);
+    expect(statuses).toEqual(Array.from({ length: 20 }, () => 303));
+    const refused = await here.submit("/account", { email: targets[20] as string, current: PASSWORD }, { action: "/account/email" });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    await mailTo(targets[19] as string, "Confirm your new email");
+    expect(await mailsTo(targets[20] as string)).toEqual([]);
+  });
+
+  it.each([
+    ["change password", "/account/password", { current: PASSWORD, password: NEW_PASSWORD }],
+    ["change email", "/account/email", { current: PASSWORD, email: "elsewhere@example.com" }],
+    ["delete the account", "/account/delete", { current: PASSWORD }],
+    ["sign out everywhere", "/account/sign-out-everywhere", {}],
+  ])("%s counts in the same budget: once the address sent 20 account forms, it is 429 and nothing changes", async (_name, action, fields) => {
+    const email = freshEmail("budget");
+    await seedUser(users, email, PASSWORD);
+    const here = await signedIn(email);
+    for (let i = 0; i < 20; i++) expect((await new TestClient(app.url).submit("/password/forgot", { email: freshEmail("nobody") })).status).toBe(303);
+    const refused = await here.submit("/account", fields, { action });
+    expect([refused.status, Number(refused.headers.get("retry-after")) > 0]).toEqual([429, true]);
+    expect(await who(here)).toBe(email);
+    await signedIn(email, PASSWORD);
   });
 });
