@@ -55,8 +55,12 @@ export const PASSWORD_CHECKS: Limit = { attempts: 5, windowMs: 15 * 60_000 };
 /** The one answer to "Forgot your password?", whether or not the email has an account. */
 export const RESET_SENT = "If an account has this email, we sent it a link to choose a new password. The link works once, for an hour.";
 
-/** Session entries (fw's own, "_" names) holding a link's token once it left the URL. */
-const STASH: Readonly<Record<TokenPurpose, string>> = { "reset-password": "_reset", "confirm-signup": "_confirm", "change-email": "_email" };
+/**
+ * Session entries (fw's own, "_" names) holding a link's token once it left the URL. Each its
+ * own name: `_email` is the readable email an older fw wrote, which every guarded page drops
+ * (session-user.ts), so a stash there was lost on the way to its button.
+ */
+const STASH: Readonly<Record<TokenPurpose, string>> = { "reset-password": "_reset", "confirm-signup": "_confirm", "change-email": "_email_link" };
 
 /** What `Accounts` works with, from `formSignIn`. */
 export interface AccountSettings<U extends UserFields> {

@@ -420,3 +420,21 @@ describe("issue 39, item 2: the settings forms count per client address, as the 
     await signedIn(email, PASSWORD);
   });
 });
+
+describe("issue 39, item 5: a pending change of email survives the guarded pages opened before its button", () => {
+  it("follow the link, open a guarded page, come back: the confirmation still works", async () => {
+    const email = freshEmail("wanderer");
+    const next = freshEmail("wanderer-new");
+    await seedUser(users, email, PASSWORD);
+    const here = await signedIn(email);
+    expect((await here.submit("/account", { email: next, current: PASSWORD }, { action: "/account/email" })).status).toBe(303);
+    expect((await here.get(linkOf(await mailTo(next, "Confirm your new email"), "Confirm the new email"))).location).toBe("/account/email/confirm");
+    expect((await here.get("/mine")).status).toBe(200);
+    expect((await here.get("/account")).status).toBe(200);
+    const page = await here.get("/account/email/confirm");
+    expect([page.status, page.text.includes(`Use ${next} for your account`)]).toEqual([200, true]);
+    const confirmed = await here.submit("/account/email/confirm", {});
+    expect([confirmed.status, confirmed.location]).toEqual([303, "/account"]);
+    expect(await who(here)).toBe(next);
+  });
+});
