@@ -273,7 +273,7 @@ export class Accounts<U extends UserFields> {
   private async confirmEmailForm(request: Request): Promise<Response> {
     const moved = this.stashed(request, "change-email", this.paths.confirmEmail);
     if (moved !== undefined) return moved;
-    const found = await this.userToken(request.session, "change-email");
+    const found = await this.emailLink(request);
     if (found === undefined) return this.deadLink(request, "email confirmation");
     return Ok(confirmEmailPage(this.mounted(request), request.csrf, found.record.email));
   }
@@ -281,15 +281,31 @@ export class Accounts<U extends UserFields> {
   private async confirmEmail(request: Request): Promise<Response> {
     const limited = await this.limited(request);
     if (limited !== undefined) return limited;
-    const found = await this.userToken(request.session, "change-email");
+    const found = await this.emailLink(request);
     const setEmail = this.settings.users.setEmail?.bind(this.settings.users);
     if (found === undefined || setEmail === undefined || !(await this.settings.tokens.take(found.record.selector, found.verifierHash))) return this.deadLink(request, "email confirmation");
     const changed = await setEmail(found.user.id, found.record.email);
     const session = this.without(request.session, "change-email");
-    if (changed === "taken") return status(409, saidPage(this.mounted(request), "This email has an account", `${found.record.email} has an account of its own, so it cannot be the email of yours too. Your email stays as it was.`)).withSession(session);
+    const paths = this.mounted(request);
+    if (changed === "taken") return status(409, saidPage(paths, "This email has an account", `${found.record.email} has an account of its own, so it cannot be the email of yours too. Your email stays as it was.`)).withSession(session);
     if (changed === undefined) return this.deadLink(request, "email confirmation");
-    this.mail(found.user.email, "Your email was changed", noticeMail(`The email of your account was changed to ${found.record.email}; mail goes there from now on.`, this.mounted(request).forgot));
-    return Redirect(this.mounted(request).account).withSession(session.flash("notice", `Your email is now ${found.record.email}.`));
+    this.mail(found.user.email, "Your email was changed", noticeMail(`The email of your account was changed to ${found.record.email}; mail goes there from now on.`, paths.forgot));
+    if (!found.signedIn) return Redirect(paths.login).withSession(session.flash("notice", `The email of your account is now ${found.record.email}: sign in with it.`));
+    return Redirect(paths.account).withSession(session.flash("notice", `Your email is now ${found.record.email}.`));
+  }
+
+  /**
+   * The change-of-email link in the session, when it may be used here: its account's own
+   * browser, or one signed in as nobody (the link reached the new address, which is the proof;
+   * the change signs nobody in). A browser signed in as another account gets a dead link, so
+   * nobody changes someone else's email, nor is told theirs changed, by following a forwarded link.
+   */
+  private async emailLink(request: Request) {
+    const found = await this.userToken(request.session, "change-email");
+    if (found === undefined) return undefined;
+    const viewer = await this.settings.currentUser(request);
+    if (viewer !== undefined && viewer.id !== found.user.id) return undefined;
+    return { ...found, signedIn: viewer !== undefined };
   }
 
   private async signOutEverywhere(request: Request): Promise<Response> {

@@ -421,6 +421,49 @@ describe("issue 39, item 2: the settings forms count per client address, as the 
   });
 });
 
+describe("issue 39, item 4: a change-of-email link works only for its own account", () => {
+  it("signed in as someone else, the link is dead (GET and POST): neither account changes; the owner's browser then uses it", async () => {
+    const owner = freshEmail("owner");
+    const other = freshEmail("bystander");
+    const next = freshEmail("owners-new");
+    await seedUser(users, owner, PASSWORD);
+    await seedUser(users, other, PASSWORD);
+    const ownerBrowser = await signedIn(owner);
+    const otherBrowser = await signedIn(other);
+    expect((await ownerBrowser.submit("/account", { email: next, current: PASSWORD }, { action: "/account/email" })).status).toBe(303);
+    const link = linkOf(await mailTo(next, "Confirm your new email"), "Confirm the new email");
+    expect((await otherBrowser.get(link)).location).toBe("/account/email/confirm");
+    const page = await otherBrowser.get("/account/email/confirm");
+    expect(page.status).toBe(400);
+    expect(page.text).toContain("This email confirmation link does not work");
+    const csrf = /name="_csrf" value="([^"]+)"/.exec((await otherBrowser.get("/account")).text)?.[1] ?? "";
+    const posted = await otherBrowser.post("/account/email/confirm", { _csrf: csrf });
+    expect(posted.status).toBe(400);
+    expect(posted.text).not.toContain("Your email is now");
+    expect([await who(ownerBrowser), await who(otherBrowser)]).toEqual([owner, other]);
+    // The link was not used up: its own account's browser confirms it.
+    await ownerBrowser.get(link);
+    const confirmed = await ownerBrowser.submit("/account/email/confirm", {});
+    expect([confirmed.status, confirmed.location]).toEqual([303, "/account"]);
+    expect(await who(ownerBrowser)).toBe(next);
+  });
+
+  it("a browser signed in as nobody confirms it (the link reached the new address), signs nobody in, and is sent to sign in", async () => {
+    const owner = freshEmail("away");
+    const next = freshEmail("away-new");
+    await seedUser(users, owner, PASSWORD);
+    const laptop = await signedIn(owner);
+    expect((await laptop.submit("/account", { email: next, current: PASSWORD }, { action: "/account/email" })).status).toBe(303);
+    const phone = new TestClient(app.url);
+    await phone.get(linkOf(await mailTo(next, "Confirm your new email"), "Confirm the new email"));
+    const confirmed = await phone.submit("/account/email/confirm", {});
+    expect([confirmed.status, confirmed.location]).toEqual([303, "/login"]);
+    expect(/<p id="flash">([^<]*)</.exec((await phone.follow(confirmed)).text)?.[1]).toBe(`The email of your account is now ${next}: sign in with it.`);
+    expect(await who(phone)).toBe("signed out");
+    expect(await who(laptop)).toBe(next);
+  });
+});
+
 describe("issue 39, item 5: a pending change of email survives the guarded pages opened before its button", () => {
   it("follow the link, open a guarded page, come back: the confirmation still works", async () => {
     const email = freshEmail("wanderer");
