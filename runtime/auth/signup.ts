@@ -92,12 +92,22 @@ async function problemsOf(email: string, password: string): Promise<Record<strin
   return errors;
 }
 
+/** Any control character (C0, DEL, C1): U+0000 to U+001F, U+007F to U+009F. */
+const CONTROL = /\p{Cc}/u;
+
+/** Why a new password with a control character is refused. */
+const CONTROL_CHARACTER =
+  "This password has a control character (such as NUL, a tab or a line break), which cannot be typed at a sign-in form: choose one of letters, digits, spaces and symbols.";
+
 /**
- * What is wrong with `password` as a new password for the account `email`, or undefined: too
- * short or too long, one of the most common passwords (or their patterns), or the email (or
- * the part before its "@") itself. Sign-up asks this; ask it too before `changePassword`.
+ * What is wrong with `password` as a new password for the account `email`, or undefined: a
+ * control character (NUL, a tab, a line break: nobody can type it into a sign-in form, whose
+ * password field drops line breaks, so whoever set it could not sign in), too short or too
+ * long, one of the most common passwords (or their patterns), or the email (or the part before
+ * its "@") itself. Sign-up asks this; ask it too before `changePassword`.
  */
 export function passwordProblem(password: string, email: string): string | undefined {
+  if (CONTROL.test(password)) return CONTROL_CHARACTER;
   const length = [...password].length;
   if (length < MIN_PASSWORD_LENGTH) return `Password must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
   if (length > MAX_PASSWORD_LENGTH) return `Password must be at most ${MAX_PASSWORD_LENGTH} characters long.`;

@@ -481,3 +481,31 @@ describe("issue 39, item 5: a pending change of email survives the guarded pages
     expect(await who(here)).toBe(next);
   });
 });
+
+describe("issue 39, item 6: a new password with a control character is refused, on every form that sets one", () => {
+  const CONTROL = "This password has a control character (such as NUL, a tab or a line break), which cannot be typed at a sign-in form: choose one of letters, digits, spaces and symbols.";
+
+  it.each([
+    ["NUL", "plum orbit\u0000velvet 9271"],
+    ["a line break", "plum orbit\nvelvet 9271"],
+    ["a tab", "plum orbit\tvelvet 9271"],
+    ["DEL", "plum orbit\u007fvelvet 9271"],
+  ])("sign-up refuses one with %s", async (_name, password) => {
+    const refused = await new TestClient(app.url).submit("/signup", { email: freshEmail("control"), password });
+    expect([refused.status, refused.refusal().fields["password"]]).toEqual([422, CONTROL]);
+  });
+
+  it("the reset form and the change of password refuse it too", async () => {
+    const email = freshEmail("control-reset");
+    await seedUser(users, email, PASSWORD);
+    expect((await new TestClient(app.url).submit("/password/forgot", { email })).status).toBe(303);
+    const visitor = new TestClient(app.url);
+    await visitor.get(linkOf(await mailTo(email, "Choose a new password"), "Choose a new password"));
+    const reset = await visitor.submit("/password/reset", { password: "plum orbit\u0000velvet 9271" });
+    expect([reset.status, reset.refusal().fields["password"]]).toEqual([422, CONTROL]);
+    const here = await signedIn(email);
+    const changed = await here.submit("/account", { current: PASSWORD, password: "plum orbit\u0000velvet 9271" }, { action: "/account/password" });
+    expect([changed.status, changed.refusal().fields["password"]]).toEqual([422, CONTROL]);
+    await signedIn(email, PASSWORD);
+  });
+});
