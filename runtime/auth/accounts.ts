@@ -31,9 +31,11 @@ import { normalEmail, type UserFields, type Users } from "./users.js";
 /**
  * What fw/auth needs of a mailer: fw/mail's `Mailer` is one (`send` composes the JSX body, makes
  * app paths absolute on the public origin, and delivers). fw/auth never imports fw/mail.
+ * `envelope.to` is the address the users store holds, exactly: deliver there, and parse nothing
+ * out of it (`to` is the same text, for the header).
  */
 export interface AccountMailer {
-  send(mail: { readonly to: string; readonly subject: string; readonly body: Html }): Promise<unknown>;
+  send(mail: { readonly to: string; readonly subject: string; readonly body: Html; readonly envelope: { readonly to: readonly string[] } }): Promise<unknown>;
 }
 
 /** How long each emailed link works. */
@@ -410,13 +412,15 @@ export class Accounts<U extends UserFields> {
   /**
    * Sends a mail after the answer, never awaited: the answer does not wait for the mail server
    * nor tell whether one was sent. At most MAILS_PER_ADDRESS to one address an hour (past it,
-   * silently none). A failure is told on the app's error stream.
+   * silently none). A failure is told on the app's error stream. The envelope names the stored
+   * address itself, so the mailer reads no display name out of it: a row an older check let in
+   * (`x<a@d.example>`) is refused by fw/mail, never delivered to `a@d.example`.
    */
   private mail(to: string, subject: string, body: Html): void {
     const report = this.settings.report ?? ((line: string) => process.stderr.write(`${line}\n`));
     void this.mailsPerAddress
       .attempt(limiterKey("mail", to))
-      .then((wait) => (wait > 0 ? undefined : this.settings.mailer.send({ to, subject, body })))
+      .then((wait) => (wait > 0 ? undefined : this.settings.mailer.send({ to, subject, body, envelope: { to: [to] } })))
       .catch((error: unknown) => report(`fw/auth: the mail "${subject}" could not be sent: ${error instanceof Error ? error.message : String(error)}`));
   }
 }

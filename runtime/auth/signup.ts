@@ -1,3 +1,4 @@
+import { isBareEmail, MAX_EMAIL_LENGTH } from "../http/email-address.js";
 import type { Request } from "../http/request.js";
 import { Ok, Redirect, status, type Response } from "../http/response.js";
 import type { AttemptLimiter } from "./rate-limit.js";
@@ -13,8 +14,6 @@ import { normalEmail, type UserFields, type Users } from "./users.js";
 export const MIN_PASSWORD_LENGTH = 12;
 /** The longest: 1024 characters (longer is no safer and costs more to hash). */
 export const MAX_PASSWORD_LENGTH = 1024;
-/** The longest email (RFC 5321's path limit). */
-const MAX_EMAIL_LENGTH = 254;
 
 /** The one answer to a sign-up that passed the checks, when the app has mail (accounts confirm their email). */
 export const CHECK_EMAIL = "Check your email: we sent a link to finish signing up. (If this email has an account already, the mail says how to sign in.)";
@@ -73,13 +72,15 @@ export class Signup<U extends UserFields> {
   }
 }
 
-/** Something@something.something, with no space, no second "@" and no control character (U+0000 included: no store keeps it). */
-const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
-
-/** What is wrong with a typed email (trimmed), or undefined. */
+/**
+ * What is wrong with a typed email (trimmed), or undefined: it must be one bare address
+ * (`isBareEmail`: no display name, comment, group, list, quotes or brackets) in the form it is
+ * stored in (`normalEmail`, whose NFKC turns full-width brackets into real ones), so the address
+ * kept is the very mailbox mail goes to, and one mailbox is one account.
+ */
 export function checkEmail(email: string): string | undefined {
   if (email === "") return "Email is required.";
-  if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) return "Email must be an email address, like ada@example.com.";
+  if (email.length > MAX_EMAIL_LENGTH || !isBareEmail(normalEmail(email))) return "Email must be an email address, like ada@example.com.";
   return undefined;
 }
 

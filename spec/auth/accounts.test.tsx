@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { freshToken } from "../../runtime/auth/account-tokens.js";
-import { CHECK_EMAIL, formSignIn, InMemoryTokens, InMemoryUsers, RESET_SENT, seedUser, type UserFields } from "../../runtime/auth/index.js";
+import { CHECK_EMAIL, formSignIn, hashPassword, InMemoryTokens, InMemoryUsers, RESET_SENT, seedUser, type UserFields } from "../../runtime/auth/index.js";
 import { assembleTable, Ok, Route, type Layout, type Request } from "../../runtime/index.js";
-import { Mailer, MailboxTransport, readMailbox, type ComposedMail, type MailboxEntry, type MailTransport } from "../../runtime/mail/index.js";
+import { Mailer, MailboxTransport, readMailbox, SmtpTransport, type ComposedMail, type MailboxEntry, type MailTransport } from "../../runtime/mail/index.js";
 import { TestClient } from "../../runtime/testing/client.js";
 import { rawRequest, serve, type Served } from "../support/serve.js";
+import { smtpServer, type Received, type TestSmtpServer } from "../support/smtp-server.js";
 
 // Issue 32, item 3: fw/auth's account flows, on when formSignIn has a mailer. In process, with
 // users in memory and mail in a mailbox folder this test reads (the example's end-to-end test
@@ -418,6 +419,101 @@ describe("issue 39, item 2: the settings forms count per client address, as the 
     expect([refused.status, Number(refused.headers.get("retry-after")) > 0]).toEqual([429, true]);
     expect(await who(here)).toBe(email);
     await signedIn(email, PASSWORD);
+  });
+});
+
+/** Emails a person can type that a mailer reads as another address (or as none): refused wherever an email is taken. */
+const NOT_BARE = [
+  "a(x)@d.example", // a comment: the mailer sends to a@d.example
+  "x<a@d.example>", // a display name: the mailer sends to a@d.example
+  "g:a@d.example;", // a group
+  "a@d.example,x", // a list
+  "<b>x</b>@example.com",
+  '"a b"@d.example',
+  "a..b@d.example",
+  ".a@d.example",
+  "a@-d.example",
+  "a@d..example",
+  "x\uff1ca@d.example\uff1e", // full-width brackets, which NFKC turns into < and >
+];
+
+describe("issue 39, item 3: an email is one bare address, and mail goes to exactly the stored one", () => {
+  it.each(NOT_BARE)("sign-up refuses %j with 422 beside the field, and mails no one", async (typed) => {
+    const refused = await new TestClient(app.url).submit("/signup", { email: typed, password: PASSWORD });
+    expect([refused.status, refused.refusal().fields["email"]]).toEqual([422, "Email must be an email address, like ada@example.com."]);
+    expect(await mailsTo("a@d.example")).toEqual([]);
+  });
+
+  it("the change of email refuses the same addresses", async () => {
+    const email = freshEmail("changer");
+    await seedUser(users, email, PASSWORD);
+    const here = await signedIn(email);
+    for (const typed of NOT_BARE) {
+      const refused = await here.submit("/account", { email: typed, current: PASSWORD }, { action: "/account/email" });
+      expect([typed, refused.status, refused.refusal().fields["email"]]).toEqual([typed, 422, "Email must be an email address, like ada@example.com."]);
+    }
+  });
+
+  it.each([
+    ["o'brien+news@example.com", "o'brien+news@example.com"],
+    ["Ada.Lovelace@Example.COM", "ada.lovelace@example.com"],
+    ["jos\u00e9@b\u00fccher.example", "jos\u00e9@b\u00fccher.example"],
+    ["ADA\uff20EXAMPLE.COM", "ada@example.com"], // full-width, as some keyboards type it: NFKC makes it the address a person reads
+  ])("sign-up takes %j and mails the address stored (%j)", async (typed, stored) => {
+    const unique = stored.replace("@", `-${++counter}@`);
+    const answer = await new TestClient(app.url).submit("/signup", { email: typed.replace(/@|\uff20/, (at) => `-${counter}${at}`), password: PASSWORD });
+    expect([answer.status, answer.location]).toEqual([303, "/login"]);
+    const mail = await mailTo(unique, "Confirm your email");
+    expect(mail.to).toEqual([unique]);
+  });
+});
+
+describe("issue 39, item 3, through a real SMTP server: the envelope is the address stored", () => {
+  let smtp: TestSmtpServer;
+  let smtpUsers: InMemoryUsers<UserFields>;
+  let smtpApp: Served;
+  beforeAll(async () => {
+    smtp = await smtpServer();
+    smtpUsers = new InMemoryUsers();
+    smtpApp = await serve({ ...appWith(new Mailer({ from: "Shop <no-reply@shop.example>", transport: new SmtpTransport(smtp.url) }), smtpUsers, new InMemoryTokens()), origin: ORIGIN, allowedHosts: ["*"] });
+  });
+  afterAll(async () => {
+    await smtpApp.close();
+    await smtp.close();
+  });
+
+  async function received(to: string): Promise<Received> {
+    for (let tries = 0; tries < 250; tries++) {
+      const found = smtp.received.find((mail) => mail.to.includes(to));
+      if (found !== undefined) return found;
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    throw new Error(`the SMTP server got nothing for ${to}; it got: ${JSON.stringify(smtp.received.map((mail) => mail.to))}`);
+  }
+
+  it("sign-up's confirmation is delivered to the address stored (RCPT TO), exactly", async () => {
+    const answer = await new TestClient(smtpApp.url).submit("/signup", { email: "O'Brien+News@Example.com", password: PASSWORD });
+    expect(answer.status).toBe(303);
+    const mail = await received("o'brien+news@example.com");
+    expect(mail.to).toEqual(["o'brien+news@example.com"]);
+  });
+
+  it("a stored address an older check let in (x<a@d.example>) is refused by fw/mail, never delivered to the address inside it", async () => {
+    const reported: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((line: string | Uint8Array) => reported.push(String(line)) > 0);
+    try {
+      await smtpUsers.create("x<a@d.example>", await hashPassword(PASSWORD));
+      const here = new TestClient(smtpApp.url);
+      await here.signIn("x<a@d.example>", PASSWORD);
+      const asked = await here.submit("/account", { email: "fresh@d.example", current: PASSWORD }, { action: "/account/email" });
+      expect(asked.status).toBe(303);
+      await received("fresh@d.example");
+      for (let tries = 0; tries < 250 && !reported.some((line) => line.includes("A change of your email was asked for")); tries++) await new Promise((done) => setTimeout(done, 20));
+      expect(reported.join("")).toContain('fw/auth: the mail "A change of your email was asked for" could not be sent: fw/mail: envelope.to "x<a@d.example>" is not a bare email address');
+      expect(smtp.received.flatMap((mail) => mail.to)).not.toContain("a@d.example");
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 
