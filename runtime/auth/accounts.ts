@@ -2,6 +2,7 @@ import type { Html } from "../html/node.js";
 import type { Request } from "../http/request.js";
 import { Ok, Redirect, status, type Response } from "../http/response.js";
 import { withoutReserved, withReserved, type Session } from "../http/session.js";
+import { listed } from "../resource/words.js";
 import { Route } from "../routing/route.js";
 import {
   changeEmailMail,
@@ -78,6 +79,8 @@ export interface AccountSettings<U extends UserFields> {
   readonly changePassword: (id: number, password: string) => Promise<U | undefined>;
   readonly logoutEverywhere: (id: number) => Promise<void>;
   readonly deleteUser: (id: number) => Promise<boolean>;
+  /** The app's models (in the plural: "posts") that hold rows of user `id`: what a refused deletion names. */
+  readonly ownedRows?: (id: number) => Promise<readonly string[]>;
   /** Where failures to send are told (the app's error stream). */
   readonly report?: (line: string) => void;
   readonly now?: () => number;
@@ -328,12 +331,23 @@ export class Accounts<U extends UserFields> {
       // A row of the app's still names the user (a foreign key with ON DELETE RESTRICT).
       const code = (error as { code?: unknown }).code;
       if (code === "23503" || code === "23001") {
-        return this.settingsRefused(request, checked.user, { form: "delete", errors: { form: "Your account cannot be deleted while things you made (posts, comments) name it: delete them first." } }, 409);
+        return this.settingsRefused(request, checked.user, { form: "delete", errors: { form: await this.stillNamed(checked.user.id) } }, 409);
       }
       throw error;
     }
     this.mail(checked.user.email, "Your account was deleted", deletedMail());
     return Redirect(request.href("/")).withSession(request.session.cleared().flash("notice", "Your account is deleted."));
+  }
+
+  /**
+   * Why an account whose rows still name it was not deleted: the app's own models that hold
+   * them ("your tasks and time entries"); rows of a table no owned model has (a foreign key the
+   * app wrote by hand) are said plainly, as the site's to remove.
+   */
+  private async stillNamed(id: number): Promise<string> {
+    const models = (await this.settings.ownedRows?.(id)) ?? [];
+    if (models.length === 0) return "Your account cannot be deleted while other records of this site still name it: ask the site's team to remove them.";
+    return `Your account cannot be deleted while your ${listed(models)} name it: delete them first.`;
   }
 
   // ——— Helpers ———
