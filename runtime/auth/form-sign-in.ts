@@ -74,7 +74,7 @@ export class FormSignIn<U extends UserFields = UserFields> {
   readonly routes: readonly Route[];
   /** The account flows, when the sign-in was given a mailer. */
   accounts: Accounts<U> | undefined;
-  /** The models declared `owned` with this sign-in, as their routes were made: what can still name a user. */
+  /** @internal The models declared `owned` with this sign-in, as their routes were made: what can still name a user. */
   readonly ownedModels = new OwnedModels();
   readonly identify: Identify;
 
