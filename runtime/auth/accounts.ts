@@ -2,6 +2,7 @@ import type { Html } from "../html/node.js";
 import type { Request } from "../http/request.js";
 import { Ok, Redirect, status, type Response } from "../http/response.js";
 import { withoutReserved, withReserved, type Session } from "../http/session.js";
+import { listed } from "../resource/words.js";
 import { Route } from "../routing/route.js";
 import {
   changeEmailMail,
@@ -31,9 +32,11 @@ import { normalEmail, type UserFields, type Users } from "./users.js";
 /**
  * What fw/auth needs of a mailer: fw/mail's `Mailer` is one (`send` composes the JSX body, makes
  * app paths absolute on the public origin, and delivers). fw/auth never imports fw/mail.
+ * `envelope.to` is the address the users store holds, exactly: deliver there, and parse nothing
+ * out of it (`to` is the same text, for the header).
  */
 export interface AccountMailer {
-  send(mail: { readonly to: string; readonly subject: string; readonly body: Html }): Promise<unknown>;
+  send(mail: { readonly to: string; readonly subject: string; readonly body: Html; readonly envelope: { readonly to: readonly string[] } }): Promise<unknown>;
 }
 
 /** How long each emailed link works. */
@@ -41,7 +44,11 @@ export const RESET_LINK_TTL_MS = 60 * 60_000;
 export const CONFIRM_LINK_TTL_MS = 24 * 60 * 60_000;
 export const EMAIL_LINK_TTL_MS = 24 * 60 * 60_000;
 
-/** The account forms (forgot, reset, confirm, settings) per client address: 20 per 15 minutes, then backoff. */
+/**
+ * The account forms per client address, all counted together: forgot, reset, confirm, confirm
+ * the new email, and the settings' change password, change email, delete and sign out
+ * everywhere. 20 per 15 minutes, then backoff.
+ */
 export const ACCOUNT_FORMS_PER_ADDRESS: Limit = { attempts: 20, windowMs: 15 * 60_000 };
 /** Mails fw/auth sends to one address: 5 an hour. Past it, none is sent (the answer stays the same). */
 export const MAILS_PER_ADDRESS: Limit = { attempts: 5, windowMs: 60 * 60_000 };
@@ -51,8 +58,12 @@ export const PASSWORD_CHECKS: Limit = { attempts: 5, windowMs: 15 * 60_000 };
 /** The one answer to "Forgot your password?", whether or not the email has an account. */
 export const RESET_SENT = "If an account has this email, we sent it a link to choose a new password. The link works once, for an hour.";
 
-/** Session entries (fw's own, "_" names) holding a link's token once it left the URL. */
-const STASH: Readonly<Record<TokenPurpose, string>> = { "reset-password": "_reset", "confirm-signup": "_confirm", "change-email": "_email" };
+/**
+ * Session entries (fw's own, "_" names) holding a link's token once it left the URL. Each its
+ * own name: `_email` is the readable email an older fw wrote, which every guarded page drops
+ * (session-user.ts), so a stash there was lost on the way to its button.
+ */
+const STASH: Readonly<Record<TokenPurpose, string>> = { "reset-password": "_reset", "confirm-signup": "_confirm", "change-email": "_email_link" };
 
 /** What `Accounts` works with, from `formSignIn`. */
 export interface AccountSettings<U extends UserFields> {
@@ -68,6 +79,8 @@ export interface AccountSettings<U extends UserFields> {
   readonly changePassword: (id: number, password: string) => Promise<U | undefined>;
   readonly logoutEverywhere: (id: number) => Promise<void>;
   readonly deleteUser: (id: number) => Promise<boolean>;
+  /** The app's models (in the plural: "posts") that hold rows of user `id`: what a refused deletion names. */
+  readonly ownedRows?: (id: number) => Promise<readonly string[]>;
   /** Where failures to send are told (the app's error stream). */
   readonly report?: (line: string) => void;
   readonly now?: () => number;
@@ -265,7 +278,7 @@ export class Accounts<U extends UserFields> {
   private async confirmEmailForm(request: Request): Promise<Response> {
     const moved = this.stashed(request, "change-email", this.paths.confirmEmail);
     if (moved !== undefined) return moved;
-    const found = await this.userToken(request.session, "change-email");
+    const found = await this.emailLink(request);
     if (found === undefined) return this.deadLink(request, "email confirmation");
     return Ok(confirmEmailPage(this.mounted(request), request.csrf, found.record.email));
   }
@@ -273,18 +286,36 @@ export class Accounts<U extends UserFields> {
   private async confirmEmail(request: Request): Promise<Response> {
     const limited = await this.limited(request);
     if (limited !== undefined) return limited;
-    const found = await this.userToken(request.session, "change-email");
+    const found = await this.emailLink(request);
     const setEmail = this.settings.users.setEmail?.bind(this.settings.users);
     if (found === undefined || setEmail === undefined || !(await this.settings.tokens.take(found.record.selector, found.verifierHash))) return this.deadLink(request, "email confirmation");
     const changed = await setEmail(found.user.id, found.record.email);
     const session = this.without(request.session, "change-email");
-    if (changed === "taken") return status(409, saidPage(this.mounted(request), "This email has an account", `${found.record.email} has an account of its own, so it cannot be the email of yours too. Your email stays as it was.`)).withSession(session);
+    const paths = this.mounted(request);
+    if (changed === "taken") return status(409, saidPage(paths, "This email has an account", `${found.record.email} has an account of its own, so it cannot be the email of yours too. Your email stays as it was.`)).withSession(session);
     if (changed === undefined) return this.deadLink(request, "email confirmation");
-    this.mail(found.user.email, "Your email was changed", noticeMail(`The email of your account was changed to ${found.record.email}; mail goes there from now on.`, this.mounted(request).forgot));
-    return Redirect(this.mounted(request).account).withSession(session.flash("notice", `Your email is now ${found.record.email}.`));
+    this.mail(found.user.email, "Your email was changed", noticeMail(`The email of your account was changed to ${found.record.email}; mail goes there from now on.`, paths.forgot));
+    if (!found.signedIn) return Redirect(paths.login).withSession(session.flash("notice", `The email of your account is now ${found.record.email}: sign in with it.`));
+    return Redirect(paths.account).withSession(session.flash("notice", `Your email is now ${found.record.email}.`));
+  }
+
+  /**
+   * The change-of-email link in the session, when it may be used here: its account's own
+   * browser, or one signed in as nobody (the link reached the new address, which is the proof;
+   * the change signs nobody in). A browser signed in as another account gets a dead link, so
+   * nobody changes someone else's email, nor is told theirs changed, by following a forwarded link.
+   */
+  private async emailLink(request: Request) {
+    const found = await this.userToken(request.session, "change-email");
+    if (found === undefined) return undefined;
+    const viewer = await this.settings.currentUser(request);
+    if (viewer !== undefined && viewer.id !== found.user.id) return undefined;
+    return { ...found, signedIn: viewer !== undefined };
   }
 
   private async signOutEverywhere(request: Request): Promise<Response> {
+    const limited = await this.limited(request);
+    if (limited !== undefined) return limited;
     const user = await this.settings.currentUser(request);
     if (user === undefined) return this.toLogin(request);
     await this.settings.logoutEverywhere(user.id);
@@ -300,12 +331,23 @@ export class Accounts<U extends UserFields> {
       // A row of the app's still names the user (a foreign key with ON DELETE RESTRICT).
       const code = (error as { code?: unknown }).code;
       if (code === "23503" || code === "23001") {
-        return this.settingsRefused(request, checked.user, { form: "delete", errors: { form: "Your account cannot be deleted while things you made (posts, comments) name it: delete them first." } }, 409);
+        return this.settingsRefused(request, checked.user, { form: "delete", errors: { form: await this.stillNamed(checked.user.id) } }, 409);
       }
       throw error;
     }
     this.mail(checked.user.email, "Your account was deleted", deletedMail());
     return Redirect(request.href("/")).withSession(request.session.cleared().flash("notice", "Your account is deleted."));
+  }
+
+  /**
+   * Why an account whose rows still name it was not deleted: the app's own models that hold
+   * them ("your tasks and time entries"); rows of a table no owned model has (a foreign key the
+   * app wrote by hand) are said plainly, as the site's to remove.
+   */
+  private async stillNamed(id: number): Promise<string> {
+    const models = (await this.settings.ownedRows?.(id)) ?? [];
+    if (models.length === 0) return "Your account cannot be deleted while other records of this site still name it: ask the site's team to remove them.";
+    return `Your account cannot be deleted while your ${listed(models)} name it: delete them first.`;
   }
 
   // ——— Helpers ———
@@ -357,8 +399,14 @@ export class Accounts<U extends UserFields> {
     return wait > 0 ? tooMany(wait) : undefined;
   }
 
-  /** The signed-in user when the form's `current` password is theirs (counted as sign-in attempts are); else the answer. */
+  /**
+   * The signed-in user when the form's `current` password is theirs; else the answer. Counted
+   * first per client address, as every account form is, then per (address, account) as sign-in
+   * attempts are, both before the password is checked.
+   */
   private async withCurrentPassword(request: Request, form: NonNullable<SettingsState["form"]>): Promise<{ readonly user: U } | { readonly response: Response }> {
+    const limited = await this.limited(request);
+    if (limited !== undefined) return { response: limited };
     const user = await this.settings.currentUser(request);
     if (user === undefined) return { response: this.toLogin(request) };
     const key = limiterKey("account-password", this.settings.addressOf(request) ?? "unknown", String(user.id));
@@ -378,13 +426,15 @@ export class Accounts<U extends UserFields> {
   /**
    * Sends a mail after the answer, never awaited: the answer does not wait for the mail server
    * nor tell whether one was sent. At most MAILS_PER_ADDRESS to one address an hour (past it,
-   * silently none). A failure is told on the app's error stream.
+   * silently none). A failure is told on the app's error stream. The envelope names the stored
+   * address itself, so the mailer reads no display name out of it: a row an older check let in
+   * (`x<a@d.example>`) is refused by fw/mail, never delivered to `a@d.example`.
    */
   private mail(to: string, subject: string, body: Html): void {
     const report = this.settings.report ?? ((line: string) => process.stderr.write(`${line}\n`));
     void this.mailsPerAddress
       .attempt(limiterKey("mail", to))
-      .then((wait) => (wait > 0 ? undefined : this.settings.mailer.send({ to, subject, body })))
+      .then((wait) => (wait > 0 ? undefined : this.settings.mailer.send({ to, subject, body, envelope: { to: [to] } })))
       .catch((error: unknown) => report(`fw/auth: the mail "${subject}" could not be sent: ${error instanceof Error ? error.message : String(error)}`));
   }
 }

@@ -10,6 +10,7 @@ import { Guarded } from "./guarded.js";
 import { LiveSockets } from "./live-sockets.js";
 import { defaultLimiters, Login, type SignInLimiters } from "./login.js";
 import { Owned } from "./owned.js";
+import { OwnedModels } from "./owned-models.js";
 import { hashPassword } from "./password.js";
 import { identifyFromSession, requireUser, type SessionRules } from "./require-user.js";
 import { SessionEnds, type Ending } from "./session-ends.js";
@@ -73,6 +74,8 @@ export class FormSignIn<U extends UserFields = UserFields> {
   readonly routes: readonly Route[];
   /** The account flows, when the sign-in was given a mailer. */
   accounts: Accounts<U> | undefined;
+  /** @internal The models declared `owned` with this sign-in, as their routes were made: what can still name a user. */
+  readonly ownedModels = new OwnedModels();
   readonly identify: Identify;
 
   /** @internal use `formSignIn(options)`. */
@@ -95,7 +98,7 @@ export class FormSignIn<U extends UserFields = UserFields> {
    * current user's rows alone; `actions` (all when absent) the roles that need a signed-in user.
    */
   owned<M = unknown, U2 = unknown>(covers: Actions, actions?: Actions): Owned<M, U2> {
-    const init = { ...this.declaration(), covers };
+    const init = { ...this.declaration(), covers, models: this.ownedModels };
     return new Owned<M, U2>(actions === undefined ? init : { ...init, actions });
   }
 
@@ -219,6 +222,7 @@ export function formSignIn<U extends UserFields>(options: FormSignInOptions<U>):
           changePassword: (id, password) => auth.changePassword(id, password),
           logoutEverywhere: (id) => auth.logoutEverywhere(id),
           deleteUser: (id) => auth.deleteUser(id),
+          ownedRows: (id) => auth.ownedModels.holding(String(id)),
         });
   auth.accounts = accounts;
   if (accounts !== undefined) routes.push(...accounts.routes());

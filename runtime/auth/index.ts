@@ -29,6 +29,7 @@ export {
 } from "./rate-limit.js";
 export type { SignedIn } from "./session-user.js";
 export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, SIGNED_UP, CHECK_EMAIL, passwordProblem, newPasswordProblem } from "./signup.js";
+export { isBareEmail } from "../http/email-address.js";
 export { MIN_PASSWORD_SCORE, weakPasswordProblem } from "./password-strength.js";
 export {
   Accounts,

@@ -1,6 +1,8 @@
 import type { Actions } from "../resource/actions.js";
 import type { OwnedDeclaration } from "../resource/owned-declaration.js";
+import type { ScopedStore } from "../resource/scoped-store.js";
 import { Guarded, type GuardedInit } from "./guarded.js";
+import type { OwnedModels } from "./owned-models.js";
 
 /**
  * Rows of `M` belong to users `U` (spec 2.13): a `Guarded` (its `actions` need a signed-in
@@ -14,9 +16,16 @@ export class Owned<M, U> extends Guarded implements OwnedDeclaration {
   declare readonly model?: M;
   /** Phantom: the user model, which appears only as the owner field's key type; never set. */
   declare readonly user?: U;
+  readonly #models: OwnedModels | undefined;
 
-  constructor(init: GuardedInit & { readonly covers: Actions }) {
+  constructor(init: GuardedInit & { readonly covers: Actions; readonly models?: OwnedModels }) {
     super(init);
     this.covers = init.covers;
+    this.#models = init.models;
   }
+
+  /** Told by the model's routes which model this is and its rows: the sign-in's account deletion names them. */
+  readonly ownsRowsOf = (model: { readonly name: string; readonly path: string }, rows: ScopedStore<unknown>): void => {
+    this.#models?.add(model, rows);
+  };
 }

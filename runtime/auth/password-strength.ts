@@ -1,4 +1,4 @@
-import type { ZxcvbnResult } from "@zxcvbn-ts/core";
+import { PasswordEstimator } from "./password-estimator.js";
 
 /**
  * The least zxcvbn score (0–4) a new password needs: 3, "safely unguessable: moderate protection
@@ -10,25 +10,13 @@ export const MIN_PASSWORD_SCORE = 3;
 /** The longest prefix the estimator reads (its cost grows with the length; longer is strong anyway). */
 const ESTIMATED_LENGTH = 256;
 
-type Estimate = (password: string, userInputs: string[]) => ZxcvbnResult;
-let estimator: Promise<Estimate> | undefined;
-
 /**
  * zxcvbn-ts (a maintained port of Dropbox's estimator) with its English and common dictionaries
- * and keyboard graphs, loaded on the first password checked: they are megabytes, and an app
- * that never takes a new password never loads them.
+ * and keyboard graphs, on a thread of its own started on the first password checked: they are
+ * megabytes, built in about half a second, and an app that never takes a new password never
+ * loads them; once loaded, no check holds the event loop (see `PasswordEstimator`).
  */
-function loaded(): Promise<Estimate> {
-  estimator ??= Promise.all([import("@zxcvbn-ts/core"), import("@zxcvbn-ts/language-common"), import("@zxcvbn-ts/language-en")]).then(([core, common, en]) => {
-    const factory = new core.ZxcvbnFactory({
-      translations: en.translations,
-      graphs: common.adjacencyGraphs,
-      dictionary: { ...common.dictionary, ...en.dictionary },
-    });
-    return (password, userInputs) => factory.check(password, userInputs);
-  });
-  return estimator;
-}
+const estimator = new PasswordEstimator();
 
 /**
  * What makes `password` too easy to guess for the account `email`, in words for the form: the
@@ -37,9 +25,9 @@ function loaded(): Promise<Estimate> {
  */
 export async function weakPasswordProblem(password: string, email: string): Promise<string | undefined> {
   const local = email.slice(0, Math.max(0, email.lastIndexOf("@")));
-  const result = (await loaded())(password.slice(0, ESTIMATED_LENGTH), [email, local].filter((input) => input !== ""));
+  const result = await estimator.estimate(password.slice(0, ESTIMATED_LENGTH), [email, local].filter((input) => input !== ""));
   if (result.score >= MIN_PASSWORD_SCORE) return undefined;
-  const why = result.feedback.warning ?? "It follows a pattern that is quick to guess.";
-  const tips = result.feedback.suggestions.filter((tip) => tip !== "");
+  const why = result.warning ?? "It follows a pattern that is quick to guess.";
+  const tips = result.suggestions.filter((tip) => tip !== "");
   return `This password is too easy to guess. ${why}${tips.length === 0 ? "" : ` ${tips.join(" ")}`} Four or more words that do not belong together pass, or a longer mix of words, numbers and symbols.`;
 }

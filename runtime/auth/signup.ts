@@ -1,3 +1,4 @@
+import { isBareEmail, MAX_EMAIL_LENGTH } from "../http/email-address.js";
 import type { Request } from "../http/request.js";
 import { Ok, Redirect, status, type Response } from "../http/response.js";
 import type { AttemptLimiter } from "./rate-limit.js";
@@ -13,8 +14,6 @@ import { normalEmail, type UserFields, type Users } from "./users.js";
 export const MIN_PASSWORD_LENGTH = 12;
 /** The longest: 1024 characters (longer is no safer and costs more to hash). */
 export const MAX_PASSWORD_LENGTH = 1024;
-/** The longest email (RFC 5321's path limit). */
-const MAX_EMAIL_LENGTH = 254;
 
 /** The one answer to a sign-up that passed the checks, when the app has mail (accounts confirm their email). */
 export const CHECK_EMAIL = "Check your email: we sent a link to finish signing up. (If this email has an account already, the mail says how to sign in.)";
@@ -73,13 +72,15 @@ export class Signup<U extends UserFields> {
   }
 }
 
-/** Something@something.something, with no space, no second "@" and no control character (U+0000 included: no store keeps it). */
-const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
-
-/** What is wrong with a typed email (trimmed), or undefined. */
+/**
+ * What is wrong with a typed email (trimmed), or undefined: it must be one bare address
+ * (`isBareEmail`: no display name, comment, group, list, quotes or brackets) in the form it is
+ * stored in (`normalEmail`, whose NFKC turns full-width brackets into real ones), so the address
+ * kept is the very mailbox mail goes to, and one mailbox is one account.
+ */
 export function checkEmail(email: string): string | undefined {
   if (email === "") return "Email is required.";
-  if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) return "Email must be an email address, like ada@example.com.";
+  if (email.length > MAX_EMAIL_LENGTH || !isBareEmail(normalEmail(email))) return "Email must be an email address, like ada@example.com.";
   return undefined;
 }
 
@@ -92,12 +93,22 @@ async function problemsOf(email: string, password: string): Promise<Record<strin
   return errors;
 }
 
+/** Any control character (C0, DEL, C1): U+0000 to U+001F, U+007F to U+009F. */
+const CONTROL = /\p{Cc}/u;
+
+/** Why a new password with a control character is refused. */
+const CONTROL_CHARACTER =
+  "This password has a control character (such as NUL, a tab or a line break), which cannot be typed at a sign-in form: choose one of letters, digits, spaces and symbols.";
+
 /**
- * What is wrong with `password` as a new password for the account `email`, or undefined: too
- * short or too long, one of the most common passwords (or their patterns), or the email (or
- * the part before its "@") itself. Sign-up asks this; ask it too before `changePassword`.
+ * What is wrong with `password` as a new password for the account `email`, or undefined: a
+ * control character (NUL, a tab, a line break: nobody can type it into a sign-in form, whose
+ * password field drops line breaks, so whoever set it could not sign in), too short or too
+ * long, one of the most common passwords (or their patterns), or the email (or the part before
+ * its "@") itself. Sign-up asks this; ask it too before `changePassword`.
  */
 export function passwordProblem(password: string, email: string): string | undefined {
+  if (CONTROL.test(password)) return CONTROL_CHARACTER;
   const length = [...password].length;
   if (length < MIN_PASSWORD_LENGTH) return `Password must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
   if (length > MAX_PASSWORD_LENGTH) return `Password must be at most ${MAX_PASSWORD_LENGTH} characters long.`;

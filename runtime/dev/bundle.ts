@@ -231,11 +231,26 @@ export async function bundleApp(args: BundleArgs, bundler: Bundler, warn: (text:
     ];
     const chunkFiles = new Set(files.map((f) => f.file));
     const imported = written.output.flatMap((item) => (item.type === "chunk" ? [...item.imports, ...item.dynamicImports] : []));
-    const externals = [...new Set(imported.filter((id) => !chunkFiles.has(id) && !isBuiltin(id)).map(packageOf))].sort();
+    const externals = [...new Set([...imported.filter((id) => !chunkFiles.has(id) && !isBuiltin(id)).map(packageOf), ...resolvedByName(written.output)])].sort();
     return { files, externals };
   } finally {
     await build.close();
   }
+}
+
+/**
+ * Packages fw's modules load by name outside the import graph, where rolldown cannot see them:
+ * fw/auth's password estimator resolves zxcvbn-ts's for the worker thread it runs them on
+ * (runtime/auth/password-estimator.ts, PACKAGES: change both). When the bundle holds such a
+ * module, its packages are the bundle's externals too (installed where it runs, or a warning).
+ */
+const RESOLVED_BY_NAME: readonly { readonly module: RegExp; readonly packages: readonly string[] }[] = [
+  { module: /[\\/]auth[\\/]password-estimator\.[jt]s$/, packages: ["@zxcvbn-ts/core", "@zxcvbn-ts/language-common", "@zxcvbn-ts/language-en"] },
+];
+
+function resolvedByName(output: readonly (OutputChunk | OutputAsset)[]): string[] {
+  const held = output.flatMap((item) => (item.type === "chunk" ? item.moduleIds : []));
+  return RESOLVED_BY_NAME.filter(({ module }) => held.some((id) => module.test(id))).flatMap(({ packages }) => packages);
 }
 
 /**

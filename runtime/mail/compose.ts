@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { element, rawNode } from "../html/node.js";
 import { isDocument, renderDocument } from "../html/render.js";
 import { absoluteLinks, textOf } from "./html-text.js";
-import { checkedAddress, checkedAddresses, checkedHeaders, checkedSubject, domainOf, MailError, type ComposedMail, type Mail } from "./message.js";
+import { checkedAddress, checkedAddresses, checkedBareAddress, checkedHeaders, checkedSubject, domainOf, envelopeOf, MailError, type ComposedMail, type Mail } from "./message.js";
 
 /** What composing needs beside the message: the sender by default, and the origin app paths resolve on. */
 export interface ComposeContext {
@@ -15,7 +15,9 @@ export interface ComposeContext {
 
 /**
  * A message made ready to deliver: addresses, subject and headers checked (a line break in any
- * of them would let a value write headers of its own: refused), the body rendered into a whole
+ * of them would let a value write headers of its own, and an address a mailer would read as
+ * another would go elsewhere: refused), its envelope (the mailboxes it goes to) read once from
+ * them unless given, the body rendered into a whole
  * HTML document with app paths made absolute on the origin, the text part derived when not
  * given, and a Message-ID of its own.
  */
@@ -40,7 +42,17 @@ export function composeMail(mail: Mail, context: ComposeContext): ComposedMail {
     html,
     text: mail.text ?? textOf(html),
     headers: checkedHeaders(mail.headers),
+    envelope: envelopeFor(mail.envelope, { from, to, cc, bcc }),
   };
+}
+
+/** The envelope given (each address checked bare), or the one the checked fields say. */
+function envelopeFor(given: Mail["envelope"], fields: Pick<ComposedMail, "from" | "to" | "cc" | "bcc">): ComposedMail["envelope"] {
+  const own = envelopeOf(fields);
+  if (given === undefined) return own;
+  const to = given.to === undefined ? own.to : given.to.map((address) => checkedBareAddress(address, "envelope.to"));
+  if (to.length === 0) throw new MailError("fw/mail: the envelope has no recipient: give `envelope.to` an address, or leave it out.");
+  return { from: given.from === undefined ? own.from : checkedBareAddress(given.from, "envelope.from"), to };
 }
 
 /** The body as a whole document: as written when it is one (`<html>` at its root), else framed, titled with the subject. */

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { ComposedMail, MailTransport } from "./message.js";
+import { envelopeOf, partsOf, type ComposedMail, type MailTransport } from "./message.js";
 
 /** One message in the mailbox: the message, its key (the page's and the file's name), and its headers as sent. */
 export interface MailboxEntry extends ComposedMail {
@@ -112,16 +112,23 @@ async function mimeOf(mail: ComposedMail): Promise<Buffer> {
   return new MailComposer(nodemailerMessage(mail)).compile().build();
 }
 
-/** A composed message as nodemailer's options: every field fw checked, nothing else. */
+/**
+ * A composed message as nodemailer's options: every field fw checked, nothing else. Addresses go
+ * as fw read them (name and address apart) and with the envelope said, so nodemailer parses no
+ * address text: a display name is never read as an address, nor an address as a name.
+ */
 export function nodemailerMessage(mail: ComposedMail): import("nodemailer").SendMailOptions {
+  // A message queued by an older fw (a job's payload) has no envelope: its fields say it.
+  const envelope = mail.envelope ?? envelopeOf(mail);
   return {
     messageId: mail.id,
     date: new Date(mail.date),
-    from: mail.from,
-    to: [...mail.to],
-    ...(mail.cc.length === 0 ? {} : { cc: [...mail.cc] }),
-    ...(mail.bcc.length === 0 ? {} : { bcc: [...mail.bcc] }),
-    ...(mail.replyTo === undefined ? {} : { replyTo: mail.replyTo }),
+    from: partsOf(mail.from, "from"),
+    to: mail.to.map((to) => partsOf(to, "to")),
+    ...(mail.cc.length === 0 ? {} : { cc: mail.cc.map((cc) => partsOf(cc, "cc")) }),
+    ...(mail.bcc.length === 0 ? {} : { bcc: mail.bcc.map((bcc) => partsOf(bcc, "bcc")) }),
+    ...(mail.replyTo === undefined ? {} : { replyTo: partsOf(mail.replyTo, "replyTo") }),
+    envelope: { from: envelope.from, to: [...envelope.to] },
     subject: mail.subject,
     text: mail.text,
     html: mail.html,

@@ -1,4 +1,5 @@
 import type { Html } from "../html/node.js";
+import { isBareEmail } from "../http/email-address.js";
 
 /** A message to send, as the app writes it: `Mailer.send` composes it into a `ComposedMail`. */
 export interface Mail {
@@ -18,6 +19,14 @@ export interface Mail {
   readonly body: Html;
   /** The plain-text part. Default: derived from `body` (paragraphs, lists, links as "text (url)"). */
   readonly text?: string;
+  /**
+   * The SMTP envelope, when it must be said rather than read from the headers: the mailboxes the
+   * message is delivered to (`to`, SMTP's RCPT TO) and bounces go to (`from`, MAIL FROM), each
+   * a bare address (no display name). fw/auth gives it the address it stored, so no reader can
+   * take part of a stored string for a name. Default: the address of each of `to`, `cc` and
+   * `bcc`, and of `from`, as fw read them once.
+   */
+  readonly envelope?: { readonly from?: string; readonly to?: readonly string[] };
   /** More headers (`List-Unsubscribe`, …); the ones fw writes itself (From, To, Subject, …) are refused here. */
   readonly headers?: Readonly<Record<string, string>>;
 }
@@ -42,6 +51,18 @@ export interface ComposedMail {
   readonly html: string;
   readonly text: string;
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * Where the message goes: bare addresses, as given (`Mail.envelope`) or read once from the
+   * fields. `composeMail` always sets it; a message queued by an older fw has none, and is
+   * delivered to its fields' addresses.
+   */
+  readonly envelope?: Envelope;
+}
+
+/** The SMTP envelope of a message: MAIL FROM and RCPT TO, bare addresses. */
+export interface Envelope {
+  readonly from: string;
+  readonly to: readonly string[];
 }
 
 /** Where composed messages go: SMTP in production, the dev mailbox in dev and tests, or the app's own. */
@@ -68,16 +89,62 @@ const OWN_HEADERS = new Set([
 /** A header name: RFC 5322's printable characters but the colon. */
 const HEADER_NAME = /^[!-9;-~]+$/;
 
-/** One address: an optional display name, then something@domain, with no line break anywhere. */
-const ADDRESS = /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)$/;
+/** One address of a message as fw reads it, once: the display name ("" when none) and the bare address. */
+export interface AddressParts {
+  readonly name: string;
+  readonly address: string;
+}
 
-/** Checks one address, naming the field when it is not one (a line break would inject headers). */
+/**
+ * A bare address (`ada@example.com`), or a display name then one in angle brackets (`Ada
+ * Lovelace <ada@example.com>`, `"Lovelace, Ada" <ada@example.com>`); undefined for anything
+ * else: a line break (it would write headers of its own), or an address part a mailer would
+ * read as another address (a comment, a group, a list: see `isBareEmail`).
+ */
+export function addressParts(value: string): AddressParts | undefined {
+  const text = value.trim();
+  if (/[\p{Cc}]/u.test(text)) return undefined;
+  if (isBareEmail(text)) return { name: "", address: text };
+  const angled = /^([^<>]*)<([^<>]*)>$/.exec(text);
+  if (angled === null || !isBareEmail(angled[2] as string)) return undefined;
+  return { name: unquoted((angled[1] as string).trim()), address: angled[2] as string };
+}
+
+/** A display name without the double quotes around it (and the backslashes inside them). */
+function unquoted(name: string): string {
+  const quoted = /^"((?:[^"\\]|\\.)*)"$/.exec(name);
+  return quoted === null ? name : (quoted[1] as string).replace(/\\(.)/g, "$1");
+}
+
+/** Checks one address, naming the field when it is not one (see `addressParts`); the address as written, trimmed. */
 export function checkedAddress(value: string, field: string): string {
-  const address = value.trim();
-  if (!ADDRESS.test(address) || /[\r\n\0]/.test(address)) {
-    throw new MailError(`fw/mail: ${field} ${JSON.stringify(value.slice(0, 200))} is not an email address; write ada@example.com or "Ada Lovelace <ada@example.com>".`);
+  if (typeof value !== "string" || addressParts(value) === undefined) {
+    throw new MailError(`fw/mail: ${field} ${JSON.stringify(String(value).slice(0, 200))} is not an email address; write ada@example.com or "Ada Lovelace <ada@example.com>".`);
   }
-  return address;
+  return value.trim();
+}
+
+/** Checks an address of the envelope: a bare one, naming the field when it is not. */
+export function checkedBareAddress(value: string, field: string): string {
+  if (typeof value !== "string" || !isBareEmail(value)) {
+    throw new MailError(`fw/mail: ${field} ${JSON.stringify(String(value).slice(0, 200))} is not a bare email address; the envelope names mailboxes alone: write ada@example.com, with no name or brackets.`);
+  }
+  return value;
+}
+
+/** The parts of an address fw checked already (a composed message's, or a queued one's): throws when it is not one. */
+export function partsOf(value: string, field: string): AddressParts {
+  const parts = addressParts(value);
+  if (parts === undefined) checkedAddress(value, field);
+  return parts as AddressParts;
+}
+
+/** The envelope a message's own fields say: MAIL FROM the sender's address, RCPT TO every recipient's. */
+export function envelopeOf(mail: Pick<ComposedMail, "from" | "to" | "cc" | "bcc">): Envelope {
+  return {
+    from: partsOf(mail.from, "from").address,
+    to: [...mail.to.map((to) => partsOf(to, "to").address), ...mail.cc.map((cc) => partsOf(cc, "cc").address), ...mail.bcc.map((bcc) => partsOf(bcc, "bcc").address)],
+  };
 }
 
 /** The addresses of a field that takes one or several; undefined is none. */
@@ -108,6 +175,6 @@ export function checkedHeaders(headers: Readonly<Record<string, string>> | undef
 
 /** The domain of an address (for the Message-ID): `example.com` of `Ada <ada@example.com>`. */
 export function domainOf(address: string): string {
-  const bare = /<([^>]+)>/.exec(address)?.[1] ?? address;
+  const bare = partsOf(address, "from").address;
   return bare.slice(bare.lastIndexOf("@") + 1).toLowerCase();
 }

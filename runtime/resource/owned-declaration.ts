@@ -1,6 +1,7 @@
 import type { Request } from "../http/request.js";
 import type { GuardDeclaration } from "../routing/assemble.js";
 import type { Action } from "./actions.js";
+import type { ScopedStore } from "./scoped-store.js";
 
 /**
  * What an `Owned` declaration gives a model's pages (spec 2.13), seen structurally so the core
@@ -15,4 +16,10 @@ export type OwnedDeclaration = GuardDeclaration & {
    * when it answers at once.
    */
   readonly viewer?: (request: Request) => string | undefined;
+  /**
+   * Told, as the model's routes are made, which model the declaration is on and its rows (its
+   * scoped store): fw/auth asks them which models still hold a user's rows when that user asks
+   * to delete their account. Optional: a declaration of another sign-in may leave it out.
+   */
+  readonly ownsRowsOf?: (model: { readonly name: string; readonly path: string }, rows: ScopedStore<unknown>) => void;
 };

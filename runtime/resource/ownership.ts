@@ -24,11 +24,14 @@ export class Ownership<A> {
     private readonly publicWhen: string | undefined,
   ) {}
 
-  /** Checks that an owned model was given a scoped store (the generated table always does), and that a read scope names a boolean field. */
+  /**
+   * Checks that an owned model was given a scoped store (the generated table always does), and
+   * that a read scope names a boolean field; tells the `owned` declaration its model's rows.
+   */
   static of<A>(
     store: Store<A>,
     owned: OwnedDeclaration | undefined,
-    model: { readonly name: string; readonly owner?: string; readonly fields: readonly FieldSpec[] },
+    model: { readonly name: string; readonly path: string; readonly owner?: string; readonly fields: readonly FieldSpec[] },
     publicWhen?: string,
   ): Ownership<A> {
     if (publicWhen !== undefined) checkReadScope(model, owned, publicWhen);
@@ -39,6 +42,7 @@ export class Ownership<A> {
           "build the model's routes through the generated table, or pass new ScopedStore(store, ownerField, decoder).",
       );
     }
+    owned.ownsRowsOf?.(model, store as ScopedStore<unknown>);
     return new Ownership(store, store as ScopedStore<A>, owned, model.name.toLowerCase(), publicWhen);
   }
 

@@ -139,7 +139,8 @@ export class Dispatcher {
    * front may have read the other. Socket upgrades are checked here too, before their handshake.
    */
   refuseTwoHosts(incoming: IncomingMessage): void {
-    if (twoHosts(incoming.rawHeaders)) throw new BadRequest("The request carries more than one Host header.");
+    const refusal = this.twoHostsRefusal(incoming);
+    if (refusal !== undefined) throw refusal;
   }
 
   /**
@@ -148,13 +149,31 @@ export class Dispatcher {
    * checked here too, before their handshake.
    */
   refuseUnknownHost(incoming: IncomingMessage): void {
+    const refusal = this.unknownHostRefusal(incoming);
+    if (refusal !== undefined) throw refusal;
+  }
+
+  private twoHostsRefusal(incoming: IncomingMessage): BadRequest | undefined {
+    return twoHosts(incoming.rawHeaders) ? new BadRequest("The request carries more than one Host header.") : undefined;
+  }
+
+  private unknownHostRefusal(incoming: IncomingMessage): BadRequest | undefined {
     const hosts = this.options.hosts;
-    if (hosts === undefined || hosts.allows(incoming.headers.host)) return;
+    if (hosts === undefined || hosts.allows(incoming.headers.host)) return undefined;
     const listed = this.options.details === undefined ? "" : ` (it answers for ${hosts.described})`;
-    throw new BadRequest(
+    return new BadRequest(
       `This server does not answer for the host ${JSON.stringify(truncated(incoming.headers.host ?? ""))}${listed}. ` +
         `If that host is yours, add it to allowedHosts (or ${ALLOWED_HOSTS_ENV}).`,
     );
+  }
+
+  /**
+   * A request refused for its `Host` (two of them, or one the app does not answer for): its page,
+   * with the connection closed, as a 413's. Its body (a declared 10 MB, a chunked one that never
+   * ends) is never read nor waited for, and the client is not talking to this app anyway.
+   */
+  private refusedHost(refusal: BadRequest, exchange: Exchange): Maybe<Answer> {
+    return then(this.failure(refusal, exchange), (answer): Answer => ({ ...answer, close: true }));
   }
 
   private answer(incoming: IncomingMessage, exchange: Exchange): Maybe<Answer> {
@@ -167,12 +186,14 @@ export class Dispatcher {
     const path = q === -1 ? target : target.slice(0, q);
     exchange.path = path;
     exchange.query = q === -1 ? "" : target.slice(q + 1);
-    this.refuseTwoHosts(incoming);
+    const twoHosts = this.twoHostsRefusal(incoming);
+    if (twoHosts !== undefined) return this.refusedHost(twoHosts, exchange);
     if (!isMethod(method)) throw new NotImplemented(`fw does not serve ${method} requests.`);
     exchange.method = method;
     // Before the allowed-hosts check: a load balancer asking by address still gets its answer.
     if (path === "/fw/health" && (method === "GET" || method === "HEAD")) return health();
-    this.refuseUnknownHost(incoming);
+    const unknownHost = this.unknownHostRefusal(incoming);
+    if (unknownHost !== undefined) return this.refusedHost(unknownHost, exchange);
     const openApi = this.options.openApi;
     if (openApi !== undefined && path === OPENAPI_PATH && (method === "GET" || method === "HEAD")) return openApi().then(openApiAnswer);
     const standIn = this.options.hook?.standIn?.();

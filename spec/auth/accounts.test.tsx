@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { freshToken } from "../../runtime/auth/account-tokens.js";
-import { CHECK_EMAIL, formSignIn, InMemoryTokens, InMemoryUsers, RESET_SENT, seedUser, type UserFields } from "../../runtime/auth/index.js";
+import { CHECK_EMAIL, formSignIn, hashPassword, InMemoryTokens, InMemoryUsers, RESET_SENT, seedUser, type UserFields } from "../../runtime/auth/index.js";
 import { assembleTable, Ok, Route, type Layout, type Request } from "../../runtime/index.js";
-import { Mailer, MailboxTransport, readMailbox, type ComposedMail, type MailboxEntry, type MailTransport } from "../../runtime/mail/index.js";
+import { Mailer, MailboxTransport, readMailbox, SmtpTransport, type ComposedMail, type MailboxEntry, type MailTransport } from "../../runtime/mail/index.js";
 import { TestClient } from "../../runtime/testing/client.js";
 import { rawRequest, serve, type Served } from "../support/serve.js";
+import { smtpServer, type Received, type TestSmtpServer } from "../support/smtp-server.js";
 
 // Issue 32, item 3: fw/auth's account flows, on when formSignIn has a mailer. In process, with
 // users in memory and mail in a mailbox folder this test reads (the example's end-to-end test
@@ -35,8 +36,17 @@ let stuckApp: Served;
 let stuck: StuckTransport;
 let stuckUsers: InMemoryUsers<UserFields>;
 
+/**
+ * The client address the account forms count by: the test's own name (set before each test), so
+ * one test's forms do not use up another's budget of 20 (every client here connects from 127.0.0.1).
+ */
+let clientAddress = "127.0.0.1";
+beforeEach((context) => {
+  clientAddress = `test: ${context.task.name}`;
+});
+
 function appWith(mailer: Mailer, store: InMemoryUsers<UserFields>, held: InMemoryTokens) {
-  const auth = formSignIn({ users: store, mailer, tokens: held });
+  const auth = formSignIn({ users: store, mailer, tokens: held, addressOf: () => clientAddress });
   const guarded = auth.guarded();
   const layout: Layout = async ({ title, content, request }) => (
     <html>
@@ -374,5 +384,224 @@ describe("limits", () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+// Issue 39: an outside audit's findings on the account flows (items 2 to 6).
+
+describe("issue 39, item 2: the settings forms count per client address, as the other account forms", () => {
+  it("21 changes of email from one address: 20 are sent, the 21st is 429 and mails nobody", async () => {
+    const email = freshEmail("cannon");
+    await seedUser(users, email, PASSWORD);
+    const here = await signedIn(email);
+    const targets = Array.from({ length: 21 }, (_, i) => freshEmail(`target${i}`));
+    const statuses: number[] = [];
+    for (const target of targets.slice(0, 20)) statuses.push((await here.submit("/account", { email: target, current: PASSWORD }, { action: "/account/email" })).status);
+    expect(statuses).toEqual(Array.from({ length: 20 }, () => 303));
+    const refused = await here.submit("/account", { email: targets[20] as string, current: PASSWORD }, { action: "/account/email" });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    await mailTo(targets[19] as string, "Confirm your new email");
+    expect(await mailsTo(targets[20] as string)).toEqual([]);
+  });
+
+  it.each([
+    ["change password", "/account/password", { current: PASSWORD, password: NEW_PASSWORD }],
+    ["change email", "/account/email", { current: PASSWORD, email: "elsewhere@example.com" }],
+    ["delete the account", "/account/delete", { current: PASSWORD }],
+    ["sign out everywhere", "/account/sign-out-everywhere", {}],
+  ])("%s counts in the same budget: once the address sent 20 account forms, it is 429 and nothing changes", async (_name, action, fields) => {
+    const email = freshEmail("budget");
+    await seedUser(users, email, PASSWORD);
+    const here = await signedIn(email);
+    for (let i = 0; i < 20; i++) expect((await new TestClient(app.url).submit("/password/forgot", { email: freshEmail("nobody") })).status).toBe(303);
+    const refused = await here.submit("/account", fields, { action });
+    expect([refused.status, Number(refused.headers.get("retry-after")) > 0]).toEqual([429, true]);
+    expect(await who(here)).toBe(email);
+    await signedIn(email, PASSWORD);
+  });
+});
+
+/** Emails a person can type that a mailer reads as another address (or as none): refused wherever an email is taken. */
+const NOT_BARE = [
+  "a(x)@d.example", // a comment: the mailer sends to a@d.example
+  "x<a@d.example>", // a display name: the mailer sends to a@d.example
+  "g:a@d.example;", // a group
+  "a@d.example,x", // a list
+  "<b>x</b>@example.com",
+  '"a b"@d.example',
+  "a..b@d.example",
+  ".a@d.example",
+  "a@-d.example",
+  "a@d..example",
+  "x\uff1ca@d.example\uff1e", // full-width brackets, which NFKC turns into < and >
+];
+
+describe("issue 39, item 3: an email is one bare address, and mail goes to exactly the stored one", () => {
+  it.each(NOT_BARE)("sign-up refuses %j with 422 beside the field, and mails no one", async (typed) => {
+    const refused = await new TestClient(app.url).submit("/signup", { email: typed, password: PASSWORD });
+    expect([refused.status, refused.refusal().fields["email"]]).toEqual([422, "Email must be an email address, like ada@example.com."]);
+    expect(await mailsTo("a@d.example")).toEqual([]);
+  });
+
+  it("the change of email refuses the same addresses", async () => {
+    const email = freshEmail("changer");
+    await seedUser(users, email, PASSWORD);
+    const here = await signedIn(email);
+    for (const typed of NOT_BARE) {
+      const refused = await here.submit("/account", { email: typed, current: PASSWORD }, { action: "/account/email" });
+      expect([typed, refused.status, refused.refusal().fields["email"]]).toEqual([typed, 422, "Email must be an email address, like ada@example.com."]);
+    }
+  });
+
+  it.each([
+    ["o'brien+news@example.com", "o'brien+news@example.com"],
+    ["Ada.Lovelace@Example.COM", "ada.lovelace@example.com"],
+    ["jos\u00e9@b\u00fccher.example", "jos\u00e9@b\u00fccher.example"],
+    ["ADA\uff20EXAMPLE.COM", "ada@example.com"], // full-width, as some keyboards type it: NFKC makes it the address a person reads
+  ])("sign-up takes %j and mails the address stored (%j)", async (typed, stored) => {
+    const unique = stored.replace("@", `-${++counter}@`);
+    const answer = await new TestClient(app.url).submit("/signup", { email: typed.replace(/@|\uff20/, (at) => `-${counter}${at}`), password: PASSWORD });
+    expect([answer.status, answer.location]).toEqual([303, "/login"]);
+    const mail = await mailTo(unique, "Confirm your email");
+    expect(mail.to).toEqual([unique]);
+  });
+});
+
+describe("issue 39, item 3, through a real SMTP server: the envelope is the address stored", () => {
+  let smtp: TestSmtpServer;
+  let smtpUsers: InMemoryUsers<UserFields>;
+  let smtpApp: Served;
+  beforeAll(async () => {
+    smtp = await smtpServer();
+    smtpUsers = new InMemoryUsers();
+    smtpApp = await serve({ ...appWith(new Mailer({ from: "Shop <no-reply@shop.example>", transport: new SmtpTransport(smtp.url) }), smtpUsers, new InMemoryTokens()), origin: ORIGIN, allowedHosts: ["*"] });
+  });
+  afterAll(async () => {
+    await smtpApp.close();
+    await smtp.close();
+  });
+
+  async function received(to: string): Promise<Received> {
+    for (let tries = 0; tries < 250; tries++) {
+      const found = smtp.received.find((mail) => mail.to.includes(to));
+      if (found !== undefined) return found;
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    throw new Error(`the SMTP server got nothing for ${to}; it got: ${JSON.stringify(smtp.received.map((mail) => mail.to))}`);
+  }
+
+  it("sign-up's confirmation is delivered to the address stored (RCPT TO), exactly", async () => {
+    const answer = await new TestClient(smtpApp.url).submit("/signup", { email: "O'Brien+News@Example.com", password: PASSWORD });
+    expect(answer.status).toBe(303);
+    const mail = await received("o'brien+news@example.com");
+    expect(mail.to).toEqual(["o'brien+news@example.com"]);
+  });
+
+  it("a stored address an older check let in (x<a@d.example>) is refused by fw/mail, never delivered to the address inside it", async () => {
+    const reported: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((line: string | Uint8Array) => reported.push(String(line)) > 0);
+    try {
+      await smtpUsers.create("x<a@d.example>", await hashPassword(PASSWORD));
+      const here = new TestClient(smtpApp.url);
+      await here.signIn("x<a@d.example>", PASSWORD);
+      const asked = await here.submit("/account", { email: "fresh@d.example", current: PASSWORD }, { action: "/account/email" });
+      expect(asked.status).toBe(303);
+      await received("fresh@d.example");
+      for (let tries = 0; tries < 250 && !reported.some((line) => line.includes("A change of your email was asked for")); tries++) await new Promise((done) => setTimeout(done, 20));
+      expect(reported.join("")).toContain('fw/auth: the mail "A change of your email was asked for" could not be sent: fw/mail: envelope.to "x<a@d.example>" is not a bare email address');
+      expect(smtp.received.flatMap((mail) => mail.to)).not.toContain("a@d.example");
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
+
+describe("issue 39, item 4: a change-of-email link works only for its own account", () => {
+  it("signed in as someone else, the link is dead (GET and POST): neither account changes; the owner's browser then uses it", async () => {
+    const owner = freshEmail("owner");
+    const other = freshEmail("bystander");
+    const next = freshEmail("owners-new");
+    await seedUser(users, owner, PASSWORD);
+    await seedUser(users, other, PASSWORD);
+    const ownerBrowser = await signedIn(owner);
+    const otherBrowser = await signedIn(other);
+    expect((await ownerBrowser.submit("/account", { email: next, current: PASSWORD }, { action: "/account/email" })).status).toBe(303);
+    const link = linkOf(await mailTo(next, "Confirm your new email"), "Confirm the new email");
+    expect((await otherBrowser.get(link)).location).toBe("/account/email/confirm");
+    const page = await otherBrowser.get("/account/email/confirm");
+    expect(page.status).toBe(400);
+    expect(page.text).toContain("This email confirmation link does not work");
+    const csrf = /name="_csrf" value="([^"]+)"/.exec((await otherBrowser.get("/account")).text)?.[1] ?? "";
+    const posted = await otherBrowser.post("/account/email/confirm", { _csrf: csrf });
+    expect(posted.status).toBe(400);
+    expect(posted.text).not.toContain("Your email is now");
+    expect([await who(ownerBrowser), await who(otherBrowser)]).toEqual([owner, other]);
+    // The link was not used up: its own account's browser confirms it.
+    await ownerBrowser.get(link);
+    const confirmed = await ownerBrowser.submit("/account/email/confirm", {});
+    expect([confirmed.status, confirmed.location]).toEqual([303, "/account"]);
+    expect(await who(ownerBrowser)).toBe(next);
+  });
+
+  it("a browser signed in as nobody confirms it (the link reached the new address), signs nobody in, and is sent to sign in", async () => {
+    const owner = freshEmail("away");
+    const next = freshEmail("away-new");
+    await seedUser(users, owner, PASSWORD);
+    const laptop = await signedIn(owner);
+    expect((await laptop.submit("/account", { email: next, current: PASSWORD }, { action: "/account/email" })).status).toBe(303);
+    const phone = new TestClient(app.url);
+    await phone.get(linkOf(await mailTo(next, "Confirm your new email"), "Confirm the new email"));
+    const confirmed = await phone.submit("/account/email/confirm", {});
+    expect([confirmed.status, confirmed.location]).toEqual([303, "/login"]);
+    expect(/<p id="flash">([^<]*)</.exec((await phone.follow(confirmed)).text)?.[1]).toBe(`The email of your account is now ${next}: sign in with it.`);
+    expect(await who(phone)).toBe("signed out");
+    expect(await who(laptop)).toBe(next);
+  });
+});
+
+describe("issue 39, item 5: a pending change of email survives the guarded pages opened before its button", () => {
+  it("follow the link, open a guarded page, come back: the confirmation still works", async () => {
+    const email = freshEmail("wanderer");
+    const next = freshEmail("wanderer-new");
+    await seedUser(users, email, PASSWORD);
+    const here = await signedIn(email);
+    expect((await here.submit("/account", { email: next, current: PASSWORD }, { action: "/account/email" })).status).toBe(303);
+    expect((await here.get(linkOf(await mailTo(next, "Confirm your new email"), "Confirm the new email"))).location).toBe("/account/email/confirm");
+    expect((await here.get("/mine")).status).toBe(200);
+    expect((await here.get("/account")).status).toBe(200);
+    const page = await here.get("/account/email/confirm");
+    expect([page.status, page.text.includes(`Use ${next} for your account`)]).toEqual([200, true]);
+    const confirmed = await here.submit("/account/email/confirm", {});
+    expect([confirmed.status, confirmed.location]).toEqual([303, "/account"]);
+    expect(await who(here)).toBe(next);
+  });
+});
+
+describe("issue 39, item 6: a new password with a control character is refused, on every form that sets one", () => {
+  const CONTROL = "This password has a control character (such as NUL, a tab or a line break), which cannot be typed at a sign-in form: choose one of letters, digits, spaces and symbols.";
+
+  it.each([
+    ["NUL", "plum orbit\u0000velvet 9271"],
+    ["a line break", "plum orbit\nvelvet 9271"],
+    ["a tab", "plum orbit\tvelvet 9271"],
+    ["DEL", "plum orbit\u007fvelvet 9271"],
+  ])("sign-up refuses one with %s", async (_name, password) => {
+    const refused = await new TestClient(app.url).submit("/signup", { email: freshEmail("control"), password });
+    expect([refused.status, refused.refusal().fields["password"]]).toEqual([422, CONTROL]);
+  });
+
+  it("the reset form and the change of password refuse it too", async () => {
+    const email = freshEmail("control-reset");
+    await seedUser(users, email, PASSWORD);
+    expect((await new TestClient(app.url).submit("/password/forgot", { email })).status).toBe(303);
+    const visitor = new TestClient(app.url);
+    await visitor.get(linkOf(await mailTo(email, "Choose a new password"), "Choose a new password"));
+    const reset = await visitor.submit("/password/reset", { password: "plum orbit\u0000velvet 9271" });
+    expect([reset.status, reset.refusal().fields["password"]]).toEqual([422, CONTROL]);
+    const here = await signedIn(email);
+    const changed = await here.submit("/account", { current: PASSWORD, password: "plum orbit\u0000velvet 9271" }, { action: "/account/password" });
+    expect([changed.status, changed.refusal().fields["password"]]).toEqual([422, CONTROL]);
+    await signedIn(email, PASSWORD);
   });
 });

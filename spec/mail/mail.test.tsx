@@ -1,7 +1,6 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpApp, Ok, publicUrl, Route, RouteTable, type Request } from "../../runtime/index.js";
 import { composeMail } from "../../runtime/mail/compose.js";
@@ -9,6 +8,7 @@ import { textOf } from "../../runtime/mail/html-text.js";
 import { Mailer, MailboxTransport, MailError, MailNotSent, readMailbox, SmtpTransport, type ComposedMail } from "../../runtime/mail/index.js";
 import type { DevHook } from "../../runtime/server/dev-hook.js";
 import { rawRequest, serve, TEST_SECRET, type Served } from "../support/serve.js";
+import { smtpServer, type TestSmtpServer } from "../support/smtp-server.js";
 
 // Issue 32, item 2: fw/mail. Messages are written with fw's JSX; in dev and tests they land in a
 // mailbox folder (shown at /fw/mail), in production they go through SMTP (nodemailer), which
@@ -87,10 +87,31 @@ describe("composing a message", () => {
     [{ headers: { "X-Bad": "a\r\nBcc: all@example.com" } }, /the header X-Bad must be one line of text/],
     [{ headers: { "Bad Name": "x" } }, /"Bad Name" is not a header name/],
     [{ replyTo: "x@y\n.z" }, /replyTo .* is not an email address/],
-  ])("refuses %j (a line break would write headers of its own), naming the field", (change, message) => {
+    // Issue 39: an address a mailer would read as another one (a comment, a group, a list, markup).
+    [{ to: "a(x)@d.example" }, /to "a\(x\)@d\.example" is not an email address/],
+    [{ to: "g:a@d.example;" }, /to "g:a@d\.example;" is not an email address/],
+    [{ to: "a@d.example,x" }, /to "a@d\.example,x" is not an email address/],
+    [{ to: "<b>x</b>@example.com" }, /to "<b>x<\/b>@example\.com" is not an email address/],
+    [{ to: "Ada <a(x)@d.example>" }, /to "Ada <a\(x\)@d\.example>" is not an email address/],
+    [{ envelope: { to: ["Ada <ada@example.com>"] } }, /envelope\.to "Ada <ada@example\.com>" is not a bare email address/],
+    [{ envelope: { from: "x<a@d.example>" } }, /envelope\.from "x<a@d\.example>" is not a bare email address/],
+  ])("refuses %j (a line break would write headers of its own; an address a mailer reads as another would go elsewhere), naming the field", (change, message) => {
     const mail = { to: "ada@example.com", subject: "Hello", body: <p>hi</p>, ...change };
     expect(() => composeMail(mail, { from: FROM, origin: ORIGIN })).toThrow(MailError);
     expect(() => composeMail(mail, { from: FROM, origin: ORIGIN })).toThrow(message);
+  });
+});
+
+describe("the envelope: the exact mailboxes a message goes to (issue 39)", () => {
+  it("is read once from the checked addresses (the bare address of each), or given whole; a display name is never read as an address", () => {
+    const mail = composeMail(
+      { to: ['"Lovelace, Ada" <ada@example.com>', "bob@example.com"], cc: "Carol <carol@example.com>", bcc: "audit@example.com", subject: "Hi", body: <p>hi</p> },
+      { from: FROM, origin: ORIGIN },
+    );
+    expect(mail.envelope).toEqual({ from: "no-reply@shop.example", to: ["ada@example.com", "bob@example.com", "carol@example.com", "audit@example.com"] });
+    const given = composeMail({ to: "Ada <ada@example.com>", envelope: { to: ["o'brien+list@example.com"] }, subject: "Hi", body: <p>hi</p> }, { from: FROM, origin: ORIGIN });
+    expect(given.envelope).toEqual({ from: "no-reply@shop.example", to: ["o'brien+list@example.com"] });
+    expect(given.to).toEqual(["Ada <ada@example.com>"]);
   });
 });
 
@@ -118,43 +139,8 @@ describe("the mailbox transport (dev and tests)", () => {
   });
 });
 
-/** A real SMTP server on a free loopback port: what it received, and what it refused. */
-async function smtpServer(options: { refuse?: string } = {}) {
-  const received: { from: string; to: string[]; raw: string; user: string | undefined }[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    allowInsecureAuth: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onAuth(auth, _session, done) {
-      if (auth.username === "shop" && auth.password === "s3cret pass") done(null, { user: auth.username });
-      else done(new Error("Invalid username or password"));
-    },
-    onRcptTo(address, _session, done) {
-      if (address.address === options.refuse) done(Object.assign(new Error("550 No such user here"), { responseCode: 550 }));
-      else done();
-    },
-    onData(stream, session, done) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => {
-        received.push({
-          from: session.envelope.mailFrom === false ? "" : session.envelope.mailFrom.address,
-          to: session.envelope.rcptTo.map((to) => to.address),
-          raw: Buffer.concat(chunks).toString("utf8"),
-          user: session.user as string | undefined,
-        });
-        done();
-      });
-    },
-  });
-  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
-  const port = (server.server.address() as { port: number }).port;
-  return { port, received, close: () => new Promise<void>((done) => server.close(() => done())) };
-}
-
 describe("SMTP (production): delivered to a real SMTP server started in the test", () => {
-  let smtp: Awaited<ReturnType<typeof smtpServer>>;
+  let smtp: TestSmtpServer;
   beforeAll(async () => {
     smtp = await smtpServer({ refuse: "gone@example.com" });
   });
@@ -176,6 +162,21 @@ describe("SMTP (production): delivered to a real SMTP server started in the test
       // Quoted-printable, as the server received it: soft line breaks and "=" written as =3D.
       const decoded = (got?.raw ?? "").replace(/=\r\n/g, "").replace(/=3D/g, "=");
       expect(decoded).toMatch(/Content-Type: text\/plain[^]*\r\n\r\nThanks for order 42\.\r\n[^]*Content-Type: text\/html[^]*<body><p>Thanks for order 42\.<\/p><\/body>/);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it("delivers to the envelope exactly, and writes a display name as one name (nodemailer parses no address text of fw's)", async () => {
+    const transport = new SmtpTransport(`smtp://shop:${encodeURIComponent("s3cret pass")}@127.0.0.1:${smtp.port}`);
+    try {
+      await transport.deliver(composeMail({ to: "Lovelace, Ada <ada@example.com>", subject: "Named", body: <p>hi</p> }, { from: FROM, origin: ORIGIN }));
+      await transport.deliver(composeMail({ to: "Ada <ada@example.com>", envelope: { to: ["o'brien+list@example.com"] }, subject: "Listed", body: <p>hi</p> }, { from: FROM, origin: ORIGIN }));
+      const [named, listed] = smtp.received.splice(0);
+      expect(named?.to).toEqual(["ada@example.com"]);
+      expect(named?.raw).toMatch(/^To: "Lovelace, Ada" <ada@example\.com>\r$/m);
+      expect([listed?.from, listed?.to]).toEqual(["no-reply@shop.example", ["o'brien+list@example.com"]]);
+      expect(listed?.raw).toMatch(/^To: Ada <ada@example\.com>\r$/m);
     } finally {
       await transport.close();
     }

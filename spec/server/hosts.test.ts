@@ -1,3 +1,4 @@
+import { connect as connectTcp } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { HttpApp, Ok, Route, RouteTable } from "../../runtime/index.js";
 import { rawRequest, serve, TEST_SECRET, type Served } from "../support/serve.js";
@@ -74,6 +75,53 @@ describe("allowed hosts: production", () => {
     } finally {
       await listed.close();
     }
+  });
+});
+
+/** What the server sent on one connection, and whether it closed it (before `waitMs`). */
+function exchange(port: number, bytes: string, waitMs: number): Promise<{ text: string; closedByServer: boolean }> {
+  return new Promise((resolve) => {
+    const socket = connectTcp(port, "127.0.0.1");
+    let text = "";
+    const done = (closedByServer: boolean): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ text, closedByServer });
+    };
+    const timer = setTimeout(() => done(false), waitMs);
+    socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+    socket.on("end", () => done(true));
+    socket.on("error", () => done(true));
+    socket.write(bytes);
+  });
+}
+
+describe("a refused host is answered at once, and its connection closed (issue 39, item 6)", () => {
+  let app: Served;
+  beforeAll(async () => {
+    app = await serve({ routes: RouteTable.of(Route.get("/", () => Ok("home")), Route.post("/form", () => Ok("taken"))), allowedHosts: ["shop.example"] });
+  });
+  afterAll(() => app.close());
+
+  it.each([
+    ["a declared body of 10 MB that never comes", "Content-Length: 10000000\r\n"],
+    ["a chunked body that never ends", "Transfer-Encoding: chunked\r\n"],
+    ["no body", ""],
+  ])("an unknown Host with %s → 400, and the server closes without waiting for the body", async (_name, body) => {
+    const answer = await exchange(app.port, `POST /form HTTP/1.1\r\nHost: rebound.example\r\n${body}\r\n`, 3000);
+    expect(status(answer.text)).toBe(400);
+    expect(answer.text).toMatch(/\r\nconnection: close\r\n/i);
+    expect(answer.closedByServer).toBe(true);
+  });
+
+  it("two Host headers with a declared body → 400 and closed too", async () => {
+    const answer = await exchange(app.port, "POST /form HTTP/1.1\r\nHost: shop.example\r\nHost: rebound.example\r\nContent-Length: 10000000\r\n\r\n", 3000);
+    expect([status(answer.text), answer.closedByServer]).toEqual([400, true]);
+  });
+
+  it("the served host is answered, its connection kept", async () => {
+    const answer = await exchange(app.port, "GET / HTTP/1.1\r\nHost: shop.example\r\n\r\n", 500);
+    expect([status(answer.text), answer.closedByServer]).toEqual([200, false]);
   });
 });
 
