@@ -8,6 +8,7 @@ import { derivedRoutes, rowRoutes, untypedRoute, type KnownRoute } from "./known
 import { mountedRoles } from "./model-actions.js";
 import { pathSegment } from "./model-shape.js";
 import { findAppSites } from "./path-sites.js";
+import { NOTHING_HELD, type HeldBack } from "./held-back.js";
 
 /** What the path builder and the checks read from the build. */
 export interface PathsContext {
@@ -23,9 +24,10 @@ export interface PathsContext {
  * the plugin's `extraRoutes`), the paths and topics its files write checked against them
  * (TS91050, TS91051), and the text of the typed path builder, src/.fw/paths.ts.
  */
-export function appPaths(p: PathsContext, program: ts.Program, config: FwConfig, rows: readonly Row[], derived: readonly Derived[]): string {
+export function appPaths(p: PathsContext, program: ts.Program, config: FwConfig, rows: readonly Row[], derived: readonly Derived[], held: HeldBack = NOTHING_HELD): string {
   const extra = extraRoutes(p, config);
-  const all = [...rowRoutes(rows), ...derivedRoutes(derived, (d) => mountedRoles(p.ts, p.checker, d.model))];
+  // What a mistake held back counts as the app's (held-back.ts): its own diagnostic says what to fix.
+  const all = [...rowRoutes(rows), ...derivedRoutes(derived, (d) => mountedRoles(p.ts, p.checker, d.model)), ...held.routes];
   const table = all.filter((route) => route.leftOut === undefined);
   if (!config.verifyPaths) return emitPaths({ out: config.paths, fwModule: config.fwModule, appDirShown: p.shown(config.appDir), routes: [...table, ...extra] });
   const sites = findAppSites(p.ts, p.checker, program.getSourceFiles(), [config.out, config.paths]);
@@ -33,8 +35,9 @@ export function appPaths(p: PathsContext, program: ts.Program, config: FwConfig,
   const leftOut = all.filter((route) => route.leftOut !== undefined);
   checkPaths({ routes, leftOut, publicDir: config.publicDir, prefixes: sites.prefixes, publicSeen: new Map(), shown: p.shown, builder: p.shown(config.paths) }, sites.paths, p.findings);
   // A model's store publishes its path name only in an app with live pages (emit.ts storeLine).
-  const live = rows.some((row) => row.handler.case === "live");
-  checkTopics({ ts: p.ts, checker: p.checker, shown: p.shown, modelTopics: live ? derived.map((d) => pathSegment(d.model.name)) : [] }, sites, p.findings);
+  const live = rows.some((row) => row.handler.case === "live") || held.files;
+  const modelTopics = live ? [...derived.map((d) => pathSegment(d.model.name)), ...held.topics] : [];
+  checkTopics({ ts: p.ts, checker: p.checker, shown: p.shown, modelTopics }, sites, p.findings);
   return emitPaths({ out: config.paths, fwModule: config.fwModule, appDirShown: p.shown(config.appDir), routes });
 }
 

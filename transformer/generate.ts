@@ -8,6 +8,7 @@ import { apiModuleOf } from "./emit-api.js";
 import { pathSegment, shapeModel, type Shaping } from "./model-shape.js";
 import type { Checking } from "./checking.js";
 import { analyseHandler, routeExport } from "./handlers.js";
+import { heldBack, leading } from "./held-back.js";
 import { discoverModels, type Model } from "./models.js";
 import { tableOf, tableOption } from "./table.js";
 import { declaresOwned, guardedAndOwned, ownerOf } from "./owner.js";
@@ -41,7 +42,10 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const rejected = new Set<string>();
   const models = discoverModels({ ts: tsApi, checker, srcDir: config.srcDir, shown: show, findings, rejected }, program.getSourceFiles());
   const shaped = models.flatMap((model) => derive({ ts: tsApi, checker, shown: show, findings }, model, models));
-  const derived = relate({ ts: tsApi, checker, shown: show, findings }, shaped);
+  const refused = new Set([...rejected, ...models.filter((m) => m.derivations.includes("Resource") && !shaped.some((d) => d.model === m)).map((m) => m.name)]);
+  const derived = relate({ ts: tsApi, checker, shown: show, findings }, shaped, refused);
+  // The models' own mistakes lead the build's output: what fails after may follow from them.
+  leading(findings, findings.length);
   // A model that failed the build has its own diagnostic; a handler asking for its store is left
   // out of the table rather than told to get the store from the capabilities module.
   models.filter((m) => m.derivations.includes("Resource") && !derived.some((d) => d.model === m)).forEach((m) => rejected.add(m.name));
@@ -77,7 +81,8 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   checkReachable(sorted, sourceOf, show, findings);
   checkLivePosts(tsApi, sorted, derived, sourceOf, show, findings);
   const forms = formOnly(c, models, sorted);
-  const paths = appPaths({ ts: tsApi, checker, shown: show, findings }, program, config, sorted, derived);
+  const held = heldBack({ ts: tsApi, checker, shown: show, findings }, models, derived, routes, sorted);
+  const paths = appPaths({ ts: tsApi, checker, shown: show, findings }, program, config, sorted, derived, held);
   const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, forms, appDirShown: c.shown(config.appDir) });
   if (usesTypia(sorted, [...derived, ...forms])) {
     const missing = typiaMissing(program, tsApi, show, `the generated routes call typia (${typiaUser(sorted, [...derived, ...forms])})`);

@@ -70,16 +70,23 @@ function namesOf(pattern: string): string[] {
  */
 export function derivedRoutes(derived: readonly Derived[], mounted: (d: Derived) => ReadonlySet<string> | undefined): KnownRoute[] {
   return derived.flatMap((d) => {
-    const roles = mounted(d);
-    const base = `/${pathSegment(d.model.name)}`;
     const key = d.shape.key;
-    return DERIVED.map((route): KnownRoute => ({
-      method: route.method,
-      pattern: route.one ? `${base}/:${key}${route.suffix}` : `${base}${route.suffix}`,
-      params: route.one ? [{ name: key, type: "", keyOf: { file: d.model.file, typePath: d.model.typePath, key } }] : [],
-      ...(roles === undefined || roles.has(route.role) ? {} : { leftOut: `${d.model.name}'s actions leave ${route.role} out` }),
-    }));
+    return modelRoutes(d.model.name, { name: key, type: "", keyOf: { file: d.model.file, typePath: d.model.typePath, key } }, mounted(d));
   });
+}
+
+/**
+ * The routes a model derives, by role: its key the parameter of those of one row; the roles it
+ * does not mount (when `roles` says which it does) marked `leftOut`.
+ */
+export function modelRoutes(model: string, key: BuilderParam, roles: ReadonlySet<string> | undefined): KnownRoute[] {
+  const base = `/${pathSegment(model)}`;
+  return DERIVED.map((route): KnownRoute => ({
+    method: route.method,
+    pattern: route.one ? `${base}/:${key.name}${route.suffix}` : `${base}${route.suffix}`,
+    params: route.one ? [key] : [],
+    ...(roles === undefined || roles.has(route.role) ? {} : { leftOut: `${model}'s actions leave ${route.role} out` }),
+  }));
 }
 
 /** Routes whose parameters the build cannot type (written by hand, in `extraRoutes`): any path value. */
