@@ -36,6 +36,7 @@ export const Codes = {
   liveTakesCreate: 91028,
   failureNotThrown: 91029,
   guardedAndOwned: 91030,
+  modelPathTaken: 91031,
   // Relations (issue 29) take 91040–91049.
   referenceStorage: 91040,
   onDeleteField: 91041,

@@ -10,6 +10,7 @@ import type { Checking } from "./checking.js";
 import { analyseHandler, routeExport } from "./handlers.js";
 import { heldBack, leading } from "./held-back.js";
 import { discoverModels, type Model } from "./models.js";
+import { clashingModels } from "./model-names.js";
 import { tableOf, tableOption } from "./table.js";
 import { declaresOwned, guardedAndOwned, ownerOf } from "./owner.js";
 import { relate } from "./relations.js";
@@ -41,7 +42,8 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const show = (file: string): string => shown(config, file);
   const rejected = new Set<string>();
   const models = discoverModels({ ts: tsApi, checker, srcDir: config.srcDir, shown: show, findings, rejected }, program.getSourceFiles());
-  const shaped = models.flatMap((model) => derive({ ts: tsApi, checker, shown: show, findings }, model, models));
+  const clashing = clashingModels({ ts: tsApi, checker, shown: show, findings }, models);
+  const shaped = models.filter((m) => !clashing.has(m)).flatMap((model) => derive({ ts: tsApi, checker, shown: show, findings }, model, models));
   const refused = new Set([...rejected, ...models.filter((m) => m.derivations.includes("Resource") && !shaped.some((d) => d.model === m)).map((m) => m.name)]);
   const derived = relate({ ts: tsApi, checker, shown: show, findings }, shaped, refused);
   // The models' own mistakes lead the build's output: what fails after may follow from them.

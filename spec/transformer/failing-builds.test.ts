@@ -71,6 +71,11 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/jobs\/Dated\.ts\(\d+,\d+\): error TS91072: fw: src\/jobs\/Dated\.ts is the job Dated, but its payload type `\{ id: number; sendAt: Date; \}` cannot be stored as JSON: payload\.sendAt is a Date\. Use strings, numbers, booleans, null, arrays and plain objects \(an ISO date string for a date/,
     /src\/jobs\/Bare\.ts\(\d+,\d+\): error TS91072: fw: src\/jobs\/Bare\.ts is the job Bare, but its payload is `string`; a payload is an object of JSON values/,
   ],
+  // Issue 39 item 11: two models of one name derive one path; the table used to crash at boot (Relations).
+  "duplicate-model": [
+    /src\/archive\/Note\.ts\(\d+,\d+\): error TS91031: fw: src\/archive\/Note\.ts: the models in src\/archive\/Note\.ts and src\/models\/Note\.ts are both named Note, so both derive \/notes: a model's path comes from its name, and its pages find the other models by name\. Rename one of them \(ArchivedNote would derive \/archived-notes\)\./,
+    /src\/models\/Note\.ts\(\d+,\d+\): error TS91031: fw: src\/models\/Note\.ts: the models in src\/archive\/Note\.ts and src\/models\/Note\.ts are both named Note, so both derive \/notes/,
+  ],
   "missing-guard": [
     /src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`/,
     /src\/models\.ts\(\d+,\d+\): error TS91009: fw: the model Note declares no `guarded`/,
@@ -109,6 +114,10 @@ describe("Builds that must fail name the file, the export or capability, and the
   it("broken-paths: only the mistyped paths and topics fail; the right ones, external, computed and public ones do not", () => {
     // Eight mistakes: anything more is a right path refused (Index.tsx's lines 17 and on, Done.ts's line 7, the test's computed path).
     expect(errorLines((results.get("broken-paths") as Built).output)).toHaveLength(8);
+  });
+
+  it("duplicate-model: the two models' diagnostics alone (a link to /notes and a page asking for Note's store are not mistakes of their own)", () => {
+    expect(errorLines((results.get("duplicate-model") as Built).output)).toHaveLength(2);
   });
 
   it("fails under --noEmit too (the diagnostics are semantic, not emit-time)", () => {
