@@ -12,6 +12,7 @@ import { heldBack, leading } from "./held-back.js";
 import { discoverModels, type Model } from "./models.js";
 import { clashingModels } from "./model-names.js";
 import { tableOf, tableOption } from "./table.js";
+import { pluginsEntry, tsconfigShown } from "./tsconfig-sites.js";
 import { declaresOwned, guardedAndOwned, ownerOf } from "./owner.js";
 import { relate } from "./relations.js";
 import { sortRows } from "./order.js";
@@ -117,33 +118,6 @@ function exportsOf(checker: ts.TypeChecker, tsApi: typeof ts, module: ts.SourceF
 /** What a remembered row depends on besides the program: the plugin options and fw's version. */
 function cacheSalt(config: FwConfig): string {
   return JSON.stringify({ config, transformer: transformerVersion() });
-}
-
-function tsconfigShown(program: ts.Program, show: (file: string) => string): string {
-  const file = program.getCompilerOptions().configFilePath;
-  return typeof file === "string" ? show(file) : "tsconfig.json";
-}
-
-/**
- * Where TS91017 points: the tsconfig's `plugins` (or, when it inherits them through `extends`,
- * its `compilerOptions`, else its first line). tsc keeps the parsed tsconfig on the options.
- */
-function pluginsEntry(program: ts.Program, tsApi: typeof ts): Pick<Finding, "file" | "start" | "length"> {
-  const configFile: unknown = program.getCompilerOptions()["configFile"];
-  if (typeof configFile !== "object" || configFile === null || !("statements" in configFile)) return { file: undefined };
-  const file = configFile as ts.TsConfigSourceFile;
-  const root = file.statements[0]?.expression;
-  const member = (node: ts.Node | undefined, name: string): ts.PropertyAssignment | undefined =>
-    node !== undefined && tsApi.isObjectLiteralExpression(node)
-      ? node.properties.find((p): p is ts.PropertyAssignment => tsApi.isPropertyAssignment(p) && tsApi.isStringLiteral(p.name) && p.name.text === name)
-      : undefined;
-  const options = member(root, "compilerOptions");
-  const plugins = member(options?.initializer, "plugins");
-  const node = plugins ?? options;
-  if (node === undefined) return { file };
-  // A parsed tsconfig's nodes have no parents: positions are read against the file itself.
-  const start = node.name.getStart(file);
-  return { file, start, length: node.name.getEnd() - start };
 }
 
 /** typia's transformer listed among the tsconfig's plugins (ts-patch reads them from there). */

@@ -76,6 +76,12 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/archive\/Note\.ts\(\d+,\d+\): error TS91031: fw: src\/archive\/Note\.ts: the models in src\/archive\/Note\.ts and src\/models\/Note\.ts are both named Note, so both derive \/notes: a model's path comes from its name, and its pages find the other models by name\. Rename one of them \(ArchivedNote would derive \/archived-notes\)\./,
     /src\/models\/Note\.ts\(\d+,\d+\): error TS91031: fw: src\/models\/Note\.ts: the models in src\/archive\/Note\.ts and src\/models\/Note\.ts are both named Note, so both derive \/notes/,
   ],
+  // Issue 39 item 12: a wrong entry of the plugin option extraRoutes is reported on the tsconfig, at the entry.
+  "extra-routes-errors": [
+    /(^|\n)tsconfig\.json\(10,40\): error TS91052: fw: tsconfig\.json: the plugin option "extraRoutes" lists "health", which is not a route: write "GET \/health" \(a method and a path pattern\) or "\/hooks\/\*rest" \(any method\), one string per route, in an array\./,
+    /(^|\n)tsconfig\.json\(10,50\): error TS91052: fw: tsconfig\.json: the plugin option "extraRoutes" lists 42, which is not a route/,
+    /(^|\n)tsconfig\.json\(10,54\): error TS91052: fw: tsconfig\.json: the plugin option "extraRoutes" lists "POST \/hooks\/\*rest\/more", which is not a route/,
+  ],
   "missing-guard": [
     /src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`/,
     /src\/models\.ts\(\d+,\d+\): error TS91009: fw: the model Note declares no `guarded`/,
@@ -118,6 +124,10 @@ describe("Builds that must fail name the file, the export or capability, and the
 
   it("duplicate-model: the two models' diagnostics alone (a link to /notes and a page asking for Note's store are not mistakes of their own)", () => {
     expect(errorLines((results.get("duplicate-model") as Built).output)).toHaveLength(2);
+  });
+
+  it("extra-routes-errors: the three wrong entries alone (the right one answers the page's link to /health)", () => {
+    expect(errorLines((results.get("extra-routes-errors") as Built).output)).toHaveLength(3);
   });
 
   it("fails under --noEmit too (the diagnostics are semantic, not emit-time)", () => {
