@@ -25,9 +25,21 @@ export function checkPaths(check: PathCheck, sites: readonly PathSite[], finding
     if (written === undefined) continue;
     const first = written[0]?.[0];
     if (first !== undefined && "text" in first && written[0]?.length === 1 && first.text === "fw") continue;
+    if (site.override !== undefined && !OVERRIDABLE.has(site.override.method)) {
+      findings.push({ code: Codes.unknownPath, category: "error", file: site.file, ...at(site.override.node), message: overrideMessage(check, site, site.override.method) });
+      continue;
+    }
     if (answered(check, written, site.use)) continue;
     findings.push({ code: Codes.unknownPath, category: "error", file: site.file, ...at(site.node), message: pathMessage(check, site, written) });
   }
+}
+
+/** What a POST form's `_method` may ask for (runtime/http/method.ts `OVERRIDABLE`): anything else is a 400. */
+const OVERRIDABLE: ReadonlySet<string> = new Set(["PUT", "PATCH", "DELETE"]);
+
+function overrideMessage(check: PathCheck, site: PathSite, method: string): string {
+  const fix = method === "GET" || method === "HEAD" ? `For a ${method}, write method="get" (or a link).` : method === "POST" ? "For a POST, leave the _method field out." : "Ask for PUT, PATCH or DELETE.";
+  return `${check.shown(site.file.fileName)}: ${site.what} names ${shownPath(site.pieces)} with _method ${JSON.stringify(method)}, which fw refuses (400): _method asks for PUT, PATCH or DELETE only. ${fix}`;
 }
 
 function pathMessage(check: PathCheck, site: PathSite, written: NonNullable<ReturnType<typeof writtenSegments>>): string {
@@ -35,7 +47,7 @@ function pathMessage(check: PathCheck, site: PathSite, written: NonNullable<Retu
   const others = answeringRoutes(check, written);
   if (others.length > 0) {
     const methods = [...new Set(others.map((route) => route.method))].join(", ");
-    return `${where}, which the app answers only to ${methods} (${routeList(others)}), but ${asked(site.use)}. Send it the way the route takes it, or fix the path.`;
+    return `${where}, which the app answers only to ${methods} (${routeList(others)}), but ${asked(site)}. Send it the way the route takes it, or fix the path.`;
   }
   const unmounted = answeringRoutes({ ...check, routes: check.leftOut }, written).find((route) => route.method === "*" || site.use === "any" || site.use.includes(route.method));
   if (unmounted !== undefined) return `${where}, which no route of the app answers: it is where ${unmounted.method} ${unmounted.pattern} would be, but ${unmounted.leftOut}. Mount the route (the model's \`actions\`), or drop the link.`;
@@ -51,7 +63,9 @@ function routeList(routes: readonly KnownRoute[]): string {
   return routes.map((route) => `${route.method === "*" ? "(any method)" : route.method} ${route.pattern}`).join(", ");
 }
 
-function asked(use: Use): string {
+function asked(site: PathSite): string {
+  const use = site.use;
+  if (site.override !== undefined) return `the form sends ${site.override.method} (method="post" with _method ${site.override.method})`;
   if (use === "any") return "it is sent here with another";
   if (use.length === 1 && use[0] === "GET") return "a link or a redirect is a GET";
   if (use.includes("POST") && use.includes("DELETE")) return "a form with method=\"post\" sends POST (PUT, PATCH or DELETE through `_method`)";

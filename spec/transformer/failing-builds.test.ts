@@ -82,6 +82,12 @@ const cases: Record<string, readonly RegExp[]> = {
     /(^|\n)tsconfig\.json\(10,50\): error TS91052: fw: tsconfig\.json: the plugin option "extraRoutes" lists 42, which is not a route/,
     /(^|\n)tsconfig\.json\(10,54\): error TS91052: fw: tsconfig\.json: the plugin option "extraRoutes" lists "POST \/hooks\/\*rest\/more", which is not a route/,
   ],
+  // Issue 39 item 13: a POST form's literal `_method` is the method it sends, checked as a form's method is.
+  "form-method-override": [
+    /src\/app\/Index\.tsx\(10,35\): error TS91050: fw: src\/app\/Index\.tsx: <form action> names \/tasks\/\$\{id\}, which the app answers only to GET, PUT, DELETE \([^)]*PUT \/tasks\/:id, DELETE \/tasks\/:id\), but the form sends PATCH \(method="post" with _method PATCH\)\. Send it the way the route takes it, or fix the path\./,
+    /src\/app\/Index\.tsx\(14,34\): error TS91050: fw: src\/app\/Index\.tsx: <form action> names \/tasks, which the app answers only to GET, POST \(GET \/tasks, POST \/tasks\), but the form sends DELETE \(method="post" with _method DELETE\)/,
+    /src\/app\/Index\.tsx\(19,51\): error TS91050: fw: src\/app\/Index\.tsx: <form action> names \/tasks\/\$\{id\} with _method "GET", which fw refuses \(400\): _method asks for PUT, PATCH or DELETE only\. For a GET, write method="get" \(or a link\)\./,
+  ],
   "missing-guard": [
     /src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`/,
     /src\/models\.ts\(\d+,\d+\): error TS91009: fw: the model Note declares no `guarded`/,
@@ -128,6 +134,10 @@ describe("Builds that must fail name the file, the export or capability, and the
 
   it("extra-routes-errors: the three wrong entries alone (the right one answers the page's link to /health)", () => {
     expect(errorLines((results.get("extra-routes-errors") as Built).output)).toHaveLength(3);
+  });
+
+  it("form-method-override: the three forms whose _method no route takes alone (PUT and DELETE at a task, in any case, a POST, a computed _method pass)", () => {
+    expect(errorLines((results.get("form-method-override") as Built).output)).toHaveLength(3);
   });
 
   it("fails under --noEmit too (the diagnostics are semantic, not emit-time)", () => {
