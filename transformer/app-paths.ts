@@ -34,7 +34,8 @@ export function appPaths(p: PathsContext, program: ts.Program, config: FwConfig,
   const sites = findAppSites(p.ts, p.checker, program.getSourceFiles(), [config.out, config.paths]);
   const routes = [...table, ...sites.signIn, ...sites.handRoutes, ...extra];
   const leftOut = all.filter((route) => route.leftOut !== undefined);
-  checkPaths({ routes, leftOut, publicDir: config.publicDir, prefixes: sites.prefixes, publicSeen: new Map(), shown: p.shown, builder: p.shown(config.paths) }, sites.paths, p.findings);
+  const shownDirs = { appDirShown: p.shown(config.appDir), publicDirShown: p.shown(config.publicDir) };
+  checkPaths({ routes, leftOut, publicDir: config.publicDir, prefixes: sites.prefixes, publicSeen: new Map(), shown: p.shown, builder: p.shown(config.paths), ...shownDirs }, sites.paths, p.findings);
   // A model's store publishes its path name only in an app with live pages (emit.ts storeLine).
   const live = rows.some((row) => row.handler.case === "live") || held.files;
   const modelTopics = live ? [...derived.map((d) => pathSegment(d.model.name)), ...held.topics] : [];

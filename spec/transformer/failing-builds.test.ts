@@ -58,7 +58,7 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/app\/Index\.tsx\(11,15\): error TS91050: fw: src\/app\/Index\.tsx: <a href> names \/taks, which no route of the app answers to GET\. Nearest: GET \/tasks, GET \/tasks\/:id, .*Fix the path, or build it with path\(\) from src\/\.fw\/paths\.ts/,
     /src\/app\/Index\.tsx\(12,16\): error TS91050: fw: .*<a href> names \/tasks\/\$\{id\}\/edti, which no route of the app answers to GET\. Nearest: GET \/tasks\/:id\/edit, GET \/tasks\/:id,/,
     /src\/app\/Index\.tsx\(13,16\): error TS91050: fw: .*<a href> names \/tasks\/\$\{id\}\/delete, which no route of the app answers: it is where GET \/tasks\/:id\/delete would be, but Task's actions leave Destroy out\./,
-    /src\/app\/Index\.tsx\(14,34\): error TS91050: fw: .*<form action> names \/about, which the app answers only to GET \(GET \/about\), but a form with method="post" sends POST/,
+    /src\/app\/Index\.tsx\(14,34\): error TS91050: fw: .*<form action> names \/about, which the app answers only to GET \(GET \/about\), but a form with method="post" sends POST.*or fix the path: to answer its POST there, add src\/app\/about\/Create\.ts/,
     /src\/app\/tasks\/_id\/Done\.ts\(6,35\): error TS91050: fw: src\/app\/tasks\/_id\/Done\.ts: Redirect\(…\) names \/tasks\/\$\{id\}\/edti, which no route of the app answers to GET\. Nearest: GET \/tasks\/:id\/edit, GET \/tasks\/:id,/,
     /src\/tests\/app\.test\.ts\(7,20\): error TS91050: fw: src\/tests\/app\.test\.ts: client\.get\(…\) names \/taks, which no route of the app answers to GET\. Nearest: GET \/tasks/,
     /src\/app\/Live\.tsx\(16,28\): error TS91051: fw: src\/app\/Live\.tsx: the live page listens to the topic "task", which nothing publishes, so the page would never refresh\. The topics that exist: "tasks", "ticks"\./,
@@ -87,6 +87,13 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/app\/Index\.tsx\(10,35\): error TS91050: fw: src\/app\/Index\.tsx: <form action> names \/tasks\/\$\{id\}, which the app answers only to GET, PUT, DELETE \([^)]*PUT \/tasks\/:id, DELETE \/tasks\/:id\), but the form sends PATCH \(method="post" with _method PATCH\)\. Send it the way the route takes it, or fix the path\./,
     /src\/app\/Index\.tsx\(14,34\): error TS91050: fw: src\/app\/Index\.tsx: <form action> names \/tasks, which the app answers only to GET, POST \(GET \/tasks, POST \/tasks\), but the form sends DELETE \(method="post" with _method DELETE\)/,
     /src\/app\/Index\.tsx\(19,51\): error TS91050: fw: src\/app\/Index\.tsx: <form action> names \/tasks\/\$\{id\} with _method "GET", which fw refuses \(400\): _method asks for PUT, PATCH or DELETE only\. For a GET, write method="get" \(or a link\)\./,
+  ],
+  // Issue 39 item 14: the nearest of a mistyped file of public/ is that file; a POST form at a GET-only page is told which file to add.
+  "nearest-paths": [
+    /src\/app\/Index\.tsx\(7,35\): error TS91050: fw: src\/app\/Index\.tsx: <link href> names \/app\.cs, which no route of the app answers to GET\. Nearest: GET \/app\.css \(public\/app\.css\), /,
+    /src\/app\/Index\.tsx\(8,15\): error TS91050: fw: src\/app\/Index\.tsx: <a href> names \/img\/logo\.sv, which no route of the app answers to GET\. Nearest: GET \/img\/logo\.svg \(public\/img\/logo\.svg\), /,
+    /src\/app\/Index\.tsx\(9,15\): error TS91050: fw: src\/app\/Index\.tsx: <a href> names \/newsleter, which no route of the app answers to GET\. Nearest: GET \/newsletter, /,
+    /src\/app\/newsletter\/Index\.tsx\(6,32\): error TS91050: fw: src\/app\/newsletter\/Index\.tsx: <form action> names \/newsletter, which the app answers only to GET \(GET \/newsletter\), but a form with method="post" sends POST \(PUT, PATCH or DELETE through `_method`\)\. Send it the way the route takes it, or fix the path: to answer its POST there, add src\/app\/newsletter\/Create\.ts \(export async function create\(request: Request\): Promise<Response>\)\./,
   ],
   "missing-guard": [
     /src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`/,
