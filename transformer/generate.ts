@@ -4,7 +4,7 @@ import { checkCapabilities } from "./capabilities.js";
 import { shown, type FwConfig } from "./config.js";
 import { Codes, type Finding } from "./diagnostics.js";
 import { emitModule, usesTypia, type Derived, type Row } from "./emit.js";
-import { apiModuleOf } from "./emit-api.js";
+import { apiModuleOf } from "./api-module.js";
 import { pathSegment, shapeModel, type Shaping } from "./model-shape.js";
 import type { Checking } from "./checking.js";
 import { analyseHandler, routeExport } from "./handlers.js";
