@@ -36,6 +36,7 @@ export const Codes = {
   liveTakesCreate: 91028,
   failureNotThrown: 91029,
   guardedAndOwned: 91030,
+  modelPathTaken: 91031,
   // Relations (issue 29) take 91040–91049.
   referenceStorage: 91040,
   onDeleteField: 91041,
@@ -64,17 +65,38 @@ export interface Finding {
   readonly start?: number;
   readonly length?: number;
   readonly message: string;
+  /**
+   * A refused model's own mistake (issue 39 item 10): the cause of whatever else fails in the
+   * app, so it is printed before every other diagnostic (leadingFile).
+   */
+  readonly leads?: boolean;
 }
 
 export function toDiagnostic(finding: Finding, tsApi: typeof ts): ts.Diagnostic {
   return {
     category: finding.category === "error" ? tsApi.DiagnosticCategory.Error : tsApi.DiagnosticCategory.Warning,
     code: finding.code,
-    file: finding.file,
+    file: finding.file !== undefined && finding.leads === true ? leadingFile(finding.file) : finding.file,
     start: finding.file === undefined ? undefined : (finding.start ?? 0),
     length: finding.file === undefined ? undefined : (finding.length ?? firstLineLength(finding.file)),
     messageText: `fw: ${finding.message}`,
   };
+}
+
+/** TypeScript's internal key of a source file (not in its public types): what tsc sorts diagnostics by. */
+type Keyed = ts.SourceFile & { readonly path?: string };
+
+/**
+ * tsc prints a build's diagnostics sorted by their file's `path`, then by position, so a model's
+ * mistake in src/models/ would come after every error in src/app/. A leading diagnostic's file is
+ * a view of the source file whose `path` sorts before every real one ("\0" and the real path, so
+ * leading files keep their order among themselves); tsc prints the `fileName`, unchanged, and
+ * reads the lines from the file's text. Program diagnostics are never cached by tsc's builders
+ * (watch, --incremental), so the view lives for one compile.
+ */
+function leadingFile(file: ts.SourceFile): ts.SourceFile {
+  const key = (file as Keyed).path ?? file.fileName;
+  return Object.create(file, { path: { value: `\0${key}`, enumerable: true } }) as ts.SourceFile;
 }
 
 function firstLineLength(file: ts.SourceFile): number {

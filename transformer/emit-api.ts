@@ -2,11 +2,6 @@ import * as path from "node:path";
 import type { Row } from "./emit.js";
 import type { AnswerStatus } from "./json-answer.js";
 
-/** The generated API module: `api.ts` beside the route module. */
-export function apiModuleOf(out: string): string {
-  return path.join(path.dirname(out), "api.ts");
-}
-
 export interface ApiEmitInput {
   /** The route module (the API module goes beside it). */
   readonly out: string;

@@ -5,7 +5,7 @@ import { pathSegment } from "./model-shape.js";
 import type { Model } from "./models.js";
 import type { Owner } from "./owner.js";
 import type { TableShape } from "./table.js";
-import { apiModuleOf } from "./emit-api.js";
+import { apiModuleOf } from "./api-module.js";
 
 /** A model whose seven routes the table derives, with what the build read of its type. */
 export interface Derived {

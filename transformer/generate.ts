@@ -4,12 +4,15 @@ import { checkCapabilities } from "./capabilities.js";
 import { shown, type FwConfig } from "./config.js";
 import { Codes, type Finding } from "./diagnostics.js";
 import { emitModule, usesTypia, type Derived, type Row } from "./emit.js";
-import { apiModuleOf } from "./emit-api.js";
+import { apiModuleOf } from "./api-module.js";
 import { pathSegment, shapeModel, type Shaping } from "./model-shape.js";
 import type { Checking } from "./checking.js";
 import { analyseHandler, routeExport } from "./handlers.js";
+import { heldBack, leading } from "./held-back.js";
 import { discoverModels, type Model } from "./models.js";
+import { clashingModels } from "./model-names.js";
 import { tableOf, tableOption } from "./table.js";
+import { pluginsEntry, tsconfigShown } from "./tsconfig-sites.js";
 import { declaresOwned, guardedAndOwned, ownerOf } from "./owner.js";
 import { relate } from "./relations.js";
 import { sortRows } from "./order.js";
@@ -41,8 +44,12 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const show = (file: string): string => shown(config, file);
   const rejected = new Set<string>();
   const models = discoverModels({ ts: tsApi, checker, srcDir: config.srcDir, shown: show, findings, rejected }, program.getSourceFiles());
-  const shaped = models.flatMap((model) => derive({ ts: tsApi, checker, shown: show, findings }, model, models));
-  const derived = relate({ ts: tsApi, checker, shown: show, findings }, shaped);
+  const clashing = clashingModels({ ts: tsApi, checker, shown: show, findings }, models);
+  const shaped = models.filter((m) => !clashing.has(m)).flatMap((model) => derive({ ts: tsApi, checker, shown: show, findings }, model, models));
+  const refused = new Set([...rejected, ...models.filter((m) => m.derivations.includes("Resource") && !shaped.some((d) => d.model === m)).map((m) => m.name)]);
+  const derived = relate({ ts: tsApi, checker, shown: show, findings }, shaped, refused);
+  // The models' own mistakes lead the build's output: what fails after may follow from them.
+  leading(findings, findings.length);
   // A model that failed the build has its own diagnostic; a handler asking for its store is left
   // out of the table rather than told to get the store from the capabilities module.
   models.filter((m) => m.derivations.includes("Resource") && !derived.some((d) => d.model === m)).forEach((m) => rejected.add(m.name));
@@ -83,7 +90,8 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   checkReachable(sorted, sourceOf, show, findings);
   checkLivePosts(tsApi, sorted, derived, sourceOf, show, findings);
   const forms = formOnly(c, models, sorted);
-  const paths = appPaths({ ts: tsApi, checker, shown: show, findings }, program, config, sorted, derived);
+  const held = heldBack({ ts: tsApi, checker, shown: show, findings }, models, derived, routes, sorted);
+  const paths = appPaths({ ts: tsApi, checker, shown: show, findings }, program, config, sorted, derived, held);
   const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, forms, appDirShown: c.shown(config.appDir) });
   if (usesTypia(sorted, [...derived, ...forms])) {
     const missing = typiaMissing(program, tsApi, show, `the generated routes call typia (${typiaUser(sorted, [...derived, ...forms])})`);
@@ -116,33 +124,6 @@ function exportsOf(checker: ts.TypeChecker, tsApi: typeof ts, module: ts.SourceF
 /** What a remembered row depends on besides the program: the plugin options, whether the app uses auth, and fw's version. */
 function cacheSalt(config: FwConfig, auth: string | undefined): string {
   return JSON.stringify({ config, auth, transformer: transformerVersion() });
-}
-
-function tsconfigShown(program: ts.Program, show: (file: string) => string): string {
-  const file = program.getCompilerOptions().configFilePath;
-  return typeof file === "string" ? show(file) : "tsconfig.json";
-}
-
-/**
- * Where TS91017 points: the tsconfig's `plugins` (or, when it inherits them through `extends`,
- * its `compilerOptions`, else its first line). tsc keeps the parsed tsconfig on the options.
- */
-function pluginsEntry(program: ts.Program, tsApi: typeof ts): Pick<Finding, "file" | "start" | "length"> {
-  const configFile: unknown = program.getCompilerOptions()["configFile"];
-  if (typeof configFile !== "object" || configFile === null || !("statements" in configFile)) return { file: undefined };
-  const file = configFile as ts.TsConfigSourceFile;
-  const root = file.statements[0]?.expression;
-  const member = (node: ts.Node | undefined, name: string): ts.PropertyAssignment | undefined =>
-    node !== undefined && tsApi.isObjectLiteralExpression(node)
-      ? node.properties.find((p): p is ts.PropertyAssignment => tsApi.isPropertyAssignment(p) && tsApi.isStringLiteral(p.name) && p.name.text === name)
-      : undefined;
-  const options = member(root, "compilerOptions");
-  const plugins = member(options?.initializer, "plugins");
-  const node = plugins ?? options;
-  if (node === undefined) return { file };
-  // A parsed tsconfig's nodes have no parents: positions are read against the file itself.
-  const start = node.name.getStart(file);
-  return { file, start, length: node.name.getEnd() - start };
 }
 
 /** typia's transformer listed among the tsconfig's plugins (ts-patch reads them from there). */

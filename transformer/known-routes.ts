@@ -25,6 +25,8 @@ export interface KnownRoute {
   readonly api?: boolean;
   /** A derived route its model does not mount: why, for the message of a path only it would answer (`Task's actions leave Destroy out`). */
   readonly leftOut?: string;
+  /** Where it is answered from when that is not a route, for messages: a file of the public folder (`public/app.css`). */
+  readonly from?: string;
 }
 
 /** A model's derived routes by role, as resourceRoutes mounts them (runtime/resource/model-paths.ts). */
@@ -70,21 +72,28 @@ function namesOf(pattern: string): string[] {
  */
 export function derivedRoutes(derived: readonly Derived[], mounted: (d: Derived) => ReadonlySet<string> | undefined): KnownRoute[] {
   return derived.flatMap((d) => {
-    const roles = mounted(d);
     const key = d.shape.key;
-    return DERIVED.map((route): KnownRoute => ({
-      method: route.method,
-      pattern: derivedPattern(d, route),
-      params: route.one ? [{ name: key, type: "", keyOf: { file: d.model.file, typePath: d.model.typePath, key } }] : [],
-      ...(roles === undefined || roles.has(route.role) ? {} : { leftOut: `${d.model.name}'s actions leave ${route.role} out` }),
-    }));
+    return modelRoutes(d.model.name, { name: key, type: "", keyOf: { file: d.model.file, typePath: d.model.typePath, key } }, mounted(d));
   });
 }
 
+/**
+ * The routes a model derives, by role: its key the parameter of those of one row; the roles it
+ * does not mount (when `roles` says which it does) marked `leftOut`.
+ */
+export function modelRoutes(model: string, key: BuilderParam, roles: ReadonlySet<string> | undefined): KnownRoute[] {
+  return DERIVED.map((route): KnownRoute => ({
+    method: route.method,
+    pattern: derivedPattern(model, key.name, route),
+    params: route.one ? [key] : [],
+    ...(roles === undefined || roles.has(route.role) ? {} : { leftOut: `${model}'s actions leave ${route.role} out` }),
+  }));
+}
+
 /** Where a model's derived route of one role is mounted (`/tasks/:id/edit`). */
-function derivedPattern(d: Derived, route: (typeof DERIVED)[number]): string {
-  const base = `/${pathSegment(d.model.name)}`;
-  return route.one ? `${base}/:${d.shape.key}${route.suffix}` : `${base}${route.suffix}`;
+function derivedPattern(model: string, key: string, route: (typeof DERIVED)[number]): string {
+  const base = `/${pathSegment(model)}`;
+  return route.one ? `${base}/:${key}${route.suffix}` : `${base}${route.suffix}`;
 }
 
 /**
@@ -95,7 +104,7 @@ function derivedPattern(d: Derived, route: (typeof DERIVED)[number]): string {
 export function overriddenPage(derived: readonly Derived[], method: string, pattern: string): { readonly model: Derived; readonly role: string } | undefined {
   const shape = (text: string): string => text.replace(/\/:[^/]+/g, "/:");
   for (const d of derived) {
-    const route = DERIVED.find((r) => r.method === method && shape(derivedPattern(d, r)) === shape(pattern));
+    const route = DERIVED.find((r) => r.method === method && shape(derivedPattern(d.model.name, d.shape.key, r)) === shape(pattern));
     if (route !== undefined) return { model: d, role: route.role };
   }
   return undefined;
@@ -164,6 +173,41 @@ function inPublic(a: Answering, written: readonly WrittenSegment[]): boolean {
     found = existsAs(file, literal ? "file" : "directory");
     a.publicSeen.set(key, found);
   }
+  return found;
+}
+
+/** At most this many files of the public folder are offered as the nearest paths (a build never walks a huge folder). */
+const PUBLIC_FILES_LISTED = 2000;
+
+const listings = new WeakMap<Answering, KnownRoute[]>();
+
+/**
+ * The public folder's files as GET routes, for the nearest paths of a mistyped one
+ * (`/app.cs` → `GET /app.css`): read once per check, only when a path fails, names starting with
+ * "." left out as the server leaves them (runtime/server/static-files.ts). `shown` names the folder.
+ */
+export function publicRoutes(a: Answering, shown: string): KnownRoute[] {
+  const known = listings.get(a);
+  if (known !== undefined) return known;
+  const found: KnownRoute[] = [];
+  const walk = (dir: string, at: readonly string[]): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))) {
+      if (found.length >= PUBLIC_FILES_LISTED) return;
+      // Names a pattern would read as a parameter, a catch-all or an escape are left out too.
+      if (entry.name.startsWith(".") || /^[:*]|%/.test(entry.name)) continue;
+      const segments = [...at, entry.name];
+      if (entry.isDirectory()) walk(path.join(dir, entry.name), segments);
+      else if (entry.isFile()) found.push({ method: "GET", pattern: `/${segments.join("/")}`, params: [], from: [shown, ...segments].join("/") });
+    }
+  };
+  walk(a.publicDir, []);
+  listings.set(a, found);
   return found;
 }
 

@@ -108,6 +108,16 @@ export function shapeModel(s: Shaping, model: Model): ModelShape | undefined {
   return ok ? { key: keys[0] as string, fields, references } : undefined;
 }
 
+/**
+ * The key's name of a model the build refused (its shape unread): its one `Id<Self>` field, else
+ * `id`. Only for the routes the model would mount, which the later checks know (held-back.ts).
+ */
+export function keyName(s: Shaping, model: Model): string {
+  const type = s.checker.getTypeFromTypeNode(model.call.typeArguments?.[0] as ts.TypeNode);
+  const keys = type.getProperties().filter((p) => idModel(s, s.checker.getNonNullableType(s.checker.getTypeOfSymbol(p))) === model.name);
+  return keys.length === 1 ? (keys[0] as ts.Symbol).getName() : "id";
+}
+
 type FieldRead = FieldShape | { readonly idOf: string; readonly unique: boolean };
 
 function isOptional(s: Shaping, property: ts.Symbol): boolean {
@@ -129,12 +139,12 @@ function fieldOf(s: Shaping, model: Model, property: ts.Symbol): FieldRead | und
   if (isUnresolved(s, declared)) return undefined;
   const kind = classify(s, type, property);
   if (kind === undefined) {
-    report(s, model, Codes.unsupportedField, `the field \`${name}\` of the model ${model.name} has the type \`${s.checker.typeToString(declared)}\`, which fw cannot put in a form. Use string, LongText, number, boolean, a union of string literals, Date, or Id<…>.`);
+    report(s, model, Codes.unsupportedField, `the field \`${name}\` of the model ${model.name} has the type \`${s.checker.typeToString(declared)}\`, which fw cannot put in a form. Use string, LongText, number, boolean, a union of string literals, Date, or Id<…>.`, property);
     return undefined;
   }
   const serverSet = serverSetOf(s, property, kind.input);
   if (serverSet === "readOnly" && !optional) {
-    report(s, model, Codes.unsupportedField, `the field \`${name}\` of the model ${model.name} is \`readonly\`: set by handlers, never by a form, so a new row has none. Make it optional (\`readonly ${name}?: …\`), or drop \`readonly\` to edit it in the form.`);
+    report(s, model, Codes.unsupportedField, `the field \`${name}\` of the model ${model.name} is \`readonly\`: set by handlers, never by a form, so a new row has none. Make it optional (\`readonly ${name}?: …\`), or drop \`readonly\` to edit it in the form.`, property);
     return undefined;
   }
   return { ...base, ...kind, ...(serverSet === undefined ? {} : { serverSet }) };
@@ -263,6 +273,9 @@ function reportReserved(s: Shaping, model: Model, property: ts.Symbol): void {
   s.findings.push({ code: Codes.reservedField, category: "error", file: model.call.getSourceFile(), ...(inModel ? at(declaration) : at(model.call)), message });
 }
 
-function report(s: Shaping, model: Model, code: Finding["code"], message: string): void {
-  s.findings.push({ code, category: "error", file: model.call.getSourceFile(), ...at(model.call), message: `${s.shown(model.file)}: ${message}` });
+/** A finding about the model, at the field it names (when declared in the model's file), else at its `derives` call. */
+function report(s: Shaping, model: Model, code: Finding["code"], message: string, field?: ts.Symbol): void {
+  const declaration = field?.valueDeclaration;
+  const node = declaration !== undefined && declaration.getSourceFile().fileName === model.file ? declaration : model.call;
+  s.findings.push({ code, category: "error", file: model.call.getSourceFile(), ...at(node), message: `${s.shown(model.file)}: ${message}` });
 }

@@ -14,6 +14,8 @@ export interface PathSite {
   readonly use: Use;
   /** Where it is written, as the message says it: `<a href>`, `Redirect(…)`, `client.get(…)`. */
   readonly what: string;
+  /** A POST form's literal `_method` field (`<input name="_method" value="PATCH">` inside it): the method, upper-cased, and its value's node. */
+  readonly override?: { readonly method: string; readonly node: ts.Node };
 }
 
 /** A topic a live page listens to, written as a literal (or a constant of a literal type). */
@@ -95,25 +97,52 @@ function jsxElement(w: Walk, element: ts.JsxOpeningElement | ts.JsxSelfClosingEl
   for (const property of element.attributes.properties) {
     if (t.isJsxAttribute(property) && t.isIdentifier(property.name)) attributes.set(property.name.text.toLowerCase(), property);
   }
-  const read = (name: string, use: Use): void => {
+  const read = (name: string, use: Use, override?: PathSite["override"]): void => {
     const attribute = attributes.get(name);
     if (attribute?.initializer === undefined) return;
     const what = `<${tag} ${name}>`;
-    if (t.isStringLiteral(attribute.initializer)) return record(w, attribute.initializer, [{ text: attribute.initializer.text }], use, what);
+    if (t.isStringLiteral(attribute.initializer)) return record(w, attribute.initializer, [{ text: attribute.initializer.text }], use, what, override);
     const expression = t.isJsxExpression(attribute.initializer) ? attribute.initializer.expression : undefined;
     if (expression === undefined) return;
     const inner = unwrapped(t, expression);
     // `href={request.href("/posts")}`: the path inside, with the element's method.
     if (t.isCallExpression(inner) && t.isPropertyAccessExpression(inner.expression) && t.isIdentifier(inner.expression.name) && inner.expression.name.text === "href") {
       w.done.add(inner);
-      if (isFw(w, inner.expression.name, "request", "href")) argument(w, inner.arguments[0], use, `${what} request.href(…)`);
+      if (isFw(w, inner.expression.name, "request", "href")) argument(w, inner.arguments[0], use, `${what} request.href(…)`, override);
       return;
     }
-    argument(w, inner, use, what);
+    argument(w, inner, use, what, override);
   };
-  if (tag === "form") read("action", formUse(w, attributes.get("method")));
+  if (tag === "form") {
+    const use = formUse(w, attributes.get("method"));
+    const override = use === FORM_POST ? methodField(w, element) : undefined;
+    read("action", override === undefined ? use : [override.method], override);
+  }
   else if (tag === "button" || tag === "input") read("formaction", ANY_METHOD);
   read("href", GET);
+}
+
+/**
+ * The one `_method` field a POST form holds, when its name and value are literals
+ * (`<input type="hidden" name="_method" value="PATCH" />`, anywhere inside the form): the method
+ * the form sends (dispatch reads it upper-cased). Undefined when there is none, several, or one
+ * whose value the build cannot read: the form may then send any of POST, PUT, PATCH, DELETE.
+ */
+function methodField(w: Walk, element: ts.JsxOpeningElement | ts.JsxSelfClosingElement): PathSite["override"] {
+  const t = w.ts;
+  if (!t.isJsxOpeningElement(element) || !t.isJsxElement(element.parent)) return undefined;
+  const fields: ts.JsxAttributeLike[][] = [];
+  const visit = (node: ts.Node): void => {
+    if ((t.isJsxSelfClosingElement(node) || t.isJsxOpeningElement(node)) && t.isIdentifier(node.tagName) && node.tagName.text === "input") {
+      const props = node.attributes.properties;
+      if (props.some((p) => t.isJsxAttribute(p) && t.isIdentifier(p.name) && p.name.text === "name" && p.initializer !== undefined && t.isStringLiteral(p.initializer) && p.initializer.text === "_method")) fields.push([...props]);
+    }
+    t.forEachChild(node, visit);
+  };
+  element.parent.children.forEach(visit);
+  const value = fields.length === 1 ? fields[0]?.find((p): p is ts.JsxAttribute => t.isJsxAttribute(p) && t.isIdentifier(p.name) && p.name.text === "value") : undefined;
+  const literal = value?.initializer !== undefined && t.isStringLiteral(value.initializer) ? value.initializer : undefined;
+  return literal === undefined ? undefined : { method: literal.text.toUpperCase(), node: literal };
 }
 
 /** A form's methods: GET without `method` (or `method="get"`), a POST (and `_method`) with `method="post"`. */
@@ -291,17 +320,17 @@ function room(w: Walk, node: ts.NewExpression): void {
 }
 
 /** Records a written path when it is one the check reads: a literal, a template, a `+` chain starting with a literal. */
-function argument(w: Walk, node: ts.Expression | undefined, use: Use, what: string): void {
+function argument(w: Walk, node: ts.Expression | undefined, use: Use, what: string, override?: PathSite["override"]): void {
   if (node === undefined) return;
   const inner = unwrapped(w.ts, node);
   const pieces = piecesOf(w.ts, inner);
-  if (pieces !== undefined) record(w, inner, pieces, use, what);
+  if (pieces !== undefined) record(w, inner, pieces, use, what, override);
 }
 
-function record(w: Walk, node: ts.Node, pieces: readonly Piece[], use: Use, what: string): void {
+function record(w: Walk, node: ts.Node, pieces: readonly Piece[], use: Use, what: string, override?: PathSite["override"]): void {
   const first = pieces[0];
   if (first === undefined || !("text" in first) || !first.text.startsWith("/") || first.text.startsWith("//")) return;
-  w.found.paths.push({ file: w.file, node, pieces, use, what });
+  w.found.paths.push({ file: w.file, node, pieces, use, what, ...(override === undefined ? {} : { override }) });
 }
 
 /** Whether an argument may be a written path (before asking the checker what is called). */

@@ -32,17 +32,36 @@ interface Declared {
  * `onDelete` rule); `readableWith` and `unique` are checked against the fields. Mistakes are
  * findings naming the model, the field and the fix; the models come back with what was read.
  */
-export function relate(r: Relating, derived: readonly Derived[]): Derived[] {
+export function relate(r: Relating, derived: readonly Derived[], refused: ReadonlySet<string> = new Set()): Derived[] {
   const byName = new Map(derived.map((d) => [d.model.name, d]));
   const related = derived.flatMap((d) => {
     const before = r.findings.length;
-    const one = relateOne(r, d, byName);
+    const one = relateOne(r, d, byName, refused);
     // A model with a mistake gets no routes (its diagnostic says why), as for its other mistakes:
     // the generated module is then free of errors of its own.
     return r.findings.slice(before).some((f) => f.category === "error") ? [] : [one];
   });
-  const circling = readableCircles(r, related);
-  return related.filter((d) => !circling.has(d.model.name));
+  const relatedNames = new Set(related.map((d) => d.model.name));
+  const kept = withoutRefusedTargets(related, new Set([...refused, ...derived.map((d) => d.model.name).filter((name) => !relatedNames.has(name))]));
+  const circling = readableCircles(r, kept);
+  return kept.filter((d) => !circling.has(d.model.name));
+}
+
+/**
+ * The models left once those pointing at a refused model are held back too, and those pointing
+ * at them, and so on (issue 39 item 10): a reference to a model with no routes and no table would
+ * fail at boot, and the refused model's diagnostic already says what to fix. Held back silently.
+ */
+function withoutRefusedTargets(related: readonly Derived[], refused: ReadonlySet<string>): Derived[] {
+  const out = new Set(refused);
+  let kept = [...related];
+  for (let changed = true; changed; ) {
+    const next = kept.filter((d) => !d.shape.fields.some((f) => f.reference !== undefined && out.has(f.reference.model)));
+    changed = next.length !== kept.length;
+    kept.filter((d) => !next.includes(d)).forEach((d) => out.add(d.model.name));
+    kept = next;
+  }
+  return kept;
 }
 
 /**
@@ -79,12 +98,18 @@ function readableCircles(r: Relating, derived: readonly Derived[]): Set<string> 
   return circling;
 }
 
-function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>): Derived {
+function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>, refused: ReadonlySet<string>): Derived {
   const declared = readDeclared(r, d.model);
   const references = new Map<string, FieldShape["reference"] & object>();
   for (const ref of d.shape.references) {
     if (ref.field === d.owner?.field) continue;
     const target = byName.get(ref.model);
+    if (target === undefined && refused.has(ref.model)) {
+      // A reference to a model refused for a mistake of its own (its storage unknown): read as a
+      // reference, so this model's own options are checked against it; relate holds the model back.
+      references.set(ref.field, { model: ref.model, path: `/${pathSegment(ref.model)}`, onDelete: declared.onDelete.get(ref.field)?.rule ?? "restrict" });
+      continue;
+    }
     if (target === undefined || (target.table === undefined) !== (d.table === undefined)) {
       // A memory model's key of something that is not a derived model stays a number, as before.
       if (target === undefined && d.table === undefined) continue;

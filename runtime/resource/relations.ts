@@ -31,8 +31,14 @@ export function relationsOf(store: Store<unknown>): { readonly relations: Relati
 export class Relations {
   readonly #models = new Map<string, RelatedModel>();
 
+  /**
+   * Adds a model. A second model of a name already here is not added, and not refused here
+   * either: the table is still being made (an app's `table()` call), where a throw would crash
+   * the app before its commands run. Its routes carry the name (`HttpRoute.model`), and boot
+   * (and `routes`) refuse the table naming both models' files (routing/conflicts.ts).
+   */
   register(entry: RelatedModel): void {
-    if (this.#models.has(entry.model.name)) throw new Error(`Relations: the model ${entry.model.name} is registered twice; each model's routes are built once per table.`);
+    if (this.#models.has(entry.model.name)) return;
     this.#models.set(entry.model.name, entry);
     registered.set(entry.store, { relations: this, entry });
   }

@@ -69,7 +69,7 @@ export function resourceRoutes<A>(model: ModelSpec<A>, store: Store<A>, options:
     Update: () => Route.http({ method: "PUT", path: at("Update"), handler: (r) => forms.update(r), params, origin: Origin.Resource, source }),
     Destroy: () => Route.http({ method: "DELETE", path: at("Destroy"), handler: (r) => reads.destroy(r), params, origin: Origin.Resource, source }),
   };
-  const routes = ACTION_ORDER.filter((role) => actions.has(role)).map((role): HttpRoute => ({ ...shapes[role](), role }));
+  const routes = ACTION_ORDER.filter((role) => actions.has(role)).map((role): HttpRoute => ({ ...shapes[role](), role, model: model.name }));
   // The pick endpoint of a referenced model, after its pages.
   const picking = options.referenced === true ? [pickRoute(model as ModelSpec<unknown>, relations, source)] : [];
   // Destroy's confirmation step, a page that works without JavaScript: part of the Destroy role
@@ -78,6 +78,7 @@ export function resourceRoutes<A>(model: ModelSpec<A>, store: Store<A>, options:
   const confirm: HttpRoute = {
     ...Route.http({ method: "GET", path: at("Confirm"), handler: (r) => reads.confirm(r), params, origin: Origin.Resource, source, submits: { method: "DELETE", path: at("Destroy") } }),
     role: "Destroy",
+    model: model.name,
   };
   const posts = routes.findIndex((route) => route.method === "POST");
   const all = posts === -1 ? [...routes.slice(0, -1), confirm, ...routes.slice(-1)] : [...routes.slice(0, posts), confirm, ...routes.slice(posts)];

@@ -30,6 +30,7 @@ export interface Shadowing {
  */
 export function checkRoutes(routes: readonly Route[]): CheckedRoutes {
   checkReserved(routes);
+  checkModelNames(routes);
   const { kept, warnings, notes } = dropDuplicates(routes);
   return { routes: kept, warnings: [...warnings, ...findShadowed(kept).map(shadowWarning), ...orphanWarnings(kept)], notes };
 }
@@ -50,6 +51,33 @@ function checkReserved(routes: readonly Route[]): void {
     throw new BootError(
       `${describe(route)} is under /${RESERVED_PREFIX}, which fw reserves for its own endpoints (/fw/health, and /fw/reload in dev): ` +
         `move it to another path (rename its file or folder).`,
+    );
+  }
+}
+
+/**
+ * One name is one model: a model's pages find the models it references, and those referencing
+ * it, by name (resource/relations.ts), and its path comes from its name. Two derived models of
+ * one name from two sources (`src/models/Note.ts`, `src/archive/Note.ts`) fail boot naming both
+ * files and the path, whether or not their routes collide. The build refuses them first
+ * (TS91031); this is the check of a table made otherwise.
+ */
+function checkModelNames(routes: readonly Route[]): void {
+  const byModel = new Map<string, Map<string, string>>();
+  for (const route of routes) {
+    if (route.case !== "http" || route.origin !== Origin.Resource || route.model === undefined || isFwEndpoint(route)) continue;
+    const sources = byModel.get(route.model) ?? new Map<string, string>();
+    byModel.set(route.model, sources);
+    const shortest = sources.get(route.source);
+    if (shortest === undefined || route.path.text.length < shortest.length) sources.set(route.source, route.path.text);
+  }
+  for (const [model, sources] of byModel) {
+    if (sources.size < 2) continue;
+    const [[first, at], [second]] = [...sources] as [[string, string], [string, string]];
+    const renamed = at.replace(/[^/]*$/, (last) => `archived-${last}`);
+    throw new BootError(
+      `the models ${first} and ${second} are both named ${model}, so both derive ${at}: a model's path comes from its name, and its pages find the other models by name. ` +
+        `Rename one of them (Archived${model} would derive ${renamed}).`,
     );
   }
 }

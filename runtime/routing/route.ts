@@ -44,6 +44,8 @@ export interface HttpRoute {
   readonly submits?: { readonly method: Method; readonly path: string };
   /** A derived route's role (`Index` … `Destroy`): what a model's guard declaration covers. */
   readonly role?: string;
+  /** A derived route's model, by name: one name is one model, so boot refuses two of one name from two sources (conflicts.ts). */
+  readonly model?: string;
   /** The prefix `Route.under` put the route under ("/admin"): the handler's `request.mount`. */
   readonly mount?: string;
   /**

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Ok, Route, RouteTable, FromPath } from "../../runtime/index.js";
+import { Actions, FromPath, HttpApp, InMemoryStore, Index, Ok, Relations, resourceRoutes, Route, RouteTable, Show, type ModelSpec } from "../../runtime/index.js";
 import { routesCommand } from "../../runtime/server/routes-command.js";
 import type { RouteRow } from "../../runtime/server/routes-listing.js";
 import { runNode } from "../support/process.js";
@@ -131,5 +131,59 @@ describe("routes --match (in process)", () => {
     expect(match("GET /fw/health")).toContain("answered by fw itself, before the table");
     expect(match("TRACE /items/1")).toContain("501 Not Implemented");
     expect(match("GET /items/%ZZ")).toContain("400 Bad Request: The path has a malformed percent-encoding.");
+  });
+});
+
+describe("routes on a table with two derived models of one name (issue 39 item 11)", () => {
+  interface Note {
+    id: number;
+    text: string;
+  }
+  const note = (fqn: string): ModelSpec<Note> => ({
+    name: "Note",
+    fqn,
+    path: "/notes",
+    key: "id",
+    fields: [{ name: "text", label: "Text", input: "text", optional: false, describe: "a text", maxLength: 200 }],
+    validate: (input) => ({ success: true, data: input as Note }),
+    decodeKey: FromPath.int,
+  });
+  /** As the generated table makes it: one Relations for every model's routes. */
+  const table = (first: Actions, second: Actions): RouteTable => {
+    const relations = new Relations();
+    return RouteTable.of(
+      ...resourceRoutes(note("models.Note"), new InMemoryStore<Note>("id"), { relations, source: "src/models/Note.ts", actions: first }),
+      ...resourceRoutes(note("archive.Note"), new InMemoryStore<Note>("id"), { relations, source: "src/archive/Note.ts", actions: second }),
+    );
+  };
+  const run = async (routes: RouteTable, args: string[]): Promise<{ code: number; out: string; err: string }> => {
+    const app = new HttpApp({ routes });
+    const out: string[] = [];
+    const err: string[] = [];
+    app.console = { out: (text) => out.push(text), err: (text) => err.push(text) };
+    const code = await app.main(args);
+    return { code, out: out.join("\n"), err: err.join("\n") };
+  };
+  const bootError = /^fw: cannot boot: the models src\/models\/Note\.ts and src\/archive\/Note\.ts are both named Note, so both derive \/notes: /;
+
+  it("the table is made (no throw from the shared Relations), and `routes` prints the boot error naming both model files and the path, exit 1", async () => {
+    const { code, out, err } = await run(table(Actions.all, Actions.all), ["routes"]);
+    expect(code).toBe(1);
+    expect(out).toBe("");
+    expect(err).toMatch(bootError);
+    expect(err).toContain("Rename one of them (ArchivedNote would derive /archived-notes).");
+    expect(err).not.toMatch(/\n\s+at /);
+  });
+
+  it("the same when their routes do not collide (one mounts Index alone, the other Show): one name is one model in the app's Relations", async () => {
+    const { code, err } = await run(table(Actions.only(Index), Actions.only(Show)), ["routes"]);
+    expect(code).toBe(1);
+    expect(err).toMatch(bootError);
+  });
+
+  it("booting the table fails with the same message, before listening", async () => {
+    const { code, err } = await run(table(Actions.all, Actions.all), []);
+    expect(code).toBe(1);
+    expect(err).toMatch(bootError);
   });
 });

@@ -5,9 +5,10 @@
 // TypeScript parser and fails on any circle, naming its files in import order.
 //
 // Counted: every `import … from`, `export … from` and `import "…"` of a relative path, whether its
-// names are used as values or only as types (TypeScript would drop the latter, but a circle of
-// types is still two modules that cannot be read apart); not counted: `import type` and
-// `export type` (written to say "types only"), and `import()` (loaded later, by design).
+// names are used as values or only as types, `import type` and `export type` included (TypeScript
+// drops those, but a circle of types is still two modules that cannot be read apart: issue 39
+// item 25 found transformer/emit.ts and emit-api.ts importing each other through a type, which
+// this test did not count then); not counted: `import()` (loaded later, by design).
 //
 // The example's own generated modules (src/.fw/routes.ts, jobs.ts…) import its route and job
 // files, so they are part of the graph: the example must be built (`npm run build`, as npm test
@@ -31,13 +32,8 @@ function loadImports(text: string, fileName = "file.tsx"): string[] {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, fileName.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const found: string[] = [];
   for (const statement of source.statements) {
-    if (ts.isImportDeclaration(statement)) {
-      if (statement.importClause?.isTypeOnly === true) continue;
-      found.push((statement.moduleSpecifier as ts.StringLiteral).text);
-    } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier !== undefined) {
-      if (statement.isTypeOnly) continue;
-      found.push((statement.moduleSpecifier as ts.StringLiteral).text);
-    }
+    if (ts.isImportDeclaration(statement)) found.push((statement.moduleSpecifier as ts.StringLiteral).text);
+    else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier !== undefined) found.push((statement.moduleSpecifier as ts.StringLiteral).text);
   }
   return found.filter((spec) => spec.startsWith("."));
 }
@@ -155,7 +151,7 @@ describe("no import circles (house rule)", () => {
           'declare const typia: typeof import("typia").default;',
         ].join("\n"),
       ),
-    ).toEqual(["./a.js", "./c.js", "./d.js", "./f.js", "./g.js"]);
+    ).toEqual(["./a.js", "./b.js", "./c.js", "./d.js", "./e.js", "./f.js", "./g.js"]);
     const graph = new Map([
       ["main.ts", ["mail.ts", ".fw/jobs.ts"]],
       ["mail.ts", [".fw/jobs.ts"]],

@@ -58,7 +58,7 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/app\/Index\.tsx\(11,15\): error TS91050: fw: src\/app\/Index\.tsx: <a href> names \/taks, which no route of the app answers to GET\. Nearest: GET \/tasks, GET \/tasks\/:id, .*Fix the path, or build it with path\(\) from src\/\.fw\/paths\.ts/,
     /src\/app\/Index\.tsx\(12,16\): error TS91050: fw: .*<a href> names \/tasks\/\$\{id\}\/edti, which no route of the app answers to GET\. Nearest: GET \/tasks\/:id\/edit, GET \/tasks\/:id,/,
     /src\/app\/Index\.tsx\(13,16\): error TS91050: fw: .*<a href> names \/tasks\/\$\{id\}\/delete, which no route of the app answers: it is where GET \/tasks\/:id\/delete would be, but Task's actions leave Destroy out\./,
-    /src\/app\/Index\.tsx\(14,34\): error TS91050: fw: .*<form action> names \/about, which the app answers only to GET \(GET \/about\), but a form with method="post" sends POST/,
+    /src\/app\/Index\.tsx\(14,34\): error TS91050: fw: .*<form action> names \/about, which the app answers only to GET \(GET \/about\), but a form with method="post" sends POST.*or fix the path: to answer its POST there, add src\/app\/about\/Create\.ts/,
     /src\/app\/tasks\/_id\/Done\.ts\(6,35\): error TS91050: fw: src\/app\/tasks\/_id\/Done\.ts: Redirect\(…\) names \/tasks\/\$\{id\}\/edti, which no route of the app answers to GET\. Nearest: GET \/tasks\/:id\/edit, GET \/tasks\/:id,/,
     /src\/tests\/app\.test\.ts\(7,20\): error TS91050: fw: src\/tests\/app\.test\.ts: client\.get\(…\) names \/taks, which no route of the app answers to GET\. Nearest: GET \/tasks/,
     /src\/app\/Live\.tsx\(16,28\): error TS91051: fw: src\/app\/Live\.tsx: the live page listens to the topic "task", which nothing publishes, so the page would never refresh\. The topics that exist: "tasks", "ticks"\./,
@@ -70,6 +70,30 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/jobs\/TooMany\.ts\(\d+,\d+\): error TS91071: fw: src\/jobs\/TooMany\.ts is the job TooMany, but its `run` takes 3 parameters; it takes the payload and, optionally, the JobContext/,
     /src\/jobs\/Dated\.ts\(\d+,\d+\): error TS91072: fw: src\/jobs\/Dated\.ts is the job Dated, but its payload type `\{ id: number; sendAt: Date; \}` cannot be stored as JSON: payload\.sendAt is a Date\. Use strings, numbers, booleans, null, arrays and plain objects \(an ISO date string for a date/,
     /src\/jobs\/Bare\.ts\(\d+,\d+\): error TS91072: fw: src\/jobs\/Bare\.ts is the job Bare, but its payload is `string`; a payload is an object of JSON values/,
+  ],
+  // Issue 39 item 11: two models of one name derive one path; the table used to crash at boot (Relations).
+  "duplicate-model": [
+    /src\/archive\/Note\.ts\(\d+,\d+\): error TS91031: fw: src\/archive\/Note\.ts: the models in src\/archive\/Note\.ts and src\/models\/Note\.ts are both named Note, so both derive \/notes: a model's path comes from its name, and its pages find the other models by name\. Rename one of them \(ArchivedNote would derive \/archived-notes\)\./,
+    /src\/models\/Note\.ts\(\d+,\d+\): error TS91031: fw: src\/models\/Note\.ts: the models in src\/archive\/Note\.ts and src\/models\/Note\.ts are both named Note, so both derive \/notes/,
+  ],
+  // Issue 39 item 12: a wrong entry of the plugin option extraRoutes is reported on the tsconfig, at the entry.
+  "extra-routes-errors": [
+    /(^|\n)tsconfig\.json\(10,40\): error TS91052: fw: tsconfig\.json: the plugin option "extraRoutes" lists "health", which is not a route: write "GET \/health" \(a method and a path pattern\) or "\/hooks\/\*rest" \(any method\), one string per route, in an array\./,
+    /(^|\n)tsconfig\.json\(10,50\): error TS91052: fw: tsconfig\.json: the plugin option "extraRoutes" lists 42, which is not a route/,
+    /(^|\n)tsconfig\.json\(10,54\): error TS91052: fw: tsconfig\.json: the plugin option "extraRoutes" lists "POST \/hooks\/\*rest\/more", which is not a route/,
+  ],
+  // Issue 39 item 13: a POST form's literal `_method` is the method it sends, checked as a form's method is.
+  "form-method-override": [
+    /src\/app\/Index\.tsx\(10,35\): error TS91050: fw: src\/app\/Index\.tsx: <form action> names \/tasks\/\$\{id\}, which the app answers only to GET, PUT, DELETE \([^)]*PUT \/tasks\/:id, DELETE \/tasks\/:id\), but the form sends PATCH \(method="post" with _method PATCH\)\. Send it the way the route takes it, or fix the path\./,
+    /src\/app\/Index\.tsx\(14,34\): error TS91050: fw: src\/app\/Index\.tsx: <form action> names \/tasks, which the app answers only to GET, POST \(GET \/tasks, POST \/tasks\), but the form sends DELETE \(method="post" with _method DELETE\)/,
+    /src\/app\/Index\.tsx\(19,51\): error TS91050: fw: src\/app\/Index\.tsx: <form action> names \/tasks\/\$\{id\} with _method "GET", which fw refuses \(400\): _method asks for PUT, PATCH or DELETE only\. For a GET, write method="get" \(or a link\)\./,
+  ],
+  // Issue 39 item 14: the nearest of a mistyped file of public/ is that file; a POST form at a GET-only page is told which file to add.
+  "nearest-paths": [
+    /src\/app\/Index\.tsx\(7,35\): error TS91050: fw: src\/app\/Index\.tsx: <link href> names \/app\.cs, which no route of the app answers to GET\. Nearest: GET \/app\.css \(public\/app\.css\), /,
+    /src\/app\/Index\.tsx\(8,15\): error TS91050: fw: src\/app\/Index\.tsx: <a href> names \/img\/logo\.sv, which no route of the app answers to GET\. Nearest: GET \/img\/logo\.svg \(public\/img\/logo\.svg\), /,
+    /src\/app\/Index\.tsx\(9,15\): error TS91050: fw: src\/app\/Index\.tsx: <a href> names \/newsleter, which no route of the app answers to GET\. Nearest: GET \/newsletter, /,
+    /src\/app\/newsletter\/Index\.tsx\(6,32\): error TS91050: fw: src\/app\/newsletter\/Index\.tsx: <form action> names \/newsletter, which the app answers only to GET \(GET \/newsletter\), but a form with method="post" sends POST \(PUT, PATCH or DELETE through `_method`\)\. Send it the way the route takes it, or fix the path: to answer its POST there, add src\/app\/newsletter\/Create\.ts \(export async function create\(request: Request\): Promise<Response>\)\./,
   ],
   "missing-guard": [
     /src\/app\/Index\.ts\(1,1\): error TS91009: fw: src\/app\/Index\.ts \(GET \/\) declares no `guarded`/,
@@ -109,6 +133,18 @@ describe("Builds that must fail name the file, the export or capability, and the
   it("broken-paths: only the mistyped paths and topics fail; the right ones, external, computed and public ones do not", () => {
     // Eight mistakes: anything more is a right path refused (Index.tsx's lines 17 and on, Done.ts's line 7, the test's computed path).
     expect(errorLines((results.get("broken-paths") as Built).output)).toHaveLength(8);
+  });
+
+  it("duplicate-model: the two models' diagnostics alone (a link to /notes and a page asking for Note's store are not mistakes of their own)", () => {
+    expect(errorLines((results.get("duplicate-model") as Built).output)).toHaveLength(2);
+  });
+
+  it("extra-routes-errors: the three wrong entries alone (the right one answers the page's link to /health)", () => {
+    expect(errorLines((results.get("extra-routes-errors") as Built).output)).toHaveLength(3);
+  });
+
+  it("form-method-override: the three forms whose _method no route takes alone (PUT and DELETE at a task, in any case, a POST, a computed _method pass)", () => {
+    expect(errorLines((results.get("form-method-override") as Built).output)).toHaveLength(3);
   });
 
   it("fails under --noEmit too (the diagnostics are semantic, not emit-time)", () => {
