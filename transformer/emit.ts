@@ -157,7 +157,7 @@ export function emitModule(input: EmitInput): string {
     const k = row.inheritsGuard === true && row.overrides !== undefined ? input.derived.findIndex((d) => d.model.name === row.overrides?.model) : -1;
     return k < 0 ? undefined : modelGuard(input.derived[k] as Derived, k);
   };
-  rows.forEach((row, i) => lines.push(`    // from ${row.shown}${inheritedNote(row)}`, `    ${routeExpression(row, i, viewedStores(row, input.derived).length > 0, guardOf(row))},`));
+  rows.forEach((row, i) => lines.push(...inheritedNote(row), `    // from ${row.shown}`, `    ${routeExpression(row, i, viewedStores(row, input.derived).length > 0, guardOf(row))},`));
   input.derived.forEach((d, i) => {
     const options = `m${i}.${d.model.valuePath}.options`;
     // An owned model may name a read scope (`publicWhen`); the type allows it only beside `owned`.
@@ -194,11 +194,11 @@ function guardedBy(row: Row, i: number, route: string, inherited?: string): stri
   return row.guarded ? `r${i}.guarded.through(${route})` : route;
 }
 
-/** What the `// from` line adds for a route in a derived page's place. */
-function inheritedNote(row: Row): string {
-  if (row.overrides === undefined) return "";
+/** A line above the `// from` line of a route in a derived page's place. */
+function inheritedNote(row: Row): string[] {
+  if (row.overrides === undefined) return [];
   const keeps = row.inheritsGuard === true ? ", under its guard" : "";
-  return ` (in place of ${row.overrides.model}'s ${row.overrides.role}${keeps})`;
+  return [`    // in place of ${row.overrides.model}'s ${row.overrides.role}${keeps}`];
 }
 
 /**
