@@ -19,6 +19,7 @@ export {
 export { Fields } from "./http/fields.js";
 export { RequestHeaders } from "./http/headers.js";
 export { Request, ApiRequest, withCurrentUser, type JsonRequest, type RequestInit } from "./http/request.js";
+export { UploadedFile, Uploads, UploadTooLarge, IMAGE_TYPES, type FileField, type FileFields, type UploadProblem, type UploadedFileInit } from "./http/uploads.js";
 export {
   Json,
   JsonProblem,
