@@ -23,3 +23,6 @@ export { storageFromEnv, storageAt, StorageConfigError, STORAGE_VARIABLE, DEV_ST
 export { sanitizeFileName, fileNameRefusal, MAX_FILE_NAME_BYTES } from "./file-name.js";
 export { sniffFile } from "./sniff.js";
 export { decide, matches, type Verdict } from "./accept.js";
+export { serveStored, servedInline, FILE_CSP, type StoredFile, type ServeOptions, type ServedRequest } from "./serve.js";
+export { contentDisposition, asciiFallback } from "./content-disposition.js";
+export { rangeOf, type RangeAsk } from "./range.js";

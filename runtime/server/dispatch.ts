@@ -6,7 +6,7 @@ import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
 import { originForm, splitPath } from "../http/path.js";
 import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, LAZY_ADDRESS, Request, textOf } from "../http/request.js";
-import { flatHeaders, type Body, type Response } from "../http/response.js";
+import { flatHeaders, type Body, type Response, type StreamBody } from "../http/response.js";
 import { jsonText } from "../http/json.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
 import { arrivedSession, sessionChanged, type SessionCodec } from "../http/session-codec.js";
@@ -410,7 +410,7 @@ export class Dispatcher {
     return then(this.bodyText(response.body, layoutRequest, stringify), (body): Answer => ({ status: response.status, headers, body }));
   }
 
-  private bodyText(body: Body, layoutRequest: Request<unknown> | Sent, stringify: Stringify | undefined): Maybe<string | Uint8Array> {
+  private bodyText(body: Body, layoutRequest: Request<unknown> | Sent, stringify: Stringify | undefined): Maybe<string | Uint8Array | StreamBody> {
     switch (body.type) {
       case "empty":
         return "";
@@ -421,6 +421,8 @@ export class Dispatcher {
         return jsonText(body.value, stringify);
       case "bytes":
         return body.bytes;
+      case "stream":
+        return body;
       case "html":
         // An API route's record becomes a Request only here, for the layout.
         return framed(() => this.inTime(renderPage(body.html, this.options.layout, layoutRequest instanceof Request ? layoutRequest : new Request(layoutRequest)), "layout"));
