@@ -42,6 +42,15 @@ export function decide(sniffed: string, claimed: string, field: FileField): Verd
   return { ok: false, message: `must be ${described(patterns)}, and this file is ${kindOf(sniffed)}` };
 }
 
+/**
+ * Whether a field may take a type that only a check of the whole file can grant: text, SVG or
+ * XML (no magic number). A field that takes none of them needs only the start of a file that has
+ * no magic number, to name what it refuses.
+ */
+export function takesText(field: FileField): boolean {
+  return acceptedPatterns(field).some((pattern) => pattern.startsWith("text/") || pattern === SVG_TYPE || pattern === "application/xml");
+}
+
 /** The MIME type of a Content-Type value, lower case, without parameters. */
 function essence(contentType: string): string {
   const semi = contentType.indexOf(";");

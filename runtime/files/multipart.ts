@@ -4,7 +4,7 @@ import { BadRequest } from "../http/failure.js";
 import { Fields, MAX_FIELDS } from "../http/fields.js";
 import { UploadedFile, Uploads, UploadTooLarge, type FileField, type FileFields, type UploadProblem } from "../http/uploads.js";
 import { ClientGone } from "../server/body.js";
-import { decide } from "./accept.js";
+import { decide, takesText } from "./accept.js";
 import { fieldNameRefusal, fileNameRefusal, sanitizeFileName } from "./file-name.js";
 import { SVG_TYPE, sniffFile, svgIsActive, TEXT_TYPE } from "./sniff.js";
 import { ByteBudget, spool, SpoolStopped, type Spooled } from "./spool.js";
@@ -86,7 +86,7 @@ async function checked(parts: readonly Part[], files: FileFields): Promise<Uploa
 }
 
 async function verdictOf(part: Part, field: FileField): Promise<ReturnType<typeof decide>> {
-  const sniffed = await sniffFile(part.path);
+  const sniffed = await sniffFile(part.path, { wholeText: takesText(field) });
   const verdict = decide(sniffed, part.claimedType, field);
   if (verdict.ok && sniffed === SVG_TYPE && (await svgIsActive(part.path))) {
     return { ok: false, message: "must be an SVG without scripts, event handlers or embedded documents, and this one has some" };

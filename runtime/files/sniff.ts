@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { open } from "node:fs/promises";
 
 /** The type of a file whose bytes fw could not name: never accepted where a type is asked for. */
@@ -21,12 +22,13 @@ let fileType: Promise<FileTypeModule> | undefined;
  * then HTML (by the patterns browsers sniff for), SVG or XML by how it starts, else `text/plain`;
  * anything else is `application/octet-stream`.
  */
-export async function sniffFile(path: string): Promise<string> {
+export async function sniffFile(path: string, options: { readonly wholeText?: boolean } = {}): Promise<string> {
   fileType ??= import("file-type");
   const found = await (await fileType).fileTypeFromFile(path);
   // file-type names an XML file by its `<?xml` start alone: whether it is SVG is read below.
   if (found !== undefined && found.mime !== XML_TYPE) return found.mime;
-  return (await isText(path)) ? markupType(await readHead(path)) : UNKNOWN_TYPE;
+  // A field that takes no text needs only a name for what it refuses: the start of the file is read, not all of it.
+  return (await isText(path, options.wholeText === false ? HEAD_BYTES : Infinity)) ? markupType(await readHead(path)) : UNKNOWN_TYPE;
 }
 
 async function readHead(path: string): Promise<string> {
@@ -42,34 +44,43 @@ async function readHead(path: string): Promise<string> {
 }
 
 /**
- * Whether the whole file is UTF-8 text: it decodes (fatal decoder, streamed, so a character
- * split across reads is fine) and holds no NUL nor control character but tab, line feed, form
- * feed and carriage return. An empty file is text.
+ * Whether the file (its first `limit` bytes) is UTF-8 text: no NUL nor control character but
+ * tab, line feed, form feed and carriage return, and valid UTF-8 throughout (checked by Node's
+ * native `isUtf8` chunk by chunk, a character split between two reads carried over to the next).
+ * An empty file is text.
  */
-export async function isText(path: string): Promise<boolean> {
+export async function isText(path: string, limit = Infinity): Promise<boolean> {
   const handle = await open(path, "r");
-  const decoder = new TextDecoder("utf-8", { fatal: true });
   try {
-    for await (const chunk of handle.createReadStream({ highWaterMark: HEAD_BYTES })) {
-      if (hasControl(chunk as Buffer)) return false;
-      decoder.decode(chunk as Buffer, { stream: true });
+    let carry = Buffer.alloc(0);
+    let read = 0;
+    for await (const chunk of handle.createReadStream({ highWaterMark: HEAD_BYTES, ...(limit === Infinity ? {} : { end: limit - 1 }) })) {
+      read += (chunk as Buffer).length;
+      const bytes = carry.length === 0 ? (chunk as Buffer) : Buffer.concat([carry, chunk as Buffer]);
+      if (CONTROL_BYTES.test(bytes.toString("latin1"))) return false;
+      const cut = unfinished(bytes);
+      if (!isUtf8(bytes.subarray(0, bytes.length - cut))) return false;
+      carry = Buffer.from(bytes.subarray(bytes.length - cut));
     }
-    decoder.decode();
-    return true;
-  } catch (error) {
-    if (error instanceof TypeError) return false;
-    throw error;
+    // A character cut by the end of the file is invalid; one cut by `limit` is the read's doing.
+    return carry.length === 0 || read >= limit;
   } finally {
     await handle.close();
   }
 }
 
-function hasControl(bytes: Buffer): boolean {
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i] as number;
-    if ((byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0c && byte !== 0x0d) || byte === 0x7f) return true;
+// The control bytes text may not hold, matched on the bytes read as Latin-1 (one character a byte).
+const CONTROL_BYTES = /[\x00-\x08\x0b\x0e-\x1f\x7f]/;
+
+/** How many bytes at the end start a UTF-8 character that the next read completes (0 to 3). */
+function unfinished(bytes: Buffer): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const byte = bytes[bytes.length - back] as number;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const needs = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return needs > back ? back : 0;
   }
-  return false;
+  return 0;
 }
 
 // The tags the WHATWG MIME Sniffing standard (7.1, "identifying a resource with an unknown MIME

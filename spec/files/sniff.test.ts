@@ -39,6 +39,13 @@ describe("sniffFile", () => {
     expect(await sniff(late)).toBe("application/octet-stream");
   });
 
+  it("for a field that takes no text, only the first 64 KiB are read (enough to name what it refuses)", async () => {
+    const path = join(folder, `f${n++}`);
+    writeFileSync(path, Buffer.concat([Buffer.from("a".repeat(200_000)), Buffer.from([0])]));
+    expect(await sniffFile(path, { wholeText: false })).toBe("text/plain");
+    expect(await sniffFile(path, { wholeText: true })).toBe("application/octet-stream");
+  });
+
   it("markup by how it starts: HTML (as browsers sniff it), SVG, XML", async () => {
     expect(await sniff("<!DOCTYPE html><p>x")).toBe("text/html");
     expect(await sniff("\n  <SCRIPT>alert(1)</SCRIPT>")).toBe("text/html");
