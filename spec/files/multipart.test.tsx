@@ -354,3 +354,22 @@ async function waitFor(condition: () => boolean, ms = 5000): Promise<void> {
 }
 
 void BOUNDARY;
+
+describe("a route's files declaration is checked when the route is made", () => {
+  it.each([
+    [{ doc: { maxBytes: 0, accept: ["text/plain"] } }, 'file field "doc": maxBytes must be a positive whole number of bytes, not 0'],
+    [{ doc: { maxBytes: 1.5, accept: ["text/plain"] } }, "maxBytes must be a positive whole number"],
+    [{ doc: { maxBytes: 10, accept: [] } }, 'accept names no type (give at least one, such as "application/pdf" or "image/*")'],
+    [{ doc: { maxBytes: 10, accept: ["*/*"] } }, '"*/*" is no type pattern fw accepts'],
+    [{ doc: { maxBytes: 10, accept: ["image/PNG"] } }, '"image/PNG" is no type pattern fw accepts (write "type/subtype" or "type/*" in lower case'],
+    [{ doc: { maxBytes: 10, accept: ["pdf"] } }, '"pdf" is no type pattern'],
+    [{ doc: { maxBytes: 10, accept: ["text/plain"], maxFiles: 0 } }, "maxFiles must be a positive whole number, not 0"],
+  ] as [FileFields, string][])("%j", (files, message) => {
+    expect(() => Route.post("/x", () => Ok(""), { files })).toThrow(`Route POST /x: ${message.startsWith("file field") ? message : ""}`);
+    expect(() => Route.post("/x", () => Ok(""), { files })).toThrow(message);
+  });
+
+  it("an image field may leave accept empty: it takes the raster image types", () => {
+    expect(Route.post("/x", () => Ok(""), { files: { photo: { maxBytes: 10, accept: [], image: true } } }).files).toEqual({ photo: { maxBytes: 10, accept: [], image: true } });
+  });
+});
