@@ -134,12 +134,12 @@ class Reading {
       throw new BadRequest(`The multipart body cannot be read: ${(error as Error).message} (a multipart/form-data Content-Type needs a boundary=… parameter).`);
     }
     const cap = this.limits.maxTextBytes + this.limits.maxFileBytes + FRAMING_ALLOWANCE;
-    if (Number(request.headers["content-length"]) > cap) throw bodyTooLarge(cap);
+    if (Number(request.headers["content-length"]) > cap) throw bodyTooLarge(cap, this.limits);
     return new Promise<Part[]>((resolve, reject) => {
       let raw = 0;
       const onData = (chunk: Buffer): void => {
         raw += chunk.length;
-        if (raw > cap) stop(bodyTooLarge(cap));
+        if (raw > cap) stop(bodyTooLarge(cap, this.limits));
       };
       const gone = (): void => stop(new ClientGone("The client closed the connection mid-upload."));
       const onClose = (): void => {
@@ -252,8 +252,11 @@ class Reading {
   }
 }
 
-function bodyTooLarge(cap: number): UploadTooLarge {
-  return new UploadTooLarge(cap, `The request body is larger than the ${cap} bytes this form may take (its text fields, its files and their framing).`);
+/** The whole body is over what the form could hold: named with each file field's limit, since no part was read to know which. */
+function bodyTooLarge(cap: number, limits: MultipartLimits): UploadTooLarge {
+  const fields = Object.entries(limits.files).map(([name, field]) => `${field.maxBytes} bytes in "${name}"${(field.maxFiles ?? 1) > 1 ? ` (each of ${field.maxFiles} files)` : ""}`);
+  const files = fields.length === 0 ? "no files" : `files of at most ${fields.join(", ")}`;
+  return new UploadTooLarge(cap, `The request body is larger than the ${cap} bytes this form may take: ${files}, and ${limits.maxTextBytes} bytes of text fields.`);
 }
 
 function tooManyFiles(most: number): UploadTooLarge {

@@ -244,6 +244,7 @@ describe("limits: a 413 naming the field and the limit, the partial file removed
     const answer = await rawRequest(app.port, head);
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(answer).toMatch(/connection: close/i);
+    expect(answer).toContain("this form may take: files of at most 1000 bytes in &quot;doc&quot;, 2000 bytes in &quot;photo&quot;, 2000 bytes in &quot;vector&quot;, 1000 bytes in &quot;pics&quot; (each of 3 files), and 2000 bytes of text fields.");
   });
 
   it("10,000 parts: over the body a form may send (413 before a byte is read), or, within it, over 1000 fields (400)", async () => {
