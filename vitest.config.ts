@@ -15,6 +15,7 @@ export default defineConfig({
       { find: /^fw\/live$/, replacement: here("./runtime/live/index.ts") },
       { find: /^fw\/mail$/, replacement: here("./runtime/mail/index.ts") },
       { find: /^fw\/jobs$/, replacement: here("./runtime/jobs/index.ts") },
+      { find: /^fw\/files$/, replacement: here("./runtime/files/index.ts") },
     ],
   },
   oxc: {

@@ -19,6 +19,8 @@ export {
 export { Fields } from "./http/fields.js";
 export { RequestHeaders } from "./http/headers.js";
 export { Request, ApiRequest, withCurrentUser, type JsonRequest, type RequestInit } from "./http/request.js";
+export { UploadedFile, Uploads, UploadTooLarge, IMAGE_TYPES, type FileField, type FileFields, type UploadProblem, type UploadedFileInit } from "./http/uploads.js";
+export { DEFAULT_MAX_UPLOAD_REQUEST_BYTES, type UploadSettings } from "./server/multipart-body.js";
 export {
   Json,
   JsonProblem,

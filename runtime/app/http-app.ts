@@ -29,6 +29,7 @@ import { pageDefaults } from "../http/default-headers.js";
 import { frameOptionsOf, inlineScriptHashes, policyDirectives, policyText, withScriptHash, type ContentSecurityPolicySetting } from "../server/content-security-policy.js";
 import { hstsHeader, type StrictTransportSecurity } from "../server/strict-transport-security.js";
 import { IN_WORKER_ENV, leavePrimary, workersRequest, type WorkersRequest } from "./workers-flag.js";
+import { defaultUploadSettings, type UploadSettings } from "../server/multipart-body.js";
 
 /** The default cap on a request body: 1 MiB (DESIGN.md). */
 export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024;
@@ -161,6 +162,13 @@ export interface HttpAppOptions {
    * always serves it). `<app> openapi` prints it. Default title "fw app", version "0.0.0".
    */
   readonly openapi?: OpenApiSettings;
+  /**
+   * `multipart/form-data` uploads (docs/guides/files.md): `spoolDir`, the folder file parts are
+   * written to while a request is read (default: the system's temp folder; put it on the disk
+   * your storage folder is on and storing a file is a rename), and `maxRequestBytes`, the most
+   * one request's files may take together whatever its fields allow (default 1 GiB).
+   */
+  readonly uploads?: Partial<UploadSettings>;
 }
 
 /** What `HttpAppOptions.openapi` takes. */
@@ -233,6 +241,7 @@ export class HttpApp {
   /** Undefined: the default (one year, in production). */
   strictTransportSecurity: StrictTransportSecurity | false | undefined;
   openapi: OpenApiSettings;
+  uploads: UploadSettings;
   console: Console = processConsole;
 
   constructor(options: HttpAppOptions) {
@@ -243,6 +252,7 @@ export class HttpApp {
     this.port = options.port ?? portFrom(env["PORT"]);
     this.host = options.host ?? env["HOST"] ?? "127.0.0.1";
     this.maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE;
+    this.uploads = { ...defaultUploadSettings(), ...options.uploads };
     this.secret = asSecret(options.secret);
     this.previousSecrets = (options.previousSecrets ?? []).map((s) => asSecret(s) as Secret);
     this.layout = options.layout ?? defaultLayout;
@@ -391,6 +401,7 @@ export class HttpApp {
       codec,
       layout: this.layout,
       maxBodySize: this.maxBodySize,
+      uploads: { spoolDir: resolve(this.uploads.spoolDir), maxRequestBytes: positive("uploads.maxRequestBytes", this.uploads.maxRequestBytes) },
       handlerTimeoutMs: positive("handlerTimeoutMs", this.handlerTimeoutMs),
       // Modules only dev needs are loaded in dev alone: a production server idles without them.
       ...(dev ? { details: (await import("../server/dev-details.js")).devDetails } : {}),

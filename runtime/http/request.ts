@@ -4,6 +4,7 @@ import { RequestHeaders } from "./headers.js";
 import { jsonOrThrow, readJsonBody, type JsonCheck, type JsonRead } from "./json.js";
 import type { Method } from "./method.js";
 import { Session } from "./session.js";
+import { Uploads } from "./uploads.js";
 
 /** The reserved session entry holding the CSRF token (spec 5.8). */
 export const CSRF_ENTRY = "_csrf";
@@ -21,6 +22,10 @@ export interface RequestInit<P = DefaultParams> {
   readonly body?: Uint8Array | string;
   /** The parsed form; when left out, an urlencoded body is parsed on first read. */
   readonly form?: Fields;
+  /** The files of a `multipart/form-data` body, spooled and checked (none by default). */
+  readonly files?: Uploads;
+  /** An API request's text parts of a `multipart/form-data` body (`ApiRequest.fields`). */
+  readonly fields?: Fields;
   readonly session?: Session;
   readonly secure?: boolean;
   readonly currentUser?: string;
@@ -65,6 +70,8 @@ function headersOf(headers: RequestInit["headers"]): RequestHeaders {
 // Lets copyRequest carry the query and form over unparsed (parsing could throw a 400).
 let rawQuery: (request: Sent<unknown>) => string | Fields;
 let rawForm: (request: Request<unknown>) => Fields | undefined;
+// Carries an API route's multipart text parts through the Request a guard's wrapper gets.
+let rawFields: (request: Request<unknown>) => Fields | undefined;
 
 /** Parts both request kinds share: what the program or browser sent, read whole. */
 abstract class Sent<P> {
@@ -86,6 +93,13 @@ abstract class Sent<P> {
    * `href`, so they follow the table wherever it is mounted.
    */
   readonly mount: string;
+  /**
+   * The files of a `multipart/form-data` body, by field, on a route that declares them
+   * (`HttpRoute.files`): each spooled to a temporary file, its size and type (read from its
+   * bytes) checked. Removed once the request is answered unless taken (`UploadedFile.take`).
+   * Empty for any other body. (`body` is empty for a multipart request: it is never held whole.)
+   */
+  readonly files: Uploads;
   #query: string | Fields;
 
   protected constructor(init: RequestInit<P>) {
@@ -95,6 +109,7 @@ abstract class Sent<P> {
     this.headers = headersOf(init.headers);
     this.body = bytesOf(init.body);
     this.mount = init.mount ?? "";
+    this.files = init.files ?? Uploads.none;
     this.#query = init.query ?? "";
   }
 
@@ -135,9 +150,11 @@ export class Request<P = DefaultParams> extends Sent<P> {
   /** Where the address is read from on first ask, when the init said to wait (LAZY_ADDRESS). */
   #addressFrom: RequestInit<P> | undefined;
   #form: Fields | undefined;
+  #fields: Fields | undefined;
 
   static {
     rawForm = (request) => request.#form;
+    rawFields = (request) => request.#fields;
   }
 
   constructor(init: RequestInit<P> = {}) {
@@ -148,6 +165,7 @@ export class Request<P = DefaultParams> extends Sent<P> {
     if ((init as LazyAddress)[LAZY_ADDRESS] === true) this.#addressFrom = init;
     else this.#address = init.clientAddress;
     this.#form = init.form;
+    this.#fields = init.fields;
   }
 
   /**
@@ -202,6 +220,12 @@ let attachCheck: (request: ApiRequest<unknown, unknown>, check: JsonCheck) => vo
  * writes typia's validator for it, and `json()` / `readJson()` answer the body as a `B`.
  */
 export class ApiRequest<P = DefaultParams, B = never> extends Sent<P> {
+  /**
+   * The text parts of a `multipart/form-data` body on a route that takes files (`HttpRoute.files`),
+   * beside its `files`; empty for any other body. (An API request has no form: no CSRF token
+   * is read from it.)
+   */
+  readonly fields: Fields;
   #check: JsonCheck | undefined;
   #read: JsonRead<B> | undefined;
 
@@ -213,12 +237,14 @@ export class ApiRequest<P = DefaultParams, B = never> extends Sent<P> {
 
   constructor(init: Omit<RequestInit<P>, "session" | "form" | "secure" | "currentUser" | "clientAddress"> = {}) {
     super(init);
+    this.fields = init.fields ?? Fields.empty;
   }
 
   /** Turns a served request into an API request, dropping everything session-bound. */
   static of<P>(request: Request<P>): ApiRequest<P> {
     // A Request carries every member an ApiRequest is built from (the query parsed, as before).
-    return new ApiRequest<P>(request);
+    const fields = rawFields(request as Request<unknown>);
+    return new ApiRequest<P>(fields === undefined ? request : { ...requestInit(request), fields });
   }
 
   /**
@@ -281,6 +307,8 @@ export function copyRequest<P, Q = P>(
     query: rawQuery(request),
     headers: request.headers,
     body: request.body,
+    files: request.files,
+    ...optional("fields", rawFields(request as Request<unknown>)),
     ...optional("form", changes.form ?? rawForm(request)),
     session: changes.session ?? request.session,
     secure: changes.secure ?? request.secure,
@@ -288,6 +316,20 @@ export function copyRequest<P, Q = P>(
     ...optional("clientAddress", changes.clientAddress ?? request.clientAddress),
     ...optional("mount", changes.mount ?? (request.mount === "" ? undefined : request.mount)),
   });
+}
+
+/** The members a Request is built from, as an init (for `ApiRequest.of` to add to). */
+function requestInit<P>(request: Request<P>): RequestInit<P> {
+  return {
+    method: request.method,
+    path: request.path,
+    params: request.params,
+    query: rawQuery(request as Request<unknown>),
+    headers: request.headers,
+    body: request.body,
+    files: request.files,
+    mount: request.mount,
+  };
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } {

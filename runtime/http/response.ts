@@ -3,18 +3,29 @@ import { withDefaultHeaders } from "./default-headers.js";
 import { BadRequest } from "./failure.js";
 import { isNode, type Html } from "../html/node.js";
 import type { Session } from "./session.js";
+import type { Readable } from "node:stream";
 
 /**
  * A response body. `html` content is framed by the layout (or sent as written when it is a
  * whole `<html>` document); `json` is a value `Json` answered, written when the answer goes out
- * (by the route's typed stringify when it has one). A streaming case is reserved and absent (spec 2.7).
+ * (by the route's typed stringify when it has one). `stream` is the case spec 2.7 reserves,
+ * used for stored files (fw/files' `serveStored`): bytes of a known length, opened only when they
+ * are sent (never for HEAD or a 304), so a large file is never held in memory.
  */
 export type Body =
   | { readonly type: "empty" }
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "json"; readonly value: unknown }
   | { readonly type: "bytes"; readonly bytes: Uint8Array }
-  | { readonly type: "html"; readonly html: Html };
+  | { readonly type: "html"; readonly html: Html }
+  | StreamBody;
+
+/** Bytes sent as a stream: exactly `length` of them, from `open()`, called once when the answer is written. */
+export interface StreamBody {
+  readonly type: "stream";
+  readonly length: number;
+  open(): Promise<Readable>;
+}
 
 export type Header = readonly [name: string, value: string];
 

@@ -9,6 +9,7 @@ import type { WsListener } from "./ws-listener.js";
 import { BootError } from "./boot-error.js";
 import { isFwEndpoint } from "./fw-endpoint.js";
 import type { ApiDescription } from "./api-description.js";
+import { fileFieldsProblem, type FileFields } from "../http/uploads.js";
 
 /**
  * A browser route's handler (spec 2.4). `P` is the params type the handler reads; dispatch has
@@ -56,6 +57,12 @@ export interface HttpRoute {
   readonly stringify?: (value: unknown) => string;
   /** Where the app's OpenAPI description of this route is (written by the build; API routes). */
   readonly described?: Described;
+  /**
+   * The file fields a `multipart/form-data` body may carry, with their limits and types (the
+   * generated table writes them from a model's file fields). A route without them takes no file:
+   * a file part is a 400, while its text fields are read from a multipart body as from any form.
+   */
+  readonly files?: FileFields;
 }
 
 /**
@@ -108,6 +115,8 @@ export interface HttpRouteInit {
   readonly stringify?: (value: unknown) => string;
   /** See `HttpRoute.described`. */
   readonly described?: Described;
+  /** See `HttpRoute.files`. */
+  readonly files?: FileFields;
 }
 
 export interface ApiRouteInit extends Omit<HttpRouteInit, "handler"> {
@@ -130,7 +139,15 @@ function checkedMethod(method: string, path: string): Method {
   return method;
 }
 
+function checkedFiles(init: HttpRouteInit): FileFields | undefined {
+  if (init.files === undefined) return undefined;
+  const problem = fileFieldsProblem(init.files);
+  if (problem !== undefined) throw new BootError(`Route ${init.method} ${init.path}: ${problem}.`);
+  return init.files;
+}
+
 function http(init: HttpRouteInit): HttpRoute {
+  const files = checkedFiles(init);
   return {
     case: "http",
     method: checkedMethod(init.method, init.path),
@@ -144,6 +161,7 @@ function http(init: HttpRouteInit): HttpRoute {
     ...(init.submits === undefined ? {} : { submits: init.submits }),
     ...(init.stringify === undefined ? {} : { stringify: init.stringify }),
     ...(init.described === undefined ? {} : { described: init.described }),
+    ...(files === undefined ? {} : { files }),
   };
 }
 

@@ -6,7 +6,7 @@ import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
 import { originForm, splitPath } from "../http/path.js";
 import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, LAZY_ADDRESS, Request, textOf } from "../http/request.js";
-import { flatHeaders, type Body, type Response } from "../http/response.js";
+import { flatHeaders, type Body, type Response, type StreamBody } from "../http/response.js";
 import { jsonText } from "../http/json.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
 import { arrivedSession, sessionChanged, type SessionCodec } from "../http/session-codec.js";
@@ -28,6 +28,9 @@ import { plainAnswer, problemContent, problemOf, renderProblemPage } from "./pro
 import { writeSession } from "./session-cookie.js";
 import { storeFailure } from "./store-failure.js";
 import type { PublicFiles } from "./static-files.js";
+import { isMultipart, mergedFiles, readMultipartBody, type UploadSettings } from "./multipart-body.js";
+import { Uploads, uploadsMisfit } from "../http/uploads.js";
+import type { HttpRoute } from "../routing/route.js";
 
 export interface DispatchOptions {
   readonly matcher: Matcher;
@@ -66,6 +69,8 @@ export interface DispatchOptions {
    * asks: `openapi.serve`); undefined serves none.
    */
   readonly openApi?: () => Promise<string>;
+  /** Where `multipart/form-data` files are spooled, and the cap on one request's files (multipart-body.ts). */
+  readonly uploads: UploadSettings;
 }
 
 /** Where the OpenAPI document is served (under `/fw`, fw's own prefix: no app route can be there). */
@@ -91,7 +96,9 @@ export class Dispatcher {
     try {
       const answer = this.answer(incoming, exchange);
       return answer instanceof Promise
-        ? answer.then((done) => this.finish(done, exchange, incoming), (thrown: unknown) => this.caught(thrown, exchange, incoming))
+        ? answer
+            .then((done) => this.finish(done, exchange, incoming), (thrown: unknown) => this.caught(thrown, exchange, incoming))
+            .then((done) => released(done, exchange))
         : this.finish(answer, exchange, incoming);
     } catch (thrown) {
       return this.caught(thrown, exchange, incoming);
@@ -208,10 +215,49 @@ export class Dispatcher {
     }
     const hasBody = headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined;
     if (!hasBody) return this.matched(incoming, headers, exchange, lookup);
+    const takers = isMultipart(headers["content-type"]) ? this.multipartTakers(method, path, lookup) : undefined;
+    if (takers !== undefined) return this.multipart(incoming, headers, exchange, lookup, takers);
     return readBody(incoming, this.options.maxBodySize).then((body) => {
       exchange.body = body;
       return this.matched(incoming, headers, exchange, lookup);
     });
+  }
+
+  /**
+   * The routes a multipart body on `method` and `path` may be read for, or undefined when it is
+   * read as any other body (up to `maxBodySize`, as before): an API route that declares no files
+   * (it reads its body itself), or a request no route will take (its 405 comes after). A browser
+   * POST may land elsewhere through `_method`: those routes count too.
+   */
+  private multipartTakers(method: Method, path: string, lookup: Lookup): HttpRoute[] | undefined {
+    const takers: HttpRoute[] = [];
+    if (lookup.type === "found" && (lookup.route.kind !== API || lookup.route.files !== undefined)) takers.push(lookup.route);
+    if (method === "POST" && this.readsOverride(lookup, path)) {
+      for (const other of OVERRIDABLE) {
+        const found = this.options.matcher.lookupPath(other, path);
+        if (found.type === "found" && found.route.kind !== API) takers.push(found.route);
+      }
+    }
+    return takers.length === 0 ? undefined : takers;
+  }
+
+  /**
+   * Reads a multipart body whole (files spooled, text fields as a form) before the route runs.
+   * When reading fails, the rest of the body is unread: the answer closes the connection.
+   */
+  private multipart(incoming: IncomingMessage, headers: IncomingHttpHeaders, exchange: Exchange, lookup: Lookup, takers: readonly HttpRoute[]): Promise<Answer> {
+    return readMultipartBody(incoming, mergedFiles(takers), this.options.maxBodySize, this.options.uploads).then(
+      ({ fields, files }) => {
+        exchange.files = files;
+        if (lookup.type === "found" && lookup.route.kind === API) exchange.fields = fields;
+        else exchange.form = fields;
+        return this.matched(incoming, headers, exchange, lookup);
+      },
+      (error: unknown) => {
+        exchange.unread = true;
+        throw error;
+      },
+    );
   }
 
   /**
@@ -231,8 +277,8 @@ export class Dispatcher {
   private matched(incoming: IncomingMessage, headers: IncomingHttpHeaders, exchange: Exchange, found: Lookup): Maybe<Answer> {
     let lookup = found;
     exchange.headers = RequestHeaders.fromNode(headers);
-    if (exchange.method === "POST" && isUrlEncoded(headers["content-type"])) {
-      const form = Fields.parse(textOf(exchange.body), "form");
+    if (exchange.method === "POST" && (exchange.form !== undefined || isUrlEncoded(headers["content-type"]))) {
+      const form = exchange.form ?? Fields.parse(textOf(exchange.body), "form");
       exchange.form = form;
       const override = this.readsOverride(found, exchange.path) ? methodOverride(form) : undefined;
       if (override !== undefined) {
@@ -247,6 +293,10 @@ export class Dispatcher {
     }
     if (lookup.type === "method") throw new MethodNotAllowed(lookup.allowed);
     if (lookup.type === "none") throw new NotFound();
+    if (exchange.files !== Uploads.none) {
+      const misfit = uploadsMisfit(exchange.files, lookup.route.files);
+      if (misfit !== undefined) throw misfit;
+    }
     exchange.route = lookup.route.path.text;
     exchange.mount = lookup.route.mount ?? "";
     exchange.params = lookup.params;
@@ -381,7 +431,7 @@ export class Dispatcher {
     return then(this.bodyText(response.body, layoutRequest, stringify), (body): Answer => ({ status: response.status, headers, body }));
   }
 
-  private bodyText(body: Body, layoutRequest: Request<unknown> | Sent, stringify: Stringify | undefined): Maybe<string | Uint8Array> {
+  private bodyText(body: Body, layoutRequest: Request<unknown> | Sent, stringify: Stringify | undefined): Maybe<string | Uint8Array | StreamBody> {
     switch (body.type) {
       case "empty":
         return "";
@@ -392,6 +442,8 @@ export class Dispatcher {
         return jsonText(body.value, stringify);
       case "bytes":
         return body.bytes;
+      case "stream":
+        return body;
       case "html":
         // An API route's record becomes a Request only here, for the layout.
         return framed(() => this.inTime(renderPage(body.html, this.options.layout, layoutRequest instanceof Request ? layoutRequest : new Request(layoutRequest)), "layout"));
@@ -407,7 +459,8 @@ export class Dispatcher {
     const details = this.options.details?.(failure, this.options.routes ?? []) ?? [];
     return then(this.page(problemContent(problem, details), problem.status, exchange, extraHeaders(failure, exchange)), (page) => {
       const answer = withCookie(page, this.flashDropped(exchange));
-      return failure.kind === "PayloadTooLarge" ? { ...answer, close: true } : answer;
+      // A body left unread (over a limit, or a multipart body refused halfway) would be read as the next request.
+      return failure.kind === "PayloadTooLarge" || exchange.unread ? { ...answer, close: true } : answer;
     });
   }
 
@@ -451,6 +504,15 @@ type Stringify = (value: unknown) => string;
 /** A value now, or later: dispatch stays synchronous until something really is asynchronous. */
 export type Maybe<T> = T | Promise<T>;
 
+/** The answer, once the request's spooled files nobody took are removed (a no-op for requests without files). */
+function released<T>(answer: T, exchange: Exchange): T | Promise<T> {
+  if (exchange.files === Uploads.none) return answer;
+  return exchange.files.discard().then(
+    () => answer,
+    () => answer,
+  );
+}
+
 function then<T, U>(value: Maybe<T>, next: (value: T) => Maybe<U>): Maybe<U> {
   return value instanceof Promise ? value.then(next) : next(value);
 }
@@ -483,8 +545,14 @@ class Exchange {
   params: Readonly<Record<string, unknown>> = NO_PARAMS;
   headers: RequestHeaders | undefined = undefined;
   body: Buffer = NO_BODY;
-  /** Parsed already for a urlencoded POST (for `_method`), or for the CSRF check. */
+  /** Parsed already for a urlencoded POST (for `_method`), or for the CSRF check; a multipart body's text fields on a browser route. */
   form: Fields | undefined = undefined;
+  /** A multipart body's text fields on an API route that takes files (`ApiRequest.fields`). */
+  fields: Fields | undefined = undefined;
+  /** A multipart body's files: removed once the request is answered, unless taken. */
+  files: Uploads = Uploads.none;
+  /** The body was refused partway: the rest of it is unread, so the answer closes the connection. */
+  unread = false;
   /** The session as the cookie brought it, once a browser route read it. */
   session: Session = Session.empty;
   /** The request as Node parsed it, once its route matched: what `secure` and `clientAddress` read. */

@@ -23,7 +23,8 @@ export function writeRaw(socket: Duplex, answer: Answer | Promise<Answer>, head 
     socket.destroy();
     return;
   }
-  const body = typeof answer.body === "string" ? Buffer.from(answer.body) : Buffer.from(answer.body);
+  // Refusals and problem pages only come here: a stored file's stream never does.
+  const body = typeof answer.body === "string" ? Buffer.from(answer.body) : answer.body instanceof Uint8Array ? Buffer.from(answer.body) : Buffer.alloc(0);
   const lines = [`HTTP/1.1 ${answer.status} ${phrase(answer.status)}`];
   for (let i = 0; i < answer.headers.length; i += 2) lines.push(`${answer.headers[i]}: ${answer.headers[i + 1]}`);
   lines.push(`content-length: ${body.length}`, "connection: close", "", "");

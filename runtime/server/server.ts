@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import type { Duplex } from "node:stream";
+import type { Duplex, Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { StreamBody } from "../http/response.js";
 import { NotImplemented } from "../http/failure.js";
 import { isMethod } from "../http/method.js";
 import { splitAbsoluteForm } from "../http/path.js";
@@ -74,9 +76,15 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
   };
   const refused = (request: IncomingMessage, cause: unknown): void =>
     options.logError(`500 ${request.method} ${pathOf(request.url)}: Node refused the answer's status line or headers`, cause);
+  const unopened = (request: IncomingMessage, cause: unknown): void =>
+    options.logError(`500 ${request.method} ${pathOf(request.url)}: the answer's stream (a stored file) could not be opened`, cause);
   const respond = (request: IncomingMessage, response: ServerResponse, answer: Answer | undefined, started: number): void => {
     if (answer === undefined) {
       response.destroy();
+      return;
+    }
+    if (typeof answer.body === "object" && !(answer.body instanceof Uint8Array)) {
+      void sendStream(request, response, answer, answer.body, { closing, refused, unopened, sendMs: timeouts.sendMs }).then((status) => log(request, status, started));
       return;
     }
     log(request, send(request, response, answer, closing, refused, timeouts.sendMs), started);
@@ -173,7 +181,7 @@ function send(
   refused: (request: IncomingMessage, cause: unknown) => void,
   sendMs: number,
 ): number {
-  const body = answer.body;
+  const body = answer.body as string | Uint8Array;
   const length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
   const given = answer.headers;
   // A new list in one literal for the usual answer (a content type and nosniff): pushing onto the
@@ -194,6 +202,50 @@ function send(
   }
   response.end(request.method === "HEAD" || length === 0 ? undefined : body);
   watchSlowReader(response.socket, sendMs);
+  return answer.status;
+}
+
+interface StreamSending {
+  readonly closing: boolean;
+  readonly refused: (request: IncomingMessage, cause: unknown) => void;
+  readonly unopened: (request: IncomingMessage, cause: unknown) => void;
+  readonly sendMs: number;
+}
+
+/**
+ * Writes an answer whose body is a stream (a stored file): opened only when bytes go out (not for
+ * HEAD, a 304 or an empty body), before the status line, so a file that cannot be opened is a
+ * plain 500 rather than a cut answer. Once the headers are out, a stream that fails (or a client
+ * that leaves) ends the connection: the client sees a short body, never a wrong one. The
+ * stream's own backpressure paces it to the client; `sendMs` cuts a client that stops reading.
+ */
+async function sendStream(request: IncomingMessage, response: ServerResponse, answer: Answer, body: StreamBody, how: StreamSending): Promise<number> {
+  const { closing, refused, sendMs } = how;
+  const headers = answer.status === 304 ? [...answer.headers] : [...answer.headers, "content-length", String(body.length)];
+  if (answer.close === true || closing) headers.push("connection", "close");
+  const silent = request.method === "HEAD" || answer.status === 304 || body.length === 0;
+  let stream: Readable | undefined;
+  if (!silent) {
+    try {
+      stream = await body.open();
+    } catch (cause) {
+      how.unopened(request, cause);
+      return send(request, response, plainAnswer(500), closing, refused, sendMs);
+    }
+  }
+  try {
+    response.writeHead(answer.status, headers);
+  } catch (cause) {
+    stream?.destroy();
+    refused(request, cause);
+    return send(request, response, plainAnswer(500, answer.close === true), closing, refused, sendMs);
+  }
+  if (stream === undefined) {
+    response.end();
+    return answer.status;
+  }
+  response.socket?.setTimeout(sendMs);
+  pipeline(stream, response).catch(() => response.destroy());
   return answer.status;
 }
 

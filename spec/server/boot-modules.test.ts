@@ -41,6 +41,8 @@ async function modulesLoaded(args: readonly string[]): Promise<string[]> {
 const DEV_ONLY = /runtime\/(dev\/|server\/(dev-details|routes-command|routes-listing|routes-match)\.js|routing\/explain\.js)/;
 /** fw/db and the engines' drivers: an app without it never loads them (issue 30 item 8). */
 const DATABASE = /runtime\/db\/|node_modules\/(pg|pg-[a-z-]+|pgpass|@electric-sql\/[a-z-]+)\//;
+/** fw/files, the multipart parser and file-type: loaded on the first multipart request only (issue 40). */
+const UPLOADS = /runtime\/files\/|node_modules\/(@fastify\/busboy|file-type|strtok3|@aws-sdk\/[a-z0-9-]+)\//;
 
 describe("A production boot loads no dev or command code, and not ws until a socket is used; an app without fw/db loads neither it nor a database driver", () => {
   it("production: none of fw's dev modules, the routes command, or ws", async () => {
@@ -49,6 +51,7 @@ describe("A production boot loads no dev or command code, and not ws until a soc
     expect(loaded.filter((file) => DEV_ONLY.test(file))).toEqual([]);
     expect(loaded.filter((file) => /node_modules[\\/]ws[\\/]/.test(file) || file.includes("runtime/ws/upgrader.js"))).toEqual([]);
     expect(loaded.filter((file) => DATABASE.test(file))).toEqual([]);
+    expect(loaded.filter((file) => UPLOADS.test(file))).toEqual([]);
   });
 
   it("dev: the dev modules are loaded (the hook above does see them)", async () => {
