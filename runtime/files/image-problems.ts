@@ -11,6 +11,7 @@ export const imageProblems = {
   notAnImage: (): string => `The file is not a ${ACCEPTED} image.`,
   unreadable: (format: ImageFormat): string =>
     `The ${FORMAT_NAMES[format]} image could not be read: the file is damaged or incomplete.`,
+  tooSlow: (seconds: number): string => `The image took more than ${seconds} seconds to process: save it again at a smaller size.`,
   tooManyPixels: (size: { width: number; height: number; frames: number }, maxPixels: number): string => {
     const limit = `at most ${pixels(maxPixels)} pixels are accepted.`;
     if (size.frames === 1) return `The image is ${size.width} × ${size.height} pixels; ${limit}`;
@@ -23,4 +24,9 @@ export const imageProblems = {
 function pixels(count: number): string {
   if (count >= 1_000_000 && count % 1_000_000 === 0) return `${count / 1_000_000} million`;
   return count.toLocaleString("en-US");
+}
+
+/** Whether sharp stopped a task at its `timeout` ("timeout: 60% complete", as sharp's docs test it). */
+export function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith("timeout:");
 }

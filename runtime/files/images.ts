@@ -10,10 +10,11 @@
  * sharp's default (1 on glibc Linux, to limit memory fragmentation; the core count elsewhere).
  */
 import { stat } from "node:fs/promises";
+import { devNull } from "node:os";
 import sharp, { type Metadata, type OutputInfo, type SharpOptions } from "sharp";
 import { encodeOriginal, encodeVariant, keepsAnimation, type VariantFormat } from "./image-encoders.js";
 import { writeInPlace } from "./image-output.js";
-import { imageProblems } from "./image-problems.js";
+import { imageProblems, isTimeout } from "./image-problems.js";
 import { formatOfFile, type ImageFormat } from "./image-signature.js";
 import { Slots } from "./image-slots.js";
 
@@ -52,6 +53,13 @@ const FAIL_ON = "warning";
 export function setImageConcurrency(count: number): void {
   slots.resize(count);
 }
+
+/**
+ * How long libvips may work on one image (sharp's `timeout`; the time waiting for a slot or a
+ * thread is not counted) before it is stopped: a hang guard against a pathological file. The
+ * slowest accepted work measured here, a 48-megapixel WebP re-encoded, took ~3 s on a busy core.
+ */
+export const IMAGE_SECONDS = 60;
 
 /** The media types of the accepted formats, as stored and served. */
 export const IMAGE_TYPES = {
@@ -134,7 +142,8 @@ function decodedAs(format: ImageFormat, metadata: Metadata): boolean {
  * XMP, IPTC, ICC profile or PNG text), so what is served to others never carries the uploader's
  * position or camera. An animated GIF or WebP keeps its animation (its frames count towards
  * the pixel limit). A damaged or truncated image is a problem, and nothing is written; `output`
- * may be `input`. Throws only when writing fails (a missing folder, a full disk).
+ * may be `input`. An image libvips works on for more than IMAGE_SECONDS is a problem too.
+ * Throws only when writing fails (a missing folder, a full disk).
  */
 export async function normaliseImage(input: string, output: string, limits: ImageLimits = {}): Promise<ImageAnswer<StoredImage>> {
   const maxPixels = maxPixelsOf(limits);
@@ -144,20 +153,23 @@ export async function normaliseImage(input: string, output: string, limits: Imag
   const options: SharpOptions = { failOn: FAIL_ON, limitInputPixels: maxPixels, animated: frames > 1 };
   try {
     const info = await slots.run(() =>
-      writeInPlace(output, (part) => encodeOriginal(sharp(input, { ...options, autoOrient: true }), format, header.isPalette).toFile(part)),
+      writeInPlace(output, (part) =>
+        encodeOriginal(sharp(input, { ...options, autoOrient: true }), format, header.isPalette).timeout({ seconds: IMAGE_SECONDS }).toFile(part),
+      ),
     );
     return { ok: true, image: stored(format, info) };
   } catch (error) {
+    if (isTimeout(error)) return { ok: false, problem: imageProblems.tooSlow(IMAGE_SECONDS) };
     // libvips' message does not say on which side it failed: decode again with nothing written.
     if (await decodes(input, options)) throw error;
     return { ok: false, problem: imageProblems.unreadable(format) };
   }
 }
 
-/** Whether the whole image decodes (stats() reads every pixel and keeps none). */
+/** Whether the whole image decodes: every pixel read, written uncompressed to the null device (libvips has no null sink). */
 async function decodes(input: string, options: SharpOptions): Promise<boolean> {
   try {
-    await slots.run(() => sharp(input, options).stats());
+    await slots.run(() => sharp(input, options).png({ compressionLevel: 0 }).timeout({ seconds: IMAGE_SECONDS }).toFile(devNull));
     return true;
   } catch {
     return false;
@@ -212,7 +224,7 @@ export async function makeVariant(input: string, output: string, variant: ImageV
     writeInPlace(output, (part) => {
       const source = sharp(input, { failOn: FAIL_ON, limitInputPixels: maxPixels, animated, autoOrient: true });
       const resized = source.resize(variant.width, variant.height, { fit: "inside", withoutEnlargement: true });
-      return encodeVariant(resized, format, variant.quality).toFile(part);
+      return encodeVariant(resized, format, variant.quality).timeout({ seconds: IMAGE_SECONDS }).toFile(part);
     }),
   );
   return stored(format, info);

@@ -15,6 +15,7 @@ import {
   type ImageAnswer,
   type StoredImage,
 } from "../../runtime/files/images.js";
+import { imageProblems, isTimeout } from "../../runtime/files/image-problems.js";
 import { formatOfHead } from "../../runtime/files/image-signature.js";
 import { Slots } from "../../runtime/files/image-slots.js";
 
@@ -342,6 +343,15 @@ describe("normalising an image at upload", () => {
     for (const upload of [badCrc, badData]) {
       expect(problemOf(await normaliseImage(upload, path("out.png")))).toBe("The PNG image could not be read: the file is damaged or incomplete.");
     }
+  });
+
+  it("tells sharp's timeout (the hang guard on every pipeline) from other failures", async () => {
+    // A blur of radius 500 over 16 megapixels takes minutes anywhere: stopped after a second.
+    const slow = sharp({ create: { width: 4000, height: 4000, channels: 3, background: "#888" } }).blur(500).timeout({ seconds: 1 }).png().toBuffer();
+    const error: unknown = await slow.then(() => undefined, (failure: unknown) => failure);
+    expect(isTimeout(error)).toBe(true);
+    expect(isTimeout(new Error("VipsJpeg: premature end of JPEG image"))).toBe(false);
+    expect(imageProblems.tooSlow(60)).toBe("The image took more than 60 seconds to process: save it again at a smaller size.");
   });
 
   it("throws, rather than blaming the image, when the output cannot be written", async () => {
