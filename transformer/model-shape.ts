@@ -156,8 +156,8 @@ function serverSetOf(s: Shaping, property: ts.Symbol, input: FieldShape["input"]
 
 /**
  * The model an `Id<M>` points at, read from the alias's type argument; for an `Id<M>` joined
- * with another tag (`Id<Post> & Unique`, which loses the alias), from the `fw.id` tag's phantom
- * `model` property.
+ * with another tag (`Id<Post> & Unique`, which loses the alias), from its phantom `"fw.model"`
+ * member (`IdOf<M>` in runtime/resource/types.ts: `() => M`).
  */
 function idModel(s: Shaping, type: ts.Type): string | undefined {
   const alias = type.aliasSymbol;
@@ -167,12 +167,10 @@ function idModel(s: Shaping, type: ts.Type): string | undefined {
   }
   if (!type.isIntersection()) return undefined;
   for (const member of type.types) {
-    const phantom = member.getProperty("typia.tag");
-    if (phantom === undefined || !(phantom.getDeclarations() ?? []).some((d) => /[\\/]typia[\\/]|@typia[\\/]/.test(d.getSourceFile().fileName))) continue;
-    const props = s.checker.getNonNullableType(s.checker.getTypeOfSymbol(phantom));
-    if (literalOf(s, props, "kind") !== "fw.id") continue;
-    const model = props.getProperty("model");
-    return model === undefined ? undefined : modelName(s.checker.getNonNullableType(s.checker.getTypeOfSymbol(model)));
+    const phantom = member.getProperty("fw.model");
+    if (phantom === undefined || !(phantom.getDeclarations() ?? []).some((d) => FW_TYPES.test(d.getSourceFile().fileName))) continue;
+    const [signature] = s.checker.getNonNullableType(s.checker.getTypeOfSymbol(phantom)).getCallSignatures();
+    return signature === undefined ? undefined : modelName(s.checker.getReturnTypeOfSignature(signature));
   }
   return undefined;
 }
