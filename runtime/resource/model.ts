@@ -44,6 +44,12 @@ export interface FieldSpec {
   readonly reference?: ReferenceSpec;
   /** No two rows may share the value (the `Unique` tag). */
   readonly unique?: boolean;
+  /**
+   * A number field of a whole-number type (`tags.Type<"uint32">`, another model's `Id`): the
+   * range its text is read in, written in digits alone (runtime/http/number-text.ts). Without
+   * it a number field takes any decimal number.
+   */
+  readonly integer?: { readonly min: number; readonly max: number };
 }
 
 /** What typia's `createValidate<A>()` answers. */

@@ -151,6 +151,26 @@ describe("4.4 The seven derived routes of a model, served through the generated 
     expect((await fetch(`${fixture.url}/posts/987654/edit`)).status).toBe(404);
   });
 
+  it("issue 39, item 8: a key is read in digits alone: 0x1, 1e0, 1.0, 01, +1 and a space are a 400, not the row; so is one past uint32", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/posts/new");
+    const at = (await visitor.post("/posts", validPost)).location as string;
+    const id = Number(at.split("/").pop());
+    expect((await fetch(`${fixture.url}${at}`)).status).toBe(200);
+    for (const spelled of [`0x${id.toString(16)}`, `${id}e0`, `${id}.0`, `0${id}`, `+${id}`, `%20${id}`, `${id}%20`]) {
+      const answer = await fetch(`${fixture.url}/posts/${spelled}`);
+      expect([spelled, answer.status]).toEqual([spelled, 400]);
+      expect(await answer.text()).toContain("The path parameter &quot;id&quot; is not a valid Id&lt;Post&gt;.");
+    }
+    expect((await fetch(`${fixture.url}/posts/4294967296`)).status).toBe(400);
+    expect((await fetch(`${fixture.url}/posts/4294967295`)).status).toBe(404);
+    // A reference filter in the query, and a pre-selected reference, are keys too.
+    expect((await fetch(`${fixture.url}/comments?post=0${id}`)).status).toBe(400);
+    expect((await fetch(`${fixture.url}/comments?post=%20${id}`)).status).toBe(400);
+    expect((await fetch(`${fixture.url}/comments?post=${id}`)).status).toBe(200);
+    expect((await fetch(`${fixture.url}/comments/new?post=${id}.0`)).status).toBe(400);
+  });
+
   it("a subtracted role answers 405 with Allow, and no page shows a control for it", async () => {
     const visitor = new Visitor(fixture.url);
     await visitor.get("/notes/new");
