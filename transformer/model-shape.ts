@@ -10,7 +10,7 @@ export interface FieldShape {
   readonly optional: boolean;
   readonly options?: readonly string[];
   readonly describe: string;
-  /** text and textarea fields: the most UTF-16 code units a value may have (the default, or `tags.MaxLength<N>`). */
+  /** text and textarea fields: the most characters (code points) a value may have (the default, or `tags.MaxLength<N>`). */
   readonly maxLength?: number;
   /** Set by the server, not the form: a `Date` named createdAt / updatedAt, or a `readonly` property. */
   readonly serverSet?: "createdAt" | "updatedAt" | "readOnly";

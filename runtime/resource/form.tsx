@@ -319,15 +319,20 @@ function asTyped(raw: string): string {
 /**
  * Text a store can keep: without U+0000, which no browser sends from a field and PostgreSQL
  * cannot hold in a text (it would refuse the write), and no longer than the field's
- * `maxLength` (spec: every string field has one; docs/guides/models-and-forms.md).
+ * `maxLength` (spec: every string field has one; docs/guides/models-and-forms.md), counted in
+ * characters (code points) as JSON Schema, typia's tags as fw compiles them and a `varchar` count
+ * them: an emoji is one, where JavaScript's `length` says 2.
  */
 function storableText(field: FieldSpec, text: string): Read {
   if (text.includes("\u0000")) {
     return { problem: { field: field.name, kind: "invalid", message: `${field.label} contains a NUL character (U+0000), which cannot be stored: remove it.` } };
   }
+  // No string has more code points than code units: most are settled without counting.
   if (field.maxLength === undefined || text.length <= field.maxLength) return { value: text };
+  const characters = [...text].length;
+  if (characters <= field.maxLength) return { value: text };
   const limit = field.maxLength.toLocaleString("en-US");
-  const length = text.length.toLocaleString("en-US");
+  const length = characters.toLocaleString("en-US");
   return { problem: { field: field.name, kind: "invalid", message: `${field.label} must be at most ${limit} characters long (this one has ${length}).` } };
 }
 

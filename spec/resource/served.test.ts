@@ -151,6 +151,18 @@ describe("4.4 The seven derived routes of a model, served through the generated 
     expect((await fetch(`${fixture.url}/posts/987654/edit`)).status).toBe(404);
   });
 
+  it("issue 39, item 8: a text's limit counts characters (code points), in fw's check and typia's: 40 emoji fit a MaxLength<40>, 41 do not", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/posts/new");
+    const fits = await visitor.post("/posts", { ...validPost, summary: "\u{1F600}".repeat(40) });
+    expect(fits.status).toBe(303);
+    expect((await visitor.get(fits.location as string)).html).toContain("\u{1F600}".repeat(40));
+    await visitor.get("/posts/new");
+    const over = await visitor.post("/posts", { ...validPost, summary: "\u{1F600}".repeat(41) });
+    expect(over.status).toBe(422);
+    expect(over.html).toContain("Summary must be at most 40 characters long (this one has 41).");
+  });
+
   it("issue 39, item 8: a key is read in digits alone: 0x1, 1e0, 1.0, 01, +1 and a space are a 400, not the row; so is one past uint32", async () => {
     const visitor = new Visitor(fixture.url);
     await visitor.get("/posts/new");
