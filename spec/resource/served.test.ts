@@ -317,6 +317,27 @@ describe("Index sorted by a column (issue 22, item 6)", () => {
   });
 });
 
+describe("Issue 39, item 8: a whole-number field, through the build", () => {
+  it("number & tags.Type<\"uint32\"> renders step=1 with its range, takes digits alone, and says what 07 or 2^32 is", async () => {
+    const visitor = new Visitor(fixture.url);
+    const blank = await visitor.get("/tasks/new");
+    expect(blank.html).toContain('name="priority" type="number" step="1" min="0" max="4294967295" value=""');
+    for (const [typed, message] of [
+      ["07", "Priority could not be read as a whole number (digits alone: 7, not 07, 7.0 or +7)."],
+      ["7.0", "Priority could not be read as a whole number (digits alone: 7, not 07, 7.0 or +7)."],
+      ["4294967296", "Priority must be a whole number from 0 to 4,294,967,295."],
+    ] as const) {
+      const refused = await visitor.post("/tasks", { title: "Ranked", priority: typed });
+      expect([typed, refused.status]).toEqual([typed, 422]);
+      expect(refused.html).toContain(message);
+      await visitor.get("/tasks/new");
+    }
+    const created = await visitor.post("/tasks", { title: "Ranked", priority: "7" });
+    expect(created.status).toBe(303);
+    expect((await visitor.get(created.location as string)).html).toContain("<dt>Priority</dt><dd>7</dd>");
+  });
+});
+
 describe("Server-set fields (issue 22, item 6)", () => {
   it("createdAt, updatedAt and a readonly field are not in the form; Create and Update stamp the times, a posted value is ignored", async () => {
     const visitor = new Visitor(fixture.url);
