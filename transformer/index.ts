@@ -63,6 +63,8 @@ export default function fwTransformer(
   const jobsOut = jobs.text === undefined ? [] : [config.jobsOut];
   // Nothing changed (the usual --incremental or watch rebuild after editing a handler): the
   // program already holds the generated modules as generated, so no second program is built.
+  // It must hold typia's tags fixed too: a watch's host hands them out from its second compile
+  // on, where a one-off build's first program read typia's own (about 0.2 s more on the example).
   const unchanged =
     complete === program &&
     holdsFixedTags(program) &&

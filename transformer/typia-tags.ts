@@ -10,8 +10,9 @@ import type * as ts from "typescript";
  * runs on. fw compiles these three declarations with the fix: the program the build checks and
  * typia transforms holds the fixed text; the files on disk, and what an editor shows, are typia's.
  *
- * Each fix names the text typia 12.2.1 ships; a typia whose text differs fails the build saying
- * so (typiaTagsUnknown), rather than checking something else than its schema says.
+ * Each fix names the text typia 12.2.1 ships; a typia whose text differs is compiled as it is,
+ * and the build warns once that its lengths and ranges may disagree with its schemas
+ * (index.ts, warnUnknownTypiaTags).
  */
 interface TagFix {
   /** The declaration file, under `@typia/interface/lib/tags/`. */
@@ -78,7 +79,7 @@ export function isFixedTypiaTag(fileName: string): boolean {
 /** The fixed copy of each original, kept so a host hands out the same copy as long as it hands out the same original. */
 const fixedCopies = new WeakMap<ts.SourceFile, ts.SourceFile>();
 
-/** Files whose text was not typia 12.2.1's: the build reports them (typiaTagsUnknown). */
+/** Files whose text was not typia 12.2.1's: the build warns of them. */
 const unknownTexts = new Set<string>();
 
 /**
