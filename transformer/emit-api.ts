@@ -21,6 +21,30 @@ function isApiRow(row: Row): row is ApiRow {
 }
 
 /**
+ * Where a program compiled the API module without typia's transform (plain tsc), `typia` is no
+ * value and `answers` would fail with "typia is not defined" (issue 39, item 9): it fails saying
+ * what to use instead. A plain build cannot be told apart from tspc's by the types alone (the
+ * editor and a type-only import see the same file), so it is said when the module is loaded.
+ */
+const UNTRANSFORMED_MESSAGE =
+  "fw: the app's .fw/api.ts was compiled without typia's transform (plain tsc?), so `answers`, typia's checks of each answer, cannot run. " +
+  "Build this program with tspc and typia's transform in compilerOptions.plugins (as the app's tsconfig has it), " +
+  "or import only `type Api` from .fw/api.js and call createClient without `answers`.";
+
+const UNTRANSFORMED = [
+  "/** `make()`, unless this module was compiled without typia's transform: then `typia` is no value here, and the error says what to use. */",
+  "function typiaChecks<T>(make: () => T): T {",
+  "  try {",
+  "    return make();",
+  "  } catch (error) {",
+  "    if (!(error instanceof ReferenceError)) throw error;",
+  `    throw new Error(${JSON.stringify(UNTRANSFORMED_MESSAGE)});`,
+  "  }",
+  "}",
+  "",
+];
+
+/**
  * Prints the app's API module (issue 31): the `Api` type fw/client's calls are typed by, the
  * `answers` checks of their JSON answers, and `description()`, the JSON schemas (typia's, of the
  * very types the handlers declare) the OpenAPI document is put together from. Every type is read
@@ -44,8 +68,8 @@ export function emitApiModule(input: ApiEmitInput): string {
     );
   });
   lines.push("};", "");
-  lines.push("/** Checks of each route's JSON answer (typia's), where its handler's type says it answers JSON alone. */");
-  lines.push(checked.length === 0 ? "export const answers: AnswerChecks<Api> = {};" : ["export const answers: AnswerChecks<Api> = {", ...checked, "};"].join("\n"));
+  lines.push("/**", " * Checks of each route's JSON answer (typia's), where its handler's type says it answers JSON alone.", " * typia's transform writes each in place (tspc); compiled without it (plain tsc), importing this stops here, saying what to use.", " */");
+  lines.push(checked.length === 0 ? "export const answers: AnswerChecks<Api> = {};" : ["export const answers: AnswerChecks<Api> = typiaChecks(() => ({", ...checked.map((line) => `  ${line}`), "}));"].join("\n"));
   lines.push(
     "",
     "/** The API routes as their types describe them: fw puts the OpenAPI document together from this and the served table. */",
@@ -58,6 +82,7 @@ export function emitApiModule(input: ApiEmitInput): string {
     "  };",
     "}",
     "",
+    ...(checked.length === 0 ? [] : UNTRANSFORMED),
   );
   const body = lines.join("\n");
   // Only the names the module uses are imported: an app may build with noUnusedLocals.

@@ -10,7 +10,7 @@ export interface FieldShape {
   readonly optional: boolean;
   readonly options?: readonly string[];
   readonly describe: string;
-  /** text and textarea fields: the most UTF-16 code units a value may have (the default, or `tags.MaxLength<N>`). */
+  /** text and textarea fields: the most characters (code points) a value may have (the default, or `tags.MaxLength<N>`). */
   readonly maxLength?: number;
   /** Set by the server, not the form: a `Date` named createdAt / updatedAt, or a `readonly` property. */
   readonly serverSet?: "createdAt" | "updatedAt" | "readOnly";
@@ -18,7 +18,23 @@ export interface FieldShape {
   readonly reference?: { readonly model: string; readonly path: string; readonly onDelete: "restrict" | "cascade" | "set null" };
   /** The field's type carries fw's `Unique` tag. */
   readonly unique?: boolean;
+  /** number fields of a whole-number type (`tags.Type<"uint32">`, another model's `Id`): the range its text is read in. */
+  readonly integer?: { readonly min: number; readonly max: number };
 }
+
+/**
+ * The whole numbers typia's `Type` tag allows on a `number`, as its checks bound them (uint64
+ * and int64 beyond 2^53 cannot be told apart in a number: the safe range).
+ */
+const INTEGER_RANGES: Readonly<Record<string, { readonly min: number; readonly max: number }>> = {
+  uint32: { min: 0, max: 4_294_967_295 },
+  int32: { min: -2_147_483_648, max: 2_147_483_647 },
+  uint64: { min: 0, max: Number.MAX_SAFE_INTEGER },
+  int64: { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER },
+};
+
+/** Another model's key, as a form reads it when it is no reference: a whole number from 1 (keys start there). */
+const KEY_RANGE = { min: 1, max: 4_294_967_295 } as const;
 
 /**
  * The longest value a text field takes unless its type says otherwise with `tags.MaxLength<N>`
@@ -96,6 +112,7 @@ export function shapeModel(s: Shaping, model: Model): ModelShape | undefined {
         optional: isOptional(s, property),
         input: "number",
         describe: `the number of a ${read.idOf}`,
+        integer: KEY_RANGE,
         ...(read.unique ? { unique: true } : {}),
       });
     }
@@ -166,8 +183,8 @@ function serverSetOf(s: Shaping, property: ts.Symbol, input: FieldShape["input"]
 
 /**
  * The model an `Id<M>` points at, read from the alias's type argument; for an `Id<M>` joined
- * with another tag (`Id<Post> & Unique`, which loses the alias), from the `fw.id` tag's phantom
- * `model` property.
+ * with another tag (`Id<Post> & Unique`, which loses the alias), from its phantom `"fw.model"`
+ * member (`IdOf<M>` in runtime/resource/types.ts: `() => M`).
  */
 function idModel(s: Shaping, type: ts.Type): string | undefined {
   const alias = type.aliasSymbol;
@@ -177,12 +194,10 @@ function idModel(s: Shaping, type: ts.Type): string | undefined {
   }
   if (!type.isIntersection()) return undefined;
   for (const member of type.types) {
-    const phantom = member.getProperty("typia.tag");
-    if (phantom === undefined || !(phantom.getDeclarations() ?? []).some((d) => /[\\/]typia[\\/]|@typia[\\/]/.test(d.getSourceFile().fileName))) continue;
-    const props = s.checker.getNonNullableType(s.checker.getTypeOfSymbol(phantom));
-    if (literalOf(s, props, "kind") !== "fw.id") continue;
-    const model = props.getProperty("model");
-    return model === undefined ? undefined : modelName(s.checker.getNonNullableType(s.checker.getTypeOfSymbol(model)));
+    const phantom = member.getProperty("fw.model");
+    if (phantom === undefined || !(phantom.getDeclarations() ?? []).some((d) => FW_TYPES.test(d.getSourceFile().fileName))) continue;
+    const [signature] = s.checker.getNonNullableType(s.checker.getTypeOfSymbol(phantom)).getCallSignatures();
+    return signature === undefined ? undefined : modelName(s.checker.getReturnTypeOfSignature(signature));
   }
   return undefined;
 }
@@ -208,7 +223,10 @@ function classify(s: Shaping, type: ts.Type, property: ts.Symbol): Omit<FieldSha
   }
   const primitive = type.isIntersection() ? type.types.find((t) => (t.flags & (F.String | F.Number)) !== 0) : type;
   if (primitive !== undefined && (primitive.flags & F.String) !== 0) return { input: "text", describe: "text", maxLength: maxLengthOf(tags, DEFAULT_MAX_LENGTH.text) };
-  if (primitive !== undefined && (primitive.flags & F.Number) !== 0) return { input: "number", describe: "a number" };
+  if (primitive !== undefined && (primitive.flags & F.Number) !== 0) {
+    const integer = tags.flatMap((tag) => (tag.kind === "type" && typeof tag.value === "string" && INTEGER_RANGES[tag.value] !== undefined ? [INTEGER_RANGES[tag.value]] : []))[0];
+    return integer === undefined ? { input: "number", describe: "a number" } : { input: "number", describe: "a whole number", integer };
+  }
   if (type.getSymbol()?.getName() === "Date") return { input: "date", describe: "a date (YYYY-MM-DD)" };
   return undefined;
 }

@@ -121,7 +121,10 @@ function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>
   }
   const fields = d.shape.fields.map((field): FieldShape => {
     const reference = references.get(field.name);
-    return reference === undefined ? field : { ...field, input: "reference", describe: withArticle(humanise(reference.model).toLowerCase()), reference };
+    if (reference === undefined) return field;
+    // A reference is read as a key by the picker (runtime/resource/picker.ts keyText), not as a number field.
+    const { integer: _read, ...rest } = field;
+    return { ...rest, input: "reference", describe: withArticle(humanise(reference.model).toLowerCase()), reference };
   });
   checkOnDelete(r, d, declared, fields);
   const readableWith = checkReadableWith(r, d, declared, references);

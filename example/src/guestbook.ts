@@ -14,6 +14,20 @@ export interface Entry {
  */
 export const LIMITS = { name: 100, message: 2_000 } as const;
 
+/**
+ * A text's length in characters (code points): what the limits count, as the API's
+ * `tags.MaxLength` (as fw compiles typia's tags), its OpenAPI document and the table's `varchar`
+ * count them. An emoji is one character, where JavaScript's `length` says 2.
+ */
+export function characters(text: string): number {
+  return [...text].length;
+}
+
+/** The first `limit` characters of `text` (never half an emoji). */
+export function cut(text: string, limit: number): string {
+  return [...text].slice(0, limit).join("");
+}
+
 /** The entries the guestbook keeps: each night the job src/jobs/TrimGuestbook.ts deletes older ones (a flood of spam does not grow the table for ever). */
 export const KEPT_ENTRIES = 1_000;
 
@@ -37,7 +51,7 @@ export class Guestbook {
   }
 
   async add(name: string, message: string): Promise<Entry> {
-    if (name.length > LIMITS.name || message.length > LIMITS.message) {
+    if (characters(name) > LIMITS.name || characters(message) > LIMITS.message) {
       throw new RangeError(`A guestbook entry takes a name of at most ${LIMITS.name} characters and a message of at most ${LIMITS.message}.`);
     }
     const { rows } = await this.db.query<Row>(`INSERT INTO "guestbook" ("name", "message") VALUES ($1, $2) RETURNING "id", "name", "message"`, [name, message]);

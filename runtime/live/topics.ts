@@ -112,7 +112,7 @@ export function publishing<A, S extends Store<A> = Store<A>>(store: S, topic: st
           return row;
         };
       case "delete":
-        return async (key: unknown) => {
+        return async (key: Parameters<Store<A>["delete"]>[0]) => {
           const deleted = await target.delete(key);
           if (deleted) for (const changed of [topic, ...onDelete]) publish(changed);
           return deleted;

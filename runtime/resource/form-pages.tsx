@@ -11,6 +11,7 @@ import { pickerScriptUrl } from "./picker-script.js";
 import type { Choices } from "./reference-input.js";
 import { Conflict, DuplicateValue, MissingReference } from "./store-errors.js";
 import type { Draft } from "./store.js";
+import type { Id } from "./types.js";
 import { listed } from "./words.js";
 
 /** How a form is shown again: the version it carries, its status, a message about the whole form. */
@@ -64,7 +65,7 @@ export class FormPages<A> {
    */
   async edit(request: Request, values?: Values, errors = FormErrors.none, state: FormState = {}): Promise<Response> {
     const { words, model } = this.pages;
-    const key = request.params[model.key];
+    const key = this.pages.keyOf(request);
     const row = await this.pages.writable(request, "Edit", key);
     const version = state.version ?? (await this.versionOf(key));
     const message = state.message ?? this.aboutTheForm(errors);
@@ -117,7 +118,7 @@ export class FormPages<A> {
    */
   async update(request: Request): Promise<Response> {
     const { words, model, actions } = this.pages;
-    const key = request.params[model.key];
+    const key = this.pages.keyOf(request);
     const before = await this.pages.writable(request, "Update", key);
     const expected = this.expectedVersion(request);
     const read = await this.read(request);
@@ -194,7 +195,7 @@ export class FormPages<A> {
   }
 
   /** The row's current version, on a store that versions its rows; else undefined. */
-  private async versionOf(key: unknown): Promise<number | undefined> {
+  private async versionOf(key: Id<A>): Promise<number | undefined> {
     const store = this.pages.own.whole;
     return store.read === undefined ? undefined : (await store.read(key))?.version;
   }

@@ -1,5 +1,6 @@
 import type { Fields } from "../http/fields.js";
 import type { Method } from "../http/method.js";
+import { readWholeNumber, UINT32_MAX } from "../http/number-text.js";
 import type { Html } from "../html/node.js";
 import { FormErrors, ruleMessage, type FieldProblem } from "./form-errors.js";
 import type { FieldSpec, ModelSpec } from "./model.js";
@@ -226,7 +227,12 @@ function inputFor(field: Field, value: string | undefined, common: Common): Html
         </select>
       );
     case "number":
-      return <input {...common} type="number" step="any" value={value ?? ""} required={required} />;
+      // A whole-number field says so to the browser, which then refuses 1.5 or a number out of range before sending.
+      return field.integer === undefined ? (
+        <input {...common} type="number" step="any" value={value ?? ""} required={required} />
+      ) : (
+        <input {...common} type="number" step="1" min={String(field.integer.min)} max={String(field.integer.max)} value={value ?? ""} required={required} />
+      );
     case "date":
       return <input {...common} type="date" value={value ?? ""} required={required} />;
     case "text":
@@ -266,10 +272,8 @@ function readField(field: FieldSpec, raw: string | undefined): Read {
       return storableText(field, raw.replace(/\r\n?/g, "\n"));
     case "checkbox":
       return TRUE.has(raw) ? { value: true } : FALSE.has(raw) ? { value: false } : unreadable();
-    case "number": {
-      const value = Number(raw.trim());
-      return raw.trim() !== "" && Number.isFinite(value) ? { value } : unreadable();
-    }
+    case "number":
+      return field.integer === undefined ? readDecimal(raw) ?? unreadable() : readInteger(field, field.integer, raw);
     case "select":
       return field.options?.includes(raw) === true ? { value: raw } : unreadable();
     case "date": {
@@ -277,11 +281,34 @@ function readField(field: FieldSpec, raw: string | undefined): Read {
       return value !== undefined && !Number.isNaN(value.getTime()) && value.toISOString().startsWith(raw) ? { value } : unreadable();
     }
     case "reference": {
-      // A key: a whole number from 1 (what `Id` holds); anything else names no row.
-      const text = raw.trim();
-      return /^[1-9][0-9]{0,9}$/.test(text) && Number(text) <= 4294967295 ? { value: Number(text) } : unreadable();
+      // A key: a whole number from 1 (what `Id` holds), in digits alone; anything else names no row.
+      const key = readWholeNumber(raw, 1, UINT32_MAX);
+      return key === undefined ? unreadable() : { value: key };
     }
   }
+}
+
+/**
+ * A decimal number as a browser's number input sends one (HTML's "valid floating-point number":
+ * `-1.5`, `.5`, `1e3`), finite; not `0x10`, `+1`, `Infinity` or text with spaces, which
+ * `Number()` would take.
+ */
+function readDecimal(raw: string): Read | undefined {
+  if (!/^-?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(raw)) return undefined;
+  const value = Number(raw);
+  return Number.isFinite(value) ? { value } : undefined;
+}
+
+/** A whole number in the field's range, written in digits alone (runtime/http/number-text.ts: `07`, `7.0`, ` 7` are not). */
+function readInteger(field: FieldSpec, range: NonNullable<FieldSpec["integer"]>, raw: string): Read {
+  const value = readWholeNumber(raw, range.min, range.max);
+  if (value !== undefined) return { value };
+  const problem = (kind: FieldProblem["kind"], message: string): Read => ({ problem: { field: field.name, kind, message } });
+  if (readWholeNumber(raw, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER) === undefined) {
+    return problem("unreadable", `${field.label} could not be read as a whole number (digits alone: 7, not 07, 7.0 or +7).`);
+  }
+  const [min, max] = [range.min, range.max].map((n) => n.toLocaleString("en-US"));
+  return problem("invalid", `${field.label} must be a whole number from ${min} to ${max}.`);
 }
 
 /** A field's text to show again: a NUL (refused) as U+FFFD, as a browser would show it, never in the page itself. */
@@ -292,15 +319,20 @@ function asTyped(raw: string): string {
 /**
  * Text a store can keep: without U+0000, which no browser sends from a field and PostgreSQL
  * cannot hold in a text (it would refuse the write), and no longer than the field's
- * `maxLength` (spec: every string field has one; docs/guides/models-and-forms.md).
+ * `maxLength` (spec: every string field has one; docs/guides/models-and-forms.md), counted in
+ * characters (code points) as JSON Schema, typia's tags as fw compiles them and a `varchar` count
+ * them: an emoji is one, where JavaScript's `length` says 2.
  */
 function storableText(field: FieldSpec, text: string): Read {
   if (text.includes("\u0000")) {
     return { problem: { field: field.name, kind: "invalid", message: `${field.label} contains a NUL character (U+0000), which cannot be stored: remove it.` } };
   }
+  // No string has more code points than code units: most are settled without counting.
   if (field.maxLength === undefined || text.length <= field.maxLength) return { value: text };
+  const characters = [...text].length;
+  if (characters <= field.maxLength) return { value: text };
   const limit = field.maxLength.toLocaleString("en-US");
-  const length = text.length.toLocaleString("en-US");
+  const length = characters.toLocaleString("en-US");
   return { problem: { field: field.name, kind: "invalid", message: `${field.label} must be at most ${limit} characters long (this one has ${length}).` } };
 }
 

@@ -13,6 +13,7 @@ import { ReferenceLabels } from "./reference-view.js";
 import type { RelatedModel, Relations } from "./relations.js";
 import { RowsTable } from "./rows-table.js";
 import type { Store } from "./store.js";
+import type { Id } from "./types.js";
 import { wordsOf, type Words } from "./words.js";
 
 /** The flash entry a derived route writes after a change. */
@@ -67,8 +68,17 @@ export class ModelPages<A> {
     return this.references.length === 0 || rows.length === 0 ? Promise.resolve(ReferenceLabels.none) : ReferenceLabels.load(this.relations, this.references, rows, request);
   }
 
+  /**
+   * The row key in the request's path: the route decoded it before the handler ran (its
+   * parameter decoder is the model's `decodeKey`, typia's check of `Id<A>`; resource.tsx), so
+   * the segment's text is now the key.
+   */
+  keyOf(request: Request): Id<A> {
+    return request.params[this.model.key] as unknown as Id<A>;
+  }
+
   /** The row `key` of `store` (as `reading` gave it: at once, or once known); 404 when there is none. */
-  found(reading: Store<A> | Promise<Store<A>>, key: unknown): Promise<A> {
+  found(reading: Store<A> | Promise<Store<A>>, key: Id<A>): Promise<A> {
     const got = reading instanceof Promise ? reading.then((store) => store.get(key)) : reading.get(key);
     return got.then((row) => {
       if (row === undefined) throw new NotFound(`There is no ${this.words.lower} ${String(key)}.`);
@@ -80,7 +90,7 @@ export class ModelPages<A> {
    * The row a form page or a change works on: 404 when there is none (or, under a read scope,
    * none this viewer may read), 403 when it is someone else's on a covered role.
    */
-  async writable(request: Request, role: Action, key: unknown): Promise<A> {
+  async writable(request: Request, role: Action, key: Id<A>): Promise<A> {
     const row = await this.found(this.scopesReads ? this.reading(request, "Show") : this.own.whole, key);
     this.own.checkWrite(request, role, row);
     return row;

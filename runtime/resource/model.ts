@@ -28,8 +28,8 @@ export interface FieldSpec {
   /** The type as messages name it: "a number", "one of news, howto, misc". */
   readonly describe: string;
   /**
-   * Text and textarea fields: the most UTF-16 code units a value may have (what `maxlength` and
-   * JavaScript's `length` count). The build sets it on every such field: 200 for `string`,
+   * Text and textarea fields: the most characters (code points, as JSON Schema and a `varchar`
+   * count them; an emoji is one) a value may have. The build sets it on every such field: 200 for `string`,
    * 10,000 for `LongText`, or the smallest `tags.MaxLength<N>` on the field's type. A database
    * store sizes the column from it. A hand-written spec without it sets no limit.
    */
@@ -44,6 +44,12 @@ export interface FieldSpec {
   readonly reference?: ReferenceSpec;
   /** No two rows may share the value (the `Unique` tag). */
   readonly unique?: boolean;
+  /**
+   * A number field of a whole-number type (`tags.Type<"uint32">`, another model's `Id`): the
+   * range its text is read in, written in digits alone (runtime/http/number-text.ts). Without
+   * it a number field takes any decimal number.
+   */
+  readonly integer?: { readonly min: number; readonly max: number };
 }
 
 /** What typia's `createValidate<A>()` answers. */

@@ -1,4 +1,5 @@
 import { Fields } from "../http/fields.js";
+import { readWholeNumber, UINT32_MAX } from "../http/number-text.js";
 import type { Request } from "../http/request.js";
 import { fold } from "./case-fold.js";
 import type { FieldProblem } from "./form-errors.js";
@@ -19,10 +20,9 @@ export function pickPath(path: string): string {
   return `/fw/pick${path}`;
 }
 
-/** A key as a form or a query spells it: a whole number from 1 that an `Id` holds; else undefined. */
+/** A key as a form or a query spells it: a whole number from 1 that an `Id` holds, in digits alone (`7`, not `07` or ` 7`); else undefined. */
 export function keyText(text: string): number | undefined {
-  const trimmed = text.trim();
-  return /^[1-9][0-9]{0,9}$/.test(trimmed) && Number(trimmed) <= 4294967295 ? Number(trimmed) : undefined;
+  return readWholeNumber(text, 1, UINT32_MAX);
 }
 
 /** What the text typed for a reference came to: the key of one readable row, or a problem (with the rows to choose from). */
@@ -57,7 +57,7 @@ export class Picker {
     // Counted one past the limit: all that decides is whether there are more (a select) or not (a search).
     const { rows, total } = await readable.list({ offset: 0, limit: PICKER_LIMIT, countUpTo: PICKER_LIMIT + 1, ...byLabel(target) });
     if (total <= PICKER_LIMIT) return { mode: "select", options: rows.map((row) => choiceOf(target, row)) };
-    const key = value === undefined ? undefined : keyText(value);
+    const key = value === undefined ? undefined : keyText(value.trim());
     const row = key === undefined ? undefined : await readable.get(key);
     return { ...this.search(target), ...(row === undefined ? {} : { chosen: choiceOf(target, row) }) };
   }
@@ -83,7 +83,8 @@ export class Picker {
    */
   async resolve(request: Request, field: FieldSpec, text: string): Promise<Resolved> {
     const target = this.target(field);
-    const key = keyText(text);
+    // What a search input holds is typed by people: its spaces are not part of a key or a label.
+    const key = keyText(text.trim());
     if (target === undefined) return key === undefined ? { problem: noSuch(field, target) } : { key };
     const readable = await this.readable(request, target);
     if (key !== undefined && (await readable.get(key)) !== undefined) return { key };

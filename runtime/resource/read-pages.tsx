@@ -71,7 +71,7 @@ export class ReadPages<A> {
 
   async show(request: Request): Promise<Response> {
     const { model, relations } = this.pages;
-    const key = request.params[model.key];
+    const key = this.pages.keyOf(request);
     const row = await this.pages.found(this.pages.reading(request, "Show"), key);
     const heading = labelOf(model, row, key);
     const [labels, related] = await Promise.all([this.pages.labels(request, [row]), hasManySections(relations, model as ModelSpec<unknown>, key, request)]);
@@ -104,7 +104,7 @@ export class ReadPages<A> {
    */
   async confirm(request: Request): Promise<Response> {
     const { model, words, actions, relations } = this.pages;
-    const key = request.params[model.key];
+    const key = this.pages.keyOf(request);
     const row = await this.pages.writable(request, "Destroy", key);
     const heading = labelOf(model, row, key);
     const back = actions.has("Show") ? this.pages.at(request, key) : this.pages.home(request);
@@ -128,7 +128,7 @@ export class ReadPages<A> {
   /** Deletes the row; while rows that restrict it point here (`StillReferenced`), 409 with a page saying which. */
   async destroy(request: Request): Promise<Response> {
     const { model, words, relations } = this.pages;
-    const key = request.params[model.key];
+    const key = this.pages.keyOf(request);
     const row = await this.pages.writable(request, "Destroy", key);
     try {
       await this.pages.own.whole.delete(key);

@@ -2,6 +2,7 @@ import { sortedRows } from "./order.js";
 import { cappedTotal } from "./page-count.js";
 import type { KeysOf, ListPage, Page, RowFilter } from "./query.js";
 import type { Draft, Store } from "./store.js";
+import type { Id } from "./types.js";
 
 /** Rows are read from the whole table this many at a time when a store cannot filter itself. */
 const SCAN_PAGE = 500;
@@ -77,7 +78,7 @@ class ScannedRows<A> implements Store<A> {
     return { rows: rows.slice(page.offset, page.offset + page.limit), total: cappedTotal(rows.length, page) };
   }
 
-  async get(key: unknown): Promise<A | undefined> {
+  async get(key: Id<A>): Promise<A | undefined> {
     const row = await this.store.get(key);
     return row !== undefined && matchesRead(row, await readFilter(this.filter)) ? row : undefined;
   }
@@ -86,11 +87,11 @@ class ScannedRows<A> implements Store<A> {
     return this.store.insert(draft);
   }
 
-  async update(key: unknown, draft: Draft<A>): Promise<A | undefined> {
+  async update(key: Id<A>, draft: Draft<A>): Promise<A | undefined> {
     return (await this.get(key)) === undefined ? undefined : this.store.update(key, draft);
   }
 
-  async delete(key: unknown): Promise<boolean> {
+  async delete(key: Id<A>): Promise<boolean> {
     return (await this.get(key)) !== undefined && this.store.delete(key);
   }
 

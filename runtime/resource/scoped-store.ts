@@ -2,6 +2,7 @@ import type { FromPath } from "../routing/from-path.js";
 import type { FieldValue, ListPage, Page, RowFilter } from "./query.js";
 import { narrowed } from "./row-filter.js";
 import type { Draft, Store } from "./store.js";
+import type { Id } from "./types.js";
 
 /**
  * The store of an owned model (spec 2.13): the whole table, plus its narrowing by owner.
@@ -29,7 +30,7 @@ export class ScopedStore<A> implements Store<A> {
     return this.whole.list(page);
   }
 
-  get(key: unknown): Promise<A | undefined> {
+  get(key: Id<A>): Promise<A | undefined> {
     return this.whole.get(key);
   }
 
@@ -37,13 +38,13 @@ export class ScopedStore<A> implements Store<A> {
     return this.whole.insert(draft);
   }
 
-  async update(key: unknown, draft: Draft<A>): Promise<A | undefined> {
+  async update(key: Id<A>, draft: Draft<A>): Promise<A | undefined> {
     const row = await this.whole.get(key);
     if (row === undefined) return undefined;
     return this.whole.update(key, this.keepOwner(row, draft));
   }
 
-  delete(key: unknown): Promise<boolean> {
+  delete(key: Id<A>): Promise<boolean> {
     return this.whole.delete(key);
   }
 
@@ -106,7 +107,7 @@ class OwnRows<A> implements Store<A> {
     return narrowed(this.scoped.whole, { anyOf: [{ field: this.scoped.owner, equals: this.value }] }).list(page);
   }
 
-  async get(key: unknown): Promise<A | undefined> {
+  async get(key: Id<A>): Promise<A | undefined> {
     const row = await this.scoped.get(key);
     return row !== undefined && this.owns(row) ? row : undefined;
   }
@@ -115,11 +116,11 @@ class OwnRows<A> implements Store<A> {
     return this.scoped.insert({ ...draft, [this.scoped.owner]: this.value } as Draft<A>);
   }
 
-  async update(key: unknown, draft: Draft<A>): Promise<A | undefined> {
+  async update(key: Id<A>, draft: Draft<A>): Promise<A | undefined> {
     return (await this.get(key)) === undefined ? undefined : this.scoped.update(key, draft);
   }
 
-  async delete(key: unknown): Promise<boolean> {
+  async delete(key: Id<A>): Promise<boolean> {
     return (await this.get(key)) !== undefined && this.scoped.delete(key);
   }
 

@@ -1,4 +1,5 @@
 import type { ListPage, Page, RowFilter } from "./query.js";
+import type { Id } from "./types.js";
 
 /** A row and the version it was read at (a store with optimistic concurrency, fw/db's). */
 export interface Versioned<A> {
@@ -11,7 +12,8 @@ export type Draft<A> = Record<string, unknown> & Partial<A>;
 
 /**
  * The service one model's routes use (spec 2.14), asynchronous so a database can stand behind
- * it. Keys are the model's `Id`s; `insert` assigns a fresh one. Every implementation passes
+ * it. Keys are the model's `Id`s (a `Store<Post>` takes an `Id<Post>` or a number, never an
+ * `Id<Note>`); `insert` assigns a fresh one. Every implementation passes
  * the same conformance suite (spec/resource/store-conformance.ts).
  *
  * A handler's `Store<Model>` capability is the model's whole table; for an owned model that is
@@ -27,16 +29,16 @@ export interface Store<A> {
    * read every matching row to count it); a store that counts exactly is right too.
    */
   list(page: ListPage<A>): Promise<Page<A>>;
-  get(key: unknown): Promise<A | undefined>;
+  get(key: Id<A>): Promise<A | undefined>;
   insert(draft: Draft<A>): Promise<A>;
   /**
    * The updated row, or undefined when there is no row with that key. `expected` is given only
    * to a store that has `read`: the version the change was based on; a row at another version
    * is not written and the update throws `Conflict` (store-errors.ts).
    */
-  update(key: unknown, draft: Draft<A>, expected?: number): Promise<A | undefined>;
+  update(key: Id<A>, draft: Draft<A>, expected?: number): Promise<A | undefined>;
   /** True when a row was deleted. */
-  delete(key: unknown): Promise<boolean>;
+  delete(key: Id<A>): Promise<boolean>;
   /**
    * Optional: the rows `filter` matches, as a store of its own (list and get see only them;
    * update and delete touch only them; insert goes to the table). A database store answers it
@@ -48,5 +50,5 @@ export interface Store<A> {
    * concurrency). With it, the derived Edit form carries the version and Update passes it
    * back as `expected`, so a change based on a stale read answers 409 instead of overwriting.
    */
-  read?(key: unknown): Promise<Versioned<A> | undefined>;
+  read?(key: Id<A>): Promise<Versioned<A> | undefined>;
 }

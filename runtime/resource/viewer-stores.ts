@@ -13,6 +13,7 @@ import { ownershipOf, rowsForViewer, viewerRows } from "./readable.js";
 import { relationsOf } from "./relations.js";
 import { narrowed } from "./row-filter.js";
 import type { Draft, Store, Versioned } from "./store.js";
+import type { Id } from "./types.js";
 
 /**
  * One request's view of a model: reads through the viewer's readable rows; an insert is stamped
@@ -34,11 +35,11 @@ export class ViewerStore<A> implements Store<A> {
     return this.reads.list(page);
   }
 
-  get(key: unknown): Promise<A | undefined> {
+  get(key: Id<A>): Promise<A | undefined> {
     return this.reads.get(key);
   }
 
-  async read(key: unknown): Promise<Versioned<A> | undefined> {
+  async read(key: Id<A>): Promise<Versioned<A> | undefined> {
     const row = await this.reads.get(key);
     if (row === undefined) return undefined;
     return this.ownership.whole.read?.(key) ?? { row, version: 0 };
@@ -48,14 +49,14 @@ export class ViewerStore<A> implements Store<A> {
     return this.ownership.creating(this.writer).insert(draft);
   }
 
-  async update(key: unknown, draft: Draft<A>, expected?: number): Promise<A | undefined> {
+  async update(key: Id<A>, draft: Draft<A>, expected?: number): Promise<A | undefined> {
     const row = await this.reads.get(key);
     if (row === undefined) return undefined;
     this.ownership.checkWrite(this.writer, "Update", row);
     return this.ownership.whole.update(key, draft, expected);
   }
 
-  async delete(key: unknown): Promise<boolean> {
+  async delete(key: Id<A>): Promise<boolean> {
     const row = await this.reads.get(key);
     if (row === undefined) return false;
     this.ownership.checkWrite(this.writer, "Destroy", row);

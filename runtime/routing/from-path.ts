@@ -1,4 +1,5 @@
 import { BadRequest } from "../http/failure.js";
+import { isNumberText, readWholeNumber } from "../http/number-text.js";
 
 /**
  * Converts one decoded path segment to the type a handler asked for (spec 2.3). `read` answers
@@ -14,8 +15,6 @@ export interface FromPath<A> {
 /** Decoders for each parameter of a pattern, by name. */
 export type ParamDecoders = Readonly<Record<string, FromPath<unknown>>>;
 
-const INTEGER = /^-?(0|[1-9][0-9]*)$/;
-
 /**
  * The decoders a hand-built route gives its path parameters (`Route.get("/items/:id", show, { params: { id: FromPath.int } })`);
  * a segment that does not decode answers 400. A generated table derives them from the handler's `Request<{ id: number }>`.
@@ -24,26 +23,29 @@ export const FromPath = {
   /** The segment as it is (percent-decoded). */
   string: { type: "string", read: (segment: string) => ({ value: segment }) } satisfies FromPath<string>,
 
-  /** A safe integer written in plain decimal (no sign "+", no leading zeros, no exponent). */
+  /** A safe integer written in plain decimal (no sign "+", no leading zeros, no exponent: http/number-text.ts). */
   int: {
     type: "integer",
     read: (segment: string) => {
-      if (!INTEGER.test(segment)) return undefined;
-      const value = Number(segment);
-      return Number.isSafeInteger(value) ? { value } : undefined;
+      const value = readWholeNumber(segment, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+      return value === undefined ? undefined : { value };
     },
   } satisfies FromPath<number>,
 
   /**
    * A decoder from a parse function that throws on bad input (typia's
    * `http.createParameter<T>()`, which the generated table uses for the types handlers declare).
+   * typia reads a number with `Number()`, which takes `0x1`, `1e0`, `01`, `+1` and ` 1` for 1: a
+   * number (or bigint) is kept only when the segment is its one spelling (`String(value)`), so
+   * `/posts/01` is a 400, as `FromPath.int` answers.
    */
   typia<A>(type: string, parse: (segment: string) => A): FromPath<A> {
     return {
       type,
       read: (segment) => {
         try {
-          return { value: parse(segment) };
+          const value = parse(segment);
+          return (typeof value === "number" || typeof value === "bigint") && !isNumberText(segment, value) ? undefined : { value };
         } catch {
           return undefined;
         }

@@ -1,4 +1,6 @@
 import { resolve } from "node:path";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, TestClient, type ApiClient } from "../../runtime/testing/index.js";
 import { runNode } from "../support/process.js";
@@ -438,5 +440,60 @@ describe("Issue 31: every API route of the example, through fw/client typed by i
     expect(refused).toMatchObject({ kind: "refused", status: 400, problem: { title: "Bad Request" } });
     expect((refused as ApiError).problem?.detail).toMatch(/\$\.name: expected string & Pattern.*\$\.message: expected string & Pattern/);
     await expect(api.get("/api/posts/:id", { id: 2 ** 31 })).rejects.toMatchObject({ status: 404, problem: { detail: `There is no published post ${2 ** 31}.` } });
+  });
+});
+
+/** The example's OpenAPI document, as `openapi` prints it. */
+async function openApiDocument(): Promise<{ paths: Record<string, Record<string, unknown>>; components: object }> {
+  const printed = await runNode(resolve("example/dist/main.js"), ["openapi"], {}, resolve("example"));
+  expect([printed.code, printed.err]).toEqual([0, ""]);
+  return JSON.parse(printed.out) as { paths: Record<string, Record<string, unknown>>; components: object };
+}
+
+/**
+ * A check of a value against one schema of the document, as a client holding the document would
+ * run it (Ajv, JSON Schema 2020-12 as OpenAPI 3.1 has it): the schema is compiled with the
+ * document's components beside it, so its `#/components/…` references resolve.
+ */
+function schemaCheck(document: { components: object }, schema: object): (value: unknown) => boolean {
+  const compiled = new Ajv2020({ strict: false }).compile({ ...schema, components: document.components });
+  return (value) => compiled(value);
+}
+
+const emoji = (n: number): string => "\u{1F600}".repeat(n);
+
+describe("Issue 39, item 8: what the OpenAPI document says is what the server checks", () => {
+  it("a post's id: the document says 0 to 4294967295, and the server answers 400 exactly past that; a leading zero is a 400 too", async () => {
+    const document = await openApiDocument();
+    const validator = new Validator();
+    expect((await validator.validate(structuredClone(document) as Record<string, unknown>)).valid).toBe(true);
+    const parameters = (document.paths["/api/posts/{id}"]?.["get"] as { parameters: { name: string; schema: object }[] }).parameters;
+    const idSchema = parameters.find((p) => p.name === "id")?.schema as object;
+    const accepts = schemaCheck(document, idSchema);
+    expect([accepts(4294967295), accepts(4294967296), accepts(-1), accepts(1.5)]).toEqual([true, false, false, false]);
+    expect((await fetch(`${url}/api/posts/4294967295`)).status).toBe(404);
+    expect((await fetch(`${url}/api/posts/4294967296`)).status).toBe(400);
+    for (const spelled of ["0x1", "1e0", "1.0", "01", "+1", "%201"]) expect([spelled, (await fetch(`${url}/api/posts/${spelled}`)).status]).toEqual([spelled, 400]);
+  });
+
+  it("a guestbook entry's name of at most 100 characters counts code points, in the document and on the server: 60 emoji pass both, 101 neither", async () => {
+    const document = await openApiDocument();
+    const body = (document.paths["/api/entries"]?.["post"] as { requestBody: { content: { "application/json": { schema: object } } } }).requestBody.content["application/json"].schema;
+    const accepts = schemaCheck(document, body);
+    const sign = (name: string) => fetch(`${url}/api/entries`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name, message: "hello" }) });
+    for (const [name, expected] of [[emoji(60), 201], [emoji(100), 201], [emoji(101), 400], ["n".repeat(100), 201], ["n".repeat(101), 400]] as const) {
+      const answer = await sign(name);
+      expect([name.length, [...name].length, accepts({ name, message: "hello" }), answer.status]).toEqual([name.length, [...name].length, expected === 201, expected]);
+    }
+  });
+
+  it("the guestbook's form counts the same: 60 emoji are a name, 101 are refused beside the field, counted as 101", async () => {
+    const visitor = new Browser(url);
+    await visitor.get("/guestbook");
+    expect((await visitor.post("/guestbook", { name: emoji(60), message: "hello" })).status).toBe(303);
+    const refused = await visitor.post("/guestbook", { name: emoji(101), message: "hello" });
+    expect(refused.status).toBe(422);
+    expect(refused.html).toContain("Name must be at most 100 characters long (this one has 101).");
+    expect(refused.html).toContain(`value="${emoji(100)}"`);
   });
 });

@@ -242,6 +242,47 @@ describe("2.15 Text fields have a maximum length", () => {
   });
 });
 
+describe("Issue 39, item 8: numbers in a form are read strictly", () => {
+  const counted = new Form<Post>({
+    ...model,
+    fields: [
+      { name: "rating", label: "Rating", input: "number", optional: true, describe: "a number" },
+      { name: "stars", label: "Stars", input: "number", optional: true, describe: "a whole number", integer: { min: 0, max: 4294967295 } },
+      { name: "author", label: "Author", input: "reference", optional: true, describe: "an author", reference: { model: "Author", path: "/authors", onDelete: "restrict" } },
+    ],
+  });
+  const sent = (field: string, text: string) => counted.parse(Fields.parse(`${field}=${encodeURIComponent(text)}`, "form"));
+  const problem = (field: string, text: string) => {
+    const parsed = sent(field, text);
+    return parsed.ok ? undefined : parsed.errors.for(field)[0];
+  };
+
+  it.each(["0x1", "1e0", "1.0", "01", "+1", " 1", "1 "])("a whole-number field refuses %j beside the field, saying how to write it", (text) => {
+    expect(problem("stars", text)).toEqual({ field: "stars", kind: "unreadable", message: "Stars could not be read as a whole number (digits alone: 7, not 07, 7.0 or +7)." });
+  });
+
+  it("a whole-number field takes digits within its type's range, says the range past it, and tells the browser (step, min, max)", () => {
+    expect(sent("stars", "7")).toMatchObject({ ok: true, draft: { stars: 7 } });
+    expect(sent("stars", "0")).toMatchObject({ ok: true, draft: { stars: 0 } });
+    expect(problem("stars", "4294967296")).toEqual({ field: "stars", kind: "invalid", message: "Stars must be a whole number from 0 to 4,294,967,295." });
+    expect(renderHtml(counted.render({ action: "/posts", method: "POST", csrf: "t" }))).toContain('name="stars" type="number" step="1" min="0" max="4294967295" value=""');
+  });
+
+  it.each(["0x1", "+1", " 1", "1 ", "Infinity", "1e999", "1,5", "0b1"])("a decimal field refuses %j, which Number() would read", (text) => {
+    expect(problem("rating", text)).toEqual({ field: "rating", kind: "unreadable", message: "Rating could not be read as a number." });
+  });
+
+  it("a decimal field takes what a browser's number input sends: 4, 4.5, .5, -1, 5e-1", () => {
+    for (const [text, value] of [["4", 4], ["4.5", 4.5], [".5", 0.5], ["-1", -1], ["5e-1", 0.5]] as const) {
+      expect(sent("rating", text)).toMatchObject({ ok: true, draft: { rating: value } });
+    }
+  });
+
+  it.each(["01", " 1", "+1", "1.0", "0"])("a reference refuses %j: a key is a whole number from 1 in digits alone", (text) => {
+    expect(problem("author", text)?.kind).toBe("unreadable");
+  });
+});
+
 describe("Rule messages", () => {
   it("name the rule the value breaks, not the first rule of its type", async () => {
     const { ruleMessage } = await import("../../runtime/resource/form-errors.js");

@@ -211,7 +211,8 @@ export function relationsPagesSuite(engine: string, make: () => Promise<Relation
     it("a delete that cascades: the confirm page says what goes with it and what is cleared; then the rows are gone", async () => {
       const visitor = alice();
       const review = (await stores.reviews.list({ offset: 0, limit: 10, where: { post: ids.hello } })).rows[0];
-      await stores.reviews.delete(review?.id);
+      if (review === undefined) throw new Error("the fixture's review of hello is missing");
+      await stores.reviews.delete(review.id);
       await stores.comments.insert({ post: ids.other, body: "see hello", seeAlso: ids.hello });
       const confirm = await visitor.get(`/posts/${ids.hello}/delete`);
       expect(confirm.html).toContain(`<p class="fw-confirm">This post will be deleted for good.</p><p class="fw-cascade">Its 1 comment will be deleted too.</p><p class="fw-set-null">1 comment will stay, without its see also.</p>`);

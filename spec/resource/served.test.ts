@@ -151,6 +151,38 @@ describe("4.4 The seven derived routes of a model, served through the generated 
     expect((await fetch(`${fixture.url}/posts/987654/edit`)).status).toBe(404);
   });
 
+  it("issue 39, item 8: a text's limit counts characters (code points), in fw's check and typia's: 40 emoji fit a MaxLength<40>, 41 do not", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/posts/new");
+    const fits = await visitor.post("/posts", { ...validPost, summary: "\u{1F600}".repeat(40) });
+    expect(fits.status).toBe(303);
+    expect((await visitor.get(fits.location as string)).html).toContain("\u{1F600}".repeat(40));
+    await visitor.get("/posts/new");
+    const over = await visitor.post("/posts", { ...validPost, summary: "\u{1F600}".repeat(41) });
+    expect(over.status).toBe(422);
+    expect(over.html).toContain("Summary must be at most 40 characters long (this one has 41).");
+  });
+
+  it("issue 39, item 8: a key is read in digits alone: 0x1, 1e0, 1.0, 01, +1 and a space are a 400, not the row; so is one past uint32", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/posts/new");
+    const at = (await visitor.post("/posts", validPost)).location as string;
+    const id = Number(at.split("/").pop());
+    expect((await fetch(`${fixture.url}${at}`)).status).toBe(200);
+    for (const spelled of [`0x${id.toString(16)}`, `${id}e0`, `${id}.0`, `0${id}`, `+${id}`, `%20${id}`, `${id}%20`]) {
+      const answer = await fetch(`${fixture.url}/posts/${spelled}`);
+      expect([spelled, answer.status]).toEqual([spelled, 400]);
+      expect(await answer.text()).toContain("The path parameter &quot;id&quot; is not a valid Id&lt;Post&gt;.");
+    }
+    expect((await fetch(`${fixture.url}/posts/4294967296`)).status).toBe(400);
+    expect((await fetch(`${fixture.url}/posts/4294967295`)).status).toBe(404);
+    // A reference filter in the query, and a pre-selected reference, are keys too.
+    expect((await fetch(`${fixture.url}/comments?post=0${id}`)).status).toBe(400);
+    expect((await fetch(`${fixture.url}/comments?post=%20${id}`)).status).toBe(400);
+    expect((await fetch(`${fixture.url}/comments?post=${id}`)).status).toBe(200);
+    expect((await fetch(`${fixture.url}/comments/new?post=${id}.0`)).status).toBe(400);
+  });
+
   it("a subtracted role answers 405 with Allow, and no page shows a control for it", async () => {
     const visitor = new Visitor(fixture.url);
     await visitor.get("/notes/new");
@@ -282,6 +314,27 @@ describe("Index sorted by a column (issue 22, item 6)", () => {
     const visitor = new Visitor(fixture.url);
     const page = await visitor.get("/notes?sort=-text");
     expect(page.html).toContain('<a href="/notes?sort=-text&amp;page=2" rel="next">Next</a>');
+  });
+});
+
+describe("Issue 39, item 8: a whole-number field, through the build", () => {
+  it("number & tags.Type<\"uint32\"> renders step=1 with its range, takes digits alone, and says what 07 or 2^32 is", async () => {
+    const visitor = new Visitor(fixture.url);
+    const blank = await visitor.get("/tasks/new");
+    expect(blank.html).toContain('name="priority" type="number" step="1" min="0" max="4294967295" value=""');
+    for (const [typed, message] of [
+      ["07", "Priority could not be read as a whole number (digits alone: 7, not 07, 7.0 or +7)."],
+      ["7.0", "Priority could not be read as a whole number (digits alone: 7, not 07, 7.0 or +7)."],
+      ["4294967296", "Priority must be a whole number from 0 to 4,294,967,295."],
+    ] as const) {
+      const refused = await visitor.post("/tasks", { title: "Ranked", priority: typed });
+      expect([typed, refused.status]).toEqual([typed, 422]);
+      expect(refused.html).toContain(message);
+      await visitor.get("/tasks/new");
+    }
+    const created = await visitor.post("/tasks", { title: "Ranked", priority: "7" });
+    expect(created.status).toBe(303);
+    expect((await visitor.get(created.location as string)).html).toContain("<dt>Priority</dt><dd>7</dd>");
   });
 });
 

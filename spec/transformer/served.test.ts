@@ -28,6 +28,14 @@ describe("A fixture built with tspc, booted, and answered over HTTP", () => {
     expect(await bad.text()).toContain("The path parameter &quot;id&quot; is not a valid number.");
   });
 
+  it("issue 39, item 8: a number has one spelling in a path (as JavaScript writes it): 041, 41.0, 4.1e1, 0x29, +41 are a 400", async () => {
+    expect(await (await fetch(`${fixture.url}/posts/1.5`)).text()).toBe("post 2.5");
+    expect(await (await fetch(`${fixture.url}/posts/-2`)).text()).toBe("post -1");
+    for (const spelled of ["041", "41.0", "4.1e1", "0x29", "+41", "%2041", "-0"]) {
+      expect([spelled, (await fetch(`${fixture.url}/posts/${spelled}`)).status]).toEqual([spelled, 400]);
+    }
+  });
+
   it("the emitted table imports only typia's inlined helpers, never its index (which would load all of typia at boot)", () => {
     const emitted = readFileSync(join(dir, "dist/.fw/routes.js"), "utf8");
     expect(emitted).toContain('from "typia/lib/internal/');

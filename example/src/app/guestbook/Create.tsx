@@ -1,6 +1,6 @@
 import { Redirect, status, type Request, type Response } from "fw";
 import { Guarded } from "fw/auth";
-import { LIMITS, type Guestbook } from "../../guestbook.js";
+import { characters, cut, LIMITS, type Guestbook } from "../../guestbook.js";
 import { guestbookPage } from "./form.js";
 
 /** Open to everyone (with the auth module on, every page says so). */
@@ -18,13 +18,13 @@ export async function create(request: Request, { guestbook }: { guestbook: Guest
   const errors: Record<string, string> = {};
   if (name === "") errors["name"] = "Name is required.";
   else if (name.includes(NUL)) errors["name"] = `Name ${UNSTORABLE}`;
-  else if (name.length > LIMITS.name) errors["name"] = `Name must be at most ${LIMITS.name} characters long (this one has ${name.length}).`;
+  else if (characters(name) > LIMITS.name) errors["name"] = `Name must be at most ${LIMITS.name} characters long (this one has ${characters(name)}).`;
   if (message === "") errors["message"] = "Message is required.";
   else if (message.includes(NUL)) errors["message"] = `Message ${UNSTORABLE}`;
-  else if (message.length > LIMITS.message) errors["message"] = `Message must be at most ${LIMITS.message.toLocaleString("en-US")} characters long (this one has ${message.length.toLocaleString("en-US")}).`;
+  else if (characters(message) > LIMITS.message) errors["message"] = `Message must be at most ${LIMITS.message.toLocaleString("en-US")} characters long (this one has ${characters(message).toLocaleString("en-US")}).`;
   if (Object.keys(errors).length > 0) {
     // What was typed comes back, cut to the limit (and without NULs): the page stays small whatever was sent.
-    const kept = { name: name.slice(0, LIMITS.name).replaceAll(NUL, ""), message: message.slice(0, LIMITS.message).replaceAll(NUL, "") };
+    const kept = { name: cut(name, LIMITS.name).replaceAll(NUL, ""), message: cut(message, LIMITS.message).replaceAll(NUL, "") };
     return status(422, guestbookPage(await guestbook.list(), request, { ...kept, errors }));
   }
   await guestbook.add(name, message);
