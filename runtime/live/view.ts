@@ -3,6 +3,7 @@
  * GET answers it: the render inside the live root, then the client's script tag.
  */
 import { element, fragment, type Html } from "../html/node.js";
+import { liftTitle } from "../html/render.js";
 import type { Request } from "../http/request.js";
 import { clientUrl } from "./client-file.js";
 import { formModelOf, formOf } from "./events.js";
@@ -61,6 +62,9 @@ export function liveView(mount: LiveMount<unknown>, request: Request<unknown>, s
  * lifts its `<title>`.
  */
 export function livePage(mount: LiveMount<unknown>, request: Request<unknown>, rendered: Html): Html {
-  const root = element("div", { "data-fw-live": socketPath(mount.id), "data-fw-csrf": csrfOf(request) }, [rendered]);
+  // The page's own title, as the layout framed it into the document's (`Posts` in `Posts · fw
+  // example`): a later render's title takes its place there, the layout's frame kept.
+  const title = liftTitle(rendered).title;
+  const root = element("div", { "data-fw-live": socketPath(mount.id), "data-fw-csrf": csrfOf(request), "data-fw-title": title }, [rendered]);
   return fragment([root, element("script", { src: clientUrl(), defer: true }, [])]);
 }

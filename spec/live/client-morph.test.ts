@@ -223,6 +223,16 @@ describe.skipIf(CHROMIUM === undefined)("fw/live's client: tree and morph (Chrom
     expect(await same("<section><svg><title>a circle</title></svg><p>1</p></section>")).toBe("same");
   });
 
+  it("a render's <title> keeps the layout's frame: it takes the place of the page's own title (data-fw-title) in the document's (issue 39)", async () => {
+    await run(`(() => { document.title = "Posts · fw example"; T.root.setAttribute("data-fw-title", "Posts"); })()`);
+    await send({ t: "r", n: 0, d: "<title>Posts</title><p>list</p>" });
+    expect(await run<string>(`document.title`)).toBe("Posts · fw example");
+    await send({ t: "r", n: 0, d: "<title>Drafts</title><p>list</p>" });
+    expect(await run<string>(`document.title`)).toBe("Drafts · fw example");
+    await send({ t: "r", n: 0, d: "<title>Posts</title><p>list</p>" });
+    expect(await run<string>(`document.title`)).toBe("Posts · fw example");
+  });
+
   it("shows an err message in a banner above the root; the next render clears it", async () => {
     await send({ t: "r", n: 0, d: "<p>x</p>" });
     await send({ t: "err", n: 1, m: "no event named nope on this page" });

@@ -238,7 +238,8 @@ describe("fw/live: the page's GET", () => {
     expect(csrf.length).toBeGreaterThan(20);
     expect(html).toMatch(/^<!DOCTYPE html>/);
     expect(html).toContain("<title>Count 3</title>");
-    expect(html).toMatch(/<div data-fw-live="\/fw\/live\/counter\.Index" data-fw-csrf="[^"]+"><section class="counter"><h1>/);
+    // data-fw-title: the page's own title, which a later render's takes the place of in the document's.
+    expect(html).toMatch(/<div data-fw-live="\/fw\/live\/counter\.Index" data-fw-csrf="[^"]+" data-fw-title="Count 3"><section class="counter"><h1>/);
     expect(html).toContain('<b id="count">3</b>');
     expect(html).toMatch(/<script src="\/fw\/live\.js\?v=[0-9a-f]{10}" defer><\/script>/);
   });

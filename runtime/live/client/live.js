@@ -156,10 +156,15 @@
   const render = (root, markup) => {
     const template = document.createElement("template");
     template.innerHTML = markup;
-    // The page's <title> goes to the document, as the layout lifts it out of the first GET.
+    // The page's <title> goes to the document, framed as the layout framed it on the first GET:
+    // the root names the page's own title then (data-fw-title, "Posts" in "Posts · fw example"),
+    // and a new one takes its place in the document's.
     const title = Array.from(template.content.querySelectorAll("title")).find((t) => t.namespaceURI === "http://www.w3.org/1999/xhtml");
     if (title !== undefined) {
-      if (document.title !== title.text) document.title = title.text;
+      const before = root.getAttribute("data-fw-title");
+      const framed = before !== null && before !== "" && document.title.includes(before) ? document.title.replace(before, title.text) : title.text;
+      if (document.title !== framed) document.title = framed;
+      root.setAttribute("data-fw-title", title.text);
       title.remove();
     }
     const active = document.activeElement;
