@@ -65,6 +65,7 @@ export { assembleTable, guardAsRole, guardRoutes, type GuardDeclaration } from "
 export { derives, type BooleanField, type Companion, type Derivation, type FieldName, type ModelOptions } from "./resource/derives.js";
 export { Action, Actions, Index, New, Show, Edit, Create, Update, Destroy } from "./resource/actions.js";
 export type { Id, LongText, OnDelete, Unique } from "./resource/types.js";
+export type { Image, ImageOptions, StoredFile, StoredImage, Upload, UploadOptions } from "./resource/file-types.js";
 export type { FieldSpec, InputKind, ModelSpec, ReferenceSpec, Validation } from "./resource/model.js";
 export { FormErrors, type FieldProblem } from "./resource/form-errors.js";
 export { Form, VERSION_FIELD, type ButtonProps, type Field, type Parsed, type RenderProps, type Values } from "./resource/form.js";
@@ -78,6 +79,9 @@ export { Relations, type RelatedModel } from "./resource/relations.js";
 export { Resource, resourceRoutes, PAGE_SIZE, type ResourceOptions } from "./resource/resource.js";
 export { countAhead, pagesCounted, PAGES_AHEAD, type PagesCounted } from "./resource/page-count.js";
 export { pickerScriptRoute } from "./resource/picker-script.js";
+export { uploadScriptRoute } from "./resource/upload-script.js";
+export { KEPT_PREFIX, REMOVE_PREFIX, type ModelFiles, type ReceivedFiles } from "./resource/model-files.js";
+export { defaultVariants, variantSize, type VariantBox, type VariantName } from "./resource/image-variants.js";
 export { ScopedStore } from "./resource/scoped-store.js";
 export { viewerCapabilities, ViewerStore, withCapabilities } from "./resource/viewer-stores.js";
 export type { OwnedDeclaration } from "./resource/owned-declaration.js";

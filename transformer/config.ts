@@ -22,6 +22,8 @@ export interface PluginOptions {
   readonly dbModule?: string;
   /** The specifier of fw/live in generated code (imported only when the app has a live page). Default `<fwModule>/live`. */
   readonly liveModule?: string;
+  /** The specifier of fw/files in generated code (imported only when a model has a file field). Default `<fwModule>/files`. */
+  readonly filesModule?: string;
   /**
    * Routes the app serves that the build cannot see (mounted beside `table()` by code it cannot
    * read, a guard's own routes under a computed prefix): `"GET /health"`, `"/hooks/*rest"` (any
@@ -51,6 +53,7 @@ export interface FwConfig {
   readonly fwModule: string;
   readonly dbModule: string;
   readonly liveModule: string;
+  readonly filesModule: string;
   /** The typed path builder, beside the route module (`src/.fw/paths.ts`). */
   readonly paths: string;
   readonly extraRoutes: readonly string[];
@@ -73,6 +76,7 @@ export function resolveConfig(options: PluginOptions, projectDir: string): FwCon
     fwModule: options.fwModule ?? "fw",
     dbModule: options.dbModule ?? `${options.fwModule ?? "fw"}/db`,
     liveModule: options.liveModule ?? `${options.fwModule ?? "fw"}/live`,
+    filesModule: options.filesModule ?? `${options.fwModule ?? "fw"}/files`,
     paths: path.join(path.dirname(at(options.out ?? "src/.fw/routes.ts")), "paths.ts"),
     extraRoutes: options.extraRoutes ?? [],
     publicDir: at(options.publicDir ?? "public"),

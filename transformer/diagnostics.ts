@@ -52,6 +52,9 @@ export const Codes = {
   jobRunMissing: 91070,
   jobRunParameters: 91071,
   jobPayloadType: 91072,
+  // Files (issue 40) take 91080–91089.
+  fileField: 91080,
+  fileWithoutTable: 91081,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

@@ -92,7 +92,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const forms = formOnly(c, models, sorted);
   const held = heldBack({ ts: tsApi, checker, shown: show, findings }, models, derived, routes, sorted);
   const paths = appPaths({ ts: tsApi, checker, shown: show, findings }, program, config, sorted, derived, held);
-  const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, forms, appDirShown: c.shown(config.appDir) });
+  const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, filesModule: config.filesModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, forms, appDirShown: c.shown(config.appDir) });
   if (usesTypia(sorted, [...derived, ...forms])) {
     const missing = typiaMissing(program, tsApi, show, `the generated routes call typia (${typiaUser(sorted, [...derived, ...forms])})`);
     if (missing !== undefined) findings.push(missing);
@@ -139,6 +139,7 @@ function derive(s: Shaping, model: Model, models: readonly Model[]): Derived[] {
   if (shape === undefined) return [];
   const name = tableOption(s, model);
   if (name === null) return [];
+  if (name === undefined && !filesHaveTable(s, model, shape)) return [];
   if (!declaresOwned(s, model)) return withTable(s, { model, shape, shown: s.shown(model.file) }, name);
   if (guardedAndOwned(s, model)) return [];
   const owner = ownerOf(s, model, shape, new Set(models.filter((m) => m.derivations.includes("Resource")).map((m) => m.name)));
@@ -278,4 +279,24 @@ function typiaUser(rows: readonly Row[], derived: readonly Derived[]): string {
   if (derived.length > 0) return `the model ${derived[0]?.model.name}`;
   const json = rows.find((row) => row.handler.case === "http" && row.handler.json === true);
   return json === undefined ? "a typed path parameter" : `the JSON body of ${json.shown}`;
+}
+
+/**
+ * TS91081: a file field on a model kept in memory. A file outlives the process that stored it,
+ * and its row must too (a restart would forget which row holds it, and never delete it).
+ */
+function filesHaveTable(s: Shaping, model: Model, shape: ReturnType<typeof shapeModel> & object): boolean {
+  const files = shape.fields.filter((field) => field.input === "file");
+  if (files.length === 0) return true;
+  s.findings.push({
+    code: Codes.fileWithoutTable,
+    category: "error",
+    file: model.call.getSourceFile(),
+    start: model.call.getStart(),
+    length: model.call.getWidth(),
+    message:
+      `${s.shown(model.file)}: the model ${model.name} has the file field${files.length === 1 ? "" : "s"} ${files.map((f) => `\`${f.name}\``).join(", ")} but no table: a stored file outlives the process, so its row must too. ` +
+      `Give the model a table, derives<${model.name}>(…, { table: "${pathSegment(model.name).replace(/-/g, "_")}" }) with fw/db, or drop the field.`,
+  });
+  return false;
 }

@@ -1,12 +1,13 @@
 import type * as ts from "typescript";
 import { at, Codes, type Finding } from "./diagnostics.js";
+import { fileTagOf, readFileField, type FileShape } from "./file-fields.js";
 import type { Model } from "./models.js";
 
 /** A field as the generated ModelSpec lists it (runtime/resource/model.ts FieldSpec). */
 export interface FieldShape {
   readonly name: string;
   readonly label: string;
-  readonly input: "text" | "textarea" | "number" | "checkbox" | "select" | "date" | "reference";
+  readonly input: "text" | "textarea" | "number" | "checkbox" | "select" | "date" | "reference" | "file";
   readonly optional: boolean;
   readonly options?: readonly string[];
   readonly describe: string;
@@ -20,6 +21,8 @@ export interface FieldShape {
   readonly unique?: boolean;
   /** number fields of a whole-number type (`tags.Type<"uint32">`, another model's `Id`): the range its text is read in. */
   readonly integer?: { readonly min: number; readonly max: number };
+  /** A file field (`Upload<…>`, `Image<…>`): what it takes (file-fields.ts). */
+  readonly file?: FileShape;
 }
 
 /**
@@ -154,9 +157,15 @@ function fieldOf(s: Shaping, model: Model, property: ts.Symbol): FieldRead | und
   // A type TypeScript could not resolve (a misspelt `strng`) has its own error already: a second
   // one about `any` would only point away from it. The model still fails (no rows).
   if (isUnresolved(s, declared)) return undefined;
+  const fileTag = fileTagOf(s, type);
+  if (fileTag !== undefined) {
+    const problem = (message: string): void => report(s, model, Codes.fileField, message);
+    const file = readFileField({ ts: s.ts, checker: s.checker, problem }, name, model.name, fileTag);
+    return file === undefined ? undefined : { ...base, input: "file", describe: file.image ? "an image" : "a file", file };
+  }
   const kind = classify(s, type, property);
   if (kind === undefined) {
-    report(s, model, Codes.unsupportedField, `the field \`${name}\` of the model ${model.name} has the type \`${s.checker.typeToString(declared)}\`, which fw cannot put in a form. Use string, LongText, number, boolean, a union of string literals, Date, or Id<…>.`, property);
+    report(s, model, Codes.unsupportedField, `the field \`${name}\` of the model ${model.name} has the type \`${s.checker.typeToString(declared)}\`, which fw cannot put in a form. Use string, LongText, number, boolean, a union of string literals, Date, Id<…>, or a file (Upload<…>, Image<…>).`, property);
     return undefined;
   }
   const serverSet = serverSetOf(s, property, kind.input);

@@ -1,6 +1,6 @@
 import type * as ts from "typescript";
 import { at, Codes, type Finding } from "./diagnostics.js";
-import type { FieldShape, ModelShape } from "./model-shape.js";
+import { pathSegment, type FieldShape, type ModelShape } from "./model-shape.js";
 import type { Model } from "./models.js";
 import type { Owner } from "./owner.js";
 
@@ -22,12 +22,14 @@ export interface TableShape {
 export interface ColumnShape {
   readonly field: string;
   readonly column: string;
-  readonly type: "text" | "double precision" | "bigint" | "boolean" | "date" | "timestamptz";
+  readonly type: "text" | "double precision" | "bigint" | "boolean" | "date" | "timestamptz" | "jsonb";
   readonly nullable: boolean;
   readonly maxLength?: number;
   readonly asDate?: boolean;
   readonly references?: { readonly table: string; readonly column: string; readonly onDelete?: "cascade" | "set null" };
   readonly unique?: boolean;
+  /** A file field's column: the model's path, where its rows' files are served (runtime/db/table.ts). */
+  readonly fileAt?: string;
 }
 
 /** The table fw/db's `SqlUsers` keeps users in: what an owner column references. */
@@ -84,6 +86,7 @@ export function tableOf(r: Reading, model: Model, name: string, shape: ModelShap
     // A date input is a `Date` field: read back as a Date, not the text PostgreSQL sends.
     ...(field.input === "date" && !isTimestamp(field) ? { asDate: true } : {}),
     ...(field.unique === true ? { unique: true } : {}),
+    ...(field.input === "file" ? { fileAt: `/${pathSegment(model.name)}` } : {}),
   }));
   if (owner !== undefined) {
     const column = snake(owner.field);
@@ -126,5 +129,6 @@ function isTimestamp(field: FieldShape): boolean {
 function columnType(field: FieldShape, references: ReadonlySet<string>): ColumnShape["type"] {
   if (references.has(field.name)) return "bigint";
   if (isTimestamp(field)) return "timestamptz";
+  if (field.input === "file") return "jsonb"; // the stored file: key, name, type, size, checksum (issue 40)
   return field.input === "number" ? "double precision" : field.input === "checkbox" ? "boolean" : field.input === "date" ? "date" : "text";
 }

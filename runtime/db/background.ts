@@ -29,3 +29,50 @@ export interface BackgroundContext {
   /** The terminal (stderr). */
   readonly log: (line: string) => void;
 }
+
+/** Work fw's own modules need beside the server (fw/files' deletions and sweep), registered when the app's table is made. */
+const registered = new Set<Background>();
+
+/**
+ * Registers work every serving process of the app runs beside the app's jobs, started and
+ * stopped by `DbApp` with them (fw/files does, for a table with file fields). An app never
+ * wires it: the module that needs it registers it when its part of the table is made.
+ */
+export function addProcessBackground(background: Background): void {
+  registered.add(background);
+}
+
+/**
+ * The app's jobs and the work fw's modules registered, as one `Background`: prepared in turn,
+ * started and stopped together. Read when prepared, so what the table registered counts.
+ */
+export class ProcessBackgrounds implements Background {
+  constructor(private readonly app: Background | undefined) {}
+
+  private get all(): Background[] {
+    return [...(this.app === undefined ? [] : [this.app]), ...registered];
+  }
+
+  /** Whether anything runs beside the server. */
+  get any(): boolean {
+    return this.all.length > 0;
+  }
+
+  async prepare(context: BackgroundContext): Promise<void> {
+    for (const background of this.all) await background.prepare(context);
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.all.map((background) => background.start()));
+  }
+
+  async stop(graceMs: number): Promise<void> {
+    const stopped = await Promise.allSettled(this.all.map((background) => background.stop(graceMs)));
+    for (const result of stopped) if (result.status === "rejected") throw result.reason;
+  }
+
+  get devRoutes(): Background["devRoutes"] {
+    const app = this.app;
+    return app?.devRoutes === undefined ? undefined : () => (app.devRoutes as NonNullable<Background["devRoutes"]>).call(app);
+  }
+}

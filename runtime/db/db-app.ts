@@ -18,7 +18,7 @@ import { migrationDraft } from "./migration-draft.js";
 import { PostgresFanOut } from "./postgres-fan-out.js";
 import { parseResetFlags, resetVerdict } from "./reset-guard.js";
 import type { TableSpec } from "./table.js";
-import type { Background } from "./background.js";
+import { ProcessBackgrounds, type Background } from "./background.js";
 
 export interface DbAppOptions extends HttpAppOptions {
   /** The database the app's stores use. Default: `appDatabase()` (`DATABASE_URL`, else `.fw/db`). */
@@ -78,7 +78,8 @@ export class DbApp extends HttpApp {
   private readonly tables: readonly TableSpec[];
   /** The app passed its tables: `dev` compares them with the database (the drift page). */
   private readonly declaresTables: boolean;
-  private readonly jobs: Background | undefined;
+  /** The app's jobs and what fw's modules registered beside them (fw/files' file jobs). */
+  private readonly jobs: ProcessBackgrounds;
 
   constructor(options: DbAppOptions) {
     super(options);
@@ -91,7 +92,7 @@ export class DbApp extends HttpApp {
     this.devBoot = options.devBoot;
     this.tables = options.tables ?? [];
     this.declaresTables = options.tables !== undefined;
-    this.jobs = options.jobs;
+    this.jobs = new ProcessBackgrounds(options.jobs);
     // Several processes share a PostgreSQL database: named rooms reach all of them through
     // LISTEN/NOTIFY. PGlite is one process's database, whose rooms need nothing more.
     const url = this.database.postgresUrl;
@@ -366,7 +367,7 @@ export class DbApp extends HttpApp {
 
   /** Prepares the app's jobs on its database (after the migrations); a job's bad option stops the boot. */
   private async prepareJobs(dev: boolean): Promise<void> {
-    if (this.jobs === undefined) return;
+    if (!this.jobs.any) return;
     try {
       await this.jobs.prepare({ database: this.database, dev, log: (line) => this.console.err(line) });
     } catch (error) {

@@ -7,6 +7,7 @@ export type { Database, Connection, Queryable, QueryResult, Row, Engine } from "
 export { openDatabase, appDatabase, AppDatabase, DEFAULT_DB_DIRECTORY, PGLITE_URL_SCHEME, type OpenOptions } from "./open.js";
 export { DbApp, type DbAppOptions } from "./db-app.js";
 export { processDatabase, setProcessDatabase } from "./process-database.js";
+export { addProcessBackground, type Background, type BackgroundContext } from "./background.js";
 export { DatabaseUnreachable, type PostgresOptions } from "./postgres-engine.js";
 export { CannotOpenDatabase } from "./open-error.js";
 export { quoteIdentifier } from "./identifier.js";

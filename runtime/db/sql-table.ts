@@ -264,7 +264,7 @@ export class SqlTable<A> {
     for (const reader of this.readers) {
       const value = row[reader.column];
       if (value === null || value === undefined) continue;
-      model[reader.field] = readValue(reader.kind, value);
+      model[reader.field] = reader.fileAt === undefined ? readValue(reader.kind, value) : fileValue(value, `${reader.fileAt}/${String(model[this.spec.key.field])}/${reader.field}/`);
     }
     return model as A;
   }
@@ -275,11 +275,19 @@ interface ColumnReader {
   readonly column: string;
   readonly field: string;
   readonly kind: "plain" | "reference" | "date" | "instant";
+  /** A file column: where its row's files are served. */
+  readonly fileAt?: string;
 }
 
 function readerOf(column: ColumnSpec): ColumnReader {
   const kind = column.references !== undefined ? "reference" : column.asDate === true ? "date" : column.type === "timestamptz" ? "instant" : "plain";
-  return { column: column.column, field: column.field, kind };
+  return { column: column.column, field: column.field, kind, ...(column.fileAt === undefined ? {} : { fileAt: column.fileAt }) };
+}
+
+/** A file column's value as the row holds it, with where it is served (`url`: the row's path, the field, the key). */
+function fileValue(value: unknown, at: string): unknown {
+  const file = (typeof value === "string" ? JSON.parse(value) : value) as Record<string, unknown>;
+  return typeof file["key"] === "string" ? { ...file, url: `${at}${file["key"]}` } : file;
 }
 
 /** A column's value as the model has it: as given, a reference's bigint as a number, a date column's day as a Date, a timestamptz as an instant. */
@@ -297,11 +305,18 @@ function readValue(kind: ColumnReader["kind"], value: unknown): unknown {
  */
 function columnValue(column: ColumnSpec, value: unknown): unknown {
   if (value === undefined || value === null) return null;
-  if (column.type === "jsonb") return JSON.stringify(value);
+  if (column.type === "jsonb") return JSON.stringify(column.fileAt === undefined ? value : withoutUrl(value));
   if (column.type === "date" && value instanceof Date) return value.toISOString().slice(0, 10);
   // An instant (createdAt, updatedAt) goes as ISO text with its zone: exact on either engine.
   if (column.type === "timestamptz" && value instanceof Date) return value.toISOString();
   return value;
+}
+
+/** A stored file as its column keeps it: where it is served is worked out on reading, never stored. */
+function withoutUrl(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || !("url" in value)) return value;
+  const { url: _url, ...kept } = value as Record<string, unknown>;
+  return kept;
 }
 
 /** A timestamptz as PostgreSQL writes it (`2026-11-25 15:47:00.123+00`, `…+05:30`) read as a Date. */

@@ -30,6 +30,12 @@ export interface ColumnSpec {
    * deleting the target does here (`restrict` when absent).
    */
   readonly references?: { readonly table: string; readonly column: string; readonly onDelete?: OnDelete };
+  /**
+   * A file field's column (jsonb: the stored file's key, name, type, size and checksum; issue 40):
+   * the model's path, where its rows' files are served. A row read back carries the file's `url`
+   * (`/posts/7/cover/<key>`), which is never stored.
+   */
+  readonly fileAt?: string;
 }
 
 /**

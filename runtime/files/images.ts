@@ -191,21 +191,8 @@ export interface ImageVariant {
   readonly quality?: number;
 }
 
-/** The variants fw makes of an image field by default: `thumb` for an Index, `large` for a Show. */
-export const defaultVariants = {
-  thumb: { width: 200, height: 200 },
-  large: { width: 1200, height: 1200 },
-} as const satisfies Record<string, ImageVariant>;
-
-/** The size a variant of an image of `size` has, as makeVariant writes it: for `<img width height>` without reading the file. */
-export function variantSize(variant: ImageVariant, size: { readonly width: number; readonly height: number }): { width: number; height: number } {
-  const xFactor = size.width / variant.width;
-  const yFactor = size.height / variant.height;
-  if (xFactor <= 1 && yFactor <= 1) return { width: size.width, height: size.height };
-  // As libvips sizes "inside": the side that constrains gets the box's size, the other is rounded.
-  if (xFactor >= yFactor) return { width: variant.width, height: Math.max(1, Math.round(size.height / xFactor)) };
-  return { width: Math.max(1, Math.round(size.width / yFactor)), height: variant.height };
-}
+/** The default variants and their sizes live in the core, where the pages linking them read them. */
+export { defaultVariants, variantSize } from "../resource/image-variants.js";
 
 /**
  * Makes a variant of an image (the normalised original) into `output`: fit inside the variant's

@@ -26,3 +26,6 @@ export { decide, matches, type Verdict } from "./accept.js";
 export { serveStored, servedInline, FILE_CSP, type StoredFile, type ServeOptions, type ServedRequest } from "./serve.js";
 export { contentDisposition, asciiFallback } from "./content-disposition.js";
 export { rangeOf, type RangeAsk } from "./range.js";
+export { modelFiles, type ModelFilesOptions } from "./model-files.js";
+export { FILES_TABLE, FILES_TABLE_SQL, KEEP_MS, SWEEP_AGE_MS } from "./files-table.js";
+export { DELETE_JOB, SWEEP_JOB } from "./file-jobs.js";

@@ -2,7 +2,10 @@ import { BadRequest, NotFound } from "../http/failure.js";
 import type { Request } from "../http/request.js";
 import { status, type Response } from "../http/response.js";
 import type { Html } from "../html/node.js";
-import { VERSION_FIELD, type Values } from "./form.js";
+import { VERSION_FIELD, type FileShown, type Values } from "./form.js";
+import type { StoredFile } from "./file-types.js";
+import { filesOf, isStoredFile, type ReceivedFiles } from "./model-files.js";
+import { uploadScriptUrl } from "./upload-script.js";
 import { FormErrors, type FieldProblem } from "./form-errors.js";
 import type { ModelPages } from "./model-pages.js";
 import { modelHref } from "./model-paths.js";
@@ -21,7 +24,14 @@ interface FormState {
   readonly message?: string;
   /** Choices a submission brought (a search's matches), in place of a field's usual picker. */
   readonly choices?: Readonly<Record<string, Choices>>;
+  /** Uploads a failed submission stored: the re-shown form keeps them (`_kept.<field>`). */
+  readonly uploads?: Readonly<Record<string, StoredFile>>;
 }
+
+/** A submission read whole: its draft (files included), or its problems with what was typed and uploaded. */
+type Read<A> =
+  | { readonly draft: Draft<A>; readonly values: Values; readonly files: Readonly<Record<string, StoredFile | null>> }
+  | { readonly errors: FormErrors; readonly values: Values; readonly choices: ResolvedForm["choices"]; readonly uploads: Readonly<Record<string, StoredFile>> };
 
 /** The derived New, Edit, Create and Update: the model's form, its references picked from labelled rows the viewer may read. */
 export class FormPages<A> {
@@ -46,12 +56,14 @@ export class FormPages<A> {
     const message = this.aboutTheForm(errors);
     const choices = await this.choices(request, values, state.choices);
     const shown = preselected ? withoutHidden(values, choices) : values;
+    const files = this.pages.fileFields.length === 0 ? undefined : await this.filesShown(request, undefined, state.uploads);
     return status(
       errors.isEmpty ? 200 : 422,
       <>
         <title>{`New ${words.lower}`}</title>
         <h1>New {words.lower}</h1>
-        {this.pages.form.render({ action: modelHref(request, model, "Create"), method: "POST", csrf: request.csrf, values: shown, errors, choices, submit: `Create ${words.lower}`, ...(message === undefined ? {} : { message }) })}
+        {this.pages.form.render({ action: modelHref(request, model, "Create"), method: "POST", csrf: request.csrf, values: shown, errors, choices, files, submit: `Create ${words.lower}`, ...(message === undefined ? {} : { message }) })}
+        {uploadScript(files)}
         {script(choices)}
         {this.pages.backLink(request)}
       </>,
@@ -71,6 +83,7 @@ export class FormPages<A> {
     const message = state.message ?? this.aboutTheForm(errors);
     const shown = values ?? this.pages.form.values(row);
     const choices = await this.choices(request, shown, state.choices);
+    const files = this.pages.fileFields.length === 0 ? undefined : await this.filesShown(request, row, state.uploads);
     return status(
       state.status ?? (errors.isEmpty ? 200 : 422),
       <>
@@ -83,11 +96,13 @@ export class FormPages<A> {
           values: shown,
           errors,
           choices,
+          files,
           submit: `Update ${words.lower}`,
           ...(version === undefined ? {} : { version }),
           ...(message === undefined ? {} : { message }),
         })}
         {script(choices)}
+        {uploadScript(files)}
         {this.pages.actions.has("Show") ? <p><a href={this.pages.at(request, key)}>Back to the {words.lower}</a></p> : this.pages.backLink(request)}
       </>,
     );
@@ -95,15 +110,15 @@ export class FormPages<A> {
 
   async create(request: Request): Promise<Response> {
     const { words, actions } = this.pages;
-    const read = await this.read(request);
-    if ("errors" in read) return this.newForm(request, read.values, read.errors, { choices: read.choices });
+    const read = await this.read(request, undefined);
+    if ("errors" in read) return this.newForm(request, read.values, read.errors, { choices: read.choices, uploads: read.uploads });
     let row: A;
     try {
       row = await this.pages.own.creating(request).insert(this.stamped(read.draft, undefined));
     } catch (error) {
       const refused = this.refusal(error);
       if (refused === undefined) throw error;
-      return this.newForm(request, read.values, refused);
+      return this.newForm(request, read.values, refused, { uploads: uploaded(read.files) });
     }
     const key = (row as Record<string, unknown>)[this.pages.model.key];
     return this.pages.done(request, `${words.one} created.`, actions.has("Show") ? this.pages.at(request, key) : undefined);
@@ -121,27 +136,32 @@ export class FormPages<A> {
     const key = this.pages.keyOf(request);
     const before = await this.pages.writable(request, "Update", key);
     const expected = this.expectedVersion(request);
-    const read = await this.read(request);
-    if ("errors" in read) return this.edit(request, read.values, read.errors, { version: expected, choices: read.choices });
+    const read = await this.read(request, before);
+    if ("errors" in read) return this.edit(request, read.values, read.errors, { version: expected, choices: read.choices, uploads: read.uploads });
     const draft = this.stamped(read.draft, before);
     const whole = this.pages.own.whole;
+    const uploads = uploaded(read.files);
     try {
       const updated = expected === undefined ? await whole.update(key, draft) : await whole.update(key, draft, expected);
       if (updated === undefined) throw new NotFound(`There is no ${words.lower} ${String(key)}: it was deleted.`);
     } catch (error) {
       const refused = this.refusal(error);
-      if (refused !== undefined) return this.edit(request, read.values, refused, { version: expected });
+      if (refused !== undefined) return this.edit(request, read.values, refused, { version: expected, uploads });
       if (!(error instanceof Conflict)) throw error;
       const now = await this.versionOf(key);
       if (now === undefined) throw new NotFound(`There is no ${words.lower} ${String(key)}: it was deleted while you edited it.`);
       return this.edit(request, read.values, FormErrors.none, {
         version: now,
         status: 409,
+        uploads,
         message:
           `Someone else saved this ${words.lower} after you opened this form, so your changes were not saved. ` +
           `The form shows your changes; the ${words.lower} now holds theirs. Save again to replace them with yours.`,
       });
     }
+    // The files the row no longer holds (replaced or removed) go, once the write is done.
+    const replaced = Object.keys(read.files).flatMap((name) => filesOf(before, this.pages.fileFields.filter((field) => field.name === name)));
+    if (replaced.length > 0) await this.pages.filesOrFail().release(replaced);
     return this.pages.done(request, `${words.one} updated.`, actions.has("Show") ? this.pages.at(request, key) : undefined);
   }
 
@@ -150,16 +170,60 @@ export class FormPages<A> {
    * the fields and the model's rules (`Form.parse`). The values come back as typed, a resolved
    * reference as its key; a field's problems are those of its reference, else the form's.
    */
-  private async read(request: Request): Promise<{ draft: Draft<A>; values: Values } | { errors: FormErrors; values: Values; choices: ResolvedForm["choices"] }> {
+  private async read(request: Request, before: A | undefined): Promise<Read<A>> {
     const resolved = await this.pages.picker.resolveForm(request, this.pages.form.fields, request.form);
     const parsed = this.pages.form.parse(resolved.form);
     const values = this.pages.form.typed(resolved.form);
-    if (parsed.ok && resolved.problems.length === 0) return { draft: parsed.draft, values };
+    const files = await this.receiveFiles(request, before);
+    const uploads = uploaded(files.values);
+    if (parsed.ok && resolved.problems.length === 0 && files.problems.length === 0) {
+      // An Update keeps the files the form did not change: a store's update replaces the whole row.
+      const kept = before === undefined ? {} : Object.fromEntries(this.pages.fileFields.filter((f) => !(f.name in files.values)).map((f) => [f.name, (before as Record<string, unknown>)[f.name]]));
+      const chosen = Object.fromEntries(Object.entries(files.values).map(([name, file]) => [name, file ?? undefined]));
+      return { draft: { ...parsed.draft, ...kept, ...chosen } as Draft<A>, values, files: files.values };
+    }
     const referenced = new Set(resolved.problems.map((problem) => problem.field));
     const others = parsed.ok ? [] : parsed.errors.problems.filter((problem) => !referenced.has(problem.field));
     const order = this.pages.form.fields.map((field) => field.name);
-    const problems = [...resolved.problems, ...others].sort((a, b) => order.indexOf(a.field) - order.indexOf(b.field));
-    return { errors: new FormErrors(problems), values, choices: resolved.choices };
+    const problems = [...resolved.problems, ...others, ...files.problems].sort((a, b) => order.indexOf(a.field) - order.indexOf(b.field));
+    return { errors: new FormErrors(problems), values, choices: resolved.choices, uploads };
+  }
+
+  /**
+   * The form's files (fw/files stores each upload, brings back each kept one), with a required
+   * field left without one (a new row's, or one whose file was removed) said beside it.
+   */
+  private async receiveFiles(request: Request, before: A | undefined): Promise<ReceivedFiles> {
+    const fields = this.pages.fileFields;
+    if (fields.length === 0) return { values: {}, problems: [] };
+    const received = await this.pages.filesOrFail().receive(request, fields);
+    const missing: FieldProblem[] = fields.flatMap((field) => {
+      if (field.optional || received.problems.some((p) => p.field === field.name)) return [];
+      const value = field.name in received.values ? received.values[field.name] : before === undefined ? undefined : (before as Record<string, unknown>)[field.name];
+      return value === undefined || value === null ? [{ field: field.name, kind: "required" as const, message: `${field.label} is required.` }] : [];
+    });
+    return { values: received.values, problems: [...received.problems, ...missing] };
+  }
+
+  /**
+   * What each file field of a form shows: an upload kept from a failed submission (with a fresh
+   * reference: each is used once), else the row's current file on Edit.
+   */
+  private async filesShown(request: Request, row: A | undefined, uploads: Readonly<Record<string, StoredFile>> = {}): Promise<Record<string, FileShown>> {
+    const shown: Record<string, FileShown> = {};
+    for (const field of this.pages.fileFields) {
+      const upload = uploads[field.name];
+      if (upload !== undefined) {
+        shown[field.name] = { kept: { file: upload, ref: await this.pages.filesOrFail().keep(request, field, upload) } };
+        continue;
+      }
+      const current = row === undefined ? undefined : (row as Record<string, unknown>)[field.name];
+      if (isStoredFile(current)) {
+        const key = this.pages.keyOf(request);
+        shown[field.name] = { current: { file: current, href: this.pages.fileHref(request, key, field, current), ...(field.file?.image === true ? { thumb: this.pages.fileHref(request, key, field, current, "thumb") } : {}) } };
+      }
+    }
+    return shown;
   }
 
   /** A store's refusal of a write as the form's problems: a unique value taken, a reference to a row gone meanwhile. */
@@ -236,6 +300,16 @@ export class FormPages<A> {
     const problem: FieldProblem = { field: error.field, kind: "invalid", message: `${label} is already taken: another ${words.lower} has this ${label.toLowerCase()}.` };
     return new FormErrors([problem]);
   }
+}
+
+/** The new files among a form's files (those it stored), to keep for a re-shown form. */
+function uploaded(files: Readonly<Record<string, StoredFile | null>>): Record<string, StoredFile> {
+  return Object.fromEntries(Object.entries(files).flatMap(([name, file]) => (file === null ? [] : [[name, file]])));
+}
+
+/** The upload progress script, for a form with a file field (the form works without it). */
+function uploadScript(files: Readonly<Record<string, FileShown>> | undefined): Html | null {
+  return files === undefined ? null : <script src={uploadScriptUrl()} defer></script>;
 }
 
 /** The picker's script, for a form with a search input (the form works without it). */

@@ -4,6 +4,8 @@ import { readWholeNumber, UINT32_MAX } from "../http/number-text.js";
 import type { Html } from "../html/node.js";
 import { FormErrors, ruleMessage, type FieldProblem } from "./form-errors.js";
 import type { FieldSpec, ModelSpec } from "./model.js";
+import type { StoredFile } from "./file-types.js";
+import { isStoredFile, KEPT_PREFIX, REMOVE_PREFIX, sizeText } from "./model-files.js";
 import { referenceInput, type Choices } from "./reference-input.js";
 import type { Draft } from "./store.js";
 
@@ -47,6 +49,19 @@ export interface RenderProps {
    * number input taking the key.
    */
   readonly choices?: Readonly<Record<string, Choices>>;
+  /**
+   * Per file field, what the form shows beside its file input: the row's current file (Edit),
+   * or an upload a failed submission kept (sent back in `_kept.<field>`, so it is not sent again).
+   */
+  readonly files?: Readonly<Record<string, FileShown>>;
+}
+
+/** What a file field's input shows besides itself. */
+export interface FileShown {
+  /** The file the row holds now, where it is served, and an image's thumbnail. */
+  readonly current?: { readonly file: StoredFile; readonly href: string; readonly thumb?: string };
+  /** An upload a failed submission kept, and the reference that brings it back. */
+  readonly kept?: { readonly file: StoredFile; readonly ref: string };
 }
 
 /** The live events a form sends (fw/live's `view.form`). */
@@ -74,10 +89,12 @@ export interface ButtonProps {
  * The one place that writes a `<form>` element (spec 2.15): GET and POST as themselves, any
  * other verb as a POST carrying the reserved `_method`, the CSRF token in `_csrf`.
  */
-function formElement(props: Omit<RenderProps, "values" | "errors" | "choices"> & { readonly class?: string }, fields: readonly Html[]): Html {
+function formElement(props: Omit<RenderProps, "values" | "errors" | "choices" | "files"> & { readonly class?: string; readonly multipart?: boolean }, fields: readonly Html[]): Html {
   const override = props.method !== "GET" && props.method !== "POST";
+  // A form with a file field sends multipart (the only way a browser sends a file), and shows its progress (upload-script.ts).
+  const enctype = props.multipart === true ? "multipart/form-data" : undefined;
   return (
-    <form method={props.method === "GET" ? "get" : "post"} action={props.action} class={props.class} novalidate={fields.length > 0 ? true : undefined} fw-submit={props.events?.submit} fw-change={props.events?.change}>
+    <form method={props.method === "GET" ? "get" : "post"} action={props.action} class={props.class} enctype={enctype} data-fw-upload={props.multipart === true ? "" : undefined} novalidate={fields.length > 0 ? true : undefined} fw-submit={props.events?.submit} fw-change={props.events?.change}>
       {props.message === undefined ? null : <p class="fw-form-error" role="alert">{props.message}</p>}
       {override ? <input type="hidden" name="_method" value={props.method} /> : null}
       <input type="hidden" name="_csrf" value={props.csrf} />
@@ -114,8 +131,10 @@ export class Form<A> {
 
   render(props: RenderProps): Html {
     const errors = props.errors ?? FormErrors.none;
-    const fields = this.fields.map((field) => this.renderField(field, props.values?.[field.name], errors.for(field.name), props.choices?.[field.name]));
-    return formElement({ ...props, class: "fw-form" }, fields);
+    const fields = this.fields.map((field) =>
+      field.input === "file" ? this.renderFile(field, errors.for(field.name), props.files?.[field.name]) : this.renderField(field, props.values?.[field.name], errors.for(field.name), props.choices?.[field.name]),
+    );
+    return formElement({ ...props, class: "fw-form", multipart: this.fields.some((field) => field.input === "file") }, fields);
   }
 
   /**
@@ -135,6 +154,8 @@ export class Form<A> {
     const problems: FieldProblem[] = [];
     const typed: Record<string, string> = {};
     for (const field of this.fields) {
+      // A file arrives beside the form's text (request.files): the derived pages read it (model-files.ts).
+      if (field.input === "file") continue;
       const raw = form.get(field.name);
       if (raw !== undefined) typed[field.name] = asTyped(raw);
       const read = readField(field, raw);
@@ -160,6 +181,7 @@ export class Form<A> {
   typed(form: Fields): Values {
     const out: Record<string, string> = {};
     for (const field of this.fields) {
+      if (field.input === "file") continue;
       const raw = form.get(field.name);
       if (raw !== undefined) out[field.name] = asTyped(raw);
     }
@@ -169,7 +191,7 @@ export class Form<A> {
   /** A row's values as form text, to fill an edit form. */
   values(row: A): Values {
     const out: Record<string, string> = {};
-    for (const field of this.fields) out[field.name] = formText(field, (row as Record<string, unknown>)[field.name]);
+    for (const field of this.fields) if (field.input !== "file") out[field.name] = formText(field, (row as Record<string, unknown>)[field.name]);
     return out;
   }
 
@@ -177,6 +199,7 @@ export class Form<A> {
   display(row: A, field: Field): string {
     const value = (row as Record<string, unknown>)[field.name];
     if (field.input === "checkbox") return value === true ? "Yes" : "No";
+    if (field.input === "file") return isStoredFile(value) ? `${value.name} (${sizeText(value.size)})` : "";
     // A server-set time is an instant: shown to the minute, in UTC.
     if ((field.serverSet === "createdAt" || field.serverSet === "updatedAt") && value instanceof Date) return `${value.toISOString().slice(0, 16).replace("T", " ")} UTC`;
     return formText(field, value);
@@ -186,6 +209,56 @@ export class Form<A> {
     const name = path.replace(/^\$input\.?/, "").split(/[.[]/)[0] ?? "";
     const field = this.fields.find((f) => f.name === name);
     return { field: name, kind: "invalid", message: `${field?.label ?? name} ${ruleMessage(expected, value)}.` };
+  }
+
+  /**
+   * A file field: its `<input type="file">` (the types it takes in `accept`, required while
+   * nothing is there yet), the row's current file, an upload kept from a failed submission, and
+   * for an optional field with a file, a box to remove it.
+   */
+  private renderFile(field: Field, problems: readonly FieldProblem[], shown: FileShown | undefined): Html {
+    const id = `${this.model.name.toLowerCase()}-${field.name}`;
+    const described = problems.length > 0 ? `${id}-error` : undefined;
+    const kept = shown?.kept;
+    const current = shown?.current;
+    const has = kept !== undefined || current !== undefined;
+    return (
+      <div class="fw-field fw-field-file">
+        <label for={id}>{field.label}</label>
+        {current === undefined || kept !== undefined ? null : (
+          <p class="fw-file-current">
+            {current.thumb === undefined ? null : <img src={current.thumb} alt="" class="fw-thumb" />}
+            <a href={current.href}>{current.file.name}</a> ({sizeText(current.file.size)})
+          </p>
+        )}
+        {kept === undefined ? null : (
+          <p class="fw-file-kept">
+            <input type="hidden" name={`${KEPT_PREFIX}${field.name}`} value={kept.ref} />
+            {kept.file.name} ({sizeText(kept.file.size)}) is kept: choose another file to replace it.
+          </p>
+        )}
+        <input
+          type="file"
+          id={id}
+          name={field.name}
+          accept={(field.file?.accept ?? []).join(",") || undefined}
+          required={!field.optional && !has ? true : undefined}
+          aria-invalid={problems.length > 0 ? "true" : undefined}
+          aria-describedby={described}
+          data-fw-max-bytes={field.file === undefined ? undefined : String(field.file.maxBytes)}
+        />
+        {field.optional && has ? (
+          <label class="fw-file-remove">
+            <input type="checkbox" name={`${REMOVE_PREFIX}${field.name}`} value="true" /> Remove the file
+          </label>
+        ) : null}
+        {problems.length === 0 ? null : (
+          <p class="fw-field-error" id={described}>
+            {problems.map((problem) => problem.message).join(" ")}
+          </p>
+        )}
+      </div>
+    );
   }
 
   private renderField(field: Field, value: string | undefined, problems: readonly FieldProblem[], choices: Choices | undefined): Html {
@@ -239,6 +312,8 @@ function inputFor(field: Field, value: string | undefined, common: Common): Html
       return <input {...common} type="text" value={value ?? ""} required={required} maxlength={field.maxLength} />;
     case "reference":
       return referenceInput(field, value, common, undefined);
+    case "file":
+      throw new Error("unreachable: a file field is rendered by renderFile");
   }
 }
 
@@ -285,6 +360,8 @@ function readField(field: FieldSpec, raw: string | undefined): Read {
       const key = readWholeNumber(raw, 1, UINT32_MAX);
       return key === undefined ? unreadable() : { value: key };
     }
+    case "file":
+      return unreadable(); // never read from text: parse skips file fields
   }
 }
 

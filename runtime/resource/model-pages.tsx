@@ -4,7 +4,9 @@ import { Redirect, type Response } from "../http/response.js";
 import type { Html } from "../html/node.js";
 import type { Action, Actions } from "./actions.js";
 import type { Form } from "./form.js";
-import type { ModelSpec } from "./model.js";
+import type { FieldSpec, ModelSpec } from "./model.js";
+import type { StoredFile } from "./file-types.js";
+import { fileFields, type ModelFiles } from "./model-files.js";
 import type { Ownership } from "./ownership.js";
 import { modelHref } from "./model-paths.js";
 import { Picker } from "./picker.js";
@@ -37,11 +39,26 @@ export class ModelPages<A> {
     readonly relations: Relations,
     /** This model as the other models' pages reach it. */
     readonly entry: RelatedModel,
+    /** fw/files, for a model with file fields (model-files.ts); undefined otherwise. */
+    readonly files?: ModelFiles,
   ) {
     this.table = new RowsTable(model, actions, own);
     this.form = this.table.form;
     this.words = wordsOf(model as ModelSpec<unknown>);
     this.picker = new Picker(relations);
+  }
+
+  /** The file fields of the model, in order. */
+  get fileFields(): readonly FieldSpec[] {
+    return fileFields(this.form.fields);
+  }
+
+  /** fw/files, which a model with file fields must be given (the generated table does). */
+  filesOrFail(): ModelFiles {
+    if (this.files === undefined) {
+      throw new Error(`The model ${this.model.name} has file fields (${this.fileFields.map((f) => f.name).join(", ")}), so its routes need fw/files: build them through the generated table, or pass resourceRoutes(…, { files: modelFiles() }) from fw/files.`);
+    }
+    return this.files;
   }
 
   /** The reference fields of the model, in order (those Index and Show label). */
@@ -99,6 +116,15 @@ export class ModelPages<A> {
   /** A control for `role` is shown when the role is mounted and would not refuse this viewer. */
   offers(request: Request, role: "Edit" | "Destroy", row: A): boolean {
     return this.table.offers(request, role, row);
+  }
+
+  /**
+   * Where a row's file is served (resource.tsx's file routes): its Show path, the field, the
+   * file's key (which changes with the file, so the address can be cached for good), and an
+   * image's variant (`thumb`, `large`).
+   */
+  fileHref(request: Request, key: unknown, field: FieldSpec, file: StoredFile, variant?: string): string {
+    return `${this.at(request, key)}/${field.name}/${file.key}${variant === undefined ? "" : `/${variant}`}`;
   }
 
   /** A row's Show path as this request reaches the table (under its `Route.under` prefix). */

@@ -2,7 +2,19 @@ import type { FromPath } from "../routing/from-path.js";
 import type { OnDelete } from "./types.js";
 
 /** How a field is edited in a form. `reference`: another model's row, picked by its label. */
-export type InputKind = "text" | "textarea" | "number" | "checkbox" | "select" | "date" | "reference";
+export type InputKind = "text" | "textarea" | "number" | "checkbox" | "select" | "date" | "reference" | "file";
+
+/** What a file field (`Upload<…>`, `Image<…>`) takes: read by the build from its type (issue 40). */
+export interface FileSpec {
+  /** An image: only PNG, JPEG, GIF, WebP and AVIF, its metadata removed, shown inline with variants. */
+  readonly image: boolean;
+  /** Media types or `type/*` patterns, read from the file's bytes. */
+  readonly accept: readonly string[];
+  /** The most bytes one file may have. */
+  readonly maxBytes: number;
+  /** Images: the most pixels (width × height), checked before decoding. */
+  readonly maxPixels?: number;
+}
 
 /** What a reference field (`post: Id<Post>`) points at. */
 export interface ReferenceSpec {
@@ -50,6 +62,8 @@ export interface FieldSpec {
    * it a number field takes any decimal number.
    */
   readonly integer?: { readonly min: number; readonly max: number };
+  /** A file field (`input: "file"`): what it takes. */
+  readonly file?: FileSpec;
 }
 
 /** What typia's `createValidate<A>()` answers. */

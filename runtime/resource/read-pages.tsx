@@ -7,7 +7,7 @@ import { blockedSentence, blockers, deleteEffects, sideEffects } from "./delete-
 import { Form, type Field } from "./form.js";
 import { hasManySections } from "./has-many.js";
 import { labelOf, unnamed } from "./labels.js";
-import type { ModelSpec } from "./model.js";
+import type { FieldSpec, ModelSpec } from "./model.js";
 import type { ModelPages } from "./model-pages.js";
 import { modelHref } from "./model-paths.js";
 import { HEADING_LENGTH } from "./one-line.js";
@@ -16,6 +16,10 @@ import { pageNumber } from "./page-number.js";
 import { keyText } from "./picker.js";
 import type { Order, Where } from "./query.js";
 import { StillReferenced } from "./store-errors.js";
+import type { StoredImage } from "./file-types.js";
+import { defaultVariants, isVariantName, variantSize } from "./image-variants.js";
+import { filesOf, isStoredFile, sizeText } from "./model-files.js";
+import type { Id } from "./types.js";
 import { withArticle, wordsOf } from "./words.js";
 
 /** Rows per index page; beyond it the index paginates with `?page=`. */
@@ -82,7 +86,7 @@ export class ReadPages<A> {
         <title>{heading}</title>
         <h1>{heading}</h1>
         <dl class="fw-show">
-          {this.pages.form.shown.map((field) => [<dt>{field.label}</dt>, <dd>{field.input === "reference" ? labels.cell(row, field, HEADING_LENGTH) : withLineBreaks(this.pages.form.display(row, field))}</dd>])}
+          {this.pages.form.shown.map((field) => [<dt>{field.label}</dt>, <dd>{this.shownValue(request, row, key, field, labels, heading)}</dd>])}
         </dl>
         <p class="fw-controls">
           {edits ? <a href={modelHref(request, model, "Edit", key)} class="fw-edit">Edit</a> : null}
@@ -125,6 +129,44 @@ export class ReadPages<A> {
     );
   }
 
+  /**
+   * A field's value on Show: a reference's label (a link), an image (its large variant, `alt` the
+   * row's label), another file as a download link with its name and size, else the text.
+   */
+  private shownValue(request: Request, row: A, key: Id<A>, field: Field, labels: Awaited<ReturnType<ModelPages<A>["labels"]>>, label: string): Html | string {
+    if (field.input === "reference") return labels.cell(row, field, HEADING_LENGTH);
+    if (field.input !== "file") return withLineBreaks(this.pages.form.display(row, field));
+    const file = (row as Record<string, unknown>)[field.name];
+    if (!isStoredFile(file)) return "";
+    const href = this.pages.fileHref(request, key, field, file);
+    if (field.file?.image === true && "width" in file) {
+      const size = variantSize(defaultVariants.large, file as StoredImage);
+      return (
+        <a href={href} class="fw-image">
+          <img src={this.pages.fileHref(request, key, field, file, "large")} alt={label} width={String(size.width)} height={String(size.height)} />
+        </a>
+      );
+    }
+    return (
+      <>
+        <a href={href} download>{file.name}</a> ({sizeText(file.size)})
+      </>
+    );
+  }
+
+  /**
+   * A row's file, or a variant of its image: found through the row as Show reads it (404 for a
+   * row the viewer may not read, a key that is not the row's file now, a variant fw does not make).
+   */
+  async file(request: Request, field: FieldSpec, variant: string | undefined): Promise<Response> {
+    const key = this.pages.keyOf(request);
+    const row = await this.pages.found(this.pages.reading(request, "Show"), key);
+    const file = (row as Record<string, unknown>)[field.name];
+    if (!isStoredFile(file) || file.key !== request.params["fileKey"]) throw new NotFound(`This ${this.pages.words.lower} holds no such file.`);
+    if (variant !== undefined && !isVariantName(variant)) throw new NotFound(`There is no ${JSON.stringify(variant.slice(0, 40))} size of this image: there are ${Object.keys(defaultVariants).join(" and ")}.`);
+    return this.pages.filesOrFail().serve(request, field, file, variant);
+  }
+
   /** Deletes the row; while rows that restrict it point here (`StillReferenced`), 409 with a page saying which. */
   async destroy(request: Request): Promise<Response> {
     const { model, words, relations } = this.pages;
@@ -148,6 +190,9 @@ export class ReadPages<A> {
         </>,
       );
     }
+    // Its files go once the row is gone (a job deletes them, retried; model-files.ts).
+    const files = filesOf(row, this.pages.fileFields);
+    if (files.length > 0) await this.pages.filesOrFail().release(files);
     return this.pages.done(request, `${words.one} deleted.`, undefined);
   }
 

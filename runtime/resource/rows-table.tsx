@@ -10,6 +10,9 @@ import type { ReferenceLabels } from "./reference-view.js";
 import type { ModelSpec } from "./model.js";
 import { modelRowFiller } from "./model-paths.js";
 import { isDigits, type PathValue } from "../routing/fill-path.js";
+import type { StoredImage } from "./file-types.js";
+import { defaultVariants, variantSize } from "./image-variants.js";
+import { isStoredFile, sizeText } from "./model-files.js";
 
 /** How a table's column headings behave: links that sort (Index), or plain text (Show's lists). */
 export interface TableOptions {
@@ -46,9 +49,14 @@ export class RowsTable<A> {
     return this.actions.has(role) && this.own.shows(request, role, row);
   }
 
-  /** A field's value as a cell's HTML: a reference's label (as a link), else its text on one line, escaped. */
-  private cellHtml(row: A, field: Field, labels: ReferenceLabels): string {
+  /**
+   * A field's value as a cell's HTML: a reference's label (as a link), a file as a link to it (an
+   * image as its thumbnail), else its text on one line, escaped. `rowPath` is the row's Show
+   * path, escaped (where its files are served).
+   */
+  private cellHtml(row: A, field: Field, labels: ReferenceLabels, rowPath: () => string): string {
     if (field.input === "reference") return labels.cellHtml(row, field);
+    if (field.input === "file") return fileCellHtml((row as Record<string, unknown>)[field.name], field, rowPath);
     // "Yes" or "No": one line already, and nothing in it to escape.
     if (field.input === "checkbox") return this.form.display(row, field);
     return oneLineHtml(this.form.display(row, field), CELL_LENGTH);
@@ -80,10 +88,10 @@ export class RowsTable<A> {
     let html = "";
     for (const row of rows) {
       html += "<tr>";
-      for (const field of columns) html += `<td>${this.cellHtml(row, field, labels)}</td>`;
+      const key = (row as Record<string, unknown>)[this.model.key] as PathValue;
+      for (const field of columns) html += `<td>${this.cellHtml(row, field, labels, () => showHref(key))}</td>`;
       if (links) {
         // Once per row: the row's path and whether this user may edit it (an ownership check).
-        const key = (row as Record<string, unknown>)[this.model.key] as PathValue;
         const edits = this.offers(request, "Edit", row);
         const show = shows ? `<a href="${showHref(key)}">Show</a>` : "";
         const edit = edits ? `<a href="${editHref(key)}">Edit</a>` : "";
@@ -121,4 +129,19 @@ function hrefWriter(request: Request, fill: (key: PathValue) => string): (key: P
   const sample = mount + fill(1);
   const plain = escapeHtml(sample) === sample;
   return (key) => (plain && isDigits(key) ? mount + fill(key) : escapeHtml(request.href(fill(key))));
+}
+
+/**
+ * A file's cell: an image as its thumbnail (sized, so the table does not jump as it loads;
+ * `alt` empty, as the row's own cells say what it is), any other file as a link with its name
+ * and size. Empty without a file.
+ */
+function fileCellHtml(value: unknown, field: Field, rowPath: () => string): string {
+  if (!isStoredFile(value)) return "";
+  const at = `${rowPath()}/${escapeHtml(field.name)}/${escapeHtml(value.key)}`;
+  if (field.file?.image === true && "width" in value && "height" in value) {
+    const size = variantSize(defaultVariants.thumb, value as StoredImage);
+    return `<img src="${at}/thumb" alt="" class="fw-thumb" width="${size.width}" height="${size.height}" loading="lazy">`;
+  }
+  return `<a href="${at}" download>${escapeHtml(value.name)}</a> (${sizeText(value.size)})`;
 }

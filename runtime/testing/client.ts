@@ -29,6 +29,20 @@ export interface TestResponse {
   summary(): string;
 }
 
+/** A file for a form's file field, as a browser would send it: `testFile("photo.png", bytes, "image/png")`. */
+export interface TestFile {
+  /** The file's name, as the browser gives it (the part's `filename`). */
+  readonly name: string;
+  /** What the browser says its type is (the part's Content-Type; fw reads the real type from the bytes). */
+  readonly type: string;
+  readonly bytes: Uint8Array;
+}
+
+/** A file to `submit` in a form's file field: its name, its bytes (text is sent as UTF-8) and the type a browser would claim. */
+export function testFile(name: string, bytes: Uint8Array | string, type = "application/octet-stream"): TestFile {
+  return { name, type, bytes: typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes };
+}
+
 /** What `submit` fills in and where it looks for the form. */
 export interface SubmitOptions {
   /**
@@ -69,13 +83,31 @@ export class TestClient {
    * carries (`_csrf`, `_method`, hidden and prefilled inputs) and submits it to its `action`.
    * Throws when the page is not a 200 or has no such form, naming the page.
    */
-  async submit(pagePath: string, fields: Readonly<Record<string, string>>, options: SubmitOptions = {}): Promise<TestResponse> {
+  async submit(pagePath: string, fields: Readonly<Record<string, string | TestFile>>, options: SubmitOptions = {}): Promise<TestResponse> {
     const page = await this.get(pagePath);
     if (page.status !== 200) throw new Error(`fw/testing: GET ${pagePath} answered ${page.status}, not a page with a form to submit`);
     const form = pickForm(page.forms(), fields, pagePath, options.action);
     const filled = { ...form.fields, ...fields };
-    if (form.method === "get") return this.get(`${form.action}?${new URLSearchParams(filled).toString()}`);
-    return this.post(form.action, filled);
+    const files = Object.entries(filled).filter((entry): entry is [string, TestFile] => typeof entry[1] !== "string");
+    if (files.length > 0 && (form.method === "get" || !form.multipart)) {
+      throw new Error(`fw/testing: the form of ${pagePath} posting to ${form.action} takes no files (no enctype="multipart/form-data"), but ${files.map(([name]) => name).join(", ")} ${files.length === 1 ? "is a file" : "are files"}`);
+    }
+    const texts = filled as Record<string, string>;
+    if (form.method === "get") return this.get(`${form.action}?${new URLSearchParams(texts).toString()}`);
+    return form.multipart ? this.postMultipart(form.action, filled) : this.post(form.action, texts);
+  }
+
+  /**
+   * POST a `multipart/form-data` body, as a browser sends a form with a file field: each text
+   * field, and each `TestFile` as a file part with its name and type. No `_csrf` added.
+   */
+  postMultipart(path: string, fields: Readonly<Record<string, string | TestFile>>, headers: Record<string, string> = {}): Promise<TestResponse> {
+    const body = new FormData();
+    for (const [name, value] of Object.entries(fields)) {
+      if (typeof value === "string") body.append(name, value);
+      else body.append(name, new Blob([value.bytes], { type: value.type }), value.name);
+    }
+    return this.request("POST", path, body, headers);
   }
 
   /** GETs where a redirect points; throws when the answer is not a redirect. */
@@ -129,7 +161,7 @@ export class TestClient {
     return this.submit(pagePath, {}, { action: path });
   }
 
-  private async request(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<TestResponse> {
+  private async request(method: string, path: string, body: string | FormData | undefined, headers: Record<string, string>): Promise<TestResponse> {
     const cookie = this.cookies.header();
     const response = await fetch(this.url + path, {
       method,

@@ -12,6 +12,8 @@ export interface PageForm {
   readonly fields: Readonly<Record<string, string>>;
   /** The names of every field the form has (inputs of any type but buttons, textareas, selects): what it can be filled in with. */
   readonly names: readonly string[];
+  /** Its `enctype` says `multipart/form-data` (a form with a file field): it is sent so, as a browser sends it. */
+  readonly multipart: boolean;
 }
 
 const FORM = /<form\b([^>]*)>([\s\S]*?)<\/form>/gi;
@@ -39,7 +41,8 @@ export function formsOf(html: string, pagePath: string): PageForm[] {
       const type = (attribute(input, "type") ?? "text").toLowerCase();
       if (type !== "submit" && type !== "button" && type !== "reset" && type !== "image") names.add(name);
       if ((type === "checkbox" || type === "radio") && !/\schecked\b/i.test(input)) continue;
-      if (type === "submit" || type === "button" || type === "password") continue;
+      // A file input sends a file only when one is chosen (`submit`'s fields give it: `testFile(…)`).
+      if (type === "submit" || type === "button" || type === "password" || type === "file") continue;
       fields[name] = attribute(input, "value") ?? (type === "checkbox" ? "on" : "");
     }
     for (const [, textarea = "", text = ""] of body.matchAll(TEXTAREA)) {
@@ -53,7 +56,8 @@ export function formsOf(html: string, pagePath: string): PageForm[] {
       const chosen = chosenOption(options, flagged(select, "multiple"));
       if (chosen !== undefined) fields[name] = chosen;
     }
-    forms.push({ action: new URL(action ?? pagePath, `http://page${pagePath}`).pathname + (action?.includes("?") === true ? `?${action.split("?")[1]}` : ""), method, fields, names: [...names] });
+    const multipart = (attribute(attributes, "enctype") ?? "").toLowerCase() === "multipart/form-data";
+    forms.push({ action: new URL(action ?? pagePath, `http://page${pagePath}`).pathname + (action?.includes("?") === true ? `?${action.split("?")[1]}` : ""), method, fields, names: [...names], multipart });
   }
   return forms;
 }
@@ -65,7 +69,7 @@ export function formsOf(html: string, pagePath: string): PageForm[] {
  * with its own form and the layout's Sign out form, given no fields) is a mistake in the test,
  * not a guess to make: it throws naming their actions and how to pick one. Throws when none fits.
  */
-export function pickForm(forms: readonly PageForm[], fields: Readonly<Record<string, string>>, pagePath: string, action?: string): PageForm {
+export function pickForm(forms: readonly PageForm[], fields: Readonly<Record<string, unknown>>, pagePath: string, action?: string): PageForm {
   const listed = forms.map((f) => `${f.method.toUpperCase()} ${f.action}`).join(", ") || "none";
   if (action !== undefined) {
     const form = forms.find((candidate) => candidate.action === action);

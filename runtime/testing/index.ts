@@ -5,7 +5,7 @@
  */
 export { startApp, type StartAppOptions, type TestApp } from "./start-app.js";
 export { waitForMail, type MailFilter, type SentMail } from "./mailbox.js";
-export { TestClient, type TestResponse, type SubmitOptions } from "./client.js";
+export { TestClient, testFile, type TestFile, type TestResponse, type SubmitOptions } from "./client.js";
 export { CookieJar } from "./cookie-jar.js";
 export { formsOf, refusalOf, type PageForm, type Refusal } from "./forms.js";
 export { ApiError, createClient, type ApiClient, type ClientOptions } from "../client/index.js";
