@@ -91,7 +91,7 @@ function acceptOf(r: FileReading, options: ts.Type | undefined, field: string, m
   if (unknown.length > 0) {
     r.problem(
       `the \`accept\` of the field \`${field}\` of the model ${model} names ${unknown.map((u) => JSON.stringify(u)).join(", ")}, which is not a media type: write "type/subtype" or "type/*" in lower case ("application/pdf", "image/*"), ` +
-        `with a top-level type of application, audio, font, image, model, text or video${unknown.includes("*/*") ? '; leave `accept` out to take any type' : ""}.`,
+        `with a top-level type of application, audio, font, image, model, text or video${unknown.includes("*/*") ? "; name the types the field takes (\"text/*\" for any text) rather than every type" : ""}.`,
     );
     return undefined;
   }
@@ -106,7 +106,7 @@ function limitOf(r: FileReading, options: ts.Type | undefined, name: "maxBytes" 
   const value = type.isNumberLiteral() ? type.value : undefined;
   if (value === undefined || !Number.isSafeInteger(value) || value <= 0) {
     r.problem(
-      `the \`${name}\` of the field \`${field}\` of the model ${model} is \`${r.checker.typeToString(type)}\`, which is no positive whole number: write the limit as a literal, ${what}<{ ${name}: ${fallback === FILE_DEFAULTS.maxBytes ? "5_000_000" : "20_000_000"} }>, or leave it out for the default (${fallback.toLocaleString("en")}).`,
+      `the \`${name}\` of the field \`${field}\` of the model ${model} is \`${r.checker.typeToString(type)}\`, which is no positive whole number: write the limit as a literal, ${what}<{ ${what === "Upload" ? 'accept: "application/pdf"; ' : ""}${name}: ${name === "maxBytes" ? "5_000_000" : "20_000_000"} }>, or leave it out for the default (${fallback.toLocaleString("en")}).`,
     );
     return name === "maxBytes" ? undefined : null;
   }

@@ -159,7 +159,7 @@ function fieldOf(s: Shaping, model: Model, property: ts.Symbol): FieldRead | und
   if (isUnresolved(s, declared)) return undefined;
   const fileTag = fileTagOf(s, type);
   if (fileTag !== undefined) {
-    const problem = (message: string): void => report(s, model, Codes.fileField, message);
+    const problem = (message: string): void => report(s, model, Codes.fileField, message, property);
     const file = readFileField({ ts: s.ts, checker: s.checker, problem }, name, model.name, fileTag);
     return file === undefined ? undefined : { ...base, input: "file", describe: file.image ? "an image" : "a file", file };
   }

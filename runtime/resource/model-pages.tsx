@@ -8,7 +8,7 @@ import type { FieldSpec, ModelSpec } from "./model.js";
 import type { StoredFile } from "./file-types.js";
 import { fileFields, type ModelFiles } from "./model-files.js";
 import type { Ownership } from "./ownership.js";
-import { modelHref } from "./model-paths.js";
+import { fileHref, modelHref } from "./model-paths.js";
 import { Picker } from "./picker.js";
 import { viewerRows } from "./readable.js";
 import { ReferenceLabels } from "./reference-view.js";
@@ -56,7 +56,7 @@ export class ModelPages<A> {
   /** fw/files, which a model with file fields must be given (the generated table does). */
   filesOrFail(): ModelFiles {
     if (this.files === undefined) {
-      throw new Error(`The model ${this.model.name} has file fields (${this.fileFields.map((f) => f.name).join(", ")}), so its routes need fw/files: build them through the generated table, or pass resourceRoutes(…, { files: modelFiles() }) from fw/files.`);
+      throw new Error(`The model ${this.model.name} has file fields (${this.fileFields.map((f) => f.name).join(", ")}), so its routes need the files module: build them through the generated table, or pass resourceRoutes(…, { files: modelFiles(table) }), modelFiles imported from the files module.`);
     }
     return this.files;
   }
@@ -124,7 +124,7 @@ export class ModelPages<A> {
    * image's variant (`thumb`, `large`).
    */
   fileHref(request: Request, key: unknown, field: FieldSpec, file: StoredFile, variant?: string): string {
-    return `${this.at(request, key)}/${field.name}/${file.key}${variant === undefined ? "" : `/${variant}`}`;
+    return fileHref(request, this.model, key, field.name, file.key, variant);
   }
 
   /** A row's Show path as this request reaches the table (under its `Route.under` prefix). */

@@ -83,3 +83,19 @@ export function modelHref(request: Request, model: Pick<ModelSpec<unknown>, "pat
   const params = key === undefined ? {} : { [model.key]: key as PathValue };
   return request.href(fillPath(modelPattern(model, route), params, query));
 }
+
+/**
+ * Where a row's file is served (issue 40): `/posts/:id/cover/:fileKey`, and an image's variant at
+ * `/posts/:id/cover/:fileKey/:variant`. The key in the address changes with the file, so a browser
+ * may keep what it fetched for good.
+ */
+export function fileRoutePattern(model: Pick<ModelSpec<unknown>, "path" | "key">, field: string, variant: boolean): string {
+  return `${patternOf(model, "Show")}/${field}/:fileKey${variant ? "/:variant" : ""}`;
+}
+
+/** The path of a row's file (or of an image's variant), as `request` reaches the table. */
+export function fileHref(request: Request, model: Pick<ModelSpec<unknown>, "path" | "key">, key: unknown, field: string, fileKey: string, variant?: string): string {
+  const params: Record<string, PathValue> = { [model.key]: key as PathValue, fileKey };
+  if (variant !== undefined) params["variant"] = variant;
+  return request.href(fillPath(fileRoutePattern(model, field, variant !== undefined), params));
+}

@@ -5,7 +5,7 @@ import { FormPages } from "./form-pages.js";
 import type { ModelSpec } from "./model.js";
 import { ModelPages } from "./model-pages.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
-import { modelPattern, type ModelRoute } from "./model-paths.js";
+import { fileRoutePattern, modelPattern, type ModelRoute } from "./model-paths.js";
 import { Ownership } from "./ownership.js";
 import { pickRoute } from "./pick-route.js";
 import { ReadPages } from "./read-pages.js";
@@ -120,16 +120,15 @@ function fileUploads(model: ModelSpec<unknown>): { files?: FileFields } {
  * they cover the row (a draft's cover is a 404 for whoever may not read the draft).
  */
 function fileRoutes(model: ModelSpec<unknown>, reads: ReadPages<unknown>, params: ParamDecoders, source: string): HttpRoute[] {
-  const show = modelPattern(model, "Show");
   return fileFields(model.fields).flatMap((field) => {
     const original: HttpRoute = {
-      ...Route.http({ method: "GET", path: `${show}/${field.name}/:fileKey`, handler: (r) => reads.file(r, field, undefined), params, origin: Origin.Resource, source }),
+      ...Route.http({ method: "GET", path: fileRoutePattern(model, field.name, false), handler: (r) => reads.file(r, field, undefined), params, origin: Origin.Resource, source }),
       role: "Show",
       model: model.name,
     };
     if (field.file?.image !== true) return [original];
     const variant: HttpRoute = {
-      ...Route.http({ method: "GET", path: `${show}/${field.name}/:fileKey/:variant`, handler: (r) => reads.file(r, field, r.params["variant"]), params, origin: Origin.Resource, source }),
+      ...Route.http({ method: "GET", path: fileRoutePattern(model, field.name, true), handler: (r) => reads.file(r, field, r.params["variant"]), params, origin: Origin.Resource, source }),
       role: "Show",
       model: model.name,
     };

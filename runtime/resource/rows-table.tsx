@@ -8,7 +8,7 @@ import type { Ownership } from "./ownership.js";
 import type { Order } from "./query.js";
 import type { ReferenceLabels } from "./reference-view.js";
 import type { ModelSpec } from "./model.js";
-import { modelRowFiller } from "./model-paths.js";
+import { fileHref, modelRowFiller } from "./model-paths.js";
 import { isDigits, type PathValue } from "../routing/fill-path.js";
 import type { StoredImage } from "./file-types.js";
 import { defaultVariants, variantSize } from "./image-variants.js";
@@ -54,9 +54,9 @@ export class RowsTable<A> {
    * image as its thumbnail), else its text on one line, escaped. `rowPath` is the row's Show
    * path, escaped (where its files are served).
    */
-  private cellHtml(row: A, field: Field, labels: ReferenceLabels, rowPath: () => string): string {
+  private cellHtml(request: Request, row: A, field: Field, labels: ReferenceLabels): string {
     if (field.input === "reference") return labels.cellHtml(row, field);
-    if (field.input === "file") return fileCellHtml((row as Record<string, unknown>)[field.name], field, rowPath);
+    if (field.input === "file") return this.fileCellHtml(request, row, field);
     // "Yes" or "No": one line already, and nothing in it to escape.
     if (field.input === "checkbox") return this.form.display(row, field);
     return oneLineHtml(this.form.display(row, field), CELL_LENGTH);
@@ -89,7 +89,7 @@ export class RowsTable<A> {
     for (const row of rows) {
       html += "<tr>";
       const key = (row as Record<string, unknown>)[this.model.key] as PathValue;
-      for (const field of columns) html += `<td>${this.cellHtml(row, field, labels, () => showHref(key))}</td>`;
+      for (const field of columns) html += `<td>${this.cellHtml(request, row, field, labels)}</td>`;
       if (links) {
         // Once per row: the row's path and whether this user may edit it (an ownership check).
         const edits = this.offers(request, "Edit", row);
@@ -100,6 +100,23 @@ export class RowsTable<A> {
       html += "</tr>";
     }
     return html;
+  }
+
+  /**
+   * A file's cell: an image as its thumbnail (sized, so the table does not jump as it loads;
+   * `alt` empty, as the row's own cells say what it is), any other file as a link with its name
+   * and size. Empty without a file.
+   */
+  private fileCellHtml(request: Request, row: A, field: Field): string {
+    const value = (row as Record<string, unknown>)[field.name];
+    if (!isStoredFile(value)) return "";
+    const key = (row as Record<string, unknown>)[this.model.key];
+    const at = (variant?: string): string => escapeHtml(fileHref(request, this.model as ModelSpec<unknown>, key, field.name, value.key, variant));
+    if (field.file?.image === true && "width" in value && "height" in value) {
+      const size = variantSize(defaultVariants.thumb, value as StoredImage);
+      return `<img src="${at("thumb")}" alt="" class="fw-thumb" width="${size.width}" height="${size.height}" loading="lazy">`;
+    }
+    return `<a href="${at()}" download>${escapeHtml(value.name)}</a> (${sizeText(value.size)})`;
   }
 
   /** A column heading: a link that sorts by it (ascending, or descending when it already sorts so), or plain. */
@@ -131,17 +148,3 @@ function hrefWriter(request: Request, fill: (key: PathValue) => string): (key: P
   return (key) => (plain && isDigits(key) ? mount + fill(key) : escapeHtml(request.href(fill(key))));
 }
 
-/**
- * A file's cell: an image as its thumbnail (sized, so the table does not jump as it loads;
- * `alt` empty, as the row's own cells say what it is), any other file as a link with its name
- * and size. Empty without a file.
- */
-function fileCellHtml(value: unknown, field: Field, rowPath: () => string): string {
-  if (!isStoredFile(value)) return "";
-  const at = `${rowPath()}/${escapeHtml(field.name)}/${escapeHtml(value.key)}`;
-  if (field.file?.image === true && "width" in value && "height" in value) {
-    const size = variantSize(defaultVariants.thumb, value as StoredImage);
-    return `<img src="${at}/thumb" alt="" class="fw-thumb" width="${size.width}" height="${size.height}" loading="lazy">`;
-  }
-  return `<a href="${at}" download>${escapeHtml(value.name)}</a> (${sizeText(value.size)})`;
-}

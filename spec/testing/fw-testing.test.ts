@@ -98,9 +98,9 @@ describe("fw/testing's cookie jar and form reader", () => {
   it("reads a form's action, method and carried fields (hidden, prefilled, checked), unescaped", () => {
     const html = `<form method="post" action="/posts/7?x=1&amp;y=2"><input type="hidden" name="_method" value="PUT"><input type="hidden" name="_csrf" value="t0k"><input name="title" value="A &amp; B"><input type="checkbox" name="done" checked><input type="checkbox" name="no"><input type="password" name="password" value="x"><textarea name="body">1 &lt; 2</textarea><button>Save</button></form>`;
     expect(formsOf(html, "/posts/7/edit")).toEqual([
-      { action: "/posts/7?x=1&y=2", method: "post", fields: { _method: "PUT", _csrf: "t0k", title: "A & B", done: "on", body: "1 < 2" }, names: ["_method", "_csrf", "title", "done", "no", "password", "body"] },
+      { action: "/posts/7?x=1&y=2", method: "post", fields: { _method: "PUT", _csrf: "t0k", title: "A & B", done: "on", body: "1 < 2" }, names: ["_method", "_csrf", "title", "done", "no", "password", "body"], multipart: false },
     ]);
-    expect(formsOf(`<form><input name="q"><select name="kind"><option>a</option></select></form>`, "/search")).toEqual([{ action: "/search", method: "get", fields: { q: "", kind: "a" }, names: ["q", "kind"] }]);
+    expect(formsOf(`<form><input name="q"><select name="kind"><option>a</option></select></form>`, "/search")).toEqual([{ action: "/search", method: "get", fields: { q: "", kind: "a" }, names: ["q", "kind"], multipart: false }]);
   });
 
   // A derived form's select (a reference pre-selected by /comments/new?post=7, an edit form's
@@ -115,7 +115,7 @@ describe("fw/testing's cookie jar and form reader", () => {
       + `<select name="label"><option value="selected">a value, not the flag</option><option value="b" selected>b</option></select>`
       + `<button>Create</button></form>`;
     expect(formsOf(html, "/comments/new")).toEqual([
-      { action: "/comments", method: "post", fields: { _csrf: "t", post: "7", category: "news", first: "Plain & text", label: "b" }, names: ["_csrf", "post", "category", "first", "none", "many", "label"] },
+      { action: "/comments", method: "post", fields: { _csrf: "t", post: "7", category: "news", first: "Plain & text", label: "b" }, names: ["_csrf", "post", "category", "first", "none", "many", "label"], multipart: false },
     ]);
     const choosing = `<form method="post" action="/comments"><select name="post" required><option value="" selected>Choose…</option><option value="7">Hello</option></select></form>`;
     expect(formsOf(choosing, "/comments/new")[0]?.fields).toEqual({ post: "" });

@@ -64,6 +64,14 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/app\/Live\.tsx\(16,28\): error TS91051: fw: src\/app\/Live\.tsx: the live page listens to the topic "task", which nothing publishes, so the page would never refresh\. The topics that exist: "tasks", "ticks"\./,
     /src\/app\/Live\.tsx\(16,36\): error TS91051: fw: .*the topic "lobby", which nothing publishes.*"lobby" names a Room, and rooms are not topics/,
   ],
+  // Issue 40: file fields' options, each at its field; a file field on a model kept in memory. Photo, written right, is quiet.
+  "file-errors": [
+    /src\/models\/Report\.ts\(6,3\): error TS91080: fw: src\/models\/Report\.ts: the `accept` of the field `doc` of the model Report names "pdf", which is not a media type: write "type\/subtype" or "type\/\*" in lower case/,
+    /src\/models\/Scan\.ts\(6,3\): error TS91080: fw: .*the `maxBytes` of the field `page` of the model Scan is `0`, which is no positive whole number: write the limit as a literal, Upload<\{ accept: "application\/pdf"; maxBytes: 5_000_000 \}>/,
+    /src\/models\/Logo\.ts\(6,3\): error TS91080: fw: .*the field `mark` of the model Logo is an Image that accepts "image\/svg\+xml".*SVG can carry script, so it is never shown inline: take it as a download with Upload<\{ accept: "image\/svg\+xml" \}>/,
+    /src\/models\/Anything\.ts\(6,3\): error TS91080: fw: .*names "\*\/\*", which is not a media type.*name the types the field takes/,
+    /src\/models\/Memo\.ts\(\d+,\d+\): error TS91081: fw: src\/models\/Memo\.ts: the model Memo has the file field `note` but no table: a stored file outlives the process, so its row must too\. Give the model a table, derives<Memo>\(…, \{ table: "memos" \}\)/,
+  ],
   // Issue 32: job files under src/jobs (helpers.ts, lower-case, is a plain module and no job).
   "job-errors": [
     /src\/jobs\/NoRun\.ts\(1,1\): error TS91070: fw: src\/jobs\/NoRun\.ts is the job NoRun, but it exports no `run`\. A job file exports `export async function run\(payload: Payload, job: JobContext\): Promise<void> \{ … \}`/,
@@ -128,6 +136,12 @@ describe("Builds that must fail name the file, the export or capability, and the
     const output = (results.get(name) as Built).output;
     expect(errorLines(output).length, output).toBeGreaterThan(0);
     expect(notFws(output), output).toEqual([]);
+  });
+
+  it("file-errors: one error per mistaken file field and none for the model written right", () => {
+    const output = (results.get("file-errors") as Built).output;
+    expect(errorLines(output)).toHaveLength(5);
+    expect(output).not.toContain("Photo");
   });
 
   it("broken-paths: only the mistyped paths and topics fail; the right ones, external, computed and public ones do not", () => {
