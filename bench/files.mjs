@@ -30,7 +30,7 @@ const MAX_BYTES = 1100 * MiB;
 
 const FILES = join(WORK, "files");
 const RUN = join(FILES, "run");
-const UPLOAD_FILE = join(FILES, "upload.pdf");
+export const UPLOAD_FILE = join(FILES, "upload.pdf");
 const SERVED_FILE = join(FILES, "served", "served.pdf");
 
 /** A file of `size` bytes that reads as a PDF (its head) and is otherwise random: made once, kept under bench/.work. */
@@ -53,10 +53,15 @@ const SIDES = {
   raw: { script: "files-raw.mjs", label: "raw node:http", stored: (key) => join(RUN, "raw-store", key) },
 };
 
+/** A side's server script and its environment (bench/profile.mjs's upload and file scenarios start them too). */
+export function filesServer(side) {
+  return { script: join("bench", "servers", SIDES[side].script), env: { ...SIDES[side].env, FILES_DIR: RUN, FILES_SERVE: SERVED_FILE, FILES_MAX_BYTES: String(MAX_BYTES) } };
+}
+
 async function start(side, name) {
   const port = await freePort();
-  const env = { ...SIDES[side].env, PORT: String(port), FILES_DIR: RUN, FILES_SERVE: SERVED_FILE, FILES_MAX_BYTES: String(MAX_BYTES) };
-  const server = await startServer({ name, script: join("bench", "servers", SIDES[side].script), env, core: SERVER_CORE });
+  const { script, env } = filesServer(side);
+  const server = await startServer({ name, script, env: { ...env, PORT: String(port) }, core: SERVER_CORE });
   return { ...server, side, port, url: `http://127.0.0.1:${port}` };
 }
 
@@ -68,7 +73,23 @@ async function client(url, args) {
   return JSON.parse(result.output.trim().split("\n").pop());
 }
 
-/** Removes what a run's uploads stored (after it, untimed: no run is slowed by a filling disk); fw's served file stays. */
+/**
+ * Empties the folders the uploads are stored in (fw's served file is in a folder of its own), skipping
+ * a file written to in the last second (a Fastify upload under way writes its file in place).
+ */
+export function sweepStores() {
+  const now = Date.now();
+  const sweep = (folder) => {
+    for (const entry of existsSync(folder) ? readdirSync(folder, { withFileTypes: true }) : []) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) sweep(path);
+      else if (now - statSync(path, { throwIfNoEntry: false })?.mtimeMs > 1000) rmSync(path, { force: true });
+    }
+  };
+  for (const store of ["fw-store", "fastify-store", "raw-store"]) sweep(join(RUN, store));
+}
+
+/** Removes what a run's uploads stored (after it, untimed: no run is slowed by a filling disk, nor by its writeback). */
 function removeStored(side, keys) {
   for (const key of keys) rmSync(SIDES[side].stored(key), { force: true });
 }

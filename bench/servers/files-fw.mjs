@@ -5,7 +5,9 @@
 //                 type read from its bytes), and the handler puts it into DiskStorage under a
 //                 random key (a rename: spool and storage are on the same disk); 201 {"key": …}
 //   GET /file     the stored copy of FILES_SERVE through `serveStored` (ETag, Range, nosniff, a
-//                 sandbox CSP, a PDF as an attachment), as a read rule's handler would answer it
+//                 sandbox CSP, a PDF as an attachment), as a read rule's handler would answer it;
+//                 stored at boot in a DiskStorage of its own (FILES_DIR/fw-served), so that what
+//                 the uploads stored (FILES_DIR/fw-store) can be removed between runs
 // Both are `Route.api` (no session, no CSRF token), like the Fastify peer. Production boot
 // (`main([])`), access log off; FW_SECRET from the environment.
 import { mkdirSync, statSync } from "node:fs";
@@ -21,6 +23,7 @@ if (dir === undefined || served === undefined || !(maxBytes > 0)) throw new Erro
 const spoolDir = join(dir, "fw-spool");
 mkdirSync(spoolDir, { recursive: true });
 const storage = new DiskStorage(join(dir, "fw-store"));
+const servedStorage = new DiskStorage(join(dir, "fw-served"));
 
 // The file GET /file serves, stored once at boot as an upload's would be: what a row keeps of it.
 const stored = {
@@ -30,7 +33,7 @@ const stored = {
   name: basename(served),
   checksum: await fileChecksum(served),
 };
-await storage.put(stored.key, { path: served }, stored);
+await servedStorage.put(stored.key, { path: served }, stored);
 
 const upload = Route.api({
   method: "POST",
@@ -44,7 +47,7 @@ const upload = Route.api({
     return Json({ key }, 201);
   },
 });
-const file = Route.api({ method: "GET", path: "/file", handler: (request) => serveStored(storage, stored, request) });
+const file = Route.api({ method: "GET", path: "/file", handler: (request) => serveStored(servedStorage, stored, request) });
 
 process.exitCode = await new HttpApp({
   routes: RouteTable.of(upload, file),
