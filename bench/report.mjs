@@ -7,6 +7,7 @@ import { DB_PAGES, perPage, targetsTable } from "./targets.mjs";
 import { liveSection } from "./live.mjs";
 import { scaleSection } from "./scale.mjs";
 import { jobsSection } from "./jobs.mjs";
+import { filesSection } from "./files.mjs";
 
 const pct = (x) => (Number.isFinite(x) ? `${x >= 0 ? "+" : ""}${(x * 100).toFixed(0)} %` : "–");
 const ratio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "–");
@@ -346,7 +347,7 @@ How to run and what each part measures: [bench/README.md](bench/README.md).
 | Node | ${mc.node} |
 | kernel | ${mc.kernel} |
 | load generator | wrk ${mc.wrk} (Debian), ${mc.pinned ? "servers pinned to core 0 and wrk to core 1 with taskset" : "no taskset: not pinned"} |
-| peers | fastify ${r.versions.fastify}, hono ${r.versions.hono}, @hono/node-server ${r.versions["@hono/node-server"]}, find-my-way ${r.versions["find-my-way"]}${r.versions.pg === undefined ? "" : `, pg ${r.versions.pg}, @electric-sql/pglite ${r.versions["@electric-sql/pglite"]}`} |
+| peers | fastify ${r.versions.fastify}, hono ${r.versions.hono}, @hono/node-server ${r.versions["@hono/node-server"]}, find-my-way ${r.versions["find-my-way"]}${r.versions.pg === undefined ? "" : `, pg ${r.versions.pg}, @electric-sql/pglite ${r.versions["@electric-sql/pglite"]}`}${r.versions["@fastify/multipart"] === undefined ? "" : `, @fastify/multipart ${r.versions["@fastify/multipart"]}, @fastify/static ${r.versions["@fastify/static"]} (fw and @fastify/multipart both parse with @fastify/busboy ${r.versions["@fastify/busboy"]})`} |
 | toolchain | typescript ${r.versions.typescript}, ts-patch ${r.versions["ts-patch"]}, typia ${r.versions.typia} |
 | fw | working tree at ${r.git}, built by \`npm run build\`${r.built ? " at the start of this run" : " before this run (--no-build)"} |
 | noise | ${r.noise} |
@@ -363,6 +364,7 @@ How to run and what each part measures: [bench/README.md](bench/README.md).
   if (r.live !== undefined) parts.push(`## Live pages (issue 23, fw/live)\n\n${liveSection(r.live)}\n`);
   if (r.json !== undefined) parts.push(`## JSON answers (issue 31)\n\n${jsonSection(r.json, { ...r.options.json, wrkArgs: `-t1 -c${r.options.json.connections} -d${r.options.json.seconds}s` })}\n`);
   if (r.jobs !== undefined) parts.push(`## Background jobs (issue 32, fw/jobs)\n\n${jobsSection(r.jobs)}\n`);
+  if (r.files !== undefined) parts.push(`## Files (issue 40, fw/files)\n\n${filesSection(r.files, { ...r.options.files, sharp: r.versions.sharp })}\n`);
   const findings = join(BENCH, "FINDINGS.md");
   if (existsSync(findings)) parts.push(readFileSync(findings, "utf8").trim() + "\n");
   return parts.join("\n");

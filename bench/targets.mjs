@@ -45,6 +45,12 @@ export const GOALS = {
   json: 1.0,
   /** fw/jobs over pg-boss's faster way (issue 32). */
   jobs: 1.0,
+  /** A 100 MiB upload, one at a time, MiB/s over Fastify + @fastify/multipart streaming to disk (issue 40). */
+  filesUpload: 1.0,
+  /** A stored 5 MiB file served, req/s over @fastify/static (issue 40). */
+  filesServe: 1.0,
+  /** The peak RSS growth of fw's server during a 1 GiB upload, MB (MiB, as fmtMB prints; issue 40). */
+  filesUploadRssMB: 32,
 };
 
 /**
@@ -321,9 +327,51 @@ function otherRows(r) {
   ];
 }
 
+function filesRows(f) {
+  const group = (id) => f?.groups?.find((g) => g.id === id);
+  const find = (g, id) => g?.rows.find((x) => x.id === id);
+  const upload = find(group("upload"), "fw");
+  const sameWork = pairedTo(upload, find(group("upload"), "fastifySha"));
+  const inFlight = find(group("upload4"), "fw");
+  const serve = find(group("serve"), "fw");
+  const rss = f?.rss?.find((x) => x.side === "fw");
+  const others = (f?.rss ?? []).filter((x) => x.side !== "fw");
+  const beside = [
+    inFlight?.roundRatios === undefined ? undefined : `${group("upload4").concurrency} in flight ${ratio(inFlight.roundRatios.median)}`,
+    sameWork === undefined ? undefined : `against Fastify hashing the bytes with SHA-256 as fw does ${ratio(sameWork.ratio)}`,
+  ].filter((x) => x !== undefined);
+  return [
+    row(
+      `Files (issue 40): upload of a 100 MiB file, one at a time, fw ≥ ${goal(GOALS.filesUpload)}× Fastify + @fastify/multipart streaming it to disk (MiB/s)`,
+      upload?.roundRatios === undefined ? undefined : `${ratioCell(upload)}${beside.length === 0 ? "" : `; ${beside.join("; ")}`}`,
+      upload?.roundRatios === undefined ? undefined : ratioVerdict(upload.roundRatios, GOALS.filesUpload),
+    ),
+    row(
+      `Files (issue 40): serving a stored 5 MiB file, fw's \`serveStored\` ≥ ${goal(GOALS.filesServe)}× @fastify/static (req/s)`,
+      serve?.roundRatios === undefined ? undefined : ratioCell(serve),
+      serve?.roundRatios === undefined ? undefined : ratioVerdict(serve.roundRatios, GOALS.filesServe),
+    ),
+    row(
+      `Files (issue 40): peak RSS growth of fw's server during a 1 GiB upload ≤ ${GOALS.filesUploadRssMB} MB`,
+      rss === undefined ? undefined : `${fmtMB(rss.growth)}${others.length === 0 ? "" : ` (${others.map((x) => `${x.label} ${fmtMB(x.growth)}`).join(", ")})`}`,
+      rss === undefined ? undefined : verdict(rss.growth <= GOALS.filesUploadRssMB * 1048576),
+    ),
+  ];
+}
+
 /** Every target's row, in the order of the parts; a part that did not run leaves its targets "not measured". */
 export function targetRows(r) {
-  return [...throughputRows(r.throughput), ...routingRows(r.routing), ...buildRows(r.build), ...devRows(r.dev), ...memoryRows(r.memory, r.db), ...dbRows(r.db), ...liveRows(r.live), ...otherRows(r)];
+  return [
+    ...throughputRows(r.throughput),
+    ...routingRows(r.routing),
+    ...buildRows(r.build),
+    ...devRows(r.dev),
+    ...memoryRows(r.memory, r.db),
+    ...dbRows(r.db),
+    ...liveRows(r.live),
+    ...otherRows(r),
+    ...filesRows(r.files),
+  ];
 }
 
 export function targetsTable(r) {
