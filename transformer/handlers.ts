@@ -9,7 +9,7 @@ import { answerTypes, isTypedAnswer, jsonAnswers, thrownStatuses, type JsonAnswe
 import { notJsonPlaces } from "./json-writable.js";
 import { analyseLivePage, type LiveHandler } from "./live-page.js";
 import { paramUses, type ParamUse } from "./param-types.js";
-import { uploadShape, type UploadShape } from "./upload-body.js";
+import { checkJsonHoldsNoFile, uploadShape, type UploadShape } from "./upload-body.js";
 import { listenerProblem, listenerShape, meantAsListener } from "./ws-listener.js";
 import type { RouteFile } from "./scan.js";
 
@@ -123,6 +123,7 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
   const upload = body === undefined ? undefined : uploadShape(c, site, body);
   if (upload === null) return undefined;
   if (!jsonCarries(c, site, upload === undefined ? body : undefined)) return undefined;
+  if (upload === undefined && body !== undefined && !checkJsonHoldsNoFile(c, site, body)) return undefined;
   const answers = jsonAnswers(c.ts, c.checker, site.signature);
   const doc = c.ts.displayPartsToString(site.signature.getDocumentationComment(c.checker)).trim();
   const thrown = thrownStatuses(c.ts, c.checker, site.declaration);

@@ -147,6 +147,56 @@ function isAtom(c: Checking, type: ts.Type): boolean {
   return type.isIntersection() && type.types.some((part) => (part.flags & text) !== 0);
 }
 
+/** The members a stored file has (runtime/resource/file-types.ts `StoredFile`). */
+const STORED_FILE = ["key", "name", "type", "size", "checksum"] as const;
+
+/**
+ * Places in a JSON body's type that hold a stored file (`$.post.cover`): a `StoredFile`, or a
+ * model's file type below the body's top level. JSON would let a caller name any stored file by
+ * its key and attach it to a row it may write, so the build refuses them (TS91082): a file comes
+ * in as an upload. At most `limit` places.
+ */
+export function storedFilePlaces(c: Pick<Checking, "ts" | "checker">, body: ts.Type, limit = 5): string[] {
+  const found: string[] = [];
+  const seen = new Set<ts.Type>();
+  const visit = (t: ts.Type, path: string, depth: number): void => {
+    if (found.length >= limit || depth > 24) return;
+    if (t.isUnion() || t.isIntersection()) {
+      // A stored file intersected with fw's tag (`Image<…>`) is one place, not two.
+      if (t.isIntersection() && STORED_FILE.every((name) => t.getProperty(name) !== undefined)) return void found.push(path);
+      for (const member of t.types) visit(member, path, depth + 1);
+      return;
+    }
+    if ((t.flags & c.ts.TypeFlags.Object) === 0 || seen.has(t)) return;
+    seen.add(t);
+    if (STORED_FILE.every((name) => t.getProperty(name) !== undefined)) return void found.push(path);
+    if (c.checker.isArrayType(t) || c.checker.isTupleType(t)) {
+      for (const element of c.checker.getTypeArguments(t as ts.TypeReference)) visit(element, `${path}[]`, depth + 1);
+      return;
+    }
+    if (c.checker.getSignaturesOfType(t, c.ts.SignatureKind.Call).length > 0) return;
+    for (const property of c.checker.getPropertiesOfType(t)) {
+      if (!property.name.startsWith("typia.")) visit(c.checker.getTypeOfSymbol(property), `${path}.${property.name}`, depth + 1);
+    }
+  };
+  visit(body, "$", 0);
+  return found;
+}
+
+/** A JSON body that holds a stored file: a finding (TS91082), false. */
+export function checkJsonHoldsNoFile(c: Checking, site: SignatureSite, body: ts.Type): boolean {
+  const places = storedFilePlaces(c, body);
+  if (places.length === 0) return true;
+  report(
+    c,
+    site,
+    undefined,
+    `\`${site.name}\` takes a JSON body holding a stored file at ${places.join(", ")}: JSON would let a caller name any stored file by its key and give it to a row. ` +
+      `A file comes in as an upload: ${FIX} at the body's top level, read with \`await request.upload()\`; or leave the file out of the body's type (\`Omit<Post, "cover">\`).`,
+  );
+  return false;
+}
+
 function report(c: Checking, site: SignatureSite, node: ts.Node | undefined, message: string): void {
   const place = node !== undefined && node.getSourceFile() === site.source ? node : site.declaration;
   c.findings.push({ code: Codes.uploadBody, category: "error", file: site.source, ...(place === undefined ? {} : at(place)), message: `${site.where}: ${message}` });

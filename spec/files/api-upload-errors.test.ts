@@ -1,6 +1,7 @@
 // Issue 40 item 8: an API body that names a file field must name a model's own (so the build knows
 // its limits and the table and column a stored file is recorded for), its other fields must be
-// text parts, and it is read with upload(), not json(). Each mistake is TS91082 at its place in
+// text parts, and it is read with upload(), not json(); a JSON body holds no stored file (a caller
+// would name any file by its key). Each mistake is TS91082 at its place in
 // spec/fixtures/upload-errors; the two routes written right (a Pick of the model, its field
 // through an alias) are quiet.
 import { join } from "node:path";
@@ -21,6 +22,8 @@ describe("issue 40: an upload body the build refuses (TS91082)", () => {
       /^src\/app\/api\/json\/Create\.ts\(10,15\): error TS91082: fw: .*: `request\.json\(\)` reads a JSON body, but the request's body type names the file field `cover`, which makes it an upload \(a multipart form\): read it with `await request\.upload\(\)`, which stores each file\.$/,
       /^src\/app\/api\/nested\/Create\.ts\(6,3\): error TS91082: fw: .*: `create` takes an upload \(its body names the file field `cover`\), a multipart form whose other fields are text parts, but `meta` is `\{ tag: string; \}`\. A text part carries a string, a number, a boolean \(or a union of their literals\), or an array of them/,
       /^src\/app\/api\/plain\/Create\.ts\(8,21\): error TS91082: fw: .*: `request\.upload\(\)` reads an upload \(a multipart form\), but the request's body type names no model's file field, so the body is JSON: read it with `request\.json\(\)`\./,
+      /^src\/app\/api\/forged\/Create\.ts\(4,1\): error TS91082: fw: .*: `create` takes a JSON body holding a stored file at \$\.attachment: JSON would let a caller name any stored file by its key and give it to a row\. A file comes in as an upload: name the model's own field, `cover\?: Post\["cover"\]`/,
+      /^src\/app\/api\/many\/Create\.ts\(5,1\): error TS91082: fw: .*: `create` takes a JSON body holding a stored file at \$\.posts\[\]\.cover:/,
       /^src\/app\/api\/sketch\/Create\.ts\(4,68\): error TS91082: fw: .*: its field `image` names `Sketch\["image"\]`, but Sketch has no table \(or derives no Resource\), so no row could hold the file\. Give Sketch a table/,
     ];
     for (const pattern of expected) expect(lines.some((line) => pattern.test(line)), `${pattern}\n${built.output}`).toBe(true);
