@@ -12,6 +12,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storageAt, type Storage } from "../../runtime/files/index.js";
+import type { Image } from "../../runtime/index.js";
 import { startApp, type TestApp } from "../../runtime/testing/index.js";
 import { postgresBin, startCluster, type PostgresCluster } from "../support/postgres.js";
 import { runNode } from "../support/process.js";
@@ -163,6 +164,13 @@ function scenarios(name: string, start: () => Promise<Setup>, stop: () => Promis
       expect(bare.cover).toBeUndefined();
       const doc = await (await calls()).fileDoc(setup.app.url, "plain words\n");
       expect(doc).toMatchObject({ title: "Notes", pages: 2, file: { type: "text/plain", name: "blob" } });
+    });
+
+    it("fw/testing's client.api is fw/client: a Blob for the file field, and the body goes as a form", async () => {
+      type UploadApi = { "POST /api/posts": { params: {}; body: { title: string; published: boolean; cover?: Image<{ maxBytes: 2_000_000 }> }; answer: Post } };
+      const api = setup.app.client().api<UploadApi>({ uploads: { "POST /api/posts": ["cover"] }, headers: authorization });
+      const made = await api.post("/api/posts", { title: "From the test client", published: true, cover: new Blob([new Uint8Array(png(3, 2))], { type: "image/png" }) });
+      expect(made).toMatchObject({ title: "From the test client", cover: { name: "blob", width: 3, height: 2 } });
     });
 
     it("deleting the post deletes the cover the API stored: the upload was recorded for posts.cover, so the delete job finds it", async () => {
