@@ -51,9 +51,10 @@ export function uploadShape(c: Checking, site: SignatureSite, body: ts.Type): Up
     const declaration = property.valueDeclaration ?? property.getDeclarations()?.[0];
     if (names.includes(property.getName())) {
       const file = uploadFile(c, site, property, type, declaration);
+      // A field of a model that failed the build: its own diagnostic says why, and the route is left out.
+      if (file === undefined) return null;
       if (file === null) clean = false;
-      else if (file !== undefined) files.push(file);
-      else return null;
+      else files.push(file);
     } else if (!carriedAsText(c, c.checker.getNonNullableType(type))) {
       report(
         c,
