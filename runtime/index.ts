@@ -37,7 +37,7 @@ export {
 } from "./http/json.js";
 export { typedJsonWriter } from "./http/json-writer.js";
 // For the generated .fw/api.ts (fw/client's calls are typed by it): the same types fw/client exports.
-export type { AnswerChecks, ApiAnswer, ApiBody, ApiJsonAnswer, ApiParam } from "./client/types.js";
+export type { AnswerChecks, ApiAnswer, ApiBody, ApiJsonAnswer, ApiParam, UploadRoutes } from "./client/types.js";
 export { Response, Ok, Redirect, status, type Body, type Content, type Header } from "./http/response.js";
 export { Cookie } from "./http/cookie.js";
 export { Session } from "./http/session.js";
@@ -80,7 +80,9 @@ export { Resource, resourceRoutes, PAGE_SIZE, type ResourceOptions } from "./res
 export { countAhead, pagesCounted, PAGES_AHEAD, type PagesCounted } from "./resource/page-count.js";
 export { pickerScriptRoute } from "./resource/picker-script.js";
 export { uploadScriptRoute } from "./resource/upload-script.js";
-export { KEPT_PREFIX, REMOVE_PREFIX, type ModelFiles, type ReceivedFiles } from "./resource/model-files.js";
+export { KEPT_PREFIX, REMOVE_PREFIX, type ModelFiles, type ReceivedFiles, type StoredUpload } from "./resource/model-files.js";
+export { apiUpload, type TextCheck, type UploadTarget } from "./resource/api-upload.js";
+export type { UploadBody, UploadSource } from "./http/upload-body.js";
 export { defaultVariants, variantSize, type VariantBox, type VariantName } from "./resource/image-variants.js";
 export { ScopedStore } from "./resource/scoped-store.js";
 export { viewerCapabilities, ViewerStore, withCapabilities } from "./resource/viewer-stores.js";

@@ -55,6 +55,7 @@ export const Codes = {
   // Files (issue 40) take 91080–91089.
   fileField: 91080,
   fileWithoutTable: 91081,
+  uploadBody: 91082,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

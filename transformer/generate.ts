@@ -6,7 +6,8 @@ import { Codes, type Finding } from "./diagnostics.js";
 import { emitModule, usesTypia, type Derived, type Row } from "./emit.js";
 import { apiModuleOf } from "./api-module.js";
 import { pathSegment, shapeModel, type Shaping } from "./model-shape.js";
-import type { Checking } from "./checking.js";
+import type { Checking, FileFieldSite } from "./checking.js";
+import { fileTagOf } from "./file-fields.js";
 import { analyseHandler, routeExport } from "./handlers.js";
 import { heldBack, leading } from "./held-back.js";
 import { discoverModels, type Model } from "./models.js";
@@ -66,6 +67,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
     capabilityModule: { shown: show(config.capabilities), exports: exportsOf(checker, tsApi, program.getSourceFile(config.capabilities)) },
     liveValues: findLiveValues(checker, program.getSourceFiles()),
     appDir: config.appDir,
+    fileFields: fileFieldSites(checker, models, derived),
   };
   const sourceOf = (file: string): ts.SourceFile | undefined => program.getSourceFile(file);
   const scanned = found.filter((route) => included(route, sourceOf, c));
@@ -258,6 +260,26 @@ function declaresEvents(tsApi: typeof ts, statement: ts.Statement): boolean {
   return !(tsApi.isPropertyAssignment(events) && tsApi.isObjectLiteralExpression(events.initializer) && events.initializer.properties.length === 0);
 }
 
+/**
+ * Every model's file fields by their declarations (what an API body's file field may name,
+ * upload-body.ts), each usable when its model derives Resource with a table and kept the field.
+ */
+function fileFieldSites(checker: ts.TypeChecker, models: readonly Model[], derived: readonly Derived[]): Map<ts.Node, FileFieldSite> {
+  const sites = new Map<ts.Node, FileFieldSite>();
+  for (const model of models) {
+    const argument = model.call.typeArguments?.[0];
+    if (argument === undefined) continue;
+    const made = derived.find((d) => d.model === model);
+    for (const property of checker.getTypeFromTypeNode(argument).getProperties()) {
+      if (fileTagOf({ checker }, checker.getNonNullableType(checker.getTypeOfSymbol(property))) === undefined) continue;
+      const field = made?.table === undefined ? undefined : made.shape.fields.find((f) => f.name === property.getName() && f.input === "file");
+      const site: FileFieldSite = { model: model.name, field: property.getName(), usable: field !== undefined, ...(field?.file?.maxPixels === undefined ? {} : { maxPixels: field.file.maxPixels }) };
+      for (const declaration of property.getDeclarations() ?? []) sites.set(declaration, site);
+    }
+  }
+  return sites;
+}
+
 /** With the auth module in use, a model's companion must declare `guarded` (or `owned`). */
 function checkModelGuard(c: Checking, model: Model, auth: string): void {
   const options = model.call.arguments.find((a) => c.ts.isObjectLiteralExpression(a));
@@ -277,8 +299,9 @@ function checkModelGuard(c: Checking, model: Model, auth: string): void {
 /** What makes the generated module call typia, for TS91017's message. */
 function typiaUser(rows: readonly Row[], derived: readonly Derived[]): string {
   if (derived.length > 0) return `the model ${derived[0]?.model.name}`;
-  const json = rows.find((row) => row.handler.case === "http" && row.handler.json === true);
-  return json === undefined ? "a typed path parameter" : `the JSON body of ${json.shown}`;
+  const json = rows.find((row) => row.handler.case === "http" && (row.handler.json === true || row.handler.upload !== undefined));
+  if (json === undefined) return "a typed path parameter";
+  return `the ${json.handler.case === "http" && json.handler.upload !== undefined ? "upload" : "JSON body"} of ${json.shown}`;
 }
 
 /**

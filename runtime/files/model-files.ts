@@ -27,7 +27,7 @@ import type { StoredFile, StoredImage } from "../resource/file-types.js";
 import type { FieldProblem } from "../resource/form-errors.js";
 import { defaultVariants, isVariantName } from "../resource/image-variants.js";
 import type { FieldSpec } from "../resource/model.js";
-import { KEPT_PREFIX, REMOVE_PREFIX, type ModelFiles, type ReceivedFiles } from "../resource/model-files.js";
+import { KEPT_PREFIX, REMOVE_PREFIX, type ModelFiles, type ReceivedFiles, type StoredUpload } from "../resource/model-files.js";
 import { isProductionEnv } from "../server/run-mode.js";
 import { FileJobs } from "./file-jobs.js";
 import { FilesTable, type FileOwner } from "./files-table.js";
@@ -98,7 +98,7 @@ class TableFiles implements ModelFiles {
       const upload = request.files.get(field.name);
       if (upload !== undefined) {
         const stored = await this.store(field, upload);
-        if ("problem" in stored) problems.push({ field: field.name, kind: "invalid", message: stored.problem });
+        if ("problem" in stored) problems.push({ field: field.name, kind: "invalid", message: `${field.label}: ${stored.problem}` });
         else values[field.name] = stored.file;
         continue;
       }
@@ -115,7 +115,7 @@ class TableFiles implements ModelFiles {
   }
 
   /** Stores one upload (an image normalised first): the file the row will hold, or why not. */
-  private async store(field: FieldSpec, upload: UploadedFile): Promise<{ file: StoredFile } | { problem: string }> {
+  async store(field: FieldSpec, upload: UploadedFile): Promise<StoredUpload> {
     const key = newStorageKey();
     if (field.file?.image === true) return this.storeImage(field, upload, key);
     await this.put(key, upload.take(), { type: upload.type, size: upload.size, checksum: upload.checksum });
@@ -124,13 +124,13 @@ class TableFiles implements ModelFiles {
     return { file };
   }
 
-  private async storeImage(field: FieldSpec, upload: UploadedFile, key: string): Promise<{ file: StoredImage } | { problem: string }> {
+  private async storeImage(field: FieldSpec, upload: UploadedFile, key: string): Promise<StoredUpload> {
     const folder = await mkdtemp(join(tmpdir(), "fw-image-"));
     try {
       const output = join(folder, "image");
       const limits = field.file?.maxPixels === undefined ? {} : { maxPixels: field.file.maxPixels };
       const normalised = await normaliseImage(upload.path, output, limits);
-      if (!normalised.ok) return { problem: `${field.label}: ${normalised.problem}` };
+      if (!normalised.ok) return { problem: normalised.problem };
       const { size, checksum } = await measured(output);
       const type = normalised.image.type;
       await this.put(key, output, { type, size, checksum });
