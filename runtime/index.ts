@@ -81,7 +81,7 @@ export { countAhead, pagesCounted, PAGES_AHEAD, type PagesCounted } from "./reso
 export { pickerScriptRoute } from "./resource/picker-script.js";
 export { uploadScriptRoute } from "./resource/upload-script.js";
 export { KEPT_PREFIX, REMOVE_PREFIX, type ModelFiles, type ReceivedFiles } from "./resource/model-files.js";
-export { defaultVariants, variantSize, type VariantBox, type VariantName } from "./resource/image-variants.js";
+export { defaultVariants, imageVariant, variantSize, type ImageVariant, type VariantBox, type VariantName } from "./resource/image-variants.js";
 export { ScopedStore } from "./resource/scoped-store.js";
 export { viewerCapabilities, ViewerStore, withCapabilities } from "./resource/viewer-stores.js";
 export type { OwnedDeclaration } from "./resource/owned-declaration.js";
