@@ -83,7 +83,7 @@ export { uploadScriptRoute } from "./resource/upload-script.js";
 export { KEPT_PREFIX, REMOVE_PREFIX, type ModelFiles, type ReceivedFiles, type StoredUpload } from "./resource/model-files.js";
 export { apiUpload, type TextCheck, type UploadTarget } from "./resource/api-upload.js";
 export type { UploadBody, UploadSource } from "./http/upload-body.js";
-export { defaultVariants, variantSize, type VariantBox, type VariantName } from "./resource/image-variants.js";
+export { defaultVariants, imageVariant, variantSize, type ImageVariant, type VariantBox, type VariantName } from "./resource/image-variants.js";
 export { ScopedStore } from "./resource/scoped-store.js";
 export { viewerCapabilities, ViewerStore, withCapabilities } from "./resource/viewer-stores.js";
 export type { OwnedDeclaration } from "./resource/owned-declaration.js";

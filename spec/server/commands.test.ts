@@ -40,10 +40,14 @@ describe("1 HttpApp commands", () => {
       "POST /guestbook",
       "GET /",
       ...["GET /comments", "GET /comments/new", "GET /comments/:id", "GET /comments/:id/edit", "GET /comments/:id/delete", "POST /comments", "PUT /comments/:id", "DELETE /comments/:id"],
+      // a comment's attachment (issue 40), served through its row by the row's read rule
+      "GET /comments/:id/attachment/:fileKey",
       ...["GET /notes", "GET /notes/new", "GET /notes/:id", "GET /notes/:id/edit", "POST /notes", "PUT /notes/:id"],
       ...["GET /posts", "GET /posts/new", "GET /posts/:id", "GET /posts/:id/edit", "GET /posts/:id/delete", "POST /posts", "PUT /posts/:id", "DELETE /posts/:id"],
-      // the search behind the comment form's post picker (a model others point at), and its script
-      ...["GET /fw/pick/posts", "GET /fw/picker.js"],
+      // a post's cover, and its variants (thumb, large)
+      ...["GET /posts/:id/cover/:fileKey", "GET /posts/:id/cover/:fileKey/:variant"],
+      // the search behind the comment form's post picker (a model others point at), its script, and the upload progress script of file forms
+      ...["GET /fw/pick/posts", "GET /fw/picker.js", "GET /fw/upload.js"],
       ...["GET /login", "POST /login", "POST /logout"],
       // fw/auth's account flows: the example's sign-in has a mailer (issue 32)
       ...["GET /password/forgot", "POST /password/forgot", "GET /password/reset", "POST /password/reset", "GET /confirm", "POST /confirm"],
@@ -104,7 +108,7 @@ describe("1 HttpApp commands", () => {
     app.child.kill("SIGTERM");
     expect(await app.exited).toBe(0);
     const { out } = app.output();
-    expect(out).toMatch(/^fw: serving 61 routes on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(out).toMatch(/^fw: serving 65 routes on http:\/\/127\.0\.0\.1:\d+\n/);
     expect(out).toMatch(/\nGET \/guestbook 200 \d+\.\dms\n/);
     expect(out).toMatch(/\nGET \/nowhere 404 \d+\.\dms\n/);
     expect(out).not.toContain("hidden"); // the query is never logged

@@ -1,4 +1,4 @@
-import { Actions, derives, Destroy, Edit, Form, Index, Resource, Show, Update, type Id } from "fw";
+import { Actions, derives, Destroy, Edit, Form, Index, Resource, Show, Update, type Id, type Upload } from "fw";
 import type { tags } from "typia";
 import { auth, type User } from "../auth.js";
 import type { Post } from "./Post.js";
@@ -11,6 +11,8 @@ export interface Comment {
   /** Who wrote it: set from the signed-in user on Create, never part of the form. */
   author: Id<User>;
   body: string & tags.MinLength<1> & tags.MaxLength<2000>;
+  /** A PDF or a text file (10 MB at most), offered as a download: read by who may read the comment. */
+  attachment?: Upload<{ accept: "application/pdf" | "text/plain"; maxBytes: 10_000_000 }>;
   createdAt?: Date;
 }
 

@@ -1,4 +1,4 @@
-import { Actions, derives, Destroy, Edit, Form, Index, Resource, Show, Update, type Id, type LongText } from "fw";
+import { Actions, derives, Destroy, Edit, Form, Index, Resource, Show, Update, type Id, type Image, type LongText } from "fw";
 import type { tags } from "typia";
 import { auth, type User } from "../auth.js";
 
@@ -12,6 +12,12 @@ export interface Post {
   published: boolean;
   summary?: string;
   category: "news" | "howto" | "misc";
+  /**
+   * An image shown above the post (PNG, JPEG, GIF, WebP or AVIF, 5 MB at most): a thumbnail on
+   * /posts, a larger one on the post's page, served by the post's read rule (a draft's cover is
+   * its author's alone). Its metadata (EXIF, GPS) is removed before anyone sees it.
+   */
+  cover?: Image<{ maxBytes: 5_000_000 }>;
 }
 
 /**
