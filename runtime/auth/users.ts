@@ -21,6 +21,12 @@ export interface UserFields {
    * cannot give a new user an epoch an old cookie carries.
    */
   readonly sessionEpoch: string;
+  /**
+   * The roles the user holds (`admin`, the app's own): what `auth.role(…)` guards ask for, read
+   * from the store with the user on every request, so a role granted or revoked counts at once in
+   * every process. None when absent. Granted and revoked through `auth.setRoles` (or `db grant`).
+   */
+  readonly roles?: readonly string[];
 }
 
 /**
@@ -72,6 +78,22 @@ export interface Users<U extends UserFields = UserFields> {
    * needs; "taken" when another account has it, undefined when there is no such user.
    */
   setEmail?(id: number, email: string): Promise<U | "taken" | undefined>;
+  /**
+   * Optional: the user's roles, replaced whole (sorted, each once); undefined when there is no
+   * such user. What `auth.setRoles` and role guards need: without it, nobody holds a role.
+   */
+  setRoles?(id: number, roles: readonly string[]): Promise<U | undefined>;
+}
+
+/** A role's name: letters, digits, `-`, `_`, `:` and `.`, starting with a letter, at most 64 characters (`admin`, `billing:read`). */
+export const ROLE_PATTERN = /^[a-z][a-z0-9_.:-]{0,63}$/i;
+
+/** The roles, checked and in one canonical form (sorted, each once); throws naming a name that is no role. */
+export function canonicalRoles(roles: readonly string[]): string[] {
+  for (const role of roles) {
+    if (typeof role !== "string" || !ROLE_PATTERN.test(role)) throw new TypeError(`fw/auth: ${JSON.stringify(String(role).slice(0, 80))} is no role name: letters, digits, -, _, : and ., starting with a letter, at most 64 characters (admin, billing:read).`);
+  }
+  return [...new Set(roles)].sort();
 }
 
 /**
@@ -184,6 +206,10 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
     return (await this.isRevoked(id, sessionId)) ? undefined : this.byId(id);
   }
 
+  async setRoles(id: number, roles: readonly string[]): Promise<U | undefined> {
+    return this.change(id, { roles: canonicalRoles(roles).map(ownCopy) });
+  }
+
   private change(id: number, fields: Partial<UserFields>): U | undefined {
     const user = this.byKey.get(id);
     if (user === undefined) return undefined;
@@ -199,7 +225,9 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
 }
 
 function copy<U>(user: U | undefined): U | undefined {
-  return user === undefined ? undefined : { ...user };
+  if (user === undefined) return undefined;
+  const roles = (user as UserFields).roles;
+  return roles === undefined ? { ...user } : { ...user, roles: [...roles] };
 }
 
 /**
