@@ -10,6 +10,8 @@ import { Guarded } from "./guarded.js";
 import { LiveSockets } from "./live-sockets.js";
 import { defaultLimiters, Login, type SignInLimiters } from "./login.js";
 import { Owned } from "./owned.js";
+import { Policy, policyRules, viewerOf, type Can, type PolicyInit } from "./policy.js";
+import type { Viewer } from "../resource/policy.js";
 import { OwnedModels } from "./owned-models.js";
 import { hashPassword } from "./password.js";
 import { identifyFromSession, requireRole, requireUser, type SessionRules } from "./require-user.js";
@@ -123,6 +125,28 @@ export class FormSignIn<U extends UserFields = UserFields> {
     const user = await set.call(this.rules.users, id, roles);
     this.rules.ends.announce({ user: String(id), access: true });
     return user;
+  }
+
+  /**
+   * A model's policy (issue 41): who may read, create, update and destroy its rows, each action a
+   * list of clauses any of which lets the viewer in (`can.anyone`, `can.signedIn`, `can.own`,
+   * `can.role("admin")`, `can.where("published", true)`). `owner` names the field `can.own`
+   * compares with the signed-in user's key, which Create fills and forms never show. Reads are
+   * filtered in the query, writes checked before they happen, and the actions no clause opens to
+   * anyone need a signed-in user.
+   */
+  policy<M, U2 = U>(init: { readonly owner?: keyof M & string }, rules: (can: Can<M, RoleOf<U2>>) => PolicyInit): Policy<M, U2> {
+    const made = policyRules<M, RoleOf<U2>>(init.owner, rules);
+    const who = (request: Request): Viewer | Promise<Viewer> => {
+      // An API call carries no session: nobody.
+      if ((request as { session?: unknown }).session === undefined) return viewerOf(undefined);
+      return this.rules.reads.of(request).then(viewerOf);
+    };
+    const whoNow = (request: Request): Viewer | undefined => {
+      const known = this.rules.reads.known(request);
+      return known === undefined ? undefined : viewerOf(known.user);
+    };
+    return new Policy<M, U2>({ ...this.declaration(), models: this.ownedModels }, init.owner, made, { who, whoNow });
   }
 
   /**

@@ -1,5 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { ownCopy } from "../http/own-copy.js";
+import { normalEmail } from "../http/email-address.js";
+import { canonicalRoles } from "../http/roles.js";
+
+export { normalEmail } from "../http/email-address.js";
+export { canonicalRoles, ROLE_PATTERN } from "../http/roles.js";
 import { hashPassword } from "./password.js";
 import { InMemoryTokens, type AccountTokens } from "./account-tokens.js";
 import type { AttemptLimiter, Limit } from "./rate-limit.js";
@@ -83,27 +88,6 @@ export interface Users<U extends UserFields = UserFields> {
    * such user. What `auth.setRoles` and role guards need: without it, nobody holds a role.
    */
   setRoles?(id: number, roles: readonly string[]): Promise<U | undefined>;
-}
-
-/** A role's name: letters, digits, `-`, `_`, `:` and `.`, starting with a letter, at most 64 characters (`admin`, `billing:read`). */
-export const ROLE_PATTERN = /^[a-z][a-z0-9_.:-]{0,63}$/i;
-
-/** The roles, checked and in one canonical form (sorted, each once); throws naming a name that is no role. */
-export function canonicalRoles(roles: readonly string[]): string[] {
-  for (const role of roles) {
-    if (typeof role !== "string" || !ROLE_PATTERN.test(role)) throw new TypeError(`fw/auth: ${JSON.stringify(String(role).slice(0, 80))} is no role name: letters, digits, -, _, : and ., starting with a letter, at most 64 characters (admin, billing:read).`);
-  }
-  return [...new Set(roles)].sort();
-}
-
-/**
- * An email as compared and stored: NFKC-normalised, case-folded (upper then lower case, final
- * sigma as sigma, then NFKC again, so "ß" and "SS", "ﬁ" and "fi", full-width and ASCII letters
- * compare equal), trimmed. Two spellings a person would read as one address name one account.
- */
-export function normalEmail(email: string): string {
-  // toLowerCase writes a word-final sigma as "ς"; case folding makes every sigma "σ".
-  return email.normalize("NFKC").toUpperCase().toLowerCase().replaceAll("ς", "σ").normalize("NFKC").trim();
 }
 
 /** A fresh random session epoch (128 bits). */

@@ -20,6 +20,7 @@ import { parseResetFlags, resetVerdict } from "./reset-guard.js";
 import type { TableSpec } from "./table.js";
 import { ProcessBackgrounds, type Background } from "./background.js";
 import { SqlUsers } from "./sql-users.js";
+import { normalEmail } from "../http/email-address.js";
 
 export interface DbAppOptions extends HttpAppOptions {
   /** The database the app's stores use. Default: `appDatabase()` (`DATABASE_URL`, else `.fw/db`). */
@@ -202,7 +203,6 @@ export class DbApp extends HttpApp {
       this.console.err(`fw: usage: <app> db ${sub === "roles" ? "roles EMAIL" : `${sub} ROLE EMAIL`}`);
       return 2;
     }
-    const { normalEmail } = await import("../auth/users.js");
     const users = new SqlUsers(await this.database.open());
     const user = await users.byEmail(normalEmail(email));
     if (user === undefined) {

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { AttemptLimiter, Limit } from "../auth/rate-limit.js";
-import { canonicalRoles, type UserFields, type Users } from "../auth/users.js";
+import type { UserFields, Users } from "../auth/users.js";
+import { canonicalRoles } from "../http/roles.js";
 import type { Database, Queryable, Row } from "./database.js";
 import { checkIdentifier, quoteIdentifier as q } from "./identifier.js";
 import type { AccountTokens } from "../auth/account-tokens.js";
