@@ -69,7 +69,7 @@ export type { Image, ImageOptions, StoredFile, StoredImage, Upload, UploadOption
 export type { FieldSpec, InputKind, ModelSpec, ReferenceSpec, Validation } from "./resource/model.js";
 export { FormErrors, type FieldProblem } from "./resource/form-errors.js";
 export { Form, VERSION_FIELD, type ButtonProps, type Field, type Parsed, type RenderProps, type Values } from "./resource/form.js";
-export type { Draft, Store, Versioned } from "./resource/store.js";
+export type { AllRows, Draft, Store, Versioned } from "./resource/store.js";
 export type { FieldValue, KeysOf, ListPage, Order, Page, RowCondition, RowFilter, Search, Where, WhereValue } from "./resource/query.js";
 export type { Choice, Choices } from "./resource/reference-input.js";
 export { Conflict, DuplicateValue, MissingReference, StillReferenced } from "./resource/store-errors.js";
@@ -87,6 +87,7 @@ export { defaultVariants, imageVariant, variantSize, type ImageVariant, type Var
 export { ScopedStore } from "./resource/scoped-store.js";
 export { viewerCapabilities, ViewerStore, withCapabilities } from "./resource/viewer-stores.js";
 export type { OwnedDeclaration } from "./resource/owned-declaration.js";
+export type { Clause, PolicyDeclaration, PolicyRules, Rows, Viewer, Who } from "./resource/policy.js";
 export type { WsListener, WsConnection } from "./routing/ws-listener.js";
 export { Room, MAX_ROOM_NAME } from "./ws/room.js";
 export type { FanOut } from "./ws/fan-out.js";

@@ -37,6 +37,7 @@ export const Codes = {
   failureNotThrown: 91029,
   guardedAndOwned: 91030,
   modelPathTaken: 91031,
+  policyAndGuard: 91032,
   // Relations (issue 29) take 91040–91049.
   referenceStorage: 91040,
   onDeleteField: 91041,

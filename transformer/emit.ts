@@ -17,6 +17,8 @@ export interface Derived {
   readonly owner?: Owner;
   /** The table of a model declaring `table`: its rows live in fw/db. */
   readonly table?: TableShape;
+  /** The model declares a `policy` (issue 41): its guard and read rules (with an owner field, `owner`). */
+  readonly policy?: true;
 }
 
 /** One handwritten row, ready to print. */
@@ -177,7 +179,7 @@ export function emitModule(input: EmitInput): string {
   input.derived.forEach((d, i) => {
     const options = `m${i}.${d.model.valuePath}.options`;
     // An owned model may name a read scope (`publicWhen`); the type allows it only beside `owned`.
-    const owned = d.owner === undefined ? "" : `owned: ${options}.owned, publicWhen: ${options}.publicWhen, `;
+    const owned = d.policy === true ? `owned: ${options}.policy, ` : d.owner === undefined ? "" : `owned: ${options}.owned, publicWhen: ${options}.publicWhen, `;
     const picked = referenced.has(d.model.name) ? "referenced: true, " : "";
     const files = withFiles.includes(d) ? `files: files${i}, ` : "";
     lines.push(
@@ -249,7 +251,7 @@ function viewedStores(row: Row, derived: readonly Derived[]): string[] {
   return row.handler.capabilities.flatMap((c) => {
     if (c.store === undefined || c.scoped === true) return [];
     const model = derived.find((d) => d.model.name === c.store);
-    return model !== undefined && (model.owner !== undefined || model.shape.readableWith !== undefined) ? [c.name] : [];
+    return model !== undefined && (model.owner !== undefined || model.policy === true || model.shape.readableWith !== undefined) ? [c.name] : [];
   });
 }
 
@@ -285,6 +287,7 @@ function decoder(type: string, of: string): string {
 /** A model's guard: `guarded`, else (for an owned model) its `owned` declaration. */
 function modelGuard(d: Derived, i: number): string {
   const options = `m${i}.${d.model.valuePath}.options`;
+  if (d.policy === true) return `${options}.policy`;
   return d.owner === undefined ? `${options}.guarded` : `(${options}.guarded ?? ${options}.owned)`;
 }
 

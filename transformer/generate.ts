@@ -14,7 +14,7 @@ import { discoverModels, type Model } from "./models.js";
 import { clashingModels } from "./model-names.js";
 import { tableOf, tableOption } from "./table.js";
 import { pluginsEntry, tsconfigShown } from "./tsconfig-sites.js";
-import { declaresOwned, guardedAndOwned, ownerOf } from "./owner.js";
+import { declaresOwned, declaresPolicy, guardedAndOwned, ownerOf, policyOwner, policyWithOthers } from "./owner.js";
 import { relate } from "./relations.js";
 import { sortRows } from "./order.js";
 import { checkReachable, checkRouteFiles } from "./route-conflicts.js";
@@ -142,6 +142,14 @@ function derive(s: Shaping, model: Model, models: readonly Model[]): Derived[] {
   const name = tableOption(s, model);
   if (name === null) return [];
   if (name === undefined && !filesHaveTable(s, model, shape)) return [];
+  if (declaresPolicy(s, model)) {
+    if (policyWithOthers(s, model)) return [];
+    const owner = policyOwner(s, model, shape);
+    if (owner === null) return [];
+    // The owner field is never shown in a form nor read from one: Create stamps it from the signed-in user.
+    const fields = owner === undefined ? shape : { ...shape, fields: shape.fields.filter((field) => field.name !== owner.field) };
+    return withTable(s, { model, shape: fields, shown: s.shown(model.file), ...(owner === undefined ? {} : { owner }), policy: true }, name);
+  }
   if (!declaresOwned(s, model)) return withTable(s, { model, shape, shown: s.shown(model.file) }, name);
   if (guardedAndOwned(s, model)) return [];
   const owner = ownerOf(s, model, shape, new Set(models.filter((m) => m.derivations.includes("Resource")).map((m) => m.name)));
@@ -285,7 +293,7 @@ function checkModelGuard(c: Checking, model: Model, auth: string): void {
   const options = model.call.arguments.find((a) => c.ts.isObjectLiteralExpression(a));
   const declares = (name: string): boolean =>
     options !== undefined && c.ts.isObjectLiteralExpression(options) && options.properties.some((p) => p.name !== undefined && p.name.getText() === name);
-  if (declares("guarded") || declares("owned")) return;
+  if (declares("guarded") || declares("owned") || declares("policy")) return;
   c.findings.push({
     code: Codes.missingGuard,
     category: "error",

@@ -99,3 +99,67 @@ function declaredUser(s: Shaping, model: Model): { readonly name: string; readon
 function report(s: Shaping, model: Model, code: Finding["code"], message: string): void {
   s.findings.push({ code, category: "error", file: model.call.getSourceFile(), ...at(model.call as ts.Node), message: `${s.shown(model.file)}: ${message}` });
 }
+
+/** True when the model's options declare a `policy` (issue 41). */
+export function declaresPolicy(s: Shaping, model: Model): boolean {
+  return model.call.arguments.some((argument) => {
+    const policy = s.checker.getTypeAtLocation(argument).getProperty("policy");
+    return policy !== undefined && (policy.flags & s.ts.SymbolFlags.Optional) === 0;
+  });
+}
+
+/**
+ * TS91032: a policy is the model's guard and its read rule, so `guarded`, `owned` or
+ * `publicWhen` beside it would be a second answer to the same question. True when so (reported).
+ */
+export function policyWithOthers(s: Shaping, model: Model): boolean {
+  const others = ["guarded", "owned", "publicWhen"].filter((name) =>
+    model.call.arguments.some((argument) => {
+      const property = s.checker.getTypeAtLocation(argument).getProperty(name);
+      return property !== undefined && (property.flags & s.ts.SymbolFlags.Optional) === 0;
+    }),
+  );
+  if (others.length === 0) return false;
+  report(
+    s,
+    model,
+    Codes.policyAndGuard,
+    `the model ${model.name} declares a \`policy\` and ${others.map((o) => `\`${o}\``).join(" and ")}: the policy says who may reach each action and which rows each viewer reads, so it stands alone. ` +
+      `Drop ${others.join(" and ")} and say it in the policy (can.signedIn, can.own, can.where("published", true)).`,
+  );
+  return true;
+}
+
+/**
+ * The owner field a policy names (\`auth.policy<Post, User>({ owner: "author" }, …)\`): one of the
+ * model's \`Id<User>\` fields, never shown in a form (Create fills it). Undefined when it names
+ * none; null after a finding (not written so the build can read it, or not such a field).
+ */
+export function policyOwner(s: Shaping, model: Model, shape: ModelShape): Owner | undefined | null {
+  for (const argument of model.call.arguments) {
+    if (!s.ts.isObjectLiteralExpression(argument)) continue;
+    const property = argument.properties.find((p) => p.name !== undefined && p.name.getText() === "policy");
+    if (property === undefined) continue;
+    const call = s.ts.isPropertyAssignment(property) ? property.initializer : undefined;
+    const init = call !== undefined && s.ts.isCallExpression(call) ? call.arguments[0] : undefined;
+    if (init === undefined || !s.ts.isObjectLiteralExpression(init)) {
+      report(s, model, Codes.ownerField, `the \`policy\` of ${model.name} must be written inline, so the build can read its owner field: policy: auth.policy<${model.name}, User>({ owner: "author" }, (can) => ({ … })), or { } for none.`);
+      return null;
+    }
+    const owner = init.properties.find((p) => p.name !== undefined && p.name.getText() === "owner");
+    if (owner === undefined) return undefined;
+    const value = s.ts.isPropertyAssignment(owner) ? owner.initializer : undefined;
+    if (value === undefined || !(s.ts.isStringLiteral(value) || s.ts.isNoSubstitutionTemplateLiteral(value))) {
+      report(s, model, Codes.ownerField, `the policy of ${model.name} must name its owner field as a string literal (owner: "author"), so the build can read it.`);
+      return null;
+    }
+    const found = shape.references.find((r) => r.field === value.text);
+    if (found === undefined) {
+      const fields = shape.references.map((r) => `\`${r.field}: Id<${r.model}>\``).join(", ") || "none";
+      report(s, model, Codes.ownerField, `the policy of ${model.name} names the owner field "${value.text}", which is not one of its Id<…> fields (${fields}): give it one, e.g. \`author: Id<User>\`, and name it.`);
+      return null;
+    }
+    return found;
+  }
+  return undefined;
+}

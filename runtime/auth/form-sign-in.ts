@@ -10,15 +10,17 @@ import { Guarded } from "./guarded.js";
 import { LiveSockets } from "./live-sockets.js";
 import { defaultLimiters, Login, type SignInLimiters } from "./login.js";
 import { Owned } from "./owned.js";
+import { Policy, policyRules, viewerOf, type Can, type PolicyInit } from "./policy.js";
+import type { Viewer } from "../resource/policy.js";
 import { OwnedModels } from "./owned-models.js";
 import { hashPassword } from "./password.js";
-import { identifyFromSession, requireUser, type SessionRules } from "./require-user.js";
+import { identifyFromSession, requireRole, requireUser, type SessionRules } from "./require-user.js";
 import { SessionEnds, type Ending } from "./session-ends.js";
 import { SessionReads } from "./session-reads.js";
 import { claimOf, signedInSession, type SignedIn } from "./session-user.js";
 import type { AuthPaths } from "./sign-in-pages.js";
 import { Signup } from "./signup.js";
-import type { UserFields, Users } from "./users.js";
+import { canonicalRoles, type UserFields, type Users } from "./users.js";
 
 /** How long a sign-in counts by default: 14 days from signing in, as HttpApp's session cookie. */
 export const SIGN_IN_MAX_AGE_S = 14 * 24 * 60 * 60;
@@ -69,6 +71,9 @@ export interface FormSignInOptions<U extends UserFields> {
  * was not signed out. Sign-out, `logoutEverywhere`, `changePassword` and `deleteUser` end
  * sessions, and close their sockets (public pages' too) in every process of the app.
  */
+/** The roles of the app's user type (`roles?: readonly ("admin" | "editor")[]`), else any role name. */
+export type RoleOf<U> = U extends { readonly roles?: readonly (infer R)[] | undefined } ? (string extends R ? string : R & string) : string;
+
 export class FormSignIn<U extends UserFields = UserFields> {
   /** The sign-in routes every declaration carries. */
   readonly routes: readonly Route[];
@@ -91,6 +96,57 @@ export class FormSignIn<U extends UserFields = UserFields> {
   /** Pages and models (the roles `actions` names, all when absent) that need a signed-in user. */
   guarded(actions?: Actions): Guarded {
     return new Guarded({ ...this.declaration(), ...(actions === undefined ? {} : { actions }) });
+  }
+
+  /**
+   * Pages and models (the roles `actions` names, all when absent) that need a signed-in user
+   * holding one of `roles` (issue 41): anyone else, signed in or not, gets a 404, so such a
+   * page does not say it exists. The roles are the app's (`User.roles?: readonly Role[]`).
+   */
+  role(roles: RoleOf<U> | readonly RoleOf<U>[], actions?: Actions): Guarded {
+    const wanted = canonicalRoles(typeof roles === "string" ? [roles] : roles);
+    if (wanted.length === 0) throw new TypeError("fw/auth: role() needs at least one role: auth.role(\"admin\").");
+    return new Guarded({ ...this.declaration(), through: requireRole(this.rules, wanted), ...(actions === undefined ? {} : { actions }) });
+  }
+
+  /** Whether the request's signed-in user holds `role` (read with the user, once per request). */
+  async hasRole(request: Pick<Request<unknown>, "session"> & Partial<Pick<Request<unknown>, "headers">>, role: RoleOf<U>): Promise<boolean> {
+    return (await this.rules.reads.of(request))?.roles?.includes(role) === true;
+  }
+
+  /**
+   * Gives the user exactly these roles (the users store's `setRoles`); their sockets close in
+   * every process, to be asked again, and every process reads the new roles at its next
+   * request. The user, or undefined when there is none.
+   */
+  async setRoles(id: number, roles: readonly RoleOf<U>[]): Promise<U | undefined> {
+    const set = this.rules.users.setRoles;
+    if (set === undefined) throw new Error("fw/auth: this users store keeps no roles (it has no setRoles): use InMemoryUsers or fw/db's SqlUsers, or add setRoles to yours.");
+    const user = await set.call(this.rules.users, id, roles);
+    this.rules.ends.announce({ user: String(id), access: true });
+    return user;
+  }
+
+  /**
+   * A model's policy (issue 41): who may read, create, update and destroy its rows, each action a
+   * list of clauses any of which lets the viewer in (`can.anyone`, `can.signedIn`, `can.own`,
+   * `can.role("admin")`, `can.where("published", true)`). `owner` names the field `can.own`
+   * compares with the signed-in user's key, which Create fills and forms never show. Reads are
+   * filtered in the query, writes checked before they happen, and the actions no clause opens to
+   * anyone need a signed-in user.
+   */
+  policy<M, U2 = U>(init: { readonly owner?: keyof M & string }, rules: (can: Can<M, RoleOf<U2>>) => PolicyInit): Policy<M, U2> {
+    const made = policyRules<M, RoleOf<U2>>(init.owner, rules);
+    const who = (request: Request): Viewer | Promise<Viewer> => {
+      // An API call carries no session: nobody.
+      if ((request as { session?: unknown }).session === undefined) return viewerOf(undefined);
+      return this.rules.reads.of(request).then(viewerOf);
+    };
+    const whoNow = (request: Request): Viewer | undefined => {
+      const known = this.rules.reads.known(request);
+      return known === undefined ? undefined : viewerOf(known.user);
+    };
+    return new Policy<M, U2>({ ...this.declaration(), models: this.ownedModels }, init.owner, made, { who, whoNow });
   }
 
   /**
@@ -118,7 +174,7 @@ export class FormSignIn<U extends UserFields = UserFields> {
     } catch {
       return undefined;
     }
-    return user === undefined ? undefined : { key: String(user.id), email: user.email };
+    return user === undefined ? undefined : { key: String(user.id), email: user.email, roles: user.roles ?? [] };
   }
 
   /** The user the request's session signs in, as `userOf` reads it (once per request); undefined when nobody. */

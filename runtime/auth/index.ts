@@ -11,9 +11,10 @@
  */
 export { Guarded, type GuardedInit } from "./guarded.js";
 export { Owned } from "./owned.js";
-export { formSignIn, FormSignIn, SIGN_IN_MAX_AGE_S, type FormSignInOptions } from "./form-sign-in.js";
+export { Policy, type Can, type PolicyInit } from "./policy.js";
+export { formSignIn, FormSignIn, SIGN_IN_MAX_AGE_S, type FormSignInOptions, type RoleOf } from "./form-sign-in.js";
 export { apiKey, ApiKeyGuard, type ApiKeyOptions } from "./api-key.js";
-export { InMemoryUsers, MAX_REVOKED_PER_USER, normalEmail, seedUser, type UserFields, type Users } from "./users.js";
+export { InMemoryUsers, MAX_REVOKED_PER_USER, normalEmail, seedUser, canonicalRoles, ROLE_PATTERN, type UserFields, type Users } from "./users.js";
 export { hashPassword, verifyPassword, SCRYPT_COST } from "./password.js";
 export { safeNext, MAX_NEXT_LENGTH } from "./next-path.js";
 export {

@@ -1,5 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { ownCopy } from "../http/own-copy.js";
+import { normalEmail } from "../http/email-address.js";
+import { canonicalRoles } from "../http/roles.js";
+
+export { normalEmail } from "../http/email-address.js";
+export { canonicalRoles, ROLE_PATTERN } from "../http/roles.js";
 import { hashPassword } from "./password.js";
 import { InMemoryTokens, type AccountTokens } from "./account-tokens.js";
 import type { AttemptLimiter, Limit } from "./rate-limit.js";
@@ -21,6 +26,12 @@ export interface UserFields {
    * cannot give a new user an epoch an old cookie carries.
    */
   readonly sessionEpoch: string;
+  /**
+   * The roles the user holds (`admin`, the app's own): what `auth.role(…)` guards ask for, read
+   * from the store with the user on every request, so a role granted or revoked counts at once in
+   * every process. None when absent. Granted and revoked through `auth.setRoles` (or `db grant`).
+   */
+  readonly roles?: readonly string[];
 }
 
 /**
@@ -72,16 +83,11 @@ export interface Users<U extends UserFields = UserFields> {
    * needs; "taken" when another account has it, undefined when there is no such user.
    */
   setEmail?(id: number, email: string): Promise<U | "taken" | undefined>;
-}
-
-/**
- * An email as compared and stored: NFKC-normalised, case-folded (upper then lower case, final
- * sigma as sigma, then NFKC again, so "ß" and "SS", "ﬁ" and "fi", full-width and ASCII letters
- * compare equal), trimmed. Two spellings a person would read as one address name one account.
- */
-export function normalEmail(email: string): string {
-  // toLowerCase writes a word-final sigma as "ς"; case folding makes every sigma "σ".
-  return email.normalize("NFKC").toUpperCase().toLowerCase().replaceAll("ς", "σ").normalize("NFKC").trim();
+  /**
+   * Optional: the user's roles, replaced whole (sorted, each once); undefined when there is no
+   * such user. What `auth.setRoles` and role guards need: without it, nobody holds a role.
+   */
+  setRoles?(id: number, roles: readonly string[]): Promise<U | undefined>;
 }
 
 /** A fresh random session epoch (128 bits). */
@@ -184,6 +190,10 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
     return (await this.isRevoked(id, sessionId)) ? undefined : this.byId(id);
   }
 
+  async setRoles(id: number, roles: readonly string[]): Promise<U | undefined> {
+    return this.change(id, { roles: canonicalRoles(roles).map(ownCopy) });
+  }
+
   private change(id: number, fields: Partial<UserFields>): U | undefined {
     const user = this.byKey.get(id);
     if (user === undefined) return undefined;
@@ -199,7 +209,9 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
 }
 
 function copy<U>(user: U | undefined): U | undefined {
-  return user === undefined ? undefined : { ...user };
+  if (user === undefined) return undefined;
+  const roles = (user as UserFields).roles;
+  return roles === undefined ? { ...user } : { ...user, roles: [...roles] };
 }
 
 /**

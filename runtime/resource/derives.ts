@@ -12,6 +12,7 @@ import type { GuardDeclaration } from "../routing/assemble.js";
 import type { Actions } from "./actions.js";
 import { Form } from "./form.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
+import type { PolicyDeclaration } from "./policy.js";
 import { readableRows } from "./read-scope.js";
 import { rowsForViewer } from "./readable.js";
 import { ViewerStore } from "./viewer-stores.js";
@@ -87,8 +88,19 @@ export type ModelOptions<M = unknown> = CommonOptions &
          * database store filters by it in its query.
          */
         readonly publicWhen?: BooleanField<M>;
+        readonly policy?: undefined;
       }
-    | { readonly owned?: undefined; readonly publicWhen?: undefined }
+    | {
+        /**
+         * Who may do what to the model's rows (issue 41): `auth.policy<Post, User>(…)` from the
+         * auth module. It is the model's guard (declare no `guarded` or `owned` beside it); its
+         * read rule says which rows each viewer reads (no `publicWhen` either).
+         */
+        readonly policy: PolicyDeclaration;
+        readonly owned?: undefined;
+        readonly publicWhen?: undefined;
+      }
+    | { readonly owned?: undefined; readonly publicWhen?: undefined; readonly policy?: undefined }
   );
 
 /** The companion value: what the model derives and its declarations. */
@@ -126,7 +138,7 @@ function readableBy<M>(store: Store<M>, options: ModelOptions<M>, viewer: string
         `so it cannot be read as ${viewer === undefined ? "nobody's" : `the user ${viewer}'s`}: read it as it is, or ask for ScopedStore<Model> (every row, by name) and narrow that.`,
     );
   }
-  if (options.readableWith === undefined) return readableRows(store, options, viewer, "Index");
+  if (options.readableWith === undefined) return readableRows(store, { owned: options.owned ?? options.policy, publicWhen: options.publicWhen }, viewer, "Index");
   const related = relationsOf(store as Store<unknown>);
   if (related === undefined) {
     throw new Error(

@@ -114,7 +114,7 @@ export class FormPages<A> {
     if ("errors" in read) return this.newForm(request, read.values, read.errors, { choices: read.choices, uploads: read.uploads });
     let row: A;
     try {
-      row = await this.pages.own.creating(request).insert(this.stamped(read.draft, undefined));
+      row = await (await this.pages.own.creating(request)).insert(this.stamped(read.draft, undefined));
     } catch (error) {
       const refused = this.refusal(error);
       if (refused === undefined) throw error;
