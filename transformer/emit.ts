@@ -389,7 +389,7 @@ function storeLine(d: Derived, i: number, type: string, onDelete: readonly strin
   const also = onDelete === undefined || onDelete.length === 0 ? "" : `, [${onDelete.map(q).join(", ")}]`;
   const publishing = (store: string): string => (onDelete !== undefined ? `publishing(${store}, ${q(pathSegment(d.model.name))}${also})` : store);
   if (d.owner === undefined) return `const store${i} = ${publishing(d.table === undefined ? `storeFor(model${i})` : `storeFor(model${i}, table${i})`)};`;
-  const decode = `FromPath.typia(${q(`Id<${d.owner.model}>`)}, typia.http.createParameter<${type}[${q(d.owner.field)}]>())`;
+  const decode = `FromPath.typia(${q(`Id<${d.owner.model}>`)}, typia.http.createParameter<NonNullable<${type}[${q(d.owner.field)}]>>())`;
   // fw/db's scoped store needs the SqlStore itself (it updates through its rows), so the scoped
   // store is wrapped instead (publishing also wraps the stores its `for` narrows to).
   if (d.table !== undefined) return `const store${i} = ${publishing(`new SqlScopedStore<${type}>(new SqlStore<${type}>(processDatabase(), table${i}), ${decode})`)};`;

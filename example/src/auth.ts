@@ -3,6 +3,9 @@ import { formSignIn, seedUser } from "fw/auth";
 import { processDatabase, SqlUsers } from "fw/db";
 import { mailer } from "./mail.js";
 
+/** The example's roles: admins may delete guestbook entries (and reach what is theirs alone). */
+export type Role = "admin";
+
 /** A user of the example: an email and a password hash (never the password). */
 export interface User {
   id: Id<User>;
@@ -10,6 +13,8 @@ export interface User {
   passwordHash: string;
   /** Changes when all the user's sessions end (sign out everywhere, a new password): fw/auth keeps it. */
   sessionEpoch: string;
+  /** What the user may do beyond their own rows: `npm run db -- grant admin ada@example.com` on a server. */
+  roles?: readonly Role[];
 }
 
 /** Users live in the app's database (the `users` table), beside the posts that name them. */
@@ -30,5 +35,7 @@ export const DEMO = { email: "demo@example.com", password: "demo-password" } as 
  * not seed, and the README says not to seed a production database with a published password.
  */
 export async function seedDemoUser(): Promise<void> {
-  if ((await users.byEmail(DEMO.email)) === undefined) await seedUser(users, DEMO.email, DEMO.password);
+  const demo = (await users.byEmail(DEMO.email)) ?? (await seedUser(users, DEMO.email, DEMO.password));
+  // The demo account is the example's admin in dev (production: `db grant admin <email>`).
+  if (demo.roles?.includes("admin") !== true) await users.setRoles(demo.id, [...(demo.roles ?? []), "admin"]);
 }
