@@ -318,6 +318,21 @@ function jsonSection(j, opts) {
       ]),
     ),
   );
+  const tokens = j.groups.find((g) => g.id === "tokens");
+  if (tokens !== undefined) {
+    out.push(`\n### ${tokens.title}\n`);
+    out.push(
+      "The fw app's `GET /api/posts` again (the same 50 posts), behind fw/auth's `apiKey` (`/api/keyed/posts`) and behind a per-user token with the scope " +
+        "`posts:read` (`/api/token/posts`: `fw_api_tokens` on the app's embedded PGlite, read by one statement a call, so a revoked token stops at once). " +
+        `The statements a call sends are counted by the app over 20 calls each: apiKey ${tokens.statements?.apiKey ?? "?"}, token ${tokens.statements?.token ?? "?"}. Ratios to apiKey, paired round by round.\n`,
+    );
+    out.push(
+      table(
+        ["guard", "req/s median (min–max)", "ratio to apiKey (median of rounds)", "per-round ratio", "CPU µs per request", "p99 latency"],
+        tokens.rows.map((row) => [row.label, fmtSpread(row.rps), ratio(row.ratio), row.roundRatios === undefined ? "–" : range(row.roundRatios, (x) => x.toFixed(2)), cpuCell(row.cpu), `${fmtNum(row.p99.median, 1)} ms`]),
+      ),
+    );
+  }
   out.push(
     `\n### The writers alone (${fmtInt(j.writers.bytes)} B a write; \`bench/json-worker.mjs\`, one process pinned to core 0, ${opts.writerRounds} interleaved rounds of ${opts.writerMs} ms)\n`,
   );

@@ -55,6 +55,9 @@ export const Codes = {
   // Files (issue 40) take 91080–91089.
   fileField: 91080,
   fileWithoutTable: 91081,
+  // Per-user API tokens (issue 42) take 91090–91099.
+  unknownScope: 91090,
+  tokenOnBrowserRoute: 91091,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

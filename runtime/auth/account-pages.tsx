@@ -1,5 +1,6 @@
 import type { Html } from "../html/node.js";
 import { field, problem } from "./sign-in-pages.js";
+import { tokenSection, type TokenSection } from "./token-pages.js";
 
 /** The account flows' own paths, as the request reaches them (under the sign-in's mount and the table's prefix). */
 export interface AccountPaths {
@@ -13,6 +14,8 @@ export interface AccountPaths {
   readonly confirmEmail: string;
   readonly signOutEverywhere: string;
   readonly deleteAccount: string;
+  readonly createToken: string;
+  readonly revokeToken: string;
 }
 
 type Errors = Readonly<Record<string, string>> | undefined;
@@ -104,9 +107,11 @@ export interface SettingsState {
   readonly csrf: string;
   readonly email: string;
   /** Which form the errors are for. */
-  readonly form?: "password" | "email" | "delete";
+  readonly form?: "password" | "email" | "delete" | "token";
   readonly errors?: Errors;
   readonly newEmail?: string;
+  /** The API tokens section, when the sign-in has scopes. */
+  readonly tokens?: TokenSection;
 }
 
 /** Account settings: change password, change email, sign out everywhere, delete the account. */
@@ -139,6 +144,7 @@ export function settingsPage(paths: AccountPaths, state: SettingsState): Html {
           <button type="submit">Send a confirmation link</button>
         </form>
       </section>
+      {state.tokens === undefined ? null : tokenSection(paths, state.csrf, state.email, state.form === "token" ? { ...state.tokens, errors: state.errors } : state.tokens)}
       <section>
         <h2>Sign out everywhere</h2>
         <p>Ends every session of your account, this one included, on every device.</p>

@@ -21,6 +21,9 @@ import {
   type AccountPaths,
   type SettingsState,
 } from "./account-pages.js";
+import { freshApiToken } from "./api-token-store.js";
+import { MAX_TOKENS_PER_USER, type ApiTokens } from "./api-tokens.js";
+import { TOKEN_DAYS, tokenCreatedMail, type TokenSection } from "./token-pages.js";
 import { checkToken, freshToken, InMemoryTokens, sameSecret, type AccountTokens, type TokenPurpose } from "./account-tokens.js";
 import { verifyPassword } from "./password.js";
 import { limiterKey, RateLimiter, type AttemptLimiter, type Limit } from "./rate-limit.js";
@@ -81,6 +84,8 @@ export interface AccountSettings<U extends UserFields> {
   readonly deleteUser: (id: number) => Promise<boolean>;
   /** The app's models (in the plural: "posts") that hold rows of user `id`: what a refused deletion names. */
   readonly ownedRows?: (id: number) => Promise<readonly string[]>;
+  /** The per-user API tokens, when the sign-in has scopes: listed, created and revoked on the settings page. */
+  readonly apiTokens?: ApiTokens;
   /** Where failures to send are told (the app's error stream). */
   readonly report?: (line: string) => void;
   readonly now?: () => number;
@@ -119,6 +124,8 @@ export class Accounts<U extends UserFields> {
       confirmEmail: `${base}/account/email/confirm`,
       signOutEverywhere: `${base}/account/sign-out-everywhere`,
       deleteAccount: `${base}/account/delete`,
+      createToken: `${base}/account/tokens`,
+      revokeToken: `${base}/account/tokens/revoke`,
     };
     const make = (scope: string, limit: Limit): AttemptLimiter => settings.users.attemptLimiter?.(scope, limit) ?? new RateLimiter(limit);
     this.formsPerAddress = make("account/address", ACCOUNT_FORMS_PER_ADDRESS);
@@ -145,6 +152,9 @@ export class Accounts<U extends UserFields> {
       Route.post(p.confirmEmail, (request) => this.confirmEmail(request), { source }),
       Route.post(p.signOutEverywhere, (request) => this.signOutEverywhere(request), { source }),
       Route.post(p.deleteAccount, (request) => this.deleteAccount(request), { source }),
+      ...(this.settings.apiTokens === undefined
+        ? []
+        : [Route.post(p.createToken, (request) => this.createToken(request), { source }), Route.post(p.revokeToken, (request) => this.revokeToken(request), { source })]),
     ];
   }
 
@@ -243,7 +253,53 @@ export class Accounts<U extends UserFields> {
   private async settingsForm(request: Request): Promise<Response> {
     const user = await this.settings.currentUser(request);
     if (user === undefined) return this.toLogin(request);
-    return Ok(settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email }));
+    const tokens = await this.tokenSection(user);
+    return Ok(settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...(tokens === undefined ? {} : { tokens }) }));
+  }
+
+  // ——— API tokens ———
+
+  /**
+   * A new token (name, lifetime, scopes; the current password asked, so a stolen session cannot
+   * mint a token that outlives it): shown once on the answer, never kept; the owner is told by mail.
+   */
+  private async createToken(request: Request): Promise<Response> {
+    const apiTokens = this.settings.apiTokens;
+    if (apiTokens === undefined) return this.toLogin(request);
+    const checked = await this.withCurrentPassword(request, "token");
+    if (!("user" in checked)) return checked.response;
+    const values = { name: (request.form.get("name") ?? "").trim().slice(0, 200), days: request.form.get("days") ?? "", scopes: request.form.getAll("scope").slice(0, 100) };
+    const errors = tokenProblems(values, apiTokens.names());
+    if (errors !== undefined) return this.settingsRefused(request, checked.user, { form: "token", errors }, 422, { values });
+    const now = this.now();
+    const { token, record } = freshApiToken({ userId: checked.user.id, name: values.name, scopes: [...new Set(values.scopes)], createdAt: now, expiresAt: now + Number(values.days) * 24 * 60 * 60_000 });
+    if (!(await apiTokens.tokens.create(record, MAX_TOKENS_PER_USER))) {
+      return this.settingsRefused(request, checked.user, { form: "token", errors: { form: `You hold ${MAX_TOKENS_PER_USER} tokens, the most an account may: revoke one first.` } }, 422, { values });
+    }
+    this.mail(checked.user.email, "A new API token was created", tokenCreatedMail(record.name, record.scopes, this.mounted(request).account));
+    return this.settingsRefused(request, checked.user, {}, 200, { created: { name: record.name, token } });
+  }
+
+  /** Revokes one of the user's tokens: gone from the store, so no process accepts it from the next call on. */
+  private async revokeToken(request: Request): Promise<Response> {
+    const limited = await this.limited(request);
+    if (limited !== undefined) return limited;
+    const user = await this.settings.currentUser(request);
+    const apiTokens = this.settings.apiTokens;
+    if (user === undefined || apiTokens === undefined) return this.toLogin(request);
+    const selector = (request.form.get("token") ?? "").slice(0, 100);
+    const listed = (await apiTokens.tokens.list(user.id)).find((token) => token.selector === selector);
+    const revoked = listed !== undefined && (await apiTokens.revoke(user.id, selector));
+    const notice = revoked ? `The token "${listed.name}" is revoked: it works nowhere from now on.` : "There is no such token (revoked already?).";
+    return Redirect(this.mounted(request).account).withSession(request.session.flash("notice", notice));
+  }
+
+  /** The settings page's token section (the user's tokens), when the sign-in has scopes. */
+  private async tokenSection(user: U, extra: Partial<TokenSection> = {}): Promise<TokenSection | undefined> {
+    const apiTokens = this.settings.apiTokens;
+    if (apiTokens === undefined) return undefined;
+    const scopes = apiTokens.names().map((name) => [name, apiTokens.scopes[name] ?? ""] as const);
+    return { scopes, list: await apiTokens.tokens.list(user.id), now: this.now(), ...extra };
   }
 
   private async changePassword(request: Request): Promise<Response> {
@@ -413,14 +469,15 @@ export class Accounts<U extends UserFields> {
     const wait = await this.passwordChecks.attempt(key);
     if (wait > 0) return { response: tooMany(wait) };
     if (!(await verifyPassword(request.form.get("current") ?? "", user.passwordHash))) {
-      return { response: this.settingsRefused(request, user, { form, errors: { current: "This is not your current password." }, newEmail: (request.form.get("email") ?? "").slice(0, 255) }) };
+      return { response: await this.settingsRefused(request, user, { form, errors: { current: "This is not your current password." }, newEmail: (request.form.get("email") ?? "").slice(0, 255) }) };
     }
     await this.passwordChecks.reset(key);
     return { user };
   }
 
-  private settingsRefused(request: Request, user: U, state: Omit<SettingsState, "csrf" | "email">, code = 422): Response {
-    return status(code, settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...state }));
+  private async settingsRefused(request: Request, user: U, state: Omit<SettingsState, "csrf" | "email" | "tokens">, code = 422, tokens: Partial<TokenSection> = {}): Promise<Response> {
+    const section = await this.tokenSection(user, tokens);
+    return status(code, settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...state, ...(section === undefined ? {} : { tokens: section }) }));
   }
 
   /**
@@ -437,4 +494,15 @@ export class Accounts<U extends UserFields> {
       .then((wait) => (wait > 0 ? undefined : this.settings.mailer.send({ to, subject, body, envelope: { to: [to] } })))
       .catch((error: unknown) => report(`fw/auth: the mail "${subject}" could not be sent: ${error instanceof Error ? error.message : String(error)}`));
   }
+}
+
+/** What is wrong with a new token's fields, by field; undefined when nothing. */
+function tokenProblems(values: { readonly name: string; readonly days: string; readonly scopes: readonly string[] }, known: readonly string[]): Record<string, string> | undefined {
+  const errors: Record<string, string> = {};
+  if (values.name === "") errors["name"] = "Give the token a name: what it is for.";
+  else if (values.name.length > 100 || /\p{Cc}/u.test(values.name)) errors["name"] = "A name is at most 100 characters, without control characters.";
+  if (!TOKEN_DAYS.map(String).includes(values.days)) errors["days"] = `Choose how long it lives: ${TOKEN_DAYS.join(", ")} days.`;
+  if (values.scopes.length === 0) errors["scope"] = "Give it one scope at least.";
+  else if (values.scopes.some((scope) => !known.includes(scope))) errors["scope"] = `Only this site's scopes: ${known.join(", ")}.`;
+  return Object.keys(errors).length === 0 ? undefined : errors;
 }

@@ -6,6 +6,8 @@ import { Route } from "../routing/route.js";
 import type { Identify } from "../routing/route-table.js";
 import { Accounts, type AccountMailer } from "./accounts.js";
 import { InMemoryTokens, type AccountTokens } from "./account-tokens.js";
+import { InMemoryApiTokens, type ApiTokenStore } from "./api-token-store.js";
+import { ApiTokens, type Scopes, type TokenGuard } from "./api-tokens.js";
 import { Guarded } from "./guarded.js";
 import { LiveSockets } from "./live-sockets.js";
 import { defaultLimiters, Login, type SignInLimiters } from "./login.js";
@@ -24,7 +26,7 @@ import type { UserFields, Users } from "./users.js";
 export const SIGN_IN_MAX_AGE_S = 14 * 24 * 60 * 60;
 
 /** What `formSignIn` takes: the users, and optionally sign-up, the mount, the address, the limits and the sign-in's age. */
-export interface FormSignInOptions<U extends UserFields> {
+export interface FormSignInOptions<U extends UserFields, S extends string = never> {
   /** Where users are looked up, sign-up adds them, and signed-out sessions are remembered. */
   readonly users: Users<U>;
   /** Mount `GET|POST /signup`. Default true. */
@@ -55,6 +57,15 @@ export interface FormSignInOptions<U extends UserFields> {
   readonly mailer?: AccountMailer;
   /** Where emailed tokens wait. Default: the users store's (`users.tokens()`), else in memory. */
   readonly tokens?: AccountTokens;
+  /**
+   * The app's API scopes (needs `mailer`: tokens are made on `/account`): each name and what it
+   * lets a token do, `{ "posts:write": "Add posts" }`. Their names are the app's string-literal
+   * union; an API route asks for one with `export const guarded = auth.token({ scope: "posts:write" })`,
+   * and the build checks the name. Users then create, list and revoke per-user tokens on `/account`.
+   */
+  readonly scopes?: Scopes<S>;
+  /** Where per-user API tokens are kept. Default: the users store's (`users.apiTokens()`), else in memory. */
+  readonly apiTokens?: ApiTokenStore;
 }
 
 /**
@@ -69,11 +80,13 @@ export interface FormSignInOptions<U extends UserFields> {
  * was not signed out. Sign-out, `logoutEverywhere`, `changePassword` and `deleteUser` end
  * sessions, and close their sockets (public pages' too) in every process of the app.
  */
-export class FormSignIn<U extends UserFields = UserFields> {
+export class FormSignIn<U extends UserFields = UserFields, S extends string = never> {
   /** The sign-in routes every declaration carries. */
   readonly routes: readonly Route[];
   /** The account flows, when the sign-in was given a mailer. */
   accounts: Accounts<U> | undefined;
+  /** The per-user API tokens, when the sign-in was given scopes. */
+  apiTokens: ApiTokens<S> | undefined;
   /** @internal The models declared `owned` with this sign-in, as their routes were made: what can still name a user. */
   readonly ownedModels = new OwnedModels();
   readonly identify: Identify;
@@ -100,6 +113,17 @@ export class FormSignIn<U extends UserFields = UserFields> {
   owned<M = unknown, U2 = unknown>(covers: Actions, actions?: Actions): Owned<M, U2> {
     const init = { ...this.declaration(), covers, models: this.ownedModels };
     return new Owned<M, U2>(actions === undefined ? init : { ...init, actions });
+  }
+
+  /**
+   * The guard of an API route a per-user token with `scope` (one of the app's `scopes`) may call:
+   * `export const guarded = auth.token({ scope: "posts:write" })`. The build checks that the scope
+   * is one of the app's (TS91090) and that the route is an API route (TS91091): a token never
+   * works on a browser page, nor a session cookie on such a route.
+   */
+  token<T extends string>(options: { readonly scope: T }): TokenGuard<T, S> {
+    if (this.apiTokens === undefined) throw new Error(`auth.token: the sign-in has no scopes. Give formSignIn({ …, mailer, scopes: { ${JSON.stringify(options.scope)}: "what it lets a token do" } }).`);
+    return this.apiTokens.guard(options.scope);
   }
 
   /**
@@ -150,6 +174,8 @@ export class FormSignIn<U extends UserFields = UserFields> {
   /** Deletes the user, which ends their sessions (and closes their sockets); false when there was none. */
   async deleteUser(id: number): Promise<boolean> {
     const deleted = await this.rules.users.delete(id);
+    // A store whose tokens do not go with their user by themselves (a foreign key) loses them here.
+    if (deleted) await this.apiTokens?.revokeAll(id);
     this.rules.ends.announce({ user: String(id) });
     return deleted;
   }
@@ -188,7 +214,7 @@ export class FormSignIn<U extends UserFields = UserFields> {
 }
 
 /** Makes the form sign-in: its login, logout and (unless switched off) sign-up routes under `mount`. */
-export function formSignIn<U extends UserFields>(options: FormSignInOptions<U>): FormSignIn<U> {
+export function formSignIn<U extends UserFields, S extends string = never>(options: FormSignInOptions<U, S>): FormSignIn<U, S> {
   const under = pathsUnder(options.mount ?? "/", options.signUp ?? true);
   const paths: AuthPaths = options.mailer === undefined ? under : { ...under, forgot: `${under.login.slice(0, -"/login".length)}/password/forgot` };
   const addressOf = options.addressOf ?? ((request: Request) => request.clientAddress);
@@ -206,7 +232,12 @@ export function formSignIn<U extends UserFields>(options: FormSignInOptions<U>):
     Route.get(paths.login, (request) => login.page(request), { source }),
     Route.post(paths.login, (request) => login.submit(request), { source }),
   ];
-  const auth = new FormSignIn<U>(paths, routes, rules);
+  const auth = new FormSignIn<U, S>(paths, routes, rules);
+  const base = paths.login.slice(0, -"/login".length);
+  if (options.scopes !== undefined && options.mailer === undefined) {
+    throw new Error("formSignIn: scopes need a mailer: per-user API tokens are made on /account, which the account flows mount. Give formSignIn({ users, mailer, scopes }).");
+  }
+  auth.apiTokens = options.scopes === undefined ? undefined : new ApiTokens<S>(options.scopes, options.apiTokens ?? options.users.apiTokens?.() ?? new InMemoryApiTokens(), `${base}/account`);
   routes.push(Route.post(paths.logout, (request) => auth.logout(request), { source }));
   const accounts =
     options.mailer === undefined
@@ -223,6 +254,7 @@ export function formSignIn<U extends UserFields>(options: FormSignInOptions<U>):
           logoutEverywhere: (id) => auth.logoutEverywhere(id),
           deleteUser: (id) => auth.deleteUser(id),
           ownedRows: (id) => auth.ownedModels.holding(String(id)),
+          ...(auth.apiTokens === undefined ? {} : { apiTokens: auth.apiTokens as unknown as ApiTokens }),
         });
   auth.accounts = accounts;
   if (accounts !== undefined) routes.push(...accounts.routes());

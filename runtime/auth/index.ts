@@ -4,7 +4,8 @@
  *
  * - `Guarded` (with `Guarded.public`) and `Owned`: the declarations pages and models make;
  * - `formSignIn`: login, logout and sign-up pages over a signed session, and the guards made from it;
- * - `apiKey`: a guard for API routes (`Authorization: Bearer <key>`);
+ * - `apiKey`: a guard for API routes (`Authorization: Bearer <key>`), service keys fixed at boot;
+ * - per-user API tokens with the app's scopes (`formSignIn({ …, scopes })`, `auth.token({ scope })`), made on `/account`;
  * - users (`Users`, `InMemoryUsers`, `seedUser`) and salted scrypt password hashes;
  * - sessions that end: the guard asks the users store once per request, and `logoutEverywhere`,
  *   `changePassword`, `deleteUser` and sign-out end sessions (and close their sockets in every process).
@@ -13,6 +14,9 @@ export { Guarded, type GuardedInit } from "./guarded.js";
 export { Owned } from "./owned.js";
 export { formSignIn, FormSignIn, SIGN_IN_MAX_AGE_S, type FormSignInOptions } from "./form-sign-in.js";
 export { apiKey, ApiKeyGuard, type ApiKeyOptions } from "./api-key.js";
+export { ApiTokens, TokenGuard, MAX_TOKENS_PER_USER, TOKEN_RECHECK_MS, MAX_REMEMBERED_TOKENS, TOKEN_REVOCATIONS_ROOM, type Scopes } from "./api-tokens.js";
+export { InMemoryApiTokens, API_TOKEN_PREFIX, LAST_USE_RESOLUTION_MS, type ApiTokenRecord, type ApiTokenStore } from "./api-token-store.js";
+export { TOKEN_DAYS } from "./token-pages.js";
 export { InMemoryUsers, MAX_REVOKED_PER_USER, normalEmail, seedUser, type UserFields, type Users } from "./users.js";
 export { hashPassword, verifyPassword, SCRYPT_COST } from "./password.js";
 export { safeNext, MAX_NEXT_LENGTH } from "./next-path.js";

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { ownCopy } from "../http/own-copy.js";
 import { hashPassword } from "./password.js";
 import { InMemoryTokens, type AccountTokens } from "./account-tokens.js";
+import { InMemoryApiTokens, type ApiTokenStore } from "./api-token-store.js";
 import type { AttemptLimiter, Limit } from "./rate-limit.js";
 
 /**
@@ -68,6 +69,11 @@ export interface Users<U extends UserFields = UserFields> {
    */
   tokens?(): AccountTokens;
   /**
+   * Optional: where per-user API tokens are kept (fw/db's `SqlUsers`: the `fw_api_tokens` table,
+   * read by every process on every call). Without it, `formSignIn` keeps them in memory.
+   */
+  apiTokens?(): ApiTokenStore;
+  /**
    * Optional: gives the user another email (`normalEmail` form), which the change-of-email flow
    * needs; "taken" when another account has it, undefined when there is no such user.
    */
@@ -106,11 +112,16 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
   private readonly revoked = new Map<number, Map<string, number>>();
   private next = 1;
   readonly #tokens = new InMemoryTokens();
+  readonly #apiTokens = new InMemoryApiTokens();
 
   constructor(private readonly now: () => number = Date.now) {}
 
   tokens(): AccountTokens {
     return this.#tokens;
+  }
+
+  apiTokens(): ApiTokenStore {
+    return this.#apiTokens;
   }
 
   async setEmail(id: number, email: string): Promise<U | "taken" | undefined> {
@@ -156,6 +167,7 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
     this.byKey.delete(id);
     this.byNormalEmail.delete(user.email);
     this.revoked.delete(id);
+    await this.#apiTokens.revokeAll(id);
     return true;
   }
 

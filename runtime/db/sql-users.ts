@@ -5,6 +5,8 @@ import type { Database, Queryable, Row } from "./database.js";
 import { checkIdentifier, quoteIdentifier as q } from "./identifier.js";
 import type { AccountTokens } from "../auth/account-tokens.js";
 import { SqlAccountTokens } from "./sql-account-tokens.js";
+import type { ApiTokenStore } from "../auth/api-token-store.js";
+import { SqlApiTokens } from "./sql-api-tokens.js";
 import { SqlAttemptLimiter } from "./sql-attempt-limiter.js";
 import { VERSION_COLUMN } from "./table.js";
 
@@ -72,6 +74,8 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   private readonly revoked: string;
   private readonly now: () => number;
   #tokens: AccountTokens | undefined;
+  #apiTokens: ApiTokenStore | undefined;
+  private readonly table: string;
   private static readonly SELECTED = `"id", "email", "password_hash", "session_epoch"`;
 
   constructor(
@@ -79,6 +83,7 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     options: SqlUsersOptions = {},
   ) {
     const table = options.table ?? USERS_TABLE;
+    this.table = table;
     this.users = q(table);
     this.revoked = q(revokedTable(table));
     this.now = options.now ?? Date.now;
@@ -96,6 +101,15 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   tokens(): AccountTokens {
     this.#tokens ??= new SqlAccountTokens(this.db);
     return this.#tokens;
+  }
+
+  /**
+   * fw/auth's per-user API tokens in the database (`fw_api_tokens`, its rows going with their
+   * user): every process reads the table on every call, so a revoked token stops everywhere at once.
+   */
+  apiTokens(): ApiTokenStore {
+    this.#apiTokens ??= new SqlApiTokens(this.db, this.table);
+    return this.#apiTokens;
   }
 
   /** The new email in one statement; "taken" when the unique index refuses it (another account has it). */
