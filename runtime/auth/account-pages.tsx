@@ -1,6 +1,7 @@
 import type { Html } from "../html/node.js";
 import { field, problem } from "./sign-in-pages.js";
 import { tokenSection, type TokenSection } from "./token-pages.js";
+import { secondFactorSection, type SecondFactorSection } from "./second-factor-pages.js";
 
 /** The account flows' own paths, as the request reaches them (under the sign-in's mount and the table's prefix). */
 export interface AccountPaths {
@@ -16,6 +17,9 @@ export interface AccountPaths {
   readonly deleteAccount: string;
   readonly createToken: string;
   readonly revokeToken: string;
+  readonly beginSecondFactor: string;
+  readonly confirmSecondFactor: string;
+  readonly disableSecondFactor: string;
 }
 
 type Errors = Readonly<Record<string, string>> | undefined;
@@ -107,11 +111,13 @@ export interface SettingsState {
   readonly csrf: string;
   readonly email: string;
   /** Which form the errors are for. */
-  readonly form?: "password" | "email" | "delete" | "token";
+  readonly form?: "password" | "email" | "delete" | "token" | "second-factor";
   readonly errors?: Errors;
   readonly newEmail?: string;
   /** The API tokens section, when the sign-in has scopes. */
   readonly tokens?: TokenSection;
+  /** The two-step sign-in section. */
+  readonly secondFactor?: SecondFactorSection;
 }
 
 /** Account settings: change password, change email, sign out everywhere, delete the account. */
@@ -144,6 +150,7 @@ export function settingsPage(paths: AccountPaths, state: SettingsState): Html {
           <button type="submit">Send a confirmation link</button>
         </form>
       </section>
+      {state.secondFactor === undefined ? null : secondFactorSection(paths, state.csrf, state.email, state.form === "second-factor" ? { ...state.secondFactor, errors: state.errors } : state.secondFactor)}
       {state.tokens === undefined ? null : tokenSection(paths, state.csrf, state.email, state.form === "token" ? { ...state.tokens, errors: state.errors } : state.tokens)}
       <section>
         <h2>Sign out everywhere</h2>

@@ -24,6 +24,8 @@ import {
 import { freshApiToken } from "./api-token-store.js";
 import { MAX_TOKENS_PER_USER, type ApiTokens } from "./api-tokens.js";
 import { TOKEN_DAYS, tokenCreatedMail, type TokenSection } from "./token-pages.js";
+import type { SecondFactor } from "./second-factor.js";
+import type { SecondFactorSection } from "./second-factor-pages.js";
 import { checkToken, freshToken, InMemoryTokens, sameSecret, type AccountTokens, type TokenPurpose } from "./account-tokens.js";
 import { verifyPassword } from "./password.js";
 import { limiterKey, RateLimiter, type AttemptLimiter, type Limit } from "./rate-limit.js";
@@ -86,6 +88,8 @@ export interface AccountSettings<U extends UserFields> {
   readonly ownedRows?: (id: number) => Promise<readonly string[]>;
   /** The per-user API tokens, when the sign-in has scopes: listed, created and revoked on the settings page. */
   readonly apiTokens?: ApiTokens;
+  /** Two-step sign-in (TOTP): turned on and off on the settings page; a reset by mail then asks for a code too. */
+  readonly secondFactor?: SecondFactor<U>;
   /** Where failures to send are told (the app's error stream). */
   readonly report?: (line: string) => void;
   readonly now?: () => number;
@@ -126,6 +130,9 @@ export class Accounts<U extends UserFields> {
       deleteAccount: `${base}/account/delete`,
       createToken: `${base}/account/tokens`,
       revokeToken: `${base}/account/tokens/revoke`,
+      beginSecondFactor: `${base}/account/two-step`,
+      confirmSecondFactor: `${base}/account/two-step/confirm`,
+      disableSecondFactor: `${base}/account/two-step/disable`,
     };
     const make = (scope: string, limit: Limit): AttemptLimiter => settings.users.attemptLimiter?.(scope, limit) ?? new RateLimiter(limit);
     this.formsPerAddress = make("account/address", ACCOUNT_FORMS_PER_ADDRESS);
@@ -155,6 +162,13 @@ export class Accounts<U extends UserFields> {
       ...(this.settings.apiTokens === undefined
         ? []
         : [Route.post(p.createToken, (request) => this.createToken(request), { source }), Route.post(p.revokeToken, (request) => this.revokeToken(request), { source })]),
+      ...(this.settings.secondFactor === undefined
+        ? []
+        : [
+            Route.post(p.beginSecondFactor, (request) => this.beginSecondFactor(request), { source }),
+            Route.post(p.confirmSecondFactor, (request) => this.confirmSecondFactor(request), { source }),
+            Route.post(p.disableSecondFactor, (request) => this.disableSecondFactor(request), { source }),
+          ]),
     ];
   }
 
@@ -221,6 +235,9 @@ export class Accounts<U extends UserFields> {
     if (!(await this.settings.tokens.take(found.record.selector, found.verifierHash))) return this.deadLink(request, "password reset");
     const user = await this.settings.changePassword(found.user.id, password);
     if (user === undefined) return this.deadLink(request, "password reset");
+    // A reset by mail proves the mailbox, not the second factor: it stays on, and signing in asks for a code.
+    const second = this.settings.secondFactor;
+    if (second !== undefined && (await second.isOn(user.id))) return second.ask(request, user, "/", "Your password is changed, and every other session is signed out. Enter a code to sign in.");
     const session = signedInSession(request.session, user).flash("notice", "Your password is changed, and every other session of your account is signed out.");
     return Redirect(request.href("/")).withSession(session);
   }
@@ -253,8 +270,76 @@ export class Accounts<U extends UserFields> {
   private async settingsForm(request: Request): Promise<Response> {
     const user = await this.settings.currentUser(request);
     if (user === undefined) return this.toLogin(request);
-    const tokens = await this.tokenSection(user);
-    return Ok(settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...(tokens === undefined ? {} : { tokens }) }));
+    return this.settingsRefused(request, user, {}, 200);
+  }
+
+  // ——— Two-step sign-in ———
+
+  /** A new secret (the current password asked), shown as a QR code with a form for its first code. */
+  private async beginSecondFactor(request: Request): Promise<Response> {
+    const second = this.settings.secondFactor;
+    if (second === undefined) return this.toLogin(request);
+    const checked = await this.withCurrentPassword(request, "second-factor");
+    if (!("user" in checked)) return checked.response;
+    const setup = await second.begin(checked.user, this.issuer(request));
+    if (setup === undefined) return this.settingsRefused(request, checked.user, { form: "second-factor", errors: { form: "Two-step sign-in is on already." } }, 409);
+    return this.settingsRefused(request, checked.user, {}, 200, {}, { setup });
+  }
+
+  /** The first code confirms the secret: two-step sign-in is on, and the ten recovery codes are shown once. */
+  private async confirmSecondFactor(request: Request): Promise<Response> {
+    const checked = await this.withCode(request);
+    if (!("user" in checked)) return checked.response;
+    const { user, second } = checked;
+    const codes = await second.confirm(user.id, request.form.get("code") ?? "");
+    if (codes === undefined) return this.settingsRefused(request, user, { form: "second-factor", errors: { code: "The code is wrong: enter the one your app shows now." } });
+    await second.passed(request, user.id);
+    this.mail(user.email, "Two-step sign-in is on", noticeMail("Two-step sign-in was turned on for your account: signing in now asks for a code from your authenticator app.", this.mounted(request).forgot));
+    return this.settingsRefused(request, user, {}, 200, {}, { recoveryCodes: codes });
+  }
+
+  /** Turning it off asks for a code (from the app, or a recovery code), never the password alone. */
+  private async disableSecondFactor(request: Request): Promise<Response> {
+    const checked = await this.withCode(request);
+    if (!("user" in checked)) return checked.response;
+    const { user, second } = checked;
+    const result = await second.check(user.id, request.form.get("code") ?? "");
+    if (result !== "ok") {
+      const said = result === "used" ? "This code was used already: wait for the next one." : "The code is wrong.";
+      return this.settingsRefused(request, user, { form: "second-factor", errors: { code: said } });
+    }
+    await second.passed(request, user.id);
+    await second.store.disable(user.id);
+    this.mail(user.email, "Two-step sign-in is off", noticeMail("Two-step sign-in was turned off for your account: signing in asks for your password alone.", this.mounted(request).forgot));
+    return Redirect(this.mounted(request).account).withSession(request.session.flash("notice", "Two-step sign-in is off."));
+  }
+
+  /** The signed-in user of a second-factor form, counted in the account forms' budget and, as codes are, per (address, account). */
+  private async withCode(request: Request): Promise<{ readonly user: U; readonly second: SecondFactor<U> } | { readonly response: Response }> {
+    const limited = await this.limited(request);
+    if (limited !== undefined) return { response: limited };
+    const user = await this.settings.currentUser(request);
+    const second = this.settings.secondFactor;
+    if (user === undefined || second === undefined) return { response: this.toLogin(request) };
+    const counted = await second.limited(request, user.id);
+    return counted === undefined ? { user, second } : { response: counted };
+  }
+
+  /** What the authenticator app shows the account under: the site's host name. */
+  private issuer(request: Request): string {
+    const host = (request.headers.get("host") ?? "fw").replace(/:\d+$/, "");
+    return /^[A-Za-z0-9.\-[\]:]{1,255}$/.test(host) ? host : "fw";
+  }
+
+  /** The settings page's second-factor section. */
+  private async secondFactorSection(request: Request, user: U, extra: Partial<SecondFactorSection>): Promise<SecondFactorSection | undefined> {
+    const second = this.settings.secondFactor;
+    if (second === undefined) return undefined;
+    const record = await second.store.get(user.id);
+    const enabled = record?.enabled === true;
+    // A key shown but not confirmed yet (the page reloaded): shown again, with its form.
+    const waiting = record !== undefined && !enabled && extra.setup === undefined ? { setup: { secret: record.secret, qr: await second.qrOf(record.secret, user.email, this.issuer(request)) } } : {};
+    return { enabled, codesLeft: enabled ? (record?.recoveryHashes.length ?? 0) : 0, ...waiting, ...extra };
   }
 
   // ——— API tokens ———
@@ -475,9 +560,19 @@ export class Accounts<U extends UserFields> {
     return { user };
   }
 
-  private async settingsRefused(request: Request, user: U, state: Omit<SettingsState, "csrf" | "email" | "tokens">, code = 422, tokens: Partial<TokenSection> = {}): Promise<Response> {
-    const section = await this.tokenSection(user, tokens);
-    return status(code, settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...state, ...(section === undefined ? {} : { tokens: section }) }));
+  private async settingsRefused(
+    request: Request,
+    user: U,
+    state: Omit<SettingsState, "csrf" | "email" | "tokens" | "secondFactor">,
+    code = 422,
+    tokens: Partial<TokenSection> = {},
+    secondFactor: Partial<SecondFactorSection> = {},
+  ): Promise<Response> {
+    const [section, second] = await Promise.all([this.tokenSection(user, tokens), this.secondFactorSection(request, user, secondFactor)]);
+    return status(
+      code,
+      settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...state, ...(section === undefined ? {} : { tokens: section }), ...(second === undefined ? {} : { secondFactor: second }) }),
+    );
   }
 
   /**

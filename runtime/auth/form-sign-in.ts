@@ -8,6 +8,9 @@ import { Accounts, type AccountMailer } from "./accounts.js";
 import { InMemoryTokens, type AccountTokens } from "./account-tokens.js";
 import { InMemoryApiTokens, type ApiTokenStore } from "./api-token-store.js";
 import { ApiTokens, type Scopes, type TokenGuard } from "./api-tokens.js";
+import { PER_ACCOUNT_AND_ADDRESS, PER_ADDRESS, RateLimiter, type AttemptLimiter, type Limit } from "./rate-limit.js";
+import { SecondFactor } from "./second-factor.js";
+import { InMemorySecondFactors, type SecondFactorStore } from "./second-factor-store.js";
 import { Guarded } from "./guarded.js";
 import { LiveSockets } from "./live-sockets.js";
 import { defaultLimiters, Login, type SignInLimiters } from "./login.js";
@@ -66,6 +69,12 @@ export interface FormSignInOptions<U extends UserFields, S extends string = neve
   readonly scopes?: Scopes<S>;
   /** Where per-user API tokens are kept. Default: the users store's (`users.apiTokens()`), else in memory. */
   readonly apiTokens?: ApiTokenStore;
+  /**
+   * Where second factors (TOTP) are kept. Default: the users store's (`users.secondFactors()`),
+   * else in memory. Two-step sign-in comes with the account pages (the mailer): users turn it on
+   * and off on `/account`.
+   */
+  readonly secondFactors?: SecondFactorStore;
 }
 
 /**
@@ -226,11 +235,18 @@ export function formSignIn<U extends UserFields, S extends string = never>(optio
   const reads = new SessionReads(options.users, maxAgeMs, () => ends.generation);
   const sockets = new LiveSockets(ends, async (request) => (await reads.fresh(request.session)) !== undefined);
   const rules: SessionRules<U> = { users: options.users, loginPath: paths.login, maxAgeMs, reads, ends, sockets };
-  const login = new Login<U>({ users: options.users, paths, addressOf, limiters });
+  const secondFactor = options.mailer === undefined ? undefined : makeSecondFactor(options, addressOf, `${paths.login}/code`);
+  const login = new Login<U>({ users: options.users, paths, addressOf, limiters, ...(secondFactor === undefined ? {} : { secondFactor }) });
   const source = "fw/auth";
   const routes: Route[] = [
     Route.get(paths.login, (request) => login.page(request), { source }),
     Route.post(paths.login, (request) => login.submit(request), { source }),
+    ...(secondFactor === undefined
+      ? []
+      : [
+          Route.get(secondFactor.path, (request) => secondFactor.page(request, paths.login), { source }),
+          Route.post(secondFactor.path, (request) => secondFactor.submit(request, paths.login), { source }),
+        ]),
   ];
   const auth = new FormSignIn<U, S>(paths, routes, rules);
   const base = paths.login.slice(0, -"/login".length);
@@ -255,6 +271,7 @@ export function formSignIn<U extends UserFields, S extends string = never>(optio
           deleteUser: (id) => auth.deleteUser(id),
           ownedRows: (id) => auth.ownedModels.holding(String(id)),
           ...(auth.apiTokens === undefined ? {} : { apiTokens: auth.apiTokens as unknown as ApiTokens }),
+          ...(secondFactor === undefined ? {} : { secondFactor }),
         });
   auth.accounts = accounts;
   if (accounts !== undefined) routes.push(...accounts.routes());
@@ -263,6 +280,14 @@ export function formSignIn<U extends UserFields, S extends string = never>(optio
     routes.push(Route.get(paths.signup, (request) => signup.page(request), { source }), Route.post(paths.signup, (request) => signup.submit(request), { source }));
   }
   return auth;
+}
+
+/** Two-step sign-in: its store, and its code limits kept where sign-in's are (the users store's, else memory). */
+function makeSecondFactor<U extends UserFields, S extends string>(options: FormSignInOptions<U, S>, addressOf: (request: Request) => string | undefined, path: string): SecondFactor<U> {
+  const make = (scope: string, limit: Limit): AttemptLimiter => options.users.attemptLimiter?.(scope, limit) ?? new RateLimiter(limit);
+  const limiters = { perAccountAndAddress: make("second-factor/account+address", PER_ACCOUNT_AND_ADDRESS), perAddress: make("second-factor/address", PER_ADDRESS) };
+  const store = options.secondFactors ?? options.users.secondFactors?.() ?? new InMemorySecondFactors();
+  return new SecondFactor<U>(store, options.users, limiters, addressOf, path);
 }
 
 function pathsUnder(mount: string, signUp: boolean): AuthPaths {

@@ -17,6 +17,8 @@ export { apiKey, ApiKeyGuard, type ApiKeyOptions } from "./api-key.js";
 export { ApiTokens, TokenGuard, MAX_TOKENS_PER_USER, TOKEN_RECHECK_MS, MAX_REMEMBERED_TOKENS, TOKEN_REVOCATIONS_ROOM, type Scopes } from "./api-tokens.js";
 export { InMemoryApiTokens, API_TOKEN_PREFIX, LAST_USE_RESOLUTION_MS, type ApiTokenRecord, type ApiTokenStore } from "./api-token-store.js";
 export { TOKEN_DAYS } from "./token-pages.js";
+export { SecondFactor, CODE_WAIT_MS, type CodeCheck, type CodeLimiters } from "./second-factor.js";
+export { InMemorySecondFactors, RECOVERY_CODES, type SecondFactorRecord, type SecondFactorStore } from "./second-factor-store.js";
 export { InMemoryUsers, MAX_REVOKED_PER_USER, normalEmail, seedUser, type UserFields, type Users } from "./users.js";
 export { hashPassword, verifyPassword, SCRYPT_COST } from "./password.js";
 export { safeNext, MAX_NEXT_LENGTH } from "./next-path.js";

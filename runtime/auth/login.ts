@@ -6,6 +6,7 @@ import { hashPassword, verifyPassword } from "./password.js";
 import { limiterKey, PER_ACCOUNT_AND_ADDRESS, PER_ADDRESS, RateLimiter, SIGNUPS_PER_ADDRESS, type AttemptLimiter, type Limit } from "./rate-limit.js";
 import { signedInSession } from "./session-user.js";
 import { loginPage, mountedPaths, tooMany, type AuthPaths } from "./sign-in-pages.js";
+import type { SecondFactor } from "./second-factor.js";
 import { normalEmail, type UserFields, type Users } from "./users.js";
 
 /** The one answer to a failed sign-in: it never says whether the account exists. */
@@ -28,6 +29,8 @@ export interface LoginSettings<U extends UserFields> {
   /** The client address limits count by; undefined: "unknown", one shared address. */
   readonly addressOf: (request: Request) => string | undefined;
   readonly limiters: SignInLimiters;
+  /** The second factor, when the sign-in has one: a user who turned it on is asked for a code after the password. */
+  readonly secondFactor?: SecondFactor<U>;
 }
 
 /**
@@ -82,6 +85,9 @@ export class Login<U extends UserFields> {
       return status(422, loginPage(mountedPaths(this.settings.paths, request), { csrf: request.csrf, email: email.slice(0, 254), next, problem: WRONG_CREDENTIALS }));
     }
     await Promise.all([perAccountAndAddress.reset(pairKey), perAddress.refund(addressKey)]);
+    // Two-step sign-in: the right password signs nobody in yet; the code page does.
+    const second = this.settings.secondFactor;
+    if (second !== undefined && (await second.isOn(user.id))) return second.ask(request, user, next);
     // No next page: the home page of the table the sign-in sits in (under its Route.under prefix).
     return Redirect(next === "/" ? request.href("/") : next).withSession(signedInSession(request.session, user).flash("notice", "You are signed in."));
   }

@@ -3,6 +3,7 @@ import { ownCopy } from "../http/own-copy.js";
 import { hashPassword } from "./password.js";
 import { InMemoryTokens, type AccountTokens } from "./account-tokens.js";
 import { InMemoryApiTokens, type ApiTokenStore } from "./api-token-store.js";
+import { InMemorySecondFactors, type SecondFactorStore } from "./second-factor-store.js";
 import type { AttemptLimiter, Limit } from "./rate-limit.js";
 
 /**
@@ -73,6 +74,8 @@ export interface Users<U extends UserFields = UserFields> {
    * read by every process on every call). Without it, `formSignIn` keeps them in memory.
    */
   apiTokens?(): ApiTokenStore;
+  /** Optional: where second factors (TOTP) are kept (fw/db's `SqlUsers`: `fw_second_factors`). Without it, `formSignIn` keeps them in memory. */
+  secondFactors?(): SecondFactorStore;
   /**
    * Optional: gives the user another email (`normalEmail` form), which the change-of-email flow
    * needs; "taken" when another account has it, undefined when there is no such user.
@@ -113,6 +116,7 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
   private next = 1;
   readonly #tokens = new InMemoryTokens();
   readonly #apiTokens = new InMemoryApiTokens();
+  readonly #secondFactors = new InMemorySecondFactors();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -122,6 +126,10 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
 
   apiTokens(): ApiTokenStore {
     return this.#apiTokens;
+  }
+
+  secondFactors(): SecondFactorStore {
+    return this.#secondFactors;
   }
 
   async setEmail(id: number, email: string): Promise<U | "taken" | undefined> {
@@ -168,6 +176,7 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
     this.byNormalEmail.delete(user.email);
     this.revoked.delete(id);
     await this.#apiTokens.revokeAll(id);
+    await this.#secondFactors.disable(id);
     return true;
   }
 

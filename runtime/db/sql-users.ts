@@ -7,6 +7,8 @@ import type { AccountTokens } from "../auth/account-tokens.js";
 import { SqlAccountTokens } from "./sql-account-tokens.js";
 import type { ApiTokenStore } from "../auth/api-token-store.js";
 import { SqlApiTokens } from "./sql-api-tokens.js";
+import type { SecondFactorStore } from "../auth/second-factor-store.js";
+import { SqlSecondFactors } from "./sql-second-factors.js";
 import { SqlAttemptLimiter } from "./sql-attempt-limiter.js";
 import { VERSION_COLUMN } from "./table.js";
 
@@ -75,6 +77,7 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   private readonly now: () => number;
   #tokens: AccountTokens | undefined;
   #apiTokens: ApiTokenStore | undefined;
+  #secondFactors: SecondFactorStore | undefined;
   private readonly table: string;
   private static readonly SELECTED = `"id", "email", "password_hash", "session_epoch"`;
 
@@ -110,6 +113,12 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   apiTokens(): ApiTokenStore {
     this.#apiTokens ??= new SqlApiTokens(this.db, this.table);
     return this.#apiTokens;
+  }
+
+  /** fw/auth's second factors (TOTP) in the database (`fw_second_factors`, its rows going with their user): a code used in one process is refused by all. */
+  secondFactors(): SecondFactorStore {
+    this.#secondFactors ??= new SqlSecondFactors(this.db, this.table);
+    return this.#secondFactors;
   }
 
   /** The new email in one statement; "taken" when the unique index refuses it (another account has it). */
