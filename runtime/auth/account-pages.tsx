@@ -106,6 +106,39 @@ export function deadLinkPage(paths: AccountPaths, what: string): Html {
   );
 }
 
+/** The account's sign-in providers: each linked (its email) or not (a Link button posting to its start). */
+export interface ProvidersSection {
+  readonly unlink: string;
+  readonly list: readonly { readonly name: string; readonly label: string; readonly email: string | undefined; readonly action: string }[];
+}
+
+function providersSection(section: ProvidersSection, csrf: string): Html {
+  return (
+    <section id="providers">
+      <h2>Sign-in providers</h2>
+      <ul>
+        {section.list.map((provider) => (
+          <li>
+            {provider.email === undefined ? (
+              <form method="post" action={provider.action} class="fw-inline">
+                <input type="hidden" name="_csrf" value={csrf} />
+                <input type="hidden" name="link" value="1" />
+                {provider.label}: not linked. <button type="submit">Link {provider.label}</button>
+              </form>
+            ) : (
+              <form method="post" action={section.unlink} class="fw-inline">
+                <input type="hidden" name="_csrf" value={csrf} />
+                <input type="hidden" name="provider" value={provider.name} />
+                {provider.label}: linked{provider.email === "" ? "" : ` (${provider.email})`}. <button type="submit">Unlink {provider.label}</button>
+              </form>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** What the account settings page shows beside its forms. */
 export interface SettingsState {
   readonly csrf: string;
@@ -118,6 +151,8 @@ export interface SettingsState {
   readonly tokens?: TokenSection;
   /** The two-step sign-in section. */
   readonly secondFactor?: SecondFactorSection;
+  /** The sign-in providers section, when the sign-in has providers. */
+  readonly providers?: ProvidersSection;
 }
 
 /** Account settings: change password, change email, sign out everywhere, delete the account. */
@@ -150,6 +185,7 @@ export function settingsPage(paths: AccountPaths, state: SettingsState): Html {
           <button type="submit">Send a confirmation link</button>
         </form>
       </section>
+      {state.providers === undefined ? null : providersSection(state.providers, state.csrf)}
       {state.secondFactor === undefined ? null : secondFactorSection(paths, state.csrf, state.email, state.form === "second-factor" ? { ...state.secondFactor, errors: state.errors } : state.secondFactor)}
       {state.tokens === undefined ? null : tokenSection(paths, state.csrf, state.email, state.form === "token" ? { ...state.tokens, errors: state.errors } : state.tokens)}
       <section>

@@ -26,6 +26,8 @@ import { MAX_TOKENS_PER_USER, type ApiTokens } from "./api-tokens.js";
 import { TOKEN_DAYS, tokenCreatedMail, type TokenSection } from "./token-pages.js";
 import type { SecondFactor } from "./second-factor.js";
 import type { SecondFactorSection } from "./second-factor-pages.js";
+import type { ProviderSignIn } from "./provider-sign-in.js";
+import type { ProvidersSection } from "./account-pages.js";
 import { checkToken, freshToken, InMemoryTokens, sameSecret, type AccountTokens, type TokenPurpose } from "./account-tokens.js";
 import { verifyPassword } from "./password.js";
 import { limiterKey, RateLimiter, type AttemptLimiter, type Limit } from "./rate-limit.js";
@@ -90,6 +92,8 @@ export interface AccountSettings<U extends UserFields> {
   readonly apiTokens?: ApiTokens;
   /** Two-step sign-in (TOTP): turned on and off on the settings page; a reset by mail then asks for a code too. */
   readonly secondFactor?: SecondFactor<U>;
+  /** "Sign in with …": the settings page lists the providers with Link and Unlink. */
+  readonly providers?: ProviderSignIn<U>;
   /** Where failures to send are told (the app's error stream). */
   readonly report?: (line: string) => void;
   readonly now?: () => number;
@@ -331,6 +335,15 @@ export class Accounts<U extends UserFields> {
     return /^[A-Za-z0-9.\-[\]:]{1,255}$/.test(host) ? host : "fw";
   }
 
+  /** The settings page's providers: each with its linked email, or a Link button. */
+  private async providersSection(request: Request, user: U): Promise<ProvidersSection | undefined> {
+    const providers = this.settings.providers;
+    if (providers === undefined) return undefined;
+    const linked = await providers.linked(user.id);
+    const actions = new Map(providers.buttons(request).map((button) => [button.name, button.action]));
+    return { unlink: request.href(`${this.paths.account}/providers/unlink`), list: linked.map((p) => ({ ...p, action: actions.get(p.name) ?? "" })) };
+  }
+
   /** The settings page's second-factor section. */
   private async secondFactorSection(request: Request, user: U, extra: Partial<SecondFactorSection>): Promise<SecondFactorSection | undefined> {
     const second = this.settings.secondFactor;
@@ -568,10 +581,10 @@ export class Accounts<U extends UserFields> {
     tokens: Partial<TokenSection> = {},
     secondFactor: Partial<SecondFactorSection> = {},
   ): Promise<Response> {
-    const [section, second] = await Promise.all([this.tokenSection(user, tokens), this.secondFactorSection(request, user, secondFactor)]);
+    const [section, second, providers] = await Promise.all([this.tokenSection(user, tokens), this.secondFactorSection(request, user, secondFactor), this.providersSection(request, user)]);
     return status(
       code,
-      settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...state, ...(section === undefined ? {} : { tokens: section }), ...(second === undefined ? {} : { secondFactor: second }) }),
+      settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...state, ...(section === undefined ? {} : { tokens: section }), ...(second === undefined ? {} : { secondFactor: second }), ...(providers === undefined ? {} : { providers }) }),
     );
   }
 

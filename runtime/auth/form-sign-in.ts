@@ -11,6 +11,9 @@ import { ApiTokens, type Scopes, type TokenGuard } from "./api-tokens.js";
 import { PER_ACCOUNT_AND_ADDRESS, PER_ADDRESS, RateLimiter, type AttemptLimiter, type Limit } from "./rate-limit.js";
 import { SecondFactor } from "./second-factor.js";
 import { InMemorySecondFactors, type SecondFactorStore } from "./second-factor-store.js";
+import { InMemoryIdentities, type IdentityStore } from "./identity-store.js";
+import { ProviderSignIn } from "./provider-sign-in.js";
+import type { SignInProvider } from "./providers.js";
 import { Guarded } from "./guarded.js";
 import { LiveSockets } from "./live-sockets.js";
 import { defaultLimiters, Login, type SignInLimiters } from "./login.js";
@@ -75,6 +78,14 @@ export interface FormSignInOptions<U extends UserFields, S extends string = neve
    * and off on `/account`.
    */
   readonly secondFactors?: SecondFactorStore;
+  /**
+   * "Sign in with …": OpenID Connect issuers and GitHub (`providersFromEnv()` reads them from the
+   * environment; an empty list hides the buttons). A first sign-in makes an account from the
+   * provider's verified email; an account links a provider from `/account` or after its password.
+   */
+  readonly providers?: readonly SignInProvider[];
+  /** Where linked provider accounts are kept. Default: the users store's (`users.identities()`), else in memory. */
+  readonly identities?: IdentityStore;
 }
 
 /**
@@ -236,7 +247,23 @@ export function formSignIn<U extends UserFields, S extends string = never>(optio
   const sockets = new LiveSockets(ends, async (request) => (await reads.fresh(request.session)) !== undefined);
   const rules: SessionRules<U> = { users: options.users, loginPath: paths.login, maxAgeMs, reads, ends, sockets };
   const secondFactor = options.mailer === undefined ? undefined : makeSecondFactor(options, addressOf, `${paths.login}/code`);
-  const login = new Login<U>({ users: options.users, paths, addressOf, limiters, ...(secondFactor === undefined ? {} : { secondFactor }) });
+  const base = paths.login.slice(0, -"/login".length);
+  // The providers ask the sign-in who is signed in; it is made just below.
+  const made: { auth?: FormSignIn<U, S> } = {};
+  const providers =
+    (options.providers ?? []).length === 0
+      ? undefined
+      : new ProviderSignIn<U>({
+          providers: options.providers ?? [],
+          users: options.users,
+          identities: options.identities ?? options.users.identities?.() ?? new InMemoryIdentities(),
+          base,
+          loginPath: paths.login,
+          accountPath: `${base}/account`,
+          currentUser: (request) => (made.auth as FormSignIn<U, S>).currentUser(request),
+          ...(secondFactor === undefined ? {} : { secondFactor }),
+        });
+  const login = new Login<U>({ users: options.users, paths, addressOf, limiters, ...(secondFactor === undefined ? {} : { secondFactor }), ...(providers === undefined ? {} : { providers }) });
   const source = "fw/auth";
   const routes: Route[] = [
     Route.get(paths.login, (request) => login.page(request), { source }),
@@ -249,7 +276,7 @@ export function formSignIn<U extends UserFields, S extends string = never>(optio
         ]),
   ];
   const auth = new FormSignIn<U, S>(paths, routes, rules);
-  const base = paths.login.slice(0, -"/login".length);
+  made.auth = auth;
   if (options.scopes !== undefined && options.mailer === undefined) {
     throw new Error("formSignIn: scopes need a mailer: per-user API tokens are made on /account, which the account flows mount. Give formSignIn({ users, mailer, scopes }).");
   }
@@ -272,8 +299,10 @@ export function formSignIn<U extends UserFields, S extends string = never>(optio
           ownedRows: (id) => auth.ownedModels.holding(String(id)),
           ...(auth.apiTokens === undefined ? {} : { apiTokens: auth.apiTokens as unknown as ApiTokens }),
           ...(secondFactor === undefined ? {} : { secondFactor }),
+          ...(providers === undefined ? {} : { providers }),
         });
   auth.accounts = accounts;
+  if (providers !== undefined) routes.push(...providers.routes());
   if (accounts !== undefined) routes.push(...accounts.routes());
   if (paths.signup !== undefined) {
     const signup = new Signup<U>(options.users, { ...paths, signup: paths.signup }, limiters.signUps, addressOf, accounts);

@@ -34,6 +34,8 @@ export interface FormState {
   readonly problem?: string;
   /** Messages beside one field, by field name (sign-up). */
   readonly errors?: Readonly<Record<string, string>>;
+  /** "Sign in with …" buttons: each provider's label and where its form posts. */
+  readonly providers?: readonly { readonly label: string; readonly action: string }[];
 }
 
 /** The sign-in page: email, password, and the return-to path carried in a hidden field. */
@@ -49,6 +51,12 @@ export function loginPage(paths: AuthPaths, state: FormState): Html {
         {field("login", "password", "Password", { type: "password", autocomplete: "current-password" }, state.errors)}
         <button type="submit">Sign in</button>
       </form>
+      {(state.providers ?? []).map((provider) => (
+        <form method="post" action={provider.action} class="fw-form fw-auth fw-provider">
+          {hiddenFields(state)}
+          <button type="submit">Sign in with {provider.label}</button>
+        </form>
+      ))}
       {paths.forgot === undefined ? null : <p><a href={paths.forgot}>Forgot your password?</a></p>}
       {paths.signup === undefined ? null : <p>No account yet? <a href={withNext(paths.signup, state.next)}>Sign up</a></p>}
     </>

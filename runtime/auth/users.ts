@@ -4,6 +4,7 @@ import { hashPassword } from "./password.js";
 import { InMemoryTokens, type AccountTokens } from "./account-tokens.js";
 import { InMemoryApiTokens, type ApiTokenStore } from "./api-token-store.js";
 import { InMemorySecondFactors, type SecondFactorStore } from "./second-factor-store.js";
+import { InMemoryIdentities, type IdentityStore } from "./identity-store.js";
 import type { AttemptLimiter, Limit } from "./rate-limit.js";
 
 /**
@@ -76,6 +77,8 @@ export interface Users<U extends UserFields = UserFields> {
   apiTokens?(): ApiTokenStore;
   /** Optional: where second factors (TOTP) are kept (fw/db's `SqlUsers`: `fw_second_factors`). Without it, `formSignIn` keeps them in memory. */
   secondFactors?(): SecondFactorStore;
+  /** Optional: where accounts at sign-in providers are linked (fw/db's `SqlUsers`: `fw_identities`). Without it, `formSignIn` keeps them in memory. */
+  identities?(): IdentityStore;
   /**
    * Optional: gives the user another email (`normalEmail` form), which the change-of-email flow
    * needs; "taken" when another account has it, undefined when there is no such user.
@@ -117,6 +120,7 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
   readonly #tokens = new InMemoryTokens();
   readonly #apiTokens = new InMemoryApiTokens();
   readonly #secondFactors = new InMemorySecondFactors();
+  readonly #identities = new InMemoryIdentities();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -130,6 +134,10 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
 
   secondFactors(): SecondFactorStore {
     return this.#secondFactors;
+  }
+
+  identities(): IdentityStore {
+    return this.#identities;
   }
 
   async setEmail(id: number, email: string): Promise<U | "taken" | undefined> {
@@ -177,6 +185,7 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
     this.revoked.delete(id);
     await this.#apiTokens.revokeAll(id);
     await this.#secondFactors.disable(id);
+    this.#identities.forget(id);
     return true;
   }
 

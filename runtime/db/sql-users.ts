@@ -9,6 +9,8 @@ import type { ApiTokenStore } from "../auth/api-token-store.js";
 import { SqlApiTokens } from "./sql-api-tokens.js";
 import type { SecondFactorStore } from "../auth/second-factor-store.js";
 import { SqlSecondFactors } from "./sql-second-factors.js";
+import type { IdentityStore } from "../auth/identity-store.js";
+import { SqlIdentities } from "./sql-identities.js";
 import { SqlAttemptLimiter } from "./sql-attempt-limiter.js";
 import { VERSION_COLUMN } from "./table.js";
 
@@ -78,6 +80,7 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   #tokens: AccountTokens | undefined;
   #apiTokens: ApiTokenStore | undefined;
   #secondFactors: SecondFactorStore | undefined;
+  #identities: IdentityStore | undefined;
   private readonly table: string;
   private static readonly SELECTED = `"id", "email", "password_hash", "session_epoch"`;
 
@@ -119,6 +122,12 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   secondFactors(): SecondFactorStore {
     this.#secondFactors ??= new SqlSecondFactors(this.db, this.table);
     return this.#secondFactors;
+  }
+
+  /** fw/auth's linked provider accounts (OpenID Connect, GitHub) in the database (`fw_identities`, its rows going with their user). */
+  identities(): IdentityStore {
+    this.#identities ??= new SqlIdentities(this.db, this.table);
+    return this.#identities;
   }
 
   /** The new email in one statement; "taken" when the unique index refuses it (another account has it). */
