@@ -153,6 +153,8 @@ export interface SettingsState {
   readonly secondFactor?: SecondFactorSection;
   /** The sign-in providers section, when the sign-in has providers. */
   readonly providers?: ProvidersSection;
+  /** The passkeys section, rendered. */
+  readonly passkeys?: Html;
 }
 
 /** Account settings: change password, change email, sign out everywhere, delete the account. */
@@ -185,6 +187,7 @@ export function settingsPage(paths: AccountPaths, state: SettingsState): Html {
           <button type="submit">Send a confirmation link</button>
         </form>
       </section>
+      {state.passkeys ?? null}
       {state.providers === undefined ? null : providersSection(state.providers, state.csrf)}
       {state.secondFactor === undefined ? null : secondFactorSection(paths, state.csrf, state.email, state.form === "second-factor" ? { ...state.secondFactor, errors: state.errors } : state.secondFactor)}
       {state.tokens === undefined ? null : tokenSection(paths, state.csrf, state.email, state.form === "token" ? { ...state.tokens, errors: state.errors } : state.tokens)}

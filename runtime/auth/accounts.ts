@@ -28,6 +28,7 @@ import type { SecondFactor } from "./second-factor.js";
 import type { SecondFactorSection } from "./second-factor-pages.js";
 import type { ProviderSignIn } from "./provider-sign-in.js";
 import type { ProvidersSection } from "./account-pages.js";
+import type { Passkeys } from "./passkeys.js";
 import { checkToken, freshToken, InMemoryTokens, sameSecret, type AccountTokens, type TokenPurpose } from "./account-tokens.js";
 import { verifyPassword } from "./password.js";
 import { limiterKey, RateLimiter, type AttemptLimiter, type Limit } from "./rate-limit.js";
@@ -92,6 +93,8 @@ export interface AccountSettings<U extends UserFields> {
   readonly apiTokens?: ApiTokens;
   /** Two-step sign-in (TOTP): turned on and off on the settings page; a reset by mail then asks for a code too. */
   readonly secondFactor?: SecondFactor<U>;
+  /** Passkeys: listed, added and removed on the settings page. */
+  readonly passkeys?: Passkeys<U>;
   /** "Sign in with …": the settings page lists the providers with Link and Unlink. */
   readonly providers?: ProviderSignIn<U>;
   /** Where failures to send are told (the app's error stream). */
@@ -581,10 +584,15 @@ export class Accounts<U extends UserFields> {
     tokens: Partial<TokenSection> = {},
     secondFactor: Partial<SecondFactorSection> = {},
   ): Promise<Response> {
-    const [section, second, providers] = await Promise.all([this.tokenSection(user, tokens), this.secondFactorSection(request, user, secondFactor), this.providersSection(request, user)]);
+    const [section, second, providers, passkeys] = await Promise.all([
+      this.tokenSection(user, tokens),
+      this.secondFactorSection(request, user, secondFactor),
+      this.providersSection(request, user),
+      this.settings.passkeys?.section(request, user, request.csrf),
+    ]);
     return status(
       code,
-      settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...state, ...(section === undefined ? {} : { tokens: section }), ...(second === undefined ? {} : { secondFactor: second }), ...(providers === undefined ? {} : { providers }) }),
+      settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...state, ...(section === undefined ? {} : { tokens: section }), ...(second === undefined ? {} : { secondFactor: second }), ...(providers === undefined ? {} : { providers }), ...(passkeys === undefined ? {} : { passkeys }) }),
     );
   }
 

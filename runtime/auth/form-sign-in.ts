@@ -14,6 +14,9 @@ import { InMemorySecondFactors, type SecondFactorStore } from "./second-factor-s
 import { InMemoryIdentities, type IdentityStore } from "./identity-store.js";
 import { ProviderSignIn } from "./provider-sign-in.js";
 import type { SignInProvider } from "./providers.js";
+import { Passkeys } from "./passkeys.js";
+import { InMemoryPasskeys, type PasskeyStore } from "./passkey-store.js";
+import { NO_PASSWORD } from "./provider-sign-in.js";
 import { Guarded } from "./guarded.js";
 import { LiveSockets } from "./live-sockets.js";
 import { defaultLimiters, Login, type SignInLimiters } from "./login.js";
@@ -86,6 +89,11 @@ export interface FormSignInOptions<U extends UserFields, S extends string = neve
   readonly providers?: readonly SignInProvider[];
   /** Where linked provider accounts are kept. Default: the users store's (`users.identities()`), else in memory. */
   readonly identities?: IdentityStore;
+  /**
+   * Where passkeys are kept. Default: the users store's (`users.passkeys()`), else in memory.
+   * Passkeys come with the account pages (the mailer): made on `/account`, used on the sign-in page.
+   */
+  readonly passkeys?: PasskeyStore;
 }
 
 /**
@@ -250,20 +258,36 @@ export function formSignIn<U extends UserFields, S extends string = never>(optio
   const base = paths.login.slice(0, -"/login".length);
   // The providers ask the sign-in who is signed in; it is made just below.
   const made: { auth?: FormSignIn<U, S> } = {};
+  const identities = options.identities ?? options.users.identities?.() ?? new InMemoryIdentities();
+  const passkeys =
+    options.mailer === undefined
+      ? undefined
+      : new Passkeys<U>({
+          store: options.passkeys ?? options.users.passkeys?.() ?? new InMemoryPasskeys(),
+          users: options.users,
+          base,
+          loginPath: paths.login,
+          accountPath: `${base}/account`,
+          currentUser: (request) => (made.auth as FormSignIn<U, S>).currentUser(request),
+          addressOf,
+          perAddress: limiters.perAddress,
+          otherWaysIn: async (user) => (user.passwordHash === NO_PASSWORD ? 0 : 1) + (await identities.list(user.id)).length,
+        });
   const providers =
     (options.providers ?? []).length === 0
       ? undefined
       : new ProviderSignIn<U>({
           providers: options.providers ?? [],
           users: options.users,
-          identities: options.identities ?? options.users.identities?.() ?? new InMemoryIdentities(),
+          identities,
           base,
           loginPath: paths.login,
           accountPath: `${base}/account`,
           currentUser: (request) => (made.auth as FormSignIn<U, S>).currentUser(request),
           ...(secondFactor === undefined ? {} : { secondFactor }),
+          ...(passkeys === undefined ? {} : { otherWaysIn: (id: number) => passkeys.count(id) }),
         });
-  const login = new Login<U>({ users: options.users, paths, addressOf, limiters, ...(secondFactor === undefined ? {} : { secondFactor }), ...(providers === undefined ? {} : { providers }) });
+  const login = new Login<U>({ users: options.users, paths, addressOf, limiters, ...(secondFactor === undefined ? {} : { secondFactor }), ...(providers === undefined ? {} : { providers }), ...(passkeys === undefined ? {} : { passkeys }) });
   const source = "fw/auth";
   const routes: Route[] = [
     Route.get(paths.login, (request) => login.page(request), { source }),
@@ -300,8 +324,10 @@ export function formSignIn<U extends UserFields, S extends string = never>(optio
           ...(auth.apiTokens === undefined ? {} : { apiTokens: auth.apiTokens as unknown as ApiTokens }),
           ...(secondFactor === undefined ? {} : { secondFactor }),
           ...(providers === undefined ? {} : { providers }),
+          ...(passkeys === undefined ? {} : { passkeys }),
         });
   auth.accounts = accounts;
+  if (passkeys !== undefined) routes.push(...passkeys.routes());
   if (providers !== undefined) routes.push(...providers.routes());
   if (accounts !== undefined) routes.push(...accounts.routes());
   if (paths.signup !== undefined) {

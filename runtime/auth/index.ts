@@ -20,6 +20,8 @@ export { TOKEN_DAYS } from "./token-pages.js";
 export { oidcProvider, githubProvider, providersFromEnv, ProviderError, type SignInProvider, type ProviderIdentity, type OidcProviderOptions, type GithubProviderOptions, type AuthorizationStart, type AuthorizationReturn, type ProviderFailure } from "./providers.js";
 export { NO_PASSWORD } from "./provider-sign-in.js";
 export { InMemoryIdentities, type IdentityRecord, type IdentityStore } from "./identity-store.js";
+export { Passkeys, PASSKEYS_SCRIPT_PATH, MAX_PASSKEYS_PER_USER } from "./passkeys.js";
+export { InMemoryPasskeys, type PasskeyRecord, type PasskeyStore } from "./passkey-store.js";
 export { SecondFactor, CODE_WAIT_MS, type CodeCheck, type CodeLimiters } from "./second-factor.js";
 export { InMemorySecondFactors, RECOVERY_CODES, type SecondFactorRecord, type SecondFactorStore } from "./second-factor-store.js";
 export { InMemoryUsers, MAX_REVOKED_PER_USER, normalEmail, seedUser, type UserFields, type Users } from "./users.js";

@@ -36,6 +36,8 @@ export interface FormState {
   readonly errors?: Readonly<Record<string, string>>;
   /** "Sign in with …" buttons: each provider's label and where its form posts. */
   readonly providers?: readonly { readonly label: string; readonly action: string }[];
+  /** The passkey form (a button; with it, the email field offers passkeys in its autofill). */
+  readonly passkey?: Html;
 }
 
 /** The sign-in page: email, password, and the return-to path carried in a hidden field. */
@@ -47,10 +49,11 @@ export function loginPage(paths: AuthPaths, state: FormState): Html {
       {problem(state.problem)}
       <form method="post" action={paths.login} class="fw-form fw-auth" novalidate>
         {hiddenFields(state)}
-        {field("login", "email", "Email", { type: "email", autocomplete: "username", value: state.email }, state.errors)}
+        {field("login", "email", "Email", { type: "email", autocomplete: state.passkey === undefined ? "username" : "username webauthn", value: state.email }, state.errors)}
         {field("login", "password", "Password", { type: "password", autocomplete: "current-password" }, state.errors)}
         <button type="submit">Sign in</button>
       </form>
+      {state.passkey ?? null}
       {(state.providers ?? []).map((provider) => (
         <form method="post" action={provider.action} class="fw-form fw-auth fw-provider">
           {hiddenFields(state)}

@@ -5,6 +5,7 @@ import { InMemoryTokens, type AccountTokens } from "./account-tokens.js";
 import { InMemoryApiTokens, type ApiTokenStore } from "./api-token-store.js";
 import { InMemorySecondFactors, type SecondFactorStore } from "./second-factor-store.js";
 import { InMemoryIdentities, type IdentityStore } from "./identity-store.js";
+import { InMemoryPasskeys, type PasskeyStore } from "./passkey-store.js";
 import type { AttemptLimiter, Limit } from "./rate-limit.js";
 
 /**
@@ -79,6 +80,8 @@ export interface Users<U extends UserFields = UserFields> {
   secondFactors?(): SecondFactorStore;
   /** Optional: where accounts at sign-in providers are linked (fw/db's `SqlUsers`: `fw_identities`). Without it, `formSignIn` keeps them in memory. */
   identities?(): IdentityStore;
+  /** Optional: where passkeys are kept (fw/db's `SqlUsers`: `fw_passkeys`). Without it, `formSignIn` keeps them in memory. */
+  passkeys?(): PasskeyStore;
   /**
    * Optional: gives the user another email (`normalEmail` form), which the change-of-email flow
    * needs; "taken" when another account has it, undefined when there is no such user.
@@ -121,6 +124,7 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
   readonly #apiTokens = new InMemoryApiTokens();
   readonly #secondFactors = new InMemorySecondFactors();
   readonly #identities = new InMemoryIdentities();
+  readonly #passkeys = new InMemoryPasskeys();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -138,6 +142,10 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
 
   identities(): IdentityStore {
     return this.#identities;
+  }
+
+  passkeys(): PasskeyStore {
+    return this.#passkeys;
   }
 
   async setEmail(id: number, email: string): Promise<U | "taken" | undefined> {
@@ -186,6 +194,7 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
     await this.#apiTokens.revokeAll(id);
     await this.#secondFactors.disable(id);
     this.#identities.forget(id);
+    this.#passkeys.forget(id);
     return true;
   }
 

@@ -20,6 +20,7 @@ export { SqlRows } from "./sql-rows.js";
 export { SqlAttemptLimiter, ATTEMPTS_TABLE, ATTEMPTS_TABLE_SQL } from "./sql-attempt-limiter.js";
 export { SqlAccountTokens, TOKENS_TABLE, TOKENS_TABLE_SQL } from "./sql-account-tokens.js";
 export { SqlApiTokens, API_TOKENS_TABLE, apiTokensTableSql } from "./sql-api-tokens.js";
+export { SqlPasskeys, PASSKEYS_TABLE, passkeysTableSql } from "./sql-passkeys.js";
 export { SqlIdentities, IDENTITIES_TABLE, identitiesTableSql } from "./sql-identities.js";
 export { SqlSecondFactors, SECOND_FACTORS_TABLE, secondFactorsTableSql } from "./sql-second-factors.js";
 export { PostgresFanOut, MAX_NOTIFY_PAYLOAD_BYTES, ROOMS_CHANNEL, type PostgresFanOutOptions } from "./postgres-fan-out.js";

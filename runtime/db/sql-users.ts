@@ -11,6 +11,8 @@ import type { SecondFactorStore } from "../auth/second-factor-store.js";
 import { SqlSecondFactors } from "./sql-second-factors.js";
 import type { IdentityStore } from "../auth/identity-store.js";
 import { SqlIdentities } from "./sql-identities.js";
+import type { PasskeyStore } from "../auth/passkey-store.js";
+import { SqlPasskeys } from "./sql-passkeys.js";
 import { SqlAttemptLimiter } from "./sql-attempt-limiter.js";
 import { VERSION_COLUMN } from "./table.js";
 
@@ -81,6 +83,7 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   #apiTokens: ApiTokenStore | undefined;
   #secondFactors: SecondFactorStore | undefined;
   #identities: IdentityStore | undefined;
+  #passkeys: PasskeyStore | undefined;
   private readonly table: string;
   private static readonly SELECTED = `"id", "email", "password_hash", "session_epoch"`;
 
@@ -128,6 +131,12 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   identities(): IdentityStore {
     this.#identities ??= new SqlIdentities(this.db, this.table);
     return this.#identities;
+  }
+
+  /** fw/auth's passkeys in the database (`fw_passkeys`, its rows going with their user), read on every passkey sign-in. */
+  passkeys(): PasskeyStore {
+    this.#passkeys ??= new SqlPasskeys(this.db, this.table);
+    return this.#passkeys;
   }
 
   /** The new email in one statement; "taken" when the unique index refuses it (another account has it). */
