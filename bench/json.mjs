@@ -104,7 +104,7 @@ export async function json({ seconds, rounds, warmup, connections, writerMs, wri
     log(`json: statements a call: apiKey ${statements.apiKey}, per-user token ${statements.token}`);
     const tokenRows = [
       { id: "apiKey", label: `fw/auth \`apiKey\` (a map read at boot; ${statements.apiKey} statements a call)`, url: `${servers.fw.url}/api/keyed/posts`, server: servers.fw, headers: [`Authorization: Bearer ${API_KEY}`] },
-      { id: "token", label: `fw/auth per-user token, scope \`posts:read\` (fw_api_tokens on PGlite; ${statements.token} statements a call)`, url: `${servers.fw.url}/api/token/posts`, server: servers.fw, headers: [`Authorization: Bearer ${token}`] },
+      { id: "token", label: `fw/auth per-user token, scope \`posts:read\` (fw_api_tokens on PGlite, one process: the token remembered; ${statements.token} statements a call)`, url: `${servers.fw.url}/api/token/posts`, server: servers.fw, headers: [`Authorization: Bearer ${token}`] },
     ];
     const groups = [
       { id: "json", title: `JSON API \`GET /api/posts\` (50 posts, ${facts.bytes} B)`, baseline: "fastify", rows },

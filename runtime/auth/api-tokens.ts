@@ -6,15 +6,17 @@ import type { HttpRoute, Route } from "../routing/route.js";
 import { sameSecret } from "./account-tokens.js";
 import { freshApiToken, LAST_USE_RESOLUTION_MS, tokenParts, type ApiTokenRecord, type ApiTokenStore } from "./api-token-store.js";
 import { Guarded } from "./guarded.js";
-import { broadcastNamed, registerRoom, type LocalRoom } from "../ws/fan-out.js";
+import { broadcastNamed, registerRoom, servesWithOtherProcesses, type LocalRoom } from "../ws/fan-out.js";
 
 /** The room revocations travel on (a named room of the core's fan-out: every process hears them, on PostgreSQL through LISTEN/NOTIFY). */
 export const TOKEN_REVOCATIONS_ROOM = "fw.auth:api-token-revocations";
 /**
- * How long a token checked against the store is trusted from this process's memory before it is
- * read again. Revocations are heard at once (the fan-out); this bounds what a revocation whose
- * message was lost (a dropped LISTEN connection) could leave accepted. Also when its last use is
- * written (at most once a minute, by the read).
+ * How long a process serving alone (no fan-out to other processes) trusts a token it read from
+ * the store before reading it again: its revocations are its own (`revoke` forgets the token at
+ * once); this bounds what a row deleted by hand could leave accepted. With other processes (a
+ * fan-out installed: PostgreSQL's LISTEN/NOTIFY) every call reads the store instead, so a token
+ * revoked in one process is refused by every other on its very next call: a message between
+ * processes could arrive after that call.
  */
 export const TOKEN_RECHECK_MS = 10_000;
 /** Tokens a process remembers at most; past it, the one used longest ago is forgotten (and read again when used). */
@@ -127,7 +129,7 @@ export class ApiTokens<S extends string = string> implements LocalRoom {
 
   /** The token's record: remembered when read lately and not revoked since, else read from the store (and remembered when it is one). */
   private async read(selector: string, verifierHash: string, now: number): Promise<ApiTokenRecord | undefined> {
-    const held = this.#remembered.get(selector);
+    const held = servesWithOtherProcesses() ? undefined : this.#remembered.get(selector);
     if (held !== undefined && now - held.readAt < TOKEN_RECHECK_MS && now >= held.readAt) {
       this.#remembered.delete(selector);
       this.#remembered.set(selector, held);
@@ -151,8 +153,8 @@ export class ApiTokens<S extends string = string> implements LocalRoom {
   /**
    * @internal The user a call's token acts for, or the 403 saying what was wrong: no header, not
    * a bearer token, no such token (revoked, copied wrong), expired, or without `scope`. The
-   * verifier's hash is compared in constant time with the stored one, as this process read it
-   * from the store within `TOKEN_RECHECK_MS` (no statement), else read now (one statement).
+   * verifier's hash is compared in constant time with the stored one: read now (one statement),
+   * or, in a process serving alone, as it read it within `TOKEN_RECHECK_MS` (no statement).
    */
   async admit(headers: RequestHeaders, scope: string): Promise<string> {
     const header = headers.get("authorization");
