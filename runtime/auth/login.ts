@@ -92,11 +92,12 @@ export class Login<U extends UserFields> {
       return status(422, loginPage(mountedPaths(this.settings.paths, request), { csrf: request.csrf, email: email.slice(0, 254), next, problem: WRONG_CREDENTIALS, ...this.others(request, next) }));
     }
     await Promise.all([perAccountAndAddress.reset(pairKey), perAddress.refund(addressKey)]);
+    // Two-step sign-in: the right password signs nobody in yet; the code page does. A provider
+    // account waiting to be linked is not linked on the password alone (link it from /account).
+    const second = this.settings.secondFactor;
+    if (second !== undefined && (await second.isOn(user.id))) return second.ask(request, user, next);
     // A provider account whose email is this account's waited for the password: linked now.
     const linked = await this.settings.providers?.linkAfterPassword(request.session, user);
-    // Two-step sign-in: the right password signs nobody in yet; the code page does.
-    const second = this.settings.secondFactor;
-    if (second !== undefined && (await second.isOn(user.id))) return second.ask(request, user, next, linked);
     // No next page: the home page of the table the sign-in sits in (under its Route.under prefix).
     const session = signedInSession(withoutReserved(request.session, PENDING_LINK_ENTRY), user);
     return Redirect(next === "/" ? request.href("/") : next).withSession(session.flash("notice", linked ?? "You are signed in."));

@@ -82,7 +82,8 @@ async function fixture(users: Users<UserFields>): Promise<Fixture> {
   const provider = new Provider(issuer, {
     clients: [client("fw-app", "fw-app-secret-0123456789abcdef0123456789"), client("slow-app", "slow-app-secret-0123456789abcdef012345678"), client("other-app", "other-app-secret-0123456789abcdef01234567")],
     findAccount: (_ctx, id) => {
-      const person = id === TAKEOVER ? { email: ownerEmail, verified: true } : PEOPLE[id];
+      // "as:<email>": someone whose verified email at the provider is that one.
+      const person = id === TAKEOVER ? { email: ownerEmail, verified: true } : id.startsWith("as:") ? { email: id.slice(3), verified: true } : PEOPLE[id];
       return person === undefined ? undefined : { accountId: id, claims: () => ({ sub: id, email: person.email, email_verified: person.verified }) };
     },
     claims: { openid: ["sub"], email: ["email", "email_verified"] },
@@ -290,6 +291,18 @@ function providerSuite(name: string, make: () => Promise<Users<UserFields>>): vo
       const other = new TestClient(f.app.url);
       await other.get(pathOf(await atProvider(await started(other), TAKEOVER)));
       expect((await other.submit("/login", { email: f.ownerEmail, password: "not the password" })).status).toBe(422);
+    });
+
+    it("an account with two-step sign-in is not linked on its password alone", async () => {
+      const email = `two-step-${fixtures}-${name.length}@example.com`;
+      const user = await seedUser(f.users, email, PASSWORD);
+      const store = f.users.secondFactors?.();
+      await store?.begin(user.id, "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP");
+      await store?.enable(user.id, 1, []);
+      const browser = new TestClient(f.app.url);
+      expect((await browser.get(pathOf(await atProvider(await started(browser), `as:${email}`)))).location).toBe("/login");
+      expect((await browser.submit("/login", { email, password: PASSWORD })).location).toBe("/login/code");
+      expect(await f.users.identities?.().list(user.id)).toEqual([]);
     });
 
     it("linked from /account while signed in; then it signs that account in; unlinking keeps one way in", async () => {
