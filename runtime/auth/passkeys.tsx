@@ -2,15 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type RegistrationResponseJSON,
-} from "@simplewebauthn/server";
+import type { AuthenticationResponseJSON, AuthenticatorTransport, RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { Html } from "../html/node.js";
 import { noneMatchHits } from "../http/etag.js";
 import type { Request } from "../http/request.js";
@@ -30,6 +22,12 @@ import type { UserFields, Users } from "./users.js";
 export const PASSKEYS_SCRIPT_PATH = "/fw/passkeys.js";
 /** The session entry of a ceremony under way: `<register|sign-in> <challenge> <ms>`. */
 const CHALLENGE_ENTRY = "_webauthn";
+/**
+ * @simplewebauthn/server, loaded on the first ceremony: it weighs about 30 MB of memory and 0.3 s
+ * of loading, which an app whose users never touch a passkey should not pay at boot.
+ */
+const webauthn = (): Promise<typeof import("@simplewebauthn/server")> => import("@simplewebauthn/server");
+
 /** A ceremony must finish within 5 minutes. */
 const CHALLENGE_TTL_MS = 5 * 60_000;
 /** Passkeys one user may hold. */
@@ -146,7 +144,7 @@ export class Passkeys<U extends UserFields> {
     const user = await this.settings.currentUser(request);
     if (user === undefined) return json(403, { error: "Sign in first." });
     const existing = await this.settings.store.list(user.id);
-    const options = await generateRegistrationOptions({
+    const options = await (await webauthn()).generateRegistrationOptions({
       rpName: this.settings.rpName ?? rpIdOf(request),
       rpID: rpIdOf(request),
       userName: user.email,
@@ -168,7 +166,7 @@ export class Passkeys<U extends UserFields> {
     if ((await this.settings.store.list(user.id)).length >= MAX_PASSKEYS_PER_USER) return this.refused(request, session, `You have ${MAX_PASSKEYS_PER_USER} passkeys, the most an account may: remove one first.`);
     let verified;
     try {
-      verified = await verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: originOf(request), expectedRPID: rpIdOf(request), requireUserVerification: false });
+      verified = await (await webauthn()).verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: originOf(request), expectedRPID: rpIdOf(request), requireUserVerification: false });
     } catch (error) {
       return this.refused(request, session, `The passkey did not pass its checks (${describe(error)}).`);
     }
@@ -206,7 +204,7 @@ export class Passkeys<U extends UserFields> {
 
   private async authenticationOptions(request: Request): Promise<Response> {
     // Discoverable credentials: no list, the browser offers the passkeys it holds for this site.
-    const options = await generateAuthenticationOptions({ rpID: rpIdOf(request), userVerification: "preferred" });
+    const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rpIdOf(request), userVerification: "preferred" });
     return json(200, options).withSession(this.withChallenge(request.session, "sign-in", options.challenge));
   }
 
@@ -225,7 +223,7 @@ export class Passkeys<U extends UserFields> {
     if (handle !== undefined && handle !== Buffer.from(String(passkey.userId)).toString("base64url")) return refused("This passkey belongs to another account.");
     let verified;
     try {
-      verified = await verifyAuthenticationResponse({
+      verified = await (await webauthn()).verifyAuthenticationResponse({
         response,
         expectedChallenge: challenge,
         expectedOrigin: originOf(request),

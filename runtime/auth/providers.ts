@@ -1,4 +1,7 @@
-import * as oidc from "openid-client";
+import type * as Oidc from "openid-client";
+
+/** openid-client, loaded when a provider is first used: an app without providers never loads it. */
+const client = (): Promise<typeof Oidc> => import("openid-client");
 
 /** What a provider says of the person who signed in there. */
 export interface ProviderIdentity {
@@ -86,13 +89,15 @@ export function oidcProvider(options: OidcProviderOptions): SignInProvider {
   const name = options.name ?? "oidc";
   if (!NAME.test(name)) throw new Error(`oidcProvider: the name ${JSON.stringify(name)} must be lower-case letters, digits and dashes (it is a path segment).`);
   if (issuer.protocol !== "https:" && !isLoopback(issuer)) throw new Error(`oidcProvider: the issuer ${issuer.href} must be https (plain http is allowed on a loopback address only).`);
-  let config: Promise<oidc.Configuration> | undefined;
-  const configuration = (): Promise<oidc.Configuration> => {
-    config ??= oidc
-      .discovery(issuer, options.clientId, { client_secret: options.clientSecret, [oidc.clockTolerance]: options.clockTolerance ?? 5 }, undefined, {
-        timeout: options.timeoutSeconds ?? 10,
-        ...(issuer.protocol === "http:" ? { execute: [oidc.allowInsecureRequests] } : {}),
-      })
+  let config: Promise<Oidc.Configuration> | undefined;
+  const configuration = (): Promise<Oidc.Configuration> => {
+    config ??= client()
+      .then((oidc) =>
+        oidc.discovery(issuer, options.clientId, { client_secret: options.clientSecret, [oidc.clockTolerance]: options.clockTolerance ?? 5 }, undefined, {
+          timeout: options.timeoutSeconds ?? 10,
+          ...(issuer.protocol === "http:" ? { execute: [oidc.allowInsecureRequests] } : {}),
+        }),
+      )
       .catch((error: unknown) => {
         config = undefined; // asked again next time
         throw new ProviderError("unreachable", `${issuer.href} could not be read (${messageOf(error)})`);
@@ -103,7 +108,7 @@ export function oidcProvider(options: OidcProviderOptions): SignInProvider {
     name,
     label: options.label ?? issuer.host,
     async authorizationUrl(start) {
-      return oidc.buildAuthorizationUrl(await configuration(), {
+      return (await client()).buildAuthorizationUrl(await configuration(), {
         redirect_uri: start.redirectUri,
         scope: "openid email",
         state: start.state,
@@ -140,20 +145,28 @@ export interface GithubProviderOptions {
  * verified primary email from `GET /user/emails` (scope `read:user user:email`).
  */
 export function githubProvider(options: GithubProviderOptions): SignInProvider {
-  const server: oidc.ServerMetadata = {
+  const server: Oidc.ServerMetadata = {
     issuer: "https://github.com",
     authorization_endpoint: "https://github.com/login/oauth/authorize",
     token_endpoint: "https://github.com/login/oauth/access_token",
   };
-  const config = new oidc.Configuration(server, options.clientId, { client_secret: options.clientSecret }, oidc.ClientSecretPost(options.clientSecret));
-  config.timeout = options.timeoutSeconds ?? 10;
+  let made: Promise<Oidc.Configuration> | undefined;
+  const configuration = (): Promise<Oidc.Configuration> => {
+    made ??= client().then((oidc) => {
+      const config = new oidc.Configuration(server, options.clientId, { client_secret: options.clientSecret }, oidc.ClientSecretPost(options.clientSecret));
+      config.timeout = options.timeoutSeconds ?? 10;
+      return config;
+    });
+    return made;
+  };
   return {
     name: "github",
     label: options.label ?? "GitHub",
     async authorizationUrl(start) {
-      return oidc.buildAuthorizationUrl(config, { redirect_uri: start.redirectUri, scope: "read:user user:email", state: start.state, code_challenge: start.codeChallenge, code_challenge_method: "S256" });
+      return (await client()).buildAuthorizationUrl(await configuration(), { redirect_uri: start.redirectUri, scope: "read:user user:email", state: start.state, code_challenge: start.codeChallenge, code_challenge_method: "S256" });
     },
     async identity(back) {
+      const config = await configuration();
       const tokens = await exchange(config, back, false);
       const [user, emails] = await Promise.all([githubJson(config, tokens.access_token, "https://api.github.com/user"), githubJson(config, tokens.access_token, "https://api.github.com/user/emails")]);
       const id = (user as { id?: unknown }).id;
@@ -164,19 +177,19 @@ export function githubProvider(options: GithubProviderOptions): SignInProvider {
   };
 }
 
-async function userInfo(config: oidc.Configuration, token: string, subject: string): Promise<oidc.UserInfoResponse> {
+async function userInfo(config: Oidc.Configuration, token: string, subject: string): Promise<Oidc.UserInfoResponse> {
   try {
-    return await oidc.fetchUserInfo(config, token, subject);
+    return await (await client()).fetchUserInfo(config, token, subject);
   } catch (error) {
     const unreachable = error instanceof TypeError || (error as { name?: unknown }).name === "AbortError";
     throw new ProviderError(unreachable ? "unreachable" : "refused", `its UserInfo answer: ${messageOf(error)}`);
   }
 }
 
-async function githubJson(config: oidc.Configuration, token: string, url: string): Promise<unknown> {
+async function githubJson(config: Oidc.Configuration, token: string, url: string): Promise<unknown> {
   let response: Response;
   try {
-    response = await oidc.fetchProtectedResource(config, token, new URL(url), "GET", undefined, new Headers({ accept: "application/vnd.github+json" }));
+    response = await (await client()).fetchProtectedResource(config, token, new URL(url), "GET", undefined, new Headers({ accept: "application/vnd.github+json" }));
   } catch (error) {
     throw new ProviderError("unreachable", `${url} could not be read (${messageOf(error)})`);
   }
@@ -185,9 +198,9 @@ async function githubJson(config: oidc.Configuration, token: string, url: string
 }
 
 /** The code exchanged for tokens, every check openid-client makes applied; its failures sorted into ours. */
-async function exchange(config: oidc.Configuration, back: AuthorizationReturn, idToken: boolean) {
+async function exchange(config: Oidc.Configuration, back: AuthorizationReturn, idToken: boolean) {
   try {
-    return await oidc.authorizationCodeGrant(config, back.callbackUrl, {
+    return await (await client()).authorizationCodeGrant(config, back.callbackUrl, {
       pkceCodeVerifier: back.codeVerifier,
       expectedState: back.state,
       ...(idToken ? { expectedNonce: back.nonce, idTokenExpected: true } : {}),

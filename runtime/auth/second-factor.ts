@@ -1,5 +1,3 @@
-import { generateSecret, generateURI, verify } from "otplib";
-import { toDataURL } from "qrcode";
 import { CSRF_ENTRY, type Request } from "../http/request.js";
 import { Ok, Redirect, status, type Response } from "../http/response.js";
 import { withoutReserved, withReserved, type Session } from "../http/session.js";
@@ -18,6 +16,10 @@ export const PENDING_ENTRY = "_2fa";
 const NEXT_ENTRY = "_2fa_next";
 /** How long the code may wait after the password: 5 minutes, then the sign-in starts over. */
 export const CODE_WAIT_MS = 5 * 60_000;
+/** otplib and qrcode, loaded on first use: an app whose users never turn two-step sign-in on does not load them. */
+const otp = (): Promise<typeof import("otplib")> => import("otplib");
+const qr = (): Promise<typeof import("qrcode")> => import("qrcode");
+
 /** The TOTP step (RFC 6238's default, what every authenticator app uses). */
 const PERIOD_S = 30;
 
@@ -102,7 +104,7 @@ export class SecondFactor<U extends UserFields> {
   /** The time step a TOTP code of `secret` belongs to (now, or one step either side), or undefined. */
   async stepOf(secret: string, code: string): Promise<number | undefined> {
     try {
-      const result = await verify({ secret, token: code, epoch: Math.floor(this.now() / 1000), epochTolerance: PERIOD_S });
+      const result = await (await otp()).verify({ secret, token: code, epoch: Math.floor(this.now() / 1000), epochTolerance: PERIOD_S });
       return result.valid && "timeStep" in result ? result.timeStep : undefined;
     } catch {
       return undefined;
@@ -111,14 +113,15 @@ export class SecondFactor<U extends UserFields> {
 
   /** A new secret, kept waiting for its first code, and its QR code for the user's app; undefined when one is on already. */
   async begin(user: U, issuer: string): Promise<{ readonly secret: string; readonly qr: string } | undefined> {
-    const secret = generateSecret();
+    const secret = (await otp()).generateSecret();
     if (!(await this.store.begin(user.id, secret))) return undefined;
     return { secret, qr: await this.qrOf(secret, user.email, issuer) };
   }
 
   /** The QR code of a secret (an otpauth:// URI), as a data: URL of a PNG (what CSP's img-src 'self' data: allows). */
-  qrOf(secret: string, email: string, issuer: string): Promise<string> {
-    return toDataURL(generateURI({ issuer, label: email, secret }), { errorCorrectionLevel: "M", margin: 2, width: 200 });
+  async qrOf(secret: string, email: string, issuer: string): Promise<string> {
+    const uri = (await otp()).generateURI({ issuer, label: email, secret });
+    return (await qr()).toDataURL(uri, { errorCorrectionLevel: "M", margin: 2, width: 200 });
   }
 
   /** The waiting secret confirmed by `code`: the ten recovery codes (shown once), or undefined when the code is not the secret's. */
