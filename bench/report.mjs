@@ -334,6 +334,10 @@ function jsonSection(j, opts) {
       ),
     );
   }
+  if (j.writers.error !== undefined) {
+    out.push(`\n### The writers alone\n\nNot measured: ${j.writers.error}.`);
+    return out.join("\n");
+  }
   out.push(
     `\n### The writers alone (${fmtInt(j.writers.bytes)} B a write; \`bench/json-worker.mjs\`, one process pinned to core 0, ${opts.writerRounds} interleaved rounds of ${opts.writerMs} ms)\n`,
   );
