@@ -128,21 +128,22 @@ export class ApiTokens<S extends string = string> implements LocalRoom {
   }
 
   /** The token's record: remembered when read lately and not revoked since, else read from the store (and remembered when it is one). */
-  private async read(selector: string, verifierHash: string, now: number): Promise<ApiTokenRecord | undefined> {
+  private read(selector: string, verifierHash: string, now: number): ApiTokenRecord | undefined | Promise<ApiTokenRecord | undefined> {
     const held = servesWithOtherProcesses() ? undefined : this.#remembered.get(selector);
     if (held !== undefined && now - held.readAt < TOKEN_RECHECK_MS && now >= held.readAt) {
       this.#remembered.delete(selector);
       this.#remembered.set(selector, held);
       return held.record;
     }
-    const record = await this.store.use(selector, verifierHash, now, now - LAST_USE_RESOLUTION_MS);
-    this.#remembered.delete(selector);
-    // Only a token presented whole is remembered: a wrong verifier never fills the memory.
-    if (record !== undefined && sameSecret(record.verifierHash, verifierHash)) {
-      this.#remembered.set(selector, { record, readAt: now });
-      if (this.#remembered.size > MAX_REMEMBERED_TOKENS) this.#remembered.delete(this.#remembered.keys().next().value as string);
-    }
-    return record;
+    return this.store.use(selector, verifierHash, now, now - LAST_USE_RESOLUTION_MS).then((record) => {
+      this.#remembered.delete(selector);
+      // Only a token presented whole is remembered: a wrong verifier never fills the memory.
+      if (record !== undefined && sameSecret(record.verifierHash, verifierHash)) {
+        this.#remembered.set(selector, { record, readAt: now });
+        if (this.#remembered.size > MAX_REMEMBERED_TOKENS) this.#remembered.delete(this.#remembered.keys().next().value as string);
+      }
+      return record;
+    });
   }
 
   /** @internal Who a call acts for, once its guard let it through. */
@@ -156,7 +157,7 @@ export class ApiTokens<S extends string = string> implements LocalRoom {
    * verifier's hash is compared in constant time with the stored one: read now (one statement),
    * or, in a process serving alone, as it read it within `TOKEN_RECHECK_MS` (no statement).
    */
-  async admit(headers: RequestHeaders, scope: string): Promise<string> {
+  admit(headers: RequestHeaders, scope: string): string | Promise<string> {
     const header = headers.get("authorization");
     if (header === undefined) throw new Forbidden(`This API needs a token with the scope "${scope}": send the header Authorization: Bearer <token> (create one at ${this.accountPath}).`);
     const text = /^Bearer +(\S+) *$/i.exec(header)?.[1];
@@ -164,8 +165,14 @@ export class ApiTokens<S extends string = string> implements LocalRoom {
     const parts = tokenParts(text);
     if (parts === undefined) throw new Forbidden("The token is not valid: it was revoked, or copied wrong.");
     const now = this.now();
-    const record = await this.read(parts.selector, parts.verifierHash, now);
-    const matches = sameSecret(parts.verifierHash, record?.verifierHash ?? this.#nothing);
+    const record = this.read(parts.selector, parts.verifierHash, now);
+    // A remembered token is answered at once: no promise on the way (what keeps it as cheap as apiKey).
+    return record instanceof Promise ? record.then((read) => this.checked(headers, scope, parts.verifierHash, read, now)) : this.checked(headers, scope, parts.verifierHash, record, now);
+  }
+
+  /** The caller of a token read from the store or memory, or the 403 saying why not. */
+  private checked(headers: RequestHeaders, scope: string, verifierHash: string, record: ApiTokenRecord | undefined, now: number): string {
+    const matches = sameSecret(verifierHash, record?.verifierHash ?? this.#nothing);
     if (record === undefined || !matches) throw new Forbidden("The token is not valid: it was revoked, or copied wrong.");
     // Said only to whoever holds the whole token: they learn nothing they could not see at /account.
     if (record.expiresAt <= now) throw new Forbidden(`The token "${record.name}" expired on ${new Date(record.expiresAt).toISOString().slice(0, 10)}: create a new one at ${this.accountPath}.`);
@@ -207,7 +214,10 @@ function wrap(tokens: ApiTokens, scope: string, route: Route): Route {
   if (route.case === "ws") return { ...route, guard, requiresUser: true };
   if (route.kind !== API) return { ...route, guard, handler: refuseBrowser };
   const handler = route.handler;
-  const checked: HttpRoute["handler"] = async (request) => handler(withCurrentUser(request, await tokens.admit(request.headers, scope)));
+  const checked: HttpRoute["handler"] = (request) => {
+    const user = tokens.admit(request.headers, scope);
+    return typeof user === "string" ? handler(withCurrentUser(request, user)) : user.then((named) => handler(withCurrentUser(request, named)));
+  };
   return { ...route, guard, handler: checked };
 }
 
