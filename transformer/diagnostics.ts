@@ -57,6 +57,9 @@ export const Codes = {
   fileField: 91080,
   fileWithoutTable: 91081,
   uploadBody: 91082,
+  // Per-user API tokens (issue 42) take 91090–91099.
+  unknownScope: 91090,
+  tokenOnBrowserRoute: 91091,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

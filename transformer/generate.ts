@@ -15,6 +15,7 @@ import { clashingModels } from "./model-names.js";
 import { tableOf, tableOption } from "./table.js";
 import { pluginsEntry, tsconfigShown } from "./tsconfig-sites.js";
 import { declaresOwned, declaresPolicy, guardedAndOwned, ownerOf, policyOwner, policyWithOthers } from "./owner.js";
+import { checkTokenGuard } from "./token-scopes.js";
 import { relate } from "./relations.js";
 import { sortRows } from "./order.js";
 import { checkReachable, checkRouteFiles } from "./route-conflicts.js";
@@ -187,7 +188,9 @@ function rowOf(c: Checking, config: FwConfig, route: RouteFile, sourceOf: (file:
     const site = { source, handler: route.role.exportName, capabilitiesFile: config.capabilities };
     if (!checkCapabilities(c, site, sourceOf(config.capabilities), handler.capabilities)) return [];
   }
-  const guarded = routeExport(c, source, "guarded") !== undefined;
+  const guardedExport = routeExport(c, source, "guarded");
+  if (guardedExport !== undefined && !checkTokenGuard(c, source, guardedExport, handler, `${c.shown(route.file)} (${route.role.method} ${route.pattern})`)) return [];
+  const guarded = guardedExport !== undefined;
   const method = handler.case === "ws" ? "WS" : route.role.method;
   return [{ file: route.file, shown: c.shown(route.file), method, pattern: route.pattern, exportName: route.role.exportName, handler, guarded }];
 }

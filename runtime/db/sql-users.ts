@@ -6,6 +6,14 @@ import type { Database, Queryable, Row } from "./database.js";
 import { checkIdentifier, quoteIdentifier as q } from "./identifier.js";
 import type { AccountTokens } from "../auth/account-tokens.js";
 import { SqlAccountTokens } from "./sql-account-tokens.js";
+import type { ApiTokenStore } from "../auth/api-token-store.js";
+import { SqlApiTokens } from "./sql-api-tokens.js";
+import type { SecondFactorStore } from "../auth/second-factor-store.js";
+import { SqlSecondFactors } from "./sql-second-factors.js";
+import type { IdentityStore } from "../auth/identity-store.js";
+import { SqlIdentities } from "./sql-identities.js";
+import type { PasskeyStore } from "../auth/passkey-store.js";
+import { SqlPasskeys } from "./sql-passkeys.js";
 import { SqlAttemptLimiter } from "./sql-attempt-limiter.js";
 import { VERSION_COLUMN } from "./table.js";
 
@@ -77,12 +85,18 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   private readonly roles: string;
   /** What every read answers: the user's columns and, in the same statement, their roles. */
   private readonly selected: string;
+  #apiTokens: ApiTokenStore | undefined;
+  #secondFactors: SecondFactorStore | undefined;
+  #identities: IdentityStore | undefined;
+  #passkeys: PasskeyStore | undefined;
+  private readonly table: string;
 
   constructor(
     private readonly db: Database,
     options: SqlUsersOptions = {},
   ) {
     const table = options.table ?? USERS_TABLE;
+    this.table = table;
     this.users = q(table);
     this.revoked = q(revokedTable(table));
     this.roles = q(rolesTable(table));
@@ -144,6 +158,33 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   tokens(): AccountTokens {
     this.#tokens ??= new SqlAccountTokens(this.db);
     return this.#tokens;
+  }
+
+  /**
+   * fw/auth's per-user API tokens in the database (`fw_api_tokens`, its rows going with their
+   * user): every process reads the table on every call, so a revoked token stops everywhere at once.
+   */
+  apiTokens(): ApiTokenStore {
+    this.#apiTokens ??= new SqlApiTokens(this.db, this.table);
+    return this.#apiTokens;
+  }
+
+  /** fw/auth's second factors (TOTP) in the database (`fw_second_factors`, its rows going with their user): a code used in one process is refused by all. */
+  secondFactors(): SecondFactorStore {
+    this.#secondFactors ??= new SqlSecondFactors(this.db, this.table);
+    return this.#secondFactors;
+  }
+
+  /** fw/auth's linked provider accounts (OpenID Connect, GitHub) in the database (`fw_identities`, its rows going with their user). */
+  identities(): IdentityStore {
+    this.#identities ??= new SqlIdentities(this.db, this.table);
+    return this.#identities;
+  }
+
+  /** fw/auth's passkeys in the database (`fw_passkeys`, its rows going with their user), read on every passkey sign-in. */
+  passkeys(): PasskeyStore {
+    this.#passkeys ??= new SqlPasskeys(this.db, this.table);
+    return this.#passkeys;
   }
 
   /** The new email in one statement; "taken" when the unique index refuses it (another account has it). */
