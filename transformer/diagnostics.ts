@@ -38,6 +38,7 @@ export const Codes = {
   guardedAndOwned: 91030,
   modelPathTaken: 91031,
   policyAndGuard: 91032,
+  teamField: 91033,
   // Relations (issue 29) take 91040–91049.
   referenceStorage: 91040,
   onDeleteField: 91041,

@@ -31,6 +31,8 @@ import { SessionReads } from "./session-reads.js";
 import { claimOf, signedInSession, type SignedIn } from "./session-user.js";
 import type { AuthPaths } from "./sign-in-pages.js";
 import { Signup } from "./signup.js";
+import { TeamFlows } from "./team-flows.js";
+import { currentMembership, type MemberRole, type TeamStore } from "./teams.js";
 import { canonicalRoles, type UserFields, type Users } from "./users.js";
 
 /** How long a sign-in counts by default: 14 days from signing in, as HttpApp's session cookie. */
@@ -96,6 +98,12 @@ export interface FormSignInOptions<U extends UserFields, S extends string = neve
    * Passkeys come with the account pages (the mailer): made on `/account`, used on the sign-in page.
    */
   readonly passkeys?: PasskeyStore;
+  /**
+   * Teams (issue 41): organisations whose members share rows (a model's policy names its `team`
+   * field). Mounts `/teams` (your teams, a team's members, invitations by mail). Needs the mailer
+   * and a users store that keeps teams (fw/db's `SqlUsers`). Default false.
+   */
+  readonly teams?: boolean;
 }
 
 /** The roles of the app's user type (`roles?: readonly ("admin" | "editor")[]`), else any role name. */
@@ -120,6 +128,8 @@ export class FormSignIn<U extends UserFields = UserFields, S extends string = ne
   accounts: Accounts<U> | undefined;
   /** The per-user API tokens, when the sign-in was given scopes. */
   apiTokens: ApiTokens<S> | undefined;
+  /** The teams, when the sign-in keeps them (`teams: true`). */
+  teams: TeamStore | undefined;
   /** @internal The models declared `owned` with this sign-in, as their routes were made: what can still name a user. */
   readonly ownedModels = new OwnedModels();
   readonly identify: Identify;
@@ -176,18 +186,21 @@ export class FormSignIn<U extends UserFields = UserFields, S extends string = ne
    * filtered in the query, writes checked before they happen, and the actions no clause opens to
    * anyone need a signed-in user.
    */
-  policy<M, U2 = U>(init: { readonly owner?: keyof M & string }, rules: (can: Can<M, RoleOf<U2>>) => PolicyInit): Policy<M, U2> {
-    const made = policyRules<M, RoleOf<U2>>(init.owner, rules);
+  policy<M, U2 = U>(init: { readonly owner?: keyof M & string; readonly team?: keyof M & string }, rules: (can: Can<M, RoleOf<U2>>) => PolicyInit): Policy<M, U2> {
+    if (init.team !== undefined && this.teams === undefined) {
+      throw new TypeError(`fw/auth: the policy names the team field "${init.team}", but this sign-in keeps no teams: formSignIn({ users, mailer, teams: true }).`);
+    }
+    const made = policyRules<M, RoleOf<U2>>(init.owner, rules, init.team);
     const who = (request: Request): Viewer | Promise<Viewer> => {
       // An API call carries no session: nobody.
       if ((request as { session?: unknown }).session === undefined) return viewerOf(undefined);
-      return this.rules.reads.of(request).then(viewerOf);
+      return this.rules.reads.of(request).then((user) => viewerOf(user, request.session));
     };
     const whoNow = (request: Request): Viewer | undefined => {
       const known = this.rules.reads.known(request);
-      return known === undefined ? undefined : viewerOf(known.user);
+      return known === undefined ? undefined : viewerOf(known.user, request.session);
     };
-    return new Policy<M, U2>({ ...this.declaration(), models: this.ownedModels }, init.owner, made, { who, whoNow });
+    return new Policy<M, U2>({ ...this.declaration(), models: this.ownedModels }, { owner: init.owner, team: init.team }, made, { who, whoNow });
   }
 
   /**
@@ -227,6 +240,19 @@ export class FormSignIn<U extends UserFields = UserFields, S extends string = ne
       return undefined;
     }
     return user === undefined ? undefined : { key: String(user.id), email: user.email, roles: user.roles ?? [] };
+  }
+
+  /**
+   * The team the request's user works in (issue 41): the session's current team while they are a
+   * member of it, else their first; with its name and their role in it. Undefined when nobody is
+   * signed in, they are in no team, or the sign-in keeps no teams. For display and for handlers:
+   * derived pages of team models read it themselves.
+   */
+  async currentTeam(request: Pick<Request<unknown>, "session"> & Partial<Pick<Request<unknown>, "headers">>): Promise<{ readonly id: number; readonly name: string; readonly role: MemberRole } | undefined> {
+    if (this.teams === undefined) return undefined;
+    const membership = currentMembership((await this.rules.reads.of(request))?.teams, request.session);
+    const team = membership === undefined ? undefined : await this.teams.get(membership.team);
+    return membership === undefined || team === undefined ? undefined : { id: team.id, name: team.name, role: membership.role };
   }
 
   /** The user the request's session signs in, as `userOf` reads it (once per request); undefined when nobody. */
@@ -386,6 +412,7 @@ export function formSignIn<U extends UserFields, S extends string = never>(optio
   if (passkeys !== undefined) routes.push(...passkeys.routes());
   if (providers !== undefined) routes.push(...providers.routes());
   if (accounts !== undefined) routes.push(...accounts.routes());
+  if (options.teams === true) routes.push(...teamRoutes(auth, options, paths, rules));
   if (paths.signup !== undefined) {
     const signup = new Signup<U>(options.users, { ...paths, signup: paths.signup }, limiters.signUps, addressOf, accounts);
     routes.push(Route.get(paths.signup, (request) => signup.page(request), { source }), Route.post(paths.signup, (request) => signup.submit(request), { source }));
@@ -399,6 +426,25 @@ function makeSecondFactor<U extends UserFields, S extends string>(options: FormS
   const limiters = { perAccountAndAddress: make("second-factor/account+address", PER_ACCOUNT_AND_ADDRESS), perAddress: make("second-factor/address", PER_ADDRESS) };
   const store = options.secondFactors ?? options.users.secondFactors?.() ?? new InMemorySecondFactors();
   return new SecondFactor<U>(store, options.users, limiters, addressOf, path);
+}
+
+/** Turns teams on: the users store's team store, and the team pages. */
+function teamRoutes<U extends UserFields, S extends string>(auth: FormSignIn<U, S>, options: FormSignInOptions<U, S>, paths: AuthPaths, rules: SessionRules<U>): Route[] {
+  const store = options.users.teams?.();
+  if (store === undefined) throw new Error("formSignIn: teams: true needs a users store that keeps teams: fw/db's SqlUsers (users.teams()).");
+  if (options.mailer === undefined) throw new Error("formSignIn: teams: true needs the mailer: members are invited by mail (formSignIn({ users, mailer, teams: true })).");
+  auth.teams = store;
+  const flows = new TeamFlows<U>({
+    users: options.users,
+    store,
+    mailer: options.mailer,
+    base: paths.login.slice(0, -"/login".length),
+    loginPath: paths.login,
+    signupPath: paths.signup,
+    currentUser: (request) => auth.currentUser(request),
+    accessChanged: (id) => rules.ends.announce({ user: String(id), access: true }),
+  });
+  return flows.routes();
 }
 
 function pathsUnder(mount: string, signUp: boolean): AuthPaths {

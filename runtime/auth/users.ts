@@ -12,6 +12,7 @@ import { InMemorySecondFactors, type SecondFactorStore } from "./second-factor-s
 import { InMemoryIdentities, type IdentityStore } from "./identity-store.js";
 import { InMemoryPasskeys, type PasskeyStore } from "./passkey-store.js";
 import type { AttemptLimiter, Limit } from "./rate-limit.js";
+import type { Membership, TeamStore } from "./teams.js";
 
 /**
  * What the auth module reads of the app's user model: its key (`id: Id<User>`), its email, its
@@ -36,6 +37,12 @@ export interface UserFields {
    * every process. None when absent. Granted and revoked through `auth.setRoles` (or `db grant`).
    */
   readonly roles?: readonly string[];
+  /**
+   * The teams the user is a member of, with their role in each (issue 41): read with the user on
+   * every request, as roles are, by a store that keeps teams (`teams()`), so a removed member
+   * loses access at once in every process. None when absent.
+   */
+  readonly teams?: readonly Membership[];
 }
 
 /**
@@ -103,6 +110,12 @@ export interface Users<U extends UserFields = UserFields> {
    * such user. What `auth.setRoles` and role guards need: without it, nobody holds a role.
    */
   setRoles?(id: number, roles: readonly string[]): Promise<U | undefined>;
+  /**
+   * Optional: the teams beside these users (issue 41). Asking for them turns them on: from then
+   * on every read of a user answers their memberships (`teams`). `formSignIn({ teams: true })`
+   * asks; without it a store keeps no team.
+   */
+  teams?(): TeamStore;
 }
 
 /** A fresh random session epoch (128 bits). */

@@ -15,6 +15,7 @@ import { SqlIdentities } from "./sql-identities.js";
 import type { PasskeyStore } from "../auth/passkey-store.js";
 import { SqlPasskeys } from "./sql-passkeys.js";
 import { SqlAttemptLimiter } from "./sql-attempt-limiter.js";
+import { membershipsOf, membershipsSelected, SqlTeams } from "./sql-teams.js";
 import { VERSION_COLUMN } from "./table.js";
 
 /** The users table's default name (what an owned model's owner column references). */
@@ -84,12 +85,15 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   /** The roles table (`fw_<table>_roles`), made on first use as fw's other tables are. */
   private readonly roles: string;
   /** What every read answers: the user's columns and, in the same statement, their roles. */
-  private readonly selected: string;
   #apiTokens: ApiTokenStore | undefined;
   #secondFactors: SecondFactorStore | undefined;
   #identities: IdentityStore | undefined;
   #passkeys: PasskeyStore | undefined;
   private readonly table: string;
+  /** What every read answers: the user's columns and, in the same statement, their roles (and, once teams are on, their memberships). */
+  private selected: string;
+  /** The teams beside these users, once asked for (`teams()`). */
+  #teams: SqlTeams | undefined;
 
   constructor(
     private readonly db: Database,
@@ -118,8 +122,26 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     });
   }
 
-  /** Makes the roles table once per process (again after a `db reset` dropped it). */
-  private ready(): Promise<void> {
+  /**
+   * Teams (issue 41) beside these users: `fw_teams`, `fw_team_members` and
+   * `fw_team_invitations`, made on first use. From the first call on, every read of a user
+   * answers their memberships too, in the same statement.
+   */
+  teams(): SqlTeams {
+    if (this.#teams === undefined) {
+      this.#teams = new SqlTeams(this.db, this.users);
+      this.selected = `${this.selected}, ${membershipsSelected(this.users)}`;
+    }
+    return this.#teams;
+  }
+
+  /** Makes the roles table once per process (again after a `db reset` dropped it), and the team tables once teams are on. */
+  private async ready(): Promise<void> {
+    await this.rolesReady();
+    await this.#teams?.ready();
+  }
+
+  private rolesReady(): Promise<void> {
     let making = madeRoles.get(this.db);
     if (making === undefined) {
       making = this.db.script(rolesTableSql(this.users, this.roles)).catch((error: unknown) => {
@@ -141,6 +163,7 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     } catch (error) {
       if ((error as { code?: unknown }).code !== "42P01") throw error;
       madeRoles.delete(this.db);
+      this.#teams?.forget();
       await this.ready();
       return this.db.query(sql, params);
     }
@@ -291,7 +314,8 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     if (row === undefined) return undefined;
     // The cast is what the class comment asks of U: only these fields are required.
     const roles = Array.isArray(row["roles"]) ? (row["roles"] as unknown[]).map(String) : [];
-    return { id: Number(row["id"]), email: String(row["email"]), passwordHash: String(row["password_hash"]), sessionEpoch: String(row["session_epoch"]), roles } as unknown as U;
+    const user = { id: Number(row["id"]), email: String(row["email"]), passwordHash: String(row["password_hash"]), sessionEpoch: String(row["session_epoch"]), roles };
+    return (this.#teams === undefined ? user : { ...user, teams: membershipsOf(row) }) as unknown as U;
   }
 }
 
