@@ -14,7 +14,7 @@ export { Owned } from "./owned.js";
 export { Policy, type Can, type PolicyInit } from "./policy.js";
 export { formSignIn, FormSignIn, SIGN_IN_MAX_AGE_S, type FormSignInOptions, type RoleOf } from "./form-sign-in.js";
 export { apiKey, ApiKeyGuard, type ApiKeyOptions } from "./api-key.js";
-export { InMemoryUsers, MAX_REVOKED_PER_USER, normalEmail, seedUser, canonicalRoles, ROLE_PATTERN, type UserFields, type Users } from "./users.js";
+export { InMemoryUsers, MAX_REVOKED_PER_USER, normalEmail, seedUser, canonicalRoles, ROLE_PATTERN, type UserFields, type Users, type UsersQuery } from "./users.js";
 export { hashPassword, verifyPassword, SCRYPT_COST } from "./password.js";
 export { safeNext, MAX_NEXT_LENGTH } from "./next-path.js";
 export {
@@ -29,6 +29,7 @@ export {
   type Limit,
 } from "./rate-limit.js";
 export type { SignedIn } from "./session-user.js";
+export type { AccountControl } from "./account-control.js";
 export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, SIGNED_UP, CHECK_EMAIL, passwordProblem, newPasswordProblem } from "./signup.js";
 export { isBareEmail } from "../http/email-address.js";
 export { MIN_PASSWORD_SCORE, weakPasswordProblem } from "./password-strength.js";
@@ -45,6 +46,6 @@ export {
 } from "./accounts.js";
 export { InMemoryTokens, type AccountTokens, type TokenRecord, type TokenPurpose } from "./account-tokens.js";
 export { isCommonPassword } from "./common-passwords.js";
-export { WRONG_CREDENTIALS, type SignInLimiters } from "./login.js";
+export { ACCOUNT_LOCKED, WRONG_CREDENTIALS, type SignInLimiters } from "./login.js";
 export { SIGNED_OUT_CODE } from "./live-sockets.js";
 export { CONFIRMING, type AuthPaths } from "./sign-in-pages.js";
