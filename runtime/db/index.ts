@@ -21,6 +21,8 @@ export { SqlAttemptLimiter, ATTEMPTS_TABLE, ATTEMPTS_TABLE_SQL } from "./sql-att
 export { SqlAccountTokens, TOKENS_TABLE, TOKENS_TABLE_SQL } from "./sql-account-tokens.js";
 export { PostgresFanOut, MAX_NOTIFY_PAYLOAD_BYTES, ROOMS_CHANNEL, type PostgresFanOutOptions } from "./postgres-fan-out.js";
 export { SqlUsers, usersTableSql, USERS_TABLE, MAX_REVOKED_SESSIONS, type SqlUsersOptions } from "./sql-users.js";
+export { SqlAuditLog, AUDIT_TABLE, AUDIT_TABLE_SQL } from "./sql-audit-log.js";
+export { joinedTransaction, type Joined } from "./joined.js";
 export type { Versioned } from "./sql-table.js";
 export {
   migrate,
