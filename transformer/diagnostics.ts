@@ -57,6 +57,11 @@ export const Codes = {
   fileField: 91080,
   fileWithoutTable: 91081,
   uploadBody: 91082,
+  // The admin back office (issue 41, item 5) takes 91090–91099.
+  backOfficePlace: 91090,
+  backOfficeModel: 91091,
+  backOfficeRole: 91092,
+  backOfficeAt: 91093,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

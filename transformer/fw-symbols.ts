@@ -21,6 +21,7 @@ const MODULES = {
   form: /[\\/]runtime[\\/]resource[\\/]form\.(d\.ts|tsx)$/,
   formSignIn: /[\\/]runtime[\\/]auth[\\/]form-sign-in\.(d\.)?ts$/,
   testingClient: /[\\/]runtime[\\/]testing[\\/]client\.(d\.)?ts$/,
+  backOffice: /[\\/]runtime[\\/]admin[\\/]back-office\.(d\.ts|tsx)$/,
 } as const;
 
 export type FwModule = keyof typeof MODULES;
