@@ -27,7 +27,7 @@ const EXAMPLE = "export const admin = backOffice(auth, { models: [Post, Comment]
 
 /**
  * The app's back office: its declaration read and checked, undefined when there is none or it
- * failed the build (each mistake a finding in the declaring file: TS91090–TS91093).
+ * failed the build (each mistake a finding in the declaring file: TS91100–TS91103).
  */
 export function findBackOffice(r: Reading, files: readonly ts.SourceFile[], models: readonly Model[], derived: readonly Derived[], broken: ReadonlySet<string>): BackOfficeDeclaration | undefined {
   const calls = files.flatMap((source) => (source.isDeclarationFile || source.fileName.includes("/node_modules/") || !source.text.includes("backOffice") ? [] : callsIn(r, source)));

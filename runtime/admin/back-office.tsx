@@ -62,18 +62,19 @@ export interface BackOfficeParts {
  * and the audit log of every admin write. Anyone without the role, signed in or not, gets a 404
  * from every page and form of it.
  */
-export function backOffice<U extends UserFields>(auth: FormSignIn<U>, options: BackOfficeOptions<U>): BackOffice<U> {
+export function backOffice<U extends UserFields, S extends string = never>(auth: FormSignIn<U, S>, options: BackOfficeOptions<U>): BackOffice<U, S> {
   return new BackOffice(auth, options);
 }
 
-export class BackOffice<U extends UserFields = UserFields> {
+/** `S`: the app's API token scopes (`formSignIn`'s `scopes`), carried so any form sign-in fits. */
+export class BackOffice<U extends UserFields = UserFields, S extends string = never> {
   /** Where it is mounted (`/admin`). */
   readonly at: string;
   /** The role that opens it. */
   readonly role: string;
 
   constructor(
-    private readonly auth: FormSignIn<U>,
+    private readonly auth: FormSignIn<U, S>,
     options: BackOfficeOptions<U>,
   ) {
     const at = options.at ?? DEFAULT_AT;
