@@ -70,7 +70,25 @@ function read(r: Reading, call: ts.CallExpression, exportName: string, models: r
   const role = roleOf(r, options, roles);
   if (listed === undefined || mount === undefined || roles === undefined || role === undefined) return undefined;
   const file = call.getSourceFile().fileName;
-  return { file, shown: r.shown(file), exportName, at: mount, role, roles: roles.names, models: listed };
+  return { file, shown: r.shown(file), exportName, at: mount, role, roles: roles.names, models: listed, teams: keepsTeams(r, call.arguments[0]) };
+}
+
+/**
+ * Whether the sign-in the back office is handed keeps teams: its const is initialised by
+ * `formSignIn({ …, teams: true })` (then the back office has its teams pages, which the path
+ * checks learn of). A sign-in the build cannot follow counts as keeping none: its teams pages are
+ * still served, unknown to the path checks alone.
+ */
+function keepsTeams(r: Reading, auth: ts.Expression | undefined): boolean {
+  if (auth === undefined || !r.ts.isIdentifier(auth)) return false;
+  let symbol = r.checker.getSymbolAtLocation(auth);
+  if (symbol !== undefined && symbol.flags & r.ts.SymbolFlags.Alias) symbol = r.checker.getAliasedSymbol(symbol);
+  const declaration = symbol?.valueDeclaration;
+  const made = declaration !== undefined && r.ts.isVariableDeclaration(declaration) ? declaration.initializer : undefined;
+  const options = made !== undefined && r.ts.isCallExpression(made) ? made.arguments[0] : undefined;
+  if (options === undefined || !r.ts.isObjectLiteralExpression(options)) return false;
+  const teams = property(r, options, "teams");
+  return teams !== undefined && r.ts.isPropertyAssignment(teams) && teams.initializer.kind === r.ts.SyntaxKind.TrueKeyword;
 }
 
 /** The name of the exported top-level const the call initialises, or undefined. */
@@ -193,7 +211,8 @@ function fail(r: Reading, node: ts.Node, code: Finding["code"], message: string)
 
 /**
  * The back office's routes as the path checks and the typed path builder know them: its front
- * page, each model's pages under it, the users' pages and forms, the audit log.
+ * page, each model's pages under it, the users' pages and forms, the teams' (when the sign-in
+ * keeps teams), the audit log.
  */
 export function backOfficeRoutes(office: BackOfficeDeclaration, derived: readonly Derived[]): KnownRoute[] {
   const id = [{ name: "id", type: "PathValue" }];
@@ -210,6 +229,19 @@ export function backOfficeRoutes(office: BackOfficeDeclaration, derived: readonl
     { method: "GET", pattern: `${office.at}/users`, params: [] },
     { method: "GET", pattern: `${office.at}/users/:id`, params: id },
     ...users,
+    ...(office.teams ? teamRoutes(office.at) : []),
     { method: "GET", pattern: `${office.at}/audit`, params: [] },
+  ];
+}
+
+/** The teams' pages and forms (runtime/admin/teams-section.tsx). */
+function teamRoutes(at: string): KnownRoute[] {
+  const id = { name: "id", type: "PathValue" };
+  const member = [id, { name: "member", type: "PathValue" }];
+  return [
+    { method: "GET", pattern: `${at}/teams`, params: [] },
+    { method: "GET", pattern: `${at}/teams/:id`, params: [id] },
+    { method: "POST", pattern: `${at}/teams/:id/members/:member/role`, params: member },
+    { method: "POST", pattern: `${at}/teams/:id/members/:member/remove`, params: member },
   ];
 }

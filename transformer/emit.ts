@@ -37,6 +37,8 @@ export interface BackOfficeDeclaration {
   readonly roles: readonly string[];
   /** The models it shows, by name, as listed. */
   readonly models: readonly string[];
+  /** Whether the sign-in it is handed keeps teams (`formSignIn({ …, teams: true })`): its teams pages are then known routes. */
+  readonly teams: boolean;
 }
 
 /** One handwritten row, ready to print. */

@@ -191,3 +191,14 @@ export function countText(total: number, counted: PagesCounted, one: string, man
   if (counted.more) return `more than ${(total - 1).toLocaleString("en-US")} ${many}`;
   return `${total.toLocaleString("en-US")} ${total === 1 ? one : many}`;
 }
+
+/** A list's pager: previous and next, and which page of how many. */
+export function pager(page: number, { last, more }: PagesCounted, at: (page: number) => string): Html {
+  return (
+    <nav class="fw-pager" aria-label="Pages">
+      {page > 1 ? <a href={at(page - 1)} rel="prev">Previous</a> : null}
+      <span>Page {page} of {last}{more ? " or more" : ""}</span>
+      {page < last ? <a href={at(page + 1)} rel="next">Next</a> : null}
+    </nav>
+  );
+}

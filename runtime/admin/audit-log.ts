@@ -1,7 +1,10 @@
 import type { Page } from "../resource/query.js";
 
-/** What an admin did: a row made, changed or deleted; a role granted or revoked; an account locked, unlocked or signed out everywhere. */
-export type AuditAction = "create" | "update" | "delete" | "grant" | "revoke" | "lock" | "unlock" | "sign-out";
+/**
+ * What an admin did: a row made, changed or deleted; a role granted or revoked; an account
+ * locked, unlocked or signed out everywhere; a team member's role changed, or a member removed.
+ */
+export type AuditAction = "create" | "update" | "delete" | "grant" | "revoke" | "lock" | "unlock" | "sign-out" | "member-role" | "member-remove";
 
 /** Who did it: the admin's key and their email then. */
 export interface Actor {
@@ -21,7 +24,7 @@ export type AuditValue = string | number | boolean | null | readonly AuditValue[
 export interface AuditRecord {
   readonly actor: Actor;
   readonly action: AuditAction;
-  /** The model's name (`Post`), or `User` for an account. */
+  /** The model's name (`Post`), `User` for an account, `Team` for a team's member. */
   readonly model: string;
   /** The row's key, as text. */
   readonly key: string;

@@ -16,6 +16,7 @@ import { USERS_LOGGED, AuditSection } from "./audit-section.js";
 import { InMemoryAuditLog, type AuditLog } from "./audit-log.js";
 import { modelSection, type AdminModel, type AdminSection } from "./model-section.js";
 import { UsersRows, USERS_SPEC } from "./users-model.js";
+import { TeamsSection, TEAMS_LOGGED } from "./teams-section.js";
 import { UsersSection } from "./users-section.js";
 
 /** Where the back office is mounted when its declaration says nothing. */
@@ -85,8 +86,8 @@ export class BackOffice<U extends UserFields = UserFields, S extends string = ne
 
   /**
    * @internal The back office's routes, from what the generated table read of the app: its
-   * sections (one per model, the users, the audit log; a future one per declared part of the
-   * app, such as teams, is one more section), each page guarded by the role (a 404 for anyone
+   * sections (one per model, the users, the teams when the sign-in keeps them, the audit
+   * log), each page guarded by the role (a 404 for anyone
    * else, before its path's parameters are read), run as the admin's for the audit log, framed
    * by the back office's navigation, all under `at`.
    */
@@ -98,10 +99,13 @@ export class BackOffice<U extends UserFields = UserFields, S extends string = ne
     relations.register({ model: USERS_SPEC as ModelSpec<unknown>, store: new UsersRows(control.users), actions: Actions.only(Index, Show) });
     const models = parts.models.map((model) => modelSection(model, audit, relations, parts.source));
     const owned = parts.models.map((model) => model.spec as ModelSpec<unknown>).filter((spec) => spec.owner !== undefined);
-    const logged = [...parts.models.map((model) => ({ name: model.spec.name, path: model.spec.path })), USERS_LOGGED];
+    // The teams when the sign-in keeps them (formSignIn({ teams: true })).
+    const teams = this.auth.teams === undefined ? undefined : new TeamsSection(this.auth.teams, control, audit, parts.source);
+    const logged = [...parts.models.map((model) => ({ name: model.spec.name, path: model.spec.path })), USERS_LOGGED, ...(teams === undefined ? [] : [TEAMS_LOGGED])];
     const sections: AdminSection[] = [
       ...models,
       new UsersSection(control, parts.roles, this.role, audit, owned, parts.source),
+      ...(teams === undefined ? [] : [teams]),
       new AuditSection(audit, logged, parts.source),
     ];
     const home = Route.http({ method: "GET", path: "/", handler: (request) => this.home(request, sections), origin: Origin.Resource, source: parts.source });

@@ -7,12 +7,12 @@ import { Ok, Redirect, type Response } from "../http/response.js";
 import type { Html } from "../html/node.js";
 import type { ModelSpec } from "../resource/model.js";
 import { NOTICE } from "../resource/model-pages.js";
-import { pagesCounted, type PagesCounted } from "../resource/page-count.js";
+import { pagesCounted } from "../resource/page-count.js";
 import { pageNumber } from "../resource/page-number.js";
 import { PAGE_SIZE } from "../resource/read-pages.js";
 import { wordsOf } from "../resource/words.js";
 import { Origin, Route, type HttpRoute } from "../routing/route.js";
-import { countText } from "./admin-index.js";
+import { countText, pager } from "./admin-index.js";
 import { currentActor } from "./actor.js";
 import type { Actor, AuditAction, AuditLog, AuditValue } from "./audit-log.js";
 import type { AdminSection } from "./model-section.js";
@@ -333,14 +333,4 @@ export class UsersSection<U extends UserFields> implements AdminSection {
     const text = parts.toString();
     return request.href(text === "" ? "/users" : `/users?${text}`);
   }
-}
-
-function pager(page: number, { last, more }: PagesCounted, at: (page: number) => string): Html {
-  return (
-    <nav class="fw-pager" aria-label="Pages">
-      {page > 1 ? <a href={at(page - 1)} rel="prev">Previous</a> : null}
-      <span>Page {page} of {last}{more ? " or more" : ""}</span>
-      {page < last ? <a href={at(page + 1)} rel="next">Next</a> : null}
-    </nav>
-  );
 }

@@ -60,5 +60,5 @@ export { isCommonPassword } from "./common-passwords.js";
 export { ACCOUNT_LOCKED, WRONG_CREDENTIALS, type SignInLimiters } from "./login.js";
 export { SIGNED_OUT_CODE } from "./live-sockets.js";
 export { CONFIRMING, type AuthPaths } from "./sign-in-pages.js";
-export { MEMBER_ROLES, type Team, type MemberRole, type Membership, type Member, type Invitation, type MemberChange, type Accepted, type TeamStore } from "./teams.js";
+export { MEMBER_ROLES, type Team, type MemberRole, type Membership, type Member, type Invitation, type MemberChange, type Accepted, type TeamStore, type TeamsQuery } from "./teams.js";
 export { INVITATION_TTL_MS, MAX_WAITING_INVITATIONS, MAX_TEAMS_PER_USER, MAX_TEAM_NAME_LENGTH } from "./team-flows.js";
