@@ -138,6 +138,38 @@ onEveryEngine((engine) => {
       expect((await users.byId(ada?.id as number))?.roles).toEqual([]);
     });
 
+    it("SqlTeams joins a transaction (a member's role changed and a member removed in one rolled back are not kept, committed they are), and lists every team by name with its member count", async () => {
+      const db = engine.db();
+      const table = `joined_accounts_${++tables}`;
+      await db.script(usersTableSql(table));
+      const users = new SqlUsers(db, { table });
+      const teams = users.teams();
+      const [ann, bob] = [await users.create(`ann${tables}@example.com`, "h"), await users.create(`bob${tables}@example.com`, "h")];
+      const desk = await teams.create("Night desk", ann?.id as number);
+      await teams.create("Copy desk", bob?.id as number);
+      await db.query(`INSERT INTO fw_team_members ("team_id", "user_id", "role") VALUES ($1, $2, 'member')`, [desk.id, bob?.id]);
+      await expect(
+        joinedTransaction(db, async (joined) => {
+          const bound = (await teams.within(joined)) as typeof teams;
+          expect(await bound.setRole(desk.id, bob?.id as number, "admin")).toBe("changed");
+          expect(await bound.remove(desk.id, bob?.id as number)).toBe("changed");
+          throw new Error("rolled back");
+        }),
+      ).rejects.toThrow("rolled back");
+      expect((await teams.members(desk.id)).map((m) => m.role)).toEqual(["owner", "member"]);
+      await joinedTransaction(db, async (joined) => {
+        const bound = (await teams.within(joined)) as typeof teams;
+        expect(await bound.remove(desk.id, ann?.id as number)).toBe("last owner");
+        expect(await bound.setRole(desk.id, bob?.id as number, "admin")).toBe("changed");
+      });
+      expect((await users.byId(bob?.id as number))?.teams).toContainEqual({ team: desk.id, role: "admin" });
+      const other = { db: {} as Database, tx: db, afterCommit: () => undefined };
+      expect(await teams.within(other)).toBeUndefined();
+      expect(await teams.list({ offset: 0, limit: 10 })).toEqual({ rows: [{ id: expect.any(Number), name: "Copy desk", members: 1 }, { id: desk.id, name: "Night desk", members: 2 }], total: 2 });
+      expect(await teams.list({ offset: 0, limit: 10, search: "NIGHT" })).toEqual({ rows: [{ id: desk.id, name: "Night desk", members: 2 }], total: 1 });
+      expect(await teams.list({ offset: 5, limit: 10, search: "desk" })).toEqual({ rows: [], total: 2 });
+    });
+
     it("a live store joined to a transaction publishes its topic once the transaction commits, not before, and never after a rollback", async () => {
       const db = engine.db();
       const topic = `joined-${++tables}`;
