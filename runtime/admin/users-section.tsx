@@ -45,7 +45,8 @@ type Changed<U> = { readonly user: U } | { readonly unchanged: string };
  * page with their roles (granted and revoked one at a time, from the app's declared roles: a
  * role no form may name otherwise), their account's lock and "sign out everywhere". Every change
  * is an admin write, kept in the audit log with the account before and after, and told to every
- * process once written (sockets closed, sessions ended). Nobody can take the back office from
+ * process once written (sockets closed, sessions ended; a lock also revokes the account's API
+ * tokens). Nobody can take the back office from
  * its last unlocked holder: revoking its role from them, or locking them, is refused (409), and
  * an admin cannot lock their own account.
  */
@@ -253,16 +254,20 @@ export class UsersSection<U extends UserFields> implements AdminSection {
   private async change(request: Request, action: AuditAction, apply: (users: Users<U>, before: U, actor: Actor) => Promise<Changed<U>>, notice: () => string): Promise<Response> {
     const id = this.idOf(request);
     const actor = currentActor();
+    let changedIt = false;
     const outcome = await this.log.write(async (join) => {
       const users = await join(this.users);
       const before = await this.found(users, id);
       const changed = await apply(users, before, actor);
       if ("unchanged" in changed) return { result: changed.unchanged };
+      changedIt = true;
       const after = changed.user;
       const record = { actor, action, model: "User", key: String(id), before: userJson(before), after: userJson(after) };
       const tell = action === "grant" || action === "revoke" ? () => this.control.rolesChanged(id) : action === "unlock" ? undefined : () => this.control.sessionsEnded(id);
       return { result: notice(), record, ...(tell === undefined ? {} : { after: tell }) };
     });
+    // A locked account's API tokens go too, once the lock is kept (a token is no way around it).
+    if (changedIt && action === "lock") await this.control.tokensRevoked(id);
     // Signed out of one's own account: this session ended too, and the back office is not theirs until they sign in again.
     if (id === actor.id && action === "sign-out") return Redirect("/").withSession(request.session.cleared().flash(NOTICE, outcome));
     return Redirect(request.href(`/users/${id}`)).withSession(request.session.flash(NOTICE, outcome));

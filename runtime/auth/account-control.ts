@@ -13,6 +13,12 @@ export interface AccountControl<U extends UserFields = UserFields> {
   rolesChanged(id: number): void;
   /** Every session of the user ended (locked, signed out everywhere): none counts anywhere from now on, sockets included. */
   sessionsEnded(id: number): void;
+  /**
+   * The account was locked: its per-user API tokens are revoked (deleted, and forgotten by every
+   * process), so a program holding one is refused as the account's sessions are. Unlocking does
+   * not bring them back.
+   */
+  tokensRevoked(id: number): Promise<void>;
   /** The user the request's session signs in, read once per request as the guard reads it; undefined when nobody. */
   currentUser(request: Pick<Request<unknown>, "session"> & Partial<Pick<Request<unknown>, "headers">>): Promise<U | undefined>;
 }

@@ -269,11 +269,13 @@ export class FormSignIn<U extends UserFields = UserFields, S extends string = ne
   /**
    * Locks the account (issue 41): it cannot sign in, by any way fw has, and every session of it
    * ends at once in every process, its sockets closed (the lock and a new session epoch are one
-   * write). The user, or undefined when there is none.
+   * write); its per-user API tokens are revoked (unlocking does not bring them back). The user,
+   * or undefined when there is none.
    */
   async lock(id: number): Promise<U | undefined> {
     const user = await this.lockable().call(this.rules.users, id, true);
     this.rules.ends.announce({ user: String(id) });
+    if (user !== undefined) await this.apiTokens?.revokeAll(id);
     return user;
   }
 
@@ -288,6 +290,9 @@ export class FormSignIn<U extends UserFields = UserFields, S extends string = ne
       users: this.rules.users,
       rolesChanged: (id) => this.rules.ends.announce({ user: String(id), access: true }),
       sessionsEnded: (id) => this.rules.ends.announce({ user: String(id) }),
+      tokensRevoked: async (id) => {
+        await this.apiTokens?.revokeAll(id);
+      },
       currentUser: (request) => this.rules.reads.of(request),
     };
   }

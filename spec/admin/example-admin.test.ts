@@ -46,6 +46,23 @@ async function signedUp(email: string): Promise<TestClient> {
   return client;
 }
 
+/** A per-user API token with posts:write, made on the client's /account page with their password. */
+async function tokenOf(client: TestClient): Promise<string> {
+  const page = await client.get("/account");
+  const form = page.forms().find((f) => f.action === "/account/tokens");
+  const body = new URLSearchParams({ _csrf: form?.fields["_csrf"] ?? "", name: "script", days: "30", current: PASSWORD, scope: "posts:write" });
+  const answer = await fetch(`${app.url}/account/tokens`, { method: "POST", headers: { cookie: client.cookies.header() ?? "", "content-type": "application/x-www-form-urlencoded" }, body });
+  const token = /<code class="fw-token">([^<]+)<\/code>/.exec(await answer.text())?.[1];
+  expect(token).toBeDefined();
+  return token as string;
+}
+
+/** POST /api/posts with a token, as a program calls it. */
+function postWith(token: string): Promise<Response> {
+  const post = { title: "By a script", body: "Written with a token.", published: true, category: "news" };
+  return fetch(`${app.url}/api/posts`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(post) });
+}
+
 function keyOf(location: string | undefined): number {
   return Number(/(\d+)$/.exec(location ?? "")?.[1]);
 }
@@ -127,7 +144,7 @@ describe("41.5/41.7 The example's back office at /admin", () => {
     expect(entries[1]).toMatchObject({ before: { id, name: "Visitor", message: "Lovely site" }, after: { id, name: "Visitor", message: "Lovely site (edited: no links)" } });
   });
 
-  it("users: searched, a role granted and revoked from the app's roles (no other name), locked (its session refused at once, its sign-in and its reset link refused), unlocked, signed out everywhere; the last admin cannot demote themself", async () => {
+  it("users: searched, a role granted and revoked from the app's roles (no other name), locked (its session refused at once, its sign-in, its reset link and its API token refused, the token for good), unlocked, signed out everywhere; the last admin cannot demote themself", async () => {
     const email = "reviewer@example.com";
     const reviewer = await signedUp(email);
     const found = await admin.get("/admin/users?q=reviewer");
@@ -141,8 +158,13 @@ describe("41.5/41.7 The example's back office at /admin", () => {
     ok(await admin.submit(`/admin/users/${id}`, { role: "admin" }, { action: `/admin/users/${id}/revoke` }));
     expect((await reviewer.get("/admin")).status).toBe(404);
 
+    // A per-user API token of theirs (made on /account) writes, until the account is locked.
+    const token = await tokenOf(reviewer);
+    const written = await postWith(token);
+    expect(written.status, await written.clone().text()).toBe(201);
     ok(await admin.submit(`/admin/users/${id}`, {}, { action: `/admin/users/${id}/lock` }));
     expect((await reviewer.get("/account")).status).toBe(303);
+    expect((await postWith(token)).status).toBe(403);
     await expect(app.client().signIn(email, PASSWORD)).rejects.toThrow(/403/);
     const asked = app.client();
     ok(await asked.submit("/password/forgot", { email }));
@@ -153,6 +175,8 @@ describe("41.5/41.7 The example's back office at /admin", () => {
     ok(await admin.submit(`/admin/users/${id}`, {}, { action: `/admin/users/${id}/unlock` }));
     const back = app.client();
     await back.signIn(email, PASSWORD);
+    // Revoked with the lock: unlocking does not bring a token back.
+    expect((await postWith(token)).status).toBe(403);
     ok(await admin.submit(`/admin/users/${id}`, {}, { action: `/admin/users/${id}/sign-out` }));
     expect((await back.get("/account")).status).toBe(303);
     expect((await history("User", id)).map((entry) => entry.action)).toEqual(["sign-out", "unlock", "lock", "revoke", "grant"]);
