@@ -21,14 +21,15 @@ export interface PathsContext {
 
 /**
  * Issue 31 items 1 to 3: the routes the app serves (its table's rows, the derived models' routes
- * for the roles they mount, fw/auth's sign-in routes, routes built by hand with literal paths,
+ * for the roles they mount, the back office's, fw/auth's sign-in routes, routes built by hand with literal paths,
  * the plugin's `extraRoutes`), the paths and topics its files write checked against them
  * (TS91050, TS91051), and the text of the typed path builder, src/.fw/paths.ts.
  */
-export function appPaths(p: PathsContext, program: ts.Program, config: FwConfig, rows: readonly Row[], derived: readonly Derived[], held: HeldBack = NOTHING_HELD): string {
+export function appPaths(p: PathsContext, program: ts.Program, config: FwConfig, rows: readonly Row[], derived: readonly Derived[], held: HeldBack = NOTHING_HELD, mounted: readonly KnownRoute[] = []): string {
   const extra = extraRoutes(p, program, config);
   // What a mistake held back counts as the app's (held-back.ts): its own diagnostic says what to fix.
-  const all = [...rowRoutes(rows), ...derivedRoutes(derived, (d) => mountedRoles(p.ts, p.checker, d.model)), ...held.routes];
+  // `mounted`: routes the table mounts from a declaration beside its rows (the back office's).
+  const all = [...rowRoutes(rows), ...derivedRoutes(derived, (d) => mountedRoles(p.ts, p.checker, d.model)), ...held.routes, ...mounted];
   const table = all.filter((route) => route.leftOut === undefined);
   if (!config.verifyPaths) return emitPaths({ out: config.paths, fwModule: config.fwModule, appDirShown: p.shown(config.appDir), routes: [...table, ...extra] });
   const sites = findAppSites(p.ts, p.checker, program.getSourceFiles(), [config.out, config.paths]);

@@ -61,6 +61,11 @@ export const Codes = {
   // Per-user API tokens (issue 42) take 91090–91099.
   unknownScope: 91090,
   tokenOnBrowserRoute: 91091,
+  // The admin back office (issue 41, item 5) takes 91100–91109.
+  backOfficePlace: 91100,
+  backOfficeModel: 91101,
+  backOfficeRole: 91102,
+  backOfficeAt: 91103,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

@@ -23,6 +23,24 @@ export interface Derived {
   readonly policy?: true;
 }
 
+/** The app's back office as the build read it (back-office.ts: `backOffice(auth, { … })`, issue 41). */
+export interface BackOfficeDeclaration {
+  /** The module that declares it, and the const it is exported as (`admin`). */
+  readonly file: string;
+  /** The file as `// from` lines show it. */
+  readonly shown: string;
+  readonly exportName: string;
+  /** Where it is mounted (`/admin`). */
+  readonly at: string;
+  /** The role that opens it, and every role the app's user type declares (what its forms offer). */
+  readonly role: string;
+  readonly roles: readonly string[];
+  /** The models it shows, by name, as listed. */
+  readonly models: readonly string[];
+  /** Whether the sign-in it is handed keeps teams (`formSignIn({ …, teams: true })`): its teams pages are then known routes. */
+  readonly teams: boolean;
+}
+
 /** One handwritten row, ready to print. */
 export interface Row {
   readonly file: string;
@@ -57,6 +75,8 @@ export interface EmitInput {
   /** Models deriving Form alone whose form a live page reads (`FormInput<M>`): their ModelSpec only. */
   readonly forms?: readonly Derived[];
   readonly appDirShown: string;
+  /** The app's back office (back-office.ts), mounted after the derived routes. */
+  readonly backOffice?: BackOfficeDeclaration;
 }
 
 /** The generated module's import specifier for `file`, relative to the generated file. */
@@ -113,7 +133,8 @@ export function emitModule(input: EmitInput): string {
   // fw/db only when a model has a table: an app without one never loads the database module.
   if (tabled.length > 0) {
     const sqlScoped = tabled.some((d) => d.owner !== undefined) ? "SqlScopedStore, " : "";
-    lines.push(`import { processDatabase, ${sqlScoped}SqlStore, type TableSpec } from ${q(input.dbModule)};`);
+    const audit = input.backOffice !== undefined ? "SqlAuditLog, " : "";
+    lines.push(`import { processDatabase, ${audit}${sqlScoped}SqlStore, type TableSpec } from ${q(input.dbModule)};`);
   }
   // fw/files only when a model has a file field (issue 40): an app without one never loads it.
   if (withFiles.length > 0) lines.push(`import { modelFiles } from ${q(input.filesModule ?? `${input.fwModule}/files`)};`);
@@ -130,6 +151,7 @@ export function emitModule(input: EmitInput): string {
   rows.forEach((row, i) => lines.push(`import * as r${i} from ${q(specifier(input.out, row.file))};`));
   input.derived.forEach((d, i) => lines.push(`import * as m${i} from ${q(specifier(input.out, d.model.file))};`));
   forms.forEach((d, k) => lines.push(`import * as f${k} from ${q(specifier(input.out, d.model.file))};`));
+  if (input.backOffice !== undefined) lines.push(`import * as office from ${q(specifier(input.out, input.backOffice.file))};`);
   lines.push("", `/** Models in fully-qualified-name order: ${input.models.length === 0 ? "none" : input.models.map((m) => m.fqn).join(", ")}. */`);
   lines.push(`export const models: readonly string[] = [${input.models.map((m) => q(m.fqn)).join(", ")}];`, "");
   lines.push(...modelSpecs(input.derived, live), ...formSpecs(forms));
@@ -189,6 +211,7 @@ export function emitModule(input: EmitInput): string {
       `    ...guardFor(${modelGuard(d, i)}, resourceRoutes(model${i}, store${i}, { actions: ${options}.actions, ${owned}relations, ${picked}${files}source: ${q(d.shown)} })),`,
     );
   });
+  if (input.backOffice !== undefined) lines.push(...backOfficeLines(input.backOffice, input.derived, withFiles, tabled.length > 0));
   if (referenced.size > 0) lines.push("    // the reference pickers' script (fw): search-as-you-type for a form's reference", "    pickerScriptRoute(),");
   if (withFiles.length > 0) lines.push("    // the upload progress script (fw): a form with a file field shows how much was sent", "    uploadScriptRoute(),");
   const sockets = rows.flatMap((row, i) => (row.handler.case === "live" ? [`    // from ${row.shown} (its live socket)`, `    ${guardedBy(row, i, `liveSocketRoute(${pageOf(row, i)}, mount${i})`, guardOf(row))},`] : []));
@@ -198,6 +221,33 @@ export function emitModule(input: EmitInput): string {
   }
   lines.push("  ]);", "}", "");
   return lines.join("\n");
+}
+
+/**
+ * The back office's routes (issue 41): its declaration's `routes`, handed the app's roles (read
+ * from the user type), each listed model's spec, files and every one of its rows (the store the
+ * table made, as `AllRows`: past the model's policy), and the audit log: in the app's database
+ * when its models have tables (one transaction per change and its record), else in memory.
+ */
+function backOfficeLines(office: BackOfficeDeclaration, derived: readonly Derived[], withFiles: readonly Derived[], tabled: boolean): string[] {
+  const models = office.models.flatMap((name) => {
+    const i = derived.findIndex((d) => d.model.name === name);
+    const d = derived[i];
+    if (d === undefined) return [];
+    const files = withFiles.includes(d) ? ` files: files${i},` : "";
+    return [`      { spec: model${i}, rows: store${i},${files} source: ${q(d.shown)} },`];
+  });
+  return [
+    `    // from ${office.shown} (the back office at ${office.at}, for ${office.role}: every row of ${office.models.length === 0 ? "no model" : office.models.join(", ")}, past their policies)`,
+    `    ...office${member(office.exportName)}.routes({`,
+    `      roles: [${office.roles.map(q).join(", ")}],`,
+    "      models: [",
+    ...models.map((line) => `  ${line}`),
+    "      ],",
+    ...(tabled ? ["      audit: new SqlAuditLog(processDatabase()),"] : []),
+    `      source: ${q(office.shown)},`,
+    "    }),",
+  ];
 }
 
 /**

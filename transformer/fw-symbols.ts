@@ -22,6 +22,7 @@ const MODULES = {
   formSignIn: /[\\/]runtime[\\/]auth[\\/]form-sign-in\.(d\.)?ts$/,
   tokenGuard: /[\\/]runtime[\\/]auth[\\/]api-tokens\.(d\.)?ts$/,
   testingClient: /[\\/]runtime[\\/]testing[\\/]client\.(d\.)?ts$/,
+  backOffice: /[\\/]runtime[\\/]admin[\\/]back-office\.(d\.ts|tsx)$/,
 } as const;
 
 export type FwModule = keyof typeof MODULES;

@@ -23,6 +23,7 @@ import { normalPath, rowKeys, transformerVersion, type RowCache } from "./row-ca
 import { scanAppDir, type RouteFile } from "./scan.js";
 import { findWsListener } from "./ws-listener.js";
 import { authModule, checkRowGuards, placeRows } from "./overrides.js";
+import { backOfficeRoutes, findBackOffice } from "./back-office.js";
 
 export interface Generated {
   /** The generated module's text. */
@@ -55,6 +56,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   // A model that failed the build has its own diagnostic; a handler asking for its store is left
   // out of the table rather than told to get the store from the capabilities module.
   models.filter((m) => m.derivations.includes("Resource") && !derived.some((d) => d.model === m)).forEach((m) => rejected.add(m.name));
+  const office = findBackOffice({ ts: tsApi, checker, shown: show, findings }, program.getSourceFiles(), models, derived, rejected);
   const c: Checking = {
     ts: tsApi,
     checker,
@@ -94,8 +96,8 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   checkLivePosts(tsApi, sorted, derived, sourceOf, show, findings);
   const forms = formOnly(c, models, sorted);
   const held = heldBack({ ts: tsApi, checker, shown: show, findings }, models, derived, routes, sorted);
-  const paths = appPaths({ ts: tsApi, checker, shown: show, findings }, program, config, sorted, derived, held);
-  const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, filesModule: config.filesModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, forms, appDirShown: c.shown(config.appDir) });
+  const paths = appPaths({ ts: tsApi, checker, shown: show, findings }, program, config, sorted, derived, held, office === undefined ? [] : backOfficeRoutes(office, derived));
+  const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, filesModule: config.filesModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, forms, appDirShown: c.shown(config.appDir), ...(office === undefined ? {} : { backOffice: office }) });
   if (usesTypia(sorted, [...derived, ...forms])) {
     const missing = typiaMissing(program, tsApi, show, `the generated routes call typia (${typiaUser(sorted, [...derived, ...forms])})`);
     if (missing !== undefined) findings.push(missing);

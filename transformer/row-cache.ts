@@ -77,11 +77,13 @@ interface Stored {
   readonly entries: Record<string, Entry>;
 }
 
-/** A row as JSON can hold it: a capability's checker type is only needed while checking. */
+/**
+ * A row as JSON can hold it: a capability's checker type is only needed while checking. Whether
+ * a store is every row (`scoped`: `ScopedStore<M>`, `AllRows<M>`) is kept: without it a
+ * remembered row's every-row store would be handed as the viewer's rows.
+ */
 function storable(row: Row): Row {
   if (row.handler.case === "ws") return row;
-  // `scoped` is kept: a ScopedStore<M> or AllRows<M> remembered without it would be handed as
-  // the viewer's store on the next build (the rows narrowed, or a ScopedStore's `for` missing).
   const capabilities = row.handler.capabilities.map(({ name, type, store, scoped }) => (store === undefined ? { name, type } : { name, type, store, ...(scoped === true ? { scoped } : {}) }));
   return { ...row, handler: { ...row.handler, capabilities } };
 }

@@ -1,11 +1,21 @@
+import { Actions, derives, Form, Resource, type Id, type LongText } from "fw";
+import { Guarded } from "fw/auth";
 import type { Database } from "fw/db";
+import type { tags } from "typia";
 
 /** A guestbook entry, as the `guestbook` table keeps it (example/db/migrations). */
 export interface Entry {
-  readonly id: number;
-  readonly name: string;
-  readonly message: string;
+  id: Id<Entry>;
+  name: string & tags.MinLength<1> & tags.MaxLength<100>;
+  message: LongText & tags.MinLength<1> & tags.MaxLength<2000>;
 }
+
+/**
+ * The entries are a model of their own (issue 41), so the back office (src/admin.ts) lists,
+ * edits and deletes them like the posts. Its pages stay the hand-written ones below and under
+ * src/app/guestbook: it derives none (`Actions.only()`), and nobody reaches a derived page of it.
+ */
+export const Entry = derives<Entry>(Form, Resource, { actions: Actions.only(), guarded: Guarded.public, table: "guestbook" });
 
 /**
  * The longest name and message an entry keeps (README: every text field has a maximum). The
@@ -76,5 +86,5 @@ type Row = { id: string | number; name: string; message: string };
 
 /** `bigint` identity columns arrive as text from the driver: the key is a number here. */
 function entryOf(row: Row): Entry {
-  return { id: Number(row.id), name: row.name, message: row.message };
+  return { id: Number(row.id) as Id<Entry>, name: row.name, message: row.message };
 }

@@ -21,6 +21,8 @@ async function account(request: LayoutProps["request"]): Promise<Html> {
         Signed in as <strong class="signed-in">{user.email}</strong>
       </span>{" "}
       <a href="/account">Account</a>
+      {/* For display only: the back office's own guard answers everyone else with a 404. */}
+      {user.roles.includes("admin") ? <> <a href="/admin">Back office</a></> : null}
       {request.hasCsrf ? (
         <form method="post" action="/logout">
           <input type="hidden" name="_csrf" value={request.csrf} />

@@ -1,4 +1,5 @@
 import type { Html } from "../html/node.js";
+import { Forbidden } from "../http/failure.js";
 import type { Request } from "../http/request.js";
 import { Ok, Redirect, status, type Response } from "../http/response.js";
 import { withoutReserved, withReserved, type Session } from "../http/session.js";
@@ -30,6 +31,7 @@ import type { ProviderSignIn } from "./provider-sign-in.js";
 import type { ProvidersSection } from "./account-pages.js";
 import type { Passkeys } from "./passkeys.js";
 import { checkToken, freshToken, InMemoryTokens, sameSecret, type AccountTokens, type TokenPurpose } from "./account-tokens.js";
+import { ACCOUNT_LOCKED } from "./login.js";
 import { verifyPassword } from "./password.js";
 import { limiterKey, RateLimiter, type AttemptLimiter, type Limit } from "./rate-limit.js";
 import { signedInSession } from "./session-user.js";
@@ -228,6 +230,8 @@ export class Accounts<U extends UserFields> {
     if (moved !== undefined) return moved;
     const found = await this.userToken(request.session, "reset-password");
     if (found === undefined) return this.deadLink(request, "password reset");
+    // A locked account signs in by no way, a new password included (issue 41).
+    if (found.user.locked === true) throw new Forbidden(ACCOUNT_LOCKED);
     return Ok(resetPage(this.mounted(request), request.csrf, found.user.email));
   }
 
@@ -236,6 +240,7 @@ export class Accounts<U extends UserFields> {
     if (limited !== undefined) return limited;
     const found = await this.userToken(request.session, "reset-password");
     if (found === undefined) return this.deadLink(request, "password reset");
+    if (found.user.locked === true) throw new Forbidden(ACCOUNT_LOCKED);
     const password = request.form.get("password") ?? "";
     const problem = await newPasswordProblem(password, found.user.email);
     if (problem !== undefined) return status(422, resetPage(this.mounted(request), request.csrf, found.user.email, { password: problem }));

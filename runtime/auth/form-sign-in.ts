@@ -4,6 +4,7 @@ import type { Session } from "../http/session.js";
 import type { Actions } from "../resource/actions.js";
 import { Route } from "../routing/route.js";
 import type { Identify } from "../routing/route-table.js";
+import type { AccountControl } from "./account-control.js";
 import { Accounts, type AccountMailer } from "./accounts.js";
 import { InMemoryTokens, type AccountTokens } from "./account-tokens.js";
 import { InMemoryApiTokens, type ApiTokenStore } from "./api-token-store.js";
@@ -263,6 +264,43 @@ export class FormSignIn<U extends UserFields = UserFields, S extends string = ne
   /** A fresh signed-in session for `user` (after they changed their own password, to stay signed in here). */
   signedIn(session: Session, user: U): Session {
     return signedInSession(session, user);
+  }
+
+  /**
+   * Locks the account (issue 41): it cannot sign in, by any way fw has, and every session of it
+   * ends at once in every process, its sockets closed (the lock and a new session epoch are one
+   * write); its per-user API tokens are revoked (unlocking does not bring them back). The user,
+   * or undefined when there is none.
+   */
+  async lock(id: number): Promise<U | undefined> {
+    const user = await this.lockable().call(this.rules.users, id, true);
+    this.rules.ends.announce({ user: String(id) });
+    if (user !== undefined) await this.apiTokens?.revokeAll(id);
+    return user;
+  }
+
+  /** Unlocks the account: it may sign in again (its old sessions stay ended). The user, or undefined when there is none. */
+  async unlock(id: number): Promise<U | undefined> {
+    return this.lockable().call(this.rules.users, id, false);
+  }
+
+  /** @internal What fw/admin's back office changes accounts through (account-control.ts). */
+  accountControl(): AccountControl<U> {
+    return {
+      users: this.rules.users,
+      rolesChanged: (id) => this.rules.ends.announce({ user: String(id), access: true }),
+      sessionsEnded: (id) => this.rules.ends.announce({ user: String(id) }),
+      tokensRevoked: async (id) => {
+        await this.apiTokens?.revokeAll(id);
+      },
+      currentUser: (request) => this.rules.reads.of(request),
+    };
+  }
+
+  private lockable(): NonNullable<Users<U>["setLocked"]> {
+    const set = this.rules.users.setLocked;
+    if (set === undefined) throw new Error("fw/auth: this users store cannot lock an account (it has no setLocked): use InMemoryUsers or fw/db's SqlUsers, or add setLocked to yours.");
+    return set;
   }
 
   /** Ends every session of the user, in every process (a new session epoch), and closes their sockets. */

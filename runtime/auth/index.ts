@@ -15,7 +15,7 @@ export { Owned } from "./owned.js";
 export { Policy, type Can, type PolicyInit } from "./policy.js";
 export { formSignIn, FormSignIn, SIGN_IN_MAX_AGE_S, type FormSignInOptions, type RoleOf } from "./form-sign-in.js";
 export { apiKey, ApiKeyGuard, type ApiKeyOptions } from "./api-key.js";
-export { InMemoryUsers, MAX_REVOKED_PER_USER, normalEmail, seedUser, canonicalRoles, ROLE_PATTERN, type UserFields, type Users } from "./users.js";
+export { InMemoryUsers, MAX_REVOKED_PER_USER, normalEmail, seedUser, canonicalRoles, ROLE_PATTERN, type UserFields, type Users, type UsersQuery } from "./users.js";
 export { ApiTokens, TokenGuard, MAX_TOKENS_PER_USER, TOKEN_RECHECK_MS, MAX_REMEMBERED_TOKENS, TOKEN_REVOCATIONS_ROOM, type Scopes } from "./api-tokens.js";
 export { InMemoryApiTokens, API_TOKEN_PREFIX, LAST_USE_RESOLUTION_MS, type ApiTokenRecord, type ApiTokenStore } from "./api-token-store.js";
 export { TOKEN_DAYS } from "./token-pages.js";
@@ -40,6 +40,7 @@ export {
   type Limit,
 } from "./rate-limit.js";
 export type { SignedIn } from "./session-user.js";
+export type { AccountControl } from "./account-control.js";
 export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, SIGNED_UP, CHECK_EMAIL, passwordProblem, newPasswordProblem } from "./signup.js";
 export { isBareEmail } from "../http/email-address.js";
 export { MIN_PASSWORD_SCORE, weakPasswordProblem } from "./password-strength.js";
@@ -56,8 +57,8 @@ export {
 } from "./accounts.js";
 export { InMemoryTokens, type AccountTokens, type TokenRecord, type TokenPurpose } from "./account-tokens.js";
 export { isCommonPassword } from "./common-passwords.js";
-export { WRONG_CREDENTIALS, type SignInLimiters } from "./login.js";
+export { ACCOUNT_LOCKED, WRONG_CREDENTIALS, type SignInLimiters } from "./login.js";
 export { SIGNED_OUT_CODE } from "./live-sockets.js";
 export { CONFIRMING, type AuthPaths } from "./sign-in-pages.js";
-export { MEMBER_ROLES, type Team, type MemberRole, type Membership, type Member, type Invitation, type MemberChange, type Accepted, type TeamStore } from "./teams.js";
+export { MEMBER_ROLES, type Team, type MemberRole, type Membership, type Member, type Invitation, type MemberChange, type Accepted, type TeamStore, type TeamsQuery } from "./teams.js";
 export { INVITATION_TTL_MS, MAX_WAITING_INVITATIONS, MAX_TEAMS_PER_USER, MAX_TEAM_NAME_LENGTH } from "./team-flows.js";

@@ -15,6 +15,9 @@ import { normalEmail, type UserFields, type Users } from "./users.js";
 /** The one answer to a failed sign-in: it never says whether the account exists. */
 export const WRONG_CREDENTIALS = "Email or password is wrong.";
 
+/** The answer to the right password of a locked account (issue 41): said only once the password is proved. */
+export const ACCOUNT_LOCKED = "This account is locked: an administrator of this site can unlock it.";
+
 /** The limiters of the form sign-in (`formSignIn`'s `limiters` replaces them, e.g. with ones kept in a database). */
 export interface SignInLimiters {
   /** Sign-in attempts per (client address, account). */
@@ -58,7 +61,8 @@ export function defaultLimiters(users?: Pick<Users, "attemptLimiter">): SignInLi
  * `GET /login` and `POST /login`. A wrong email and a wrong password get the same 422 and cost
  * the same time (an unknown email is checked against a dummy hash). Every attempt is counted
  * before the password is checked, per (client address, account) and per address (429 with
- * Retry-After once over); a success takes its attempts back, renews the session and sends the
+ * Retry-After once over); the right password of a locked account is a 403 saying so (its
+ * attempts stay counted); a success takes its attempts back, renews the session and sends the
  * user on with 303, to a path on this site only.
  */
 export class Login<U extends UserFields> {
@@ -90,6 +94,9 @@ export class Login<U extends UserFields> {
     const user = await this.check(account, request.form.get("password") ?? "");
     if (user === undefined) {
       return status(422, loginPage(mountedPaths(this.settings.paths, request), { csrf: request.csrf, email: email.slice(0, 254), next, problem: WRONG_CREDENTIALS, ...this.others(request, next) }));
+    }
+    if (user.locked === true) {
+      return status(403, loginPage(mountedPaths(this.settings.paths, request), { csrf: request.csrf, email: email.slice(0, 254), next, problem: ACCOUNT_LOCKED }));
     }
     await Promise.all([perAccountAndAddress.reset(pairKey), perAddress.refund(addressKey)]);
     // Two-step sign-in: the right password signs nobody in yet; the code page does. A provider

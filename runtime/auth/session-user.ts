@@ -65,7 +65,7 @@ export function claimOf(session: Session): SessionClaim | undefined {
  * The user a session signs in, asked of the users store (as Django and Rails do): nobody when
  * the session names nobody, is older than `maxAgeMs` since sign-in, names a user the store no
  * longer has, carries an epoch the user no longer has (signed out everywhere, password changed),
- * or was itself signed out. One read when the store offers `byIdUnlessRevoked`.
+ * was itself signed out, or belongs to a locked account. One read when the store offers `byIdUnlessRevoked`.
  */
 export async function sessionUser<U extends UserFields>(users: Users<U>, session: Session, maxAgeMs: number, now: number = Date.now()): Promise<U | undefined> {
   const claim = claimOf(session);
@@ -75,5 +75,6 @@ export async function sessionUser<U extends UserFields>(users: Users<U>, session
     users.byIdUnlessRevoked !== undefined
       ? await users.byIdUnlessRevoked(claim.id, claim.sessionId)
       : await Promise.all([users.byId(claim.id), users.isRevoked(claim.id, claim.sessionId)]).then(([found, revoked]) => (revoked ? undefined : found));
-  return user === undefined || user.sessionEpoch !== claim.epoch ? undefined : user;
+  // A locked account's sessions never count, however they were made (issue 41).
+  return user === undefined || user.sessionEpoch !== claim.epoch || user.locked === true ? undefined : user;
 }

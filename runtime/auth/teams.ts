@@ -76,6 +76,19 @@ export interface TeamStore {
   invitation(tokenHash: string): Promise<(Invitation & { readonly teamName: string }) | undefined>;
   /** Takes the invitation (once: a second accept finds it gone) and makes `user` a member in one transaction. */
   accept(tokenHash: string, user: number, now: number): Promise<Accepted>;
+  /**
+   * Optional: every team a query matches, by name, with how many members each has, and how many
+   * match in all. What the back office (fw/admin) lists; fw/db's `SqlTeams` answers it.
+   */
+  list?(query: TeamsQuery): Promise<{ readonly rows: readonly (Team & { readonly members: number })[]; readonly total: number }>;
+}
+
+/** Which teams `TeamStore.list` answers: all of them without a search, by name, `offset` and `limit` as in SQL. */
+export interface TeamsQuery {
+  readonly offset: number;
+  readonly limit: number;
+  /** Only teams whose name contains this text, in any case. */
+  readonly search?: string;
 }
 
 /** The reserved session entry naming the team the user acts in. */

@@ -38,11 +38,31 @@ export interface UserFields {
    */
   readonly roles?: readonly string[];
   /**
+   * Locked by an administrator (issue 41, the back office): the account cannot sign in, by any
+   * way fw has, and no session of it counts. Absent or false: not locked. Set through
+   * `auth.lock` / `auth.unlock` (the users store's `setLocked`).
+   */
+  readonly locked?: boolean;
+  /**
    * The teams the user is a member of, with their role in each (issue 41): read with the user on
    * every request, as roles are, by a store that keeps teams (`teams()`), so a removed member
    * loses access at once in every process. None when absent.
    */
   readonly teams?: readonly Membership[];
+}
+
+/** Which users `Users.list` answers: all of them without a condition, in key order, `offset` and `limit` as in SQL. */
+export interface UsersQuery {
+  readonly offset: number;
+  readonly limit: number;
+  /** Only users whose email contains this text (emails are kept in `normalEmail` form: pass the text in it). */
+  readonly search?: string;
+  /** Only users holding this role. */
+  readonly role?: string;
+  /** Only users whose account is not locked. */
+  readonly unlocked?: boolean;
+  /** Only users with these keys (the back office's labels of a page's owners: one read). */
+  readonly ids?: readonly number[];
 }
 
 /**
@@ -110,6 +130,14 @@ export interface Users<U extends UserFields = UserFields> {
    * such user. What `auth.setRoles` and role guards need: without it, nobody holds a role.
    */
   setRoles?(id: number, roles: readonly string[]): Promise<U | undefined>;
+  /**
+   * Optional: locks or unlocks the account (issue 41); undefined when there is no such user.
+   * Locking also gives the user a fresh session epoch in the same write, so every session of
+   * theirs ends. What `auth.lock` and the back office need.
+   */
+  setLocked?(id: number, locked: boolean): Promise<U | undefined>;
+  /** Optional: the users a query matches, in key order, and how many match in all. What the back office lists. */
+  list?(query: UsersQuery): Promise<{ readonly rows: readonly U[]; readonly total: number }>;
   /**
    * Optional: the teams beside these users (issue 41). Asking for them turns them on: from then
    * on every read of a user answers their memberships (`teams`). `formSignIn({ teams: true })`
@@ -244,6 +272,25 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
 
   async setRoles(id: number, roles: readonly string[]): Promise<U | undefined> {
     return this.change(id, { roles: canonicalRoles(roles).map(ownCopy) });
+  }
+
+  async setLocked(id: number, locked: boolean): Promise<U | undefined> {
+    const user = this.byKey.get(id);
+    if (user === undefined) return undefined;
+    const { locked: _was, ...rest } = user as U & { locked?: boolean };
+    // The cast is what the class comment asks of U: `locked` is one of UserFields' optional fields.
+    const changed = (locked ? { ...rest, locked: true, sessionEpoch: freshEpoch() } : rest) as U;
+    this.store(changed);
+    return copy(changed);
+  }
+
+  async list(query: UsersQuery): Promise<{ readonly rows: readonly U[]; readonly total: number }> {
+    const ids = query.ids === undefined ? undefined : new Set(query.ids);
+    const found = [...this.byKey.values()]
+      .filter((user) => (query.search === undefined || user.email.includes(query.search)) && (ids === undefined || ids.has(user.id)))
+      .filter((user) => (query.role === undefined || user.roles?.includes(query.role) === true) && (query.unlocked !== true || user.locked !== true))
+      .sort((a, b) => a.id - b.id);
+    return { rows: found.slice(query.offset, query.offset + query.limit).map((user) => copy(user) as U), total: found.length };
   }
 
   private change(id: number, fields: Partial<UserFields>): U | undefined {

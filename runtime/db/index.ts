@@ -25,6 +25,8 @@ export { SqlIdentities, IDENTITIES_TABLE, identitiesTableSql } from "./sql-ident
 export { SqlSecondFactors, SECOND_FACTORS_TABLE, secondFactorsTableSql } from "./sql-second-factors.js";
 export { PostgresFanOut, MAX_NOTIFY_PAYLOAD_BYTES, ROOMS_CHANNEL, type PostgresFanOutOptions } from "./postgres-fan-out.js";
 export { SqlUsers, usersTableSql, USERS_TABLE, MAX_REVOKED_SESSIONS, type SqlUsersOptions } from "./sql-users.js";
+export { SqlAuditLog, AUDIT_TABLE, AUDIT_TABLE_SQL } from "./sql-audit-log.js";
+export { joinedTransaction, type Joined } from "./joined.js";
 export type { Versioned } from "./sql-table.js";
 export {
   migrate,

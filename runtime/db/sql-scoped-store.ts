@@ -4,6 +4,7 @@ import type { Draft } from "../resource/store.js";
 import { SqlRows } from "./sql-rows.js";
 import type { SqlStore } from "./sql-store.js";
 import type { ColumnEquals, SqlTable, Versioned } from "./sql-table.js";
+import type { Joined } from "./joined.js";
 
 /**
  * The store of an owned model on a database: a `ScopedStore` (so the resource layer treats it
@@ -27,6 +28,12 @@ export class SqlScopedStore<A> extends ScopedStore<A> {
     super(whole, owner, ownerDecoder);
     this.rows = whole.rows;
     this.ownerColumn = column.column;
+  }
+
+  /** The same rows, every statement sent through `joined`'s transaction (SqlStore's `within`); undefined for another database's. */
+  within(joined: Joined): SqlScopedStore<A> | undefined {
+    const whole = (this.whole as SqlStore<A>).within(joined);
+    return whole === undefined ? undefined : new SqlScopedStore<A>(whole, this.ownerDecoder);
   }
 
   /** The whole table's update keeps each row's owner (a form never carries it). */

@@ -1,6 +1,7 @@
 import type { ListPage, Page, RowFilter } from "../resource/query.js";
 import type { Draft, Store } from "../resource/store.js";
 import type { Database } from "./database.js";
+import { joins, type Joined } from "./joined.js";
 import { filterGroup, SqlRows } from "./sql-rows.js";
 import { SqlTable, type Versioned } from "./sql-table.js";
 import type { TableSpec } from "./table.js";
@@ -23,8 +24,17 @@ export class SqlStore<A> implements Store<A> {
   /** @internal the SQL, shared with the owner narrowing. */
   readonly rows: SqlTable<A>;
 
-  constructor(db: Database, table: TableSpec) {
-    this.rows = new SqlTable<A>(db, table);
+  /** @param joined @internal a transaction its statements go through (`within`). */
+  constructor(db: Database, table: TableSpec, joined?: Joined) {
+    this.rows = new SqlTable<A>(db, table, joined);
+  }
+
+  /**
+   * The same rows, every statement sent through `joined`'s transaction (fw/admin writes a change
+   * and its audit record in one); undefined when that transaction is another database's.
+   */
+  within(joined: Joined): SqlStore<A> | undefined {
+    return joins(joined, this.rows.db) ? new SqlStore<A>(this.rows.db, this.rows.spec, joined) : undefined;
   }
 
   get table(): TableSpec {

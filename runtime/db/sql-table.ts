@@ -1,7 +1,8 @@
 import { Conflict } from "../resource/store-errors.js";
 import type { ListPage, Order, Page } from "../resource/query.js";
 import type { Draft, Versioned } from "../resource/store.js";
-import type { Database, Row } from "./database.js";
+import type { Connection, Database, Row } from "./database.js";
+import { joinedConnection, type Joined } from "./joined.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { rememberTable, storeError } from "./sql-errors.js";
 import { columnOfField, queryConditions } from "./sql-query.js";
@@ -49,17 +50,30 @@ export class SqlTable<A> {
   /** How each column is read into the model, decided once (every listed row is read with it). */
   private readonly readers: readonly ColumnReader[];
 
+  /** Where statements go: the database, or the transaction a write joined (`on`). */
+  private readonly via: Connection;
+
   constructor(
     /** @internal the database, so a subquery is only made of a table of the same one. */
     readonly db: Database,
     readonly spec: TableSpec,
+    joined?: Joined,
   ) {
-    checkTable(spec);
-    rememberTable(db, spec);
+    this.via = joined === undefined ? db : joinedConnection(joined.tx);
+    // A joined copy's table was checked and remembered when the table's store was made.
+    if (joined === undefined) {
+      checkTable(spec);
+      rememberTable(db, spec);
+    }
     this.table = q(spec.name);
     this.key = q(spec.key.column);
     this.selected = [this.key, ...spec.columns.map((column) => q(column.column)), q(VERSION_COLUMN)].join(", ");
     this.readers = spec.columns.map(readerOf);
+  }
+
+  /** The same table, its statements sent through a transaction of its database that a write joined (fw/admin's audited writes). */
+  on(joined: Joined): SqlTable<A> {
+    return new SqlTable<A>(this.db, this.spec, joined);
   }
 
   /**
@@ -76,7 +90,7 @@ export class SqlTable<A> {
       params.push(cap);
       total = `(SELECT count(*) FROM (SELECT 1 FROM ${this.table}${where} LIMIT $${params.length}) AS fw_counted)`;
     }
-    const { rows } = await this.db.query(`SELECT ${this.selected}, ${total} AS fw_total FROM ${this.table}${where} ORDER BY ${this.orderBy(page.order)}LIMIT $1 OFFSET $2`, params);
+    const { rows } = await this.via.query(`SELECT ${this.selected}, ${total} AS fw_total FROM ${this.table}${where} ORDER BY ${this.orderBy(page.order)}LIMIT $1 OFFSET $2`, params);
     const first = rows[0];
     const counted = first === undefined ? await this.count(page, scope) : Number(first["fw_total"]);
     return { rows: rows.map((row) => this.toModel(row)), total: counted };
@@ -124,7 +138,7 @@ export class SqlTable<A> {
   private selectKey(key: unknown, scope: Scope | undefined): Promise<{ readonly rows: readonly Row[] }> | undefined {
     if (!isKey(key)) return undefined;
     const where = this.where(scope, 2);
-    return this.db.query(`SELECT ${this.selected} FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]);
+    return this.via.query(`SELECT ${this.selected} FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]);
   }
 
   async insert(draft: Draft<A>, scope?: Scope): Promise<A> {
@@ -134,7 +148,7 @@ export class SqlTable<A> {
       columns.length === 0
         ? `INSERT INTO ${this.table} DEFAULT VALUES RETURNING ${this.selected}`
         : `INSERT INTO ${this.table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING ${this.selected}`;
-    const { rows } = await this.write(() => this.db.query(sql, [...values.values()]), { delete: false, draft });
+    const { rows } = await this.write(() => this.via.query(sql, [...values.values()]), { delete: false, draft });
     return this.toModel(rows[0] as Row);
   }
 
@@ -149,12 +163,12 @@ export class SqlTable<A> {
     const expected = options.expected;
     if (expected === undefined) {
       return this.write(async () => {
-        const { rows } = await this.db.query(sql, params);
+        const { rows } = await this.via.query(sql, params);
         return rows[0] === undefined ? undefined : this.toModel(rows[0]);
       }, { delete: false, draft });
     }
     return this.write(() =>
-      this.db.transaction(async (tx) => {
+      this.via.transaction(async (tx) => {
         const { rows } = await tx.query(sql, params);
         if (rows[0] !== undefined) return this.toModel(rows[0]);
         // Nothing matched: either there is no such row (for this owner), or its version moved on.
@@ -185,7 +199,7 @@ export class SqlTable<A> {
   async delete(key: unknown, scope?: Scope): Promise<boolean> {
     if (!isKey(key)) return false;
     const where = this.where(scope, 2);
-    const { rowCount } = await this.write(() => this.db.query(`DELETE FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]), { delete: true, key });
+    const { rowCount } = await this.write(() => this.via.query(`DELETE FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]), { delete: true, key });
     return rowCount > 0;
   }
 
@@ -210,11 +224,11 @@ export class SqlTable<A> {
     const where = this.listWhere(page, scope, params);
     const cap = countCap(page);
     if (cap === undefined) {
-      const { rows } = await this.db.query(`SELECT count(*) AS n FROM ${this.table}${where}`, params);
+      const { rows } = await this.via.query(`SELECT count(*) AS n FROM ${this.table}${where}`, params);
       return Number(rows[0]?.["n"] ?? 0);
     }
     params.push(cap);
-    const { rows } = await this.db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM ${this.table}${where} LIMIT $${params.length}) AS fw_counted`, params);
+    const { rows } = await this.via.query(`SELECT count(*) AS n FROM (SELECT 1 FROM ${this.table}${where} LIMIT $${params.length}) AS fw_counted`, params);
     return Number(rows[0]?.["n"] ?? 0);
   }
 

@@ -1,6 +1,7 @@
-import type { Accepted, Invitation, Member, MemberChange, MemberRole, Team, TeamStore } from "../auth/teams.js";
+import type { Accepted, Invitation, Member, MemberChange, MemberRole, Team, TeamsQuery, TeamStore } from "../auth/teams.js";
 import type { Database, Queryable, Row } from "./database.js";
 import { quoteIdentifier as q } from "./identifier.js";
+import { joinedConnection, joins, type Joined } from "./joined.js";
 
 /**
  * The teams table, `fw_teams`: fw's own (the `fw_` prefix), one per database. A model whose rows
@@ -101,6 +102,38 @@ export class SqlTeams implements TeamStore {
       made.set(this.db, making);
     }
     return making;
+  }
+
+  /**
+   * The same teams, every statement sent through `joined`'s transaction (fw/admin writes a
+   * member's change and its audit record in one), undefined for another database's.
+   */
+  async within(joined: Joined): Promise<SqlTeams | undefined> {
+    if (!joins(joined, this.db)) return undefined;
+    await this.ready();
+    const view: Database = { ...joinedConnection(joined.tx), engine: this.db.engine, description: this.db.description, withConnection: this.db.withConnection.bind(this.db), close: this.db.close.bind(this.db) };
+    made.set(view, Promise.resolve());
+    return new SqlTeams(view, this.users);
+  }
+
+  /** Every team a query matches, by name (then key), with its member count and how many match: one statement. */
+  async list(query: TeamsQuery): Promise<{ readonly rows: readonly (Team & { readonly members: number })[]; readonly total: number }> {
+    await this.ready();
+    const params: unknown[] = [Math.max(0, Math.trunc(query.limit)), Math.max(0, Math.trunc(query.offset))];
+    let clause = "";
+    if (query.search !== undefined && query.search !== "") {
+      if (query.search.includes("\u0000")) return { rows: [], total: 0 };
+      params.push(query.search.toLowerCase());
+      clause = ` WHERE strpos(lower(t."name"), $3) > 0`;
+    }
+    const { rows } = await this.db.query(
+      `SELECT t."id", t."name", (SELECT count(*) FROM ${MEMBERS} m WHERE m."team_id" = t."id") AS "members", count(*) OVER () AS "fw_total" ` +
+        `FROM ${TEAMS} t${clause} ORDER BY t."name", t."id" LIMIT $1 OFFSET $2`,
+      params,
+    );
+    if (rows[0] !== undefined) return { rows: rows.map((row) => ({ ...teamOf(row), members: Number(row["members"]) })), total: Number(rows[0]["fw_total"]) };
+    const counted = await this.db.query(`SELECT count(*) AS "n" FROM ${TEAMS} t${clause.replace("$3", "$1")}`, params.slice(2));
+    return { rows: [], total: Number(counted.rows[0]?.["n"] ?? 0) };
   }
 
   /** Forgets that the tables were made (a statement found one missing: a `db reset`). */

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { AttemptLimiter, Limit } from "../auth/rate-limit.js";
-import type { UserFields, Users } from "../auth/users.js";
+import type { UserFields, Users, UsersQuery } from "../auth/users.js";
 import { canonicalRoles } from "../http/roles.js";
 import type { Database, Queryable, Row } from "./database.js";
+import { joinedConnection, joins, type Joined } from "./joined.js";
 import { checkIdentifier, quoteIdentifier as q } from "./identifier.js";
 import type { AccountTokens } from "../auth/account-tokens.js";
 import { SqlAccountTokens } from "./sql-account-tokens.js";
@@ -84,28 +85,88 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   #tokens: AccountTokens | undefined;
   /** The roles table (`fw_<table>_roles`), made on first use as fw's other tables are. */
   private readonly roles: string;
-  /** What every read answers: the user's columns and, in the same statement, their roles. */
+  /** The locked accounts (`fw_<table>_locks`, issue 41), made on first use with the roles table. */
+  private readonly locks: string;
   #apiTokens: ApiTokenStore | undefined;
   #secondFactors: SecondFactorStore | undefined;
   #identities: IdentityStore | undefined;
   #passkeys: PasskeyStore | undefined;
   private readonly table: string;
-  /** What every read answers: the user's columns and, in the same statement, their roles (and, once teams are on, their memberships). */
+  /** What every read answers: the user's columns and, in the same statement, their roles, whether they are locked (and, once teams are on, their memberships). */
   private selected: string;
   /** The teams beside these users, once asked for (`teams()`). */
   #teams: SqlTeams | undefined;
 
   constructor(
     private readonly db: Database,
-    options: SqlUsersOptions = {},
+    private readonly options: SqlUsersOptions = {},
   ) {
     const table = options.table ?? USERS_TABLE;
     this.table = table;
     this.users = q(table);
     this.revoked = q(revokedTable(table));
     this.roles = q(rolesTable(table));
-    this.selected = `"id", "email", "password_hash", "session_epoch", ARRAY(SELECT r."role" FROM ${this.roles} r WHERE r."user_id" = ${this.users}."id" ORDER BY r."role") AS "roles"`;
+    this.locks = q(locksTable(table));
+    this.selected =
+      `"id", "email", "password_hash", "session_epoch", ARRAY(SELECT r."role" FROM ${this.roles} r WHERE r."user_id" = ${this.users}."id" ORDER BY r."role") AS "roles", ` +
+      `EXISTS (SELECT 1 FROM ${this.locks} l WHERE l."user_id" = ${this.users}."id") AS "locked"`;
     this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * The same users, every statement sent through `joined`'s transaction (fw/admin writes an
+   * account's change and its audit record in one), undefined for another database's. The
+   * transaction first takes a lock every such write of this table takes, so two admins' changes
+   * of roles and locks happen one after the other: "is another admin left?" is answered right.
+   */
+  async within(joined: Joined): Promise<SqlUsers<U> | undefined> {
+    if (!joins(joined, this.db)) return undefined;
+    await this.ready();
+    await joined.tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`fw ${this.roles}`]);
+    const view = { ...joinedConnection(joined.tx), engine: this.db.engine, description: this.db.description, withConnection: this.db.withConnection.bind(this.db), close: this.db.close.bind(this.db) };
+    madeRoles.set(view, Promise.resolve());
+    return new SqlUsers<U>(view, this.options);
+  }
+
+  /** Locks or unlocks the account in one transaction; locking gives a fresh session epoch in it (every session ends). */
+  async setLocked(id: number, locked: boolean): Promise<U | undefined> {
+    if (!isKey(id)) return undefined;
+    await this.ready();
+    return this.db.transaction(async (tx) => {
+      const user = await tx.query(`SELECT "id" FROM ${this.users} WHERE "id" = $1 FOR UPDATE`, [id]);
+      if (user.rows[0] === undefined) return undefined;
+      if (!locked) {
+        await tx.query(`DELETE FROM ${this.locks} WHERE "user_id" = $1`, [id]);
+        return this.one(await tx.query(`SELECT ${this.selected} FROM ${this.users} WHERE "id" = $1`, [id]));
+      }
+      await tx.query(`INSERT INTO ${this.locks} ("user_id") VALUES ($1) ON CONFLICT ("user_id") DO NOTHING`, [id]);
+      return this.one(await revokeAll(tx, this.users, id, this.selected));
+    });
+  }
+
+  /** The users a query matches, in key order, and how many in all: one statement. */
+  async list(query: UsersQuery): Promise<{ readonly rows: readonly U[]; readonly total: number }> {
+    const params: unknown[] = [Math.max(0, Math.trunc(query.limit)), Math.max(0, Math.trunc(query.offset))];
+    const where: string[] = [];
+    if (query.search !== undefined) {
+      if (query.search.includes("\u0000")) return { rows: [], total: 0 };
+      params.push(query.search);
+      where.push(`strpos("email", $${params.length}) > 0`);
+    }
+    if (query.role !== undefined) {
+      params.push(query.role);
+      where.push(`EXISTS (SELECT 1 FROM ${this.roles} r WHERE r."user_id" = ${this.users}."id" AND r."role" = $${params.length})`);
+    }
+    if (query.unlocked === true) where.push(`NOT EXISTS (SELECT 1 FROM ${this.locks} l WHERE l."user_id" = ${this.users}."id")`);
+    if (query.ids !== undefined) {
+      params.push(`{${query.ids.filter(isKey).join(",")}}`);
+      where.push(`"id" = ANY($${params.length}::bigint[])`);
+    }
+    const clause = where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`;
+    const { rows } = await this.query(`SELECT ${this.selected}, count(*) OVER () AS fw_total FROM ${this.users}${clause} ORDER BY "id" LIMIT $1 OFFSET $2`, params);
+    if (rows[0] !== undefined) return { rows: rows.map((row) => this.one({ rows: [row] }) as U), total: Number(rows[0]["fw_total"]) };
+    const counted = await this.query(`SELECT count(*) AS n FROM ${this.users}${clause.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) - 2}`)}`, params.slice(2));
+    return { rows: [], total: Number(counted.rows[0]?.["n"] ?? 0) };
   }
 
   /** The user's roles, replaced in one transaction; undefined when there is no such user. */
@@ -135,7 +196,7 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     return this.#teams;
   }
 
-  /** Makes the roles table once per process (again after a `db reset` dropped it), and the team tables once teams are on. */
+  /** Makes the roles and locks tables once per process (again after a `db reset` dropped them), and the team tables once teams are on. */
   private async ready(): Promise<void> {
     await this.rolesReady();
     await this.#teams?.ready();
@@ -144,7 +205,7 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   private rolesReady(): Promise<void> {
     let making = madeRoles.get(this.db);
     if (making === undefined) {
-      making = this.db.script(rolesTableSql(this.users, this.roles)).catch((error: unknown) => {
+      making = this.db.script(rolesTableSql(this.users, this.roles, this.locks)).catch((error: unknown) => {
         const code = (error as { code?: unknown }).code;
         if (code === "23505" || code === "42P07") return; // two processes making it at once
         madeRoles.delete(this.db);
@@ -315,7 +376,9 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     // The cast is what the class comment asks of U: only these fields are required.
     const roles = Array.isArray(row["roles"]) ? (row["roles"] as unknown[]).map(String) : [];
     const user = { id: Number(row["id"]), email: String(row["email"]), passwordHash: String(row["password_hash"]), sessionEpoch: String(row["session_epoch"]), roles };
-    return (this.#teams === undefined ? user : { ...user, teams: membershipsOf(row) }) as unknown as U;
+    // `locked` only on a locked account, as InMemoryUsers has it.
+    const read = row["locked"] === true ? { ...user, locked: true } : user;
+    return (this.#teams === undefined ? read : { ...read, teams: membershipsOf(row) }) as unknown as U;
   }
 }
 
@@ -333,13 +396,24 @@ function rolesTable(table: string): string {
   return name;
 }
 
-/** A user's roles, one row each, gone with the user. */
-function rolesTableSql(users: string, roles: string): string {
+/** `fw_users_locks` for the table `users`: the locked accounts (issue 41), fw's own, made with the roles table. */
+function locksTable(table: string): string {
+  const name = `fw_${table}_locks`;
+  checkIdentifier(name, "locks table name (fw_ + the users table's name + _locks)");
+  return name;
+}
+
+/** A user's roles, one row each, and the locked accounts, one row each (since when): gone with the user. */
+function rolesTableSql(users: string, roles: string, locks: string): string {
   return (
     `CREATE TABLE IF NOT EXISTS ${roles} (\n` +
     `  "user_id" bigint NOT NULL REFERENCES ${users} ("id") ON DELETE CASCADE,\n` +
     `  "role" text NOT NULL,\n` +
     `  PRIMARY KEY ("user_id", "role")\n` +
+    `);\n` +
+    `CREATE TABLE IF NOT EXISTS ${locks} (\n` +
+    `  "user_id" bigint PRIMARY KEY REFERENCES ${users} ("id") ON DELETE CASCADE,\n` +
+    `  "locked_at" timestamptz NOT NULL DEFAULT now()\n` +
     `);\n`
   );
 }

@@ -80,6 +80,15 @@ function messageOf(text: string): string | undefined {
 export function publishing<A, S extends Store<A> = Store<A>>(store: S, topic: string, onDelete: readonly string[] = []): S {
   checkTopic(topic);
   onDelete.forEach(checkTopic);
+  return publishingBy(store, topic, onDelete, (changed) => publish(changed));
+}
+
+/**
+ * `publishing`, telling each change through `send`: at once, or for the store a write joined to a
+ * transaction (`within`, fw/admin's audited writes), once that transaction commits, so a live
+ * page never reads the rows before the change is theirs to read.
+ */
+function publishingBy<A, S extends Store<A>>(store: S, topic: string, onDelete: readonly string[], send: (topic: string) => void): S {
   // A proxy, not a copy: a store's other members (a scoped store's `for`, a class's own
   // methods) and its identity checks keep working; only the writes, `where` and `for` are wrapped.
   // Each method is wrapped (or bound to the store) once, not on every call: reads go through
@@ -102,26 +111,34 @@ export function publishing<A, S extends Store<A> = Store<A>>(store: S, topic: st
       case "insert":
         return async (draft: Draft<A>) => {
           const row = await target.insert(draft);
-          publish(topic);
+          send(topic);
           return row;
         };
       case "update":
         return async (...args: Parameters<Store<A>["update"]>) => {
           const row = await target.update(...args);
-          if (row !== undefined) publish(topic);
+          if (row !== undefined) send(topic);
           return row;
         };
       case "delete":
         return async (key: Parameters<Store<A>["delete"]>[0]) => {
           const deleted = await target.delete(key);
-          if (deleted) for (const changed of [topic, ...onDelete]) publish(changed);
+          if (deleted) for (const changed of [topic, ...onDelete]) send(changed);
           return deleted;
         };
       // The narrowed stores a store hands out (`where`, a scoped store's `for(owner)`) write to
       // the same table: their writes publish too.
       case "where":
       case "for":
-        return (...args: unknown[]) => publishing(value.apply(target, args) as Store<A>, topic, onDelete);
+        return (...args: unknown[]) => publishingBy(value.apply(target, args) as Store<A>, topic, onDelete, send);
+      // The store joined to a transaction (a database store's `within`): its changes are told once it commits.
+      case "within":
+        return (joined: unknown) => {
+          const inner = value.call(target, joined) as Store<A> | undefined;
+          const later = (joined as { afterCommit?: (work: () => void) => void } | undefined)?.afterCommit;
+          if (inner === undefined || typeof later !== "function") return inner;
+          return publishingBy(inner, topic, onDelete, (changed) => later.call(joined, () => send(changed)));
+        };
       default:
         return value.bind(target);
     }

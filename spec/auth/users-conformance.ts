@@ -49,6 +49,59 @@ export function usersConformance(name: string, make: () => Users | Promise<Users
       expect(await users.byId(grace.id)).toBeUndefined();
     });
 
+    it("locks (issue 41): setLocked locks with a fresh epoch in the same write (no session of it counts, the guard's one read included), unlocks without one; gone with the user", async () => {
+      const users = await make();
+      if (users.setLocked === undefined) throw new Error(`${name} has no setLocked`);
+      const email = fresh("locked");
+      const lin = (await users.create(email, "h")) as UserFields;
+      expect((await users.byId(lin.id))?.locked ?? false).toBe(false);
+      const session = signedInSession(Session.empty, lin);
+      expect((await sessionUser(users, session, MAX_AGE))?.id).toBe(lin.id);
+      const locked = (await users.setLocked(lin.id, true)) as UserFields;
+      expect(locked.locked).toBe(true);
+      expect(locked.sessionEpoch).not.toBe(lin.sessionEpoch);
+      expect((await users.byEmail(email))?.locked).toBe(true);
+      expect(await sessionUser(users, session, MAX_AGE)).toBeUndefined();
+      // A session made after the lock (any way of signing in) does not count either.
+      expect(await sessionUser(users, signedInSession(Session.empty, locked), MAX_AGE)).toBeUndefined();
+      const again = (await users.setLocked(lin.id, true)) as UserFields;
+      expect(again.locked).toBe(true);
+      const unlocked = (await users.setLocked(lin.id, false)) as UserFields;
+      expect(unlocked.locked ?? false).toBe(false);
+      expect(unlocked.sessionEpoch).toBe(again.sessionEpoch);
+      expect(await sessionUser(users, session, MAX_AGE)).toBeUndefined();
+      expect((await sessionUser(users, signedInSession(Session.empty, unlocked), MAX_AGE))?.id).toBe(lin.id);
+      expect(await users.setLocked(lin.id + 1_000_000, true)).toBeUndefined();
+      await users.setLocked(lin.id, true);
+      expect(await users.delete(lin.id)).toBe(true);
+      expect(await users.byId(lin.id)).toBeUndefined();
+    });
+
+    it("list (issue 41): in key order, by a piece of the email, by role, unlocked only, by keys; paged, with the total", async () => {
+      const users = await make();
+      if (users.list === undefined || users.setRoles === undefined || users.setLocked === undefined) throw new Error(`${name} has no list, setRoles or setLocked`);
+      const tag = `lst${process.pid}x${++counter}`;
+      const made: UserFields[] = [];
+      for (const who of ["amy", "bob", "cat", "dan"]) made.push((await users.create(normalEmail(`${who}.${tag}@example.com`), "h")) as UserFields);
+      const [amy, bob, cat, dan] = made as [UserFields, UserFields, UserFields, UserFields];
+      await users.setRoles(bob.id, ["admin"]);
+      await users.setRoles(cat.id, ["admin", "editor"]);
+      await users.setLocked(cat.id, true);
+      const all = await users.list({ offset: 0, limit: 10, search: tag });
+      expect(all.rows.map((user) => user.email)).toEqual(made.map((user) => user.email));
+      expect(all.total).toBe(4);
+      expect(all.rows[2]).toMatchObject({ id: cat.id, roles: ["admin", "editor"], locked: true });
+      const paged = await users.list({ offset: 1, limit: 2, search: tag });
+      expect([paged.rows.map((user) => user.id), paged.total]).toEqual([[bob.id, cat.id], 4]);
+      expect((await users.list({ offset: 10, limit: 2, search: tag })).total).toBe(4);
+      expect((await users.list({ offset: 0, limit: 10, search: `dan.${tag}` })).rows.map((user) => user.id)).toEqual([dan.id]);
+      expect((await users.list({ offset: 0, limit: 10, search: tag, role: "admin" })).rows.map((user) => user.id)).toEqual([bob.id, cat.id]);
+      expect((await users.list({ offset: 0, limit: 10, search: tag, role: "admin", unlocked: true })).rows.map((user) => user.id)).toEqual([bob.id]);
+      expect((await users.list({ offset: 0, limit: 10, ids: [dan.id, amy.id, 0, -3] })).rows.map((user) => user.id)).toEqual([amy.id, dan.id]);
+      expect((await users.list({ offset: 0, limit: 10, search: `%${tag}` })).total).toBe(0);
+      expect((await users.list({ offset: 0, limit: 10, search: "\u0000" })).total).toBe(0);
+    });
+
     it("concurrent sign-ups with one email make one user", async () => {
       const users = await make();
       const email = fresh("twin");

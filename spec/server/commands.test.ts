@@ -50,8 +50,21 @@ describe("1 HttpApp commands", () => {
       ...["GET /posts", "GET /posts/new", "GET /posts/:id", "GET /posts/:id/edit", "GET /posts/:id/delete", "POST /posts", "PUT /posts/:id", "DELETE /posts/:id"],
       // a post's cover, and its variants (thumb, large)
       ...["GET /posts/:id/cover/:fileKey", "GET /posts/:id/cover/:fileKey/:variant"],
-      // the search behind the comment form's post picker (a model others point at), its script, and the upload progress script of file forms
-      ...["GET /fw/pick/posts", "GET /fw/picker.js", "GET /fw/upload.js"],
+      // the search behind the comment form's post picker (a model others point at)
+      "GET /fw/pick/posts",
+      // the back office (issue 41, src/admin.ts): its front page, every page of each model it lists
+      // (the files of a model with file fields), the users, the audit log; an example without
+      // teams has no teams section
+      "GET /admin",
+      ...["posts", "comments", "notes", "entries"].flatMap((model) => {
+        const pages = [`GET /admin/${model}`, `GET /admin/${model}/new`, `GET /admin/${model}/:id`, `GET /admin/${model}/:id/edit`, `GET /admin/${model}/:id/delete`, `POST /admin/${model}`, `PUT /admin/${model}/:id`, `DELETE /admin/${model}/:id`];
+        if (model === "posts") return [...pages, "GET /admin/posts/:id/cover/:fileKey", "GET /admin/posts/:id/cover/:fileKey/:variant"];
+        return model === "comments" ? [...pages, "GET /admin/comments/:id/attachment/:fileKey"] : pages;
+      }),
+      ...["GET /admin/users", "GET /admin/users/:id", "POST /admin/users/:id/grant", "POST /admin/users/:id/revoke", "POST /admin/users/:id/lock", "POST /admin/users/:id/unlock", "POST /admin/users/:id/sign-out"],
+      "GET /admin/audit",
+      // the post picker's script, and the upload progress script of file forms
+      ...["GET /fw/picker.js", "GET /fw/upload.js"],
       // the code page of two-step sign-in (issue 42) after the password's
       ...["GET /login", "POST /login", "GET /login/code", "POST /login/code", "POST /logout"],
       // passkeys (issue 42): fw's browser script, making them on /account, signing in with one
@@ -117,7 +130,7 @@ describe("1 HttpApp commands", () => {
     app.child.kill("SIGTERM");
     expect(await app.exited).toBe(0);
     const { out } = app.output();
-    expect(out).toMatch(/^fw: serving 80 routes on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(out).toMatch(/^fw: serving 124 routes on http:\/\/127\.0\.0\.1:\d+\n/);
     expect(out).toMatch(/\nGET \/guestbook 200 \d+\.\dms\n/);
     expect(out).toMatch(/\nGET \/nowhere 404 \d+\.\dms\n/);
     expect(out).not.toContain("hidden"); // the query is never logged

@@ -78,6 +78,20 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/models\/TeamOptional\.ts\(\d+,\d+\): error TS91033: fw: .*the team field `team` of TeamOptional is optional, but every row belongs to a team: write `team: Id<Team>`/,
     /src\/models\/TeamInMemory\.ts\(\d+,\d+\): error TS91033: fw: .*but its rows are in memory: teams live in the database beside the users\. Give TeamInMemory a table/,
   ],
+  // Issue 41 item 5: the back office's declaration: what it lists must be models with a store, its
+  // role one of the app's (the default "admin" included), its path a literal; one per app, at top level.
+  "admin-errors": [
+    /src\/admin\.ts\(9,39\): error TS91102: fw: src\/admin\.ts: the back office opens to the role "admin" \(the default\), which is not one of the app's roles \(editor, staff, from User's roles\): add "admin" to the Role union, or name one of them: backOffice\(auth, \{ role: "editor", … \}\)\./,
+    /src\/admin\.ts\(9,56\): error TS91101: fw: src\/admin\.ts: `notAModel` in the back office's `models` is not a model: name a model's companion, the const `derives<M>\(…\)` made/,
+    /src\/admin\.ts\(9,67\): error TS91101: fw: src\/admin\.ts: the model Draft derives no Resource, so fw keeps no store of its rows for the back office to show: derive it with Resource, derives<Draft>\(Form, Resource, \{ actions: Actions\.only\(\), … \}\) for no pages of its own \(src\/models\/Draft\.ts\)\./,
+    /src\/admin\.ts\(9,74\): error TS91101: fw: src\/admin\.ts: the model Post is listed twice in the back office's `models`: list it once\./,
+    /src\/admin\.ts\(9,81\): error TS91103: fw: src\/admin\.ts: the back office's `at` must be a string literal path of plain segments the build can read, like at: "\/admin"/,
+    /src\/second\.ts\(5,22\): error TS91100: fw: src\/second\.ts: an app has one back office, and src\/admin\.ts declares it already/,
+  ],
+  "admin-no-roles": [
+    /src\/admin\.ts\(6,10\): error TS91100: fw: src\/admin\.ts: the back office must be declared at the top level of a module, exported as a const, so the build can mount it: export const admin = backOffice\(auth, \{ models: \[Post, Comment\] \}\);/,
+    /src\/admin\.ts\(13,34\): error TS91102: fw: src\/admin\.ts: the app's user type User declares no roles, so nobody can hold the back office's role and its forms have none to offer: declare them on the user type: `roles\?: readonly Role\[\]`/,
+  ],
   // Issue 40: file fields' options, each at its field; a file field on a model kept in memory. Photo, written right, is quiet.
   "file-errors": [
     /src\/models\/Report\.ts\(6,3\): error TS91080: fw: src\/models\/Report\.ts: the `accept` of the field `doc` of the model Report names "pdf", which is not a media type: write "type\/subtype" or "type\/\*" in lower case/,
@@ -161,6 +175,11 @@ describe("Builds that must fail name the file, the export or capability, and the
   it("broken-paths: only the mistyped paths and topics fail; the right ones, external, computed and public ones do not", () => {
     // Eight mistakes: anything more is a right path refused (Index.tsx's lines 17 and on, Done.ts's line 7, the test's computed path).
     expect(errorLines((results.get("broken-paths") as Built).output)).toHaveLength(8);
+  });
+
+  it("admin-errors and admin-no-roles: the declarations' mistakes alone (the models written right and the pages are quiet)", () => {
+    expect(errorLines((results.get("admin-errors") as Built).output)).toHaveLength(6);
+    expect(errorLines((results.get("admin-no-roles") as Built).output)).toHaveLength(2);
   });
 
   it("duplicate-model: the two models' diagnostics alone (a link to /notes and a page asking for Note's store are not mistakes of their own)", () => {

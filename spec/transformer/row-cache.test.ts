@@ -82,6 +82,28 @@ describe("Rows remembered between builds (src/.fw/rows.json)", () => {
     expect(remembered.replaceAll(" (remembered)", "")).toBe(fresh);
   }, BUILD_TIMEOUT_MS * 3);
 
+  it("a remembered row keeps what its capabilities are: a ScopedStore<M> stays every row, never narrowed to the viewer's", async () => {
+    const dir = scratchCopy("auth");
+    scratch.push(dir);
+    const other = join(dir, "src/app/Secret.ts");
+    const edit = (): void => writeFileSync(other, `${readFileSync(other, "utf8")}\n// edited\n`);
+    expect((await run(dir, ["--incremental"])).code).toBe(0);
+    edit();
+    expect((await run(dir, ["--incremental"])).code).toBe(0);
+    const fresh = readFileSync(join(dir, "src/.fw/routes.ts"), "utf8");
+    // memo-count asks for `mine: Store<Memo>` (the viewer's rows) and `all: ScopedStore<Memo>` (every row).
+    expect(fresh).toMatch(/viewerCapabilities\(c\d+, \["mine"\], "Index"\)/);
+    // Another route file edited: memo-count's row is the remembered one (marked), and the table is the same.
+    const rowsFile = join(dir, "src/.fw/rows.json");
+    writeFileSync(rowsFile, readFileSync(rowsFile, "utf8").replace('"shown":"src/app/memo-count/Index.ts"', '"shown":"src/app/memo-count/Index.ts (remembered)"'));
+    edit();
+    const again = await run(dir, ["--incremental"]);
+    expect(again.code, again.output).toBe(0);
+    const table = readFileSync(join(dir, "src/.fw/routes.ts"), "utf8");
+    expect(table).toContain("// from src/app/memo-count/Index.ts (remembered)");
+    expect(table.replaceAll(" (remembered)", "")).toBe(fresh);
+  }, BUILD_TIMEOUT_MS);
+
   it("a change to a shared module (the capabilities) re-reads every handler: a capability taken away fails the build", async () => {
     const dir = scratchCopy("basic");
     scratch.push(dir);
