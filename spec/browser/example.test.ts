@@ -161,7 +161,7 @@ describe.skipIf(CHROMIUM === undefined)("The example in a real browser (headless
     expect(path(visitor)).toBe("/login?next=%2Fposts%2Fnew");
     await visitor.fill("#login-email", alicesEmail);
     await visitor.fill("#login-password", PASSWORD);
-    expect(await submit(visitor, "form.fw-auth button[type=submit]")).toBe(200);
+    expect(await submit(visitor, "form.fw-auth:not(.fw-passkey) button[type=submit]")).toBe(200);
     expect(path(visitor)).toBe("/posts/new");
     expect(await visitor.textContent(".signed-in")).toBe(alicesEmail);
     expect(await visitor.locator("#post-title").isVisible()).toBe(true);
@@ -199,7 +199,7 @@ describe.skipIf(CHROMIUM === undefined)("The example in a real browser (headless
     await phone.getByRole("link", { name: "Forgot your password?" }).click();
     await phone.waitForURL(`${url}/password/forgot`);
     await phone.fill("#forgot-email", bobsEmail);
-    expect(await submit(phone, "form.fw-auth button[type=submit]")).toBe(200);
+    expect(await submit(phone, "form.fw-auth:not(.fw-passkey) button[type=submit]")).toBe(200);
     expect(path(phone)).toBe("/login");
     expect(await phone.textContent(".flash")).toContain("If an account has this email, we sent it a link");
     const mail = await waitForMail(TEST_MAILBOX, { to: bobsEmail, subject: "Choose a new password" });
@@ -208,10 +208,10 @@ describe.skipIf(CHROMIUM === undefined)("The example in a real browser (headless
     expect(await visit(phone, link.pathname + link.search)).toBe(200);
     expect(path(phone)).toBe("/password/reset"); // the token is out of the address bar (and history)
     await phone.fill("#reset-password", "short");
-    expect(await submit(phone, "form.fw-auth button[type=submit]")).toBe(422);
+    expect(await submit(phone, "form.fw-auth:not(.fw-passkey) button[type=submit]")).toBe(422);
     expect(await phone.textContent(".fw-field-error")).toBe("Password must be at least 12 characters long.");
     await phone.fill("#reset-password", "granite lantern 4471 ferry");
-    expect(await submit(phone, "form.fw-auth button[type=submit]")).toBe(200);
+    expect(await submit(phone, "form.fw-auth:not(.fw-passkey) button[type=submit]")).toBe(200);
     expect(path(phone)).toBe("/");
     expect(await phone.textContent(".signed-in")).toBe(bobsEmail);
     expect(await phone.textContent(".flash")).toContain("Your password is changed");
