@@ -13,6 +13,8 @@ export interface AccountPaths {
   readonly confirmEmail: string;
   readonly signOutEverywhere: string;
   readonly deleteAccount: string;
+  /** "Download my data" (issue 41): asked for here, downloaded at `<data>/<id>` through the mailed link. */
+  readonly data: string;
 }
 
 type Errors = Readonly<Record<string, string>> | undefined;
@@ -107,6 +109,8 @@ export interface SettingsState {
   readonly form?: "password" | "email" | "delete";
   readonly errors?: Errors;
   readonly newEmail?: string;
+  /** The "Download your data" section, when the app makes exports (account-downloads.tsx). */
+  readonly data?: Html;
 }
 
 /** Account settings: change password, change email, sign out everywhere, delete the account. */
@@ -147,6 +151,7 @@ export function settingsPage(paths: AccountPaths, state: SettingsState): Html {
           <button type="submit">Sign out everywhere</button>
         </form>
       </section>
+      {state.data ?? null}
       <section>
         <h2>Delete your account</h2>
         <p>Deletes the account for good; it cannot be undone.</p>

@@ -21,6 +21,8 @@ import {
   type AccountPaths,
   type SettingsState,
 } from "./account-pages.js";
+import type { AccountData } from "./account-data.js";
+import { Downloads } from "./account-downloads.js";
 import { checkToken, freshToken, InMemoryTokens, sameSecret, type AccountTokens, type TokenPurpose } from "./account-tokens.js";
 import { verifyPassword } from "./password.js";
 import { limiterKey, RateLimiter, type AttemptLimiter, type Limit } from "./rate-limit.js";
@@ -63,7 +65,7 @@ export const RESET_SENT = "If an account has this email, we sent it a link to ch
  * own name: `_email` is the readable email an older fw wrote, which every guarded page drops
  * (session-user.ts), so a stash there was lost on the way to its button.
  */
-const STASH: Readonly<Record<TokenPurpose, string>> = { "reset-password": "_reset", "confirm-signup": "_confirm", "change-email": "_email_link" };
+const STASH: Readonly<Record<TokenPurpose, string>> = { "reset-password": "_reset", "confirm-signup": "_confirm", "change-email": "_email_link", "download-data": "_download" };
 
 /** What `Accounts` works with, from `formSignIn`. */
 export interface AccountSettings<U extends UserFields> {
@@ -81,6 +83,8 @@ export interface AccountSettings<U extends UserFields> {
   readonly deleteUser: (id: number) => Promise<boolean>;
   /** The app's models (in the plural: "posts") that hold rows of user `id`: what a refused deletion names. */
   readonly ownedRows?: (id: number) => Promise<readonly string[]>;
+  /** The app's rows beside the users (issue 41): what keeps an account from being deleted, and "Download my data". */
+  readonly data?: AccountData;
   /** Where failures to send are told (the app's error stream). */
   readonly report?: (line: string) => void;
   readonly now?: () => number;
@@ -105,6 +109,8 @@ export class Accounts<U extends UserFields> {
   private readonly mailsPerAddress: AttemptLimiter;
   private readonly passwordChecks: AttemptLimiter;
   private readonly now: () => number;
+  /** "Download my data", when the app's users store keeps account data. */
+  private readonly downloads: Downloads<U> | undefined;
 
   constructor(private readonly settings: AccountSettings<U>) {
     const base = settings.base;
@@ -119,12 +125,36 @@ export class Accounts<U extends UserFields> {
       confirmEmail: `${base}/account/email/confirm`,
       signOutEverywhere: `${base}/account/sign-out-everywhere`,
       deleteAccount: `${base}/account/delete`,
+      data: `${base}/account/data`,
     };
     const make = (scope: string, limit: Limit): AttemptLimiter => settings.users.attemptLimiter?.(scope, limit) ?? new RateLimiter(limit);
     this.formsPerAddress = make("account/address", ACCOUNT_FORMS_PER_ADDRESS);
     this.mailsPerAddress = make("account/mails-per-email", MAILS_PER_ADDRESS);
     this.passwordChecks = make("account/password-check", PASSWORD_CHECKS);
     this.now = settings.now ?? Date.now;
+    this.downloads = settings.data === undefined ? undefined : this.makeDownloads(settings.data);
+  }
+
+  private makeDownloads(data: AccountData): Downloads<U> {
+    const report = this.settings.report ?? ((line: string) => process.stderr.write(`${line}\n`));
+    return new Downloads<U>({
+      data,
+      users: this.settings.users,
+      tokens: this.settings.tokens,
+      currentUser: (request) => this.settings.currentUser(request),
+      linked: (request) => this.userToken(request.session, "download-data"),
+      limited: (request) => this.limited(request),
+      toLogin: (request, next) => Redirect(`${this.mounted(request).login}?next=${encodeURIComponent(next)}`),
+      deadLink: (request) => this.deadLink(request, "download"),
+      accountPath: (request) => this.mounted(request).account,
+      forget: (request) => this.without(request.session, "download-data"),
+      // Awaited, and past the per-address mail limit: the user asked for it (one an hour), and a
+      // failure to send fails the job, which tries again.
+      send: async (to, subject, body) => {
+        await this.settings.mailer.send({ to, subject, body, envelope: { to: [to] } });
+      },
+      report,
+    });
   }
 
   /** The routes, for `formSignIn` to carry. */
@@ -145,6 +175,7 @@ export class Accounts<U extends UserFields> {
       Route.post(p.confirmEmail, (request) => this.confirmEmail(request), { source }),
       Route.post(p.signOutEverywhere, (request) => this.signOutEverywhere(request), { source }),
       Route.post(p.deleteAccount, (request) => this.deleteAccount(request), { source }),
+      ...this.downloadRoutes(),
     ];
   }
 
@@ -164,6 +195,20 @@ export class Accounts<U extends UserFields> {
       await this.settings.tokens.find(record.selector); // the same round trip as the save
       this.mail(email, "You already have an account", existingAccountMail(paths.login, paths.forgot));
     }
+  }
+
+  /** "Download my data" (issue 41): asked for on the account page, downloaded through its mailed link. */
+  private downloadRoutes(): Route[] {
+    const downloads = this.downloads;
+    if (downloads === undefined) return [];
+    const source = "fw/auth";
+    const at = this.paths.data;
+    const id = (request: Request): string => String((request.params as Readonly<Record<string, unknown>>)["id"] ?? "");
+    return [
+      Route.post(at, (request) => downloads.request(request, this.mounted(request).data), { source }),
+      Route.get(`${at}/:id`, (request) => this.stashed(request, "download-data", `${at}/${encodeURIComponent(id(request))}`) ?? downloads.page(request, id(request)), { source }),
+      Route.post(`${at}/:id`, (request) => downloads.download(request, id(request)), { source }),
+    ];
   }
 
   // ——— Forgot your password? ———
@@ -243,7 +288,8 @@ export class Accounts<U extends UserFields> {
   private async settingsForm(request: Request): Promise<Response> {
     const user = await this.settings.currentUser(request);
     if (user === undefined) return this.toLogin(request);
-    return Ok(settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email }));
+    const data = await this.downloads?.section(user, request.csrf, this.mounted(request).data);
+    return Ok(settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...(data === undefined ? {} : { data }) }));
   }
 
   private async changePassword(request: Request): Promise<Response> {
@@ -345,7 +391,8 @@ export class Accounts<U extends UserFields> {
    * app wrote by hand) are said plainly, as the site's to remove.
    */
   private async stillNamed(id: number): Promise<string> {
-    const models = (await this.settings.ownedRows?.(id)) ?? [];
+    // The users store knows which rows refuse it (their rule is "restrict"); else the owned models holding any.
+    const models = (await (this.settings.data?.holding(id) ?? this.settings.ownedRows?.(id))) ?? [];
     if (models.length === 0) return "Your account cannot be deleted while other records of this site still name it: ask the site's team to remove them.";
     return `Your account cannot be deleted while your ${listed(models)} name it: delete them first.`;
   }

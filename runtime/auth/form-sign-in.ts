@@ -279,6 +279,7 @@ export function formSignIn<U extends UserFields>(options: FormSignInOptions<U>):
           logoutEverywhere: (id) => auth.logoutEverywhere(id),
           deleteUser: (id) => auth.deleteUser(id),
           ownedRows: (id) => auth.ownedModels.holding(String(id)),
+          ...(options.users.accountData === undefined ? {} : { data: options.users.accountData() }),
         });
   auth.accounts = accounts;
   if (accounts !== undefined) routes.push(...accounts.routes());

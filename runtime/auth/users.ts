@@ -6,6 +6,7 @@ import { canonicalRoles } from "../http/roles.js";
 export { normalEmail } from "../http/email-address.js";
 export { canonicalRoles, ROLE_PATTERN } from "../http/roles.js";
 import { hashPassword } from "./password.js";
+import type { AccountData } from "./account-data.js";
 import { InMemoryTokens, type AccountTokens } from "./account-tokens.js";
 import type { AttemptLimiter, Limit } from "./rate-limit.js";
 
@@ -78,6 +79,12 @@ export interface Users<U extends UserFields = UserFields> {
    * `fw_auth_tokens` table, shared by every process). Without it, `formSignIn` keeps them in memory.
    */
   tokens?(): AccountTokens;
+  /**
+   * Optional: the app's rows beside the users (fw/db's `SqlUsers`: its model tables), for the
+   * account pages (issue 41): which of them keep an account from being deleted, and "Download
+   * my data". Without it, a refused deletion names the models declared `owned`, and there is no export.
+   */
+  accountData?(): AccountData;
   /**
    * Optional: gives the user another email (`normalEmail` form), which the change-of-email flow
    * needs; "taken" when another account has it, undefined when there is no such user.

@@ -7,6 +7,8 @@ import { checkIdentifier, quoteIdentifier as q } from "./identifier.js";
 import type { AccountTokens } from "../auth/account-tokens.js";
 import { SqlAccountTokens } from "./sql-account-tokens.js";
 import { SqlAttemptLimiter } from "./sql-attempt-limiter.js";
+import { SqlAccountData } from "./sql-account-data.js";
+import { fileKeeper } from "./stored-files.js";
 import { VERSION_COLUMN } from "./table.js";
 
 /** The users table's default name (what an owned model's owner column references). */
@@ -73,6 +75,9 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   private readonly revoked: string;
   private readonly now: () => number;
   #tokens: AccountTokens | undefined;
+  #data: SqlAccountData | undefined;
+  /** The users table's name, unquoted. */
+  private readonly tableName: string;
   /** The roles table (`fw_<table>_roles`), made on first use as fw's other tables are. */
   private readonly roles: string;
   /** What every read answers: the user's columns and, in the same statement, their roles. */
@@ -83,6 +88,7 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     options: SqlUsersOptions = {},
   ) {
     const table = options.table ?? USERS_TABLE;
+    this.tableName = table;
     this.users = q(table);
     this.revoked = q(revokedTable(table));
     this.roles = q(rolesTable(table));
@@ -192,11 +198,38 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     return this.one(await revokeAll(this.db, this.users, id, this.selected));
   }
 
-  /** The user's revoked sessions go with them (ON DELETE CASCADE); the identity never gives the key out again. */
+  /**
+   * fw/auth's account data on this database (issue 41): which of the app's model rows keep a user
+   * from being deleted, and "Download my data" (`fw_<table>_exports`, made by fw/jobs).
+   */
+  accountData(): SqlAccountData {
+    this.#data ??= new SqlAccountData(this.db, this.tableName);
+    return this.#data;
+  }
+
+  /**
+   * Deletes the user in one transaction, with everything that goes with them: their revoked
+   * sessions, roles and exports, and the app's rows whose user column says "cascade" (and what
+   * cascades from those) are deleted by the database's foreign keys, "set null" rows are kept
+   * without them, and a "restrict" row refuses it all (the foreign key's error is thrown, nothing
+   * changed). The stored files of the rows that go (and of the user's export archives) are given
+   * to fw/files' delete job in the same transaction: they go at once once it commits, and stay
+   * when it rolls back. The identity never gives the key out again.
+   */
   async delete(id: number): Promise<boolean> {
     if (!isKey(id)) return false;
-    const { rowCount } = await this.db.query(`DELETE FROM ${this.users} WHERE "id" = $1`, [id]);
-    return rowCount > 0;
+    const data = this.accountData();
+    const keeper = fileKeeper();
+    await data.records.ready();
+    await keeper?.prepare(this.db);
+    return this.db.transaction(async (tx) => {
+      const user = await tx.query(`SELECT "id" FROM ${this.users} WHERE "id" = $1 FOR UPDATE`, [id]);
+      if (user.rows[0] === undefined) return false;
+      const keys = [...(await data.rows.filesGoingWith(tx, id)), ...(await data.records.archivesOf(tx, id))];
+      await tx.query(`DELETE FROM ${this.users} WHERE "id" = $1`, [id]);
+      if (keys.length > 0) await keeper?.release(tx, keys);
+      return true;
+    });
   }
 
   /**
