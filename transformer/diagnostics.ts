@@ -38,6 +38,7 @@ export const Codes = {
   guardedAndOwned: 91030,
   modelPathTaken: 91031,
   policyAndGuard: 91032,
+  teamField: 91033,
   // Relations (issue 29) take 91040–91049.
   referenceStorage: 91040,
   onDeleteField: 91041,
@@ -57,6 +58,9 @@ export const Codes = {
   fileField: 91080,
   fileWithoutTable: 91081,
   uploadBody: 91082,
+  // Per-user API tokens (issue 42) take 91090–91099.
+  unknownScope: 91090,
+  tokenOnBrowserRoute: 91091,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

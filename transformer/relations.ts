@@ -102,7 +102,7 @@ function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>
   const declared = readDeclared(r, d.model);
   const references = new Map<string, FieldShape["reference"] & object>();
   for (const ref of d.shape.references) {
-    if (ref.field === d.owner?.field) continue;
+    if (ref.field === d.owner?.field || ref.field === d.team?.field) continue;
     const target = byName.get(ref.model);
     if (target === undefined && refused.has(ref.model)) {
       // A reference to a model refused for a mistake of its own (its storage unknown): read as a

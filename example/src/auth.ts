@@ -1,5 +1,5 @@
 import type { Id } from "fw";
-import { formSignIn, seedUser } from "fw/auth";
+import { formSignIn, providersFromEnv, seedUser } from "fw/auth";
 import { processDatabase, SqlUsers } from "fw/db";
 import { mailer } from "./mail.js";
 
@@ -21,10 +21,20 @@ export interface User {
 export const users = new SqlUsers<User>(processDatabase());
 
 /**
- * Sign-in by form: GET|POST /signup, GET|POST /login, POST /logout; with the mailer, sign-up
- * confirms the email by a link, and /password/forgot and /account (settings) are mounted.
+ * What a per-user API token may be given (made on /account): each scope and what it lets a token
+ * do. Their names are the app's scopes, `Scope`; an API route asks for one, and the build checks it.
  */
-export const auth = formSignIn({ users, mailer });
+export const scopes = { "posts:write": "Write posts as you (POST /api/posts)" };
+export type Scope = keyof typeof scopes;
+
+/**
+ * Sign-in by form: GET|POST /signup, GET|POST /login, POST /logout; with the mailer, sign-up
+ * confirms the email by a link, and /password/forgot and /account (settings: password, email,
+ * passkeys, two-step sign-in, API tokens) are mounted. "Sign in with …" appears for the
+ * providers the environment configures (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET; GitHub's
+ * GITHUB_CLIENT_ID, GITHUB_CLIENT_SECRET), and is hidden otherwise.
+ */
+export const auth = formSignIn({ users, mailer, scopes, providers: providersFromEnv() });
 
 /** The account `npm start` (dev only) creates, so there is someone to sign in as. */
 export const DEMO = { email: "demo@example.com", password: "demo-password" } as const;

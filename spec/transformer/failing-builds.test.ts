@@ -73,6 +73,10 @@ const cases: Record<string, readonly RegExp[]> = {
   "policy-errors": [
     /src\/models\/Twice\.ts\(\d+,\d+\): error TS91032: fw: src\/models\/Twice\.ts: the model Twice declares a `policy` and `guarded`: the policy says who may reach each action and which rows each viewer reads, so it stands alone\. Drop guarded/,
     /src\/models\/Stray\.ts\(\d+,\d+\): error TS91016: fw: src\/models\/Stray\.ts: the policy of Stray names the owner field "text", which is not one of its Id<…> fields \(`writer: Id<User>`\)/,
+    // Teams: a team field that is not an Id<Team>, an optional one, one on a model kept in memory.
+    /src\/models\/TeamNotId\.ts\(\d+,\d+\): error TS91033: fw: .*names the team field "desk", which is not one of its Id<Team> fields \(its Id<…> fields: `desk: Id<User>`\): give it `desk: Id<Team>` \(import type \{ Team \} from "fw\/auth"\)/,
+    /src\/models\/TeamOptional\.ts\(\d+,\d+\): error TS91033: fw: .*the team field `team` of TeamOptional is optional, but every row belongs to a team: write `team: Id<Team>`/,
+    /src\/models\/TeamInMemory\.ts\(\d+,\d+\): error TS91033: fw: .*but its rows are in memory: teams live in the database beside the users\. Give TeamInMemory a table/,
   ],
   // Issue 40: file fields' options, each at its field; a file field on a model kept in memory. Photo, written right, is quiet.
   "file-errors": [
