@@ -6,7 +6,7 @@
 // with the files on disk, and on a throwaway PostgreSQL cluster (the test reads its database)
 // with the files on an S3-compatible server. Without PostgreSQL on the machine the second runs
 // on PGlite too (and skips what needs the test to read the database), and says so.
-import { rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yauzl from "yauzl";
@@ -160,8 +160,15 @@ function scenarios(name: string, start: () => Promise<Setup>, stop: () => Promis
       expect((await bob.get(`${remark}/edit`)).status).toBe(403); // nobody owns it now
     });
 
-    it("an account holding an invoice is not deleted: 409 names the app's own model (invoices, not the notebooks that would go), and nothing changed, files included", async () => {
+    it("a user named beside the owner (the invoice's `readonly approver?: Id<User>`) is a foreign key to the users with its own rule, in the app's migration", () => {
+      const sql = readdirSync(join(dir, "db/migrations")).map((name) => readFileSync(join(dir, "db/migrations", name), "utf8")).join("\n");
+      expect(sql).toMatch(/"approver_id" bigint CONSTRAINT "invoices_approver_id_fkey" REFERENCES "users" \("id"\) ON DELETE SET NULL/);
+      expect(sql).toMatch(/"customer_id" bigint NOT NULL CONSTRAINT "invoices_customer_id_fkey" REFERENCES "users" \("id"\) ON DELETE RESTRICT/);
+    });
+
+    it("an account holding an invoice is not deleted: 409 names the app's own model (invoices, not the notebooks that would go), and nothing changed, files included; the invoice's approver is never a form field", async () => {
       const { client: carl, email } = await member(setup.app, "carl");
+      expect((await carl.get("/invoices/new")).text).not.toContain('name="approver"');
       const notebook = await made(carl, "/notebooks", { title: "Kept", cover: testFile("kept.png", png(30, 30), "image/png") });
       await made(carl, "/invoices", { amount: "120" });
       const cover = await keyOf(carl, notebook, "cover");
