@@ -532,6 +532,9 @@ export class Accounts<U extends UserFields> {
     } catch (error) {
       // A row of the app's still names the user (a foreign key with ON DELETE RESTRICT).
       const code = (error as { code?: unknown }).code;
+      if (code === "FW_LAST_OWNER") {
+        return this.settingsRefused(request, checked.user, { form: "delete", errors: { form: lastOwnerOf((error as { teams?: readonly string[] }).teams ?? []) } }, 409);
+      }
       if (code === "23503" || code === "23001") {
         return this.settingsRefused(request, checked.user, { form: "delete", errors: { form: await this.stillNamed(checked.user.id) } }, 409);
       }
@@ -668,4 +671,11 @@ function tokenProblems(values: { readonly name: string; readonly days: string; r
   if (values.scopes.length === 0) errors["scope"] = "Give it one scope at least.";
   else if (values.scopes.some((scope) => !known.includes(scope))) errors["scope"] = `Only this site's scopes: ${known.join(", ")}.`;
   return Object.keys(errors).length === 0 ? undefined : errors;
+}
+
+/** Why the last owner of teams with other members keeps their account (the users store's `FW_LAST_OWNER`). */
+function lastOwnerOf(teams: readonly string[]): string {
+  const named = teams.map((name) => `"${name}"`).join(", ");
+  const them = teams.length === 1 ? "the team" : "the teams";
+  return `Your account cannot be deleted while you are the last owner of ${them} ${named}, whose other members would be left without an owner: make one of them an owner first (or remove them).`;
 }

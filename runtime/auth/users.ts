@@ -64,7 +64,13 @@ export interface Users<U extends UserFields = UserFields> {
   setPasswordHash(id: number, passwordHash: string): Promise<U | undefined>;
   /** A fresh session epoch (every session of the user ends); undefined when no such user. */
   revokeAll(id: number): Promise<U | undefined>;
-  /** Deletes the user (and their revoked sessions); false when there was none. Their key is not given out again. */
+  /**
+   * Deletes the user (and their revoked sessions, tokens, second factor, passkeys, linked
+   * providers and team memberships); false when there was none. Their key is not given out again.
+   * May refuse, changing nothing, by throwing: an error whose `code` is a database's foreign-key
+   * violation ("23503": a row of the app's still names them), or `FW_LAST_OWNER` with `teams`
+   * (names): they are the last owner of teams that have other members.
+   */
   delete(id: number): Promise<boolean>;
   /**
    * Remembers that one session of the user (its random id, `sessionId`) was signed out, until

@@ -17,7 +17,7 @@ import { SqlPasskeys } from "./sql-passkeys.js";
 import { SqlAttemptLimiter } from "./sql-attempt-limiter.js";
 import { SqlAccountData } from "./sql-account-data.js";
 import { fileKeeper } from "./stored-files.js";
-import { membershipsOf, membershipsSelected, SqlTeams } from "./sql-teams.js";
+import { deleteTeams, membershipsOf, membershipsSelected, SqlTeams, teamsGoingWith } from "./sql-teams.js";
 import { VERSION_COLUMN } from "./table.js";
 
 /** The users table's default name (what an owned model's owner column references). */
@@ -270,7 +270,10 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
 
   /**
    * Deletes the user in one transaction, with everything that goes with them: their revoked
-   * sessions, roles and exports, and the app's rows whose user column says "cascade" (and what
+   * sessions, roles, exports, API tokens, second factor, passkeys, linked sign-in providers and
+   * team memberships, the teams they are the only member of (with those teams' rows; a team
+   * they are the last owner of while it has other members refuses it all: `LastOwnerError`),
+   * and the app's rows whose user column says "cascade" (and what
    * cascades from those) are deleted by the database's foreign keys, "set null" rows are kept
    * without them, and a "restrict" row refuses it all (the foreign key's error is thrown, nothing
    * changed). The stored files of the rows that go (and of the user's export archives) are given
@@ -286,8 +289,11 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     return this.db.transaction(async (tx) => {
       const user = await tx.query(`SELECT "id" FROM ${this.users} WHERE "id" = $1 FOR UPDATE`, [id]);
       if (user.rows[0] === undefined) return false;
-      const keys = [...(await data.rows.filesGoingWith(tx, id)), ...(await data.records.archivesOf(tx, id))];
+      const teams = await teamsGoingWith(tx, id);
+      const keys = [...(await data.rows.filesGoingWith(tx, id, teams)), ...(await data.records.archivesOf(tx, id))];
+      // The user first: a "restrict" row of theirs refuses it all before a team of theirs goes.
       await tx.query(`DELETE FROM ${this.users} WHERE "id" = $1`, [id]);
+      await deleteTeams(tx, teams);
       if (keys.length > 0) await keeper?.release(tx, keys);
       return true;
     });

@@ -10,6 +10,7 @@ import type { Database, Queryable } from "./database.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { tablesOf } from "./sql-errors.js";
 import { SqlTable } from "./sql-table.js";
+import { TEAMS_TABLE } from "./sql-teams.js";
 import type { TableSpec } from "./table.js";
 
 /** One column of a table that holds a user's key, and what deleting that user does to its rows. */
@@ -92,30 +93,37 @@ export class UserRows {
 
   /**
    * In `tx`, before user `id`'s row is deleted: the keys of the stored files (file fields) held by
-   * the rows that will go with the user, the rows whose user column says "cascade" and those that
+   * the rows that will go with the user, the rows whose user column says "cascade", the rows of
+   * `teams` (the teams going with the user: their team column says "cascade"), and those that
    * cascade from them in turn (a comment of a deleted post), found by following the foreign keys
    * of the known tables (at most MAX_CASCADE_DEPTH deep). The database deletes those rows itself;
    * their files are fw's to delete.
    */
-  async filesGoingWith(tx: Queryable, id: number): Promise<string[]> {
+  async filesGoingWith(tx: Queryable, id: number, teams: readonly number[] = []): Promise<string[]> {
     const keys = new Set<string>();
-    for (const going of this.cascade()) {
+    for (const going of this.cascade(teams)) {
       const files = going.spec.columns.filter((c) => c.fileAt !== undefined);
       if (files.length === 0) continue;
       const selected = files.map((c, i) => `${q(c.column)} ->> 'key' AS k${i}`).join(", ");
-      const { rows } = await tx.query(`SELECT ${selected} FROM ${q(going.spec.name)} WHERE ${going.where}`, [id]);
+      const { rows } = await tx.query(`SELECT ${selected} FROM ${q(going.spec.name)} WHERE ${going.where}`, [id, teams]);
       for (const row of rows) for (let i = 0; i < files.length; i++) if (typeof row[`k${i}`] === "string") keys.add(row[`k${i}`] as string);
     }
     return [...keys];
   }
 
-  /** The sets of rows deleting a user deletes: each a table and the condition its rows meet (on `$1`, the user's key). */
-  private cascade(): { readonly spec: TableSpec; readonly where: string }[] {
+  /**
+   * The sets of rows deleting a user deletes: each a table and the condition its rows meet (on
+   * `$1`, the user's key, and `$2`, the keys of the teams going with them).
+   */
+  private cascade(teams: readonly number[]): { readonly spec: TableSpec; readonly where: string }[] {
     const tables = tablesOf(this.db);
     const sets: { spec: TableSpec; where: string; path: readonly string[] }[] = [];
+    const from = (spec: TableSpec, table: string, value: string): string[] =>
+      spec.columns.filter((c) => c.references?.table === table && c.references.onDelete === "cascade").map((c) => `${q(c.column)} ${value}`);
     for (const spec of tables) {
-      const cascading = spec.columns.filter((c) => c.references?.table === this.usersTable && c.references.onDelete === "cascade");
-      if (cascading.length > 0) sets.push({ spec, where: cascading.map((c) => `${q(c.column)} = $1`).join(" OR "), path: [spec.name] });
+      const cascading = [...from(spec, this.usersTable, "= $1"), ...(teams.length > 0 ? from(spec, TEAMS_TABLE, "= ANY($2::bigint[])") : [])];
+      // Both parameters named in every statement (PostgreSQL wants a type for each one given).
+      if (cascading.length > 0) sets.push({ spec, where: `(${cascading.join(" OR ")}) AND $1::bigint IS NOT NULL AND $2::bigint[] IS NOT NULL`, path: [spec.name] });
     }
     for (let i = 0; i < sets.length; i++) {
       const parent = sets[i] as (typeof sets)[number];
@@ -123,8 +131,8 @@ export class UserRows {
       const keys = `SELECT ${q(parent.spec.key.column)} FROM ${q(parent.spec.name)} WHERE ${parent.where}`;
       for (const spec of tables) {
         if (parent.path.includes(spec.name)) continue;
-        const cascading = spec.columns.filter((c) => c.references?.table === parent.spec.name && c.references.onDelete === "cascade");
-        if (cascading.length > 0) sets.push({ spec, where: cascading.map((c) => `${q(c.column)} IN (${keys})`).join(" OR "), path: [...parent.path, spec.name] });
+        const cascading = from(spec, parent.spec.name, `IN (${keys})`);
+        if (cascading.length > 0) sets.push({ spec, where: cascading.join(" OR "), path: [...parent.path, spec.name] });
       }
     }
     return sets;

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { ExportContent } from "../db/account-exports.js";
 import type { Database } from "../db/database.js";
+import { signInRecords } from "../db/account-sign-in.js";
 import { quoteIdentifier as q } from "../db/identifier.js";
 import type { SqlAccountData } from "../db/sql-account-data.js";
 import { fileKeeper, type FileKeeper } from "../db/stored-files.js";
@@ -63,13 +64,17 @@ async function contentOf(data: SqlAccountData, userId: number): Promise<{ conten
   return zipped(data, keeper, json, stored);
 }
 
-/** The user's account as the users table keeps it: key, email and roles (never the password hash nor the session epoch). */
+/**
+ * The user's account as the users table keeps it: key, email and roles (never the password hash
+ * nor the session epoch), and how they sign in: tokens, passkeys, providers, teams (what each is,
+ * never its secret: account-sign-in.ts).
+ */
 async function accountOf(data: SqlAccountData, userId: number): Promise<Record<string, unknown>> {
   const roles = `fw_${data.users}_roles`;
   const [known] = (await data.db.query(`SELECT to_regclass($1) IS NOT NULL AS known`, [q(roles)])).rows;
   const roleList = known?.["known"] === true ? `, ARRAY(SELECT r."role" FROM ${q(roles)} r WHERE r."user_id" = u."id" ORDER BY r."role") AS "roles"` : "";
   const [row] = (await data.db.query(`SELECT u."id", u."email"${roleList} FROM ${q(data.users)} u WHERE u."id" = $1`, [userId])).rows;
-  return { id: userId, email: row?.["email"], roles: Array.isArray(row?.["roles"]) ? row["roles"] : [] };
+  return { id: userId, email: row?.["email"], roles: Array.isArray(row?.["roles"]) ? row["roles"] : [], ...(await signInRecords(data.db, userId)) };
 }
 
 /** A row for the JSON: each stored file as what it is (name, type, size, checksum) and where the zip has it, not its storage key. */
