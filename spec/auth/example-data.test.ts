@@ -7,6 +7,7 @@
 // once) and keeps their posts with no author (the cover kept: it is the post's).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yauzl from "yauzl";
+import { tokenParts } from "../../runtime/auth/api-token-store.js";
 import { storageAt } from "../../runtime/files/index.js";
 import { TestClient, testFile } from "../../runtime/testing/index.js";
 import { png } from "../files/support.js";
@@ -83,7 +84,7 @@ async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
 }
 
 describe("issue 41: a user's own data in the example (production, SMTP)", () => {
-  it("Download my data gives the member's posts and comments with their files, nobody else's; deleting the account then deletes the comments (the attachment at once) and keeps the posts without an author, cover kept", async () => {
+  it("Download my data gives the member's posts and comments with their files, nobody else's, and names their API token without it; deleting the account then deletes the comments (the attachment at once) and keeps the posts without an author, cover kept", async () => {
     const { client: ada, email } = await member("ada");
     const { client: ben } = await member("ben");
     const posted = await ada.submit("/posts/new", { title: "Harbour at noon", body: "Boats.", category: "news", published: "true", cover: testFile("harbour.png", png(80, 60), "image/png") });
@@ -98,6 +99,14 @@ describe("issue 41: a user's own data in the example (production, SMTP)", () => 
     expect((await ben.submit(`/comments/new?post=${id}`, { post: id, body: "A reply from Ben" })).status).toBe(303);
     expect((await ben.submit("/posts/new", { title: "Another post by Ben", body: "Mine.", category: "misc", published: "true" })).status).toBe(303);
 
+    // An API token of Ada's: the export says it exists (name, scopes, dates), never the token.
+    const tokenForm = (await ada.get("/account")).forms().find((f) => f.action === "/account/tokens");
+    const tokenBody = new URLSearchParams({ _csrf: tokenForm?.fields["_csrf"] ?? "", name: "backup script", days: "30", current: PASSWORD });
+    tokenBody.append("scope", "posts:write");
+    const tokenPage = await (await fetch(`${url}/account/tokens`, { method: "POST", headers: { cookie: ada.cookies.header() ?? "", "content-type": "application/x-www-form-urlencoded" }, body: tokenBody })).text();
+    const token = /<code class="fw-token">([^<]+)<\/code>/.exec(tokenPage)?.[1] as string;
+    expect(token, tokenPage.slice(0, 2000)).toMatch(/^fwt_/);
+
     const asked = await ada.submit("/account", {}, { action: "/account/data" });
     expect([asked.status, asked.location]).toEqual([303, "/account"]);
     const link = await mailedLink(email, "Your data is ready to download");
@@ -111,7 +120,18 @@ describe("issue 41: a user's own data in the example (production, SMTP)", () => 
     const entries = await unzip(Buffer.from(await sent.arrayBuffer()));
     const json = (entries.get("data.json") as Buffer).toString("utf8");
     const data = JSON.parse(json) as { account: { email: string; roles: string[] }; models: Record<string, Record<string, unknown>[]> };
-    expect(data.account).toEqual({ id: expect.any(Number), email, roles: [] });
+    expect(data.account).toEqual({
+      id: expect.any(Number),
+      email,
+      roles: [],
+      apiTokens: [{ name: "backup script", scopes: ["posts:write"], createdAt: expect.any(String), expiresAt: expect.any(String), lastUsedAt: null }],
+      passkeys: [],
+      twoStepSignIn: false,
+      signInProviders: [],
+      teams: [],
+    });
+    const parts = tokenParts(token);
+    for (const secret of [token, parts?.selector, parts?.verifierHash]) expect(json).not.toContain(secret as string);
     expect(data.models["Post"]?.map((p) => p["title"])).toEqual(["Harbour at noon"]);
     expect(data.models["Comment"]?.map((c) => c["body"])).toEqual(["Ada's own comment"]);
     expect(json).not.toContain("Ben");
