@@ -19,7 +19,8 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from
 import { join } from "node:path";
 import { bigTables } from "./big-tables.mjs";
 import { idleRss } from "./memory.mjs";
-import { DB_APP_MAIN } from "./lib/db-app.mjs";
+import { DB_APP_MAIN, POLICY_APP_MAIN } from "./lib/db-app.mjs";
+import { policyGroup, policyPreflight, policySignIn, policyStatements } from "./db-policy.mjs";
 import { postgresSupport } from "./lib/postgres.mjs";
 import { measureGroups } from "./lib/rounds.mjs";
 import { signIn } from "./lib/sides.mjs";
@@ -59,11 +60,11 @@ async function appCommand(script, args, cwd, env) {
  * commands: `db new` writes the migration from the model, `db migrate` applies it, `db seed`
  * writes the rows. On PGlite the database is `.fw/db` under it.
  */
-export async function prepareApp(name, env) {
+export async function prepareApp(name, env, script = DB_APP_MAIN) {
   const cwd = join(RUN_DIR, name);
   rmSync(cwd, { recursive: true, force: true });
   mkdirSync(cwd, { recursive: true });
-  for (const args of [["db", "new", "create_tables"], ["db", "migrate"], ["db", "seed"]]) await appCommand(DB_APP_MAIN, args, cwd, env);
+  for (const args of [["db", "new", "create_tables"], ["db", "migrate"], ["db", "seed"]]) await appCommand(script, args, cwd, env);
   return cwd;
 }
 
@@ -201,6 +202,21 @@ async function preflightPage(page, sides, cookie) {
     }
   }
   return facts;
+}
+
+/** A database of its own in the cluster (each app keeps its own migrations): its URL. */
+async function databaseOf(clusterUrl, name) {
+  const admin = new PgDriver.Client({ connectionString: clusterUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(clusterUrl);
+  url.pathname = `/${name}`;
+  return url.href;
 }
 
 /**
@@ -344,12 +360,17 @@ export async function db({ seconds, rounds, relationsRounds = rounds, warmup, co
     log("db: preparing the app's databases (db new, db migrate, db seed)");
     const pgCwd = pg === undefined ? undefined : await prepareApp("postgres", pg);
     const pgliteCwd = await prepareApp("pglite", embedded);
+    // The policy rows (issue 41) on PostgreSQL, on PGlite without it.
+    const policyEngine = pg === undefined ? "PGlite" : "PostgreSQL";
+    const policyEnv = pg === undefined ? embedded : { ...pg, DATABASE_URL: await databaseOf(cluster.url, "policy") };
+    const policyCwd = await prepareApp(`policy-${policyEngine.toLowerCase()}`, policyEnv, POLICY_APP_MAIN);
 
     if (pg !== undefined) {
       servers.fastify = await start("Fastify + pg", join(ROOT, "bench", "servers", "db-fastify.mjs"), { env: pg });
       servers.fwPg = await start("fw on PostgreSQL", DB_APP_MAIN, { env: pg, cwd: pgCwd });
     }
     servers.fwPglite = await start("fw on PGlite", DB_APP_MAIN, { env: embedded, cwd: pgliteCwd, timeoutMs: 120_000 });
+    servers.policy = await start(`fw's policy app on ${policyEngine}`, POLICY_APP_MAIN, { env: policyEnv, cwd: policyCwd, timeoutMs: 120_000 });
     // The session every request sends: signed by fw ("ada" signed in, a CSRF token); the peer checks it by hand.
     const cookie = await signIn(servers.fwPg?.url ?? servers.fwPglite.url);
     const headers = [`Cookie: ${cookie}`];
@@ -371,9 +392,26 @@ export async function db({ seconds, rounds, relationsRounds = rounds, warmup, co
     results.failed = failed;
     results.facts = await preflight(sides, cookie, failed);
     results.facts.cookieBytes = cookie.length;
+    let policyCookie;
+    try {
+      policyCookie = await policySignIn(servers.policy.url);
+      await policyPreflight(servers.policy.url, policyCookie);
+    } catch (error) {
+      failed.policy = String(error.message ?? error);
+      log(`db: FAILED the policy pages: ${failed.policy}`);
+    }
     if (counter !== undefined) {
       log(`db: statements per page, counted at the database (pg_stat_statements, ${COUNTED_REQUESTS} requests a page, one at a time)`);
       results.facts.queries = await countQueries(counter, sides.filter((side) => side.id !== "fwPglite"), cookie, failed);
+      if (failed.policy === undefined) {
+        try {
+          results.facts.policyQueries = await policyStatements(counter, servers.policy.url, policyCookie);
+          log(`db: the policy pages: ${Object.entries(results.facts.policyQueries).map(([id, c]) => `${id} ${c.perPage}`).join(", ")} statement(s) per page`);
+        } catch (error) {
+          failed.policy = String(error.message ?? error);
+          log(`db: FAILED the policy pages: ${failed.policy}`);
+        }
+      }
       await counter.stop();
       counter = undefined;
     }
@@ -402,6 +440,7 @@ export async function db({ seconds, rounds, relationsRounds = rounds, warmup, co
         headers,
       })),
     }));
+    if (failed.policy === undefined) groups.push(policyGroup(servers.policy, policyCookie, policyEngine, results.facts.policyQueries));
     await measureGroups(groups, { seconds, rounds, warmup, connections, core: LOAD_CORE, what: "db" });
     for (const group of groups) {
       const rows = group.rows.map((r) => `${r.id} ${Math.round(r.rps.median)} req/s${r.ratio === undefined ? "" : ` (${r.ratio.toFixed(2)}×)`}${r.queries === undefined ? "" : `, ${r.queries} ${r.queries === 1 ? "statement" : "statements"} a page`}`);

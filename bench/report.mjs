@@ -240,7 +240,7 @@ function dbSection(d, opts) {
     out.push(`\n### ${group.title}\n`);
     out.push(
       table(
-        ["server", "statements per page", "req/s median (min–max)", "ratio to Fastify + pg", "per-round ratio", "CPU µs per request", "ratio by CPU time", "p99 latency", "others"],
+        ["server", "statements per page", "req/s median (min–max)", group.baselineLabel ?? "ratio to Fastify + pg", "per-round ratio", "CPU µs per request", "ratio by CPU time", "p99 latency", "others"],
         group.rows.map((row) => [
           row.label,
           row.queries === undefined ? "–" : perPage(row.queries),

@@ -31,6 +31,8 @@ export const GOALS = {
   pgliteStoreOps: 0.9,
   /** fw/db's pages on PostgreSQL over Fastify + the same pg sending the same statements (issues 20, 29). */
   dbPage: 1.0,
+  /** A derived Index under a policy reading roles and the team: its cost over the same page under `owned` alone, at most (issue 41). */
+  policyCost: 1.1,
   /** The Show page on PGlite over the same page on PostgreSQL (issue 30). */
   pgliteShow: 0.5,
   /** The first open of a new embedded database, ms (issue 30). */
@@ -259,6 +261,7 @@ function dbRows(db) {
     const queries = fw?.queries === undefined ? "" : `; ${perPage(fw.queries)} ${fw.queries === 1 ? "statement" : "statements"} per page on each side`;
     rows.push(row(target, measured ? `${ratioCell(fw)}${queries}` : undefined, measured ? ratioVerdict(fw.roundRatios, GOALS.dbPage) : undefined));
   }
+  rows.push(policyRow(db));
   const embedded = db?.groups?.find((g) => g.id === "show")?.pgliteToPostgres;
   rows.push(
     row(
@@ -286,6 +289,19 @@ function dbRows(db) {
     }
   }
   return rows;
+}
+
+/** Issue 41: the policy's Index costs ≤ 1.1× owned's (req/s ≥ 1/1.1 of it), as many statements a page. */
+function policyRow(db) {
+  const target = `Policies: a derived Index of 50 rows under a policy reading roles and the team costs ≤ ${goal(GOALS.policyCost)}× the same page under \`owned\` (req/s ≥ ${goal(1 / GOALS.policyCost)}× of it), as many statements a page (issue 41)`;
+  const failed = db?.failed?.policy;
+  if (failed !== undefined) return [target, `not measured: ${failed.replace(/\s*\n\s*/g, " ").replace(/\|/g, "\\|")}`, "**FAILED**"];
+  const group = db?.groups?.find((g) => g.id === "policy");
+  const policy = group?.rows.find((x) => x.id === "policy");
+  const owned = group?.rows.find((x) => x.id === "owned");
+  if (policy?.roundRatios === undefined) return row(target, undefined, undefined);
+  const statements = policy.queries === undefined ? "; statements not counted" : `; ${perPage(policy.queries)} statements a page, ${perPage(owned?.queries ?? NaN)} under owned`;
+  return [target, `${ratioCell(policy)}${statements}`, ratioVerdict(policy.roundRatios, 1 / GOALS.policyCost)];
 }
 
 function liveRows(live) {

@@ -65,7 +65,7 @@ export class RowCache {
 }
 
 /** Bump when a Row's shape or what the analysis reads changes. */
-const FORMAT = 4;
+const FORMAT = 5;
 
 interface Entry {
   readonly key: string;
@@ -80,7 +80,9 @@ interface Stored {
 /** A row as JSON can hold it: a capability's checker type is only needed while checking. */
 function storable(row: Row): Row {
   if (row.handler.case === "ws") return row;
-  const capabilities = row.handler.capabilities.map(({ name, type, store }) => (store === undefined ? { name, type } : { name, type, store }));
+  // `scoped` is kept: a ScopedStore<M> or AllRows<M> remembered without it would be handed as
+  // the viewer's store on the next build (the rows narrowed, or a ScopedStore's `for` missing).
+  const capabilities = row.handler.capabilities.map(({ name, type, store, scoped }) => (store === undefined ? { name, type } : { name, type, store, ...(scoped === true ? { scoped } : {}) }));
   return { ...row, handler: { ...row.handler, capabilities } };
 }
 

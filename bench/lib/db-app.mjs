@@ -18,14 +18,23 @@ export const DB_APP_MAIN = join(DB_APP, "dist", "main.js");
  */
 const DB_APP_EXTRA_ROUTES = ["GET /", "GET /style.css"];
 
+/** The policy rows' app (bench/servers/policy-app, issue 41): memos under `owned`, drafts under a policy with roles and teams. */
+export const POLICY_APP = join(WORK, "policy-app");
+export const POLICY_APP_MAIN = join(POLICY_APP, "dist", "main.js");
+
 export function buildDbApp() {
+  buildApp("db-app", DB_APP, DB_APP_EXTRA_ROUTES);
+  buildApp("policy-app", POLICY_APP, undefined);
+}
+
+function buildApp(name, dir, extraRoutes) {
   linkFw();
-  rmSync(DB_APP, { recursive: true, force: true });
-  mkdirSync(DB_APP, { recursive: true });
-  cpSync(join(BENCH, "servers", "db-app", "src"), join(DB_APP, "src"), { recursive: true });
-  writeFileSync(join(DB_APP, "package.json"), `{ "private": true, "type": "module" }\n`);
-  writeFileSync(join(DB_APP, "tsconfig.json"), JSON.stringify(tsconfig({ fw: true, typia: true, extraRoutes: DB_APP_EXTRA_ROUTES }), null, 2) + "\n");
-  log("building the database bench's fw app: tspc -p bench/.work/db-app");
-  const result = spawnSync(process.execPath, [join(ROOT, "node_modules", "ts-patch", "bin", "tspc.js"), "-p", DB_APP], { cwd: ROOT, encoding: "utf8", timeout: 300_000 });
-  if (result.status !== 0) throw new Error(`tspc -p bench/.work/db-app failed (run npm run build first?):\n${result.stdout}${result.stderr}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  cpSync(join(BENCH, "servers", name, "src"), join(dir, "src"), { recursive: true });
+  writeFileSync(join(dir, "package.json"), `{ "private": true, "type": "module" }\n`);
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(tsconfig({ fw: true, typia: true, extraRoutes }), null, 2) + "\n");
+  log(`building the database bench's fw app: tspc -p bench/.work/${name}`);
+  const result = spawnSync(process.execPath, [join(ROOT, "node_modules", "ts-patch", "bin", "tspc.js"), "-p", dir], { cwd: ROOT, encoding: "utf8", timeout: 300_000 });
+  if (result.status !== 0) throw new Error(`tspc -p bench/.work/${name} failed (run npm run build first?):\n${result.stdout}${result.stderr}`);
 }

@@ -34,6 +34,8 @@ describe("1 HttpApp commands", () => {
       "GET /notes/quick",
       "POST /notes/quick",
       "GET /guestbook/:id",
+      // the admin's delete of an entry (issue 41: an administrator removes anyone's entry)
+      "DELETE /guestbook/:id",
       "GET /docs/*rest",
       "GET /about",
       "GET /chat",
@@ -115,7 +117,7 @@ describe("1 HttpApp commands", () => {
     app.child.kill("SIGTERM");
     expect(await app.exited).toBe(0);
     const { out } = app.output();
-    expect(out).toMatch(/^fw: serving 75 routes on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(out).toMatch(/^fw: serving 80 routes on http:\/\/127\.0\.0\.1:\d+\n/);
     expect(out).toMatch(/\nGET \/guestbook 200 \d+\.\dms\n/);
     expect(out).toMatch(/\nGET \/nowhere 404 \d+\.\dms\n/);
     expect(out).not.toContain("hidden"); // the query is never logged

@@ -62,6 +62,26 @@ describe("Rows remembered between builds (src/.fw/rows.json)", () => {
     expect(broken.output).toMatch(/src\/app\/posts\/_id\/Show\.ts\(\d+,\d+\): error TS91002: .*`show` returns `string`/);
   }, 4 * BUILD_TIMEOUT_MS);
 
+  it("a table made from remembered rows is the one a fresh build makes: a handler's AllRows<M> stays every row", async () => {
+    const dir = scratchCopy("policy-app");
+    scratch.push(dir);
+    const titles = join(dir, "src/app/pages/Titles.ts");
+    const rowsFile = join(dir, "src/.fw/rows.json");
+    const build = async (): Promise<string> => {
+      writeFileSync(titles, `${readFileSync(titles, "utf8")}\n// edited\n`);
+      const built = await run(dir, ["--incremental"]);
+      expect(built.code, built.output).toBe(0);
+      return readFileSync(join(dir, "src/.fw/routes.ts"), "utf8");
+    };
+    const fresh = await build();
+    await build();
+    // Count.ts's row (`all: AllRows<Post>`, `mine: Store<Post>`) marked, so its reuse shows.
+    writeFileSync(rowsFile, readFileSync(rowsFile, "utf8").replace(`"shown":"src/app/pages/Count.ts"`, `"shown":"src/app/pages/Count.ts (remembered)"`));
+    const remembered = await build();
+    expect(remembered).toContain("// from src/app/pages/Count.ts (remembered)");
+    expect(remembered.replaceAll(" (remembered)", "")).toBe(fresh);
+  }, BUILD_TIMEOUT_MS * 3);
+
   it("a change to a shared module (the capabilities) re-reads every handler: a capability taken away fails the build", async () => {
     const dir = scratchCopy("basic");
     scratch.push(dir);
