@@ -4,7 +4,7 @@ import type { ModelShape } from "./model-shape.js";
 import { pathSegment } from "./model-shape.js";
 import type { Model } from "./models.js";
 import type { Owner } from "./owner.js";
-import type { TableShape } from "./table.js";
+import { USERS_TABLE, type TableShape } from "./table.js";
 import { apiModuleOf } from "./api-module.js";
 
 /** A model whose seven routes the table derives, with what the build read of its type. */
@@ -67,6 +67,8 @@ export interface EmitInput {
   readonly liveModule?: string;
   /** fw/files' specifier, imported only when a model has a file field. */
   readonly filesModule?: string;
+  /** fw/jobs' specifier, imported only when a model's table names users (fw's account jobs). */
+  readonly jobsModule?: string;
   readonly capabilitiesFile: string;
   readonly rows: readonly Row[];
   readonly models: readonly Model[];
@@ -138,6 +140,9 @@ export function emitModule(input: EmitInput): string {
   }
   // fw/files only when a model has a file field (issue 40): an app without one never loads it.
   if (withFiles.length > 0) lines.push(`import { modelFiles } from ${q(input.filesModule ?? `${input.fwModule}/files`)};`);
+  // fw/jobs' account jobs when a table names users (issue 41): "Download my data" is made by one.
+  const namesUsers = tabled.some((d) => d.table?.columns.some((c) => c.references?.table === USERS_TABLE) === true);
+  if (namesUsers) lines.push(`import { accountJobs } from ${q(input.jobsModule ?? `${input.fwModule}/jobs`)};`);
   if (live) {
     const publishing = input.derived.length > 0 ? ", publishing" : "";
     lines.push(`import { liveClientRoute, livePageRoutes, liveSocketRoute${publishing} } from ${q(input.liveModule ?? `${input.fwModule}/live`)};`);
@@ -171,6 +176,8 @@ export function emitModule(input: EmitInput): string {
   // Every derived model's routes register in one Relations, so a model's pages reach the rows
   // of the models it references and of those referencing it (a new one per table: per call).
   if (input.derived.length > 0) lines.push("  const relations = new Relations();");
+  // The jobs that make a user's data export and sweep expired ones, registered with the process (once).
+  if (namesUsers) lines.push("  accountJobs();");
   // One fw/files per model with file fields, shared by its pages and the API routes that take uploads for it.
   input.derived.forEach((d, i) => {
     if (withFiles.includes(d)) lines.push(`  const files${i} = modelFiles(table${i});`);

@@ -97,7 +97,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const forms = formOnly(c, models, sorted);
   const held = heldBack({ ts: tsApi, checker, shown: show, findings }, models, derived, routes, sorted);
   const paths = appPaths({ ts: tsApi, checker, shown: show, findings }, program, config, sorted, derived, held, office === undefined ? [] : backOfficeRoutes(office, derived));
-  const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, filesModule: config.filesModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, forms, appDirShown: c.shown(config.appDir), ...(office === undefined ? {} : { backOffice: office }) });
+  const text = emitModule({ out: config.out, fwModule: config.fwModule, dbModule: config.dbModule, liveModule: config.liveModule, filesModule: config.filesModule, jobsModule: config.jobsModule, capabilitiesFile: config.capabilities, rows: sorted, models, derived, forms, appDirShown: c.shown(config.appDir), ...(office === undefined ? {} : { backOffice: office }) });
   if (usesTypia(sorted, [...derived, ...forms])) {
     const missing = typiaMissing(program, tsApi, show, `the generated routes call typia (${typiaUser(sorted, [...derived, ...forms])})`);
     if (missing !== undefined) findings.push(missing);

@@ -50,7 +50,10 @@ export function ownerOf(s: Shaping, model: Model, shape: ModelShape, derived: Re
   // Without a named user model, a key of another derived model is a reference, not the owner
   // (`post: Id<Post>` beside `author: Id<User>`), unless nothing else could be.
   const others = shape.references.filter((r) => !derived.has(r.model));
-  const candidates = user !== undefined ? shape.references.filter((r) => r.model === user.name) : others.length > 0 ? others : shape.references;
+  const all = user !== undefined ? shape.references.filter((r) => r.model === user.name) : others.length > 0 ? others : shape.references;
+  // A `readonly` key beside the owner is a user the app's code names (issue 41: `readonly approver?: Id<User>`), never the owner.
+  const writable = all.filter((r) => !isReadonly(s, model, r.field));
+  const candidates = all.length > 1 && writable.length === 1 ? writable : all;
   if (candidates.length === 1) return candidates[0];
   if (user !== undefined && candidates.length === 0 && shape.references.length > 0) {
     const found = shape.references.map((r) => `\`${r.field}: Id<${r.model}>\``).join(", ");
@@ -67,7 +70,7 @@ export function ownerOf(s: Shaping, model: Model, shape: ModelShape, derived: Re
   const found =
     candidates.length === 0
       ? `has no field of type Id<${user?.name ?? "User"}> to name its owner`
-      : `has ${candidates.length} fields of type Id<…> (${candidates.map((c) => `${c.field}: Id<${c.model}>`).join(", ")}), so fw cannot tell which one names the owner`;
+      : `has ${candidates.length} fields of type Id<…> (${candidates.map((c) => `${c.field}: Id<${c.model}>`).join(", ")}), so fw cannot tell which one names the owner (make the others \`readonly\` and optional: users your code names)`;
   report(
     s,
     model,
@@ -75,6 +78,13 @@ export function ownerOf(s: Shaping, model: Model, shape: ModelShape, derived: Re
     `the model ${model.name} declares \`owned\` but ${found}. Give it exactly one, e.g. \`author: Id<${user?.name ?? "User"}>\` (never shown in a form: Create fills it from the signed-in user).`,
   );
   return undefined;
+}
+
+/** Whether the model's field is declared `readonly`. */
+function isReadonly(s: Shaping, model: Model, field: string): boolean {
+  const type = s.checker.getTypeFromTypeNode(model.call.typeArguments?.[0] as ts.TypeNode);
+  const declaration = type.getProperty(field)?.valueDeclaration;
+  return declaration !== undefined && (s.ts.getCombinedModifierFlags(declaration) & s.ts.ModifierFlags.Readonly) !== 0;
 }
 
 /** The user model an `owned` declaration names (`Owned<Post, User>`), when it names one. */

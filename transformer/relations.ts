@@ -3,7 +3,7 @@ import { at, Codes, type Finding } from "./diagnostics.js";
 import type { Derived } from "./emit.js";
 import { humanise, pathSegment, type FieldShape } from "./model-shape.js";
 import type { Model } from "./models.js";
-import { snake, type ColumnShape, type TableShape } from "./table.js";
+import { snake, USERS_TABLE, type ColumnShape, type TableShape } from "./table.js";
 
 /** What deleting a referenced row does (runtime/resource/types.ts `OnDelete`). */
 export type OnDelete = "restrict" | "cascade" | "set null";
@@ -34,9 +34,11 @@ interface Declared {
  */
 export function relate(r: Relating, derived: readonly Derived[], refused: ReadonlySet<string> = new Set()): Derived[] {
   const byName = new Map(derived.map((d) => [d.model.name, d]));
+  // The app's user model(s): what the owners of its models point at (`author: Id<User>`).
+  const users = new Set(derived.flatMap((d) => (d.owner === undefined || byName.has(d.owner.model) ? [] : [d.owner.model])));
   const related = derived.flatMap((d) => {
     const before = r.findings.length;
-    const one = relateOne(r, d, byName, refused);
+    const one = relateOne(r, d, byName, refused, users);
     // A model with a mistake gets no routes (its diagnostic says why), as for its other mistakes:
     // the generated module is then free of errors of its own.
     return r.findings.slice(before).some((f) => f.category === "error") ? [] : [one];
@@ -98,12 +100,17 @@ function readableCircles(r: Relating, derived: readonly Derived[]): Set<string> 
   return circling;
 }
 
-function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>, refused: ReadonlySet<string>): Derived {
+function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>, refused: ReadonlySet<string>, users: ReadonlySet<string>): Derived {
   const declared = readDeclared(r, d.model);
   const references = new Map<string, FieldShape["reference"] & object>();
+  const userRefs = new Map<string, OnDelete>();
   for (const ref of d.shape.references) {
     if (ref.field === d.owner?.field || ref.field === d.team?.field) continue;
     const target = byName.get(ref.model);
+    if (target === undefined && d.table !== undefined && users.has(ref.model)) {
+      if (userRelation(r, d, ref.field, ref.model)) userRefs.set(ref.field, declared.onDelete.get(ref.field)?.rule ?? "restrict");
+      continue;
+    }
     if (target === undefined && refused.has(ref.model)) {
       // A reference to a model refused for a mistake of its own (its storage unknown): read as a
       // reference, so this model's own options are checked against it; relate holds the model back.
@@ -120,18 +127,20 @@ function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>
     references.set(ref.field, { model: ref.model, path: `/${pathSegment(ref.model)}`, onDelete });
   }
   const fields = d.shape.fields.map((field): FieldShape => {
+    // A user named beside the owner (issue 41): set by the app's code, never by a form, kept on Update.
+    if (userRefs.has(field.name)) return { ...field, serverSet: "readOnly" };
     const reference = references.get(field.name);
     if (reference === undefined) return field;
     // A reference is read as a key by the picker (runtime/resource/picker.ts keyText), not as a number field.
     const { integer: _read, ...rest } = field;
     return { ...rest, input: "reference", describe: withArticle(humanise(reference.model).toLowerCase()), reference };
   });
-  checkOnDelete(r, d, declared, fields);
+  checkOnDelete(r, d, declared, fields, userRefs);
   const ownerRule = ownerOnDelete(r, d, declared);
   const readableWith = checkReadableWith(r, d, declared, references);
   const unique = checkUnique(r, d, declared, fields);
   const shape = { ...d.shape, fields, ...(unique.length === 0 ? {} : { unique }), ...(readableWith === undefined ? {} : { readableWith }) };
-  const table = d.table === undefined ? undefined : tableWithReferences(r, d, d.table, references, byName, unique, declared.publicWhen, ownerRule);
+  const table = d.table === undefined ? undefined : tableWithReferences(r, d, d.table, { references, users: userRefs }, byName, unique, declared.publicWhen, ownerRule);
   return { ...d, shape, ...(table === undefined ? {} : { table }) };
 }
 
@@ -150,10 +159,32 @@ function storageMessage(r: Relating, d: Derived, field: string, target: string, 
     : `${at} points at ${target}, whose rows are in the table ${found.table?.name}, while ${d.model.name}'s are in memory: a reference joins two models of the same storage. Give ${d.model.name} a table too.`;
 }
 
-/** Every `onDelete` entry names a reference field; `set null` only an optional one. */
-function checkOnDelete(r: Relating, d: Derived, declared: Declared, fields: readonly FieldShape[]): void {
+/**
+ * A field `Id<User>` beside the owner, of a table model (issue 41: a plain relation to the users,
+ * `reviewer`): a foreign key to the users table with its `onDelete` rule, never in a form (anyone
+ * could name anyone), so `readonly` and optional, set by the app's code. False after a finding.
+ */
+function userRelation(r: Relating, d: Derived, field: string, user: string): boolean {
+  const type = r.checker.getTypeFromTypeNode(d.model.call.typeArguments?.[0] as ts.TypeNode);
+  const property = type.getProperty(field);
+  const declaration = property?.valueDeclaration;
+  const readonly = declaration !== undefined && (r.ts.getCombinedModifierFlags(declaration) & r.ts.ModifierFlags.Readonly) !== 0;
+  const optional = property !== undefined && (property.flags & r.ts.SymbolFlags.Optional) !== 0;
+  if (readonly && optional) return true;
+  report(
+    r,
+    d.model,
+    fieldNode(r, d.model, field),
+    Codes.referenceStorage,
+    `the field \`${field}: Id<${user}>\` of ${d.model.name} names a user beside its owner: no form may set it (anyone could name anyone), so your code does. Make it \`readonly ${field}?: Id<${user}>\`, and say in onDelete what deleting that user does (restrict by default, "set null", "cascade").`,
+  );
+  return false;
+}
+
+/** Every `onDelete` entry names a reference field (or a user relation); `set null` only an optional one. */
+function checkOnDelete(r: Relating, d: Derived, declared: Declared, fields: readonly FieldShape[], users: ReadonlyMap<string, OnDelete>): void {
   for (const [name, { rule, node }] of declared.onDelete) {
-    if (name === d.owner?.field) continue; // the owner's rule: ownerOnDelete
+    if (name === d.owner?.field || users.has(name)) continue; // the owner's rule: ownerOnDelete; a user relation is optional
     const field = fields.find((f) => f.name === name);
     if (field?.reference === undefined) {
       const refs = fields.filter((f) => f.reference !== undefined).map((f) => f.name);
@@ -242,13 +273,19 @@ function tableWithReferences(
   r: Relating,
   d: Derived,
   table: TableShape,
-  references: ReadonlyMap<string, NonNullable<FieldShape["reference"]>>,
+  named: { readonly references: ReadonlyMap<string, NonNullable<FieldShape["reference"]>>; readonly users: ReadonlyMap<string, OnDelete> },
   byName: ReadonlyMap<string, Derived>,
   unique: readonly string[][],
   publicWhen: string | undefined,
   ownerRule: "cascade" | "set null" | undefined = undefined,
 ): TableShape | undefined {
+  const { references, users } = named;
   const columns = table.columns.map((column): ColumnShape => {
+    const userRule = users.get(column.field);
+    if (userRule !== undefined) {
+      const name = column.column.endsWith("_id") ? column.column : `${column.column}_id`;
+      return { ...column, column: name, type: "bigint", references: { table: USERS_TABLE, column: "id", ...(userRule === "restrict" ? {} : { onDelete: userRule }) } };
+    }
     if (ownerRule !== undefined && column.field === d.owner?.field && column.references !== undefined) {
       return { ...column, ...(ownerRule === "set null" ? { nullable: true } : {}), references: { ...column.references, onDelete: ownerRule } };
     }

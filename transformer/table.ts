@@ -13,6 +13,8 @@ export interface TableShape {
   readonly key: { readonly field: string; readonly column: string };
   readonly columns: readonly ColumnShape[];
   readonly owner?: string;
+  /** The model the table keeps the rows of (runtime/db/table.ts). */
+  readonly model?: { readonly name: string; readonly path: string };
   /** Columns no two rows may share together (the companion's composite `unique`). */
   readonly unique?: readonly (readonly string[])[];
   /** Plain indexes the pages' queries need (a read scope's field and the key). */
@@ -108,7 +110,7 @@ export function tableOf(r: Reading, model: Model, name: string, shape: ModelShap
     }
     seen.add(column.column);
   }
-  return { name, key, columns, ...(owner === undefined ? {} : { owner: owner.field }) };
+  return { name, key, columns, ...(owner === undefined ? {} : { owner: owner.field }), model: { name: model.name, path: `/${pathSegment(model.name)}` } };
 }
 
 /** `publishedAt` → `published_at`, `HTMLTitle` → `html_title`. */

@@ -15,6 +15,8 @@ export interface AccountPaths {
   readonly confirmEmail: string;
   readonly signOutEverywhere: string;
   readonly deleteAccount: string;
+  /** "Download my data" (issue 41): asked for here, downloaded at `<data>/<id>` through the mailed link. */
+  readonly data: string;
   readonly createToken: string;
   readonly revokeToken: string;
   readonly beginSecondFactor: string;
@@ -147,6 +149,8 @@ export interface SettingsState {
   readonly form?: "password" | "email" | "delete" | "token" | "second-factor";
   readonly errors?: Errors;
   readonly newEmail?: string;
+  /** The "Download your data" section, when the app makes exports (account-downloads.tsx). */
+  readonly data?: Html;
   /** The API tokens section, when the sign-in has scopes. */
   readonly tokens?: TokenSection;
   /** The two-step sign-in section. */
@@ -199,6 +203,7 @@ export function settingsPage(paths: AccountPaths, state: SettingsState): Html {
           <button type="submit">Sign out everywhere</button>
         </form>
       </section>
+      {state.data ?? null}
       <section>
         <h2>Delete your account</h2>
         <p>Deletes the account for good; it cannot be undone.</p>

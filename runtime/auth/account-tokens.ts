@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { ownCopy } from "../http/own-copy.js";
 
 /** What a token sent by mail lets its holder do once. */
-export type TokenPurpose = "reset-password" | "confirm-signup" | "change-email";
+export type TokenPurpose = "reset-password" | "confirm-signup" | "change-email" | "download-data";
 
 /**
  * One emailed token as a store keeps it: never the token, only its selector (the half it is

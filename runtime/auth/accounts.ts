@@ -22,6 +22,8 @@ import {
   type AccountPaths,
   type SettingsState,
 } from "./account-pages.js";
+import type { AccountData } from "./account-data.js";
+import { Downloads } from "./account-downloads.js";
 import { freshApiToken } from "./api-token-store.js";
 import { MAX_TOKENS_PER_USER, type ApiTokens } from "./api-tokens.js";
 import { TOKEN_DAYS, tokenCreatedMail, type TokenSection } from "./token-pages.js";
@@ -73,7 +75,7 @@ export const RESET_SENT = "If an account has this email, we sent it a link to ch
  * own name: `_email` is the readable email an older fw wrote, which every guarded page drops
  * (session-user.ts), so a stash there was lost on the way to its button.
  */
-const STASH: Readonly<Record<TokenPurpose, string>> = { "reset-password": "_reset", "confirm-signup": "_confirm", "change-email": "_email_link" };
+const STASH: Readonly<Record<TokenPurpose, string>> = { "reset-password": "_reset", "confirm-signup": "_confirm", "change-email": "_email_link", "download-data": "_download" };
 
 /** What `Accounts` works with, from `formSignIn`. */
 export interface AccountSettings<U extends UserFields> {
@@ -91,6 +93,8 @@ export interface AccountSettings<U extends UserFields> {
   readonly deleteUser: (id: number) => Promise<boolean>;
   /** The app's models (in the plural: "posts") that hold rows of user `id`: what a refused deletion names. */
   readonly ownedRows?: (id: number) => Promise<readonly string[]>;
+  /** The app's rows beside the users (issue 41): what keeps an account from being deleted, and "Download my data". */
+  readonly data?: AccountData;
   /** The per-user API tokens, when the sign-in has scopes: listed, created and revoked on the settings page. */
   readonly apiTokens?: ApiTokens;
   /** Two-step sign-in (TOTP): turned on and off on the settings page; a reset by mail then asks for a code too. */
@@ -123,6 +127,8 @@ export class Accounts<U extends UserFields> {
   private readonly mailsPerAddress: AttemptLimiter;
   private readonly passwordChecks: AttemptLimiter;
   private readonly now: () => number;
+  /** "Download my data", when the app's users store keeps account data. */
+  private readonly downloads: Downloads<U> | undefined;
 
   constructor(private readonly settings: AccountSettings<U>) {
     const base = settings.base;
@@ -137,6 +143,7 @@ export class Accounts<U extends UserFields> {
       confirmEmail: `${base}/account/email/confirm`,
       signOutEverywhere: `${base}/account/sign-out-everywhere`,
       deleteAccount: `${base}/account/delete`,
+      data: `${base}/account/data`,
       createToken: `${base}/account/tokens`,
       revokeToken: `${base}/account/tokens/revoke`,
       beginSecondFactor: `${base}/account/two-step`,
@@ -148,6 +155,29 @@ export class Accounts<U extends UserFields> {
     this.mailsPerAddress = make("account/mails-per-email", MAILS_PER_ADDRESS);
     this.passwordChecks = make("account/password-check", PASSWORD_CHECKS);
     this.now = settings.now ?? Date.now;
+    this.downloads = settings.data === undefined ? undefined : this.makeDownloads(settings.data);
+  }
+
+  private makeDownloads(data: AccountData): Downloads<U> {
+    const report = this.settings.report ?? ((line: string) => process.stderr.write(`${line}\n`));
+    return new Downloads<U>({
+      data,
+      users: this.settings.users,
+      tokens: this.settings.tokens,
+      currentUser: (request) => this.settings.currentUser(request),
+      linked: (request) => this.userToken(request.session, "download-data"),
+      limited: (request) => this.limited(request),
+      toLogin: (request, next) => Redirect(`${this.mounted(request).login}?next=${encodeURIComponent(next)}`),
+      deadLink: (request) => this.deadLink(request, "download"),
+      accountPath: (request) => this.mounted(request).account,
+      forget: (request) => this.without(request.session, "download-data"),
+      // Awaited, and past the per-address mail limit: the user asked for it (one an hour), and a
+      // failure to send fails the job, which tries again.
+      send: async (to, subject, body) => {
+        await this.settings.mailer.send({ to, subject, body, envelope: { to: [to] } });
+      },
+      report,
+    });
   }
 
   /** The routes, for `formSignIn` to carry. */
@@ -168,6 +198,7 @@ export class Accounts<U extends UserFields> {
       Route.post(p.confirmEmail, (request) => this.confirmEmail(request), { source }),
       Route.post(p.signOutEverywhere, (request) => this.signOutEverywhere(request), { source }),
       Route.post(p.deleteAccount, (request) => this.deleteAccount(request), { source }),
+      ...this.downloadRoutes(),
       ...(this.settings.apiTokens === undefined
         ? []
         : [Route.post(p.createToken, (request) => this.createToken(request), { source }), Route.post(p.revokeToken, (request) => this.revokeToken(request), { source })]),
@@ -197,6 +228,20 @@ export class Accounts<U extends UserFields> {
       await this.settings.tokens.find(record.selector); // the same round trip as the save
       this.mail(email, "You already have an account", existingAccountMail(paths.login, paths.forgot));
     }
+  }
+
+  /** "Download my data" (issue 41): asked for on the account page, downloaded through its mailed link. */
+  private downloadRoutes(): Route[] {
+    const downloads = this.downloads;
+    if (downloads === undefined) return [];
+    const source = "fw/auth";
+    const at = this.paths.data;
+    const id = (request: Request): string => String((request.params as Readonly<Record<string, unknown>>)["id"] ?? "");
+    return [
+      Route.post(at, (request) => downloads.request(request, this.mounted(request).data), { source }),
+      Route.get(`${at}/:id`, (request) => this.stashed(request, "download-data", `${at}/${encodeURIComponent(id(request))}`) ?? downloads.page(request, id(request)), { source }),
+      Route.post(`${at}/:id`, (request) => downloads.download(request, id(request)), { source }),
+    ];
   }
 
   // ——— Forgot your password? ———
@@ -492,6 +537,9 @@ export class Accounts<U extends UserFields> {
     } catch (error) {
       // A row of the app's still names the user (a foreign key with ON DELETE RESTRICT).
       const code = (error as { code?: unknown }).code;
+      if (code === "FW_LAST_OWNER") {
+        return this.settingsRefused(request, checked.user, { form: "delete", errors: { form: lastOwnerOf((error as { teams?: readonly string[] }).teams ?? []) } }, 409);
+      }
       if (code === "23503" || code === "23001") {
         return this.settingsRefused(request, checked.user, { form: "delete", errors: { form: await this.stillNamed(checked.user.id) } }, 409);
       }
@@ -507,7 +555,8 @@ export class Accounts<U extends UserFields> {
    * app wrote by hand) are said plainly, as the site's to remove.
    */
   private async stillNamed(id: number): Promise<string> {
-    const models = (await this.settings.ownedRows?.(id)) ?? [];
+    // The users store knows which rows refuse it (their rule is "restrict"); else the owned models holding any.
+    const models = (await (this.settings.data?.holding(id) ?? this.settings.ownedRows?.(id))) ?? [];
     if (models.length === 0) return "Your account cannot be deleted while other records of this site still name it: ask the site's team to remove them.";
     return `Your account cannot be deleted while your ${listed(models)} name it: delete them first.`;
   }
@@ -584,20 +633,21 @@ export class Accounts<U extends UserFields> {
   private async settingsRefused(
     request: Request,
     user: U,
-    state: Omit<SettingsState, "csrf" | "email" | "tokens" | "secondFactor">,
+    state: Omit<SettingsState, "csrf" | "email" | "tokens" | "secondFactor" | "data">,
     code = 422,
     tokens: Partial<TokenSection> = {},
     secondFactor: Partial<SecondFactorSection> = {},
   ): Promise<Response> {
-    const [section, second, providers, passkeys] = await Promise.all([
+    const [section, second, providers, passkeys, data] = await Promise.all([
       this.tokenSection(user, tokens),
       this.secondFactorSection(request, user, secondFactor),
       this.providersSection(request, user),
       this.settings.passkeys?.section(request, user, request.csrf),
+      this.downloads?.section(user, request.csrf, this.mounted(request).data),
     ]);
     return status(
       code,
-      settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...state, ...(section === undefined ? {} : { tokens: section }), ...(second === undefined ? {} : { secondFactor: second }), ...(providers === undefined ? {} : { providers }), ...(passkeys === undefined ? {} : { passkeys }) }),
+      settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...state, ...(section === undefined ? {} : { tokens: section }), ...(second === undefined ? {} : { secondFactor: second }), ...(providers === undefined ? {} : { providers }), ...(passkeys === undefined ? {} : { passkeys }), ...(data === undefined ? {} : { data }) }),
     );
   }
 
@@ -626,4 +676,11 @@ function tokenProblems(values: { readonly name: string; readonly days: string; r
   if (values.scopes.length === 0) errors["scope"] = "Give it one scope at least.";
   else if (values.scopes.some((scope) => !known.includes(scope))) errors["scope"] = `Only this site's scopes: ${known.join(", ")}.`;
   return Object.keys(errors).length === 0 ? undefined : errors;
+}
+
+/** Why the last owner of teams with other members keeps their account (the users store's `FW_LAST_OWNER`). */
+function lastOwnerOf(teams: readonly string[]): string {
+  const named = teams.map((name) => `"${name}"`).join(", ");
+  const them = teams.length === 1 ? "the team" : "the teams";
+  return `Your account cannot be deleted while you are the last owner of ${them} ${named}, whose other members would be left without an owner: make one of them an owner first (or remove them).`;
 }

@@ -131,6 +131,8 @@ export class FormSignIn<U extends UserFields = UserFields, S extends string = ne
   apiTokens: ApiTokens<S> | undefined;
   /** The teams, when the sign-in keeps them (`teams: true`). */
   teams: TeamStore | undefined;
+  /** @internal What the sign-in keeps of a user beside the users store: forgotten when the user is deleted. */
+  forgets: readonly ((id: number) => Promise<unknown>)[] = [];
   /** @internal The models declared `owned` with this sign-in, as their routes were made: what can still name a user. */
   readonly ownedModels = new OwnedModels();
   readonly identify: Identify;
@@ -322,8 +324,12 @@ export class FormSignIn<U extends UserFields = UserFields, S extends string = ne
   /** Deletes the user, which ends their sessions (and closes their sockets); false when there was none. */
   async deleteUser(id: number): Promise<boolean> {
     const deleted = await this.rules.users.delete(id);
-    // A store whose tokens do not go with their user by themselves (a foreign key) loses them here.
-    if (deleted) await this.apiTokens?.revokeAll(id);
+    // Records kept outside the users store do not go with their user by themselves (a foreign
+    // key): tokens, and passkeys, a second factor and linked providers kept by stores of their own.
+    if (deleted) {
+      await this.apiTokens?.revokeAll(id);
+      for (const forget of this.forgets) await forget(id);
+    }
     this.rules.ends.announce({ user: String(id) });
     return deleted;
   }
@@ -379,11 +385,12 @@ export function formSignIn<U extends UserFields, S extends string = never>(optio
   // The providers ask the sign-in who is signed in; it is made just below.
   const made: { auth?: FormSignIn<U, S> } = {};
   const identities = options.identities ?? options.users.identities?.() ?? new InMemoryIdentities();
+  const passkeyStore = options.passkeys ?? options.users.passkeys?.() ?? new InMemoryPasskeys();
   const passkeys =
     options.mailer === undefined
       ? undefined
       : new Passkeys<U>({
-          store: options.passkeys ?? options.users.passkeys?.() ?? new InMemoryPasskeys(),
+          store: passkeyStore,
           users: options.users,
           base,
           loginPath: paths.login,
@@ -421,6 +428,25 @@ export function formSignIn<U extends UserFields, S extends string = never>(optio
   ];
   const auth = new FormSignIn<U, S>(paths, routes, rules);
   made.auth = auth;
+  // The users store's own records go with its user (Users.delete); those kept elsewhere are forgotten by deleteUser.
+  const elsewhere = (given: unknown, own: unknown): boolean => given !== undefined || own === undefined;
+  auth.forgets = [
+    ...(elsewhere(options.identities, options.users.identities)
+      ? [
+          async (id: number) => {
+            for (const linked of await identities.list(id)) await identities.unlink(id, linked.provider);
+          },
+        ]
+      : []),
+    ...(elsewhere(options.passkeys, options.users.passkeys)
+      ? [
+          async (id: number) => {
+            for (const key of await passkeyStore.list(id)) await passkeyStore.remove(id, key.id);
+          },
+        ]
+      : []),
+    ...(secondFactor !== undefined && elsewhere(options.secondFactors, options.users.secondFactors) ? [(id: number) => secondFactor.store.disable(id)] : []),
+  ];
   if (options.scopes !== undefined && options.mailer === undefined) {
     throw new Error("formSignIn: scopes need a mailer: per-user API tokens are made on /account, which the account flows mount. Give formSignIn({ users, mailer, scopes }).");
   }
@@ -441,6 +467,7 @@ export function formSignIn<U extends UserFields, S extends string = never>(optio
           logoutEverywhere: (id) => auth.logoutEverywhere(id),
           deleteUser: (id) => auth.deleteUser(id),
           ownedRows: (id) => auth.ownedModels.holding(String(id)),
+          ...(options.users.accountData === undefined ? {} : { data: options.users.accountData() }),
           ...(auth.apiTokens === undefined ? {} : { apiTokens: auth.apiTokens as unknown as ApiTokens }),
           ...(secondFactor === undefined ? {} : { secondFactor }),
           ...(providers === undefined ? {} : { providers }),

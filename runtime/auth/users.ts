@@ -6,6 +6,7 @@ import { canonicalRoles } from "../http/roles.js";
 export { normalEmail } from "../http/email-address.js";
 export { canonicalRoles, ROLE_PATTERN } from "../http/roles.js";
 import { hashPassword } from "./password.js";
+import type { AccountData } from "./account-data.js";
 import { InMemoryTokens, type AccountTokens } from "./account-tokens.js";
 import { InMemoryApiTokens, type ApiTokenStore } from "./api-token-store.js";
 import { InMemorySecondFactors, type SecondFactorStore } from "./second-factor-store.js";
@@ -83,7 +84,13 @@ export interface Users<U extends UserFields = UserFields> {
   setPasswordHash(id: number, passwordHash: string): Promise<U | undefined>;
   /** A fresh session epoch (every session of the user ends); undefined when no such user. */
   revokeAll(id: number): Promise<U | undefined>;
-  /** Deletes the user (and their revoked sessions); false when there was none. Their key is not given out again. */
+  /**
+   * Deletes the user (and their revoked sessions, tokens, second factor, passkeys, linked
+   * providers and team memberships); false when there was none. Their key is not given out again.
+   * May refuse, changing nothing, by throwing: an error whose `code` is a database's foreign-key
+   * violation ("23503": a row of the app's still names them), or `FW_LAST_OWNER` with `teams`
+   * (names): they are the last owner of teams that have other members.
+   */
   delete(id: number): Promise<boolean>;
   /**
    * Remembers that one session of the user (its random id, `sessionId`) was signed out, until
@@ -109,6 +116,12 @@ export interface Users<U extends UserFields = UserFields> {
    * `fw_auth_tokens` table, shared by every process). Without it, `formSignIn` keeps them in memory.
    */
   tokens?(): AccountTokens;
+  /**
+   * Optional: the app's rows beside the users (fw/db's `SqlUsers`: its model tables), for the
+   * account pages (issue 41): which of them keep an account from being deleted, and "Download
+   * my data". Without it, a refused deletion names the models declared `owned`, and there is no export.
+   */
+  accountData?(): AccountData;
   /**
    * Optional: where per-user API tokens are kept (fw/db's `SqlUsers`: the `fw_api_tokens` table,
    * read by every process on every call). Without it, `formSignIn` keeps them in memory.

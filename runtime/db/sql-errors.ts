@@ -17,6 +17,11 @@ interface PgError {
  */
 const knownTables = new WeakMap<Database, Map<string, TableSpec>>();
 
+/** The tables `db`'s stores were made for (every table model's, once the generated route module has loaded). */
+export function tablesOf(db: Database): readonly TableSpec[] {
+  return [...(knownTables.get(db)?.values() ?? [])];
+}
+
 /** Remembers that `table` has a store on `db` (the SqlTable constructor calls it). */
 export function rememberTable(db: Database, table: TableSpec): void {
   let tables = knownTables.get(db);

@@ -266,3 +266,42 @@ function invitationOf(row: Row): Invitation {
 function isKey(id: unknown): id is number {
   return typeof id === "number" && Number.isSafeInteger(id) && id > 0;
 }
+
+/**
+ * Refuses to delete a user who is the last owner of a team that has other members (issue 41: a
+ * team is never left without an owner, as when the last owner leaves): its `code` is
+ * `FW_LAST_OWNER` and `teams` names those teams, for the account page to say what to do first.
+ */
+export class LastOwnerError extends Error {
+  readonly code = "FW_LAST_OWNER";
+
+  constructor(readonly teams: readonly string[]) {
+    super(`fw/db: the user is the last owner of ${teams.map((name) => `"${name}"`).join(", ")}, whose other members would be left without an owner: make one of them an owner first.`);
+  }
+}
+
+/**
+ * In `tx`, before user `user`'s row is deleted: the teams that go with them (those they are the
+ * only member of, with their rows). Throws `LastOwnerError` when they are the last owner of a team
+ * that keeps other members. Holds the rows of the teams they own, as a change of members does.
+ * Nothing when the team tables were never made.
+ */
+export async function teamsGoingWith(tx: Queryable, user: number): Promise<number[]> {
+  const made = await tx.query(`SELECT to_regclass('fw_team_members') IS NOT NULL AS made`);
+  if (made.rows[0]?.["made"] !== true) return [];
+  const { rows } = await tx.query(
+    `SELECT t."id", t."name", m."role", ` +
+      `(SELECT count(*) FROM ${MEMBERS} o WHERE o."team_id" = t."id" AND o."user_id" <> $1) AS "others", ` +
+      `(SELECT count(*) FROM ${MEMBERS} o WHERE o."team_id" = t."id" AND o."user_id" <> $1 AND o."role" = 'owner') AS "owners" ` +
+      `FROM ${TEAMS} t JOIN ${MEMBERS} m ON m."team_id" = t."id" AND m."user_id" = $1 ORDER BY t."name", t."id" FOR UPDATE OF t`,
+    [user],
+  );
+  const stranded = rows.filter((row) => row["role"] === "owner" && Number(row["others"]) > 0 && Number(row["owners"]) === 0);
+  if (stranded.length > 0) throw new LastOwnerError(stranded.map((row) => String(row["name"])));
+  return rows.filter((row) => Number(row["others"]) === 0).map((row) => Number(row["id"]));
+}
+
+/** Deletes teams `ids` (their members, invitations and rows go with them: foreign keys ON DELETE CASCADE). */
+export async function deleteTeams(tx: Queryable, ids: readonly number[]): Promise<void> {
+  if (ids.length > 0) await tx.query(`DELETE FROM ${TEAMS} WHERE "id" = ANY($1::bigint[])`, [ids]);
+}

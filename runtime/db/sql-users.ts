@@ -16,7 +16,9 @@ import { SqlIdentities } from "./sql-identities.js";
 import type { PasskeyStore } from "../auth/passkey-store.js";
 import { SqlPasskeys } from "./sql-passkeys.js";
 import { SqlAttemptLimiter } from "./sql-attempt-limiter.js";
-import { membershipsOf, membershipsSelected, SqlTeams } from "./sql-teams.js";
+import { SqlAccountData } from "./sql-account-data.js";
+import { fileKeeper } from "./stored-files.js";
+import { deleteTeams, membershipsOf, membershipsSelected, SqlTeams, teamsGoingWith } from "./sql-teams.js";
 import { VERSION_COLUMN } from "./table.js";
 
 /** The users table's default name (what an owned model's owner column references). */
@@ -83,6 +85,7 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   private readonly revoked: string;
   private readonly now: () => number;
   #tokens: AccountTokens | undefined;
+  #data: SqlAccountData | undefined;
   /** The roles table (`fw_<table>_roles`), made on first use as fw's other tables are. */
   private readonly roles: string;
   /** The locked accounts (`fw_<table>_locks`, issue 41), made on first use with the roles table. */
@@ -91,6 +94,7 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   #secondFactors: SecondFactorStore | undefined;
   #identities: IdentityStore | undefined;
   #passkeys: PasskeyStore | undefined;
+  /** The users table's name, unquoted. */
   private readonly table: string;
   /** What every read answers: the user's columns and, in the same statement, their roles, whether they are locked (and, once teams are on, their memberships). */
   private selected: string;
@@ -317,11 +321,44 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     return this.one(await revokeAll(this.db, this.users, id, this.selected));
   }
 
-  /** The user's revoked sessions go with them (ON DELETE CASCADE); the identity never gives the key out again. */
+  /**
+   * fw/auth's account data on this database (issue 41): which of the app's model rows keep a user
+   * from being deleted, and "Download my data" (`fw_<table>_exports`, made by fw/jobs).
+   */
+  accountData(): SqlAccountData {
+    this.#data ??= new SqlAccountData(this.db, this.table);
+    return this.#data;
+  }
+
+  /**
+   * Deletes the user in one transaction, with everything that goes with them: their revoked
+   * sessions, roles, exports, API tokens, second factor, passkeys, linked sign-in providers and
+   * team memberships, the teams they are the only member of (with those teams' rows; a team
+   * they are the last owner of while it has other members refuses it all: `LastOwnerError`),
+   * and the app's rows whose user column says "cascade" (and what
+   * cascades from those) are deleted by the database's foreign keys, "set null" rows are kept
+   * without them, and a "restrict" row refuses it all (the foreign key's error is thrown, nothing
+   * changed). The stored files of the rows that go (and of the user's export archives) are given
+   * to fw/files' delete job in the same transaction: they go at once once it commits, and stay
+   * when it rolls back. The identity never gives the key out again.
+   */
   async delete(id: number): Promise<boolean> {
     if (!isKey(id)) return false;
-    const { rowCount } = await this.db.query(`DELETE FROM ${this.users} WHERE "id" = $1`, [id]);
-    return rowCount > 0;
+    const data = this.accountData();
+    const keeper = fileKeeper();
+    await data.records.ready();
+    await keeper?.prepare(this.db);
+    return this.db.transaction(async (tx) => {
+      const user = await tx.query(`SELECT "id" FROM ${this.users} WHERE "id" = $1 FOR UPDATE`, [id]);
+      if (user.rows[0] === undefined) return false;
+      const teams = await teamsGoingWith(tx, id);
+      const keys = [...(await data.rows.filesGoingWith(tx, id, teams)), ...(await data.records.archivesOf(tx, id))];
+      // The user first: a "restrict" row of theirs refuses it all before a team of theirs goes.
+      await tx.query(`DELETE FROM ${this.users} WHERE "id" = $1`, [id]);
+      await deleteTeams(tx, teams);
+      if (keys.length > 0) await keeper?.release(tx, keys);
+      return true;
+    });
   }
 
   /**

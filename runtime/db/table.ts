@@ -52,6 +52,11 @@ export interface TableSpec {
   readonly columns: readonly ColumnSpec[];
   /** An owned model's owner field: names a column that has `references`. */
   readonly owner?: string;
+  /**
+   * The model whose rows the table keeps (its name and derived path, `{ name: "TimeEntry", path:
+   * "/time-entries" }`): how a page about a user's own data names them ("your time entries").
+   */
+  readonly model?: { readonly name: string; readonly path: string };
   /** Columns no two rows may share together (a unique of several columns; one column's is `ColumnSpec.unique`). */
   readonly unique?: readonly (readonly string[])[];
   /**

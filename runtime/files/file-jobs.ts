@@ -63,7 +63,16 @@ export class FileJobs implements Background {
   static async release(db: Database, keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
     await ensureJobsTable(db);
-    await insertJob(db, { name: DELETE_JOB, payload: JSON.stringify({ keys }), maxAttempts: 25, delayMs: 0, runAt: undefined, unique: undefined });
+    await FileJobs.releaseIn(db, keys);
+  }
+
+  /**
+   * Enqueues the deletion of files in `tx` (the jobs table exists already): the job is there
+   * once `tx` commits, and never was when it rolls back (an account deletion refused).
+   */
+  static async releaseIn(tx: Queryable, keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await insertJob(tx, { name: DELETE_JOB, payload: JSON.stringify({ keys }), maxAttempts: 25, delayMs: 0, runAt: undefined, unique: undefined });
   }
 
   private get database(): Database {

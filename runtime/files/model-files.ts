@@ -31,6 +31,8 @@ import type { FieldSpec } from "../resource/model.js";
 import { KEPT_PREFIX, REMOVE_PREFIX, type ModelFiles, type ReceivedFiles, type StoredUpload } from "../resource/model-files.js";
 import { isProductionEnv } from "../server/run-mode.js";
 import { FileJobs } from "./file-jobs.js";
+import { storageKeeper } from "./keeper.js";
+import { setFileKeeper } from "../db/stored-files.js";
 import { FilesTable, type FileOwner } from "./files-table.js";
 import { makeVariant, normaliseImage } from "./images.js";
 import { serveStored } from "./serve.js";
@@ -87,6 +89,8 @@ function sharedStorage(): () => Storage {
     // Registered first: the jobs' storage is chosen before they start.
     addProcessBackground(chosen);
     addProcessBackground(new FileJobs(() => chosen.get()));
+    // What fw/db and fw/jobs do with the files of a user's rows (issue 41) goes through it too.
+    setFileKeeper(storageKeeper(() => chosen.get(), processDatabase));
     shared = chosen;
   }
   const storage = shared;
@@ -101,7 +105,10 @@ function sharedStorage(): () => Storage {
  */
 export function modelFiles(table: TableSpec, options: ModelFilesOptions = {}): ModelFiles {
   const given = options.storage;
-  if (given !== undefined) addProcessBackground(new FileJobs(() => given));
+  if (given !== undefined) {
+    addProcessBackground(new FileJobs(() => given));
+    setFileKeeper(storageKeeper(() => given, options.database ?? processDatabase));
+  }
   return new TableFiles(table, given === undefined ? sharedStorage() : () => given, options.database ?? processDatabase);
 }
 

@@ -21,3 +21,4 @@ export {
 } from "./job.js";
 export { JOBS_TABLE, SCHEDULES_TABLE, JOBS_TABLE_SQL } from "./table.js";
 export type { JobState } from "./queue-sql.js";
+export { accountJobs, EXPORT_JOB, EXPORT_SWEEP_JOB } from "./account-jobs.js";

@@ -214,6 +214,15 @@ describe("41.4 Teams (PGlite)", () => {
     const ownerCsrf = csrfOf((await owner.client.get(at)).text);
     expect((await owner.client.post(`${at}/leave`, { _csrf: ownerCsrf })).status).toBe(409);
     expect((await owner.client.get("/")).text).toBe(`${owner.email} in Board as owner`);
+    // Deleting the account would leave too: refused (409) naming the team, nothing changed. (From
+    // an address of its own: the file's sign-ups spent most of this address's account forms.)
+    const accountCsrf = csrfOf((await owner.client.get("/account")).text);
+    const refused = await owner.client.post("/account/delete", { _csrf: accountCsrf, current: PASSWORD }, { "x-forwarded-for": "203.0.113.41" });
+    expect(refused.status, refused.summary()).toBe(409);
+    expect(refused.refusal().alerts).toEqual([
+      'Your account cannot be deleted while you are the last owner of the team "Board", whose other members would be left without an owner: make one of them an owner first (or remove them).',
+    ]);
+    expect((await owner.client.get("/")).text).toBe(`${owner.email} in Board as owner`);
     // Made owner, the admin may then demote the first owner, who is no longer the last.
     const adminKey = memberKeyOf((await owner.client.get(at)).text, admin.email);
     expect((await owner.client.post(`${at}/members/${adminKey}`, { _csrf: ownerCsrf, role: "owner" })).status).toBe(303);

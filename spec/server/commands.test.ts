@@ -72,6 +72,8 @@ describe("1 HttpApp commands", () => {
       // fw/auth's account flows: the example's sign-in has a mailer (issue 32)
       ...["GET /password/forgot", "POST /password/forgot", "GET /password/reset", "POST /password/reset", "GET /confirm", "POST /confirm"],
       ...["GET /account", "POST /account/password", "POST /account/email", "GET /account/email/confirm", "POST /account/email/confirm", "POST /account/sign-out-everywhere", "POST /account/delete"],
+      // "Download my data" (issue 41): asked for on /account, downloaded through the mailed link's page
+      ...["POST /account/data", "GET /account/data/:id", "POST /account/data/:id"],
       // per-user API tokens and two-step sign-in on /account (issue 42)
       ...["POST /account/tokens", "POST /account/tokens/revoke", "POST /account/two-step", "POST /account/two-step/confirm", "POST /account/two-step/disable"],
       ...["GET /signup", "POST /signup"],
@@ -130,7 +132,7 @@ describe("1 HttpApp commands", () => {
     app.child.kill("SIGTERM");
     expect(await app.exited).toBe(0);
     const { out } = app.output();
-    expect(out).toMatch(/^fw: serving 124 routes on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(out).toMatch(/^fw: serving 127 routes on http:\/\/127\.0\.0\.1:\d+\n/);
     expect(out).toMatch(/\nGET \/guestbook 200 \d+\.\dms\n/);
     expect(out).toMatch(/\nGET \/nowhere 404 \d+\.\dms\n/);
     expect(out).not.toContain("hidden"); // the query is never logged

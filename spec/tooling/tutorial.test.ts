@@ -13,7 +13,7 @@
 // A step done in the browser (signing up, reading the mailbox, following a link) has no block to
 // follow: WALKS below does it by hand, as the page tells the reader, after that section's last block.
 // SLOW: the embedded database is made twice (`db new`'s first open, and the test's fresh one),
-// and the app is built thirteen times: two minutes on an idle 2-core machine, five or more when it
+// and the app is built fourteen times: two minutes on an idle 2-core machine, five or more when it
 // is shared with other work, hence the 10-minute bound (the seconds each block took are printed at the end).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -599,6 +599,28 @@ const WALKS: ReadonlyMap<string, (reader: Reader, where: string) => Promise<void
         () => lines.every((line) => output().includes(line)) && (output().match(/^fw\/jobs: DeliverMail #\d+ ran in \d+ ms$/gm) ?? []).length >= 2,
         () => `${where}: the terminal does not show both mails delivered by DeliverMail jobs:\n${output().slice(-3000)}`,
       );
+      // "Your own data": a task, Send me my data, the mailed link, Download my data (JSON: no file);
+      // then the account deleted with its password though it has a task (without the step's
+      // onDelete, a 409 naming the tasks), and its password signs nobody in.
+      const leaving = "leaving@example.com";
+      const mine = new TestClient(url.origin);
+      expect((await mine.submit("/signup", { email: leaving, password: first })).status, `${where}: sign-up of ${leaving}`).toBe(303);
+      await mine.get(pathOf(await mailedLink(mine, leaving, "Confirm your email", where)));
+      expect((await mine.submit("/confirm", {}, { action: "/confirm" })).location, `${where}: ${leaving} confirmed`).toBe("/");
+      const task = taskId((await mine.submit("/tasks/new", { title: "Paint the fence" })).location, where);
+      const requested = await mine.submit("/account", {}, { action: "/account/data" });
+      expect(requested.location, `${where}: Send me my data: ${requested.summary()}`).toBe("/account");
+      const link = pathOf(await mailedLink(mine, leaving, "Your data is ready to download", where));
+      const page = (await mine.get(link)).location as string;
+      expect((await mine.get(page)).text, `${where}: the download page`).toContain("Download my data");
+      const sent = await mine.submit(page, {}, { action: page });
+      expect([sent.status, sent.headers.get("content-type")], `${where}: Download my data: ${sent.summary()}`).toEqual([200, "application/json"]);
+      const data = JSON.parse(sent.text) as { account: { email: string }; models: Record<string, { id: number; title: string }[]> };
+      expect(data.account.email).toBe(leaving);
+      expect(data.models["Task"]?.map((t) => [String(t.id), t.title])).toEqual([[task, "Paint the fence"]]);
+      const deleted = await mine.submit("/account", { current: first }, { action: "/account/delete" });
+      expect(deleted.location, `${where}: Delete my account: ${deleted.summary()}`).toBe("/");
+      expect((await new TestClient(url.origin).submit("/login", { email: leaving, password: first })).status, `${where}: the deleted account's password`).toBe(422);
     },
   ],
 ]);
