@@ -330,6 +330,34 @@ function jsonSection(j, opts) {
   return out.join("\n");
 }
 
+function opsSection(o, opts) {
+  const out = [];
+  out.push(
+    `wrk ${opts.wrkArgs}, ${opts.rounds} interleaved rounds after a ${opts.warmup} s warm-up each, servers pinned to core 0 and wrk to core 1, ` +
+      "as the throughput part. Each group is one feature of issue 44 on against off (or two ways of doing one thing); the ratios are paired round by round " +
+      "to the group's first row. The machine is shared: compare the ratios, and read a ratio whose rounds disagree as noise.",
+  );
+  for (const group of o.groups) {
+    out.push(`\n### ${group.title}\n`);
+    out.push(
+      table(
+        ["server", "req/s median (min–max)", "ratio to the first row (median of rounds)", "per-round ratio", "CPU µs per request", "ratio by CPU time", "p99 latency", "others"],
+        group.rows.map((row) => [
+          row.label,
+          fmtSpread(row.rps),
+          ratio(row.ratio),
+          row.roundRatios === undefined ? "–" : range(row.roundRatios, (x) => x.toFixed(2)),
+          cpuCell(row.cpu),
+          row.cpuRoundRatios === undefined ? "–" : `${ratio(row.cpuRoundRatios.median)} (${range(row.cpuRoundRatios, (x) => x.toFixed(2))})`,
+          `${fmtNum(row.p99.median, 1)} ms`,
+          `${Math.round(row.other.median * 100)} %`,
+        ]),
+      ),
+    );
+  }
+  return out.join("\n");
+}
+
 export function report(r) {
   const mc = r.machine;
   const parts = [];
@@ -363,6 +391,7 @@ How to run and what each part measures: [bench/README.md](bench/README.md).
   if (r.live !== undefined) parts.push(`## Live pages (issue 23, fw/live)\n\n${liveSection(r.live)}\n`);
   if (r.json !== undefined) parts.push(`## JSON answers (issue 31)\n\n${jsonSection(r.json, { ...r.options.json, wrkArgs: `-t1 -c${r.options.json.connections} -d${r.options.json.seconds}s` })}\n`);
   if (r.jobs !== undefined) parts.push(`## Background jobs (issue 32, fw/jobs)\n\n${jobsSection(r.jobs)}\n`);
+  if (r.ops !== undefined) parts.push(`## Running in production (issue 44)\n\n${opsSection(r.ops, { ...r.options.ops, wrkArgs: `-t1 -c${r.options.ops.connections} -d${r.options.ops.seconds}s` })}\n`);
   const findings = join(BENCH, "FINDINGS.md");
   if (existsSync(findings)) parts.push(readFileSync(findings, "utf8").trim() + "\n");
   return parts.join("\n");

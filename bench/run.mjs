@@ -4,7 +4,7 @@
 //
 //   npm run bench                      full run (under 15 minutes on 2 cores, bench/README.md "Time budget"), writes BENCHMARKS.md
 //   npm run bench -- --quick           smoke run (one short round each; ~8 minutes loaded), writes bench/.work/BENCHMARKS.quick.md
-//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale, live, json, jobs;
+//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale, live, json, jobs, ops;
 //                                      --only=build alone also builds the 1,000-file app);
 //                                      writes bench/.work/BENCHMARKS.routing+memory.md, never BENCHMARKS.md
 //   npm run bench -- --no-build        use dist/ and example/dist/ as they are (the memory part still bundles
@@ -42,6 +42,7 @@ const OPTIONS = quick
       live: { events: 200, warmup: 50, sockets: 200, fanOut: { sockets: 100, writes: 15, rounds: 1 } },
       json: { seconds: 1, rounds: 1, warmup: 1, connections: 50, writerMs: 100, writerRounds: 2 },
       jobs: { jobs: 1000, windowMs: 3000, rounds: 1, samples: 50, slowSamples: 5 },
+      ops: { seconds: 1, rounds: 1, warmup: 1, connections: 50 },
     }
   : {
       // Sized so that the whole run fits in 15 minutes on 2 cores (bench/README.md, "Time budget"):
@@ -60,6 +61,7 @@ const OPTIONS = quick
       live: { events: 1000, warmup: 200, sockets: 1000, fanOut: { sockets: 100, writes: 15, rounds: 3 } },
       json: { seconds: 2, rounds: 3, warmup: 1, connections: 50, writerMs: 300, writerRounds: 5 },
       jobs: { jobs: 2000, windowMs: 4000, rounds: 3, samples: 100, slowSamples: 10 },
+      ops: { seconds: 2, rounds: 3, warmup: 1, connections: 50 },
     };
 /** `--only=build` (not in the full run): the 200-file app as the full run builds it, then the 1,000-file app. */
 const BUILD_LARGE = { plan: [{ size: 200, cold: 3, inc: 3, unchecked: true }, { size: 1000, cold: 2, inc: 2 }] };
@@ -88,7 +90,7 @@ async function main() {
   const started = performance.now();
   mkdirSync(WORK, { recursive: true });
   ensureDeps();
-  if ((wanted("throughput") || wanted("db") || wanted("scale") || wanted("json")) && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
+  if ((wanted("throughput") || wanted("db") || wanted("scale") || wanted("json") || wanted("ops")) && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
   if (!noBuild) sh("npm", ["run", "build"], "building fw and the example");
   buildBenchPages();
   if (wanted("db")) buildDbApp();
@@ -149,6 +151,7 @@ async function main() {
     ["live", async () => (await import("./live.mjs")).live(OPTIONS.live)],
     ["json", async () => (await import("./json.mjs")).json(OPTIONS.json)],
     ["jobs", async () => (await import("./jobs.mjs")).jobs(OPTIONS.jobs)],
+    ["ops", async () => (await import("./ops.mjs")).ops(OPTIONS.ops)],
   ];
   const took = {};
   for (const [name, part] of parts) {

@@ -45,6 +45,8 @@ export const GOALS = {
   json: 1.0,
   /** fw/jobs over pg-boss's faster way (issue 32). */
   jobs: 1.0,
+  /** The session page with its access log as JSON against the same as text: JSON costs ≤ 5 % of the req/s (issue 44). */
+  logsJsonCost: 0.05,
 };
 
 /**
@@ -321,9 +323,31 @@ function otherRows(r) {
   ];
 }
 
+/** Issue 44's rows (bench/ops.mjs): each feature on against off, paired round by round. */
+function opsRows(ops) {
+  const find = (group, id) => ops?.groups?.find((g) => g.id === group)?.rows.find((x) => x.id === id);
+  // A cost of at most `cost`: the feature's req/s at least (1 − cost)× the same server without it.
+  const costs = (label, group, id, cost) => {
+    const r = find(group, id);
+    const measured = r?.roundRatios !== undefined;
+    return row(`${label} costs ≤ ${Math.round(cost * 100)} % (issue 44)`, measured ? ratioCell(r) : undefined, measured ? ratioVerdict(r.roundRatios, 1 - cost) : undefined);
+  };
+  return [costs("Logs: the session page's access log as JSON (pino) against text", "logs", "json", GOALS.logsJsonCost)];
+}
+
 /** Every target's row, in the order of the parts; a part that did not run leaves its targets "not measured". */
 export function targetRows(r) {
-  return [...throughputRows(r.throughput), ...routingRows(r.routing), ...buildRows(r.build), ...devRows(r.dev), ...memoryRows(r.memory, r.db), ...dbRows(r.db), ...liveRows(r.live), ...otherRows(r)];
+  return [
+    ...throughputRows(r.throughput),
+    ...routingRows(r.routing),
+    ...buildRows(r.build),
+    ...devRows(r.dev),
+    ...memoryRows(r.memory, r.db),
+    ...dbRows(r.db),
+    ...liveRows(r.live),
+    ...otherRows(r),
+    ...opsRows(r.ops),
+  ];
 }
 
 export function targetsTable(r) {

@@ -13,6 +13,11 @@ import { closeFanOut, installFanOut, type FanOut } from "../ws/fan-out.js";
 import type { DevHook } from "../server/dev-hook.js";
 import { Dispatcher } from "../server/dispatch.js";
 import { errorLine } from "../http/error-log.js";
+import { TextLogger, type Logger } from "../log/logger.js";
+import { setProcessLogger } from "../log/process-logger.js";
+import { logSettings, type LogFormat, type LogLevel } from "../log/settings.js";
+import type { AccessEntry } from "../log/logger.js";
+
 import { ALLOWED_HOSTS_ENV, HostPolicy, hostsFromEnv, LOOPBACK_HOSTS } from "../server/hosts.js";
 import { defaultLayout, type Layout } from "../server/layout.js";
 import { PRODUCTION_OVERRIDES_DEV, isProductionEnv } from "../server/run-mode.js";
@@ -59,8 +64,17 @@ export interface HttpAppOptions {
   readonly layout?: Layout;
   /** Seconds after which a session reads as empty. Default 14 days. */
   readonly sessionMaxAge?: number;
-  /** One access-log line per request on stdout. Default on. */
+  /** One access-log entry per request (a line in text, an object in JSON). Default on. */
   readonly accessLog?: boolean;
+  /**
+   * How the log is written (docs/guides/production.md): `"json"`, one JSON object per line on
+   * stdout through pino, each request's entries carrying its `requestId`; or `"text"`, the lines
+   * for a person (`GET /posts 200 1.2ms`). Default: `FW_LOG_FORMAT`, else JSON in production and
+   * text in dev.
+   */
+  readonly logFormat?: LogFormat;
+  /** The lowest level written: trace, debug, info, warn, error, fatal or silent. Default: `FW_LOG_LEVEL`, else info. */
+  readonly logLevel?: LogLevel;
   /**
    * Follow each logged failure (a 500, a WebSocket listener that threw) with its stack in
    * production too. Default off: production logs one line per failure (name, message cut at
@@ -217,6 +231,8 @@ export class HttpApp {
   layout: Layout;
   sessionMaxAge: number;
   accessLog: boolean;
+  logFormat: LogFormat | undefined;
+  logLevel: LogLevel | undefined;
   logStacks: boolean;
   trustProxy: boolean;
   shutdownGraceMs: number;
@@ -258,6 +274,8 @@ export class HttpApp {
     this.layout = options.layout ?? defaultLayout;
     this.sessionMaxAge = options.sessionMaxAge ?? DEFAULT_SESSION_MAX_AGE_S;
     this.accessLog = options.accessLog ?? true;
+    this.logFormat = options.logFormat;
+    this.logLevel = options.logLevel;
     this.logStacks = options.logStacks ?? false;
     this.trustProxy = options.trustProxy ?? false;
     this.shutdownGraceMs = options.shutdownGraceMs ?? 10_000;
@@ -340,6 +358,8 @@ export class HttpApp {
     const refusal = this.workersRefusal();
     if (refusal !== undefined) throw new WorkersUsage(refusal);
     const { runPrimary } = await import("./workers.js");
+    // The primary's own lines (the banner, a worker replaced) are in the log's format too.
+    await this.startLog(false);
     return runPrimary({ count: request.count, args: request.args, console: this.console });
   }
 
@@ -374,26 +394,60 @@ export class HttpApp {
       hsts: hstsHeader(this.strictTransportSecurity, dev),
       hosts: this.hostPolicy(dev, origin),
     };
+    const logger = await this.startLog(dev);
     let running: RunningServer;
     try {
       const added = await this.bootParts(dev, origin);
       // After the cheap checks (table, secret, hosts, parts), so a missing FW_SECRET is told before a database opens.
       await this.beforeServe(dev);
-      running = await this.listen(dev, options, { ...checked, routes: [...added, ...routes] });
+      running = await this.listen(dev, options, { ...checked, routes: [...added, ...routes], logger });
     } catch (error) {
       await this.closeParts();
+      this.endLog();
       throw error;
     }
     return { ...running, close: () => running.close().finally(() => this.closeParts()) };
   }
 
+  /** The console as the app set it, while serving in JSON swaps it for one that logs (`startLog`). */
+  #ownConsole: Console | undefined;
+
+  /**
+   * The logger of this boot, made the process's (fw/jobs, fw/db and the app's `log` write through
+   * it). In JSON, every line the app prints from here on is a JSON object too (the console's
+   * `out` at info, `err` at warn), so the log is JSON throughout; a boot that fails puts the
+   * console back, so why it failed is told on stderr in plain text, to whoever started it.
+   */
+  private async startLog(dev: boolean): Promise<Logger> {
+    const { format, level } = logSettings({ ...(this.logFormat === undefined ? {} : { format: this.logFormat }), ...(this.logLevel === undefined ? {} : { level: this.logLevel }) }, process.env, dev);
+    const stacks = dev || this.logStacks;
+    const own = this.#ownConsole ?? this.console;
+    let logger: Logger;
+    if (format === "text") {
+      logger = new TextLogger({ sink: { out: (line) => this.console.out(line), err: (line) => this.console.err(line) }, level, stacks });
+    } else {
+      const { jsonLogger } = await import("../log/json-logger.js");
+      logger = await jsonLogger({ level, stacks, ...(own === processConsole ? {} : { sink: own }) });
+      this.#ownConsole = own;
+      this.console = { out: (line) => logger.write("info", line), err: (line) => logger.write("warn", line) };
+    }
+    setProcessLogger(logger);
+    return logger;
+  }
+
+  /** Puts back the console `startLog` swapped (a boot that failed). */
+  private endLog(): void {
+    if (this.#ownConsole === undefined) return;
+    this.console = this.#ownConsole;
+    this.#ownConsole = undefined;
+  }
+
   /** Builds the server from the checked settings and listens. */
-  private async listen(dev: boolean, options: ServeOptions, checked: Checked): Promise<RunningServer> {
-    const { routes, secret, policy, hsts } = checked;
+  private async listen(dev: boolean, options: ServeOptions, checked: Checked & { readonly logger: Logger }): Promise<RunningServer> {
+    const { routes, secret, policy, hsts, logger } = checked;
     const matcher = new Matcher(routes);
     const codec = new SessionCodec([secret, ...this.previousSecrets], this.sessionMaxAge * 1000);
     const hook = dev ? (options.devHook ?? (await loadDevHook())) : undefined;
-    const stacks = dev || this.logStacks;
     const timeouts = this.timeouts();
     const pageHeaders = pageHeadersOf(policy, hook);
     const dispatcher = new Dispatcher({
@@ -409,7 +463,7 @@ export class HttpApp {
       ...(hook === undefined ? {} : { hook }),
       trustProxy: this.trustProxy,
       hosts: checked.hosts,
-      logError: (what, cause, incident) => this.console.err(errorLine({ what, cause, incident, stacks })),
+      logError: (what, cause, incident, requestId) => logger.failure({ what, cause, incident, requestId }),
       ...(this.publicDir === false ? {} : { files: new PublicFiles(resolve(this.publicDir), pageHeaders) }),
       pageHeaders,
       ...(hsts === undefined ? {} : { hsts }),
@@ -430,7 +484,7 @@ export class HttpApp {
       sendTimeoutMs: positive("wsSendTimeoutMs", this.wsSendTimeoutMs),
       pingIntervalMs: positive("wsPingIntervalMs", this.wsPingIntervalMs),
       maxMessageBytes: positive("wsMaxMessageBytes", this.wsMaxMessageBytes),
-      logError: (what, cause, incident) => this.console.err(errorLine({ what, cause, incident, stacks })),
+      logError: (what, cause, incident) => logger.failure({ what, cause, incident }),
       dev,
     });
     await hook?.beforeListen();
@@ -441,11 +495,10 @@ export class HttpApp {
       running = await startServer(dispatcher, sockets, {
         port: options.port ?? this.port,
         host: options.host ?? this.host,
-        accessLog: options.accessLog ?? this.accessLog,
+        observe: (options.accessLog ?? this.accessLog) ? (entry: AccessEntry) => logger.access(entry) : undefined,
         graceMs: this.shutdownGraceMs,
         timeouts,
-        out: (line) => this.console.out(line),
-        logError: (what, cause) => this.console.err(errorLine({ what, cause, stacks })),
+        logError: (what, cause) => logger.failure({ what, cause }),
       });
     } catch (error) {
       hook?.close(); // a port in use, say: the supervisor's channel must not keep the process up

@@ -7,6 +7,7 @@ import { insertJob } from "./queue-sql.js";
 import { recurring, registerSchedules } from "./schedules.js";
 import { ensureJobsTable } from "./table.js";
 import { JobWorker } from "./worker.js";
+import { currentRequestId, useRequestContext } from "../log/request-context.js";
 
 /** How a process runs its jobs (all optional). */
 export interface JobsOptions {
@@ -56,6 +57,9 @@ export class JobQueue implements Background {
 
   constructor(specs: readonly AnyJobSpec[], options: JobsOptions = {}) {
     this.#options = options;
+    // A job enqueued while a request is handled keeps that request's id (its log lines carry it):
+    // requests run in a context from now on (request-context.ts says what that costs).
+    useRequestContext();
     for (const spec of specs) {
       if (this.#specs.has(spec.name)) throw new TypeError(`fw/jobs: two jobs are named ${spec.name} (${spec.source})`);
       this.#specs.set(spec.name, { spec, settings: jobSettings(spec) });
@@ -85,7 +89,9 @@ export class JobQueue implements Background {
     if (!Number.isFinite(delayMs) || delayMs < 0) throw new TypeError(`fw/jobs: delayMs must be a number from 0, not ${delayMs} (enqueueing ${name})`);
     if (options.runAt !== undefined && Number.isNaN(options.runAt.getTime())) throw new TypeError(`fw/jobs: runAt is an invalid Date (enqueueing ${name})`);
     await ensureJobsTable(this.database);
-    const job = { name, payload: JSON.stringify(validation.data), maxAttempts, runAt: options.runAt, delayMs, unique: options.unique };
+    const requestId = currentRequestId();
+    const origin = requestId === undefined ? undefined : { requestId };
+    const job = { name, payload: JSON.stringify(validation.data), maxAttempts, runAt: options.runAt, delayMs, unique: options.unique, origin };
     const enqueued = await insertJob(options.tx ?? this.database, job);
     // A job due now, enqueued alone, is started here at once; one in a transaction is seen once it commits (the next poll).
     if (options.tx === undefined && options.runAt === undefined && delayMs === 0) this.#worker?.wake();

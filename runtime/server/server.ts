@@ -7,6 +7,8 @@ import { NotImplemented } from "../http/failure.js";
 import { isMethod } from "../http/method.js";
 import { splitAbsoluteForm } from "../http/path.js";
 import type { WsServer } from "../ws/server.js";
+import type { AccessEntry } from "../log/logger.js";
+import { REQUEST_ID_HEADER, requestIdOf } from "../log/request-id.js";
 import type { Answer } from "./answer.js";
 import type { Dispatcher } from "./dispatch.js";
 import { MAX_HEADERS, overLimits } from "./limits.js";
@@ -17,13 +19,15 @@ import { answerUpgrade } from "./upgrade.js";
 export interface ServerOptions {
   readonly port: number;
   readonly host: string;
-  /** One line per request on stdout: method, path (no query), status, milliseconds. */
-  readonly accessLog: boolean;
+  /**
+   * Told of every answered request (its id, method, path without the query, route, status,
+   * milliseconds): the access log, metrics. Undefined: nothing is told, and the clock is not read.
+   */
+  readonly observe: ((entry: AccessEntry) => void) | undefined;
   /** How long in-flight requests may run on after SIGTERM before their connections are cut. */
   readonly graceMs: number;
   /** Node's slow-client guards, checked positive (and headers within request) by `HttpApp`. */
   readonly timeouts: Timeouts;
-  readonly out: (line: string) => void;
   /** Logs, once, an answer Node refused to write (it is replaced by a plain 500). */
   readonly logError: (what: string, cause: unknown) => void;
 }
@@ -66,28 +70,28 @@ export function checkingIntervalMs(timeouts: Timeouts): number {
  */
 export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefined, options: ServerOptions): Promise<RunningServer> {
   let closing = false;
-  const { accessLog, timeouts } = options;
-  // The clock is read only when the access log will print it: most servers run without one.
-  const now = (): number => (accessLog ? performance.now() : 0);
-  const log = (request: IncomingMessage, status: number, started: number): void => {
-    if (accessLog) {
-      options.out(`${request.method} ${pathOf(request.url)} ${status} ${(performance.now() - started).toFixed(1)}ms`);
+  const { observe, timeouts } = options;
+  // The clock is read only when something observes requests (the access log, metrics).
+  const now = (): number => (observe !== undefined ? performance.now() : 0);
+  const log = (request: IncomingMessage, id: string, status: number, route: string | undefined, started: number): void => {
+    if (observe !== undefined) {
+      observe({ requestId: id, method: request.method ?? "?", path: pathOf(request.url), route, status, ms: performance.now() - started });
     }
   };
   const refused = (request: IncomingMessage, cause: unknown): void =>
     options.logError(`500 ${request.method} ${pathOf(request.url)}: Node refused the answer's status line or headers`, cause);
   const unopened = (request: IncomingMessage, cause: unknown): void =>
     options.logError(`500 ${request.method} ${pathOf(request.url)}: the answer's stream (a stored file) could not be opened`, cause);
-  const respond = (request: IncomingMessage, response: ServerResponse, answer: Answer | undefined, started: number): void => {
+  const respond = (request: IncomingMessage, response: ServerResponse, answer: Answer | undefined, id: string, started: number): void => {
     if (answer === undefined) {
       response.destroy();
       return;
     }
     if (typeof answer.body === "object" && !(answer.body instanceof Uint8Array)) {
-      void sendStream(request, response, answer, answer.body, { closing, refused, unopened, sendMs: timeouts.sendMs }).then((status) => log(request, status, started));
+      void sendStream(request, response, answer, answer.body, { closing, refused, unopened, sendMs: timeouts.sendMs, id }).then((status) => log(request, id, status, answer.route, started));
       return;
     }
-    log(request, send(request, response, answer, closing, refused, timeouts.sendMs), started);
+    log(request, id, send(request, response, answer, closing, refused, timeouts.sendMs, id), answer.route, started);
   };
   const serverOptions = {
     requestTimeout: timeouts.requestMs,
@@ -99,20 +103,22 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
   // `respond` is made once here, not per request: a synchronous answer allocates no closure.
   const server = createServer(serverOptions, (request, response) => {
     const started = now();
-    const answer = overLimits(request) ?? dispatcher.dispatch(request);
-    if (answer instanceof Promise) void answer.then((done) => respond(request, response, done, started));
-    else respond(request, response, answer, started);
+    const id = requestIdOf(request.headers[REQUEST_ID_HEADER]);
+    const answer = overLimits(request) ?? dispatcher.dispatch(request, id);
+    if (answer instanceof Promise) void answer.then((done) => respond(request, response, done, id, started));
+    else respond(request, response, answer, id, started);
   });
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const started = now();
+    const id = requestIdOf(request.headers[REQUEST_ID_HEADER]);
     const refused = overLimits(request);
     if (refused !== undefined) {
       writeRaw(socket, refused);
-      log(request, refused.status, started);
+      log(request, id, refused.status, undefined, started);
       return;
     }
     void answerUpgrade(request, socket, head, dispatcher, sockets).then((status) => {
-      if (status !== undefined) log(request, status, started);
+      if (status !== undefined) log(request, id, status, undefined, started);
     });
   });
   // Without a listener Node drops CONNECT sockets silently; fw answers 501 like any unmodelled method.
@@ -180,6 +186,8 @@ function send(
   closing: boolean,
   refused: (request: IncomingMessage, cause: unknown) => void,
   sendMs: number,
+  /** The request's id, sent back as `X-Request-Id`. */
+  id: string,
 ): number {
   const body = answer.body as string | Uint8Array;
   const length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
@@ -189,16 +197,16 @@ function send(
   // A 304 has no content and says nothing of its length (RFC 9110 8.6): its validators only.
   const headers =
     answer.status === 304
-      ? [...given]
+      ? [...given, REQUEST_ID_HEADER, id]
       : given.length === 4
-      ? [given[0] as string, given[1] as string, given[2] as string, given[3] as string, "content-length", String(length)]
-      : [...given, "content-length", String(length)];
+      ? [given[0] as string, given[1] as string, given[2] as string, given[3] as string, "content-length", String(length), REQUEST_ID_HEADER, id]
+      : [...given, "content-length", String(length), REQUEST_ID_HEADER, id];
   if (answer.close === true || closing) headers.push("connection", "close");
   try {
     response.writeHead(answer.status, headers);
   } catch (cause) {
     refused(request, cause);
-    return send(request, response, plainAnswer(500, answer.close === true), closing, refused, sendMs);
+    return send(request, response, plainAnswer(500, answer.close === true), closing, refused, sendMs, id);
   }
   response.end(request.method === "HEAD" || length === 0 ? undefined : body);
   watchSlowReader(response.socket, sendMs);
@@ -210,6 +218,8 @@ interface StreamSending {
   readonly refused: (request: IncomingMessage, cause: unknown) => void;
   readonly unopened: (request: IncomingMessage, cause: unknown) => void;
   readonly sendMs: number;
+  /** The request's id, sent back as `X-Request-Id`. */
+  readonly id: string;
 }
 
 /**
@@ -220,8 +230,8 @@ interface StreamSending {
  * stream's own backpressure paces it to the client; `sendMs` cuts a client that stops reading.
  */
 async function sendStream(request: IncomingMessage, response: ServerResponse, answer: Answer, body: StreamBody, how: StreamSending): Promise<number> {
-  const { closing, refused, sendMs } = how;
-  const headers = answer.status === 304 ? [...answer.headers] : [...answer.headers, "content-length", String(body.length)];
+  const { closing, refused } = how;
+  const headers = answer.status === 304 ? [...answer.headers, REQUEST_ID_HEADER, how.id] : [...answer.headers, "content-length", String(body.length), REQUEST_ID_HEADER, how.id];
   if (answer.close === true || closing) headers.push("connection", "close");
   const silent = request.method === "HEAD" || answer.status === 304 || body.length === 0;
   let stream: Readable | undefined;
@@ -230,7 +240,7 @@ async function sendStream(request: IncomingMessage, response: ServerResponse, an
       stream = await body.open();
     } catch (cause) {
       how.unopened(request, cause);
-      return send(request, response, plainAnswer(500), closing, refused, sendMs);
+      return send(request, response, plainAnswer(500), closing, refused, how.sendMs, how.id);
     }
   }
   try {
@@ -238,13 +248,13 @@ async function sendStream(request: IncomingMessage, response: ServerResponse, an
   } catch (cause) {
     stream?.destroy();
     refused(request, cause);
-    return send(request, response, plainAnswer(500, answer.close === true), closing, refused, sendMs);
+    return send(request, response, plainAnswer(500, answer.close === true), closing, refused, how.sendMs, how.id);
   }
   if (stream === undefined) {
     response.end();
     return answer.status;
   }
-  response.socket?.setTimeout(sendMs);
+  response.socket?.setTimeout(how.sendMs);
   pipeline(stream, response).catch(() => response.destroy());
   return answer.status;
 }

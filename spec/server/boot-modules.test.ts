@@ -23,7 +23,7 @@ async function modulesLoaded(args: readonly string[]): Promise<string[]> {
   try {
     const url = await new Promise<string>((ready, fail) => {
       child.stdout.on("data", () => {
-        const match = /serving \d+ routes on (http:\/\/\S+)/.exec(out);
+        const match = /serving \d+ routes on (http:\/\/[^\s"]+)/.exec(out);
         if (match?.[1] !== undefined) ready(match[1]);
       });
       void exited.then(() => fail(new Error(`exited before serving:\n${out}\n${err}`)));

@@ -1,0 +1,61 @@
+// Issue 44, running in production: what its parts cost where they sit on a request's path. Each
+// group compares the same server with the feature on and off (or two ways of doing it), wrk as the
+// throughput part (servers pinned to core 0, wrk to core 1, interleaved rounds, paired ratios).
+//   logs: the session page (`GET /posts/7` of bench/servers/fw.mjs) with its access log written as
+//         JSON lines (pino, production's default) against text lines; target ≤ 5 % (≥ 0.95×).
+import { join } from "node:path";
+import { measureGroups } from "./lib/rounds.mjs";
+import { signIn } from "./lib/sides.mjs";
+import { freePort, startServer } from "./lib/util.mjs";
+
+const SERVER_CORE = 0;
+const LOAD_CORE = 1;
+
+async function start(name, script, env) {
+  const port = await freePort();
+  const server = await startServer({ name, script: join("bench", "servers", script), env: { ...env, PORT: String(port) }, core: SERVER_CORE });
+  return { ...server, port, url: `http://127.0.0.1:${port}` };
+}
+
+function check(condition, message) {
+  if (!condition) throw new Error(`preflight: ${message}`);
+}
+
+/** The logs group: the session page, access log on, JSON against text. */
+async function logsGroup(env, servers) {
+  servers.logText = await start("fw (access log, text)", "fw.mjs", { ...env, FW_BENCH_ACCESS_LOG: "1", FW_LOG_FORMAT: "text" });
+  servers.logJson = await start("fw (access log, JSON)", "fw.mjs", { ...env, FW_BENCH_ACCESS_LOG: "1", FW_LOG_FORMAT: "json" });
+  const cookie = await signIn(servers.logText.url);
+  for (const name of ["logText", "logJson"]) {
+    const page = await fetch(`${servers[name].url}/posts/7`, { headers: { cookie } });
+    check(page.status === 200 && (await page.text()).includes("Signed in as ada"), `${name} should serve the session page`);
+  }
+  // The access line each writes, read from its output: the JSON one parses and carries the request id.
+  await new Promise((done) => setTimeout(done, 200));
+  const jsonLine = servers.logJson.output().split("\n").find((line) => line.includes('"msg":"request"'));
+  check(jsonLine !== undefined && typeof JSON.parse(jsonLine).requestId === "string", "the JSON server should write a JSON access entry with a requestId");
+  check(/GET \/posts\/7 200 [\d.]+ms/.test(servers.logText.output()), "the text server should write a text access line");
+  const headers = [`Cookie: ${cookie}`];
+  return {
+    id: "logs",
+    title: "Access log on the session page `GET /posts/7`: JSON lines (pino) against text lines",
+    baseline: "text",
+    rows: [
+      { id: "text", label: "fw, access log as text (`FW_LOG_FORMAT=text`)", url: `${servers.logText.url}/posts/7`, server: servers.logText, headers },
+      { id: "json", label: "fw, access log as JSON (`FW_LOG_FORMAT=json`, production's default)", url: `${servers.logJson.url}/posts/7`, server: servers.logJson, headers },
+    ],
+  };
+}
+
+/** Runs the groups. Options: seconds per round, rounds, warm-up seconds, connections. */
+export async function ops({ seconds, rounds, warmup, connections }) {
+  const env = { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail" };
+  const servers = {};
+  try {
+    const groups = [await logsGroup(env, servers)];
+    await measureGroups(groups, { seconds, rounds, warmup, connections, core: LOAD_CORE, what: "ops" });
+    return { groups };
+  } finally {
+    await Promise.all(Object.values(servers).map((server) => server.stop()));
+  }
+}
