@@ -3,6 +3,8 @@
 // throughput part (servers pinned to core 0, wrk to core 1, interleaved rounds, paired ratios).
 //   logs: the session page (`GET /posts/7` of bench/servers/fw.mjs) with its access log written as
 //         JSON lines (pino, production's default) against text lines; target ≤ 5 % (≥ 0.95×).
+//   metrics: the session page with Prometheus metrics on (FW_METRICS_TOKEN: each request observed
+//         in a histogram by route and status) against off; target ≤ 3 %.
 import { join } from "node:path";
 import { measureGroups } from "./lib/rounds.mjs";
 import { signIn } from "./lib/sides.mjs";
@@ -47,12 +49,35 @@ async function logsGroup(env, servers) {
   };
 }
 
+const METRICS_TOKEN = "bench-metrics-token-0123456789";
+
+/** The metrics group: the session page, metrics on against off (access log off on both). */
+async function metricsGroup(env, servers) {
+  servers.metricsOff = await start("fw (metrics off)", "fw.mjs", env);
+  servers.metricsOn = await start("fw (metrics on)", "fw.mjs", { ...env, FW_METRICS_TOKEN: METRICS_TOKEN });
+  const cookie = await signIn(servers.metricsOff.url);
+  await signIn(servers.metricsOn.url);
+  const scraped = await fetch(`${servers.metricsOn.url}/fw/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  check(scraped.status === 200 && (await scraped.text()).includes('fw_http_request_duration_seconds_count{method="GET",route="/login",status="200"} 1'), "the metrics server should count its requests");
+  check((await fetch(`${servers.metricsOff.url}/fw/metrics`)).status === 404, "the server without metrics should answer /fw/metrics 404");
+  const headers = [`Cookie: ${cookie}`];
+  return {
+    id: "metrics",
+    title: "Prometheus metrics on the session page `GET /posts/7`: on (`FW_METRICS_TOKEN`) against off",
+    baseline: "off",
+    rows: [
+      { id: "off", label: "fw, metrics off", url: `${servers.metricsOff.url}/posts/7`, server: servers.metricsOff, headers },
+      { id: "on", label: "fw, metrics on (a histogram observation per request)", url: `${servers.metricsOn.url}/posts/7`, server: servers.metricsOn, headers },
+    ],
+  };
+}
+
 /** Runs the groups. Options: seconds per round, rounds, warm-up seconds, connections. */
 export async function ops({ seconds, rounds, warmup, connections }) {
   const env = { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail" };
   const servers = {};
   try {
-    const groups = [await logsGroup(env, servers)];
+    const groups = [await logsGroup(env, servers), await metricsGroup(env, servers)];
     await measureGroups(groups, { seconds, rounds, warmup, connections, core: LOAD_CORE, what: "ops" });
     return { groups };
   } finally {

@@ -47,6 +47,8 @@ export const GOALS = {
   jobs: 1.0,
   /** The session page with its access log as JSON against the same as text: JSON costs ≤ 5 % of the req/s (issue 44). */
   logsJsonCost: 0.05,
+  /** The session page with Prometheus metrics on against off: ≤ 3 % (issue 44). */
+  metricsCost: 0.03,
 };
 
 /**
@@ -332,7 +334,10 @@ function opsRows(ops) {
     const measured = r?.roundRatios !== undefined;
     return row(`${label} costs ≤ ${Math.round(cost * 100)} % (issue 44)`, measured ? ratioCell(r) : undefined, measured ? ratioVerdict(r.roundRatios, 1 - cost) : undefined);
   };
-  return [costs("Logs: the session page's access log as JSON (pino) against text", "logs", "json", GOALS.logsJsonCost)];
+  return [
+    costs("Logs: the session page's access log as JSON (pino) against text", "logs", "json", GOALS.logsJsonCost),
+    costs("Metrics: the session page with Prometheus metrics on against off", "metrics", "on", GOALS.metricsCost),
+  ];
 }
 
 /** Every target's row, in the order of the parts; a part that did not run leaves its targets "not measured". */

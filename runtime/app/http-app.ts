@@ -17,7 +17,8 @@ import { TextLogger, type Logger } from "../log/logger.js";
 import { setProcessLogger } from "../log/process-logger.js";
 import { logSettings, type LogFormat, type LogLevel } from "../log/settings.js";
 import type { AccessEntry } from "../log/logger.js";
-
+import { metricsSettings, type MetricsSettings } from "../observe/metrics-settings.js";
+import type { AppMetrics } from "../metrics/index.js";
 import { ALLOWED_HOSTS_ENV, HostPolicy, hostsFromEnv, LOOPBACK_HOSTS } from "../server/hosts.js";
 import { defaultLayout, type Layout } from "../server/layout.js";
 import { PRODUCTION_OVERRIDES_DEV, isProductionEnv } from "../server/run-mode.js";
@@ -360,7 +361,7 @@ export class HttpApp {
     const { runPrimary } = await import("./workers.js");
     // The primary's own lines (the banner, a worker replaced) are in the log's format too.
     await this.startLog(false);
-    return runPrimary({ count: request.count, args: request.args, console: this.console });
+    return runPrimary({ count: request.count, args: request.args, console: this.console, metrics: metricsSettings(process.env) });
   }
 
   /** Usage lines an umbrella entry adds for its commands. */
@@ -394,19 +395,36 @@ export class HttpApp {
       hsts: hstsHeader(this.strictTransportSecurity, dev),
       hosts: this.hostPolicy(dev, origin),
     };
+    const metricsWanted = metricsSettings(process.env);
     const logger = await this.startLog(dev);
     let running: RunningServer;
+    let metrics: AppMetrics | undefined;
     try {
+      metrics = metricsWanted === undefined ? undefined : await this.startMetrics(metricsWanted);
       const added = await this.bootParts(dev, origin);
       // After the cheap checks (table, secret, hosts, parts), so a missing FW_SECRET is told before a database opens.
       await this.beforeServe(dev);
-      running = await this.listen(dev, options, { ...checked, routes: [...added, ...routes], logger });
+      const own = metrics?.route === undefined ? [] : [metrics.route];
+      running = await this.listen(dev, options, { ...checked, routes: [...own, ...added, ...routes], logger, metrics });
     } catch (error) {
+      await metrics?.close();
       await this.closeParts();
       this.endLog();
       throw error;
     }
-    return { ...running, close: () => running.close().finally(() => this.closeParts()) };
+    const opened = metrics;
+    return { ...running, close: () => running.close().finally(async () => {
+      await opened?.close();
+      await this.closeParts();
+    }) };
+  }
+
+  /** Metrics (fw/metrics, loaded only when configured: `FW_METRICS_TOKEN`, `FW_METRICS_PORT`). */
+  private async startMetrics(settings: MetricsSettings): Promise<AppMetrics> {
+    const { startMetrics } = await import("../metrics/index.js");
+    const metrics = await startMetrics(settings, process.env[IN_WORKER_ENV] === "1");
+    if (metrics.listener !== undefined) this.console.out(`fw: metrics on ${metrics.listener.url}/metrics`);
+    return metrics;
   }
 
   /** The console as the app set it, while serving in JSON swaps it for one that logs (`startLog`). */
@@ -443,8 +461,8 @@ export class HttpApp {
   }
 
   /** Builds the server from the checked settings and listens. */
-  private async listen(dev: boolean, options: ServeOptions, checked: Checked & { readonly logger: Logger }): Promise<RunningServer> {
-    const { routes, secret, policy, hsts, logger } = checked;
+  private async listen(dev: boolean, options: ServeOptions, checked: Checked & { readonly logger: Logger; readonly metrics: AppMetrics | undefined }): Promise<RunningServer> {
+    const { routes, secret, policy, hsts, logger, metrics } = checked;
     const matcher = new Matcher(routes);
     const codec = new SessionCodec([secret, ...this.previousSecrets], this.sessionMaxAge * 1000);
     const hook = dev ? (options.devHook ?? (await loadDevHook())) : undefined;
@@ -495,7 +513,7 @@ export class HttpApp {
       running = await startServer(dispatcher, sockets, {
         port: options.port ?? this.port,
         host: options.host ?? this.host,
-        observe: (options.accessLog ?? this.accessLog) ? (entry: AccessEntry) => logger.access(entry) : undefined,
+        observe: observer(options.accessLog ?? this.accessLog ? logger : undefined, metrics),
         graceMs: this.shutdownGraceMs,
         timeouts,
         logError: (what, cause) => logger.failure({ what, cause }),
@@ -663,6 +681,16 @@ function pageHeadersOf(policy: ReadonlyMap<string, readonly string[]> | undefine
   let shown = policy;
   if (shown !== undefined && hook !== undefined) for (const hash of inlineScriptHashes(hook.decorate(""))) shown = withScriptHash(shown, hash);
   return pageDefaults(shown === undefined ? undefined : policyText(shown), frameOptionsOf(shown));
+}
+
+/** What is told of each answered request: the access log, metrics, both or neither (then the server reads no clock). */
+function observer(logger: Logger | undefined, metrics: AppMetrics | undefined): ((entry: AccessEntry) => void) | undefined {
+  if (logger === undefined) return metrics === undefined ? undefined : (entry) => metrics.observe(entry);
+  if (metrics === undefined) return (entry) => logger.access(entry);
+  return (entry) => {
+    logger.access(entry);
+    metrics.observe(entry);
+  };
 }
 
 /** What `serve` checked before anything opens or listens. */

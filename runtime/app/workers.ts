@@ -1,6 +1,8 @@
 import cluster, { type Worker } from "node:cluster";
 import type { Console } from "./console.js";
 import { IN_WORKER_ENV } from "./workers-flag.js";
+import type { MetricsSettings } from "../observe/metrics-settings.js";
+import type { PrimaryMetrics } from "../metrics/primary.js";
 
 export interface PrimaryOptions {
   /** How many serving processes. */
@@ -8,6 +10,8 @@ export interface PrimaryOptions {
   /** The program arguments each worker is started with (`--workers` taken out). */
   readonly args: readonly string[];
   readonly console: Console;
+  /** Metrics, when configured: the primary adds up its workers' and serves `FW_METRICS_PORT` (fw/metrics, loaded then only). */
+  readonly metrics?: MetricsSettings | undefined;
 }
 
 /** What a worker tells its primary once it listens. */
@@ -29,11 +33,25 @@ const RESTART_PAUSE_MS = 1_000;
  * 0 once all have exited. A worker that exits before it listened stops them all (exit code 1):
  * restarting a boot failure would only repeat it.
  */
-export function runPrimary(options: PrimaryOptions): Promise<number> {
+export async function runPrimary(options: PrimaryOptions): Promise<number> {
+  let metrics: PrimaryMetrics | undefined;
+  const serving = new Set<Worker>();
+  if (options.metrics !== undefined) {
+    const { primaryMetrics } = await import("../metrics/primary.js");
+    metrics = await primaryMetrics(options.metrics, () => [...serving]);
+    options.console.out(`fw: metrics of every worker on ${metrics.listener?.url ?? "each worker's /fw/metrics"}${metrics.listener === undefined ? "" : "/metrics"}`);
+  }
+  try {
+    return await superviseWorkers(options, serving, metrics);
+  } finally {
+    await metrics?.close();
+  }
+}
+
+function superviseWorkers(options: PrimaryOptions, serving: Set<Worker>, metrics: PrimaryMetrics | undefined): Promise<number> {
   const { count, console } = options;
   cluster.setupPrimary({ args: [...options.args] });
   const alive = new Set<Worker>();
-  const serving = new Set<Worker>();
   let stopping = false;
   let exitCode = 0;
   let announced = false;
@@ -45,6 +63,7 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       alive.add(worker);
       worker.on("error", () => undefined); // an IPC write to a worker that just exited (EPIPE)
       worker.on("message", (message: unknown) => {
+        metrics?.message(worker, message);
         if (!isListening(message)) return;
         serving.add(worker);
         if (!announced && serving.size === 1) for (let i = 1; i < count; i++) fork();

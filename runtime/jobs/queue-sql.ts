@@ -185,6 +185,14 @@ export async function countJobs(db: Queryable): Promise<Record<JobState, number>
   return counts;
 }
 
+/** How many jobs are in each state, and how old (since enqueued) the oldest of each is, in seconds. */
+export async function jobStats(db: Queryable): Promise<{ state: JobState; count: number; oldestSeconds: number }[]> {
+  const result = await db.query<{ state: JobState; count: string | number; oldest: string | number | null }>(
+    `SELECT state, count(*) AS count, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest FROM ${T} GROUP BY state`,
+  );
+  return result.rows.map((row) => ({ state: row.state, count: Number(row.count), oldestSeconds: Math.max(0, Number(row.oldest ?? 0)) }));
+}
+
 /**
  * A failed or dead job due again now, with a fresh set of tries; its last error is kept until
  * the next one. Answers false when there is no such job (it succeeded, ran, or is gone).

@@ -4,6 +4,7 @@
  * event (CSRF-checked against the session read at the handshake) runs its handler, re-renders
  * and sends only what changed. Publishes on the page's topics refresh it the same way.
  */
+import { openCounts } from "../observe/gauges.js";
 import { timingSafeEqual } from "node:crypto";
 import { asFailure } from "../http/failure.js";
 import { storeFailure } from "../server/store-failure.js";
@@ -78,12 +79,16 @@ export function liveListener(page: LivePage<any, any, any>, mount: LiveMount<unk
       }
       const session = new LiveSession(page, mount, connection, views, release);
       sessions.set(connection, session);
+      openCounts.liveSockets++;
       await session.run(() => session.mount(pattern));
     },
     message: (connection, text) => sessions.get(connection)?.run(() => session(connection).event(text)),
     close: (connection) => {
-      sessions.get(connection)?.end();
+      const closing = sessions.get(connection);
+      if (closing === undefined) return;
+      closing.end();
       sessions.delete(connection);
+      openCounts.liveSockets--;
     },
   };
 

@@ -24,7 +24,8 @@ export const REDACTED_KEYS = ["password", "passwordHash", "token", "secret", "co
 
 /**
  * The JSON format, through pino: one JSON object per line on stdout, `level` as its label, `time`
- * in ISO 8601, `pid` and `hostname`, then the entry's members and `msg`. pino because it is made
+ * in milliseconds since the epoch (pino's own: an ISO 8601 date costs every line about a
+ * microsecond more, a fifth of the access log's cost), `pid` and `hostname`, then the entry's members and `msg`. pino because it is made
  * for exactly this: the fastest maintained JSON logger for Node, with a synchronous writer (a line
  * is never lost in a crash, and lines of `--workers` processes sharing one stdout never interleave
  * mid-line), level filtering before any work, and redaction of named keys.
@@ -37,7 +38,6 @@ export async function jsonLogger(options: JsonLoggerOptions): Promise<Logger> {
   const base = pino(
     {
       level,
-      timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
     destination,

@@ -1,6 +1,7 @@
 // The logs' app (spec/ops/logs.test.ts), booted from the built runtime in its own process:
 // pages that answer, throw, read a form and a JSON body, and a job a request enqueues. On fw/db's
-// embedded database in the working directory; PLAIN=1 runs it as a bare HttpApp (no jobs).
+// embedded database in the working directory; PLAIN=1 runs it as a bare HttpApp (no jobs), which
+// `--workers` takes. spec/ops/metrics.test.ts scrapes it too.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -26,6 +27,8 @@ const jobs = plain ? undefined : defineJobs({ Note: noteSpec }, { pollMs: 50 });
 
 const routes = RouteTable.of(
   Route.get("/", (request) => Ok(`hello ${request.id}`)),
+  Route.get("/pid", () => Ok(String(process.pid))),
+  Route.ws("/echo", { message: (connection, text) => connection.send(text) }),
   Route.get("/boom", () => {
     throw new Error("kaboom");
   }),
