@@ -5,6 +5,10 @@
 //         JSON lines (pino, production's default) against text lines; target ≤ 5 % (≥ 0.95×).
 //   metrics: the session page with Prometheus metrics on (FW_METRICS_TOKEN: each request observed
 //         in a histogram by route and status) against off; target ≤ 3 %.
+//   tracing: the session page traced (OpenTelemetry, OTLP/HTTP to a receiver in this process that
+//         answers every export) with a 10 % sampler (parentbased_traceidratio, 0.1) against not
+//         traced; target ≤ 10 %.
+import { createServer } from "node:http";
 import { join } from "node:path";
 import { measureGroups } from "./lib/rounds.mjs";
 import { signIn } from "./lib/sides.mjs";
@@ -72,12 +76,57 @@ async function metricsGroup(env, servers) {
   };
 }
 
+/** A receiver that takes OTLP exports and throws them away, counting the requests. */
+function otlpSink() {
+  let exports = 0;
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      exports++;
+      response.writeHead(200, { "content-type": "application/x-protobuf" }).end();
+    });
+  });
+  return new Promise((done) =>
+    server.listen(0, "127.0.0.1", () =>
+      done({ url: `http://127.0.0.1:${server.address().port}`, exports: () => exports, stop: () => new Promise((closed) => (server.close(() => closed()), server.closeAllConnections())) }),
+    ),
+  );
+}
+
+/** The tracing group: the session page with 10 % of its requests traced against not traced. */
+async function tracingGroup(env, servers) {
+  const sink = await otlpSink();
+  servers.otlpSink = sink;
+  servers.tracingOff = await start("fw (no traces)", "fw.mjs", env);
+  servers.tracingOn = await start("fw (traces, 10 % sampled)", "fw.mjs", {
+    ...env,
+    OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+    OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+    OTEL_TRACES_SAMPLER_ARG: "0.1",
+  });
+  const cookie = await signIn(servers.tracingOff.url);
+  for (let i = 0; i < 100; i++) await fetch(`${servers.tracingOn.url}/posts/7`, { headers: { cookie } }).then((r) => r.text());
+  const deadline = Date.now() + 15_000;
+  while (sink.exports() === 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 200));
+  check(sink.exports() > 0, "the traced server should export spans to the receiver");
+  const headers = [`Cookie: ${cookie}`];
+  return {
+    id: "tracing",
+    title: "OpenTelemetry traces on the session page `GET /posts/7`: 10 % of requests sampled (exported over OTLP) against no tracing",
+    baseline: "off",
+    rows: [
+      { id: "off", label: "fw, no tracing", url: `${servers.tracingOff.url}/posts/7`, server: servers.tracingOff, headers },
+      { id: "on", label: "fw, traced: parentbased_traceidratio 0.1, OTLP/HTTP to a local receiver", url: `${servers.tracingOn.url}/posts/7`, server: servers.tracingOn, headers },
+    ],
+  };
+}
+
 /** Runs the groups. Options: seconds per round, rounds, warm-up seconds, connections. */
 export async function ops({ seconds, rounds, warmup, connections }) {
   const env = { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail" };
   const servers = {};
   try {
-    const groups = [await logsGroup(env, servers), await metricsGroup(env, servers)];
+    const groups = [await logsGroup(env, servers), await metricsGroup(env, servers), await tracingGroup(env, servers)];
     await measureGroups(groups, { seconds, rounds, warmup, connections, core: LOAD_CORE, what: "ops" });
     return { groups };
   } finally {

@@ -49,6 +49,8 @@ export const GOALS = {
   logsJsonCost: 0.05,
   /** The session page with Prometheus metrics on against off: ≤ 3 % (issue 44). */
   metricsCost: 0.03,
+  /** The session page traced with a 10 % sampler against not traced: ≤ 10 % (issue 44). */
+  tracingCost: 0.1,
 };
 
 /**
@@ -337,6 +339,7 @@ function opsRows(ops) {
   return [
     costs("Logs: the session page's access log as JSON (pino) against text", "logs", "json", GOALS.logsJsonCost),
     costs("Metrics: the session page with Prometheus metrics on against off", "metrics", "on", GOALS.metricsCost),
+    costs("Traces: the session page traced with a 10 % sampler against not traced", "tracing", "on", GOALS.tracingCost),
   ];
 }
 

@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import { Secret } from "../http/secret.js";
 import { SessionCodec } from "../http/session-codec.js";
 import { BootError } from "../routing/boot-error.js";
@@ -19,6 +19,9 @@ import { logSettings, type LogFormat, type LogLevel } from "../log/settings.js";
 import type { AccessEntry } from "../log/logger.js";
 import { metricsSettings, type MetricsSettings } from "../observe/metrics-settings.js";
 import type { AppMetrics } from "../metrics/index.js";
+import { tracingWanted } from "../observe/trace-settings.js";
+import { tracer as processTracer } from "../observe/tracing.js";
+import type { Tracing } from "../trace/index.js";
 import { ALLOWED_HOSTS_ENV, HostPolicy, hostsFromEnv, LOOPBACK_HOSTS } from "../server/hosts.js";
 import { defaultLayout, type Layout } from "../server/layout.js";
 import { PRODUCTION_OVERRIDES_DEV, isProductionEnv } from "../server/run-mode.js";
@@ -396,11 +399,14 @@ export class HttpApp {
       hosts: this.hostPolicy(dev, origin),
     };
     const metricsWanted = metricsSettings(process.env);
+    const tracesWanted = tracingWanted(process.env);
     const logger = await this.startLog(dev);
     let running: RunningServer;
     let metrics: AppMetrics | undefined;
+    let tracing: Tracing | undefined;
     try {
       metrics = metricsWanted === undefined ? undefined : await this.startMetrics(metricsWanted);
+      tracing = tracesWanted === undefined ? undefined : await this.startTracing(tracesWanted, logger);
       const added = await this.bootParts(dev, origin);
       // After the cheap checks (table, secret, hosts, parts), so a missing FW_SECRET is told before a database opens.
       await this.beforeServe(dev);
@@ -408,15 +414,29 @@ export class HttpApp {
       running = await this.listen(dev, options, { ...checked, routes: [...own, ...added, ...routes], logger, metrics });
     } catch (error) {
       await metrics?.close();
+      await tracing?.close();
       await this.closeParts();
       this.endLog();
       throw error;
     }
-    const opened = metrics;
-    return { ...running, close: () => running.close().finally(async () => {
-      await opened?.close();
-      await this.closeParts();
-    }) };
+    const opened = { metrics, tracing };
+    return {
+      ...running,
+      close: () =>
+        running.close().finally(async () => {
+          await opened.metrics?.close();
+          await this.closeParts();
+          // Last: the parts' and the jobs' last spans go out with it.
+          await opened.tracing?.close();
+        }),
+    };
+  }
+
+  /** Traces (runtime/trace, OpenTelemetry, loaded only when the OTEL_* variables ask: observe/trace-settings.ts). */
+  private async startTracing(exporter: "otlp" | "console", logger: Logger): Promise<Tracing> {
+    const { startTracing } = await import("../trace/index.js");
+    const serviceName = process.env["npm_package_name"] ?? basename(process.cwd());
+    return startTracing({ exporter, serviceName, log: (line) => logger.write("warn", line) });
   }
 
   /** Metrics (fw/metrics, loaded only when configured: `FW_METRICS_TOKEN`, `FW_METRICS_PORT`). */
@@ -481,7 +501,10 @@ export class HttpApp {
       ...(hook === undefined ? {} : { hook }),
       trustProxy: this.trustProxy,
       hosts: checked.hosts,
-      logError: (what, cause, incident, requestId) => logger.failure({ what, cause, incident, requestId }),
+      logError: (what, cause, incident, requestId) => {
+        logger.failure({ what, cause, incident, requestId });
+        processTracer()?.failed(cause, incident);
+      },
       ...(this.publicDir === false ? {} : { files: new PublicFiles(resolve(this.publicDir), pageHeaders) }),
       pageHeaders,
       ...(hsts === undefined ? {} : { hsts }),
@@ -514,6 +537,7 @@ export class HttpApp {
         port: options.port ?? this.port,
         host: options.host ?? this.host,
         observe: observer(options.accessLog ?? this.accessLog ? logger : undefined, metrics),
+        tracer: processTracer(),
         graceMs: this.shutdownGraceMs,
         timeouts,
         logError: (what, cause) => logger.failure({ what, cause }),

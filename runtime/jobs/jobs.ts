@@ -5,6 +5,7 @@ import type { HttpRoute } from "../routing/route.js";
 import { InvalidJobPayload, jobSettings, payloadProblems, type AnyJobSpec, type Enqueued, type EnqueueOptions, type JobSettings, type JobSpec } from "./job.js";
 import { insertJob, jobStats, type JobState } from "./queue-sql.js";
 import { addGaugeSource } from "../observe/gauges.js";
+import { tracer } from "../observe/tracing.js";
 import { recurring, registerSchedules } from "./schedules.js";
 import { ensureJobsTable } from "./table.js";
 import { JobWorker } from "./worker.js";
@@ -91,7 +92,8 @@ export class JobQueue implements Background {
     if (options.runAt !== undefined && Number.isNaN(options.runAt.getTime())) throw new TypeError(`fw/jobs: runAt is an invalid Date (enqueueing ${name})`);
     await ensureJobsTable(this.database);
     const requestId = currentRequestId();
-    const origin = requestId === undefined ? undefined : { requestId };
+    const traceparent = tracer()?.traceparent();
+    const origin = requestId === undefined && traceparent === undefined ? undefined : { ...(requestId === undefined ? {} : { requestId }), ...(traceparent === undefined ? {} : { traceparent }) };
     const job = { name, payload: JSON.stringify(validation.data), maxAttempts, runAt: options.runAt, delayMs, unique: options.unique, origin };
     const enqueued = await insertJob(options.tx ?? this.database, job);
     // A job due now, enqueued alone, is started here at once; one in a transaction is seen once it commits (the next poll).

@@ -5,6 +5,7 @@ import { backoffMs, payloadProblems, type JobSettings, type JobSpec } from "./jo
 import { claimJobs, extendLeases, failJob, finishJobs, releaseJobs, rescueJobs, type Claimed } from "./queue-sql.js";
 import { enqueueDue, type Recurring } from "./schedules.js";
 import { inRequestContext } from "../log/request-context.js";
+import { traced, tracer } from "../observe/tracing.js";
 
 export interface WorkerOptions {
   readonly database: Database;
@@ -161,7 +162,10 @@ export class JobWorker {
     // The job runs as part of the request that enqueued it: its log lines (fw's and the app's)
     // carry that request's id, and the jobs it enqueues keep it.
     const requestId = job.origin?.requestId;
-    const attempt = requestId === undefined ? this.#attempt(job, abort) : inRequestContext({ id: requestId }, () => this.#attempt(job, abort));
+    // Traced, each try is a trace of its own linked to the request that enqueued it.
+    const run = (): Promise<void> =>
+      traced(`job ${job.name}`, { kind: "consumer", root: true, link: job.origin?.traceparent, attributes: { "fw.job.name": job.name, "fw.job.id": job.id, "fw.job.attempt": job.attempts, "fw.request_id": requestId } }, () => this.#attempt(job, abort));
+    const attempt = requestId === undefined ? run() : inRequestContext({ id: requestId }, run);
     const done = attempt.finally(() => {
       this.#running.delete(job.id);
       this.#wake?.();
@@ -195,6 +199,7 @@ export class JobWorker {
       await Promise.race([Promise.resolve().then(() => spec.run(validation.data, context)), timedOut, aborted]);
     } catch (error) {
       if (abort.signal.reason === CUT_OFF) return; // stop() puts it back in the queue
+      tracer()?.failed(error, undefined); // the job's span, when traced
       return this.#failed(job, settings, describe(error), false);
     } finally {
       clearTimeout(timer);

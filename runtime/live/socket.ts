@@ -5,6 +5,7 @@
  * and sends only what changed. Publishes on the page's topics refresh it the same way.
  */
 import { openCounts } from "../observe/gauges.js";
+import { traced } from "../observe/tracing.js";
 import { timingSafeEqual } from "node:crypto";
 import { asFailure } from "../http/failure.js";
 import { storeFailure } from "../server/store-failure.js";
@@ -68,7 +69,11 @@ export function liveListener(page: LivePage<any, any, any>, mount: LiveMount<unk
   })]);
   const timeout = page.spec.handlerTimeoutMs ?? DEFAULT_LIVE_HANDLER_TIMEOUT_MS;
   const views = sharesRereads(page)
-    ? new SharedViews((request) => settled(withMountCapabilities(mount, request, (capabilities) => page.spec.mount(request, capabilities)), timeout, "refresh"))
+    ? new SharedViews((request) =>
+        traced(`live refresh ${mount.source}`, { attributes: { "fw.live.page": mount.source, "fw.live.shared": true } }, () =>
+          settled(withMountCapabilities(mount, request, (capabilities) => page.spec.mount(request, capabilities)), timeout, "refresh"),
+        ),
+      )
     : undefined;
   return {
     open: async (connection) => {
@@ -264,9 +269,13 @@ class LiveSession implements ViewMember {
     await this.commit(state, message.n);
   }
 
-  /** A publish on one of the page's topics: `refresh`, else mount again; then what changed is sent. */
-  async refresh(published: string | undefined): Promise<void> {
-    if (this.tree === undefined) return;
+  /** A publish on one of the page's topics: `refresh`, else mount again; then what changed is sent (a span of its own when traced). */
+  refresh(published: string | undefined): Promise<void> {
+    if (this.tree === undefined) return Promise.resolve();
+    return traced(`live refresh ${this.mountInfo.source}`, { attributes: { "fw.live.page": this.mountInfo.source, "fw.live.shared": false } }, () => this.refreshNow(published));
+  }
+
+  private async refreshNow(published: string | undefined): Promise<void> {
     const request = this.request as Request<unknown>;
     const spec = this.page.spec;
     let state: unknown;

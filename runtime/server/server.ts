@@ -9,6 +9,7 @@ import { splitAbsoluteForm } from "../http/path.js";
 import type { WsServer } from "../ws/server.js";
 import type { AccessEntry } from "../log/logger.js";
 import { REQUEST_ID_HEADER, requestIdOf } from "../log/request-id.js";
+import type { RequestSpan, Tracer } from "../observe/tracing.js";
 import type { Answer } from "./answer.js";
 import type { Dispatcher } from "./dispatch.js";
 import { MAX_HEADERS, overLimits } from "./limits.js";
@@ -24,6 +25,8 @@ export interface ServerOptions {
    * milliseconds): the access log, metrics. Undefined: nothing is told, and the clock is not read.
    */
   readonly observe: ((entry: AccessEntry) => void) | undefined;
+  /** Traces (runtime/trace, when the OTEL_* variables configure it): a server span around each request's dispatch. */
+  readonly tracer?: Tracer | undefined;
   /** How long in-flight requests may run on after SIGTERM before their connections are cut. */
   readonly graceMs: number;
   /** Node's slow-client guards, checked positive (and headers within request) by `HttpApp`. */
@@ -70,28 +73,31 @@ export function checkingIntervalMs(timeouts: Timeouts): number {
  */
 export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefined, options: ServerOptions): Promise<RunningServer> {
   let closing = false;
-  const { observe, timeouts } = options;
-  // The clock is read only when something observes requests (the access log, metrics).
-  const now = (): number => (observe !== undefined ? performance.now() : 0);
-  const log = (request: IncomingMessage, id: string, status: number, route: string | undefined, started: number): void => {
-    if (observe !== undefined) {
-      observe({ requestId: id, method: request.method ?? "?", path: pathOf(request.url), route, status, ms: performance.now() - started });
+  const { observe, timeouts, tracer } = options;
+  // The clock is read only when something observes requests (the access log, metrics, traces).
+  const now = (): number => (observe !== undefined || tracer !== undefined ? performance.now() : 0);
+  const log = (request: IncomingMessage, id: string, status: number, route: string | undefined, started: number, span?: RequestSpan): void => {
+    if (observe !== undefined || span !== undefined) {
+      const entry = { requestId: id, method: request.method ?? "?", path: pathOf(request.url), route, status, ms: performance.now() - started };
+      observe?.(entry);
+      span?.end(entry);
     }
   };
   const refused = (request: IncomingMessage, cause: unknown): void =>
     options.logError(`500 ${request.method} ${pathOf(request.url)}: Node refused the answer's status line or headers`, cause);
   const unopened = (request: IncomingMessage, cause: unknown): void =>
     options.logError(`500 ${request.method} ${pathOf(request.url)}: the answer's stream (a stored file) could not be opened`, cause);
-  const respond = (request: IncomingMessage, response: ServerResponse, answer: Answer | undefined, id: string, started: number): void => {
+  const respond = (request: IncomingMessage, response: ServerResponse, answer: Answer | undefined, id: string, started: number, span: RequestSpan | undefined): void => {
     if (answer === undefined) {
       response.destroy();
+      span?.end({ requestId: id, method: request.method ?? "?", path: "", route: undefined, status: 0, ms: 0 });
       return;
     }
     if (typeof answer.body === "object" && !(answer.body instanceof Uint8Array)) {
-      void sendStream(request, response, answer, answer.body, { closing, refused, unopened, sendMs: timeouts.sendMs, id }).then((status) => log(request, id, status, answer.route, started));
+      void sendStream(request, response, answer, answer.body, { closing, refused, unopened, sendMs: timeouts.sendMs, id }).then((status) => log(request, id, status, answer.route, started, span));
       return;
     }
-    log(request, id, send(request, response, answer, closing, refused, timeouts.sendMs, id), answer.route, started);
+    log(request, id, send(request, response, answer, closing, refused, timeouts.sendMs, id), answer.route, started, span);
   };
   const serverOptions = {
     requestTimeout: timeouts.requestMs,
@@ -104,9 +110,10 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
   const server = createServer(serverOptions, (request, response) => {
     const started = now();
     const id = requestIdOf(request.headers[REQUEST_ID_HEADER]);
-    const answer = overLimits(request) ?? dispatcher.dispatch(request, id);
-    if (answer instanceof Promise) void answer.then((done) => respond(request, response, done, id, started));
-    else respond(request, response, answer, id, started);
+    const span = tracer?.startRequest(request, id);
+    const answer = overLimits(request) ?? (span === undefined ? dispatcher.dispatch(request, id) : span.run(() => dispatcher.dispatch(request, id)));
+    if (answer instanceof Promise) void answer.then((done) => respond(request, response, done, id, started, span));
+    else respond(request, response, answer, id, started, span);
   });
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const started = now();

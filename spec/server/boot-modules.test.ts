@@ -57,6 +57,12 @@ describe("A production boot loads no dev or command code, and not ws until a soc
     expect(loaded.filter((file) => OPERATIONS.test(file))).toEqual([]);
   });
 
+  it("production with an OTLP endpoint set: fw's tracing and OpenTelemetry are loaded (the check above does see them)", async () => {
+    const loaded = await modulesLoaded([], { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" });
+    expect(loaded.some((file) => file.includes("dist/runtime/trace/"))).toBe(true);
+    expect(loaded.some((file) => /node_modules\/@opentelemetry\/sdk-trace-base\//.test(file))).toBe(true);
+  });
+
   it("production with FW_METRICS_TOKEN set: fw/metrics and prom-client are loaded (the check above does see them)", async () => {
     const loaded = await modulesLoaded([], { FW_METRICS_TOKEN: "a-token-of-sufficient-length" });
     expect(loaded.some((file) => file.includes("dist/runtime/metrics/"))).toBe(true);

@@ -82,7 +82,7 @@ describe("fw bundle on the built example", () => {
     }
     // The database drivers stay there too: fw/db imports the one the app's DATABASE_URL picks.
     // And fw's multipart parser and file-type, which the core loads on the first upload (issue 40).
-    expect(bundle.ran.out).toContain("Imported from node_modules when it runs: @electric-sql/pglite, @fastify/busboy, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, croner, file-type, nodemailer, pg, pino, ws\n");
+    expect(bundle.ran.out).toContain("Imported from node_modules when it runs: @electric-sql/pglite, @fastify/busboy, @opentelemetry/api, @opentelemetry/core, @opentelemetry/exporter-trace-otlp-proto, @opentelemetry/resources, @opentelemetry/sdk-trace-node, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, croner, file-type, nodemailer, pg, pino, prom-client, ws\n");
     expect(bundle.ran.out).toContain(`node ${relative(process.cwd(), bundle.main)}`);
     // fw, typia and the app are in the bundle: the entry imports only its chunks and Node's builtins.
     const main = readFileSync(bundle.main, "utf8");
@@ -163,7 +163,7 @@ describe("fw bundle on the built example", () => {
     const out = scratch("outside");
     const ran = await runNode(FW, ["bundle", "--project", "example", "--out", out]);
     expect(ran.code).toBe(0);
-    expect(ran.err).toContain(`fw bundle: warning: @electric-sql/pglite, @fastify/busboy, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, croner, file-type, nodemailer, pg, pino, ws are not installed in a node_modules at or above ${out}`);
+    expect(ran.err).toContain(`fw bundle: warning: @electric-sql/pglite, @fastify/busboy, @opentelemetry/api, @opentelemetry/core, @opentelemetry/exporter-trace-otlp-proto, @opentelemetry/resources, @opentelemetry/sdk-trace-node, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, croner, file-type, nodemailer, pg, pino, prom-client, ws are not installed in a node_modules at or above ${out}`);
     const routes = await runNode(join(out, "main.js"), ["routes"]);
     expect(routes.err).toBe("");
     expect(routes.code).toBe(0);
@@ -183,7 +183,7 @@ describe("fw bundle on the built example", () => {
     expect(ran.out).toContain("fw bundle: pg is not installed; fw/db loads it only for a PostgreSQL server (DATABASE_URL=postgres://…), so the bundle runs without it until the app is pointed at one (then: npm install pg).");
     // ws and the multipart parser and file-type (issue 40) are needed whatever the database: the warning names them alone, and the bundle is already in the app.
     expect(ran.err).toBe(
-      `fw bundle: warning: @fastify/busboy, file-type, pino, ws are not installed in a node_modules at or above dist/bundle, so the bundle would fail when it imports them. Install them in the app: npm install @fastify/busboy file-type pino ws\n`,
+      `fw bundle: warning: @fastify/busboy, @opentelemetry/api, @opentelemetry/core, @opentelemetry/exporter-trace-otlp-proto, @opentelemetry/resources, @opentelemetry/sdk-trace-node, file-type, pino, prom-client, ws are not installed in a node_modules at or above dist/bundle, so the bundle would fail when it imports them. Install them in the app: npm install @fastify/busboy @opentelemetry/api @opentelemetry/core @opentelemetry/exporter-trace-otlp-proto @opentelemetry/resources @opentelemetry/sdk-trace-node file-type pino prom-client ws\n`,
     );
   });
 

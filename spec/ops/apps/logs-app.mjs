@@ -6,7 +6,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), "../../../dist/runtime");
-const { HttpApp, Ok, Route, RouteTable, log } = await import(join(dist, "index.js"));
+const { HttpApp, Ok, Route, RouteTable, log, raw } = await import(join(dist, "index.js"));
+const { Mailer } = await import(join(dist, "mail/index.js"));
+// Mail lands in FW_MAILBOX (the tests' folder): `send` delivers at once.
+const mailer = new Mailer({ from: "ops <ops@example.com>" });
 
 const plain = process.env.PLAIN === "1";
 const { DbApp } = plain ? {} : await import(join(dist, "db/index.js"));
@@ -42,6 +45,23 @@ const routes = RouteTable.of(
       return Ok("tried");
     },
   }),
+  // Traces (spec/ops/traces.test.ts): a mail delivered, an outgoing fetch to DOWNSTREAM.
+  Route.api({
+    method: "POST",
+    path: "/api/mail",
+    handler: async () => {
+      await mailer.send({ to: "reader@example.com", subject: "Traced", body: raw("<p>Hello</p>") });
+      return Ok("sent");
+    },
+  }),
+  Route.api({
+    method: "GET",
+    path: "/api/fetch",
+    handler: async () => {
+      const answer = await fetch(`${process.env.DOWNSTREAM}/downstream?secret=query-value`);
+      return Ok(`downstream said ${answer.status}`);
+    },
+  }),
   Route.api({
     method: "POST",
     path: "/api/notes",
@@ -53,5 +73,5 @@ const routes = RouteTable.of(
   }),
 );
 
-const app = plain ? new HttpApp({ routes }) : new DbApp({ routes, jobs });
+const app = plain ? new HttpApp({ routes, parts: [mailer] }) : new DbApp({ routes, jobs, parts: [mailer] });
 process.exitCode = await app.main(process.argv.slice(2));
