@@ -16,6 +16,7 @@ export default defineConfig({
       { find: /^fw\/mail$/, replacement: here("./runtime/mail/index.ts") },
       { find: /^fw\/jobs$/, replacement: here("./runtime/jobs/index.ts") },
       { find: /^fw\/files$/, replacement: here("./runtime/files/index.ts") },
+      { find: /^fw\/cache$/, replacement: here("./runtime/cache/index.ts") },
     ],
   },
   oxc: {

@@ -5,14 +5,18 @@
 //         JSON lines (pino, production's default) against text lines; target ≤ 5 % (≥ 0.95×).
 //   metrics: the session page with Prometheus metrics on (FW_METRICS_TOKEN: each request observed
 //         in a histogram by route and status) against off; target ≤ 3 %.
+//   cache: the example's posts Index (`GET /posts`, signed out, 1,000 posts on its embedded
+//         PGlite) with fw/cache on (the page's rows kept, tagged `posts`) against FW_CACHE=off;
+//         target ≥ 3×.
 //   tracing: the session page traced (OpenTelemetry, OTLP/HTTP to a receiver in this process that
 //         answers every export) with a 10 % sampler (parentbased_traceidratio, 0.1) against not
 //         traced; target ≤ 10 %.
+import { cpSync, mkdirSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { measureGroups } from "./lib/rounds.mjs";
 import { signIn } from "./lib/sides.mjs";
-import { freePort, startServer } from "./lib/util.mjs";
+import { freePort, log, ROOT, run, startServer, WORK } from "./lib/util.mjs";
 
 const SERVER_CORE = 0;
 const LOAD_CORE = 1;
@@ -121,12 +125,59 @@ async function tracingGroup(env, servers) {
   };
 }
 
+const EXAMPLE = join(ROOT, "example", "dist", "main.js");
+const CACHE_POSTS = 1_000;
+
+/** A folder for the example with its migrations applied to a PGlite database of 1,000 posts (half published). */
+async function seededExample(name) {
+  const cwd = join(WORK, "ops", name);
+  rmSync(cwd, { recursive: true, force: true });
+  mkdirSync(cwd, { recursive: true });
+  cpSync(join(ROOT, "example", "db", "migrations"), join(cwd, "db", "migrations"), { recursive: true });
+  const env = { DATABASE_URL: `pglite:${join(cwd, "db")}` };
+  const migrated = await run(process.execPath, [EXAMPLE, "db", "migrate"], { cwd, env, timeoutMs: 300_000 });
+  if (migrated.code !== 0) throw new Error(`db migrate failed for ${name}:\n${migrated.output}`);
+  const seeded = await run(process.execPath, [join("bench", "big-tables.mjs"), "seed", join(cwd, "db"), String(CACHE_POSTS)], { timeoutMs: 300_000 });
+  if (seeded.code !== 0) throw new Error(`seeding ${name} failed:\n${seeded.output}`);
+  return { cwd, env };
+}
+
+/** The cache group: the example's Index for signed-out visitors, fw/cache on against off. */
+async function cacheGroup(servers) {
+  const serveExample = async (name, label, extra) => {
+    const { cwd, env } = await seededExample(name);
+    const port = await freePort();
+    servers[name] = await startServer({ name: label, script: EXAMPLE, env: { ...env, ...extra, PORT: String(port) }, core: SERVER_CORE, cwd, timeoutMs: 180_000 });
+    return `http://127.0.0.1:${port}`;
+  };
+  const off = await serveExample("cacheOff", "the example, FW_CACHE=off", { FW_CACHE: "off" });
+  const on = await serveExample("cacheOn", "the example, fw/cache on", {});
+  for (const url of [off, on]) {
+    const page = await fetch(`${url}/posts`);
+    const html = await page.text();
+    check(page.status === 200 && (html.match(/<a href="\/posts\/\d+">/g) ?? []).length >= 50, `${url}/posts should list a page of 50 posts (answered ${page.status})`);
+  }
+  // The same page from both: the cached one is what the database says.
+  const strip = (html) => html.replace(/name="_csrf" value="[^"]*"|data-fw-csrf="[^"]*"/g, "");
+  check(strip(await (await fetch(`${off}/posts`)).text()) === strip(await (await fetch(`${on}/posts`)).text()), "the cached Index should be the uncached one, byte for byte (but its CSRF token)");
+  log("ops: cache: the example's Index, cached and not, answer the same page");
+  return {
+    id: "cache",
+    title: `The example's posts Index \`GET /posts\` signed out (${CACHE_POSTS.toLocaleString("en")} posts on PGlite, a page of 50): fw/cache on against off`,
+    baseline: "off",
+    rows: [
+      { id: "off", label: "the example, `FW_CACHE=off` (the rows read on every request)", url: `${off}/posts`, server: servers.cacheOff },
+      { id: "on", label: "the example, fw/cache on (the rows kept, tagged `posts`: the quick layer, then the fw_cache table)", url: `${on}/posts`, server: servers.cacheOn },
+    ],
+  };
+}
+
 /** Runs the groups. Options: seconds per round, rounds, warm-up seconds, connections. */
 export async function ops({ seconds, rounds, warmup, connections }) {
   const env = { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail" };
   const servers = {};
   try {
-    const groups = [await logsGroup(env, servers), await metricsGroup(env, servers), await tracingGroup(env, servers)];
+    const groups = [await logsGroup(env, servers), await metricsGroup(env, servers), await tracingGroup(env, servers), await cacheGroup(servers)];
     await measureGroups(groups, { seconds, rounds, warmup, connections, core: LOAD_CORE, what: "ops" });
     return { groups };
   } finally {

@@ -51,6 +51,8 @@ export const GOALS = {
   metricsCost: 0.03,
   /** The session page traced with a 10 % sampler against not traced: ≤ 10 % (issue 44). */
   tracingCost: 0.1,
+  /** The example's posts Index signed out, fw/cache on over off (issue 44). */
+  cacheSpeedup: 3,
 };
 
 /**
@@ -340,6 +342,11 @@ function opsRows(ops) {
     costs("Logs: the session page's access log as JSON (pino) against text", "logs", "json", GOALS.logsJsonCost),
     costs("Metrics: the session page with Prometheus metrics on against off", "metrics", "on", GOALS.metricsCost),
     costs("Traces: the session page traced with a 10 % sampler against not traced", "tracing", "on", GOALS.tracingCost),
+    (() => {
+      const r = find("cache", "on");
+      const measured = r?.roundRatios !== undefined;
+      return row(`Cache: the example's posts Index signed out, cached ≥ ${GOALS.cacheSpeedup}× uncached (issue 44)`, measured ? ratioCell(r) : undefined, measured ? ratioVerdict(r.roundRatios, GOALS.cacheSpeedup) : undefined);
+    })(),
   ];
 }
 
