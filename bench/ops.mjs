@@ -8,6 +8,9 @@
 //   cache: the example's posts Index (`GET /posts`, signed out, 1,000 posts on its embedded
 //         PGlite) with fw/cache on (the page's rows kept, tagged `posts`) against FW_CACHE=off;
 //         target ≥ 3×.
+//   fan-out: a chat message to 1,000 sockets spread over two app processes (the scale fixture on
+//         one PostgreSQL), through Redis (FW_FANOUT) and through PostgreSQL's LISTEN/NOTIFY: the
+//         time from the send to each socket's arrival, p50 and p99 side by side.
 //   tracing: the session page traced (OpenTelemetry, OTLP/HTTP to a receiver in this process that
 //         answers every export) with a 10 % sampler (parentbased_traceidratio, 0.1) against not
 //         traced; target ≤ 10 %.
@@ -172,14 +175,108 @@ async function cacheGroup(servers) {
   };
 }
 
+/** A throwaway redis-server on a free loopback port (Debian's), or undefined without one. */
+async function startRedis() {
+  const { existsSync } = await import("node:fs");
+  const { spawn } = await import("node:child_process");
+  const bin = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].find((path) => existsSync(path));
+  if (bin === undefined) return undefined;
+  const port = await freePort();
+  const child = spawn(bin, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const { createConnection } = await import("node:net");
+  for (let i = 0; i < 200; i++) {
+    const ok = await new Promise((done) => {
+      const socket = createConnection({ port, host: "127.0.0.1" }, () => (socket.end(), done(true)));
+      socket.on("error", () => done(false));
+    });
+    if (ok) break;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  return { url: `redis://127.0.0.1:${port}`, stop: () => new Promise((done) => (child.once("exit", done), child.kill("SIGTERM"))) };
+}
+
+/**
+ * One chat message to `sockets` sockets, half on each of two app processes, `messages` times: the
+ * milliseconds from each send (on a socket of A) to its arrival on every socket.
+ */
+async function fanOutLatency(env, { sockets, messages }) {
+  const { WebSocket } = await import("ws");
+  const { serveApp } = await import("./scale.mjs");
+  const a = await serveApp("ops: fan-out A", env);
+  const b = await serveApp("ops: fan-out B", env);
+  const all = [];
+  try {
+    const open = (base) =>
+      new Promise((done, fail) => {
+        const socket = new WebSocket(`${base.replace(/^http/, "ws")}/chat/socket`, { origin: base });
+        socket.once("open", () => done(socket)).once("error", fail);
+      });
+    for (let i = 0; i < sockets; i++) all.push(await open(i % 2 === 0 ? a.url : b.url));
+    const sender = all[0];
+    const sentAt = new Map();
+    const latencies = [];
+    let arrivals = 0;
+    for (const socket of all) {
+      socket.on("message", (data) => {
+        const id = /: (\d+)$/.exec(String(data))?.[1];
+        if (id !== undefined && sentAt.has(id)) {
+          latencies.push(performance.now() - sentAt.get(id));
+          arrivals++;
+        }
+      });
+    }
+    await new Promise((done) => setTimeout(done, 500));
+    for (let i = 0; i < messages; i++) {
+      const before = arrivals;
+      sentAt.set(String(i), performance.now());
+      sender.send(String(i));
+      const deadline = Date.now() + 10_000;
+      while (arrivals - before < sockets && Date.now() < deadline) await new Promise((done) => setTimeout(done, 2));
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    const sorted = [...latencies].sort((x, y) => x - y);
+    const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+    return { sockets, messages, deliveries: latencies.length, lost: sockets * messages - latencies.length, p50: at(50), p99: at(99), max: sorted.at(-1) };
+  } finally {
+    for (const socket of all) socket.terminate();
+    await a.stop();
+    await b.stop();
+  }
+}
+
+/** The fan-out rows: Redis against PostgreSQL, on one throwaway cluster (skipped, saying why, without PostgreSQL or redis-server). */
+async function fanOut({ sockets, messages }) {
+  const { postgresBin, startCluster, prepare } = await import("./scale.mjs");
+  const bin = postgresBin();
+  if (bin === undefined) return { skipped: "PostgreSQL not found on this machine" };
+  const redis = await startRedis();
+  if (redis === undefined) return { skipped: "redis-server not found on this machine (apt-get install redis-server)" };
+  const cluster = await startCluster(bin);
+  try {
+    const env = { DATABASE_URL: cluster.url, NODE_ENV: "production", FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail" };
+    await prepare(env);
+    const postgres = await fanOutLatency(env, { sockets, messages });
+    log(`ops: fan-out through PostgreSQL: p50 ${postgres.p50?.toFixed(1)} ms, p99 ${postgres.p99?.toFixed(1)} ms (${postgres.lost} lost)`);
+    const viaRedis = await fanOutLatency({ ...env, FW_FANOUT: redis.url }, { sockets, messages });
+    log(`ops: fan-out through Redis: p50 ${viaRedis.p50?.toFixed(1)} ms, p99 ${viaRedis.p99?.toFixed(1)} ms (${viaRedis.lost} lost)`);
+    return { postgres, redis: viaRedis };
+  } finally {
+    cluster.destroy();
+    await redis.stop();
+  }
+}
+
 /** Runs the groups. Options: seconds per round, rounds, warm-up seconds, connections. */
-export async function ops({ seconds, rounds, warmup, connections }) {
+export async function ops({ seconds, rounds, warmup, connections, fanOut: fanOutOptions }) {
   const env = { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail" };
   const servers = {};
   try {
     const groups = [await logsGroup(env, servers), await metricsGroup(env, servers), await tracingGroup(env, servers), await cacheGroup(servers)];
     await measureGroups(groups, { seconds, rounds, warmup, connections, core: LOAD_CORE, what: "ops" });
-    return { groups };
+    // The wrk groups' servers stop first: the fan-out's processes and sockets use both cores.
+    await Promise.all(Object.values(servers).map((server) => server.stop()));
+    for (const key of Object.keys(servers)) delete servers[key];
+    return { groups, fanOut: await fanOut(fanOutOptions) };
   } finally {
     await Promise.all(Object.values(servers).map((server) => server.stop()));
   }

@@ -355,6 +355,27 @@ function opsSection(o, opts) {
       ),
     );
   }
+  const f = o.fanOut;
+  if (f !== undefined) {
+    out.push("\n### Fan-out past one database: a chat message to the sockets of two app processes\n");
+    if (f.skipped !== undefined) out.push(`Not measured: ${f.skipped}.`);
+    else {
+      out.push(
+        `The scale fixture (spec/fixtures/scale) twice on one throwaway PostgreSQL, ${fmtInt(f.redis.sockets)} chat sockets split between the two, ` +
+          `${f.redis.messages} messages sent one at a time from a socket on the first (\`Room("chat")\`): the time from each send to its arrival on every socket ` +
+          "(nothing pinned; the processes, PostgreSQL, Redis and the bench's client share the two cores).\n",
+      );
+      out.push(
+        table(
+          ["fan-out", "deliveries", "p50 ms", "p99 ms", "max ms", "lost"],
+          [
+            ["PostgreSQL LISTEN/NOTIFY (fw/db's default)", fmtInt(f.postgres.deliveries), fmtNum(f.postgres.p50, 1), fmtNum(f.postgres.p99, 1), fmtNum(f.postgres.max, 1), fmtInt(f.postgres.lost)],
+            ["Redis PUBLISH/SUBSCRIBE (`FW_FANOUT=redis://…`)", fmtInt(f.redis.deliveries), fmtNum(f.redis.p50, 1), fmtNum(f.redis.p99, 1), fmtNum(f.redis.max, 1), fmtInt(f.redis.lost)],
+          ],
+        ),
+      );
+    }
+  }
   return out.join("\n");
 }
 

@@ -42,7 +42,7 @@ const OPTIONS = quick
       live: { events: 200, warmup: 50, sockets: 200, fanOut: { sockets: 100, writes: 15, rounds: 1 } },
       json: { seconds: 1, rounds: 1, warmup: 1, connections: 50, writerMs: 100, writerRounds: 2 },
       jobs: { jobs: 1000, windowMs: 3000, rounds: 1, samples: 50, slowSamples: 5 },
-      ops: { seconds: 1, rounds: 1, warmup: 1, connections: 50 },
+      ops: { seconds: 1, rounds: 1, warmup: 1, connections: 50, fanOut: { sockets: 200, messages: 10 } },
     }
   : {
       // Sized so that the whole run fits in 15 minutes on 2 cores (bench/README.md, "Time budget"):
@@ -61,7 +61,7 @@ const OPTIONS = quick
       live: { events: 1000, warmup: 200, sockets: 1000, fanOut: { sockets: 100, writes: 15, rounds: 3 } },
       json: { seconds: 2, rounds: 3, warmup: 1, connections: 50, writerMs: 300, writerRounds: 5 },
       jobs: { jobs: 2000, windowMs: 4000, rounds: 3, samples: 100, slowSamples: 10 },
-      ops: { seconds: 2, rounds: 3, warmup: 1, connections: 50 },
+      ops: { seconds: 2, rounds: 3, warmup: 1, connections: 50, fanOut: { sockets: 1000, messages: 30 } },
     };
 /** `--only=build` (not in the full run): the 200-file app as the full run builds it, then the 1,000-file app. */
 const BUILD_LARGE = { plan: [{ size: 200, cold: 3, inc: 3, unchecked: true }, { size: 1000, cold: 2, inc: 2 }] };

@@ -347,6 +347,12 @@ function opsRows(ops) {
       const measured = r?.roundRatios !== undefined;
       return row(`Cache: the example's posts Index signed out, cached ≥ ${GOALS.cacheSpeedup}× uncached (issue 44)`, measured ? ratioCell(r) : undefined, measured ? ratioVerdict(r.roundRatios, GOALS.cacheSpeedup) : undefined);
     })(),
+    (() => {
+      const f = ops?.fanOut;
+      const measured = f !== undefined && f.skipped === undefined;
+      const cell = measured ? `p99 ${fmtNum(f.redis.p99, 1)} ms through Redis, ${fmtNum(f.postgres.p99, 1)} ms through PostgreSQL (p50 ${fmtNum(f.redis.p50, 1)} and ${fmtNum(f.postgres.p50, 1)} ms; ${f.redis.lost + f.postgres.lost} lost)` : undefined;
+      return row("Fan-out (issue 44): a message to 1,000 sockets over two processes through Redis, p99 beside PostgreSQL's (printed, no target)", cell, measured ? "printed" : undefined);
+    })(),
   ];
 }
 

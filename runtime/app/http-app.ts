@@ -10,6 +10,7 @@ import { checkedOrigins } from "../ws/origin.js";
 import { DEFAULT_WS_MAX_MESSAGE_BYTES, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_SEND_TIMEOUT_MS } from "../ws/defaults.js";
 import type { WsServer } from "../ws/server.js";
 import { closeFanOut, installFanOut, type FanOut } from "../ws/fan-out.js";
+import { fanOutSetting } from "../ws/fan-out-setting.js";
 import type { DevHook } from "../server/dev-hook.js";
 import { Dispatcher } from "../server/dispatch.js";
 import { errorLine } from "../http/error-log.js";
@@ -256,6 +257,8 @@ export class HttpApp {
   wsPingIntervalMs: number;
   wsMaxMessageBytes: number;
   fanOut: FanOut | undefined;
+  /** The app or `FW_FANOUT` chose the fan-out (`none` included): fw/db installs none of its own. */
+  protected readonly fanOutChosen: boolean;
   /** Undefined: fw's default policy. */
   contentSecurityPolicy: ContentSecurityPolicySetting | undefined;
   /** Undefined: the default (one year, in production). */
@@ -296,7 +299,10 @@ export class HttpApp {
     this.wsSendTimeoutMs = options.wsSendTimeoutMs ?? DEFAULT_WS_SEND_TIMEOUT_MS;
     this.wsPingIntervalMs = options.wsPingIntervalMs ?? DEFAULT_WS_PING_INTERVAL_MS;
     this.wsMaxMessageBytes = options.wsMaxMessageBytes ?? DEFAULT_WS_MAX_MESSAGE_BYTES;
-    this.fanOut = options.fanOut;
+    // FW_FANOUT=redis://… (or none) chooses the fan-out when the app names none (ws/fan-out-setting.ts).
+    const chosen = options.fanOut === undefined ? fanOutSetting(env, (line) => this.console.err(line)) : options.fanOut;
+    this.fanOut = chosen ?? undefined;
+    this.fanOutChosen = chosen !== undefined;
     this.contentSecurityPolicy = options.contentSecurityPolicy;
     this.strictTransportSecurity = options.strictTransportSecurity;
     this.openapi = options.openapi ?? {};

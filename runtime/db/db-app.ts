@@ -96,7 +96,7 @@ export class DbApp extends HttpApp {
     // Several processes share a PostgreSQL database: named rooms reach all of them through
     // LISTEN/NOTIFY. PGlite is one process's database, whose rooms need nothing more.
     const url = this.database.postgresUrl;
-    if (this.fanOut === undefined && url !== undefined) this.fanOut = new PostgresFanOut({ url, database: this.database, log: (line) => this.console.err(line) });
+    if (!this.fanOutChosen && url !== undefined) this.fanOut = new PostgresFanOut({ url, database: this.database, log: (line) => this.console.err(line) });
   }
 
   /** PGlite is one process's database (its directory is locked): several workers cannot share it. */
