@@ -7,6 +7,7 @@
 //   node bench/profile.mjs page-fw            (see SCENARIOS below)
 //   node bench/profile.mjs text-fw-api --seconds=8 --top=40
 //   node bench/profile.mjs page-fw --script=bench/.work/exp/fw-patched.mjs
+//   node bench/profile.mjs upload-fw          the files part's 100 MiB uploads (bench/files-client.mjs, not wrk): per upload
 import { readFileSync, readdirSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -15,6 +16,7 @@ import { freePort, pinned, ROOT, sleep, startServer, WORK } from "./lib/util.mjs
 import { buildDbApp, DB_APP_MAIN } from "./lib/db-app.mjs";
 import { postgresSupport } from "./lib/postgres.mjs";
 import { prepareApp } from "./db.mjs";
+import { filesServer, prepareFiles, sweepStores, UPLOAD_FILE } from "./files.mjs";
 import { signIn } from "./lib/sides.mjs";
 import { cookiesScript } from "./lib/wrk.mjs";
 import { spawn } from "node:child_process";
@@ -50,6 +52,12 @@ const SCENARIOS = {
   "db-post-fastify": { db: "fastify", path: "/posts/7", cookie: true },
   "db-posts-fw": { db: "fw", path: "/posts", cookie: true },
   "db-posts-fastify": { db: "fastify", path: "/posts", cookie: true },
+  // the files part's sides (bench/files.mjs): 100 MiB uploads one after another, and the stored 5 MiB file served
+  "upload-fw": { files: "fw", upload: true, path: "/upload" },
+  "upload-fastify": { files: "fastify", upload: true, path: "/upload" },
+  "upload-fastify-sha256": { files: "fastifySha", upload: true, path: "/upload" },
+  "file-fw": { files: "fw", path: "/file", connections: 10 },
+  "file-fastify": { files: "fastify", path: "/file", connections: 10 },
 };
 
 const scenario = SCENARIOS[name];
@@ -65,13 +73,31 @@ function cpuSeconds(pid) {
 }
 
 function runWrk(url, secs, headers) {
+  if (scenario.upload) return runUploads(url, secs);
   const script = manyScript === undefined ? [] : ["-s", manyScript];
-  const argv = ["-t1", "-c50", `-d${secs}s`, ...script, ...headers.flatMap((h) => ["-H", h]), url];
+  const argv = ["-t1", `-c${scenario.connections ?? 50}`, `-d${secs}s`, ...script, ...headers.flatMap((h) => ["-H", h]), url];
   const { command, args: a } = pinned(1, "wrk", argv);
   const child = spawn(command, a, { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout.on("data", (c) => (out += c));
   return { child, done: new Promise((ok) => child.on("close", () => ok(out))) };
+}
+
+/** Uploads of the files part's 100 MiB file for `secs` seconds, one at a time; its output read as wrk's is (uploads as requests). */
+function runUploads(url, secs) {
+  const { command, args: a } = pinned(1, process.execPath, [join("bench", "files-client.mjs"), url, `--file=${UPLOAD_FILE}`, `--seconds=${secs}`]);
+  const child = spawn(command, a, { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (c) => (out += c));
+  return {
+    child,
+    done: new Promise((ok) =>
+      child.on("close", () => {
+        const { uploads, ms } = JSON.parse(out.trim().split("\n").pop());
+        ok(`${uploads} requests in ${ms} ms\nRequests/sec: ${(uploads / (ms / 1000)).toFixed(2)}`);
+      }),
+    ),
+  };
 }
 
 /** The db part's app (or its Fastify peer) and the database it reads, migrated and seeded by the app's own commands. */
@@ -105,10 +131,15 @@ mkdirSync(dir, { recursive: true });
 const port = await freePort();
 // A db scenario: its database made first (PostgreSQL, or PGlite under the app's working directory).
 const database = scenario.db === undefined ? undefined : await dbScenario(scenario.db);
+// A files scenario: the part's files made (or kept) under bench/.work/files, its server and environment.
+if (scenario.files !== undefined) {
+  prepareFiles();
+  Object.assign(scenario, filesServer(scenario.files));
+}
 const server = await startServer({
   name,
   // --script=FILE runs another server (an experimental copy of fw, say) on the same scenario
-  script: args.find((a) => a.startsWith("--script="))?.slice("--script=".length) ?? database?.script ?? join("bench", "servers", scenario.script),
+  script: args.find((a) => a.startsWith("--script="))?.slice("--script=".length) ?? database?.script ?? (scenario.files === undefined ? join("bench", "servers", scenario.script) : scenario.script),
   env: { ...scenario.env, ...database?.env, PORT: String(port) },
   core: 0,
   nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`],
@@ -130,6 +161,9 @@ if (scenario.cookie) {
   }
   await helper?.stop();
 }
+// Uploads one after another would fill the page cache with what they stored, and the kernel's writeback
+// would then pace them: what they stored is removed as they go, as the bench removes it after each run.
+const sweeper = scenario.upload ? setInterval(sweepStores, 500) : undefined;
 await runWrk(url, 3, headers).done; // warm-up
 const cpu0 = cpuSeconds(server.pid);
 const t0 = performance.now();
@@ -145,6 +179,8 @@ const serverCpu = cpuSeconds(server.pid) - cpu0;
 // A long grace: the profile is written on exit, which takes seconds on a busy machine (SIGKILL would lose it).
 await server.stop(60_000);
 await database?.cluster?.destroy();
+clearInterval(sweeper);
+if (scenario.files !== undefined) prepareFiles(); // what the uploads stored goes: an empty folder again
 for (let i = 0; i < 50 && !readdirSync(dir).some((f) => f.endsWith(".cpuprofile")); i++) await sleep(100);
 const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
 console.log(`${name}: ${/Requests\/sec:\s+\S+/.exec(out)?.[0]}, server CPU ${(serverCpu / wall * 100).toFixed(0)} % of a core, ` +

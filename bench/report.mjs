@@ -7,6 +7,7 @@ import { DB_PAGES, perPage, targetsTable } from "./targets.mjs";
 import { liveSection } from "./live.mjs";
 import { scaleSection } from "./scale.mjs";
 import { jobsSection } from "./jobs.mjs";
+import { filesSection } from "./files.mjs";
 
 const pct = (x) => (Number.isFinite(x) ? `${x >= 0 ? "+" : ""}${(x * 100).toFixed(0)} %` : "–");
 const ratio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "–");
@@ -318,6 +319,26 @@ function jsonSection(j, opts) {
       ]),
     ),
   );
+  const tokens = j.groups.find((g) => g.id === "tokens");
+  if (tokens !== undefined) {
+    out.push(`\n### ${tokens.title}\n`);
+    out.push(
+      "The fw app's `GET /api/posts` again (the same 50 posts), behind fw/auth's `apiKey` (`/api/keyed/posts`) and behind a per-user token with the scope " +
+        "`posts:read` (`/api/token/posts`: `fw_api_tokens` on the app's embedded PGlite, one process: it reads a token once and remembers it for 10 s, forgetting it when revoked; " +
+        "an app in several processes, with a fan-out, reads the row on every call: one statement, 3.4× an apiKey call on PGlite when it was measured that way). " +
+        `The statements a call sends are counted by the app over 20 calls each: apiKey ${tokens.statements?.apiKey ?? "?"}, token ${tokens.statements?.token ?? "?"}. Ratios to apiKey, paired round by round.\n`,
+    );
+    out.push(
+      table(
+        ["guard", "req/s median (min–max)", "ratio to apiKey (median of rounds)", "per-round ratio", "CPU µs per request", "p99 latency"],
+        tokens.rows.map((row) => [row.label, fmtSpread(row.rps), ratio(row.ratio), row.roundRatios === undefined ? "–" : range(row.roundRatios, (x) => x.toFixed(2)), cpuCell(row.cpu), `${fmtNum(row.p99.median, 1)} ms`]),
+      ),
+    );
+  }
+  if (j.writers.error !== undefined) {
+    out.push(`\n### The writers alone\n\nNot measured: ${j.writers.error}.`);
+    return out.join("\n");
+  }
   out.push(
     `\n### The writers alone (${fmtInt(j.writers.bytes)} B a write; \`bench/json-worker.mjs\`, one process pinned to core 0, ${opts.writerRounds} interleaved rounds of ${opts.writerMs} ms)\n`,
   );
@@ -395,7 +416,7 @@ How to run and what each part measures: [bench/README.md](bench/README.md).
 | Node | ${mc.node} |
 | kernel | ${mc.kernel} |
 | load generator | wrk ${mc.wrk} (Debian), ${mc.pinned ? "servers pinned to core 0 and wrk to core 1 with taskset" : "no taskset: not pinned"} |
-| peers | fastify ${r.versions.fastify}, hono ${r.versions.hono}, @hono/node-server ${r.versions["@hono/node-server"]}, find-my-way ${r.versions["find-my-way"]}${r.versions.pg === undefined ? "" : `, pg ${r.versions.pg}, @electric-sql/pglite ${r.versions["@electric-sql/pglite"]}`} |
+| peers | fastify ${r.versions.fastify}, hono ${r.versions.hono}, @hono/node-server ${r.versions["@hono/node-server"]}, find-my-way ${r.versions["find-my-way"]}${r.versions.pg === undefined ? "" : `, pg ${r.versions.pg}, @electric-sql/pglite ${r.versions["@electric-sql/pglite"]}`}${r.versions["@fastify/multipart"] === undefined ? "" : `, @fastify/multipart ${r.versions["@fastify/multipart"]}, @fastify/static ${r.versions["@fastify/static"]} (fw and @fastify/multipart both parse with @fastify/busboy ${r.versions["@fastify/busboy"]})`} |
 | toolchain | typescript ${r.versions.typescript}, ts-patch ${r.versions["ts-patch"]}, typia ${r.versions.typia} |
 | fw | working tree at ${r.git}, built by \`npm run build\`${r.built ? " at the start of this run" : " before this run (--no-build)"} |
 | noise | ${r.noise} |
@@ -413,6 +434,7 @@ How to run and what each part measures: [bench/README.md](bench/README.md).
   if (r.json !== undefined) parts.push(`## JSON answers (issue 31)\n\n${jsonSection(r.json, { ...r.options.json, wrkArgs: `-t1 -c${r.options.json.connections} -d${r.options.json.seconds}s` })}\n`);
   if (r.jobs !== undefined) parts.push(`## Background jobs (issue 32, fw/jobs)\n\n${jobsSection(r.jobs)}\n`);
   if (r.ops !== undefined) parts.push(`## Running in production (issue 44)\n\n${opsSection(r.ops, { ...r.options.ops, wrkArgs: `-t1 -c${r.options.ops.connections} -d${r.options.ops.seconds}s` })}\n`);
+  if (r.files !== undefined) parts.push(`## Files (issue 40, fw/files)\n\n${filesSection(r.files, { ...r.options.files, sharp: r.versions.sharp })}\n`);
   const findings = join(BENCH, "FINDINGS.md");
   if (existsSync(findings)) parts.push(readFileSync(findings, "utf8").trim() + "\n");
   return parts.join("\n");

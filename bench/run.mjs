@@ -4,7 +4,7 @@
 //
 //   npm run bench                      full run (under 15 minutes on 2 cores, bench/README.md "Time budget"), writes BENCHMARKS.md
 //   npm run bench -- --quick           smoke run (one short round each; ~8 minutes loaded), writes bench/.work/BENCHMARKS.quick.md
-//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale, live, json, jobs, ops;
+//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale, live, json, jobs, files, ops;
 //                                      --only=build alone also builds the 1,000-file app);
 //                                      writes bench/.work/BENCHMARKS.routing+memory.md, never BENCHMARKS.md
 //   npm run bench -- --no-build        use dist/ and example/dist/ as they are (the memory part still bundles
@@ -43,6 +43,7 @@ const OPTIONS = quick
       json: { seconds: 1, rounds: 1, warmup: 1, connections: 50, writerMs: 100, writerRounds: 2 },
       jobs: { jobs: 1000, windowMs: 3000, rounds: 1, samples: 50, slowSamples: 5 },
       ops: { seconds: 1, rounds: 1, warmup: 1, connections: 50, fanOut: { sockets: 200, messages: 10 } },
+      files: { serveSeconds: 1, serveRounds: 1, connections: 10, warmup: 1, uploadRounds: 1, uploadsPerRun: 2, concurrentRounds: 1, concurrentUploads: 4, thumbnailRuns: 2 },
     }
   : {
       // Sized so that the whole run fits in 15 minutes on 2 cores (bench/README.md, "Time budget"):
@@ -62,6 +63,8 @@ const OPTIONS = quick
       json: { seconds: 2, rounds: 3, warmup: 1, connections: 50, writerMs: 300, writerRounds: 5 },
       jobs: { jobs: 2000, windowMs: 4000, rounds: 3, samples: 100, slowSamples: 10 },
       ops: { seconds: 2, rounds: 3, warmup: 1, connections: 50, fanOut: { sockets: 1000, messages: 30 } },
+      // Uploads one at a time (the target) get 5 rounds: their sides are close.
+      files: { serveSeconds: 2, serveRounds: 3, connections: 10, warmup: 1, uploadRounds: 5, uploadsPerRun: 3, concurrentRounds: 3, concurrentUploads: 4, thumbnailRuns: 5 },
     };
 /** `--only=build` (not in the full run): the 200-file app as the full run builds it, then the 1,000-file app. */
 const BUILD_LARGE = { plan: [{ size: 200, cold: 3, inc: 3, unchecked: true }, { size: 1000, cold: 2, inc: 2 }] };
@@ -78,7 +81,8 @@ function sh(command, args, what) {
 }
 
 function ensureDeps() {
-  if (["find-my-way/package.json", "@hono/node-server", "pg-boss/package.json"].every((p) => existsSync(join(BENCH, "node_modules", p)))) return;
+  const needed = ["find-my-way/package.json", "@hono/node-server", "pg-boss/package.json", "@fastify/multipart/package.json", "@fastify/static/package.json"];
+  if (needed.every((p) => existsSync(join(BENCH, "node_modules", p)))) return;
   try {
     sh("npm", ["ci", "--prefix", "bench", "--no-audit", "--no-fund"], "bench dependencies");
   } catch {
@@ -90,7 +94,7 @@ async function main() {
   const started = performance.now();
   mkdirSync(WORK, { recursive: true });
   ensureDeps();
-  if ((wanted("throughput") || wanted("db") || wanted("scale") || wanted("json") || wanted("ops")) && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
+  if ((wanted("throughput") || wanted("db") || wanted("scale") || wanted("json") || wanted("files") || wanted("ops")) && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
   if (!noBuild) sh("npm", ["run", "build"], "building fw and the example");
   buildBenchPages();
   if (wanted("db")) buildDbApp();
@@ -152,6 +156,7 @@ async function main() {
     ["json", async () => (await import("./json.mjs")).json(OPTIONS.json)],
     ["jobs", async () => (await import("./jobs.mjs")).jobs(OPTIONS.jobs)],
     ["ops", async () => (await import("./ops.mjs")).ops(OPTIONS.ops)],
+    ["files", async () => (await import("./files.mjs")).files(OPTIONS.files)],
   ];
   const took = {};
   for (const [name, part] of parts) {
@@ -178,7 +183,9 @@ async function main() {
     machine: machine(),
     built: !noBuild,
     git: `${gitHead}${dirty ? " (with uncommitted changes in runtime/ or transformer/)" : ""}`,
-    versions: Object.fromEntries(["fastify", "hono", "@hono/node-server", "find-my-way", "typescript", "ts-patch", "typia", "pg", "@electric-sql/pglite"].map((n) => [n, packageVersion(BENCH, n)])),
+    versions: Object.fromEntries(
+      ["fastify", "hono", "@hono/node-server", "find-my-way", "typescript", "ts-patch", "typia", "pg", "@electric-sql/pglite", "@fastify/multipart", "@fastify/static", "@fastify/busboy", "sharp"].map((n) => [n, packageVersion(BENCH, n)]),
+    ),
     noise:
       `this machine is shared: CPU busy ${(idleBefore * 100).toFixed(0)} % in the 2 s before the run and ${(idleAfter * 100).toFixed(0)} % after it ` +
       `(with nothing of the bench running), load average ${loadBefore} before and ${loadAfter} after. Other developers build and test on it at the ` +

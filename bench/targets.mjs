@@ -43,6 +43,8 @@ export const GOALS = {
   healthP99Ms: 50,
   /** `GET /api/posts` over Fastify with a response schema (issue 31). */
   json: 1.0,
+  /** An API call with a per-user token costs at most this many times the same call with apiKey (issue 42): req/s ≥ 1/1.05 of apiKey's. */
+  tokenCost: 1.05,
   /** fw/jobs over pg-boss's faster way (issue 32). */
   jobs: 1.0,
   /** The session page with its access log as JSON against the same as text: JSON costs ≤ 5 % of the req/s (issue 44). */
@@ -53,6 +55,12 @@ export const GOALS = {
   tracingCost: 0.1,
   /** The example's posts Index signed out, fw/cache on over off (issue 44). */
   cacheSpeedup: 3,
+  /** A 100 MiB upload, one at a time, MiB/s over Fastify + @fastify/multipart streaming to disk (issue 40). */
+  filesUpload: 1.0,
+  /** A stored 5 MiB file served, req/s over @fastify/static (issue 40). */
+  filesServe: 1.0,
+  /** The peak RSS growth of fw's server during a 1 GiB upload, MB (MiB, as fmtMB prints; issue 40). */
+  filesUploadRssMB: 32,
 };
 
 /**
@@ -314,12 +322,20 @@ function liveRows(live) {
 
 function otherRows(r) {
   const jsonFw = r.json?.groups?.[0]?.rows.find((x) => x.id === "fw");
+  const tokens = r.json?.groups?.find((g) => g.id === "tokens");
+  const token = tokens?.rows.find((x) => x.id === "token");
   const jobs = r.jobs?.ratios === undefined ? undefined : summary(r.jobs.ratios).median;
   return [
     row(
       `JSON API \`GET /api/posts\` (50 posts): fw with the build's typed writer ≥ ${goal(GOALS.json)}× Fastify with a response schema (issue 31)`,
       jsonFw?.roundRatios === undefined ? undefined : ratioCell(jsonFw),
       jsonFw?.roundRatios === undefined ? undefined : ratioVerdict(jsonFw.roundRatios, GOALS.json),
+    ),
+    row(
+      `API call with a per-user token costs ≤ ${GOALS.tokenCost}× the same call with \`apiKey\` (the ratio is the token's req/s over the key's, paired; issue 42)` +
+        (tokens?.statements === undefined ? "" : `: ${tokens.statements.token} statement a call vs ${tokens.statements.apiKey}`),
+      token?.roundRatios === undefined ? undefined : ratioCell(token),
+      token?.roundRatios === undefined ? undefined : ratioVerdict(token.roundRatios, 1 / GOALS.tokenCost),
     ),
     row(
       `Jobs (issue 32): fw/jobs claimed and run on PostgreSQL ≥ ${goal(GOALS.jobs)}× pg-boss's, same database, same run`,
@@ -353,6 +369,35 @@ function opsRows(ops) {
       const cell = measured ? `p99 ${fmtNum(f.redis.p99, 1)} ms through Redis, ${fmtNum(f.postgres.p99, 1)} ms through PostgreSQL (p50 ${fmtNum(f.redis.p50, 1)} and ${fmtNum(f.postgres.p50, 1)} ms; ${f.redis.lost + f.postgres.lost} lost)` : undefined;
       return row("Fan-out (issue 44): a message to 1,000 sockets over two processes through Redis, p99 beside PostgreSQL's (printed, no target)", cell, measured ? "printed" : undefined);
     })(),
+function filesRows(f) {
+  const group = (id) => f?.groups?.find((g) => g.id === id);
+  const find = (g, id) => g?.rows.find((x) => x.id === id);
+  const upload = find(group("upload"), "fw");
+  const sameWork = pairedTo(upload, find(group("upload"), "fastifySha"));
+  const inFlight = find(group("upload4"), "fw");
+  const serve = find(group("serve"), "fw");
+  const rss = f?.rss?.find((x) => x.side === "fw");
+  const others = (f?.rss ?? []).filter((x) => x.side !== "fw");
+  const beside = [
+    inFlight?.roundRatios === undefined ? undefined : `${group("upload4").concurrency} in flight ${ratio(inFlight.roundRatios.median)}`,
+    sameWork === undefined ? undefined : `against Fastify hashing the bytes with SHA-256 as fw does ${ratio(sameWork.ratio)}`,
+  ].filter((x) => x !== undefined);
+  return [
+    row(
+      `Files (issue 40): upload of a 100 MiB file, one at a time, fw ≥ ${goal(GOALS.filesUpload)}× Fastify + @fastify/multipart streaming it to disk (MiB/s)`,
+      upload?.roundRatios === undefined ? undefined : `${ratioCell(upload)}${beside.length === 0 ? "" : `; ${beside.join("; ")}`}`,
+      upload?.roundRatios === undefined ? undefined : ratioVerdict(upload.roundRatios, GOALS.filesUpload),
+    ),
+    row(
+      `Files (issue 40): serving a stored 5 MiB file, fw's \`serveStored\` ≥ ${goal(GOALS.filesServe)}× @fastify/static (req/s)`,
+      serve?.roundRatios === undefined ? undefined : ratioCell(serve),
+      serve?.roundRatios === undefined ? undefined : ratioVerdict(serve.roundRatios, GOALS.filesServe),
+    ),
+    row(
+      `Files (issue 40): peak RSS growth of fw's server during a 1 GiB upload ≤ ${GOALS.filesUploadRssMB} MB`,
+      rss === undefined ? undefined : `${fmtMB(rss.growth)}${others.length === 0 ? "" : ` (${others.map((x) => `${x.label} ${fmtMB(x.growth)}`).join(", ")})`}`,
+      rss === undefined ? undefined : verdict(rss.growth <= GOALS.filesUploadRssMB * 1048576),
+    ),
   ];
 }
 
@@ -368,6 +413,7 @@ export function targetRows(r) {
     ...liveRows(r.live),
     ...otherRows(r),
     ...opsRows(r.ops),
+    ...filesRows(r.files),
   ];
 }
 

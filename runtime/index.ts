@@ -37,7 +37,7 @@ export {
 } from "./http/json.js";
 export { typedJsonWriter } from "./http/json-writer.js";
 // For the generated .fw/api.ts (fw/client's calls are typed by it): the same types fw/client exports.
-export type { AnswerChecks, ApiAnswer, ApiBody, ApiJsonAnswer, ApiParam } from "./client/types.js";
+export type { AnswerChecks, ApiAnswer, ApiBody, ApiJsonAnswer, ApiParam, UploadRoutes } from "./client/types.js";
 export { Response, Ok, Redirect, status, type Body, type Content, type Header } from "./http/response.js";
 export { Cookie } from "./http/cookie.js";
 export { Session } from "./http/session.js";
@@ -69,7 +69,7 @@ export type { Image, ImageOptions, StoredFile, StoredImage, Upload, UploadOption
 export type { FieldSpec, InputKind, ModelSpec, ReferenceSpec, Validation } from "./resource/model.js";
 export { FormErrors, type FieldProblem } from "./resource/form-errors.js";
 export { Form, VERSION_FIELD, type ButtonProps, type Field, type Parsed, type RenderProps, type Values } from "./resource/form.js";
-export type { Draft, Store, Versioned } from "./resource/store.js";
+export type { AllRows, Draft, Store, Versioned } from "./resource/store.js";
 export type { FieldValue, KeysOf, ListPage, Order, Page, RowCondition, RowFilter, Search, Where, WhereValue } from "./resource/query.js";
 export type { Choice, Choices } from "./resource/reference-input.js";
 export { Conflict, DuplicateValue, MissingReference, StillReferenced } from "./resource/store-errors.js";
@@ -80,11 +80,14 @@ export { Resource, resourceRoutes, PAGE_SIZE, type ResourceOptions } from "./res
 export { countAhead, pagesCounted, PAGES_AHEAD, type PagesCounted } from "./resource/page-count.js";
 export { pickerScriptRoute } from "./resource/picker-script.js";
 export { uploadScriptRoute } from "./resource/upload-script.js";
-export { KEPT_PREFIX, REMOVE_PREFIX, type ModelFiles, type ReceivedFiles } from "./resource/model-files.js";
-export { defaultVariants, variantSize, type VariantBox, type VariantName } from "./resource/image-variants.js";
+export { KEPT_PREFIX, REMOVE_PREFIX, type ModelFiles, type ReceivedFiles, type StoredUpload } from "./resource/model-files.js";
+export { apiUpload, type TextCheck, type UploadTarget } from "./resource/api-upload.js";
+export type { UploadBody, UploadSource } from "./http/upload-body.js";
+export { defaultVariants, imageVariant, variantSize, type ImageVariant, type VariantBox, type VariantName } from "./resource/image-variants.js";
 export { ScopedStore } from "./resource/scoped-store.js";
 export { viewerCapabilities, ViewerStore, withCapabilities } from "./resource/viewer-stores.js";
 export type { OwnedDeclaration } from "./resource/owned-declaration.js";
+export type { Clause, PolicyDeclaration, PolicyRules, Rows, Viewer, Who } from "./resource/policy.js";
 export type { WsListener, WsConnection } from "./routing/ws-listener.js";
 export { Room, MAX_ROOM_NAME } from "./ws/room.js";
 export type { FanOut } from "./ws/fan-out.js";

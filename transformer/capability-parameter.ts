@@ -32,7 +32,8 @@ export function capabilityUses(c: Checking, site: Site, parameter: ts.Symbol, ca
       fail(c, site, Codes.mistypedCapability, message);
     }
     if (stored === undefined) return use;
-    return stored.scoped ? { ...use, store: stored.model, scoped: true } : { ...use, store: stored.model };
+    // ScopedStore<M> and AllRows<M> name every row: handed as they are, never narrowed to the viewer.
+    return stored.scoped || stored.all === true ? { ...use, store: stored.model, scoped: true } : { ...use, store: stored.model };
   });
   const notObject = (capabilities.flags & c.ts.TypeFlags.Object) === 0 || capabilities.getCallSignatures().length > 0;
   if (notObject || isBareCapability(c, parameter, capabilities, uses)) {
@@ -47,12 +48,13 @@ export function capabilityUses(c: Checking, site: Site, parameter: ts.Symbol, ca
  * too (`scoped`): an owned model's store is one, and asking for it by that type is how a
  * handler reaches one user's rows (`for(user)`). Never the capabilities module's to supply.
  */
-function storedModel(c: Checking, type: ts.Type): { readonly model: string; readonly scoped: boolean } | undefined {
+function storedModel(c: Checking, type: ts.Type): { readonly model: string; readonly scoped: boolean; readonly all?: true } | undefined {
   const scoped = fwTypeName(type, "scopedStore") === "ScopedStore";
-  if (!scoped && fwTypeName(type, "store") !== "Store") return undefined;
+  const all = fwTypeName(type, "store") === "AllRows";
+  if (!scoped && !all && fwTypeName(type, "store") !== "Store") return undefined;
   const argument = (type.aliasTypeArguments ?? c.checker.getTypeArguments(type as ts.TypeReference))[0];
   const name = argument === undefined ? undefined : (argument.aliasSymbol ?? argument.getSymbol())?.getName();
-  return name !== undefined && (c.models.has(name) || c.brokenModels.has(name)) ? { model: name, scoped } : undefined;
+  return name !== undefined && (c.models.has(name) || c.brokenModels.has(name)) ? { model: name, scoped, ...(all ? { all: true } : {}) } : undefined;
 }
 
 /**

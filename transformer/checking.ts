@@ -6,6 +6,16 @@
 import type * as ts from "typescript";
 import { at, type Finding } from "./diagnostics.js";
 
+/** Where a model's file field is declared: the model and the field, and whether its routes (and table) were made. */
+export interface FileFieldSite {
+  readonly model: string;
+  readonly field: string;
+  /** The model derives Resource with a table, and the field is one of its file fields. */
+  readonly usable: boolean;
+  /** The field is an image with this pixel limit. */
+  readonly maxPixels?: number;
+}
+
 /** What the analysis needs from the compiler, and what the build found so far. */
 export interface Checking {
   readonly ts: typeof ts;
@@ -29,6 +39,8 @@ export interface Checking {
   readonly liveValues: ts.Type | undefined;
   /** The app folder: a live page's id is its route file's path under it. */
   readonly appDir: string;
+  /** Every model's file field, by its declaration: what an API body's file field may name (upload-body.ts). */
+  readonly fileFields: ReadonlyMap<ts.Node, FileFieldSite>;
 }
 
 /** Where a handler (or a live page's `mount`) is, for findings. */

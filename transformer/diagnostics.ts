@@ -37,6 +37,8 @@ export const Codes = {
   failureNotThrown: 91029,
   guardedAndOwned: 91030,
   modelPathTaken: 91031,
+  policyAndGuard: 91032,
+  teamField: 91033,
   // Relations (issue 29) take 91040–91049.
   referenceStorage: 91040,
   onDeleteField: 91041,
@@ -55,6 +57,10 @@ export const Codes = {
   // Files (issue 40) take 91080–91089.
   fileField: 91080,
   fileWithoutTable: 91081,
+  uploadBody: 91082,
+  // Per-user API tokens (issue 42) take 91090–91099.
+  unknownScope: 91090,
+  tokenOnBrowserRoute: 91091,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

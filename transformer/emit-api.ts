@@ -68,6 +68,12 @@ export function emitApiModule(input: ApiEmitInput): string {
     );
   });
   lines.push("};", "");
+  const uploadRows = rows.flatMap((row) => (row.handler.upload === undefined ? [] : [`${q(key(row))}: [${row.handler.upload.files.map((f) => q(f.name)).join(", ")}]`]));
+  lines.push(
+    "/** The routes that take an upload (a multipart form) and their file fields: fw/client sends their bodies as forms (`createClient<Api>(baseUrl, { uploads })`). */",
+    `export const uploads: UploadRoutes<Api> = {${uploadRows.length === 0 ? "" : ` ${uploadRows.join(", ")} `}};`,
+    "",
+  );
   lines.push("/**", " * Checks of each route's JSON answer (typia's), where its handler's type says it answers JSON alone.", " * typia's transform writes each in place (tspc); compiled without it (plain tsc), importing this stops here, saying what to use.", " */");
   lines.push(checked.length === 0 ? "export const answers: AnswerChecks<Api> = {};" : ["export const answers: AnswerChecks<Api> = typiaChecks(() => ({", ...checked.map((line) => `  ${line}`), "}));"].join("\n"));
   lines.push(
@@ -94,7 +100,7 @@ export function emitApiModule(input: ApiEmitInput): string {
     // From fw's main entry alone, which the app's own files import already: importing fw/client
     // here would bring declaration files into the program that the first build's program lacked,
     // and so change every row's cache key on the next build (row-cache.ts).
-    `import type { ${used(["AnswerChecks", "ApiAnswer", "ApiBody", "ApiDescription", "ApiJsonAnswer", "ApiParam", "JsonAnswerAt"])} } from ${q(input.fwModule)};`,
+    `import type { ${used(["AnswerChecks", "ApiAnswer", "ApiBody", "ApiDescription", "ApiJsonAnswer", "ApiParam", "JsonAnswerAt", "UploadRoutes"])} } from ${q(input.fwModule)};`,
     // As in the route module: typia's transformer replaces each call; no import of typia stays behind.
     ...(typia ? [`declare const typia: typeof import("typia").default;`] : []),
     ...rows.map((row, i) => `import type * as a${i} from ${q(specifier(input.out, row.file))};`),
@@ -125,12 +131,19 @@ function operation(row: ApiRow, i: number, schemas: SchemaList): string {
     return `${propertyName(name)}: ${decoded ? schemas.indexOf(`ApiParam<${h}, ${q(name)}>`) : q("string")}`;
   });
   const body = handler.json === true ? `, body: ${schemas.indexOf(`ApiBody<${h}>`)}` : "";
+  const upload = handler.upload === undefined ? "" : `, upload: ${uploadDescription(handler.upload, schemas.indexOf(`Omit<ApiBody<${h}>, ${handler.upload.files.map((f) => q(f.name)).join(" | ")}>`))}`;
   const answers = handler.answers;
   const json = (answers?.json ?? []).map((status) => `{ status: ${statusText(status)}, media: "json", schema: ${schemas.indexOf(`JsonAnswerAt<${h}, ${status === "default" ? "number" : status}>`)} }`);
   const problems = (answers?.problems ?? []).map((status) => `{ status: ${statusText(status)}, media: "problem" }`);
   const doc = handler.doc === undefined ? "" : `, doc: ${q(handler.doc)}`;
   const thrown = handler.thrown === undefined ? "" : `, thrown: [${handler.thrown.join(", ")}]`;
-  return `${q(key(row))}: { source: ${q(row.shown)}${doc}, params: {${params.length === 0 ? "" : ` ${params.join(", ")} `}}${body}, answers: [${[...json, ...problems].join(", ")}]${thrown}, other: ${answers === undefined || answers.other} }`;
+  return `${q(key(row))}: { source: ${q(row.shown)}${doc}, params: {${params.length === 0 ? "" : ` ${params.join(", ")} `}}${body}${upload}, answers: [${[...json, ...problems].join(", ")}]${thrown}, other: ${answers === undefined || answers.other} }`;
+}
+
+/** An upload's description: the index of its text parts' schema, and its file fields (required, an image's pixel limit). */
+function uploadDescription(upload: NonNullable<ApiRow["handler"]["upload"]>, text: number): string {
+  const files = upload.files.map((f) => `${propertyName(f.name)}: { required: ${f.required}${f.maxPixels === undefined ? "" : `, maxPixels: ${f.maxPixels}`} }`);
+  return `{ text: ${text}, files: { ${files.join(", ")} } }`;
 }
 
 /** Whether the client checks the route's answers: its handler's type names JSON answers and nothing else. */

@@ -15,8 +15,12 @@ export interface Derived {
   readonly shown: string;
   /** The owner field of a model declaring `owned` (spec 2.13). */
   readonly owner?: Owner;
+  /** The team field a policy names (issue 41): its rows are a team's. */
+  readonly team?: Owner;
   /** The table of a model declaring `table`: its rows live in fw/db. */
   readonly table?: TableShape;
+  /** The model declares a `policy` (issue 41): its guard and read rules (with an owner field, `owner`). */
+  readonly policy?: true;
 }
 
 /** One handwritten row, ready to print. */
@@ -65,7 +69,12 @@ const q = (text: string): string => JSON.stringify(text);
 
 /** Whether the module calls typia: a model (validator, key decoder), a typed path parameter, or a declared JSON body. */
 export function usesTypia(rows: readonly Row[], derived: readonly Derived[]): boolean {
-  return derived.length > 0 || rows.some((r) => (r.handler.case === "http" && (r.handler.json === true || answersJson(r))) || (r.handler.case !== "ws" && r.handler.params.some((p) => p.decode)));
+  return derived.length > 0 || rows.some((r) => (r.handler.case === "http" && (r.handler.json === true || r.handler.upload !== undefined || answersJson(r))) || (r.handler.case !== "ws" && r.handler.params.some((p) => p.decode)));
+}
+
+/** A row whose handler takes an upload (issue 40): its route reads a multipart body through `apiUpload`. */
+function takesUpload(row: Row): boolean {
+  return row.handler.case === "http" && row.handler.upload !== undefined;
 }
 
 /** A row whose handler's return type names JSON answers: its route gets typia's typed stringify. */
@@ -114,6 +123,7 @@ export function emitModule(input: EmitInput): string {
   }
   // Typed JSON answers and the API's description (issue 31): their imports, and the lazy loader of .fw/api.ts.
   if (rows.some(answersJson)) lines.push(`import { jsonAnswerMismatch, typedJsonWriter, type JsonAnswerOf } from ${q(input.fwModule)};`);
+  if (rows.some(takesUpload)) lines.push(`import { apiUpload } from ${q(input.fwModule)};`);
   const api = rows.some((r) => r.handler.case === "http" && r.handler.api);
   if (api) lines.push(`import type { ApiDescription } from ${q(input.fwModule)};`);
   if (usesCapabilities) lines.push(`import * as capabilities from ${q(specifier(input.out, input.capabilitiesFile))};`);
@@ -139,6 +149,11 @@ export function emitModule(input: EmitInput): string {
   // Every derived model's routes register in one Relations, so a model's pages reach the rows
   // of the models it references and of those referencing it (a new one per table: per call).
   if (input.derived.length > 0) lines.push("  const relations = new Relations();");
+  // One fw/files per model with file fields, shared by its pages and the API routes that take uploads for it.
+  input.derived.forEach((d, i) => {
+    if (withFiles.includes(d)) lines.push(`  const files${i} = modelFiles(table${i});`);
+  });
+  const modelIndex = new Map(input.derived.map((d, i) => [d.model.name, i]));
   const storeOf = new Map(input.derived.map((d, i) => [d.model.name, `store${i}`]));
   rows.forEach((row, i) => {
     if (row.handler.case !== "ws" && row.handler.capabilities.length > 0) {
@@ -162,13 +177,13 @@ export function emitModule(input: EmitInput): string {
     const k = row.inheritsGuard === true && row.overrides !== undefined ? input.derived.findIndex((d) => d.model.name === row.overrides?.model) : -1;
     return k < 0 ? undefined : modelGuard(input.derived[k] as Derived, k);
   };
-  rows.forEach((row, i) => lines.push(...inheritedNote(row), `    // from ${row.shown}`, `    ${routeExpression(row, i, viewedStores(row, input.derived).length > 0, guardOf(row))},`));
+  rows.forEach((row, i) => lines.push(...inheritedNote(row), `    // from ${row.shown}`, `    ${routeExpression(row, i, viewedStores(row, input.derived).length > 0, guardOf(row), modelIndex)},`));
   input.derived.forEach((d, i) => {
     const options = `m${i}.${d.model.valuePath}.options`;
     // An owned model may name a read scope (`publicWhen`); the type allows it only beside `owned`.
-    const owned = d.owner === undefined ? "" : `owned: ${options}.owned, publicWhen: ${options}.publicWhen, `;
+    const owned = d.policy === true ? `owned: ${options}.policy, ` : d.owner === undefined ? "" : `owned: ${options}.owned, publicWhen: ${options}.publicWhen, `;
     const picked = referenced.has(d.model.name) ? "referenced: true, " : "";
-    const files = withFiles.includes(d) ? `files: modelFiles(table${i}), ` : "";
+    const files = withFiles.includes(d) ? `files: files${i}, ` : "";
     lines.push(
       `    // from ${d.shown} (the derived routes of ${d.model.name}: ${d.model.fqn})`,
       `    ...guardFor(${modelGuard(d, i)}, resourceRoutes(model${i}, store${i}, { actions: ${options}.actions, ${owned}relations, ${picked}${files}source: ${q(d.shown)} })),`,
@@ -183,6 +198,26 @@ export function emitModule(input: EmitInput): string {
   }
   lines.push("  ]);", "}", "");
   return lines.join("\n");
+}
+
+/**
+ * An upload route's reader (issue 40): typia's check of the body's text parts (its type read off
+ * the handler's signature, the file fields left out), and per file field the model field it is
+ * kept for, that model's spec and its fw/files.
+ */
+function uploadReader(call: string, upload: NonNullable<Extract<PrintedHandler, { case: "http" }>["upload"]>, modelIndex: ReadonlyMap<string, number>): string {
+  const omitted = upload.files.map((f) => q(f.name)).join(" | ");
+  const text = `typia.http.createValidateQuery<Omit<ReturnType<Parameters<typeof ${call}>[0]["json"]>, ${omitted}>>()`;
+  const targets = upload.files.map((file) => {
+    const k = modelIndex.get(file.model);
+    if (k === undefined) throw new Error(`fw: the upload body of ${call} names ${file.model}["${file.field}"], a model the table does not derive: a bug in fw's transformer.`);
+    return `${propertyKey(file.name)}: { model: model${k}, field: ${q(file.field)}, files: files${k}, required: ${file.required} }`;
+  });
+  return `apiUpload(${text}, { ${targets.join(", ")} })`;
+}
+
+function propertyKey(name: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : q(name);
 }
 
 /** The export of a live page's route file, as the table reaches it. */
@@ -218,7 +253,7 @@ function viewedStores(row: Row, derived: readonly Derived[]): string[] {
   return row.handler.capabilities.flatMap((c) => {
     if (c.store === undefined || c.scoped === true) return [];
     const model = derived.find((d) => d.model.name === c.store);
-    return model !== undefined && (model.owner !== undefined || model.shape.readableWith !== undefined) ? [c.name] : [];
+    return model !== undefined && (model.owner !== undefined || model.policy === true || model.shape.readableWith !== undefined) ? [c.name] : [];
   });
 }
 
@@ -254,6 +289,7 @@ function decoder(type: string, of: string): string {
 /** A model's guard: `guarded`, else (for an owned model) its `owned` declaration. */
 function modelGuard(d: Derived, i: number): string {
   const options = `m${i}.${d.model.valuePath}.options`;
+  if (d.policy === true) return `${options}.policy`;
   return d.owner === undefined ? `${options}.guarded` : `(${options}.guarded ?? ${options}.owned)`;
 }
 
@@ -316,10 +352,10 @@ function deleteTopics(derived: readonly Derived[], name: string, seen: Set<strin
 
 /** A model's ModelSpec const: its fields read at build time, typia's validator and key decoder. */
 function specLines(d: Derived, name: string, type: string): string[] {
-  // The form's draft has neither the key, the owner, nor what the server sets.
+  // The form's draft has neither the key, the owner, the team, nor what the server sets.
   // A file field is read from the multipart body and stored before the row is checked (issue 40): not by typia.
   const serverSet = d.shape.fields.filter((f) => f.serverSet !== undefined || f.input === "file").map((f) => f.name);
-  const omitted = [d.shape.key, ...(d.owner === undefined ? [] : [d.owner.field]), ...serverSet].map(q).join(" | ");
+  const omitted = [d.shape.key, ...(d.owner === undefined ? [] : [d.owner.field]), ...(d.team === undefined ? [] : [d.team.field]), ...serverSet].map(q).join(" | ");
   const fields = d.shape.fields.map((f) => `    ${JSON.stringify(f)},`);
   return [
     `// from ${d.shown}`,
@@ -355,27 +391,27 @@ function storeLine(d: Derived, i: number, type: string, onDelete: readonly strin
   const also = onDelete === undefined || onDelete.length === 0 ? "" : `, [${onDelete.map(q).join(", ")}]`;
   const publishing = (store: string): string => (onDelete !== undefined ? `publishing(${store}, ${q(pathSegment(d.model.name))}${also})` : store);
   if (d.owner === undefined) return `const store${i} = ${publishing(d.table === undefined ? `storeFor(model${i})` : `storeFor(model${i}, table${i})`)};`;
-  const decode = `FromPath.typia(${q(`Id<${d.owner.model}>`)}, typia.http.createParameter<${type}[${q(d.owner.field)}]>())`;
+  const decode = `FromPath.typia(${q(`Id<${d.owner.model}>`)}, typia.http.createParameter<NonNullable<${type}[${q(d.owner.field)}]>>())`;
   // fw/db's scoped store needs the SqlStore itself (it updates through its rows), so the scoped
   // store is wrapped instead (publishing also wraps the stores its `for` narrows to).
   if (d.table !== undefined) return `const store${i} = ${publishing(`new SqlScopedStore<${type}>(new SqlStore<${type}>(processDatabase(), table${i}), ${decode})`)};`;
   return `const store${i} = new ScopedStore<${type}>(${publishing(`storeFor(model${i})`)}, ${q(d.owner.field)}, ${decode});`;
 }
 
-function routeExpression(row: Row, i: number, viewed: boolean, inherited: string | undefined): string {
+function routeExpression(row: Row, i: number, viewed: boolean, inherited: string | undefined, modelIndex: ReadonlyMap<string, number>): string {
   if (row.handler.case === "live") {
     const routes = `livePageRoutes(${pageOf(row, i)}, mount${i})`;
     if (inherited !== undefined) return `...guardAsRole(${inherited}, ${q(row.overrides?.role ?? "")}, ${routes})`;
     return row.guarded ? `...${routes}.map((route) => r${i}.guarded.through(route))` : `...${routes}`;
   }
-  return guardedBy(row, i, row.handler.case === "ws" ? wsRoute(row, i) : httpRoute(row, i, viewed), inherited);
+  return guardedBy(row, i, row.handler.case === "ws" ? wsRoute(row, i) : httpRoute(row, i, viewed, modelIndex), inherited);
 }
 
 function wsRoute(row: Row, i: number): string {
   return `Route.ws(${q(row.pattern)}, r${i}.${row.exportName}, { source: ${q(row.shown)} })`;
 }
 
-function httpRoute(row: Row, i: number, viewed: boolean): string {
+function httpRoute(row: Row, i: number, viewed: boolean, modelIndex: ReadonlyMap<string, number>): string {
   const handler = row.handler;
   if (handler.case !== "http") throw new Error("unreachable: ws rows are printed by wsRoute");
   const call = `r${i}${member(row.exportName)}`;
@@ -394,6 +430,7 @@ function httpRoute(row: Row, i: number, viewed: boolean): string {
   const constructor = handler.api ? "Route.api" : "Route.http";
   // The JSON body's type is read off the handler's own signature, so it need not be exported.
   const json = handler.json === true ? `, json: typia.createValidate<ReturnType<Parameters<typeof ${call}>[0]["json"]>>()` : "";
+  const upload = handler.upload === undefined ? "" : `, upload: ${uploadReader(call, handler.upload, modelIndex)}`;
   // The answer type is read off the handler's return type too: typia checks it, and writes what
   // JSON.stringify would not write as the type says (runtime/http/json-writer.ts).
   const answer = `JsonAnswerOf<typeof ${call}>`;
@@ -401,5 +438,5 @@ function httpRoute(row: Row, i: number, viewed: boolean): string {
     ? `, stringify: typedJsonWriter(typia.createEquals<${answer}>(), typia.json.createAssertStringify<${answer}>(jsonAnswerMismatch(${q(row.shown)})))`
     : "";
   const described = handler.api ? `, described: { operation: ${q(`${row.method} ${row.pattern}`)}, load: describedApi }` : "";
-  return `${constructor}({ method: ${q(row.method)}, path: ${q(row.pattern)}, handler: ${fn}${params}${json}${stringify}${described}, source: ${q(row.shown)} })`;
+  return `${constructor}({ method: ${q(row.method)}, path: ${q(row.pattern)}, handler: ${fn}${params}${json}${upload}${stringify}${described}, source: ${q(row.shown)} })`;
 }

@@ -6,14 +6,16 @@ import { Codes, type Finding } from "./diagnostics.js";
 import { emitModule, usesTypia, type Derived, type Row } from "./emit.js";
 import { apiModuleOf } from "./api-module.js";
 import { pathSegment, shapeModel, type Shaping } from "./model-shape.js";
-import type { Checking } from "./checking.js";
+import type { Checking, FileFieldSite } from "./checking.js";
+import { fileTagOf } from "./file-fields.js";
 import { analyseHandler, routeExport } from "./handlers.js";
 import { heldBack, leading } from "./held-back.js";
 import { discoverModels, type Model } from "./models.js";
 import { clashingModels } from "./model-names.js";
 import { tableOf, tableOption } from "./table.js";
 import { pluginsEntry, tsconfigShown } from "./tsconfig-sites.js";
-import { declaresOwned, guardedAndOwned, ownerOf } from "./owner.js";
+import { declaresOwned, declaresPolicy, guardedAndOwned, ownerOf, policyOwner, policyTeam, policyWithOthers } from "./owner.js";
+import { checkTokenGuard } from "./token-scopes.js";
 import { relate } from "./relations.js";
 import { sortRows } from "./order.js";
 import { checkReachable, checkRouteFiles } from "./route-conflicts.js";
@@ -66,6 +68,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
     capabilityModule: { shown: show(config.capabilities), exports: exportsOf(checker, tsApi, program.getSourceFile(config.capabilities)) },
     liveValues: findLiveValues(checker, program.getSourceFiles()),
     appDir: config.appDir,
+    fileFields: fileFieldSites(checker, models, derived),
   };
   const sourceOf = (file: string): ts.SourceFile | undefined => program.getSourceFile(file);
   const scanned = found.filter((route) => included(route, sourceOf, c));
@@ -140,6 +143,17 @@ function derive(s: Shaping, model: Model, models: readonly Model[]): Derived[] {
   const name = tableOption(s, model);
   if (name === null) return [];
   if (name === undefined && !filesHaveTable(s, model, shape)) return [];
+  if (declaresPolicy(s, model)) {
+    if (policyWithOthers(s, model)) return [];
+    const owner = policyOwner(s, model, shape);
+    if (owner === null) return [];
+    const team = policyTeam(s, model, shape, name);
+    if (team === null) return [];
+    // The owner and team fields are never shown in a form nor read from one: Create stamps them (the signed-in user, their current team).
+    const stamped = new Set([owner?.field, team?.field]);
+    const fields = { ...shape, fields: shape.fields.filter((field) => !stamped.has(field.name)) };
+    return withTable(s, { model, shape: fields, shown: s.shown(model.file), ...(owner === undefined ? {} : { owner }), ...(team === undefined ? {} : { team }), policy: true }, name);
+  }
   if (!declaresOwned(s, model)) return withTable(s, { model, shape, shown: s.shown(model.file) }, name);
   if (guardedAndOwned(s, model)) return [];
   const owner = ownerOf(s, model, shape, new Set(models.filter((m) => m.derivations.includes("Resource")).map((m) => m.name)));
@@ -152,7 +166,7 @@ function derive(s: Shaping, model: Model, models: readonly Model[]): Derived[] {
 /** A model declaring `table`, with its table derived from its fields (none when they cannot make one). */
 function withTable(s: Shaping, derived: Derived, name: string | undefined): Derived[] {
   if (name === undefined) return [derived];
-  const table = tableOf(s, derived.model, name, derived.shape, derived.owner);
+  const table = tableOf(s, derived.model, name, derived.shape, derived.owner, derived.team);
   return table === undefined ? [] : [{ ...derived, table }];
 }
 
@@ -177,7 +191,9 @@ function rowOf(c: Checking, config: FwConfig, route: RouteFile, sourceOf: (file:
     const site = { source, handler: route.role.exportName, capabilitiesFile: config.capabilities };
     if (!checkCapabilities(c, site, sourceOf(config.capabilities), handler.capabilities)) return [];
   }
-  const guarded = routeExport(c, source, "guarded") !== undefined;
+  const guardedExport = routeExport(c, source, "guarded");
+  if (guardedExport !== undefined && !checkTokenGuard(c, source, guardedExport, handler, `${c.shown(route.file)} (${route.role.method} ${route.pattern})`)) return [];
+  const guarded = guardedExport !== undefined;
   const method = handler.case === "ws" ? "WS" : route.role.method;
   return [{ file: route.file, shown: c.shown(route.file), method, pattern: route.pattern, exportName: route.role.exportName, handler, guarded }];
 }
@@ -258,12 +274,32 @@ function declaresEvents(tsApi: typeof ts, statement: ts.Statement): boolean {
   return !(tsApi.isPropertyAssignment(events) && tsApi.isObjectLiteralExpression(events.initializer) && events.initializer.properties.length === 0);
 }
 
+/**
+ * Every model's file fields by their declarations (what an API body's file field may name,
+ * upload-body.ts), each usable when its model derives Resource with a table and kept the field.
+ */
+function fileFieldSites(checker: ts.TypeChecker, models: readonly Model[], derived: readonly Derived[]): Map<ts.Node, FileFieldSite> {
+  const sites = new Map<ts.Node, FileFieldSite>();
+  for (const model of models) {
+    const argument = model.call.typeArguments?.[0];
+    if (argument === undefined) continue;
+    const made = derived.find((d) => d.model === model);
+    for (const property of checker.getTypeFromTypeNode(argument).getProperties()) {
+      if (fileTagOf({ checker }, checker.getNonNullableType(checker.getTypeOfSymbol(property))) === undefined) continue;
+      const field = made?.table === undefined ? undefined : made.shape.fields.find((f) => f.name === property.getName() && f.input === "file");
+      const site: FileFieldSite = { model: model.name, field: property.getName(), usable: field !== undefined, ...(field?.file?.maxPixels === undefined ? {} : { maxPixels: field.file.maxPixels }) };
+      for (const declaration of property.getDeclarations() ?? []) sites.set(declaration, site);
+    }
+  }
+  return sites;
+}
+
 /** With the auth module in use, a model's companion must declare `guarded` (or `owned`). */
 function checkModelGuard(c: Checking, model: Model, auth: string): void {
   const options = model.call.arguments.find((a) => c.ts.isObjectLiteralExpression(a));
   const declares = (name: string): boolean =>
     options !== undefined && c.ts.isObjectLiteralExpression(options) && options.properties.some((p) => p.name !== undefined && p.name.getText() === name);
-  if (declares("guarded") || declares("owned")) return;
+  if (declares("guarded") || declares("owned") || declares("policy")) return;
   c.findings.push({
     code: Codes.missingGuard,
     category: "error",
@@ -277,8 +313,9 @@ function checkModelGuard(c: Checking, model: Model, auth: string): void {
 /** What makes the generated module call typia, for TS91017's message. */
 function typiaUser(rows: readonly Row[], derived: readonly Derived[]): string {
   if (derived.length > 0) return `the model ${derived[0]?.model.name}`;
-  const json = rows.find((row) => row.handler.case === "http" && row.handler.json === true);
-  return json === undefined ? "a typed path parameter" : `the JSON body of ${json.shown}`;
+  const json = rows.find((row) => row.handler.case === "http" && (row.handler.json === true || row.handler.upload !== undefined));
+  if (json === undefined) return "a typed path parameter";
+  return `the ${json.handler.case === "http" && json.handler.upload !== undefined ? "upload" : "JSON body"} of ${json.shown}`;
 }
 
 /**

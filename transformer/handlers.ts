@@ -9,6 +9,7 @@ import { answerTypes, isTypedAnswer, jsonAnswers, thrownStatuses, type JsonAnswe
 import { notJsonPlaces } from "./json-writable.js";
 import { analyseLivePage, type LiveHandler } from "./live-page.js";
 import { paramUses, type ParamUse } from "./param-types.js";
+import { checkJsonHoldsNoFile, uploadShape, type UploadShape } from "./upload-body.js";
 import { listenerProblem, listenerShape, meantAsListener } from "./ws-listener.js";
 import type { RouteFile } from "./scan.js";
 
@@ -20,6 +21,8 @@ export type Handler =
       readonly capabilities: readonly CapabilityUse[];
       /** An API handler declares a JSON body (`ApiRequest<P, B>`): the row gets typia's validator of `B`. */
       readonly json?: true;
+      /** An API handler's body names a model's file field (issue 40): a multipart form, its files stored for those fields. */
+      readonly upload?: UploadShape;
       /** The typed answers its return type names (`Json(value)`): the row gets typia's typed stringify. */
       readonly answers?: JsonAnswers;
       /** The handler's doc comment (an API route's OpenAPI description). */
@@ -38,6 +41,7 @@ export type PrintedHandler =
       readonly params: readonly ParamUse[];
       readonly capabilities: readonly Omit<CapabilityUse, "required">[];
       readonly json?: true;
+      readonly upload?: UploadShape;
       readonly answers?: JsonAnswers;
       readonly doc?: string;
       readonly thrown?: readonly number[];
@@ -114,7 +118,12 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
   const json = requestKind === "ApiRequest" && first !== undefined ? declaredBody(c, site, first) : false;
   const reads = checkBodyReads(c, site);
   if (params === undefined || capabilities === undefined || json === undefined || !reads) return undefined;
-  if (!jsonCarries(c, site, json ? c.checker.getTypeArguments(first as ts.TypeReference)[1] : undefined)) return undefined;
+  const body = json ? c.checker.getTypeArguments(first as ts.TypeReference)[1] : undefined;
+  // A body naming a model's file field is an upload (a multipart form), not JSON.
+  const upload = body === undefined ? undefined : uploadShape(c, site, body);
+  if (upload === null) return undefined;
+  if (!jsonCarries(c, site, upload === undefined ? body : undefined)) return undefined;
+  if (upload === undefined && body !== undefined && !checkJsonHoldsNoFile(c, site, body)) return undefined;
   const answers = jsonAnswers(c.ts, c.checker, site.signature);
   const doc = c.ts.displayPartsToString(site.signature.getDocumentationComment(c.checker)).trim();
   const thrown = thrownStatuses(c.ts, c.checker, site.declaration);
@@ -123,7 +132,8 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
     api: requestKind === "ApiRequest",
     params,
     capabilities,
-    ...(json ? { json: true as const } : {}),
+    ...(json && upload === undefined ? { json: true as const } : {}),
+    ...(upload === undefined ? {} : { upload }),
     ...(answers === undefined ? {} : { answers }),
     ...(doc === "" ? {} : { doc }),
     ...(thrown.length === 0 ? {} : { thrown }),

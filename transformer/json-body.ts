@@ -1,6 +1,7 @@
 import type * as ts from "typescript";
 import { at, Codes, type Finding } from "./diagnostics.js";
 import { fwTypeName } from "./fw-symbols.js";
+import { fileFieldNames } from "./upload-body.js";
 
 /** What reading a JSON body needs from the compiler. */
 export interface BodyChecking {
@@ -36,22 +37,25 @@ export function declaredBody(c: BodyChecking, site: BodySite, request: ts.Type):
   return true;
 }
 
+const READERS: ReadonlySet<string> = new Set(["json", "readJson", "upload", "readUpload"]);
+
 /**
- * Calls in a route file that read a JSON body the build cannot check: `request.json()` (or
- * `readJson()`) on an `ApiRequest` that declares no body type, and `request.json<T>()` with a
- * type argument (the type comes from the signature, where the build can see it). Each is a
- * finding at the call; true when there was none.
+ * Calls in a route file that read a body the build cannot check, or read it the wrong way:
+ * `request.json()` (or `readJson()`) on an `ApiRequest` that declares no body type,
+ * `request.json<T>()` with a type argument (the type comes from the signature, where the build
+ * can see it), `json()` on a body that names a file field (an upload: `upload()` reads it) and
+ * `upload()` on one that names none (TS91082). Each is a finding at the call; true when there was none.
  */
 export function checkBodyReads(c: BodyChecking, site: BodySite): boolean {
   let clean = true;
   const visit = (node: ts.Node): void => {
     if (c.ts.isCallExpression(node) && c.ts.isPropertyAccessExpression(node.expression)) {
       const member = node.expression.name.text;
-      if (member === "json" || member === "readJson") {
+      if (READERS.has(member)) {
         const receiver = c.checker.getTypeAtLocation(node.expression.expression);
         const problem = isApiRequest(receiver) ? misuse(c, node, member, receiver) : undefined;
         if (problem !== undefined) {
-          report(c, site, node, problem);
+          report(c, site, node, problem.message, problem.code);
           clean = false;
         }
       }
@@ -67,18 +71,36 @@ function isApiRequest(type: ts.Type): boolean {
   return name === "ApiRequest" || name === "JsonRequest";
 }
 
-function misuse(c: BodyChecking, call: ts.CallExpression, member: string, receiver: ts.Type): string | undefined {
+interface Misuse {
+  readonly message: string;
+  readonly code: typeof Codes.jsonBody | typeof Codes.uploadBody;
+}
+
+const UPLOAD_EXAMPLE = 'a body type naming a model\'s file field, `request: JsonRequest<NewPost>` with `cover?: Post["cover"]` in NewPost';
+
+function misuse(c: BodyChecking, call: ts.CallExpression, member: string, receiver: ts.Type): Misuse | undefined {
+  const upload = member === "upload" || member === "readUpload";
+  const code = upload ? Codes.uploadBody : Codes.jsonBody;
   if (call.typeArguments !== undefined && call.typeArguments.length > 0) {
     const asked = call.typeArguments.map((t) => t.getText()).join(", ");
-    return `\`request.${member}<${asked}>()\`: fw checks a JSON body against the type the handler declares, not a type argument (the build writes the check from the signature): ${DECLARE.replace("NewTask", asked).replace("NewTask", asked)}.`;
+    const declare = upload ? `declare it in the handler's signature: ${UPLOAD_EXAMPLE}` : DECLARE.replace("NewTask", asked).replace("NewTask", asked);
+    return { code, message: `\`request.${member}<${asked}>()\`: fw checks a ${upload ? "form" : "JSON body"} against the type the handler declares, not a type argument (the build writes the check from the signature): ${declare}.` };
   }
   const body = c.checker.getTypeArguments(receiver as ts.TypeReference)[1];
-  if (body === undefined || (body.flags & c.ts.TypeFlags.Never) !== 0) {
-    return `\`request.${member}()\` reads a JSON body, but the request's type declares none, so nothing would check it: ${DECLARE}.`;
+  const declared = body !== undefined && (body.flags & c.ts.TypeFlags.Never) === 0;
+  const files = declared ? fileFieldNames(c, body) : [];
+  if (upload && files.length === 0) {
+    const what = declared ? "the request's body type names no model's file field, so the body is JSON: read it with `request.json()`. To take a file," : "the request's type declares no body. To take a file,";
+    return { code, message: `\`request.${member}()\` reads an upload (a multipart form), but ${what} declare ${UPLOAD_EXAMPLE}.` };
   }
+  if (!upload && files.length > 0) {
+    const named = files.map((f) => `\`${f}\``).join(", ");
+    return { code: Codes.uploadBody, message: `\`request.${member}()\` reads a JSON body, but the request's body type names the file field${files.length === 1 ? "" : "s"} ${named}, which makes it an upload (a multipart form): read it with \`await request.${member === "json" ? "upload" : "readUpload"}()\`, which stores each file.` };
+  }
+  if (!upload && !declared) return { code, message: `\`request.${member}()\` reads a JSON body, but the request's type declares none, so nothing would check it: ${DECLARE}.` };
   return undefined;
 }
 
-function report(c: BodyChecking, site: BodySite, node: ts.Node | undefined, message: string): void {
-  c.findings.push({ code: Codes.jsonBody, category: "error", file: site.source, ...(node === undefined ? {} : at(node)), message: `${site.where}: ${message}` });
+function report(c: BodyChecking, site: BodySite, node: ts.Node | undefined, message: string, code: Misuse["code"] = Codes.jsonBody): void {
+  c.findings.push({ code, category: "error", file: site.source, ...(node === undefined ? {} : at(node)), message: `${site.where}: ${message}` });
 }

@@ -37,7 +37,7 @@ export function declaresGuard(c: Pick<Checking, "ts">, derived: Derived): boolea
   return (
     options !== undefined &&
     c.ts.isObjectLiteralExpression(options) &&
-    options.properties.some((p) => p.name !== undefined && (p.name.getText() === "guarded" || p.name.getText() === "owned"))
+    options.properties.some((p) => p.name !== undefined && (p.name.getText() === "guarded" || p.name.getText() === "owned" || p.name.getText() === "policy"))
   );
 }
 

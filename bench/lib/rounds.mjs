@@ -1,18 +1,22 @@
 // Interleaved wrk rounds over groups of rows (A B C, C B A, A B C …), each row's warm-up first, with the
-// ratios to a group's baseline taken round by round: what the throughput and db parts share.
+// ratios to a group's baseline taken round by round: what the throughput, db, json and files parts share.
+// A row may bring its own load instead of wrk (`load`: the files part's uploads).
 import { log, pairedRatios, summary } from "./util.mjs";
 import { wrk } from "./wrk.mjs";
 
 /**
  * Measures every group in turn. A group: { id, baseline?, rounds?, rows: [{ id, url, server, headers?,
- * script?, expectNon2xx?, baseline? }] }. Fills each row's runs, rps, p99, other, cpu and (with a
- * baseline) roundRatios, ratio, ratioOfMedians, cpuRoundRatios; drops the row's live server handle.
+ * script?, expectNon2xx?, baseline?, load? }] }. Fills each row's runs, rps, p99, other, cpu and (with a
+ * baseline) roundRatios, ratio, ratioOfMedians, cpuRoundRatios; drops the row's live server handle and load.
+ * `load({ warmup, serverPid })`, when a row has one, runs instead of wrk and resolves with what wrk's
+ * result holds (rps, p99, non2xx, total, other, cpuUs): its own unit of work per second and per CPU time.
  */
 export async function measureGroups(groups, { seconds, rounds, warmup, connections, core, what }) {
   for (const group of groups) {
     log(`${what}: ${group.id}: warm-up ${warmup}s each`);
     for (const row of group.rows) {
-      await wrk({ url: row.url, seconds: warmup, connections, core, headers: row.headers, script: row.script });
+      if (row.load !== undefined) await row.load({ warmup: true });
+      else await wrk({ url: row.url, seconds: warmup, connections, core, headers: row.headers, script: row.script });
       row.runs = [];
     }
     // A group may ask for more rounds than the part's (a target row whose sides are close).
@@ -21,7 +25,10 @@ export async function measureGroups(groups, { seconds, rounds, warmup, connectio
       // A B C, then C B A: no row is always measured first (right after the warm-up of the
       // last, or with the database's caches as the previous row left them).
       for (const row of round % 2 === 0 ? group.rows : [...group.rows].reverse()) {
-        const result = await wrk({ url: row.url, seconds, connections, core, headers: row.headers, script: row.script, serverPid: row.server.pid });
+        const result =
+          row.load !== undefined
+            ? await row.load({ warmup: false, serverPid: row.server.pid })
+            : await wrk({ url: row.url, seconds, connections, core, headers: row.headers, script: row.script, serverPid: row.server.pid });
         if (!row.expectNon2xx && result.non2xx > 0) throw new Error(`${group.id}/${row.id}: ${result.non2xx} non-2xx/3xx answers`);
         if (row.expectNon2xx && result.non2xx !== result.total) throw new Error(`${group.id}/${row.id}: some answers were 2xx`);
         if (result.socketErrors !== undefined) log(`  ${row.id}: socket errors: ${result.socketErrors}`);
@@ -35,6 +42,7 @@ export async function measureGroups(groups, { seconds, rounds, warmup, connectio
       row.other = summary(row.runs.map((r) => r.other));
       row.cpu = summary(row.runs.map((r) => r.cpuUs));
       delete row.server; // a live process handle: not part of the results
+      delete row.load;
     }
     if (group.baseline !== undefined) {
       for (const row of group.rows) {

@@ -1,7 +1,7 @@
 import type { Request } from "../http/request.js";
 import type { WsConnection, WsListener } from "../routing/ws-listener.js";
 import { openSocketsOf, watchOpenedSockets } from "../ws/open-sockets.js";
-import { endsClaim, type Ending, type SessionEnds } from "./session-ends.js";
+import { endsClaim, endsSessions, type Ending, type SessionEnds } from "./session-ends.js";
 import { claimOf } from "./session-user.js";
 
 /** The close code a socket of a signed-out session gets (1008, policy violation). */
@@ -79,7 +79,7 @@ export class LiveSockets {
     for (const connection of openSocketsOf(ending.user)) {
       if (!this.#named.has(connection.request)) continue;
       const claim = claimOf(connection.request.session);
-      if (claim !== undefined && endsClaim(ending, claim)) connection.close(SIGNED_OUT_CODE, "signed out");
+      if (claim !== undefined && endsClaim(ending, claim)) connection.close(SIGNED_OUT_CODE, endsSessions(ending) ? "signed out" : "what you may reach changed");
     }
   }
 

@@ -1,4 +1,4 @@
-import { Forbidden } from "../http/failure.js";
+import { Forbidden, NotFound } from "../http/failure.js";
 import { copyRequest, withCurrentUser, type Request } from "../http/request.js";
 import { Redirect, type Response } from "../http/response.js";
 import { API } from "../routing/kind.js";
@@ -60,6 +60,44 @@ export function identifyFromSession<U extends UserFields>(rules: Pick<SessionRul
       rules.sockets.named(named, generation);
       return named;
     });
+  };
+}
+
+/** What `routes` prints in the guard column for a route a role guard wraps. */
+export const ROLE_GUARD = "formSignIn role";
+
+/**
+ * A role guard's `through` (issue 41): as `requireUser`, but the signed-in user must hold one of
+ * `roles` (read with the user, once per request, so a revoked role counts at once in every
+ * process). Anyone else, signed in or not, gets a 404: a page of the back office does not say
+ * it exists. A socket needs such a user at the handshake and is closed (1008) once open when the
+ * user holds none of the roles; when their roles change, their sockets close and are asked again.
+ */
+export function requireRole<U extends UserFields>(rules: SessionRules<U>, roles: readonly string[]): (route: Route) => Route {
+  const holds = (user: U | undefined): boolean => user !== undefined && roles.some((role) => user.roles?.includes(role) === true);
+  return (route) => {
+    if (route.case === "ws") {
+      const tracked = rules.sockets.track(route.listener);
+      const listener = {
+        ...tracked,
+        open: async (connection: Parameters<NonNullable<typeof tracked.open>>[0]) => {
+          if (!holds(await rules.reads.of(connection.request))) return connection.close(1008, "this page needs a role you do not hold");
+          await tracked.open?.(connection);
+        },
+      };
+      return { ...route, guard: ROLE_GUARD, requiresUser: true, listener };
+    }
+    if (route.kind === API) return { ...route, guard: ROLE_GUARD, handler: refuseApi };
+    const handler = route.handler;
+    return {
+      ...route,
+      guard: ROLE_GUARD,
+      handler: async (request) => {
+        const user = await rules.reads.of(request);
+        if (!holds(user)) throw new NotFound();
+        return handler(withCurrentUser(request, String((user as U).id)));
+      },
+    };
   };
 }
 

@@ -14,7 +14,12 @@ export type Ending =
   /** Every session but those signed in at this epoch (signed out everywhere, a new password). */
   | { readonly user: string; readonly epoch: string }
   /** Every session: the user is gone. */
-  | { readonly user: string };
+  | { readonly user: string }
+  /**
+   * The sessions go on, but what the user may reach changed (a role revoked, a team left): their
+   * sockets close, to be asked again, and reads made before are not reused (issue 41).
+   */
+  | { readonly user: string; readonly access: true };
 
 /** Whether `ending` ends the session `claim` describes. */
 export function endsClaim(ending: Ending, claim: SessionClaim): boolean {
@@ -22,6 +27,11 @@ export function endsClaim(ending: Ending, claim: SessionClaim): boolean {
   if ("session" in ending) return claim.sessionId === ending.session;
   if ("epoch" in ending) return claim.epoch !== ending.epoch;
   return true;
+}
+
+/** Whether `ending` ends sessions, or only changes what the user may reach (their sockets close all the same). */
+export function endsSessions(ending: Ending): boolean {
+  return !("access" in ending);
 }
 
 /**
@@ -64,6 +74,7 @@ export class SessionEnds implements LocalRoom {
 function wire(ending: Ending): Record<string, string> {
   if ("session" in ending) return { u: ending.user, s: ending.session };
   if ("epoch" in ending) return { u: ending.user, e: ending.epoch };
+  if ("access" in ending) return { u: ending.user, a: "1" };
   return { u: ending.user };
 }
 
@@ -76,9 +87,10 @@ function endingOf(text: string): Ending | undefined {
     return undefined;
   }
   if (typeof parsed !== "object" || parsed === null) return undefined;
-  const { u, s, e } = parsed as Record<string, unknown>;
+  const { u, s, e, a } = parsed as Record<string, unknown>;
   if (typeof u !== "string") return undefined;
   if (typeof s === "string") return { user: u, session: s };
   if (typeof e === "string") return { user: u, epoch: e };
-  return s === undefined && e === undefined ? { user: u } : undefined;
+  if (a === "1") return { user: u, access: true };
+  return s === undefined && e === undefined && a === undefined ? { user: u } : undefined;
 }

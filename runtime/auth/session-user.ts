@@ -21,6 +21,8 @@ export const SESSION_ID_ENTRY = "_sid";
 export interface SignedIn {
   readonly key: string;
   readonly email: string;
+  /** The roles the user holds (issue 41): for a layout's link to the back office, say. Access is the guards'. */
+  readonly roles: readonly string[];
 }
 
 /**

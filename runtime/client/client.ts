@@ -3,7 +3,7 @@
  * browser and a worker. Its only imports are types.
  */
 import type { JsonCheck } from "../http/json.js";
-import type { AnswerChecks, ApiClient, CallOptions, ProblemDetails, RawAnswer } from "./types.js";
+import type { AnswerChecks, ApiClient, CallOptions, ProblemDetails, RawAnswer, UploadRoutes } from "./types.js";
 
 /** What `createClient` takes beside the app's address. */
 export interface ClientOptions<A> {
@@ -13,11 +13,28 @@ export interface ClientOptions<A> {
    * reaching the caller typed as what it is not.
    */
   readonly answers?: AnswerChecks<A>;
+  /**
+   * The routes that take an upload (`uploads` from the app's `.fw/api.ts`): their bodies go as
+   * `multipart/form-data` forms, with or without a file. Required when the app has one (a body
+   * carrying a `Blob` is sent as a form anyway).
+   */
+  readonly uploads?: UploadRoutes<A>;
   /** Headers every call sends (an API key: `{ authorization: "Bearer …" }`). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * A bearer token every call sends as `Authorization: Bearer <token>`: a per-user API token
+   * (fw/auth, made on /account) or an API key. Never a cookie: the client sends none.
+   */
+  readonly token?: string;
   /** The `fetch` to call with (default: the global one). */
   readonly fetch?: typeof fetch;
 }
+
+/**
+ * `createClient`'s options: optional, unless the app has routes that take an upload; then
+ * `uploads` (from its `.fw/api.ts`) must be among them, so a call without a file is still a form.
+ */
+export type ClientArgs<A> = [keyof UploadRoutes<A>] extends [never] ? [options?: ClientOptions<A>] : [options: ClientOptions<A> & { readonly uploads: UploadRoutes<A> }];
 
 /** Why a call did not answer what its type says. */
 export type ApiErrorKind = "refused" | "unexpected";
@@ -65,8 +82,12 @@ const BODY_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH", "DELE
  * const post = await api.get("/api/posts/:id", { id: 7 });
  * ```
  */
-export function createClient<A>(baseUrl: string, options: ClientOptions<A> = {}): ApiClient<A> {
+export function createClient<A>(baseUrl: string, ...given: ClientArgs<A>): ApiClient<A> {
+  const options: ClientOptions<A> = given[0] ?? {};
   const base = baseUrl.replace(/\/+$/, "");
+  if (options.token !== undefined && (options.token === "" || /[\s\p{Cc}]/u.test(options.token))) {
+    throw new TypeError("fw/client: the token is empty or holds a space or control character: pass the token as it was shown (fwt_…).");
+  }
   const call = (method: string) => (pattern: string, ...args: unknown[]): Promise<unknown> => send({ base, options, method, pattern, args });
   return {
     get: call("GET"),
@@ -92,12 +113,16 @@ async function send<A>(call: Call<A>): Promise<unknown> {
   const body = BODY_METHODS.has(method) ? args.shift() : undefined;
   const given = (args.shift() ?? {}) as CallOptions;
   const path = filled(pattern, params ?? {});
-  const headers: Record<string, string> = { accept: "application/json", ...call.options.headers, ...given.headers };
-  if (body !== undefined) headers["content-type"] = "application/json";
+  const token: Record<string, string> = call.options.token === undefined ? {} : { authorization: `Bearer ${call.options.token}` };
+  const headers: Record<string, string> = { accept: "application/json", ...token, ...call.options.headers, ...given.headers };
+  const uploads = call.options.uploads as Readonly<Record<string, unknown>> | undefined;
+  const form = body !== undefined && (uploads?.[`${method} ${pattern}`] !== undefined || holdsBlob(body));
+  // A form's Content-Type (with its boundary) is fetch's to write.
+  if (body !== undefined && !form) headers["content-type"] = "application/json";
   const response = await (call.options.fetch ?? fetch)(call.base + path + queryOf(given.query), {
     method,
     headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(body === undefined ? {} : { body: form ? formOf(body, `${method} ${pattern}`) : JSON.stringify(body) }),
     ...(given.signal === undefined ? {} : { signal: given.signal }),
   });
   const text = await response.text();
@@ -120,6 +145,30 @@ async function send<A>(call: Call<A>): Promise<unknown> {
   if (checked.success) return checked.data;
   const errors = checked.errors.slice(0, 20).map((e) => ({ path: e.path.replace(/^\$input/, "$"), expected: e.expected }));
   throw unexpected(at, `answered JSON that is not its handler's answer type: ${errors.map((e) => `${e.path}: expected ${e.expected}`).join("; ")}`, errors);
+}
+
+/** Whether a body has a file among its fields (or their arrays): it can only go as a form. */
+function holdsBlob(body: unknown): boolean {
+  if (typeof body !== "object" || body === null) return false;
+  return Object.values(body).some((value) => value instanceof Blob || (Array.isArray(value) && value.some((item) => item instanceof Blob)));
+}
+
+/**
+ * An upload's body as a `multipart/form-data` form: a `Blob` (a `File`) as a file part, a string,
+ * number, boolean or bigint as its text, an array as the part repeated; an absent (or null)
+ * field is left out. Anything else has no form of its own: a TypeError naming it.
+ */
+function formOf(body: unknown, operation: string): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item === undefined || item === null) continue;
+      if (item instanceof Blob) form.append(name, item, item instanceof File ? item.name : "blob");
+      else if (typeof item === "string" || typeof item === "number" || typeof item === "boolean" || typeof item === "bigint") form.append(name, String(item));
+      else throw new TypeError(`fw/client: ${operation} takes a form, and its field "${name}" holds ${typeof item === "object" ? "an object" : `a ${typeof item}`}: a form's fields are files (Blob), text, numbers and booleans, or arrays of them.`);
+    }
+  }
+  return form;
 }
 
 /** The parameter names of a pattern (`:id`, `*rest`), in order. */

@@ -3,7 +3,7 @@
  * (`.fw/api.ts`, written by the build from the handlers' own types). Plain `fetch`: it runs in
  * Node 20 and in the browser. Names are re-exported one by one.
  */
-export { ApiError, createClient, type ApiErrorKind, type ClientOptions } from "./client.js";
+export { ApiError, createClient, type ApiErrorKind, type ClientArgs, type ClientOptions } from "./client.js";
 export type {
   AnswerChecks,
   ApiAnswer,
@@ -15,8 +15,11 @@ export type {
   CallAnswer,
   CallArgs,
   CallOptions,
+  FileKeys,
   PathsOf,
   ProblemDetails,
   RawAnswer,
   RouteAt,
+  SentBody,
+  UploadRoutes,
 } from "./types.js";

@@ -5,6 +5,7 @@
  */
 import type { Primitive } from "typia";
 import type { JsonCheck, JsonError, JsonProblemResponse, JsonResponse } from "../http/json.js";
+import type { StoredFile } from "../resource/file-types.js";
 
 /** The request type a handler takes. */
 type RequestOf<H> = H extends (request: infer R, ...rest: never[]) => unknown ? R : never;
@@ -20,6 +21,29 @@ export type ApiParam<H, N extends string> = RequestOf<H> extends { readonly para
 
 /** The JSON body the handler declares (`JsonRequest<B>`, `ApiRequest<P, B>`), or `never` when it takes none. */
 export type ApiBody<H> = RequestOf<H> extends { json(): infer B } ? B : never;
+
+/** Whether a body field's type is a model's file type (`Upload<…>`, `Image<…>`: a `StoredFile` carrying fw's file tag). */
+type IsFile<V> = [NonNullable<V>] extends [StoredFile & { readonly "typia.tag"?: infer T }] ? (NonNullable<T> extends { readonly kind: "fw.upload" | "fw.image" } ? true : false) : false;
+
+/**
+ * The names of a body's file fields (`cover` of `{ title: string; cover?: Post["cover"] }`): a
+ * body with one is an upload, sent as a `multipart/form-data` form.
+ */
+export type FileKeys<B> = { [K in keyof B]-?: IsFile<B[K]> extends true ? K : never }[keyof B] & string;
+
+/**
+ * What a call sends as a body of type `B`: `B` itself (JSON), or for an upload `B` with each file
+ * field taking a `Blob` (a `File` in a browser) instead of the stored file the handler gets.
+ */
+export type SentBody<B> = [FileKeys<B>] extends [never] ? B : { [K in keyof B]: K extends FileKeys<B> ? Blob | Exclude<B[K], NonNullable<B[K]>> : B[K] };
+
+/**
+ * The routes of `A` that take an upload, each with its file fields: the generated `uploads`
+ * (`.fw/api.ts`), which tells fw/client to send their bodies as forms, a file or not.
+ */
+export type UploadRoutes<A> = {
+  readonly [K in keyof A as A[K] extends { readonly body: infer B } ? ([FileKeys<B>] extends [never] ? never : K) : never]: readonly (A[K] extends { readonly body: infer B } ? FileKeys<B> : never)[];
+};
 
 /** The JSON values of the handler's successful answers: `JsonResponse<T, S>`s whose status is 2xx (or left open). */
 type Succeeds<R> = R extends JsonResponse<infer T, infer S> ? (number extends S ? T : `${S}` extends `2${string}` ? T : never) : never;
@@ -90,7 +114,7 @@ export type RouteAt<A, M extends string, P extends string> = `${M} ${P}` extends
 type ParamsArg<R> = R extends { readonly params: infer P } ? (keyof P extends never ? [] : [params: P]) : [];
 
 /** The body argument of a method that may carry one: required when the handler declares one, else left out (`undefined`). */
-type BodyArg<R, M extends string> = M extends "GET" ? [] : R extends { readonly body: infer B } ? ([B] extends [never] ? [body?: undefined] : [body: B]) : [];
+type BodyArg<R, M extends string> = M extends "GET" ? [] : R extends { readonly body: infer B } ? ([B] extends [never] ? [body?: undefined] : [body: SentBody<B>]) : [];
 
 /** A call's arguments after the path: the parameters (if any), the body (methods other than GET), then options. */
 export type CallArgs<R, M extends string> = [...ParamsArg<R>, ...BodyArg<R, M>, options?: CallOptions];

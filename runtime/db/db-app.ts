@@ -19,6 +19,8 @@ import { PostgresFanOut } from "./postgres-fan-out.js";
 import { parseResetFlags, resetVerdict } from "./reset-guard.js";
 import type { TableSpec } from "./table.js";
 import { ProcessBackgrounds, type Background } from "./background.js";
+import { SqlUsers } from "./sql-users.js";
+import { normalEmail } from "../http/email-address.js";
 
 export interface DbAppOptions extends HttpAppOptions {
   /** The database the app's stores use. Default: `appDatabase()` (`DATABASE_URL`, else `.fw/db`). */
@@ -57,6 +59,9 @@ const DB_USAGE = `  db migrate      apply the pending migrations (db/migrations/
   db new NAME     write the next numbered migration file, with the SQL that brings the
                   database (and the pending migrations) in line with the models (else empty)
   db seed         run the app's seed (DbApp's \`seed\` option)
+  db grant ROLE EMAIL   give the user a role (fw/auth's role guards read it at once)
+  db revoke ROLE EMAIL  take the role back
+  db roles EMAIL  list the user's roles
   db reset        dev only: drop every table, migrate from scratch, seed; on a PostgreSQL
                   server it asks for the database's name first (--force: no question;
                   --remote: a server on another machine, refused without it)
@@ -176,9 +181,48 @@ export class DbApp extends HttpApp {
         return this.seedCommand();
       case "reset":
         return this.resetCommand(rest);
+      case "grant":
+      case "revoke":
+      case "roles":
+        return this.rolesCommand(sub, rest);
       default:
         this.console.err(`fw: ${sub === undefined ? "db needs a command" : `unknown db command ${JSON.stringify(sub)}`}\nusage: <app> db <command>\n${DB_USAGE}`);
         return 2;
+    }
+  }
+
+  /**
+   * `db grant ROLE EMAIL`, `db revoke ROLE EMAIL`, `db roles EMAIL` (issue 41): a user's roles in
+   * fw/db's users table, so the first admin can be made on a server. Every process reads the new
+   * roles at its next request; sockets open as that user keep what they had until they reconnect
+   * (the app's own `auth.setRoles` closes them at once).
+   */
+  private async rolesCommand(sub: "grant" | "revoke" | "roles", rest: readonly string[]): Promise<number> {
+    const [role, email] = sub === "roles" ? [undefined, rest[0]] : [rest[0], rest[1]];
+    if (email === undefined || (sub !== "roles" && role === undefined) || rest.length > (sub === "roles" ? 1 : 2)) {
+      this.console.err(`fw: usage: <app> db ${sub === "roles" ? "roles EMAIL" : `${sub} ROLE EMAIL`}`);
+      return 2;
+    }
+    const users = new SqlUsers(await this.database.open());
+    const user = await users.byEmail(normalEmail(email));
+    if (user === undefined) {
+      this.console.err(`fw: there is no user with the email ${JSON.stringify(normalEmail(email))} in ${this.database.description}.`);
+      return 1;
+    }
+    const had = user.roles ?? [];
+    if (sub === "roles") {
+      this.console.out(`${user.email}: ${had.length === 0 ? "no roles" : had.join(", ")}`);
+      return 0;
+    }
+    const roles = sub === "grant" ? [...had, role as string] : had.filter((held) => held !== role);
+    try {
+      const changed = await users.setRoles(user.id, roles);
+      this.console.out(`fw: ${user.email} ${sub === "grant" ? "holds" : "no longer holds"} ${role as string}: ${(changed?.roles ?? []).length === 0 ? "no roles" : (changed?.roles ?? []).join(", ")}`);
+      return 0;
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      this.console.err(error.message);
+      return 2;
     }
   }
 

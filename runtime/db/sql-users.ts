@@ -1,11 +1,21 @@
 import { randomBytes } from "node:crypto";
 import type { AttemptLimiter, Limit } from "../auth/rate-limit.js";
 import type { UserFields, Users } from "../auth/users.js";
+import { canonicalRoles } from "../http/roles.js";
 import type { Database, Queryable, Row } from "./database.js";
 import { checkIdentifier, quoteIdentifier as q } from "./identifier.js";
 import type { AccountTokens } from "../auth/account-tokens.js";
 import { SqlAccountTokens } from "./sql-account-tokens.js";
+import type { ApiTokenStore } from "../auth/api-token-store.js";
+import { SqlApiTokens } from "./sql-api-tokens.js";
+import type { SecondFactorStore } from "../auth/second-factor-store.js";
+import { SqlSecondFactors } from "./sql-second-factors.js";
+import type { IdentityStore } from "../auth/identity-store.js";
+import { SqlIdentities } from "./sql-identities.js";
+import type { PasskeyStore } from "../auth/passkey-store.js";
+import { SqlPasskeys } from "./sql-passkeys.js";
 import { SqlAttemptLimiter } from "./sql-attempt-limiter.js";
+import { membershipsOf, membershipsSelected, SqlTeams } from "./sql-teams.js";
 import { VERSION_COLUMN } from "./table.js";
 
 /** The users table's default name (what an owned model's owner column references). */
@@ -72,16 +82,91 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   private readonly revoked: string;
   private readonly now: () => number;
   #tokens: AccountTokens | undefined;
-  private static readonly SELECTED = `"id", "email", "password_hash", "session_epoch"`;
+  /** The roles table (`fw_<table>_roles`), made on first use as fw's other tables are. */
+  private readonly roles: string;
+  /** What every read answers: the user's columns and, in the same statement, their roles. */
+  #apiTokens: ApiTokenStore | undefined;
+  #secondFactors: SecondFactorStore | undefined;
+  #identities: IdentityStore | undefined;
+  #passkeys: PasskeyStore | undefined;
+  private readonly table: string;
+  /** What every read answers: the user's columns and, in the same statement, their roles (and, once teams are on, their memberships). */
+  private selected: string;
+  /** The teams beside these users, once asked for (`teams()`). */
+  #teams: SqlTeams | undefined;
 
   constructor(
     private readonly db: Database,
     options: SqlUsersOptions = {},
   ) {
     const table = options.table ?? USERS_TABLE;
+    this.table = table;
     this.users = q(table);
     this.revoked = q(revokedTable(table));
+    this.roles = q(rolesTable(table));
+    this.selected = `"id", "email", "password_hash", "session_epoch", ARRAY(SELECT r."role" FROM ${this.roles} r WHERE r."user_id" = ${this.users}."id" ORDER BY r."role") AS "roles"`;
     this.now = options.now ?? Date.now;
+  }
+
+  /** The user's roles, replaced in one transaction; undefined when there is no such user. */
+  async setRoles(id: number, roles: readonly string[]): Promise<U | undefined> {
+    if (!isKey(id)) return undefined;
+    const wanted = canonicalRoles(roles);
+    await this.ready();
+    return this.db.transaction(async (tx) => {
+      const user = await tx.query(`SELECT "id" FROM ${this.users} WHERE "id" = $1 FOR UPDATE`, [id]);
+      if (user.rows[0] === undefined) return undefined;
+      await tx.query(`DELETE FROM ${this.roles} WHERE "user_id" = $1`, [id]);
+      if (wanted.length > 0) await tx.query(`INSERT INTO ${this.roles} ("user_id", "role") SELECT $1, unnest($2::text[])`, [id, wanted]);
+      return this.one(await tx.query(`SELECT ${this.selected} FROM ${this.users} WHERE "id" = $1`, [id]));
+    });
+  }
+
+  /**
+   * Teams (issue 41) beside these users: `fw_teams`, `fw_team_members` and
+   * `fw_team_invitations`, made on first use. From the first call on, every read of a user
+   * answers their memberships too, in the same statement.
+   */
+  teams(): SqlTeams {
+    if (this.#teams === undefined) {
+      this.#teams = new SqlTeams(this.db, this.users);
+      this.selected = `${this.selected}, ${membershipsSelected(this.users)}`;
+    }
+    return this.#teams;
+  }
+
+  /** Makes the roles table once per process (again after a `db reset` dropped it), and the team tables once teams are on. */
+  private async ready(): Promise<void> {
+    await this.rolesReady();
+    await this.#teams?.ready();
+  }
+
+  private rolesReady(): Promise<void> {
+    let making = madeRoles.get(this.db);
+    if (making === undefined) {
+      making = this.db.script(rolesTableSql(this.users, this.roles)).catch((error: unknown) => {
+        const code = (error as { code?: unknown }).code;
+        if (code === "23505" || code === "42P07") return; // two processes making it at once
+        madeRoles.delete(this.db);
+        throw error;
+      });
+      madeRoles.set(this.db, making);
+    }
+    return making;
+  }
+
+  /** A read, once the roles table exists; made again when a `db reset` dropped it. */
+  private async query(sql: string, params: readonly unknown[]): Promise<{ rows: Row[]; rowCount: number }> {
+    await this.ready();
+    try {
+      return await this.db.query(sql, params);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "42P01") throw error;
+      madeRoles.delete(this.db);
+      this.#teams?.forget();
+      await this.ready();
+      return this.db.query(sql, params);
+    }
   }
 
   /**
@@ -98,11 +183,38 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     return this.#tokens;
   }
 
+  /**
+   * fw/auth's per-user API tokens in the database (`fw_api_tokens`, its rows going with their
+   * user): every process reads the table on every call, so a revoked token stops everywhere at once.
+   */
+  apiTokens(): ApiTokenStore {
+    this.#apiTokens ??= new SqlApiTokens(this.db, this.table);
+    return this.#apiTokens;
+  }
+
+  /** fw/auth's second factors (TOTP) in the database (`fw_second_factors`, its rows going with their user): a code used in one process is refused by all. */
+  secondFactors(): SecondFactorStore {
+    this.#secondFactors ??= new SqlSecondFactors(this.db, this.table);
+    return this.#secondFactors;
+  }
+
+  /** fw/auth's linked provider accounts (OpenID Connect, GitHub) in the database (`fw_identities`, its rows going with their user). */
+  identities(): IdentityStore {
+    this.#identities ??= new SqlIdentities(this.db, this.table);
+    return this.#identities;
+  }
+
+  /** fw/auth's passkeys in the database (`fw_passkeys`, its rows going with their user), read on every passkey sign-in. */
+  passkeys(): PasskeyStore {
+    this.#passkeys ??= new SqlPasskeys(this.db, this.table);
+    return this.#passkeys;
+  }
+
   /** The new email in one statement; "taken" when the unique index refuses it (another account has it). */
   async setEmail(id: number, email: string): Promise<U | "taken" | undefined> {
     if (!isKey(id)) return undefined;
     try {
-      return this.one(await this.db.query(`UPDATE ${this.users} SET "email" = $2, ${q(VERSION_COLUMN)} = ${q(VERSION_COLUMN)} + 1 WHERE "id" = $1 RETURNING ${SqlUsers.SELECTED}`, [id, email]));
+      return this.one(await this.query(`UPDATE ${this.users} SET "email" = $2, ${q(VERSION_COLUMN)} = ${q(VERSION_COLUMN)} + 1 WHERE "id" = $1 RETURNING ${this.selected}`, [id, email]));
     } catch (error) {
       if ((error as { code?: unknown }).code === "23505") return "taken";
       throw error;
@@ -110,19 +222,19 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   }
 
   async byEmail(email: string): Promise<U | undefined> {
-    return this.one(await this.db.query(`SELECT ${SqlUsers.SELECTED} FROM ${this.users} WHERE "email" = $1`, [email]));
+    return this.one(await this.query(`SELECT ${this.selected} FROM ${this.users} WHERE "email" = $1`, [email]));
   }
 
   async byId(id: number): Promise<U | undefined> {
     if (!isKey(id)) return undefined;
-    return this.one(await this.db.query(`SELECT ${SqlUsers.SELECTED} FROM ${this.users} WHERE "id" = $1`, [id]));
+    return this.one(await this.query(`SELECT ${this.selected} FROM ${this.users} WHERE "id" = $1`, [id]));
   }
 
   /** One statement: of concurrent sign-ups with one email, the unique index lets exactly one in. */
   async create(email: string, passwordHash: string): Promise<U | undefined> {
     return this.one(
-      await this.db.query(
-        `INSERT INTO ${this.users} ("email", "password_hash", "session_epoch") VALUES ($1, $2, $3) ON CONFLICT ("email") DO NOTHING RETURNING ${SqlUsers.SELECTED}`,
+      await this.query(
+        `INSERT INTO ${this.users} ("email", "password_hash", "session_epoch") VALUES ($1, $2, $3) ON CONFLICT ("email") DO NOTHING RETURNING ${this.selected}`,
         [email, passwordHash, freshEpoch()],
       ),
     );
@@ -131,8 +243,8 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   async setPasswordHash(id: number, passwordHash: string): Promise<U | undefined> {
     if (!isKey(id)) return undefined;
     return this.one(
-      await this.db.query(
-        `UPDATE ${this.users} SET "password_hash" = $2, "session_epoch" = $3, ${q(VERSION_COLUMN)} = ${q(VERSION_COLUMN)} + 1 WHERE "id" = $1 RETURNING ${SqlUsers.SELECTED}`,
+      await this.query(
+        `UPDATE ${this.users} SET "password_hash" = $2, "session_epoch" = $3, ${q(VERSION_COLUMN)} = ${q(VERSION_COLUMN)} + 1 WHERE "id" = $1 RETURNING ${this.selected}`,
         [id, passwordHash, freshEpoch()],
       ),
     );
@@ -140,7 +252,8 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
 
   async revokeAll(id: number): Promise<U | undefined> {
     if (!isKey(id)) return undefined;
-    return this.one(await revokeAll(this.db, this.users, id));
+    await this.ready();
+    return this.one(await revokeAll(this.db, this.users, id, this.selected));
   }
 
   /** The user's revoked sessions go with them (ON DELETE CASCADE); the identity never gives the key out again. */
@@ -158,6 +271,7 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   async revokeSession(id: number, sessionId: string, until: number): Promise<void> {
     if (!isKey(id)) return;
     const now = this.now();
+    await this.ready();
     await this.db.transaction(async (tx) => {
       // Locks the user's row: concurrent sign-outs of one user count one after the other.
       const user = await tx.query(`SELECT "id" FROM ${this.users} WHERE "id" = $1 FOR UPDATE`, [id]);
@@ -166,7 +280,7 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
       const held = await tx.query(`SELECT count(*) AS n FROM ${this.revoked} WHERE "user_id" = $1`, [id]);
       if (Number(held.rows[0]?.["n"] ?? 0) >= MAX_REVOKED_SESSIONS) {
         await tx.query(`DELETE FROM ${this.revoked} WHERE "user_id" = $1`, [id]);
-        await revokeAll(tx, this.users, id);
+        await revokeAll(tx, this.users, id, this.selected);
         return;
       }
       await tx.query(
@@ -187,8 +301,8 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   async byIdUnlessRevoked(id: number, sessionId: string): Promise<U | undefined> {
     if (!isKey(id)) return undefined;
     return this.one(
-      await this.db.query(
-        `SELECT ${SqlUsers.SELECTED} FROM ${this.users} WHERE "id" = $1 ` +
+      await this.query(
+        `SELECT ${this.selected} FROM ${this.users} WHERE "id" = $1 ` +
           `AND NOT EXISTS (SELECT 1 FROM ${this.revoked} WHERE "user_id" = $1 AND "session_id" = $2 AND "until_ms" > $3)`,
         [id, sessionId, this.now()],
       ),
@@ -199,12 +313,35 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     const row = result.rows[0];
     if (row === undefined) return undefined;
     // The cast is what the class comment asks of U: only these fields are required.
-    return { id: Number(row["id"]), email: String(row["email"]), passwordHash: String(row["password_hash"]), sessionEpoch: String(row["session_epoch"]) } as U;
+    const roles = Array.isArray(row["roles"]) ? (row["roles"] as unknown[]).map(String) : [];
+    const user = { id: Number(row["id"]), email: String(row["email"]), passwordHash: String(row["password_hash"]), sessionEpoch: String(row["session_epoch"]), roles };
+    return (this.#teams === undefined ? user : { ...user, teams: membershipsOf(row) }) as unknown as U;
   }
 }
 
-function revokeAll(db: Queryable, users: string, id: number): Promise<{ rows: Row[] }> {
-  return db.query(`UPDATE ${users} SET "session_epoch" = $2, ${q(VERSION_COLUMN)} = ${q(VERSION_COLUMN)} + 1 WHERE "id" = $1 RETURNING ${`"id", "email", "password_hash", "session_epoch"`}`, [id, freshEpoch()]);
+function revokeAll(db: Queryable, users: string, id: number, selected: string): Promise<{ rows: Row[] }> {
+  return db.query(`UPDATE ${users} SET "session_epoch" = $2, ${q(VERSION_COLUMN)} = ${q(VERSION_COLUMN)} + 1 WHERE "id" = $1 RETURNING ${selected}`, [id, freshEpoch()]);
+}
+
+/** Each database's roles table is made once per process. */
+const madeRoles = new WeakMap<Queryable, Promise<void>>();
+
+/** `fw_users_roles` for the table `users`: fw's own (the `fw_` prefix), made on first use, out of the app's migrations. */
+function rolesTable(table: string): string {
+  const name = `fw_${table}_roles`;
+  checkIdentifier(name, "roles table name (fw_ + the users table's name + _roles)");
+  return name;
+}
+
+/** A user's roles, one row each, gone with the user. */
+function rolesTableSql(users: string, roles: string): string {
+  return (
+    `CREATE TABLE IF NOT EXISTS ${roles} (\n` +
+    `  "user_id" bigint NOT NULL REFERENCES ${users} ("id") ON DELETE CASCADE,\n` +
+    `  "role" text NOT NULL,\n` +
+    `  PRIMARY KEY ("user_id", "role")\n` +
+    `);\n`
+  );
 }
 
 /** A fresh random session epoch (128 bits), as fw/auth's `InMemoryUsers` makes them. */

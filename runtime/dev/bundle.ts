@@ -369,17 +369,28 @@ const DATABASE_DRIVERS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
+ * Packages fw/files loads only for files kept on S3 (FW_STORAGE=s3://…): the disk, the default,
+ * needs neither, so a bundle without them runs until the app is pointed at a bucket.
+ */
+const S3_PACKAGES: ReadonlySet<string> = new Set(["@aws-sdk/client-s3", "@aws-sdk/s3-request-presigner"]);
+
+/**
  * The imported packages the bundle would not find: warnings for those it needs, a note for a
  * database driver the app may not use while the other one is there (an app on the embedded
- * database needs no `pg`). With no driver installed, the database could not open at all: a warning.
+ * database needs no `pg`), and for the S3 client (files on disk need none). With no driver
+ * installed, the database could not open at all: a warning.
  */
 export function missingPackages(externals: readonly string[], installed: (name: string) => boolean): { warnings: string[]; notes: string[] } {
   const missing = externals.filter((name) => !installed(name));
   const drivers = externals.filter((name) => DATABASE_DRIVERS.has(name));
   const someDriver = drivers.some((name) => !missing.includes(name));
   const optional = someDriver ? missing.filter((name) => DATABASE_DRIVERS.has(name)) : [];
+  const s3 = missing.filter((name) => S3_PACKAGES.has(name));
   return {
-    warnings: missing.filter((name) => !optional.includes(name)),
-    notes: optional.map((name) => `${name} is not installed; fw/db loads it only for ${DATABASE_DRIVERS.get(name)}, so the bundle runs without it until the app is pointed at one (then: npm install ${name}).`),
+    warnings: missing.filter((name) => !optional.includes(name) && !s3.includes(name)),
+    notes: [
+      ...optional.map((name) => `${name} is not installed; fw/db loads it only for ${DATABASE_DRIVERS.get(name)}, so the bundle runs without it until the app is pointed at one (then: npm install ${name}).`),
+      ...s3.map((name) => `${name} is not installed; fw/files loads it only for files kept on S3 (FW_STORAGE=s3://…), so the bundle runs without it until the app is pointed at a bucket (then: npm install ${name}).`),
+    ],
   };
 }

@@ -33,6 +33,11 @@ FW_ORIGIN=http://localhost:3000
 
 # fw/mail in production: the SMTP server (dev shows mail at /fw/mail instead).
 # SMTP_URL=smtps://user:password@smtp.example.com
+
+# fw/files (a model's Upload or Image field): where uploads are kept. Dev keeps them in .fw/files;
+# production needs a folder that survives deploys, or an S3 bucket (see the files guide).
+# FW_STORAGE=file:///var/lib/app/files
+# FW_STORAGE=s3://bucket?region=eu-west-1
 `;
 
 /** This fw checkout's root: the compiled file lives at dist/runtime/dev/, the source at runtime/dev/. */

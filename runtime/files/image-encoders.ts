@@ -7,7 +7,7 @@ export type VariantFormat = "webp" | "avif" | "jpeg" | "png";
 /**
  * Writes a normalised original in the format it came in. The settings keep what was uploaded as
  * close as a re-encoding can, at a memory and time cost an upload can bear (measured on a
- * 4000 × 3000 photo, docs/guides/files-images.md):
+ * 4000 × 3000 photo, docs/guides/files.md, "Images"):
  * - JPEG at quality 90, without optimised Huffman tables or progressive scans: both make libjpeg
  *   hold the whole image's coefficients (an 8064 × 6048 photo grew the process by 305 MB with
  *   them, by 26 MB without). The file is 8 to 22 % larger for it (a grainy and a smooth photo):

@@ -4,14 +4,16 @@
  * (thumbnails) in a web format. Every function works from a path on disk to a path on disk, so no
  * image is ever held whole in memory by fw, and decoding goes through a few slots at a time.
  *
- * sharp (libvips) does the decoding and encoding. Its operation cache is turned off when this
- * module loads (`sharp.cache(false)`): it keeps recent operations' results in memory (50 MB by
- * default) for re-use, and uploads are never processed twice. libvips' threads per image stay at
+ * sharp (libvips) does the decoding and encoding, loaded with the first image a process handles,
+ * not at boot: it is some 150 modules and a native library, which an app with an image field
+ * would otherwise load in every process, and a command (`routes`, `db migrate`) never needs. Its
+ * operation cache is turned off as it loads (`sharp.cache(false)`): it keeps recent operations'
+ * results in memory (50 MB by default) for re-use, and uploads are never processed twice. libvips' threads per image stay at
  * sharp's default (1 on glibc Linux, to limit memory fragmentation; the core count elsewhere).
  */
 import { stat } from "node:fs/promises";
 import { devNull } from "node:os";
-import sharp, { type Metadata, type OutputInfo, type SharpOptions } from "sharp";
+import type { Metadata, OutputInfo, SharpOptions } from "sharp";
 import { encodeOriginal, encodeVariant, keepsAnimation, type VariantFormat } from "./image-encoders.js";
 import { writeInPlace } from "./image-output.js";
 import { imageProblems, isTimeout } from "./image-problems.js";
@@ -21,7 +23,17 @@ import { Slots } from "./image-slots.js";
 export type { ImageFormat } from "./image-signature.js";
 export type { VariantFormat } from "./image-encoders.js";
 
-sharp.cache(false);
+type SharpModule = (typeof import("sharp"))["default"];
+let loading: Promise<SharpModule> | undefined;
+
+/** sharp, imported on first use, its cache off. */
+function loadSharp(): Promise<SharpModule> {
+  loading ??= import("sharp").then(({ default: sharp }) => {
+    sharp.cache(false);
+    return sharp;
+  });
+  return loading;
+}
 
 /**
  * The default largest image accepted, in pixels (all frames of an animation counted): 50
@@ -116,6 +128,7 @@ async function readHeader(path: string, maxPixels: number): Promise<Header> {
   const format = await formatOfFile(path);
   if (format === undefined) return refused(imageProblems.notAnImage());
   let metadata: Metadata;
+  const sharp = await loadSharp();
   try {
     // No limit here: the header's size is read so the problem can say it; the check follows.
     metadata = await sharp(path, { limitInputPixels: false, failOn: FAIL_ON }).metadata();
@@ -151,6 +164,7 @@ export async function normaliseImage(input: string, output: string, limits: Imag
   if (!header.answer.ok) return header.answer;
   const { format, frames } = header.answer.image;
   const options: SharpOptions = { failOn: FAIL_ON, limitInputPixels: maxPixels, animated: frames > 1 };
+  const sharp = await loadSharp();
   try {
     const info = await slots.run(() =>
       writeInPlace(output, (part) =>
@@ -168,6 +182,7 @@ export async function normaliseImage(input: string, output: string, limits: Imag
 
 /** Whether the whole image decodes: every pixel read, written uncompressed to the null device (libvips has no null sink). */
 async function decodes(input: string, options: SharpOptions): Promise<boolean> {
+  const sharp = await loadSharp();
   try {
     await slots.run(() => sharp(input, options).png({ compressionLevel: 0 }).timeout({ seconds: IMAGE_SECONDS }).toFile(devNull));
     return true;
@@ -207,6 +222,7 @@ export async function makeVariant(input: string, output: string, variant: ImageV
   if (!header.ok) throw new Error(`fw/files cannot make a variant of ${input}: ${header.problem}`);
   const format = variant.format ?? "webp";
   const animated = header.image.frames > 1 && keepsAnimation(format);
+  const sharp = await loadSharp();
   const info = await slots.run(() =>
     writeInPlace(output, (part) => {
       const source = sharp(input, { failOn: FAIL_ON, limitInputPixels: maxPixels, animated, autoOrient: true });

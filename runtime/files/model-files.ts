@@ -15,11 +15,12 @@ import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { addProcessBackground } from "../db/background.js";
+import { addProcessBackground, type Background, type BackgroundContext } from "../db/background.js";
 import type { Database } from "../db/database.js";
 import { processDatabase } from "../db/process-database.js";
 import type { TableSpec } from "../db/table.js";
 import { NotFound } from "../http/failure.js";
+import { BootError } from "../routing/boot-error.js";
 import type { Request } from "../http/request.js";
 import type { Response } from "../http/response.js";
 import { UploadTooLarge, type UploadedFile } from "../http/uploads.js";
@@ -27,14 +28,14 @@ import type { StoredFile, StoredImage } from "../resource/file-types.js";
 import type { FieldProblem } from "../resource/form-errors.js";
 import { defaultVariants, isVariantName } from "../resource/image-variants.js";
 import type { FieldSpec } from "../resource/model.js";
-import { KEPT_PREFIX, REMOVE_PREFIX, type ModelFiles, type ReceivedFiles } from "../resource/model-files.js";
+import { KEPT_PREFIX, REMOVE_PREFIX, type ModelFiles, type ReceivedFiles, type StoredUpload } from "../resource/model-files.js";
 import { isProductionEnv } from "../server/run-mode.js";
 import { FileJobs } from "./file-jobs.js";
 import { FilesTable, type FileOwner } from "./files-table.js";
 import { makeVariant, normaliseImage } from "./images.js";
 import { serveStored } from "./serve.js";
 import { newStorageKey, StorageFull, type Storage } from "./storage.js";
-import { storageFromEnv } from "./storage-config.js";
+import { StorageConfigError, storageFromEnv } from "./storage-config.js";
 
 /** How a model's files are kept (all optional: the defaults are the app's). */
 export interface ModelFilesOptions {
@@ -44,37 +45,76 @@ export interface ModelFilesOptions {
   readonly database?: () => Database;
 }
 
-/** One storage per process, from FW_STORAGE, shared by every model and the file jobs. */
-let shared: { storage: Storage; jobs: FileJobs } | undefined;
+/**
+ * The storage `FW_STORAGE` names, one per process, shared by every model and the file jobs. It is
+ * chosen when the app boots to serve, as `DbApp` prepares its background work (`prepare`): then
+ * fw knows whether it serves production (`node dist/main.js`, with or without NODE_ENV) or `dev`,
+ * and production without `FW_STORAGE` stops the boot, saying what to set. Commands that serve
+ * nothing (`routes`, `openapi`, `db …`) make the table too, and never ask for it.
+ */
+class StorageFromEnv implements Background {
+  #storage: Storage | undefined;
 
-function sharedStorage(): { storage: Storage; jobs: FileJobs } {
-  if (shared === undefined) {
-    const storage = storageFromEnv(process.env, { production: isProductionEnv(), cwd: process.cwd() });
-    const jobs = new FileJobs(() => storage);
-    addProcessBackground(jobs);
-    shared = { storage, jobs };
+  /** The storage; asked before the boot chose it (an app served without DbApp), production is NODE_ENV's word. */
+  get(): Storage {
+    return this.#storage ?? this.choose(isProductionEnv());
   }
-  return shared;
+
+  private choose(production: boolean): Storage {
+    this.#storage = storageFromEnv(process.env, { production, cwd: process.cwd() });
+    return this.#storage;
+  }
+
+  async prepare(context: BackgroundContext): Promise<void> {
+    try {
+      this.choose(!context.dev);
+    } catch (error) {
+      if (error instanceof StorageConfigError) throw new BootError(error.message);
+      throw error;
+    }
+  }
+
+  async start(): Promise<void> {}
+
+  async stop(): Promise<void> {}
+}
+
+let shared: StorageFromEnv | undefined;
+
+function sharedStorage(): () => Storage {
+  if (shared === undefined) {
+    const chosen = new StorageFromEnv();
+    // Registered first: the jobs' storage is chosen before they start.
+    addProcessBackground(chosen);
+    addProcessBackground(new FileJobs(() => chosen.get()));
+    shared = chosen;
+  }
+  const storage = shared;
+  return () => storage.get();
 }
 
 /**
  * fw/files for one model's routes: `resourceRoutes(model, store, { files: modelFiles(table) })`
- * (the generated table writes it). Reads `FW_STORAGE` now, so a production boot without it stops
- * with a message, and registers the file jobs with fw/db's `DbApp`.
+ * (the generated table writes it). Registers with fw/db's `DbApp` the file jobs and the choice of
+ * the storage `FW_STORAGE` names, made as the app boots to serve (production without it stops
+ * the boot with a message).
  */
 export function modelFiles(table: TableSpec, options: ModelFilesOptions = {}): ModelFiles {
-  let storage = options.storage;
-  if (storage === undefined) storage = sharedStorage().storage;
-  else addProcessBackground(new FileJobs(() => storage as Storage));
-  return new TableFiles(table, storage, options.database ?? processDatabase);
+  const given = options.storage;
+  if (given !== undefined) addProcessBackground(new FileJobs(() => given));
+  return new TableFiles(table, given === undefined ? sharedStorage() : () => given, options.database ?? processDatabase);
 }
 
 class TableFiles implements ModelFiles {
   constructor(
     private readonly table: TableSpec,
-    private readonly storage: Storage,
+    private readonly storageOf: () => Storage,
     private readonly database: () => Database,
   ) {}
+
+  private get storage(): Storage {
+    return this.storageOf();
+  }
 
   private get records(): FilesTable {
     return new FilesTable(this.database());
@@ -98,7 +138,7 @@ class TableFiles implements ModelFiles {
       const upload = request.files.get(field.name);
       if (upload !== undefined) {
         const stored = await this.store(field, upload);
-        if ("problem" in stored) problems.push({ field: field.name, kind: "invalid", message: stored.problem });
+        if ("problem" in stored) problems.push({ field: field.name, kind: "invalid", message: `${field.label}: ${stored.problem}` });
         else values[field.name] = stored.file;
         continue;
       }
@@ -115,7 +155,7 @@ class TableFiles implements ModelFiles {
   }
 
   /** Stores one upload (an image normalised first): the file the row will hold, or why not. */
-  private async store(field: FieldSpec, upload: UploadedFile): Promise<{ file: StoredFile } | { problem: string }> {
+  async store(field: FieldSpec, upload: UploadedFile): Promise<StoredUpload> {
     const key = newStorageKey();
     if (field.file?.image === true) return this.storeImage(field, upload, key);
     await this.put(key, upload.take(), { type: upload.type, size: upload.size, checksum: upload.checksum });
@@ -124,13 +164,13 @@ class TableFiles implements ModelFiles {
     return { file };
   }
 
-  private async storeImage(field: FieldSpec, upload: UploadedFile, key: string): Promise<{ file: StoredImage } | { problem: string }> {
+  private async storeImage(field: FieldSpec, upload: UploadedFile, key: string): Promise<StoredUpload> {
     const folder = await mkdtemp(join(tmpdir(), "fw-image-"));
     try {
       const output = join(folder, "image");
       const limits = field.file?.maxPixels === undefined ? {} : { maxPixels: field.file.maxPixels };
       const normalised = await normaliseImage(upload.path, output, limits);
-      if (!normalised.ok) return { problem: `${field.label}: ${normalised.problem}` };
+      if (!normalised.ok) return { problem: normalised.problem };
       const { size, checksum } = await measured(output);
       const type = normalised.image.type;
       await this.put(key, output, { type, size, checksum });

@@ -27,3 +27,13 @@ const ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-\\p{L}\\p{M}\\p{N}]+";
 /** A domain label: letters, marks and digits, with hyphens inside, at most 63 long. */
 const LABEL = "[\\p{L}\\p{M}\\p{N}](?:[\\p{L}\\p{M}\\p{N}-]{0,61}[\\p{L}\\p{M}\\p{N}])?";
 const BARE = new RegExp(`^${ATOM}(?:\\.${ATOM})*@${LABEL}(?:\\.${LABEL})+$`, "u");
+
+/**
+ * An email as compared and stored: NFKC-normalised, case-folded (upper then lower case, final
+ * sigma as sigma, then NFKC again, so "ß" and "SS", "ﬁ" and "fi", full-width and ASCII letters
+ * compare equal), trimmed. Two spellings a person would read as one address name one account.
+ */
+export function normalEmail(email: string): string {
+  // toLowerCase writes a word-final sigma as "ς"; case folding makes every sigma "σ".
+  return email.normalize("NFKC").toUpperCase().toLowerCase().replaceAll("ς", "σ").normalize("NFKC").trim();
+}

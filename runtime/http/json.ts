@@ -40,27 +40,27 @@ export function readJsonBody<B>(headers: RequestHeaders, body: Uint8Array, check
   const type = mediaType(headers.get("content-type"));
   if (type !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
     const sent = type === "" ? "no Content-Type" : `Content-Type ${type.slice(0, 60)}`;
-    return refused(`The request body must be JSON sent with Content-Type: application/json; this request has ${sent}.`);
+    return refusedBody(`The request body must be JSON sent with Content-Type: application/json; this request has ${sent}.`);
   }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(body);
   } catch {
-    return refused("The request body is not valid UTF-8.");
+    return refusedBody("The request body is not valid UTF-8.");
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     const why = text.trim() === "" ? "it is empty" : (error as Error).message.slice(0, 200);
-    return refused(`The request body is not valid JSON: ${why}.`);
+    return refusedBody(`The request body is not valid JSON: ${why}.`);
   }
   const checked = check(value);
   if (checked.success) return { ok: true, value: checked.data as B };
   const errors = checked.errors.slice(0, MAX_JSON_ERRORS).map((e): JsonError => ({ path: e.path.replace(/^\$input/, "$"), expected: e.expected }));
   const more = checked.errors.length > errors.length ? ` (the first ${errors.length} of ${checked.errors.length})` : "";
   const listed = errors.map((e) => `${e.path}: expected ${e.expected}`).join("; ");
-  return refused(`The request body does not match the expected type${more}: ${listed}.`, errors);
+  return refusedBody(`The request body does not match the expected type${more}: ${listed}.`, errors);
 }
 
 /** The body as its type, or a `BadRequest` (fw's HTML problem page, spec 2.16) saying why. */
@@ -69,7 +69,8 @@ export function jsonOrThrow<B>(read: JsonRead<B>): B {
   throw new BadRequest(read.problem.detail);
 }
 
-function refused(detail: string, errors?: readonly JsonError[]): JsonRead<never> {
+/** A body refused with a 400: its problem, with the failing places when it was of another shape. For fw's body readers. */
+export function refusedBody(detail: string, errors?: readonly JsonError[]): JsonRead<never> {
   const problem: JsonProblemBody = { type: "about:blank", title: "Bad Request", status: 400, detail, ...(errors === undefined ? {} : { errors }) };
   return { ok: false, problem };
 }

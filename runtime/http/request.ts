@@ -4,6 +4,7 @@ import { RequestHeaders } from "./headers.js";
 import { jsonOrThrow, readJsonBody, type JsonCheck, type JsonRead } from "./json.js";
 import type { Method } from "./method.js";
 import { Session } from "./session.js";
+import type { UploadBody } from "./upload-body.js";
 import { Uploads } from "./uploads.js";
 
 /** The reserved session entry holding the CSRF token (spec 5.8). */
@@ -217,8 +218,9 @@ export class Request<P = DefaultParams> extends Sent<P> {
   }
 }
 
-// Lets Route.api hand a request the build's validator of its JSON body (not public API).
+// Lets Route.api hand a request the build's validator of its JSON body, or the reader of its upload (not public API).
 let attachCheck: (request: ApiRequest<unknown, unknown>, check: JsonCheck) => void;
+let attachUpload: (request: ApiRequest<unknown, unknown>, upload: UploadBody) => void;
 
 /**
  * A request on an API route (spec 2.6): sent by a program, no session takes part. No session,
@@ -226,7 +228,9 @@ let attachCheck: (request: ApiRequest<unknown, unknown>, check: JsonCheck) => vo
  *
  * `B` is the JSON body the handler takes (docs/guides/json-apis.md): declared in the handler's
  * signature (`request: ApiRequest<Params, NewTask>`, or `JsonRequest<NewTask>`), the build
- * writes typia's validator for it, and `json()` / `readJson()` answer the body as a `B`.
+ * writes typia's validator for it, and `json()` / `readJson()` answer the body as a `B`. A `B`
+ * that names a model's file field (`cover?: Post["cover"]`) is an upload, a `multipart/form-data`
+ * form: `await upload()` / `readUpload()` answer it, each file stored.
  */
 export class ApiRequest<P = DefaultParams, B = never> extends Sent<P> {
   /**
@@ -237,10 +241,15 @@ export class ApiRequest<P = DefaultParams, B = never> extends Sent<P> {
   readonly fields: Fields;
   #check: JsonCheck | undefined;
   #read: JsonRead<B> | undefined;
+  #upload: UploadBody | undefined;
+  #uploaded: Promise<JsonRead<B>> | undefined;
 
   static {
     attachCheck = (request, check) => {
       request.#check = check;
+    };
+    attachUpload = (request, upload) => {
+      request.#upload = upload;
     };
   }
 
@@ -281,10 +290,45 @@ export class ApiRequest<P = DefaultParams, B = never> extends Sent<P> {
     this.#read ??= readJsonBody<B>(this.headers, this.body, check);
     return this.#read;
   }
+
+  /**
+   * An upload's body as the declared type `B` (issue 40: a `B` naming a model's file field,
+   * `cover?: Post["cover"]`): its text parts checked against `B`'s other fields (numbers and
+   * booleans read from their text), each file already checked by its bytes, stored, and recorded
+   * for the model's table and column (a file no row comes to hold is swept a day later). Its
+   * file fields hold the stored files (`StoredFile`: key, name, type, size, checksum), ready to
+   * be a row's. Anything else (not `multipart/form-data`, a text part not of its type, a required
+   * file missing, a file its field does not take, an unreadable image) throws `BadRequest`, fw's
+   * 400 problem page naming each failing place. Read once: a second call answers the same.
+   */
+  async upload(): Promise<B> {
+    return jsonOrThrow(await this.readUpload());
+  }
+
+  /** An upload's body as `{ ok: true, value }`, or `{ ok: false, problem }` for `JsonProblem(problem)`, as `readJson()` for JSON. */
+  readUpload(): Promise<JsonRead<B>> {
+    const upload = this.#upload;
+    if (upload === undefined) {
+      return Promise.reject(
+        new Error(
+          `${this.method} ${this.path}: request.upload() reads a multipart body whose type names a model's file field, and this route has no reader for one. ` +
+            'Declare it in the handler\'s signature (request: JsonRequest<NewPost>, with cover?: Post["cover"] in NewPost) so the build writes one, or, on a route built by hand, pass Route.api an `upload` (apiUpload(…)).',
+        ),
+      );
+    }
+    this.#uploaded ??= upload.read(this) as Promise<JsonRead<B>>;
+    return this.#uploaded;
+  }
 }
 
 /** An API request whose JSON body is a `B`, for a handler on a path without parameters: `request: JsonRequest<NewTask>`. */
 export type JsonRequest<B, P = DefaultParams> = ApiRequest<P, B>;
+
+/** Hands `request` the reader of its route's upload body. For `Route.api`, not the public API. */
+export function expectingUpload<P, B>(request: ApiRequest<P, B>, upload: UploadBody): ApiRequest<P, B> {
+  attachUpload(request as ApiRequest<unknown, unknown>, upload);
+  return request;
+}
 
 /** Hands `request` the validator of its route's JSON body. For `Route.api`, not the public API. */
 export function expectingJson<P, B>(request: ApiRequest<P, B>, check: JsonCheck): ApiRequest<P, B> {

@@ -21,6 +21,13 @@ export interface FileField {
   readonly maxFiles?: number;
 }
 
+/** Whether a Content-Type is `multipart/form-data`. */
+export function isMultipart(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const semi = contentType.indexOf(";");
+  return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === "multipart/form-data";
+}
+
 /** A route's file fields by name. */
 export type FileFields = Readonly<Record<string, FileField>>;
 

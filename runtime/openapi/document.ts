@@ -1,5 +1,6 @@
 import type { Method } from "../http/method.js";
-import type { ApiDescription, OperationDescription } from "../routing/api-description.js";
+import type { ApiDescription, OperationDescription, UploadDescription } from "../routing/api-description.js";
+import { IMAGE_TYPES, type FileField } from "../http/uploads.js";
 import { API } from "../routing/kind.js";
 import type { HttpRoute, Route } from "../routing/route.js";
 
@@ -17,6 +18,14 @@ export type OpenApiDocument = Readonly<Record<string, unknown>>;
 
 /** The guard name fw/auth's `apiKey` puts on the routes it covers (a program names itself with `Authorization: Bearer`). */
 const API_KEY_GUARD = "apiKey";
+
+/** The guard name fw/auth's per-user tokens put on the routes they cover: `token:<scope>`. */
+const TOKEN_GUARD = /^token:(.+)$/;
+
+/** The scope a per-user token must carry to call the route, when a token guards it. */
+function tokenScope(route: HttpRoute): string | undefined {
+  return route.guard === undefined ? undefined : TOKEN_GUARD.exec(route.guard)?.[1];
+}
 
 /** RFC 9457's members, as `JsonProblem` answers them (`application/problem+json`). */
 const PROBLEM_SCHEMA = {
@@ -61,16 +70,20 @@ export async function openApiDocument(routes: readonly Route[], info: OpenApiInf
   }
   const paths: Record<string, Record<string, object>> = {};
   let apiKey = false;
+  // The components an upload's text parts were described by: inlined into its form's schema.
+  const inlined = new Set<string>();
+  let token = false;
   for (const route of api) {
     const description = route.described === undefined ? undefined : loaded.get(route.described.load);
     const operation = description?.operations[route.described?.operation ?? ""];
     const schemaAt = (index: number): object => description?.schemas.schemas[index] ?? {};
     const path = (paths[openApiPath(route)] ??= {});
     if (route.guard === API_KEY_GUARD) apiKey = true;
-    path[route.method.toLowerCase()] = operationOf(route, operation, schemaAt);
+    if (tokenScope(route) !== undefined) token = true;
+    path[route.method.toLowerCase()] = operationOf(route, operation, { at: schemaAt, components, inlined });
   }
   const hasProblems = [...loaded.values()].some((d) => Object.values(d.operations).some((o) => o.answers.some((a) => a.media === "problem")));
-  const schemas = { ...components, ...(hasProblems ? { Problem: PROBLEM_SCHEMA } : {}) };
+  const schemas = withoutUnused({ ...components, ...(hasProblems ? { Problem: PROBLEM_SCHEMA } : {}) }, inlined, paths);
   return {
     openapi: "3.1.0",
     info: { title: info.title, version: info.version, ...(info.description === undefined ? {} : { description: info.description }) },
@@ -78,8 +91,24 @@ export async function openApiDocument(routes: readonly Route[], info: OpenApiInf
     paths,
     components: {
       schemas,
-      ...(apiKey ? { securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "fw/auth's apiKey: Authorization: Bearer <key>." } } } : {}),
+      ...(apiKey || token ? { securitySchemes: securitySchemes(apiKey, token) } : {}),
     },
+  };
+}
+
+function securitySchemes(apiKey: boolean, token: boolean): Record<string, object> {
+  return {
+    ...(apiKey ? { apiKey: { type: "http", scheme: "bearer", description: "fw/auth's apiKey: Authorization: Bearer <key>." } } : {}),
+    ...(token
+      ? {
+          token: {
+            type: "http",
+            scheme: "bearer",
+            bearerFormat: "fwt_<selector>.<verifier>",
+            description: "A per-user API token (fw/auth), created on /account with a name, an expiry and scopes: Authorization: Bearer <token>. Each operation lists the scope its token must carry.",
+          },
+        }
+      : {}),
   };
 }
 
@@ -93,7 +122,16 @@ function openApiPath(route: HttpRoute): string {
   return segments.length === 0 ? "/" : `/${segments.join("/")}`;
 }
 
-function operationOf(route: HttpRoute, described: OperationDescription | undefined, schemaAt: (index: number) => object): object {
+/** How an operation reaches its schemas: by index in its description, and the components they may point at. */
+interface Schemas {
+  readonly at: (index: number) => object;
+  readonly components: Readonly<Record<string, object>>;
+  /** Components whose members an upload's form schema took in: left out of the document when nothing else points at them. */
+  readonly inlined: Set<string>;
+}
+
+function operationOf(route: HttpRoute, described: OperationDescription | undefined, schemas: Schemas): object {
+  const schemaAt = schemas.at;
   const parameters = route.path.segments.flatMap((segment) => {
     if (segment.type === "literal") return [];
     const given = described?.params[segment.name];
@@ -109,8 +147,11 @@ function operationOf(route: HttpRoute, described: OperationDescription | undefin
     ...(doc === undefined || doc === summary ? {} : { description: doc.replace(/\s*\n\s*/g, " ") }),
     ...(parameters.length === 0 ? {} : { parameters }),
     ...(described?.body === undefined ? {} : { requestBody: { required: true, content: { "application/json": { schema: schemaAt(described.body) } } } }),
+    ...(described?.upload === undefined ? {} : { requestBody: uploadRequest(route, described.upload, schemas) }),
     responses: responsesOf(route, described, schemaAt),
     ...(route.guard === API_KEY_GUARD ? { security: [{ apiKey: [] }] } : {}),
+    // OpenAPI 3.1: a bearer scheme's requirement may list the roles (here, the token's scope) the operation needs.
+    ...(tokenScope(route) === undefined ? {} : { security: [{ token: [tokenScope(route)] }] }),
     "x-fw-source": route.source,
   };
 }
@@ -142,13 +183,79 @@ function responsesOf(route: HttpRoute, described: OperationDescription | undefin
   const checked = [
     ...(Object.values(described?.params ?? {}).some((p) => p !== "string") ? ["a path parameter that is not of its type"] : []),
     ...(described?.body === undefined ? [] : ["a body that is not JSON of its type (each failing place named)"]),
+    ...(described?.upload === undefined
+      ? []
+      : ["a body that is not a multipart form of its type: a malformed form, a text part not of its type, a file missing, in a field that takes none, of a type its field does not take, or an image that cannot be read (each failing place named)"]),
   ];
   for (const status of described?.thrown ?? []) add(String(status), `${FAILURES[status] ?? "A failure"}: thrown by the handler; fw's problem page.`, FW_PAGE);
   if (checked.length > 0) add("400", `Bad Request: ${checked.join(", or ")}; fw's problem page.`, FW_PAGE);
   if (route.guard !== undefined) add("403", `Forbidden: refused by the route's guard (${route.guard}); fw's problem page.`, FW_PAGE);
   if (described?.body !== undefined) add("413", "Content Too Large: a body over the app's maxBodySize; fw's problem page.", FW_PAGE);
+  if (described?.upload !== undefined) {
+    const limits = Object.entries(route.files ?? {}).map(([name, field]) => `${name}: ${field.maxBytes} bytes`);
+    add("413", `Content Too Large: a file over its field's limit (${limits.join(", ")}), more than one file in a field, or text parts over the app's maxBodySize; fw's problem page.`, FW_PAGE);
+  }
   add("500", "Internal Server Error: the handler failed (its log line and the page share an incident id); fw's problem page.", FW_PAGE);
   return responses;
+}
+
+/**
+ * An upload's request body (issue 40): a `multipart/form-data` form whose text parts are the
+ * body type's other fields (typia's schema, its members taken in) and whose file fields are
+ * binary parts, each with the types and limit its route takes (the served table's `files`).
+ */
+function uploadRequest(route: HttpRoute, upload: UploadDescription, schemas: Schemas): object {
+  const text = resolved(schemas.at(upload.text), schemas);
+  const properties: Record<string, object> = { ...(text.properties ?? {}) };
+  const required = [...(text.required ?? [])];
+  const encoding: Record<string, object> = {};
+  for (const [name, file] of Object.entries(upload.files)) {
+    const field = route.files?.[name];
+    properties[name] = { type: "string", format: "binary", description: fileDescription(field, file.maxPixels) };
+    if (file.required) required.push(name);
+    const types = field === undefined ? [] : acceptedTypes(field);
+    if (types.length > 0) encoding[name] = { contentType: types.join(", ") };
+  }
+  const schema = { type: "object", properties, ...(required.length === 0 ? {} : { required }) };
+  return { required: true, content: { "multipart/form-data": { schema, ...(Object.keys(encoding).length === 0 ? {} : { encoding }) } } };
+}
+
+interface ObjectSchema {
+  readonly properties?: Record<string, object>;
+  readonly required?: readonly string[];
+}
+
+/** A schema, or the component it points at (noted as inlined). */
+function resolved(schema: object, schemas: Schemas): ObjectSchema {
+  const ref = (schema as { $ref?: unknown }).$ref;
+  if (typeof ref !== "string" || !ref.startsWith("#/components/schemas/")) return schema as ObjectSchema;
+  const name = ref.slice("#/components/schemas/".length);
+  schemas.inlined.add(name);
+  return (schemas.components[name] ?? {}) as ObjectSchema;
+}
+
+/** The schemas without the inlined components nothing points at any more. */
+function withoutUnused(schemas: Record<string, object>, inlined: ReadonlySet<string>, paths: object): Record<string, object> {
+  const kept = { ...schemas };
+  for (const name of inlined) {
+    const ref = JSON.stringify(`#/components/schemas/${name}`);
+    const others = Object.entries(kept).filter(([other]) => other !== name);
+    if (!JSON.stringify(paths).includes(ref) && !others.some(([, schema]) => JSON.stringify(schema).includes(ref))) delete kept[name];
+  }
+  return kept;
+}
+
+/** The types a file field takes, as its part's `encoding.contentType` lists them. */
+function acceptedTypes(field: FileField): string[] {
+  if (field.image !== true) return [...field.accept];
+  return IMAGE_TYPES.filter((type) => field.accept.length === 0 || field.accept.some((p) => p === type || (p.endsWith("/*") && type.startsWith(p.slice(0, -1)))));
+}
+
+function fileDescription(field: FileField | undefined, maxPixels: number | undefined): string {
+  if (field === undefined) return "A file.";
+  const what = field.image === true ? `An image (${acceptedTypes(field).join(", ")})` : `A file of type ${field.accept.join(" or ")}`;
+  const pixels = maxPixels === undefined ? "" : ` and ${maxPixels} pixels`;
+  return `${what}, at most ${field.maxBytes} bytes${pixels}: a file part. Its type is read from its bytes, not from the part's Content-Type or name.`;
 }
 
 /** The phrases of the statuses fw's failures answer with. */

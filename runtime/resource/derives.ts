@@ -12,6 +12,7 @@ import type { GuardDeclaration } from "../routing/assemble.js";
 import type { Actions } from "./actions.js";
 import { Form } from "./form.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
+import type { PolicyDeclaration } from "./policy.js";
 import { readableRows } from "./read-scope.js";
 import { rowsForViewer } from "./readable.js";
 import { ViewerStore } from "./viewer-stores.js";
@@ -53,9 +54,11 @@ interface RelationOptions<M> {
   /**
    * Per reference field, what deleting the row it points at does to this one: `restrict` (the
    * default: the delete is refused while this row points at it), `cascade` (this row is deleted
-   * too) or `set null` (the reference is cleared: optional fields only).
+   * too) or `set null` (the reference is cleared: optional fields only). The owner field says
+   * what deleting its user does (issue 41). Any rule type-checks: the build's TS91041 says what
+   * is wrong with one (`set null` on a required field, a field that is no reference) and how to fix it.
    */
-  readonly onDelete?: { readonly [K in FieldName<M>]?: undefined extends M[K] ? OnDelete : Exclude<OnDelete, "set null"> };
+  readonly onDelete?: { readonly [K in FieldName<M>]?: OnDelete };
   /**
    * A reference field: a row is readable only by who may read the row it points at (a comment
    * on a draft post is read by who may read the draft), on every page and in the pickers.
@@ -87,8 +90,19 @@ export type ModelOptions<M = unknown> = CommonOptions &
          * database store filters by it in its query.
          */
         readonly publicWhen?: BooleanField<M>;
+        readonly policy?: undefined;
       }
-    | { readonly owned?: undefined; readonly publicWhen?: undefined }
+    | {
+        /**
+         * Who may do what to the model's rows (issue 41): `auth.policy<Post, User>(…)` from the
+         * auth module. It is the model's guard (declare no `guarded` or `owned` beside it); its
+         * read rule says which rows each viewer reads (no `publicWhen` either).
+         */
+        readonly policy: PolicyDeclaration;
+        readonly owned?: undefined;
+        readonly publicWhen?: undefined;
+      }
+    | { readonly owned?: undefined; readonly publicWhen?: undefined; readonly policy?: undefined }
   );
 
 /** The companion value: what the model derives and its declarations. */
@@ -126,7 +140,7 @@ function readableBy<M>(store: Store<M>, options: ModelOptions<M>, viewer: string
         `so it cannot be read as ${viewer === undefined ? "nobody's" : `the user ${viewer}'s`}: read it as it is, or ask for ScopedStore<Model> (every row, by name) and narrow that.`,
     );
   }
-  if (options.readableWith === undefined) return readableRows(store, options, viewer, "Index");
+  if (options.readableWith === undefined) return readableRows(store, { owned: options.owned ?? options.policy, publicWhen: options.publicWhen }, viewer, "Index");
   const related = relationsOf(store as Store<unknown>);
   if (related === undefined) {
     throw new Error(

@@ -6,8 +6,9 @@
  */
 import type { Request } from "../http/request.js";
 import type { Response } from "../http/response.js";
+import type { FileField, UploadedFile } from "../http/uploads.js";
 import type { FieldProblem } from "./form-errors.js";
-import type { FieldSpec } from "./model.js";
+import type { FieldSpec, FileSpec } from "./model.js";
 import type { StoredFile } from "./file-types.js";
 
 /** The form field a re-shown form keeps an upload in (the user need not send it again), per file field. */
@@ -22,6 +23,9 @@ export interface ReceivedFiles {
   readonly problems: readonly FieldProblem[];
 }
 
+/** An upload stored for a model's file field, or why its content was refused. */
+export type StoredUpload = { readonly file: StoredFile } | { readonly problem: string };
+
 /** One model's files, as fw/files keeps and serves them. */
 export interface ModelFiles {
   /**
@@ -30,6 +34,13 @@ export interface ModelFiles {
    * `_remove.<field>` box is checked reads `null`. A stored file no row comes to hold is swept.
    */
   receive(request: Request, fields: readonly FieldSpec[]): Promise<ReceivedFiles>;
+  /**
+   * Stores one upload for `field` (an image checked and stripped of its metadata first) and
+   * records it for the field's table and column, so a file no row comes to hold is swept: the
+   * file a row may now hold, or why the file is refused (a sentence: "The image is … pixels;
+   * at most … are accepted."). What an API route's `request.upload()` stores each file with.
+   */
+  store(field: FieldSpec, upload: UploadedFile): Promise<StoredUpload>;
   /** A reference to a pending upload for a re-shown form's `_kept.<field>`: single use, expiring. */
   keep(request: Request, field: FieldSpec, file: StoredFile): Promise<string>;
   /**
@@ -44,6 +55,11 @@ export interface ModelFiles {
 /** The model's file fields. */
 export function fileFields(fields: readonly FieldSpec[]): FieldSpec[] {
   return fields.filter((field) => field.input === "file");
+}
+
+/** What the multipart reader takes in a file field: its limit and types, as the field's spec says. */
+export function readerField(spec: FileSpec): FileField {
+  return { maxBytes: spec.maxBytes, accept: spec.accept, ...(spec.image ? { image: true } : {}) };
 }
 
 /** The files a row holds, in its file fields. */

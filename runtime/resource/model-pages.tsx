@@ -7,7 +7,7 @@ import type { Form } from "./form.js";
 import type { FieldSpec, ModelSpec } from "./model.js";
 import type { StoredFile } from "./file-types.js";
 import { fileFields, type ModelFiles } from "./model-files.js";
-import type { Ownership } from "./ownership.js";
+import type { Access } from "./ownership.js";
 import { fileHref, modelHref } from "./model-paths.js";
 import { Picker } from "./picker.js";
 import { viewerRows } from "./readable.js";
@@ -34,7 +34,7 @@ export class ModelPages<A> {
   constructor(
     readonly model: ModelSpec<A>,
     /** The whole table, or the current user's rows on a role the model's `owned` covers. */
-    readonly own: Ownership<A>,
+    readonly own: Access<A>,
     readonly actions: Actions,
     readonly relations: Relations,
     /** This model as the other models' pages reach it. */
@@ -109,7 +109,7 @@ export class ModelPages<A> {
    */
   async writable(request: Request, role: Action, key: Id<A>): Promise<A> {
     const row = await this.found(this.scopesReads ? this.reading(request, "Show") : this.own.whole, key);
-    this.own.checkWrite(request, role, row);
+    await this.own.checkWrite(request, role, row);
     return row;
   }
 

@@ -4,8 +4,31 @@ import type { Action } from "./actions.js";
 import type { FieldSpec } from "./model.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
 import { readableRows } from "./read-scope.js";
+import { isPolicy, PolicyAccess } from "./policy.js";
 import { ScopedStore } from "./scoped-store.js";
-import type { Store } from "./store.js";
+import type { Draft, Store } from "./store.js";
+
+/**
+ * How a model's pages (and a handwritten route's `Store<Model>`) reach its rows: `Ownership`
+ * under `owned` and `publicWhen`, `PolicyAccess` under a policy (issue 41). A request of
+ * `undefined` is nobody's: an API call, which carries no session.
+ */
+export interface Access<A> {
+  /** The whole table (for an owned model, its ScopedStore, which keeps owners on update). */
+  readonly whole: Store<A>;
+  /** Whether some readers see fewer rows than others: a row they cannot read does not exist for them. */
+  readonly scopesReads: boolean;
+  /** The rows a role reads. */
+  reading(request: Request, role: Action): Store<A> | Promise<Store<A>>;
+  /** The store a new row goes into (403 for a viewer who may not add one). */
+  creating(request: Request | undefined): Store<A> | Promise<Store<A>>;
+  /** Refuses (403) a change to `row` the viewer may not make by `role`. */
+  checkWrite(request: Request | undefined, role: Action, row: A): void | Promise<void>;
+  /** Whether a page shows the control for `role` on `row` (display only). */
+  shows(request: Request, role: Action, row: A): boolean;
+  /** A change's draft with what fw keeps of `row` whatever a form says (a policy's team field); the draft itself when nothing. */
+  kept?(row: A, draft: Draft<A>): Draft<A>;
+}
 
 /**
  * How one model's pages use its store: the whole table, or, on a role the model's `owned`
@@ -13,7 +36,7 @@ import type { Store } from "./store.js";
  * see the public rows and the viewer's own. A model without `owned` always uses the whole
  * table and refuses nothing here.
  */
-export class Ownership<A> {
+export class Ownership<A> implements Access<A> {
   private constructor(
     /** The whole table (for an owned model, its ScopedStore, which keeps owners on update). */
     readonly whole: Store<A>,
@@ -33,7 +56,11 @@ export class Ownership<A> {
     owned: OwnedDeclaration | undefined,
     model: { readonly name: string; readonly path: string; readonly owner?: string; readonly fields: readonly FieldSpec[] },
     publicWhen?: string,
-  ): Ownership<A> {
+  ): Access<A> {
+    if (isPolicy(owned)) {
+      if (publicWhen !== undefined) throw new Error(`The model ${model.name} declares a policy and publicWhen: say who reads which rows in the policy's read rule alone (can.where("${publicWhen}", true)).`);
+      return new PolicyAccess(store, owned, model.name.toLowerCase());
+    }
     if (publicWhen !== undefined) checkReadScope(model, owned, publicWhen);
     if (owned === undefined) return new Ownership(store, undefined, undefined, model.name, undefined);
     if (!(store instanceof ScopedStore) || model.owner === undefined) {
@@ -71,9 +98,9 @@ export class Ownership<A> {
   }
 
   /** The store a new row goes into: for an owned model, stamped with the current user as its owner. */
-  creating(request: Pick<Request, "currentUser">): Store<A> {
+  creating(request: Pick<Request, "currentUser"> | undefined): Store<A> {
     if (this.scoped === undefined) return this.whole;
-    const user = request.currentUser;
+    const user = request?.currentUser;
     if (user === undefined) {
       throw new Forbidden(`A new ${this.words} needs a signed-in owner: sign in first (the model's \`owned\` actions should include Create).`);
     }
@@ -81,9 +108,9 @@ export class Ownership<A> {
   }
 
   /** Refuses (403) a change to someone else's row on a covered role; the row stays as it was. */
-  checkWrite(request: Pick<Request, "currentUser">, role: Action, row: A): void {
+  checkWrite(request: Pick<Request, "currentUser"> | undefined, role: Action, row: A): void {
     if (this.scoped === undefined || !this.covered(role)) return;
-    const user = request.currentUser;
+    const user = request?.currentUser;
     if (user === undefined) throw new Forbidden(`Only its owner may change this ${this.words}, and nobody is signed in.`);
     if (this.scoped.ownerOf(row) !== user) throw new Forbidden(`This ${this.words} belongs to another user: only its owner may change it.`);
   }

@@ -1,6 +1,7 @@
 import { Forbidden } from "../http/failure.js";
 import type { Action } from "./actions.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
+import { isPolicy, PolicyAccess } from "./policy.js";
 import { ScopedStore } from "./scoped-store.js";
 import type { ListPage, Page } from "./query.js";
 import type { Store } from "./store.js";
@@ -61,6 +62,8 @@ export function isNoRows(store: unknown): boolean {
  */
 export function readableRows<A>(store: Store<A>, rules: ReadRules, viewer: string | undefined, role: Action): Store<A> {
   if (rules.owned === undefined) return store;
+  // Under a policy, the viewer known by key alone holds no role here (a request's own reads know them).
+  if (isPolicy(rules.owned)) return new PolicyAccess(store, rules.owned, "row").rowsFor({ key: viewer, roles: [] }, role);
   if (!(store instanceof ScopedStore)) {
     throw new Error("This model declares `owned`, so its rows are read through its ScopedStore: pass the store the generated table supplies (a handler's `Store<Model>` capability).");
   }

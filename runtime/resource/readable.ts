@@ -1,16 +1,16 @@
 import type { Request } from "../http/request.js";
 import type { Action } from "./actions.js";
-import { Ownership } from "./ownership.js";
+import { Ownership, type Access } from "./ownership.js";
 import type { RelatedModel, Relations } from "./relations.js";
 import { readableRows } from "./read-scope.js";
 import { narrowed } from "./row-filter.js";
 import { ScopedStore } from "./scoped-store.js";
 import type { Store } from "./store.js";
 
-const ownerships = new WeakMap<RelatedModel, Ownership<unknown>>();
+const ownerships = new WeakMap<RelatedModel, Access<unknown>>();
 
 /** How a registered model's pages use its store (its `owned` and `publicWhen`), made once per model. */
-export function ownershipOf(entry: RelatedModel): Ownership<unknown> {
+export function ownershipOf(entry: RelatedModel): Access<unknown> {
   let own = ownerships.get(entry);
   if (own === undefined) {
     own = Ownership.of(entry.store, entry.owned, entry.model, entry.publicWhen);

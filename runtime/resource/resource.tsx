@@ -11,7 +11,7 @@ import { pickRoute } from "./pick-route.js";
 import { ReadPages } from "./read-pages.js";
 import { Relations, type RelatedModel } from "./relations.js";
 import type { Store } from "./store.js";
-import { fileFields, type ModelFiles } from "./model-files.js";
+import { fileFields, readerField, type ModelFiles } from "./model-files.js";
 import type { FileFields } from "../http/uploads.js";
 
 export { PAGE_SIZE } from "./read-pages.js";
@@ -108,7 +108,7 @@ function fileUploads(model: ModelSpec<unknown>): { files?: FileFields } {
     fields.map((field) => {
       const spec = field.file;
       if (spec === undefined) throw new Error(`The model ${model.name}'s file field ${field.name} has no \`file\` spec: build the model through the generated table.`);
-      return [field.name, { maxBytes: spec.maxBytes, accept: spec.accept, ...(spec.image ? { image: true } : {}) }];
+      return [field.name, readerField(spec)];
     }),
   );
   return { files };

@@ -4,7 +4,7 @@ import { escapeHtml, raw } from "../html/render.js";
 import type { Actions } from "./actions.js";
 import { Form, type Field } from "./form.js";
 import { CELL_LENGTH, oneLineHtml } from "./one-line.js";
-import type { Ownership } from "./ownership.js";
+import type { Access } from "./ownership.js";
 import type { Order } from "./query.js";
 import type { ReferenceLabels } from "./reference-view.js";
 import type { ModelSpec } from "./model.js";
@@ -39,7 +39,7 @@ export class RowsTable<A> {
   constructor(
     readonly model: ModelSpec<A>,
     private readonly actions: Actions,
-    private readonly own: Ownership<A>,
+    private readonly own: Access<A>,
   ) {
     this.form = new Form(model);
   }

@@ -78,6 +78,11 @@ export class ScopedStore<A> implements Store<A> {
     return { anyOf: viewer === undefined ? [open] : [open, { field: this.owner, equals: this.ownerValue(viewer) }] };
   }
 
+  /** A user key as the session spells it, read as the owner field's value (what a policy's `own` compares); throws when it is none. */
+  ownerKey(ownerKey: string): FieldValue {
+    return this.ownerValue(ownerKey);
+  }
+
   /** A user key as the session spells it, read as the owner field's value; throws when it is none (a guard named a user the model cannot point at). */
   private ownerValue(ownerKey: string): FieldValue {
     const decoded = this.decodeOwner.read(ownerKey);

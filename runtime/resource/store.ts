@@ -52,3 +52,11 @@ export interface Store<A> {
    */
   read?(key: Id<A>): Promise<Versioned<A> | undefined>;
 }
+
+/**
+ * Every row of a model, past its read rules (`owned`, `publicWhen`, a policy): what a handler
+ * asks for by name when it must see them all (a job, a count, a back office), as `{ posts:
+ * AllRows<Post> }`. A handler's `Store<Post>` is its viewer's rows; this is the escape hatch,
+ * easy to find with `grep AllRows` (issue 41).
+ */
+export interface AllRows<A> extends Store<A> {}

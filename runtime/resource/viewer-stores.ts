@@ -7,7 +7,7 @@
  */
 import { ApiRequest, type Request } from "../http/request.js";
 import type { Action } from "./actions.js";
-import type { Ownership } from "./ownership.js";
+import type { Access } from "./ownership.js";
 import type { ListPage, Page, RowFilter } from "./query.js";
 import { ownershipOf, rowsForViewer, viewerRows } from "./readable.js";
 import { relationsOf } from "./relations.js";
@@ -24,9 +24,9 @@ import type { Id } from "./types.js";
 export class ViewerStore<A> implements Store<A> {
   constructor(
     private readonly reads: Store<A>,
-    private readonly ownership: Ownership<A>,
-    /** Who writes: the guard's user (`currentUser`); an API call names nobody. */
-    private readonly writer: Pick<Request, "currentUser">,
+    private readonly ownership: Access<A>,
+    /** Who writes: the request (its guard's user); undefined for an API call, which names nobody. */
+    private readonly writer: Request | undefined,
     /** Who the rows were read for (a user key as the session spells it), or undefined for nobody. */
     readonly viewer: string | undefined,
   ) {}
@@ -45,21 +45,21 @@ export class ViewerStore<A> implements Store<A> {
     return this.ownership.whole.read?.(key) ?? { row, version: 0 };
   }
 
-  insert(draft: Draft<A>): Promise<A> {
-    return this.ownership.creating(this.writer).insert(draft);
+  async insert(draft: Draft<A>): Promise<A> {
+    return (await this.ownership.creating(this.writer)).insert(draft);
   }
 
   async update(key: Id<A>, draft: Draft<A>, expected?: number): Promise<A | undefined> {
     const row = await this.reads.get(key);
     if (row === undefined) return undefined;
-    this.ownership.checkWrite(this.writer, "Update", row);
-    return this.ownership.whole.update(key, draft, expected);
+    await this.ownership.checkWrite(this.writer, "Update", row);
+    return this.ownership.whole.update(key, this.ownership.kept?.(row, draft) ?? draft, expected);
   }
 
   async delete(key: Id<A>): Promise<boolean> {
     const row = await this.reads.get(key);
     if (row === undefined) return false;
-    this.ownership.checkWrite(this.writer, "Destroy", row);
+    await this.ownership.checkWrite(this.writer, "Destroy", row);
     return this.ownership.whole.delete(key);
   }
 
@@ -101,8 +101,6 @@ export function withCapabilities<C, R>(capabilities: C | Promise<C>, handler: (c
 /** A page's request, or an API call's (which carries no session, so names nobody). */
 type Asking = Request<unknown> | ApiRequest<unknown, unknown>;
 
-const NOBODY: Pick<Request, "currentUser"> = { currentUser: undefined };
-
 function viewerStore(store: Store<unknown>, asking: Asking, role: Action, name: string): Store<unknown> | Promise<Store<unknown>> {
   const related = relationsOf(store);
   if (related === undefined) {
@@ -110,7 +108,7 @@ function viewerStore(store: Store<unknown>, asking: Asking, role: Action, name: 
   }
   const ownership = ownershipOf(related.entry);
   // An API call has no session: it reads what nobody signed in reads, and writes nothing a signed-in owner must.
-  if (asking instanceof ApiRequest) return new ViewerStore(rowsForViewer(related.relations, related.entry, undefined, role), ownership, NOBODY, undefined);
+  if (asking instanceof ApiRequest) return new ViewerStore(rowsForViewer(related.relations, related.entry, undefined, role), ownership, undefined, undefined);
   const request = asking as Request;
   // Who is looking: the guard's user, else whoever the model's declaration names from the session.
   const owned = related.entry.owned;

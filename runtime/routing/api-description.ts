@@ -29,12 +29,22 @@ export interface OperationDescription {
   readonly params: Readonly<Record<string, number | "string">>;
   /** The index of the JSON body's schema, when the handler declares one (`JsonRequest<B>`). */
   readonly body?: number;
+  /** A body naming a model's file field (issue 40): a multipart form. */
+  readonly upload?: UploadDescription;
   /** The answers the handler's return type names. */
   readonly answers: readonly AnswerDescription[];
   /** Statuses of fw's failures the handler's body throws (`throw new NotFound(…)`): fw's problem pages. */
   readonly thrown?: readonly number[];
   /** The return type also holds a plain `Response` (text, a page, a redirect, no body…): not described. */
   readonly other: boolean;
+}
+
+/** A multipart body: its text parts' schema (the body's type without its file fields), and its file fields by name. */
+export interface UploadDescription {
+  /** The index of the text parts' schema. */
+  readonly text: number;
+  /** Each file field: required by the body's type; an image's pixel limit. Its bytes and types are the route's `files`. */
+  readonly files: Readonly<Record<string, { readonly required: boolean; readonly maxPixels?: number }>>;
 }
 
 /** A status the handler answers with (or "default" where its type says `number`), and what it carries. */

@@ -1,4 +1,4 @@
-import { ApiRequest, expectingJson, type Request } from "../http/request.js";
+import { ApiRequest, expectingJson, expectingUpload, type Request } from "../http/request.js";
 import type { JsonCheck } from "../http/json.js";
 import type { Response } from "../http/response.js";
 import { isMethod, type Method } from "../http/method.js";
@@ -10,6 +10,7 @@ import { BootError } from "./boot-error.js";
 import { isFwEndpoint } from "./fw-endpoint.js";
 import type { ApiDescription } from "./api-description.js";
 import { fileFieldsProblem, type FileFields } from "../http/uploads.js";
+import type { UploadBody } from "../http/upload-body.js";
 
 /**
  * A browser route's handler (spec 2.4). `P` is the params type the handler reads; dispatch has
@@ -126,6 +127,12 @@ export interface ApiRouteInit extends Omit<HttpRouteInit, "handler"> {
    * `createValidate<B>()`, written by the build; `request.json()` checks the body with it.
    */
   readonly json?: JsonCheck;
+  /**
+   * The reader of the upload the handler declares (a body type naming a model's file field,
+   * issue 40): `apiUpload(…)`, written by the build; `request.upload()` reads the body with it.
+   * It declares the route's `files` too (give one or the other).
+   */
+  readonly upload?: UploadBody;
 }
 
 function sourceOf(handler: { readonly name: string }, source: string | undefined): string {
@@ -183,13 +190,18 @@ export function adaptedApiHandler(handler: Handler): ApiHandler | undefined {
 }
 
 function api(init: ApiRouteInit): HttpRoute {
-  const check = init.json;
+  const { json: check, upload } = init;
   const declared = init.handler;
-  // The check travels on the request the handler gets, so dispatch knows nothing of bodies.
-  const apiHandler: ApiHandler = check === undefined ? declared : (request) => declared(expectingJson(request, check));
+  if (upload !== undefined && (check !== undefined || init.files !== undefined)) {
+    throw new BootError(`Route ${init.method} ${init.path}: an upload route reads its body with its \`upload\` reader, which declares its files: give it no \`json\` check and no \`files\`.`);
+  }
+  // The check (or the upload's reader) travels on the request the handler gets, so dispatch knows nothing of bodies.
+  const apiHandler: ApiHandler =
+    upload !== undefined ? (request) => declared(expectingUpload(request, upload)) : check === undefined ? declared : (request) => declared(expectingJson(request, check));
   const handler: Handler = (request: Request) => apiHandler(ApiRequest.of(request));
   Object.defineProperty(handler, API_HANDLER, { value: apiHandler });
-  return { ...http({ ...init, handler, source: sourceOf(declared, init.source) }), kind: API };
+  const files = upload === undefined ? {} : { files: upload.files };
+  return { ...http({ ...init, ...files, handler, source: sourceOf(declared, init.source) }), kind: API };
 }
 
 /** A table `Route.under` rewrites: a `RouteTable` (its `identify` kept) or an array of routes. */

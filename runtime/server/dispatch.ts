@@ -30,8 +30,8 @@ import { plainAnswer, problemContent, problemOf, renderProblemPage } from "./pro
 import { writeSession } from "./session-cookie.js";
 import { storeFailure } from "./store-failure.js";
 import type { PublicFiles } from "./static-files.js";
-import { isMultipart, mergedFiles, readMultipartBody, type UploadSettings } from "./multipart-body.js";
-import { Uploads, uploadsMisfit } from "../http/uploads.js";
+import { mergedFiles, readMultipartBody, type UploadSettings } from "./multipart-body.js";
+import { isMultipart, Uploads, uploadsMisfit } from "../http/uploads.js";
 import type { HttpRoute } from "../routing/route.js";
 
 export interface DispatchOptions {

@@ -25,12 +25,6 @@ export function defaultUploadSettings(): UploadSettings {
   return { spoolDir: tmpdir(), maxRequestBytes: DEFAULT_MAX_UPLOAD_REQUEST_BYTES };
 }
 
-/** Whether a Content-Type is `multipart/form-data`. */
-export function isMultipart(contentType: string | undefined): boolean {
-  if (contentType === undefined) return false;
-  const semi = contentType.indexOf(";");
-  return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === "multipart/form-data";
-}
 
 type Reader = typeof import("../files/multipart.js").readMultipart;
 let reader: Promise<Reader> | undefined;

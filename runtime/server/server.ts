@@ -13,6 +13,7 @@ import type { RequestSpan, Tracer } from "../observe/tracing.js";
 import type { Answer } from "./answer.js";
 import type { Dispatcher } from "./dispatch.js";
 import { MAX_HEADERS, overLimits } from "./limits.js";
+import { lingerOver } from "./linger.js";
 import { plainAnswer } from "./problem.js";
 import { writeRaw } from "./raw-answer.js";
 import { answerUpgrade } from "./upgrade.js";
@@ -93,6 +94,15 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
       span?.end({ requestId: id, method: request.method ?? "?", path: "", route: undefined, status: 0, ms: 0 });
       return;
     }
+    // A refused body still arriving: read the rest (briefly, boundedly) so the client sees the answer.
+    const lingering = answer.close === true ? lingerOver(request) : undefined;
+    if (lingering !== undefined) {
+      void lingering.then(() => answerNow(request, response, answer, started));
+      return;
+    }
+    answerNow(request, response, answer, started);
+  };
+  const answerNow = (request: IncomingMessage, response: ServerResponse, answer: Answer, started: number): void => {
     if (typeof answer.body === "object" && !(answer.body instanceof Uint8Array)) {
       void sendStream(request, response, answer, answer.body, { closing, refused, unopened, sendMs: timeouts.sendMs, id }).then((status) => log(request, id, status, answer.route, started, span));
       return;

@@ -1,4 +1,4 @@
-import { createClient, type ClientOptions } from "../client/client.js";
+import { createClient, type ClientArgs } from "../client/client.js";
 import type { ApiClient } from "../client/types.js";
 import { CookieJar } from "./cookie-jar.js";
 import { waitForMail } from "./mailbox.js";
@@ -121,9 +121,11 @@ export class TestClient {
    * (`import { answers, type Api } from "../.fw/api.js"` in `src/tests/`): `client.api<Api>({ answers }).get("/api/posts/:id", { id: 7 })`.
    * A wrong path, parameter or body is a type error; a refusal or an answer of another type
    * rejects with fw/client's `ApiError`. API routes read no cookie: this client's are not sent.
+   * An app with routes that take an upload passes its `uploads` too (`{ answers, uploads }`): a
+   * file field then takes a `Blob`, and the body goes as a multipart form.
    */
-  api<A>(options: ClientOptions<A> = {}): ApiClient<A> {
-    return createClient<A>(this.url, options);
+  api<A>(...options: ClientArgs<A>): ApiClient<A> {
+    return createClient<A>(this.url, ...options);
   }
 
   /**

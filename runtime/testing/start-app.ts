@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { TestClient } from "./client.js";
 import { freshPostgres, type FreshDatabase } from "./fresh-postgres.js";
 import { sentMails, waitForMail, type MailFilter, type SentMail } from "./mailbox.js";
@@ -70,7 +71,8 @@ function forwardWarnings(err: string, from: number): number {
 /**
  * Starts the built app for one test, as `node <main> dev` in a process of its own on a free port,
  * so nothing is shared between tests: not the in-memory stores, not the sign-in limiters, not
- * the database. With fw/db the app gets a fresh one: when `DATABASE_URL` is set, a new database
+ * the database, not the uploaded files (fw/files keeps them in a temp folder of the test's own:
+ * `FW_STORAGE=file:///…`, unless `env` names another). With fw/db the app gets a fresh one: when `DATABASE_URL` is set, a new database
  * on that server (created now, dropped by `close`); otherwise an empty embedded one in a temp
  * directory (`DATABASE_URL=pglite:DIR`, which wins over the app's own directory). Resolves once the app serves; rejects with its output if it
  * exits first.
@@ -96,6 +98,9 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
     DATABASE_URL: postgres === undefined ? `pglite:${resolve(scratch, "db")}` : postgres.url,
     // fw/mail delivers into this test's own mailbox, never through SMTP (mails() reads it).
     FW_MAILBOX: resolve(scratch, "mail"),
+    // fw/files keeps uploads in this test's own folder, never the app's .fw/files (dev's) nor
+    // the FW_STORAGE of the shell that runs the tests; removed by close.
+    FW_STORAGE: pathToFileURL(resolve(scratch, "files")).href,
     FW_ENV_FILES: options.envFiles === true ? "1" : "0",
     ...options.env,
   };

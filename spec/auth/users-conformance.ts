@@ -30,6 +30,25 @@ export function usersConformance(name: string, make: () => Users | Promise<Users
       expect(await users.byEmail(fresh("nobody"))).toBeUndefined();
     });
 
+    it("roles (issue 41): none at first; setRoles replaces them whole, sorted and each once; every read carries them; the guard's one read too; gone with the user", async () => {
+      const users = await make();
+      if (users.setRoles === undefined) throw new Error(`${name} has no setRoles`);
+      const grace = (await users.create(fresh("grace"), "h")) as UserFields;
+      expect((await users.byId(grace.id))?.roles ?? []).toEqual([]);
+      expect((await users.setRoles(grace.id, ["editor", "admin", "editor"]))?.roles).toEqual(["admin", "editor"]);
+      expect((await users.byId(grace.id))?.roles).toEqual(["admin", "editor"]);
+      expect((await users.byEmail(grace.email))?.roles).toEqual(["admin", "editor"]);
+      expect((await users.byIdUnlessRevoked?.(grace.id, "some-session"))?.roles ?? ["admin", "editor"]).toEqual(["admin", "editor"]);
+      expect((await users.revokeAll(grace.id))?.roles).toEqual(["admin", "editor"]);
+      expect((await users.setRoles(grace.id, ["editor"]))?.roles).toEqual(["editor"]);
+      expect((await users.setRoles(grace.id, []))?.roles).toEqual([]);
+      await expect(users.setRoles(grace.id, ["no spaces"])).rejects.toThrow(/is no role name/);
+      expect(await users.setRoles(grace.id + 1_000_000, ["admin"])).toBeUndefined();
+      await users.setRoles(grace.id, ["admin"]);
+      await users.delete(grace.id);
+      expect(await users.byId(grace.id)).toBeUndefined();
+    });
+
     it("concurrent sign-ups with one email make one user", async () => {
       const users = await make();
       const email = fresh("twin");

@@ -55,6 +55,7 @@ describe("fw new <dir>", () => {
     // Issue 32: the settings to copy into .env, the public origin first.
     expect(readFileSync(join(dir, ".env.example"), "utf8")).toMatch(/^FW_ORIGIN=http:\/\/localhost:3000$/m);
     expect(readFileSync(join(dir, ".env.example"), "utf8")).toMatch(/^# SMTP_URL=smtps:/m);
+    expect(readFileSync(join(dir, ".env.example"), "utf8")).toMatch(/^# FW_STORAGE=file:\/\/\/var\/lib\/app\/files$/m);
     // Issue 39 item 16: the README names the PGlite fw's template of a new database was made for, pinned.
     const fwPackage = JSON.parse(readFileSync("package.json", "utf8")) as { devDependencies: Record<string, string> };
     expect(readFileSync(join(dir, "README.md"), "utf8")).toContain(`\`npm install --save-exact @electric-sql/pglite@${fwPackage.devDependencies["@electric-sql/pglite"]}\``);

@@ -5,11 +5,13 @@ import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isExternal } from "../../runtime/dev/bundle.js";
+import { TestClient, testFile } from "../../runtime/testing/index.js";
 import { Browser, freshEmail, PASSWORD } from "../auth/client.js";
 import { bundleExample, FW, type ExampleBundle } from "../support/bundle.js";
 import { bootExample } from "../support/example.js";
 import { runNode } from "../support/process.js";
-import { PRODUCTION_ENV } from "../support/serve.js";
+import { PRODUCTION_ENV, TEST_MAILBOX } from "../support/serve.js";
+import { png } from "../files/support.js";
 import { connect } from "../support/ws-client.js";
 
 // `fw bundle` as a user runs it, on the example as `npm run build` built it (npm test builds
@@ -81,8 +83,11 @@ describe("fw bundle on the built example", () => {
       expect([...files].filter(([file, role]) => file.startsWith(lazy) && role === "loaded on demand")).toHaveLength(1);
     }
     // The database drivers stay there too: fw/db imports the one the app's DATABASE_URL picks.
-    // And fw's multipart parser and file-type, which the core loads on the first upload (issue 40).
-    expect(bundle.ran.out).toContain("Imported from node_modules when it runs: @electric-sql/pglite, @fastify/busboy, @opentelemetry/api, @opentelemetry/core, @opentelemetry/exporter-trace-otlp-proto, @opentelemetry/resources, @opentelemetry/sdk-trace-node, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, croner, file-type, nodemailer, pg, pino, prom-client, ws\n");
+    // And fw's multipart parser and file-type, which the core loads on the first upload (issue 40);
+    // sharp, which fw/files loads with the first image; the S3 client, for files kept on S3.
+    expect(bundle.ran.out).toContain(
+      "Imported from node_modules when it runs: @aws-sdk/client-s3, @aws-sdk/s3-request-presigner, @electric-sql/pglite, @fastify/busboy, @opentelemetry/api, @opentelemetry/core, @opentelemetry/exporter-trace-otlp-proto, @opentelemetry/resources, @opentelemetry/sdk-trace-node, @redis/client, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, croner, file-type, nodemailer, pg, pino, prom-client, sharp, ws\n",
+    );
     expect(bundle.ran.out).toContain(`node ${relative(process.cwd(), bundle.main)}`);
     // fw, typia and the app are in the bundle: the entry imports only its chunks and Node's builtins.
     const main = readFileSync(bundle.main, "utf8");
@@ -157,13 +162,30 @@ describe("fw bundle on the built example", () => {
       expect(after.some((file) => file.startsWith(pathToFileURL(join(bundle.out, "upgrader-")).href))).toBe(true);
       expect(after.some((file) => /node_modules[\\/]ws[\\/]/.test(file))).toBe(true);
     });
+
+    it("a post's cover uploads and its thumbnail is made: the multipart reader, file-type and sharp load with the first upload, from node_modules (issue 40)", async () => {
+      const sharp = /node_modules[\\/]sharp[\\/]/;
+      expect(loadedBy(app.output().err).filter((file) => sharp.test(file))).toEqual([]);
+      const author = new TestClient(url, TEST_MAILBOX);
+      expect((await author.signUp(freshEmail("bundle-cover"), PASSWORD)).status).toBe(303);
+      const made = await author.submit("/posts/new", { title: "Bundled cover", body: "b", category: "news", published: "true", cover: testFile("cover.png", png(300, 200), "image/png") });
+      expect(made.status, made.summary()).toBe(303);
+      const thumb = /<img src="([^"]+\/thumb)"/.exec((await author.get("/posts")).text)?.[1] as string;
+      const answer = await author.get(thumb);
+      expect([answer.status, answer.headers.get("content-type")]).toEqual([200, "image/webp"]);
+      const after = loadedBy(app.output().err);
+      expect(after.some((file) => sharp.test(file))).toBe(true);
+      expect(after.some((file) => /node_modules[\\/]file-type[\\/]/.test(file))).toBe(true);
+    });
   });
 
   it("outside the app it warns that ws would not resolve there; the bundle still runs as ES modules", async () => {
     const out = scratch("outside");
     const ran = await runNode(FW, ["bundle", "--project", "example", "--out", out]);
     expect(ran.code).toBe(0);
-    expect(ran.err).toContain(`fw bundle: warning: @electric-sql/pglite, @fastify/busboy, @opentelemetry/api, @opentelemetry/core, @opentelemetry/exporter-trace-otlp-proto, @opentelemetry/resources, @opentelemetry/sdk-trace-node, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, croner, file-type, nodemailer, pg, pino, prom-client, ws are not installed in a node_modules at or above ${out}`);
+    expect(ran.err).toContain(`fw bundle: warning: @electric-sql/pglite, @fastify/busboy, @opentelemetry/api, @opentelemetry/core, @opentelemetry/exporter-trace-otlp-proto, @opentelemetry/resources, @opentelemetry/sdk-trace-node, @redis/client, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, croner, file-type, nodemailer, pg, pino, prom-client, sharp, ws are not installed in a node_modules at or above ${out}`);
+    // The S3 client is a note: files on disk (the default) need none.
+    expect(ran.out).toContain("fw bundle: @aws-sdk/client-s3 is not installed; fw/files loads it only for files kept on S3 (FW_STORAGE=s3://…), so the bundle runs without it until the app is pointed at a bucket (then: npm install @aws-sdk/client-s3).");
     const routes = await runNode(join(out, "main.js"), ["routes"]);
     expect(routes.err).toBe("");
     expect(routes.code).toBe(0);
@@ -183,7 +205,7 @@ describe("fw bundle on the built example", () => {
     expect(ran.out).toContain("fw bundle: pg is not installed; fw/db loads it only for a PostgreSQL server (DATABASE_URL=postgres://…), so the bundle runs without it until the app is pointed at one (then: npm install pg).");
     // ws and the multipart parser and file-type (issue 40) are needed whatever the database: the warning names them alone, and the bundle is already in the app.
     expect(ran.err).toBe(
-      `fw bundle: warning: @fastify/busboy, @opentelemetry/api, @opentelemetry/core, @opentelemetry/exporter-trace-otlp-proto, @opentelemetry/resources, @opentelemetry/sdk-trace-node, file-type, pino, prom-client, ws are not installed in a node_modules at or above dist/bundle, so the bundle would fail when it imports them. Install them in the app: npm install @fastify/busboy @opentelemetry/api @opentelemetry/core @opentelemetry/exporter-trace-otlp-proto @opentelemetry/resources @opentelemetry/sdk-trace-node file-type pino prom-client ws\n`,
+      `fw bundle: warning: @fastify/busboy, @opentelemetry/api, @opentelemetry/core, @opentelemetry/exporter-trace-otlp-proto, @opentelemetry/resources, @opentelemetry/sdk-trace-node, @redis/client, file-type, pino, prom-client, ws are not installed in a node_modules at or above dist/bundle, so the bundle would fail when it imports them. Install them in the app: npm install @fastify/busboy @opentelemetry/api @opentelemetry/core @opentelemetry/exporter-trace-otlp-proto @opentelemetry/resources @opentelemetry/sdk-trace-node @redis/client file-type pino prom-client ws\n`,
     );
   });
 

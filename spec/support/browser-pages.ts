@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { expect } from "vitest";
 import { waitForMail } from "../../runtime/testing/mailbox.js";
 import { TEST_MAILBOX } from "./serve.js";
@@ -60,9 +60,12 @@ export async function visitAt(base: string, page: Page, path: string): Promise<n
 
 /**
  * Clicks something that submits a form and waits until the browser shows the page the
- * submission landed on (after any redirect); answers that page's status.
+ * submission landed on (after any redirect); answers that page's status. A form with a file
+ * field, enhanced by fw's upload script (JavaScript on), is sent by XMLHttpRequest and its
+ * answer written into the page, without a navigation: then it waits for that (`submitUpload`).
  */
 export async function submit(page: Page, selector: string): Promise<number> {
+  if (await enhancedUpload(page.locator(selector))) return submitUpload(page, selector);
   const landed = page.waitForResponse(
     (response) => response.request().isNavigationRequest() && response.frame() === page.mainFrame() && (response.status() < 300 || response.status() >= 400),
   );
@@ -70,6 +73,28 @@ export async function submit(page: Page, selector: string): Promise<number> {
   await page.click(selector);
   const [response] = await Promise.all([landed, navigated]);
   await page.waitForLoadState("load");
+  return response.status();
+}
+
+/** Whether `target` submits a form fw's upload script took over (`data-fw-uploading="ready"`). */
+async function enhancedUpload(target: Locator): Promise<boolean> {
+  // Page code as a function made here (these files are checked without the DOM's types).
+  const check = new Function("element", 'const form = element.closest("form[data-fw-upload]"); return form !== null && form.getAttribute("data-fw-uploading") === "ready";') as (element: unknown) => boolean;
+  return target.evaluate(check);
+}
+
+/**
+ * Submits a form fw's upload script sends (XMLHttpRequest, a `<progress>` beside the button) and
+ * waits until the script has written the answer into the page (the page it redirected to, or the
+ * form with its problems) and put its address in the address bar; answers the answer's status.
+ */
+export async function submitUpload(page: Page, selector: string): Promise<number> {
+  // A mark on the page the answer replaces: gone once the script has written the new one.
+  await page.evaluate("document.documentElement.dataset.fwSent = 'yes'");
+  const answered = page.waitForResponse((response) => response.request().resourceType() === "xhr" && (response.status() < 300 || response.status() >= 400));
+  await page.click(selector);
+  const response = await answered;
+  await waitUntil(page, "document.documentElement.dataset.fwSent === undefined && document.readyState === 'complete'");
   return response.status();
 }
 

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, inject } from "vitest";
 import type { ExampleDatabases } from "./example-db-setup.js";
 import { bootNode } from "./process.js";
@@ -106,6 +107,17 @@ export interface BootExampleOptions {
  */
 export function bootExample(args: readonly string[], env: Record<string, string>, options: BootExampleOptions = {}) {
   const database = options.database ?? exampleDatabase();
-  const app = bootNode(options.main ?? EXAMPLE_MAIN, args, { DATABASE_URL: database.url, ...env }, options.cwd ?? exampleCwd());
+  const cwd = options.cwd ?? exampleCwd();
+  const app = bootNode(options.main ?? EXAMPLE_MAIN, args, { DATABASE_URL: database.url, FW_STORAGE: exampleStorage(cwd), ...env }, cwd);
   return { ...app, database };
+}
+
+/**
+ * Where an example process keeps its uploads (posts' covers, comments' attachments): a folder in
+ * its working directory, named as production wants it (`FW_STORAGE=file:///absolute/folder`;
+ * production refuses to boot without one). A test passes `FW_STORAGE` itself to use another, or
+ * `""` for none (dev's `.fw/files`, production's refusal).
+ */
+export function exampleStorage(cwd: string): string {
+  return pathToFileURL(join(cwd, "files")).href;
 }

@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { appDatabase } from "../../runtime/db/open.js";
-import { CookieJar, formsOf, refusalOf, startApp, type TestApp } from "../../runtime/testing/index.js";
+import { CookieJar, formsOf, refusalOf, startApp, testFile, type TestApp } from "../../runtime/testing/index.js";
+import { png } from "../files/support.js";
 import { pickForm } from "../../runtime/testing/forms.js";
 import { Form, FormErrors, FromPath, renderHtml, type ModelSpec } from "../../runtime/index.js";
 import { postgresBin, startCluster } from "../support/postgres.js";
@@ -71,6 +72,17 @@ describe("fw/testing: startApp and its client", () => {
     const visitor = app.client();
     expect((await visitor.post("/signup", { email: EMAIL, password: PASSWORD })).status).toBe(403);
     expect((await visitor.submit("/signup", { email: EMAIL, password: PASSWORD })).status).toBe(303);
+  });
+
+  it("keeps each app's uploads in a folder of its own: a post's cover never lands in the app's .fw/files, which `npm start` keeps", async () => {
+    const app = await example();
+    const author = app.client();
+    await author.signUp(EMAIL, PASSWORD);
+    const made = await author.submit("/posts/new", { title: "Covered", body: "b", category: "news", published: "true", cover: testFile("c.png", png(4, 4), "image/png") });
+    expect(made.status, made.summary()).toBe(303);
+    const key = /\/cover\/([0-9a-f]{32})\/large/.exec((await author.get(made.location as string)).text)?.[1] as string;
+    expect((await author.get(`${made.location}/cover/${key}`)).status).toBe(200);
+    expect(existsSync(resolve("example/.fw/files", key.slice(0, 2), key))).toBe(false);
   });
 
   it("an app that cannot boot rejects with its output", async () => {

@@ -118,6 +118,9 @@ describe("the bench's targets table", () => {
       /^Live fan-out \(issue 30\): reads per write ≤ the distinct views/,
       /^Live fan-out \(issue 30\): `\/fw\/health` p99 < 50 ms/,
       /^JSON API `GET \/api\/posts` .* ≥ 1\.00× Fastify with a response schema/,
+      /^Files \(issue 40\): upload of a 100 MiB file, one at a time, fw ≥ 1\.00× Fastify \+ @fastify\/multipart/,
+      /^Files \(issue 40\): serving a stored 5 MiB file, fw's `serveStored` ≥ 1\.00× @fastify\/static/,
+      /^Files \(issue 40\): peak RSS growth of fw's server during a 1 GiB upload ≤ 32 MB$/,
     ]) {
       expect(byTarget(rows, pattern).slice(1)).toEqual(["–", NOT_MEASURED]);
     }
@@ -141,5 +144,34 @@ describe("the bench's targets table", () => {
     expect(byTarget(rows, /^Live fan-out .* reads per write .*7 views/).slice(1)).toEqual(["1.33 (60 reads for 45 writes)", "**met**"]);
     expect(byTarget(rows, /^Live fan-out .* p99 < 50 ms .*7 views/).slice(1)).toEqual(["12.5 ms (900 probes)", "**met**"]);
     expect(byTarget(rows, /^Live fan-out .* p99 < 50 ms .*one view/).slice(1)).toEqual(["–", NOT_MEASURED]);
+  });
+
+  it("reads issue 40's files rows: uploads in MiB/s and serving in req/s against Fastify, and the RSS growth in MiB against 32", () => {
+    const MiB = 1024 * 1024;
+    const fastify = measured("fastify", [500, 520, 510]);
+    const uploadGroup = {
+      id: "upload",
+      concurrency: 1,
+      rows: [fastify, measured("fastifySha", [400, 420, 410], fastify), measured("fw", [430, 440, 420], fastify)],
+    };
+    const fastify4 = measured("fastify", [450, 450, 450]);
+    const upload4 = { id: "upload4", concurrency: 4, rows: [fastify4, measured("fw", [360, 360, 360], fastify4)] };
+    const staticFiles = measured("fastify", [100, 100, 100]);
+    const serve = { id: "serve", rows: [staticFiles, measured("fw", [130, 140, 120], staticFiles)] };
+    const files = (fwGrowth: number) => ({
+      groups: [serve, uploadGroup, upload4],
+      rss: [
+        { side: "fw", label: "fw", growth: fwGrowth },
+        { side: "raw", label: "raw node:http", growth: 38.5 * MiB },
+      ],
+    });
+    const rows = targetRows({ files: files(31.9 * MiB) });
+    const [, upload, uploadVerdict] = byTarget(rows, /^Files .* upload of a 100 MiB file/);
+    expect(upload).toMatch(/^0\.85× \(rounds 0\.82–0\.86\).*; 4 in flight 0\.80×; against Fastify hashing the bytes with SHA-256 as fw does 1\.05×$/);
+    expect(uploadVerdict).toBe("**not met**");
+    expect(byTarget(rows, /^Files .* serving a stored 5 MiB file/).slice(1)).toEqual([expect.stringMatching(/^1\.30× \(rounds 1\.20–1\.40\)/), "**met**"]);
+    expect(byTarget(rows, /^Files .* peak RSS growth/).slice(1)).toEqual(["31.9 MB (raw node:http 38.5 MB)", "**met**"]);
+    // 32 MB is 32 MiB, as fmtMB prints it: a growth past it is not met, whatever the decimal megabytes say.
+    expect(byTarget(targetRows({ files: files(32.1 * MiB) }), /^Files .* peak RSS growth/)[2]).toBe("**not met**");
   });
 });

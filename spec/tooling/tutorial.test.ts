@@ -13,14 +13,15 @@
 // A step done in the browser (signing up, reading the mailbox, following a link) has no block to
 // follow: WALKS below does it by hand, as the page tells the reader, after that section's last block.
 // SLOW: the embedded database is made twice (`db new`'s first open, and the test's fresh one),
-// and the app is built eleven times. About two minutes on a 2-core machine shared with other work
+// and the app is built twelve times. About two minutes on a 2-core machine shared with other work
 // (the seconds each block took are printed at the end).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../runtime/db/index.js";
 import { installedPgliteVersion, templateVersions } from "../../runtime/db/pglite-template.js";
-import { TestClient } from "../../runtime/testing/client.js";
+import { TestClient, testFile } from "../../runtime/testing/client.js";
+import { png } from "../files/support.js";
 import { bootNode, runNode } from "../support/process.js";
 import { FIXTURES, run as tspc } from "../support/tspc.js";
 import { connect, type Client } from "../support/ws-client.js";
@@ -87,7 +88,7 @@ afterAll(() => {
 /** What the reader has going: the app's folder, the app last started, and whether `fw dev` is on. */
 class Reader {
   app = "";
-  env: Record<string, string | undefined> = { FW_SECRET: undefined, NODE_ENV: undefined, DATABASE_URL: undefined, FW_ORIGIN: undefined, FW_ALLOWED_HOSTS: undefined, SMTP_URL: undefined, FW_MAILBOX: undefined };
+  env: Record<string, string | undefined> = { FW_SECRET: undefined, NODE_ENV: undefined, DATABASE_URL: undefined, FW_ORIGIN: undefined, FW_ALLOWED_HOSTS: undefined, SMTP_URL: undefined, FW_MAILBOX: undefined, FW_STORAGE: undefined };
   served: ReturnType<typeof bootNode> | undefined;
   devLoop = false;
   /** Files written since the app last started (`fw dev` would rebuild and restart). */
@@ -205,6 +206,9 @@ class Reader {
     } else if ((match = /^export SMTP_URL=(smtps?:\/\/\S+)$/.exec(command)) !== null) {
       // Read at boot (a production boot without it refuses to start); the pages asked for after it send no mail.
       this.env = { ...this.env, SMTP_URL: match[1] as string };
+    } else if (command === 'export FW_STORAGE="file://$HOME/tasks-files"') {
+      // The reader's home folder: the test's own (the shell would expand $HOME there).
+      this.env = { ...this.env, FW_STORAGE: `file://${join(this.home, "tasks-files")}` };
     } else if (command === "node dist/bundle/main.js db migrate") {
       await this.node("dist/bundle/main.js", ["db", "migrate"], where);
     } else if (command === "NODE_ENV=production node dist/bundle/main.js") {
@@ -288,7 +292,7 @@ function pathOf(link: string): string {
   return url.pathname + url.search;
 }
 
-/** A browser signed up as the page tells the reader (step 7 on): the form, the mailed link, "Confirm and sign in". */
+/** A browser signed up as the page tells the reader (step 8 on): the form, the mailed link, "Confirm and sign in". */
 async function signedUp(origin: string, email: string, password: string, where: string): Promise<TestClient> {
   const browser = new TestClient(origin);
   const signedUp = await browser.submit("/signup", { email, password });
@@ -310,6 +314,9 @@ async function liveMessage(socket: Client, fits: (text: string) => boolean, what
   }
 }
 
+/** A PDF small enough to write out: what file-type reads as application/pdf. */
+const PDF = Buffer.from("%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n", "latin1");
+
 /** The id in a task's address (`/tasks/7`), as the page's links and forms use it. */
 function taskId(location: string | undefined, where: string): string {
   const id = /^\/tasks\/(\d+)$/.exec(location ?? "")?.[1];
@@ -318,13 +325,60 @@ function taskId(location: string | undefined, where: string): string {
 }
 
 /**
- * What the reader does in the browser in a section, after its blocks: "Try it" in step 7, the two
- * windows of step 8, the night of step 10, end to end on the app `fw dev` runs. Each walk names
- * its section by the start of its heading.
+ * What the reader does in the browser in a section, after its blocks: a file on a task in step 7,
+ * "Try it" in step 8, the two windows of step 9, an API token in step 10, the night of step 11,
+ * end to end on the app `fw dev` runs. Each walk names its section by the start of its heading.
  */
 const WALKS: ReadonlyMap<string, (reader: Reader, where: string) => Promise<void>> = new Map([
   [
-    "8. A live page",
+    "7. A file on each task",
+    async (reader: Reader, where: string) => {
+      const url = await reader.serving(where);
+      // No mail yet (step 8 adds it): sign up, then sign in.
+      const ann = new TestClient(url.origin);
+      expect((await ann.signUp("files@example.com", "correct horse battery")).status, `${where}: sign-up`).toBe(303);
+      await ann.signIn("files@example.com", "correct horse battery");
+      const form = (await ann.get("/tasks/new")).text;
+      expect(form, `${where}: the New task form`).toContain('enctype="multipart/form-data"');
+      expect(form).toContain('<input type="file" id="task-attachment" name="attachment" accept="application/pdf,text/plain" data-fw-max-bytes="5000000">');
+      // A photo renamed .pdf is refused beside the field; an empty title keeps the file for the form shown again.
+      const photo = await ann.submit("/tasks/new", { title: "A photo", attachment: testFile("photo.pdf", png(8, 8), "application/pdf") });
+      expect(photo.status, `${where}: a PNG named .pdf`).toBe(422);
+      expect(photo.refusal().fields["attachment"]).toMatch(/^Attachment must be a file of type /);
+      const untitled = await ann.submit("/tasks/new", { title: "", attachment: testFile("quote.pdf", PDF, "application/pdf") });
+      expect(untitled.status, `${where}: an empty title`).toBe(422);
+      expect(untitled.text).toContain(`quote.pdf (${PDF.length} bytes) is kept: choose another file to replace it.`);
+      // Saved: the task's page links the file with its name and size; it downloads as it was uploaded.
+      const made = await ann.submit("/tasks/new", { title: "Call the plumber", attachment: testFile("quote.pdf", PDF, "application/pdf") });
+      expect(made.status, `${where}: a task with a PDF: ${made.summary()}`).toBe(303);
+      const at = made.location as string;
+      const link = new RegExp(`<a href="(${at}/attachment/([0-9a-f]{32}))" download>quote\\.pdf</a> \\(${PDF.length} bytes\\)`).exec((await ann.get(at)).text);
+      expect(link, `${where}: the task's page links the file`).not.toBeNull();
+      const [, href, key] = link as unknown as [string, string, string];
+      const file = await ann.get(href);
+      expect([file.status, file.headers.get("content-type"), file.headers.get("content-disposition")]).toEqual([200, "application/pdf", `attachment; filename="quote.pdf"; filename*=UTF-8''quote.pdf`]);
+      // In dev the file is kept in the app's .fw/files.
+      const stored = join(reader.app, ".fw", "files", key.slice(0, 2), key);
+      expect(existsSync(stored), `${where}: ${stored}`).toBe(true);
+      // Another user gets a 404 for it.
+      const bob = new TestClient(url.origin);
+      await bob.signUp("files-bob@example.com", "another long secret");
+      await bob.signIn("files-bob@example.com", "another long secret");
+      expect((await bob.get(href)).status, `${where}: another user`).toBe(404);
+      // Edit shows it, with a box to remove it; removed, it is deleted by a job once saved.
+      const edit = (await ann.get(`${at}/edit`)).text;
+      expect(edit).toContain(`<a href="${href}">quote.pdf</a>`);
+      expect(edit).toContain("Remove the file");
+      expect((await ann.submit(`${at}/edit`, { "_remove.attachment": "true" }, { action: at })).status, `${where}: Remove the file`).toBe(303);
+      expect((await ann.get(at)).text).not.toContain("quote.pdf");
+      await waitFor(
+        () => !existsSync(stored),
+        () => `${where}: the removed file is still in .fw/files`,
+      );
+    },
+  ],
+  [
+    "9. A live page",
     async (reader: Reader, where: string) => {
       const url = await reader.serving(where);
       const browser = await signedUp(url.origin, "live@example.com", "correct horse battery", where);
@@ -355,7 +409,35 @@ const WALKS: ReadonlyMap<string, (reader: Reader, where: string) => Promise<void
     },
   ],
   [
-    "10. A job that runs every night",
+    "10. A JSON API",
+    async (reader: Reader, where: string) => {
+      // "Try it" under "An API token for a script that adds tasks": a token made on /account, the script with it, then revoked.
+      const url = await reader.serving(where);
+      const password = "correct horse battery";
+      const browser = await signedUp(url.origin, "script@example.com", password, where);
+      const page = await browser.get("/account");
+      const form = page.forms().find((f) => f.action === "/account/tokens");
+      expect(form, `${where}: /account has the API tokens form`).toBeDefined();
+      const fields = new URLSearchParams({ ...form?.fields, name: "add-task", current: password });
+      fields.append("scope", "tasks:write");
+      const made = await fetch(`${url.origin}/account/tokens`, { method: "POST", headers: { cookie: browser.cookies.header() ?? "", "content-type": "application/x-www-form-urlencoded" }, body: fields });
+      const shown = await made.text();
+      const token = /<code class="fw-token">(fwt_[^<]+)<\/code>/.exec(shown)?.[1];
+      expect(token, `${where}: Create token shows the token: ${made.status} ${shown.slice(0, 1500)}`).toBeDefined();
+      const env = { TASKS_TOKEN: token as string, FW_ORIGIN: url.origin };
+      const out = await reader.node("dist/tools/add-task.js", ["Buy milk"], where, env);
+      expect(out, `${where}: the script`).toMatch(/^added task \d+: Buy milk$/m);
+      expect((await browser.get("/tasks")).text, `${where}: the task is the token owner's`).toContain("Buy milk");
+      expect((await browser.get("/account")).text, `${where}: its last use`).not.toMatch(/<td>add-task<\/td>.*<td>never<\/td>/s);
+      const revoked = await browser.submit("/account", { token: (token as string).slice(4, 26) }, { action: "/account/tokens/revoke" });
+      expect(revoked.location, `${where}: Revoke`).toBe("/account");
+      const refused = await runNode("dist/tools/add-task.js", ["Again"], { ...reader.env, ...env }, reader.app);
+      expect(refused.code, `${where}: the script with a revoked token`).not.toBe(0);
+      expect(refused.out + refused.err, `${where}: the script with a revoked token`).toContain("403");
+    },
+  ],
+  [
+    "11. A job that runs every night",
     async (reader: Reader, where: string) => {
       const email = "nightly@example.com";
       const password = "correct horse battery";
@@ -385,7 +467,7 @@ const WALKS: ReadonlyMap<string, (reader: Reader, where: string) => Promise<void
     },
   ],
   [
-    "7. Accounts by mail",
+    "8. Accounts by mail",
     async (reader: Reader, where: string) => {
       const url = await reader.serving(where);
       const email = "reader@example.com";

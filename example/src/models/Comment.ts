@@ -1,4 +1,4 @@
-import { Actions, derives, Destroy, Edit, Form, Index, Resource, Show, Update, type Id } from "fw";
+import { Actions, derives, Destroy, Edit, Form, Index, Resource, Show, Update, type Id, type Upload } from "fw";
 import type { tags } from "typia";
 import { auth, type User } from "../auth.js";
 import type { Post } from "./Post.js";
@@ -11,17 +11,20 @@ export interface Comment {
   /** Who wrote it: set from the signed-in user on Create, never part of the form. */
   author: Id<User>;
   body: string & tags.MinLength<1> & tags.MaxLength<2000>;
+  /** A PDF or a text file (10 MB at most), offered as a download: read by who may read the comment. */
+  attachment?: Upload<{ accept: "application/pdf" | "text/plain"; maxBytes: 10_000_000 }>;
   createdAt?: Date;
 }
 
 /**
  * Everyone reads the comments of the posts they may read (a draft's comments are read only by
  * who may read the draft); writing one needs a signed-in user, and only its author may edit or
- * delete it. Deleting a post deletes its comments.
+ * delete it. Deleting a post deletes its comments, and deleting an account the comments it wrote.
  */
 export const Comment = derives<Comment>(Form, Resource, {
   owned: auth.owned<Comment, User>(Actions.only(Edit, Update, Destroy), Actions.except(Index, Show)),
   readableWith: "post",
-  onDelete: { post: "cascade" },
+  // Deleting a post deletes its comments; deleting an account deletes the comments it wrote (issue 41).
+  onDelete: { post: "cascade", author: "cascade" },
   table: "comments",
 });

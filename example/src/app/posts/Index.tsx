@@ -1,4 +1,4 @@
-import { BadRequest, countAhead, NotFound, PAGE_SIZE, pagesCounted, type Order, type Request, type Store } from "fw";
+import { BadRequest, countAhead, imageVariant, NotFound, PAGE_SIZE, pagesCounted, type ImageVariant, type Order, type Request, type Store } from "fw";
 import { Guarded } from "fw/auth";
 import { live } from "fw/live";
 import { path } from "../../.fw/paths.js";
@@ -15,6 +15,8 @@ interface Listed {
   readonly title: string;
   readonly draft: boolean;
   readonly mine: boolean;
+  /** The cover's thumbnail (200 × 200 at most, made on first request), served by the post's read rule. */
+  readonly thumb: ImageVariant | undefined;
 }
 
 /** What the page shows: the viewer's page of posts, and whether they may write one. */
@@ -90,7 +92,13 @@ async function load(request: Request, posts: Store<Post>): Promise<Posts> {
   const { rows, total } = viewer === undefined ? await cache.wrap(key, { tags: ["posts"], ttlMs: 5 * 60_000 }, read) : await read();
   const { last, more } = pagesCounted(total, countUpTo, PAGE_SIZE);
   if (page > last) throw new NotFound(`There is no page ${page} of posts: there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
-  const listed = rows.map((post) => ({ id: post.id, title: post.title, draft: !post.published, mine: viewer !== undefined && String(post.author) === viewer }));
+  const listed = rows.map((post) => ({
+    id: post.id,
+    title: post.title,
+    draft: !post.published,
+    mine: viewer !== undefined && String(post.author) === viewer,
+    thumb: post.cover === undefined ? undefined : imageVariant(post.cover, "thumb"),
+  }));
   return { rows: listed, total, page, last, more, signedIn: viewer !== undefined, order };
 }
 
@@ -124,6 +132,10 @@ export const index = live({
         <ul class="posts">
           {state.rows.map((post) => (
             <li>
+              {post.thumb === undefined ? null : (
+                // alt empty: the title beside it says what the post is.
+                <img src={post.thumb.src} alt="" class="fw-thumb" width={String(post.thumb.width)} height={String(post.thumb.height)} loading="lazy" />
+              )}
               <a href={path("/posts/:id", { id: post.id })}>{post.title}</a>
               {post.draft ? <span class="draft"> (draft)</span> : null}
               {post.mine ? (
