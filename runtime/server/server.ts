@@ -97,12 +97,12 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
     // A refused body still arriving: read the rest (briefly, boundedly) so the client sees the answer.
     const lingering = answer.close === true ? lingerOver(request) : undefined;
     if (lingering !== undefined) {
-      void lingering.then(() => answerNow(request, response, answer, started));
+      void lingering.then(() => answerNow(request, response, answer, id, started, span));
       return;
     }
-    answerNow(request, response, answer, started);
+    answerNow(request, response, answer, id, started, span);
   };
-  const answerNow = (request: IncomingMessage, response: ServerResponse, answer: Answer, started: number): void => {
+  const answerNow = (request: IncomingMessage, response: ServerResponse, answer: Answer, id: string, started: number, span: RequestSpan | undefined): void => {
     if (typeof answer.body === "object" && !(answer.body instanceof Uint8Array)) {
       void sendStream(request, response, answer, answer.body, { closing, refused, unopened, sendMs: timeouts.sendMs, id }).then((status) => log(request, id, status, answer.route, started, span));
       return;
