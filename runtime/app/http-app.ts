@@ -28,6 +28,7 @@ import { defaultLayout, type Layout } from "../server/layout.js";
 import { PRODUCTION_OVERRIDES_DEV, isProductionEnv } from "../server/run-mode.js";
 import { devSecret, MissingSecret, productionSecret } from "../server/secrets.js";
 import { startServer, type RunningServer, type Timeouts } from "../server/server.js";
+import { Readiness } from "../server/readiness.js";
 import { defaultPublicDir, PublicFiles } from "../server/static-files.js";
 import { processConsole, type Console } from "./console.js";
 import { loadDevHook } from "./load-dev-hook.js";
@@ -257,6 +258,15 @@ export class HttpApp {
   wsPingIntervalMs: number;
   wsMaxMessageBytes: number;
   fanOut: FanOut | undefined;
+  /**
+   * Whether `serve` makes the process ready (`/fw/health` 200, a worker's "ready" to its primary)
+   * once it listens; false for an app with more to start first, which calls `markReady` then
+   * (`DbApp`: its jobs).
+   */
+  protected readonly readyWhenServed: boolean = true;
+  #ready: (() => void) | undefined;
+  /** Set by a reload's drain message (`--workers`, SIGHUP): the server lets idle keep-alive connections end by themselves. */
+  private readonly drain = { keepIdle: false };
   /** The app or `FW_FANOUT` chose the fan-out (`none` included): fw/db installs none of its own. */
   protected readonly fanOutChosen: boolean;
   /** Undefined: fw's default policy. */
@@ -385,6 +395,12 @@ export class HttpApp {
    */
   protected async beforeServe(_dev: boolean): Promise<void> {}
 
+  /** The boot is done: `/fw/health` answers `ok` from now on (see `readyWhenServed`). */
+  protected markReady(): void {
+    this.#ready?.();
+    this.#ready = undefined;
+  }
+
   /** Checks the table, then listens. Boot problems throw `BootError` / `MissingSecret`. */
   async serve(options: ServeOptions = {}): Promise<RunningServer> {
     // NODE_ENV=production wins over `dev` (docs/decisions.md): production never serves dev pages.
@@ -407,7 +423,9 @@ export class HttpApp {
     const metricsWanted = metricsSettings(process.env);
     const tracesWanted = tracingWanted(process.env);
     const logger = await this.startLog(dev);
-    let running: RunningServer;
+    // `/fw/health` says "starting" from the moment the server listens until this boot is done.
+    const readiness = new Readiness();
+    let running: RunningServer & { readonly routes: number };
     let metrics: AppMetrics | undefined;
     let tracing: Tracing | undefined;
     try {
@@ -417,7 +435,7 @@ export class HttpApp {
       // After the cheap checks (table, secret, hosts, parts), so a missing FW_SECRET is told before a database opens.
       await this.beforeServe(dev);
       const own = metrics?.route === undefined ? [] : [metrics.route];
-      running = await this.listen(dev, options, { ...checked, routes: [...own, ...added, ...routes], logger, metrics });
+      running = await this.listen(dev, options, { ...checked, routes: [...own, ...added, ...routes], logger, metrics, readiness });
     } catch (error) {
       await metrics?.close();
       await tracing?.close();
@@ -426,15 +444,26 @@ export class HttpApp {
       throw error;
     }
     const opened = { metrics, tracing };
+    const served = running;
+    this.#ready = (): void => {
+      readiness.state = "ready";
+      // A worker tells its primary once it is ready (a reload waits for that); the banner is the primary's.
+      if (process.env[IN_WORKER_ENV] === "1") process.send?.({ fw: "listening", url: served.url, routes: served.routes });
+    };
+    if (this.readyWhenServed) this.markReady();
     return {
-      ...running,
-      close: () =>
-        running.close().finally(async () => {
+      url: running.url,
+      port: running.port,
+      server: running.server,
+      close: () => {
+        readiness.state = "stopping";
+        return running.close().finally(async () => {
           await opened.metrics?.close();
           await this.closeParts();
           // Last: the parts' and the jobs' last spans go out with it.
           await opened.tracing?.close();
-        }),
+        });
+      },
     };
   }
 
@@ -487,8 +516,8 @@ export class HttpApp {
   }
 
   /** Builds the server from the checked settings and listens. */
-  private async listen(dev: boolean, options: ServeOptions, checked: Checked & { readonly logger: Logger; readonly metrics: AppMetrics | undefined }): Promise<RunningServer> {
-    const { routes, secret, policy, hsts, logger, metrics } = checked;
+  private async listen(dev: boolean, options: ServeOptions, checked: Checked & { readonly logger: Logger; readonly metrics: AppMetrics | undefined; readonly readiness: Readiness }): Promise<RunningServer & { readonly routes: number }> {
+    const { routes, secret, policy, hsts, logger, metrics, readiness } = checked;
     const matcher = new Matcher(routes);
     const codec = new SessionCodec([secret, ...this.previousSecrets], this.sessionMaxAge * 1000);
     const hook = dev ? (options.devHook ?? (await loadDevHook())) : undefined;
@@ -515,6 +544,7 @@ export class HttpApp {
       pageHeaders,
       ...(hsts === undefined ? {} : { hsts }),
       ...(dev || this.openapi.serve === true ? { openApi: await this.openApiServed(routes) } : {}),
+      readiness,
     });
     const reserved = this.reservedSockets(hook);
     // The socket server is loaded only for an app that has sockets, and it loads `ws` itself on
@@ -545,6 +575,7 @@ export class HttpApp {
         observe: observer(options.accessLog ?? this.accessLog ? logger : undefined, metrics),
         tracer: processTracer(),
         graceMs: this.shutdownGraceMs,
+        drain: this.drain,
         timeouts,
         logError: (what, cause) => logger.failure({ what, cause }),
       });
@@ -559,13 +590,12 @@ export class HttpApp {
       const served = running;
       running = { ...served, close: () => served.close().finally(() => closeFanOut(fanOut)) };
     }
-    // A worker's banner is its primary's to print, once for all of them.
-    if (process.env[IN_WORKER_ENV] === "1") process.send?.({ fw: "listening", url: running.url, routes: routes.length });
-    else this.console.out(`fw: serving ${routes.length} routes on ${running.url}${dev ? " (dev)" : ""}`);
-    if (hook === undefined) return running;
+    // A worker's banner is its primary's to print, once for all of them (`serve` tells it when ready).
+    if (process.env[IN_WORKER_ENV] !== "1") this.console.out(`fw: serving ${routes.length} routes on ${running.url}${dev ? " (dev)" : ""}`);
+    if (hook === undefined) return { ...running, routes: routes.length };
     const { listRoutes } = await import("../server/routes-listing.js");
     hook.started(running.url, listRoutes(routes, []).trimEnd(), (text) => this.console.out(text));
-    return { ...running, close: () => running.close().finally(() => hook.close()) };
+    return { ...running, routes: routes.length, close: () => running.close().finally(() => hook.close()) };
   }
 
   /**
@@ -650,16 +680,21 @@ export class HttpApp {
     // A worker is also stopped by its primary's message: Ctrl-C signals the primary and every
     // worker at once, and a second signal would end a worker at once (Node's default).
     const told = (message: unknown): void => {
-      if (isStopMessage(message)) stop();
+      if (!isStopMessage(message)) return;
+      // A reload's old worker: its idle keep-alive connections end on their own, none cut mid-send.
+      if ((message as { drain?: unknown }).drain === true) this.drain.keepIdle = true;
+      stop();
     };
-    const unlisten = (): void => void process.off("SIGTERM", stop).off("SIGINT", stop).off("message", told);
+    const unlisten = (): void => void process.off("SIGTERM", stop).off("SIGINT", stop).off("message", told).off("SIGHUP", ignoreHangUp);
     const stop = (): void => {
       unlisten();
       stopped = true;
       onStop?.();
     };
     process.on("SIGTERM", stop).on("SIGINT", stop);
-    if (process.env[IN_WORKER_ENV] === "1") process.on("message", told);
+    // A worker stops when its primary says (SIGHUP is the primary's reload: a hang-up sent to the
+    // whole process group must not end the workers, Node's default).
+    if (process.env[IN_WORKER_ENV] === "1") process.on("message", told).on("SIGHUP", ignoreHangUp);
     let running: RunningServer;
     try {
       running = await this.serve(options);
@@ -740,6 +775,8 @@ const NO_ORIGIN =
 
 /** `--workers` used wrongly: usage, exit code 2. */
 class WorkersUsage extends Error {}
+
+function ignoreHangUp(): void {}
 
 function isStopMessage(message: unknown): boolean {
   return typeof message === "object" && message !== null && (message as { fw?: unknown }).fw === "stop";

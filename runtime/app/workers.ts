@@ -1,6 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import type { Console } from "./console.js";
 import { IN_WORKER_ENV } from "./workers-flag.js";
+import { Reload } from "./reload.js";
 import type { MetricsSettings } from "../observe/metrics-settings.js";
 import type { PrimaryMetrics } from "../metrics/primary.js";
 
@@ -32,6 +33,10 @@ const RESTART_PAUSE_MS = 1_000;
  * when one dies, and on SIGTERM or SIGINT tells every worker to stop gracefully and resolves with
  * 0 once all have exited. A worker that exits before it listened stops them all (exit code 1):
  * restarting a boot failure would only repeat it.
+ *
+ * SIGHUP reloads (reload.ts): N new workers start on the build as it is on disk now; once every
+ * one of them is ready, the old ones drain. A new worker that fails to boot ends the reload, and
+ * the old ones serve on.
  */
 export async function runPrimary(options: PrimaryOptions): Promise<number> {
   let metrics: PrimaryMetrics | undefined;
@@ -56,16 +61,19 @@ function superviseWorkers(options: PrimaryOptions, serving: Set<Worker>, metrics
   let exitCode = 0;
   let announced = false;
   let lastRestart = 0;
+  const reload = new Reload(count, console);
 
   return new Promise<number>((resolve) => {
-    const fork = (): void => {
+    const fork = (next = false): Worker => {
       const worker = cluster.fork({ [IN_WORKER_ENV]: "1" });
       alive.add(worker);
+      if (next) reload.started(worker);
       worker.on("error", () => undefined); // an IPC write to a worker that just exited (EPIPE)
       worker.on("message", (message: unknown) => {
         metrics?.message(worker, message);
         if (!isListening(message)) return;
         serving.add(worker);
+        if (reload.ready(worker)) return;
         if (!announced && serving.size === 1) for (let i = 1; i < count; i++) fork();
         if (!announced && serving.size === count) {
           announced = true;
@@ -75,6 +83,7 @@ function superviseWorkers(options: PrimaryOptions, serving: Set<Worker>, metrics
         }
       });
       worker.on("exit", (code, signal) => exited(worker, code, signal));
+      return worker;
     };
 
     const exited = (worker: Worker, code: number | null, signal: string | null): void => {
@@ -85,6 +94,8 @@ function superviseWorkers(options: PrimaryOptions, serving: Set<Worker>, metrics
         if (alive.size === 0) finish();
         return;
       }
+      // A drained worker (a reload's old one, or a failed reload's new one) leaves as asked.
+      if (reload.exited(worker, how)) return;
       if (!listened) {
         console.err(`fw: a worker (pid ${worker.process.pid}) exited ${how} before it served: stopping every worker.`);
         exitCode = 1;
@@ -116,11 +127,19 @@ function superviseWorkers(options: PrimaryOptions, serving: Set<Worker>, metrics
     };
 
     const finish = (): void => {
-      process.off("SIGTERM", stop).off("SIGINT", stop);
+      process.off("SIGTERM", stop).off("SIGINT", stop).off("SIGHUP", hangUp);
       resolve(exitCode);
     };
 
-    process.on("SIGTERM", stop).on("SIGINT", stop);
+    const hangUp = (): void => {
+      if (stopping || !announced) {
+        console.err(`fw: SIGHUP ignored: the workers are ${stopping ? "stopping" : "still starting"}`);
+        return;
+      }
+      reload.begin([...alive], () => fork(true), () => fork());
+    };
+
+    process.on("SIGTERM", stop).on("SIGINT", stop).on("SIGHUP", hangUp);
     fork();
   });
 }

@@ -33,6 +33,7 @@ import type { PublicFiles } from "./static-files.js";
 import { mergedFiles, readMultipartBody, type UploadSettings } from "./multipart-body.js";
 import { isMultipart, Uploads, uploadsMisfit } from "../http/uploads.js";
 import type { HttpRoute } from "../routing/route.js";
+import type { Readiness, ReadinessState } from "./readiness.js";
 
 export interface DispatchOptions {
   readonly matcher: Matcher;
@@ -73,6 +74,8 @@ export interface DispatchOptions {
   readonly openApi?: () => Promise<string>;
   /** Where `multipart/form-data` files are spooled, and the cap on one request's files (multipart-body.ts). */
   readonly uploads: UploadSettings;
+  /** What `/fw/health` says (readiness.ts); undefined: always ready. */
+  readonly readiness?: Readiness;
 }
 
 /** Where the OpenAPI document is served (under `/fw`, fw's own prefix: no app route can be there). */
@@ -207,7 +210,7 @@ export class Dispatcher {
     if (!isMethod(method)) throw new NotImplemented(`fw does not serve ${method} requests.`);
     exchange.method = method;
     // Before the allowed-hosts check: a load balancer asking by address still gets its answer.
-    if (path === "/fw/health" && (method === "GET" || method === "HEAD")) return health();
+    if ((path === HEALTH_PATH || path === LIVENESS_PATH) && (method === "GET" || method === "HEAD")) return health(path === HEALTH_PATH ? (this.options.readiness?.state ?? "ready") : "ready");
     const unknownHost = this.unknownHostRefusal(incoming);
     if (unknownHost !== undefined) return this.refusedHost(unknownHost, exchange);
     const openApi = this.options.openApi;
@@ -690,6 +693,12 @@ function openApiAnswer(text: string): Answer {
   return { status: 200, headers: ["content-type", "application/json; charset=utf-8", "cache-control", "no-store", "x-content-type-options", "nosniff"], body: text };
 }
 
-function health(): Answer {
-  return { status: 200, headers: ["content-type", "text/plain; charset=utf-8", "x-content-type-options", "nosniff"], body: "ok" };
+/** Readiness: 200 `ok` while the process serves, 503 `starting` or `stopping` else. */
+export const HEALTH_PATH = "/fw/health";
+/** Liveness: 200 `ok` whenever the process answers at all. */
+export const LIVENESS_PATH = "/fw/health/live";
+
+function health(state: ReadinessState): Answer {
+  const headers = ["content-type", "text/plain; charset=utf-8", "x-content-type-options", "nosniff", "cache-control", "no-store"];
+  return state === "ready" ? { status: 200, headers, body: "ok" } : { status: 503, headers, body: state };
 }

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import { Server as NetServer, type Socket } from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { StreamBody } from "../http/response.js";
@@ -30,6 +30,12 @@ export interface ServerOptions {
   readonly tracer?: Tracer | undefined;
   /** How long in-flight requests may run on after SIGTERM before their connections are cut. */
   readonly graceMs: number;
+  /**
+   * Read when the server closes: `keepIdle` leaves idle keep-alive connections open (each gets
+   * `Connection: close` on its next answer, or ends at its keep-alive timeout) instead of cutting
+   * them at once, which a client may be sending on right then: a reload's drain.
+   */
+  readonly drain?: { readonly keepIdle: boolean };
   /** Node's slow-client guards, checked positive (and headers within request) by `HttpApp`. */
   readonly timeouts: Timeouts;
   /** Logs, once, an answer Node refused to write (it is replaced by a plain 500). */
@@ -161,7 +167,7 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
           closing = true;
           // Upgraded sockets still count as the server's connections: until they close,
           // `server.close` would never call back.
-          await Promise.all([sockets?.close(options.graceMs), shutdown(server, options.graceMs)]);
+          await Promise.all([sockets?.close(options.graceMs), shutdown(server, options.graceMs, options.drain?.keepIdle === true)]);
         },
       });
     });
@@ -344,15 +350,23 @@ function unservedMethod(method: string): string {
   return `fw does not serve ${method} requests.${hint}`;
 }
 
-/** Stops accepting, closes idle keep-alive connections, and waits for in-flight requests. */
-function shutdown(server: Server, graceMs: number): Promise<void> {
+/**
+ * Stops accepting, closes idle keep-alive connections (unless `keepIdle`: then they end on their
+ * next answer or their keep-alive timeout), and waits for in-flight requests.
+ */
+function shutdown(server: Server, graceMs: number, keepIdle: boolean): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => server.closeAllConnections(), graceMs);
     timer.unref();
-    server.close(() => {
+    const closed = (): void => {
       clearTimeout(timer);
       resolve();
-    });
-    server.closeIdleConnections();
+    };
+    // node:http's close also cuts the idle connections; net's stops accepting only.
+    if (keepIdle) NetServer.prototype.close.call(server, closed);
+    else {
+      server.close(closed);
+      server.closeIdleConnections();
+    }
   });
 }
