@@ -276,7 +276,12 @@ export async function ops({ seconds, rounds, warmup, connections, fanOut: fanOut
     // The wrk groups' servers stop first: the fan-out's processes and sockets use both cores.
     await Promise.all(Object.values(servers).map((server) => server.stop()));
     for (const key of Object.keys(servers)) delete servers[key];
-    return { groups, fanOut: await fanOut(fanOutOptions) };
+    // A failure of the fan-out rows (a process that would not start) keeps the groups measured above.
+    const fanOutRows = await fanOut(fanOutOptions).catch((error) => {
+      log(`ops: fan-out not measured: ${error?.stack ?? error}`);
+      return { skipped: `it failed: ${String(error?.message ?? error).split("\n")[0]}` };
+    });
+    return { groups, fanOut: fanOutRows };
   } finally {
     await Promise.all(Object.values(servers).map((server) => server.stop()));
   }
