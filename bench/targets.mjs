@@ -369,6 +369,9 @@ function opsRows(ops) {
       const cell = measured ? `p99 ${fmtNum(f.redis.p99, 1)} ms through Redis, ${fmtNum(f.postgres.p99, 1)} ms through PostgreSQL (p50 ${fmtNum(f.redis.p50, 1)} and ${fmtNum(f.postgres.p50, 1)} ms; ${f.redis.lost + f.postgres.lost} lost)` : undefined;
       return row("Fan-out (issue 44): a message to 1,000 sockets over two processes through Redis, p99 beside PostgreSQL's (printed, no target)", cell, measured ? "printed" : undefined);
     })(),
+  ];
+}
+
 function filesRows(f) {
   const group = (id) => f?.groups?.find((g) => g.id === id);
   const find = (g, id) => g?.rows.find((x) => x.id === id);
