@@ -137,7 +137,8 @@ async function seededExample(name) {
   rmSync(cwd, { recursive: true, force: true });
   mkdirSync(cwd, { recursive: true });
   cpSync(join(ROOT, "example", "db", "migrations"), join(cwd, "db", "migrations"), { recursive: true });
-  const env = { DATABASE_URL: `pglite:${join(cwd, "db")}` };
+  // The example keeps covers and attachments (fw/files): production needs FW_STORAGE.
+  const env = { DATABASE_URL: `pglite:${join(cwd, "db")}`, FW_STORAGE: `file://${join(cwd, "files")}` };
   const migrated = await run(process.execPath, [EXAMPLE, "db", "migrate"], { cwd, env, timeoutMs: 300_000 });
   if (migrated.code !== 0) throw new Error(`db migrate failed for ${name}:\n${migrated.output}`);
   const seeded = await run(process.execPath, [join("bench", "big-tables.mjs"), "seed", join(cwd, "db"), String(CACHE_POSTS)], { timeoutMs: 300_000 });
