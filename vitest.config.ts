@@ -16,6 +16,7 @@ export default defineConfig({
       { find: /^fw\/mail$/, replacement: here("./runtime/mail/index.ts") },
       { find: /^fw\/jobs$/, replacement: here("./runtime/jobs/index.ts") },
       { find: /^fw\/files$/, replacement: here("./runtime/files/index.ts") },
+      { find: /^fw\/cache$/, replacement: here("./runtime/cache/index.ts") },
     ],
   },
   oxc: {
@@ -34,6 +35,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // The tests read fw's text log lines: production writes JSON by default (FW_LOG_FORMAT), and
+    // the apps these tests boot, in this process or as children (which inherit it), write text
+    // unless a test asks for JSON (spec/ops/logs.test.ts reads those through pino's format).
+    env: { FW_LOG_FORMAT: "text" },
     // First (so torn down last): gives the run a temp folder of its own, and fails the run when
     // anything is left in it. Then: finds (or installs) the Chromium that spec/browser drives,
     // when those tests are in the run; prepares the databases the example's tests start it on

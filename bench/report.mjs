@@ -351,6 +351,55 @@ function jsonSection(j, opts) {
   return out.join("\n");
 }
 
+function opsSection(o, opts) {
+  const out = [];
+  out.push(
+    `wrk ${opts.wrkArgs}, ${opts.rounds} interleaved rounds after a ${opts.warmup} s warm-up each, servers pinned to core 0 and wrk to core 1, ` +
+      "as the throughput part. Each group is one feature of issue 44 on against off (or two ways of doing one thing); the ratios are paired round by round " +
+      "to the group's first row. The machine is shared: compare the ratios, and read a ratio whose rounds disagree as noise.",
+  );
+  for (const group of o.groups) {
+    out.push(`\n### ${group.title}\n`);
+    out.push(
+      table(
+        ["server", "req/s median (min–max)", "ratio to the first row (median of rounds)", "per-round ratio", "CPU µs per request", "ratio by CPU time", "p99 latency", "others"],
+        group.rows.map((row) => [
+          row.label,
+          fmtSpread(row.rps),
+          ratio(row.ratio),
+          row.roundRatios === undefined ? "–" : range(row.roundRatios, (x) => x.toFixed(2)),
+          cpuCell(row.cpu),
+          row.cpuRoundRatios === undefined ? "–" : `${ratio(row.cpuRoundRatios.median)} (${range(row.cpuRoundRatios, (x) => x.toFixed(2))})`,
+          `${fmtNum(row.p99.median, 1)} ms`,
+          `${Math.round(row.other.median * 100)} %`,
+        ]),
+      ),
+    );
+  }
+  const f = o.fanOut;
+  if (f !== undefined) {
+    out.push("\n### Fan-out past one database: a chat message to the sockets of two app processes\n");
+    if (f.skipped !== undefined) out.push(`Not measured: ${f.skipped}.`);
+    else {
+      out.push(
+        `The scale fixture (spec/fixtures/scale) twice on one throwaway PostgreSQL, ${fmtInt(f.redis.sockets)} chat sockets split between the two, ` +
+          `${f.redis.messages} messages sent one at a time from a socket on the first (\`Room("chat")\`): the time from each send to its arrival on every socket ` +
+          "(nothing pinned; the processes, PostgreSQL, Redis and the bench's client share the two cores).\n",
+      );
+      out.push(
+        table(
+          ["fan-out", "deliveries", "p50 ms", "p99 ms", "max ms", "lost"],
+          [
+            ["PostgreSQL LISTEN/NOTIFY (fw/db's default)", fmtInt(f.postgres.deliveries), fmtNum(f.postgres.p50, 1), fmtNum(f.postgres.p99, 1), fmtNum(f.postgres.max, 1), fmtInt(f.postgres.lost)],
+            ["Redis PUBLISH/SUBSCRIBE (`FW_FANOUT=redis://…`)", fmtInt(f.redis.deliveries), fmtNum(f.redis.p50, 1), fmtNum(f.redis.p99, 1), fmtNum(f.redis.max, 1), fmtInt(f.redis.lost)],
+          ],
+        ),
+      );
+    }
+  }
+  return out.join("\n");
+}
+
 export function report(r) {
   const mc = r.machine;
   const parts = [];
@@ -384,6 +433,7 @@ How to run and what each part measures: [bench/README.md](bench/README.md).
   if (r.live !== undefined) parts.push(`## Live pages (issue 23, fw/live)\n\n${liveSection(r.live)}\n`);
   if (r.json !== undefined) parts.push(`## JSON answers (issue 31)\n\n${jsonSection(r.json, { ...r.options.json, wrkArgs: `-t1 -c${r.options.json.connections} -d${r.options.json.seconds}s` })}\n`);
   if (r.jobs !== undefined) parts.push(`## Background jobs (issue 32, fw/jobs)\n\n${jobsSection(r.jobs)}\n`);
+  if (r.ops !== undefined) parts.push(`## Running in production (issue 44)\n\n${opsSection(r.ops, { ...r.options.ops, wrkArgs: `-t1 -c${r.options.ops.connections} -d${r.options.ops.seconds}s` })}\n`);
   if (r.files !== undefined) parts.push(`## Files (issue 40, fw/files)\n\n${filesSection(r.files, { ...r.options.files, sharp: r.versions.sharp })}\n`);
   const findings = join(BENCH, "FINDINGS.md");
   if (existsSync(findings)) parts.push(readFileSync(findings, "utf8").trim() + "\n");

@@ -4,7 +4,7 @@
 //
 //   npm run bench                      full run (under 15 minutes on 2 cores, bench/README.md "Time budget"), writes BENCHMARKS.md
 //   npm run bench -- --quick           smoke run (one short round each; ~8 minutes loaded), writes bench/.work/BENCHMARKS.quick.md
-//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale, live, json, jobs, files;
+//   npm run bench -- --only=routing,memory   some parts only (throughput, routing, build, memory, dev, db, scale, live, json, jobs, files, ops;
 //                                      --only=build alone also builds the 1,000-file app);
 //                                      writes bench/.work/BENCHMARKS.routing+memory.md, never BENCHMARKS.md
 //   npm run bench -- --no-build        use dist/ and example/dist/ as they are (the memory part still bundles
@@ -42,6 +42,7 @@ const OPTIONS = quick
       live: { events: 200, warmup: 50, sockets: 200, fanOut: { sockets: 100, writes: 15, rounds: 1 } },
       json: { seconds: 1, rounds: 1, warmup: 1, connections: 50, writerMs: 100, writerRounds: 2 },
       jobs: { jobs: 1000, windowMs: 3000, rounds: 1, samples: 50, slowSamples: 5 },
+      ops: { seconds: 1, rounds: 1, warmup: 1, connections: 50, fanOut: { sockets: 200, messages: 10 } },
       files: { serveSeconds: 1, serveRounds: 1, connections: 10, warmup: 1, uploadRounds: 1, uploadsPerRun: 2, concurrentRounds: 1, concurrentUploads: 4, thumbnailRuns: 2 },
     }
   : {
@@ -61,6 +62,7 @@ const OPTIONS = quick
       live: { events: 1000, warmup: 200, sockets: 1000, fanOut: { sockets: 100, writes: 15, rounds: 3 } },
       json: { seconds: 2, rounds: 3, warmup: 1, connections: 50, writerMs: 300, writerRounds: 5 },
       jobs: { jobs: 2000, windowMs: 4000, rounds: 3, samples: 100, slowSamples: 10 },
+      ops: { seconds: 2, rounds: 3, warmup: 1, connections: 50, fanOut: { sockets: 1000, messages: 30 } },
       // Uploads one at a time (the target) get 5 rounds: their sides are close.
       files: { serveSeconds: 2, serveRounds: 3, connections: 10, warmup: 1, uploadRounds: 5, uploadsPerRun: 3, concurrentRounds: 3, concurrentUploads: 4, thumbnailRuns: 5 },
     };
@@ -92,7 +94,7 @@ async function main() {
   const started = performance.now();
   mkdirSync(WORK, { recursive: true });
   ensureDeps();
-  if ((wanted("throughput") || wanted("db") || wanted("scale") || wanted("json") || wanted("files")) && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
+  if ((wanted("throughput") || wanted("db") || wanted("scale") || wanted("json") || wanted("files") || wanted("ops")) && !ensureWrk()) throw new Error("wrk is not installed and apt-get could not install it");
   if (!noBuild) sh("npm", ["run", "build"], "building fw and the example");
   buildBenchPages();
   if (wanted("db")) buildDbApp();
@@ -153,6 +155,7 @@ async function main() {
     ["live", async () => (await import("./live.mjs")).live(OPTIONS.live)],
     ["json", async () => (await import("./json.mjs")).json(OPTIONS.json)],
     ["jobs", async () => (await import("./jobs.mjs")).jobs(OPTIONS.jobs)],
+    ["ops", async () => (await import("./ops.mjs")).ops(OPTIONS.ops)],
     ["files", async () => (await import("./files.mjs")).files(OPTIONS.files)],
   ];
   const took = {};

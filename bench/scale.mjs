@@ -18,7 +18,7 @@ import { wrk } from "./lib/wrk.mjs";
 const FIXTURE = join(ROOT, "spec/fixtures/scale");
 const MAIN = join(FIXTURE, "dist/main.js");
 
-function postgresBin() {
+export function postgresBin() {
   const given = process.env.PG_BIN;
   if (given !== undefined && existsSync(join(given, "initdb"))) return given;
   const root = "/usr/lib/postgresql";
@@ -28,7 +28,7 @@ function postgresBin() {
 }
 
 /** initdb + pg_ctl under a temp dir on a free port (as the tests do: spec/support/postgres.ts). */
-async function startCluster(bin) {
+export async function startCluster(bin) {
   const dir = mkdtempSync(join(tmpdir(), "fw-bench-pg-"));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
@@ -52,7 +52,7 @@ async function startCluster(bin) {
 }
 
 /** Builds the fixture, makes its tables and one post to show. */
-async function prepare(env) {
+export async function prepare(env) {
   const built = await run(process.execPath, [join(ROOT, "node_modules/ts-patch/bin/tspc.js"), "-p", FIXTURE], { cwd: FIXTURE });
   if (built.code !== 0) throw new Error(`building spec/fixtures/scale failed:\n${built.output}`);
   const db = await import(pathToFileURL(join(ROOT, "dist/runtime/db/index.js")).href);
@@ -68,7 +68,7 @@ async function prepare(env) {
   await database.close();
 }
 
-async function serveApp(name, env, args = []) {
+export async function serveApp(name, env, args = []) {
   const port = await freePort();
   // The app reads db/migrations from its working directory: `env -C` starts it in the fixture's.
   const launcher = ["env", "-C", FIXTURE];

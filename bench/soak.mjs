@@ -70,7 +70,7 @@ function bootExample() {
   const url = new Promise((ready, fail) => {
     const onData = (chunk) => {
       banner += chunk;
-      const match = /serving \d+ routes on (http:\/\/\S+)/.exec(banner);
+      const match = /serving \d+ routes on (http:\/\/[^\s"]+)/.exec(banner);
       if (match === null) return;
       child.stdout.off("data", onData);
       // The access log (one line per request) is read and dropped: it cannot be turned off from outside.

@@ -49,6 +49,14 @@ export const GOALS = {
   tokenCost: 1.05,
   /** fw/jobs over pg-boss's faster way (issue 32). */
   jobs: 1.0,
+  /** The session page with its access log as JSON against the same as text: JSON costs ≤ 5 % of the req/s (issue 44). */
+  logsJsonCost: 0.05,
+  /** The session page with Prometheus metrics on against off: ≤ 3 % (issue 44). */
+  metricsCost: 0.03,
+  /** The session page traced with a 10 % sampler against not traced: ≤ 10 % (issue 44). */
+  tracingCost: 0.1,
+  /** The example's posts Index signed out, fw/cache on over off (issue 44). */
+  cacheSpeedup: 3,
   /** A 100 MiB upload, one at a time, MiB/s over Fastify + @fastify/multipart streaming to disk (issue 40). */
   filesUpload: 1.0,
   /** A stored 5 MiB file served, req/s over @fastify/static (issue 40). */
@@ -353,6 +361,33 @@ function otherRows(r) {
   ];
 }
 
+/** Issue 44's rows (bench/ops.mjs): each feature on against off, paired round by round. */
+function opsRows(ops) {
+  const find = (group, id) => ops?.groups?.find((g) => g.id === group)?.rows.find((x) => x.id === id);
+  // A cost of at most `cost`: the feature's req/s at least (1 − cost)× the same server without it.
+  const costs = (label, group, id, cost) => {
+    const r = find(group, id);
+    const measured = r?.roundRatios !== undefined;
+    return row(`${label} costs ≤ ${Math.round(cost * 100)} % (issue 44)`, measured ? ratioCell(r) : undefined, measured ? ratioVerdict(r.roundRatios, 1 - cost) : undefined);
+  };
+  return [
+    costs("Logs: the session page's access log as JSON (pino) against text", "logs", "json", GOALS.logsJsonCost),
+    costs("Metrics: the session page with Prometheus metrics on against off", "metrics", "on", GOALS.metricsCost),
+    costs("Traces: the session page traced with a 10 % sampler against not traced", "tracing", "on", GOALS.tracingCost),
+    (() => {
+      const r = find("cache", "on");
+      const measured = r?.roundRatios !== undefined;
+      return row(`Cache: the example's posts Index signed out, cached ≥ ${GOALS.cacheSpeedup}× uncached (issue 44)`, measured ? ratioCell(r) : undefined, measured ? ratioVerdict(r.roundRatios, GOALS.cacheSpeedup) : undefined);
+    })(),
+    (() => {
+      const f = ops?.fanOut;
+      const measured = f !== undefined && f.skipped === undefined;
+      const cell = measured ? `p99 ${fmtNum(f.redis.p99, 1)} ms through Redis, ${fmtNum(f.postgres.p99, 1)} ms through PostgreSQL (p50 ${fmtNum(f.redis.p50, 1)} and ${fmtNum(f.postgres.p50, 1)} ms; ${f.redis.lost + f.postgres.lost} lost)` : undefined;
+      return row("Fan-out (issue 44): a message to 1,000 sockets over two processes through Redis, p99 beside PostgreSQL's (printed, no target)", cell, measured ? "printed" : undefined);
+    })(),
+  ];
+}
+
 function filesRows(f) {
   const group = (id) => f?.groups?.find((g) => g.id === id);
   const find = (g, id) => g?.rows.find((x) => x.id === id);
@@ -396,6 +431,7 @@ export function targetRows(r) {
     ...dbRows(r.db),
     ...liveRows(r.live),
     ...otherRows(r),
+    ...opsRows(r.ops),
     ...filesRows(r.files),
   ];
 }

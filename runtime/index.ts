@@ -105,6 +105,9 @@ export {
   type ServeOptions,
 } from "./app/http-app.js";
 export type { Console } from "./app/console.js";
+export { log } from "./log/process-logger.js";
+export { REQUEST_ID_HEADER } from "./log/request-id.js";
+export { LOG_LEVELS, type LogFormat, type LogLevel } from "./log/settings.js";
 export type { AppPart, AppPartBoot, AppPartContext } from "./app/app-part.js";
 export { publicOrigin, publicUrl } from "./server/public-origin.js";
 export {

@@ -1,5 +1,5 @@
 // fw through its public API (dist/runtime/index.js after `npm run build`): HttpApp + Route +
-// RouteTable, FW_SECRET from the environment, access log off, production boot (`main([])`).
+// RouteTable, FW_SECRET from the environment, access log off (unless FW_BENCH_ACCESS_LOG=1), production boot (`main([])`).
 import { FromPath, HttpApp, InMemoryStore, NotFound, Ok, Redirect, Resource, Route, RouteTable } from "../../dist/runtime/index.js";
 import * as pages from "../.work/servers/fw-pages.js";
 import { HELLO, POSTS } from "./page.mjs";
@@ -61,4 +61,5 @@ const routes = RouteTable.of(
   ...Resource.routes(taskSpec, tasks),
 );
 
-process.exitCode = await new HttpApp({ routes, layout, accessLog: false }).main([]);
+// FW_BENCH_ACCESS_LOG=1 writes the access log (bench/ops.mjs: JSON against text, FW_LOG_FORMAT).
+process.exitCode = await new HttpApp({ routes, layout, accessLog: process.env.FW_BENCH_ACCESS_LOG === "1" }).main([]);

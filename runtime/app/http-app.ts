@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import { Secret } from "../http/secret.js";
 import { SessionCodec } from "../http/session-codec.js";
 import { BootError } from "../routing/boot-error.js";
@@ -10,14 +10,25 @@ import { checkedOrigins } from "../ws/origin.js";
 import { DEFAULT_WS_MAX_MESSAGE_BYTES, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_SEND_TIMEOUT_MS } from "../ws/defaults.js";
 import type { WsServer } from "../ws/server.js";
 import { closeFanOut, installFanOut, type FanOut } from "../ws/fan-out.js";
+import { fanOutSetting } from "../ws/fan-out-setting.js";
 import type { DevHook } from "../server/dev-hook.js";
 import { Dispatcher } from "../server/dispatch.js";
 import { errorLine } from "../http/error-log.js";
+import { TextLogger, type Logger } from "../log/logger.js";
+import { setProcessLogger } from "../log/process-logger.js";
+import { logSettings, type LogFormat, type LogLevel } from "../log/settings.js";
+import type { AccessEntry } from "../log/logger.js";
+import { metricsSettings, type MetricsSettings } from "../observe/metrics-settings.js";
+import type { AppMetrics } from "../metrics/index.js";
+import { tracingWanted } from "../observe/trace-settings.js";
+import { tracer as processTracer } from "../observe/tracing.js";
+import type { Tracing } from "../trace/index.js";
 import { ALLOWED_HOSTS_ENV, HostPolicy, hostsFromEnv, LOOPBACK_HOSTS } from "../server/hosts.js";
 import { defaultLayout, type Layout } from "../server/layout.js";
 import { PRODUCTION_OVERRIDES_DEV, isProductionEnv } from "../server/run-mode.js";
 import { devSecret, MissingSecret, productionSecret } from "../server/secrets.js";
 import { startServer, type RunningServer, type Timeouts } from "../server/server.js";
+import { Readiness } from "../server/readiness.js";
 import { defaultPublicDir, PublicFiles } from "../server/static-files.js";
 import { processConsole, type Console } from "./console.js";
 import { loadDevHook } from "./load-dev-hook.js";
@@ -59,8 +70,17 @@ export interface HttpAppOptions {
   readonly layout?: Layout;
   /** Seconds after which a session reads as empty. Default 14 days. */
   readonly sessionMaxAge?: number;
-  /** One access-log line per request on stdout. Default on. */
+  /** One access-log entry per request (a line in text, an object in JSON). Default on. */
   readonly accessLog?: boolean;
+  /**
+   * How the log is written (docs/guides/production.md): `"json"`, one JSON object per line on
+   * stdout through pino, each request's entries carrying its `requestId`; or `"text"`, the lines
+   * for a person (`GET /posts 200 1.2ms`). Default: `FW_LOG_FORMAT`, else JSON in production and
+   * text in dev.
+   */
+  readonly logFormat?: LogFormat;
+  /** The lowest level written: trace, debug, info, warn, error, fatal or silent. Default: `FW_LOG_LEVEL`, else info. */
+  readonly logLevel?: LogLevel;
   /**
    * Follow each logged failure (a 500, a WebSocket listener that threw) with its stack in
    * production too. Default off: production logs one line per failure (name, message cut at
@@ -217,6 +237,8 @@ export class HttpApp {
   layout: Layout;
   sessionMaxAge: number;
   accessLog: boolean;
+  logFormat: LogFormat | undefined;
+  logLevel: LogLevel | undefined;
   logStacks: boolean;
   trustProxy: boolean;
   shutdownGraceMs: number;
@@ -236,6 +258,17 @@ export class HttpApp {
   wsPingIntervalMs: number;
   wsMaxMessageBytes: number;
   fanOut: FanOut | undefined;
+  /**
+   * Whether `serve` makes the process ready (`/fw/health` 200, a worker's "ready" to its primary)
+   * once it listens; false for an app with more to start first, which calls `markReady` then
+   * (`DbApp`: its jobs).
+   */
+  protected readonly readyWhenServed: boolean = true;
+  #ready: (() => void) | undefined;
+  /** Set by a reload's drain message (`--workers`, SIGHUP): the server lets idle keep-alive connections end by themselves. */
+  private readonly drain = { keepIdle: false };
+  /** The app or `FW_FANOUT` chose the fan-out (`none` included): fw/db installs none of its own. */
+  protected readonly fanOutChosen: boolean;
   /** Undefined: fw's default policy. */
   contentSecurityPolicy: ContentSecurityPolicySetting | undefined;
   /** Undefined: the default (one year, in production). */
@@ -258,6 +291,8 @@ export class HttpApp {
     this.layout = options.layout ?? defaultLayout;
     this.sessionMaxAge = options.sessionMaxAge ?? DEFAULT_SESSION_MAX_AGE_S;
     this.accessLog = options.accessLog ?? true;
+    this.logFormat = options.logFormat;
+    this.logLevel = options.logLevel;
     this.logStacks = options.logStacks ?? false;
     this.trustProxy = options.trustProxy ?? false;
     this.shutdownGraceMs = options.shutdownGraceMs ?? 10_000;
@@ -274,7 +309,10 @@ export class HttpApp {
     this.wsSendTimeoutMs = options.wsSendTimeoutMs ?? DEFAULT_WS_SEND_TIMEOUT_MS;
     this.wsPingIntervalMs = options.wsPingIntervalMs ?? DEFAULT_WS_PING_INTERVAL_MS;
     this.wsMaxMessageBytes = options.wsMaxMessageBytes ?? DEFAULT_WS_MAX_MESSAGE_BYTES;
-    this.fanOut = options.fanOut;
+    // FW_FANOUT=redis://… (or none) chooses the fan-out when the app names none (ws/fan-out-setting.ts).
+    const chosen = options.fanOut === undefined ? fanOutSetting(env, (line) => this.console.err(line)) : options.fanOut;
+    this.fanOut = chosen ?? undefined;
+    this.fanOutChosen = chosen !== undefined;
     this.contentSecurityPolicy = options.contentSecurityPolicy;
     this.strictTransportSecurity = options.strictTransportSecurity;
     this.openapi = options.openapi ?? {};
@@ -340,7 +378,9 @@ export class HttpApp {
     const refusal = this.workersRefusal();
     if (refusal !== undefined) throw new WorkersUsage(refusal);
     const { runPrimary } = await import("./workers.js");
-    return runPrimary({ count: request.count, args: request.args, console: this.console });
+    // The primary's own lines (the banner, a worker replaced) are in the log's format too.
+    await this.startLog(false);
+    return runPrimary({ count: request.count, args: request.args, console: this.console, metrics: metricsSettings(process.env) });
   }
 
   /** Usage lines an umbrella entry adds for its commands. */
@@ -354,6 +394,12 @@ export class HttpApp {
    * stops the boot like any boot problem. `HttpApp` has nothing to do.
    */
   protected async beforeServe(_dev: boolean): Promise<void> {}
+
+  /** The boot is done: `/fw/health` answers `ok` from now on (see `readyWhenServed`). */
+  protected markReady(): void {
+    this.#ready?.();
+    this.#ready = undefined;
+  }
 
   /** Checks the table, then listens. Boot problems throw `BootError` / `MissingSecret`. */
   async serve(options: ServeOptions = {}): Promise<RunningServer> {
@@ -374,26 +420,107 @@ export class HttpApp {
       hsts: hstsHeader(this.strictTransportSecurity, dev),
       hosts: this.hostPolicy(dev, origin),
     };
-    let running: RunningServer;
+    const metricsWanted = metricsSettings(process.env);
+    const tracesWanted = tracingWanted(process.env);
+    const logger = await this.startLog(dev);
+    // `/fw/health` says "starting" from the moment the server listens until this boot is done.
+    const readiness = new Readiness();
+    let running: RunningServer & { readonly routes: number };
+    let metrics: AppMetrics | undefined;
+    let tracing: Tracing | undefined;
     try {
+      metrics = metricsWanted === undefined ? undefined : await this.startMetrics(metricsWanted);
+      tracing = tracesWanted === undefined ? undefined : await this.startTracing(tracesWanted, logger);
       const added = await this.bootParts(dev, origin);
       // After the cheap checks (table, secret, hosts, parts), so a missing FW_SECRET is told before a database opens.
       await this.beforeServe(dev);
-      running = await this.listen(dev, options, { ...checked, routes: [...added, ...routes] });
+      const own = metrics?.route === undefined ? [] : [metrics.route];
+      running = await this.listen(dev, options, { ...checked, routes: [...own, ...added, ...routes], logger, metrics, readiness });
     } catch (error) {
+      await metrics?.close();
+      await tracing?.close();
       await this.closeParts();
+      this.endLog();
       throw error;
     }
-    return { ...running, close: () => running.close().finally(() => this.closeParts()) };
+    const opened = { metrics, tracing };
+    const served = running;
+    this.#ready = (): void => {
+      readiness.state = "ready";
+      // A worker tells its primary once it is ready (a reload waits for that); the banner is the primary's.
+      if (process.env[IN_WORKER_ENV] === "1") process.send?.({ fw: "listening", url: served.url, routes: served.routes });
+    };
+    if (this.readyWhenServed) this.markReady();
+    return {
+      url: running.url,
+      port: running.port,
+      server: running.server,
+      close: () => {
+        readiness.state = "stopping";
+        return running.close().finally(async () => {
+          await opened.metrics?.close();
+          await this.closeParts();
+          // Last: the parts' and the jobs' last spans go out with it.
+          await opened.tracing?.close();
+        });
+      },
+    };
+  }
+
+  /** Traces (runtime/trace, OpenTelemetry, loaded only when the OTEL_* variables ask: observe/trace-settings.ts). */
+  private async startTracing(exporter: "otlp" | "console", logger: Logger): Promise<Tracing> {
+    const { startTracing } = await import("../trace/index.js");
+    const serviceName = process.env["npm_package_name"] ?? basename(process.cwd());
+    return startTracing({ exporter, serviceName, log: (line) => logger.write("warn", line) });
+  }
+
+  /** Metrics (fw/metrics, loaded only when configured: `FW_METRICS_TOKEN`, `FW_METRICS_PORT`). */
+  private async startMetrics(settings: MetricsSettings): Promise<AppMetrics> {
+    const { startMetrics } = await import("../metrics/index.js");
+    const metrics = await startMetrics(settings, process.env[IN_WORKER_ENV] === "1");
+    if (metrics.listener !== undefined) this.console.out(`fw: metrics on ${metrics.listener.url}/metrics`);
+    return metrics;
+  }
+
+  /** The console as the app set it, while serving in JSON swaps it for one that logs (`startLog`). */
+  #ownConsole: Console | undefined;
+
+  /**
+   * The logger of this boot, made the process's (fw/jobs, fw/db and the app's `log` write through
+   * it). In JSON, every line the app prints from here on is a JSON object too (the console's
+   * `out` at info, `err` at warn), so the log is JSON throughout; a boot that fails puts the
+   * console back, so why it failed is told on stderr in plain text, to whoever started it.
+   */
+  private async startLog(dev: boolean): Promise<Logger> {
+    const { format, level } = logSettings({ ...(this.logFormat === undefined ? {} : { format: this.logFormat }), ...(this.logLevel === undefined ? {} : { level: this.logLevel }) }, process.env, dev);
+    const stacks = dev || this.logStacks;
+    const own = this.#ownConsole ?? this.console;
+    let logger: Logger;
+    if (format === "text") {
+      logger = new TextLogger({ sink: { out: (line) => this.console.out(line), err: (line) => this.console.err(line) }, level, stacks });
+    } else {
+      const { jsonLogger } = await import("../log/json-logger.js");
+      logger = await jsonLogger({ level, stacks, ...(own === processConsole ? {} : { sink: own }) });
+      this.#ownConsole = own;
+      this.console = { out: (line) => logger.write("info", line), err: (line) => logger.write("warn", line) };
+    }
+    setProcessLogger(logger);
+    return logger;
+  }
+
+  /** Puts back the console `startLog` swapped (a boot that failed). */
+  private endLog(): void {
+    if (this.#ownConsole === undefined) return;
+    this.console = this.#ownConsole;
+    this.#ownConsole = undefined;
   }
 
   /** Builds the server from the checked settings and listens. */
-  private async listen(dev: boolean, options: ServeOptions, checked: Checked): Promise<RunningServer> {
-    const { routes, secret, policy, hsts } = checked;
+  private async listen(dev: boolean, options: ServeOptions, checked: Checked & { readonly logger: Logger; readonly metrics: AppMetrics | undefined; readonly readiness: Readiness }): Promise<RunningServer & { readonly routes: number }> {
+    const { routes, secret, policy, hsts, logger, metrics, readiness } = checked;
     const matcher = new Matcher(routes);
     const codec = new SessionCodec([secret, ...this.previousSecrets], this.sessionMaxAge * 1000);
     const hook = dev ? (options.devHook ?? (await loadDevHook())) : undefined;
-    const stacks = dev || this.logStacks;
     const timeouts = this.timeouts();
     const pageHeaders = pageHeadersOf(policy, hook);
     const dispatcher = new Dispatcher({
@@ -409,11 +536,15 @@ export class HttpApp {
       ...(hook === undefined ? {} : { hook }),
       trustProxy: this.trustProxy,
       hosts: checked.hosts,
-      logError: (what, cause, incident) => this.console.err(errorLine({ what, cause, incident, stacks })),
+      logError: (what, cause, incident, requestId) => {
+        logger.failure({ what, cause, incident, requestId });
+        processTracer()?.failed(cause, incident);
+      },
       ...(this.publicDir === false ? {} : { files: new PublicFiles(resolve(this.publicDir), pageHeaders) }),
       pageHeaders,
       ...(hsts === undefined ? {} : { hsts }),
       ...(dev || this.openapi.serve === true ? { openApi: await this.openApiServed(routes) } : {}),
+      readiness,
     });
     const reserved = this.reservedSockets(hook);
     // The socket server is loaded only for an app that has sockets, and it loads `ws` itself on
@@ -430,7 +561,7 @@ export class HttpApp {
       sendTimeoutMs: positive("wsSendTimeoutMs", this.wsSendTimeoutMs),
       pingIntervalMs: positive("wsPingIntervalMs", this.wsPingIntervalMs),
       maxMessageBytes: positive("wsMaxMessageBytes", this.wsMaxMessageBytes),
-      logError: (what, cause, incident) => this.console.err(errorLine({ what, cause, incident, stacks })),
+      logError: (what, cause, incident) => logger.failure({ what, cause, incident }),
       dev,
     });
     await hook?.beforeListen();
@@ -441,11 +572,12 @@ export class HttpApp {
       running = await startServer(dispatcher, sockets, {
         port: options.port ?? this.port,
         host: options.host ?? this.host,
-        accessLog: options.accessLog ?? this.accessLog,
+        observe: observer(options.accessLog ?? this.accessLog ? logger : undefined, metrics),
+        tracer: processTracer(),
         graceMs: this.shutdownGraceMs,
+        drain: this.drain,
         timeouts,
-        out: (line) => this.console.out(line),
-        logError: (what, cause) => this.console.err(errorLine({ what, cause, stacks })),
+        logError: (what, cause) => logger.failure({ what, cause }),
       });
     } catch (error) {
       hook?.close(); // a port in use, say: the supervisor's channel must not keep the process up
@@ -458,13 +590,12 @@ export class HttpApp {
       const served = running;
       running = { ...served, close: () => served.close().finally(() => closeFanOut(fanOut)) };
     }
-    // A worker's banner is its primary's to print, once for all of them.
-    if (process.env[IN_WORKER_ENV] === "1") process.send?.({ fw: "listening", url: running.url, routes: routes.length });
-    else this.console.out(`fw: serving ${routes.length} routes on ${running.url}${dev ? " (dev)" : ""}`);
-    if (hook === undefined) return running;
+    // A worker's banner is its primary's to print, once for all of them (`serve` tells it when ready).
+    if (process.env[IN_WORKER_ENV] !== "1") this.console.out(`fw: serving ${routes.length} routes on ${running.url}${dev ? " (dev)" : ""}`);
+    if (hook === undefined) return { ...running, routes: routes.length };
     const { listRoutes } = await import("../server/routes-listing.js");
     hook.started(running.url, listRoutes(routes, []).trimEnd(), (text) => this.console.out(text));
-    return { ...running, close: () => running.close().finally(() => hook.close()) };
+    return { ...running, routes: routes.length, close: () => running.close().finally(() => hook.close()) };
   }
 
   /**
@@ -549,16 +680,21 @@ export class HttpApp {
     // A worker is also stopped by its primary's message: Ctrl-C signals the primary and every
     // worker at once, and a second signal would end a worker at once (Node's default).
     const told = (message: unknown): void => {
-      if (isStopMessage(message)) stop();
+      if (!isStopMessage(message)) return;
+      // A reload's old worker: its idle keep-alive connections end on their own, none cut mid-send.
+      if ((message as { drain?: unknown }).drain === true) this.drain.keepIdle = true;
+      stop();
     };
-    const unlisten = (): void => void process.off("SIGTERM", stop).off("SIGINT", stop).off("message", told);
+    const unlisten = (): void => void process.off("SIGTERM", stop).off("SIGINT", stop).off("message", told).off("SIGHUP", ignoreHangUp);
     const stop = (): void => {
       unlisten();
       stopped = true;
       onStop?.();
     };
     process.on("SIGTERM", stop).on("SIGINT", stop);
-    if (process.env[IN_WORKER_ENV] === "1") process.on("message", told);
+    // A worker stops when its primary says (SIGHUP is the primary's reload: a hang-up sent to the
+    // whole process group must not end the workers, Node's default).
+    if (process.env[IN_WORKER_ENV] === "1") process.on("message", told).on("SIGHUP", ignoreHangUp);
     let running: RunningServer;
     try {
       running = await this.serve(options);
@@ -612,6 +748,16 @@ function pageHeadersOf(policy: ReadonlyMap<string, readonly string[]> | undefine
   return pageDefaults(shown === undefined ? undefined : policyText(shown), frameOptionsOf(shown));
 }
 
+/** What is told of each answered request: the access log, metrics, both or neither (then the server reads no clock). */
+function observer(logger: Logger | undefined, metrics: AppMetrics | undefined): ((entry: AccessEntry) => void) | undefined {
+  if (logger === undefined) return metrics === undefined ? undefined : (entry) => metrics.observe(entry);
+  if (metrics === undefined) return (entry) => logger.access(entry);
+  return (entry) => {
+    logger.access(entry);
+    metrics.observe(entry);
+  };
+}
+
 /** What `serve` checked before anything opens or listens. */
 interface Checked {
   readonly routes: readonly Route[];
@@ -629,6 +775,8 @@ const NO_ORIGIN =
 
 /** `--workers` used wrongly: usage, exit code 2. */
 class WorkersUsage extends Error {}
+
+function ignoreHangUp(): void {}
 
 function isStopMessage(message: unknown): boolean {
   return typeof message === "object" && message !== null && (message as { fw?: unknown }).fw === "stop";

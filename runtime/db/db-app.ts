@@ -101,7 +101,7 @@ export class DbApp extends HttpApp {
     // Several processes share a PostgreSQL database: named rooms reach all of them through
     // LISTEN/NOTIFY. PGlite is one process's database, whose rooms need nothing more.
     const url = this.database.postgresUrl;
-    if (this.fanOut === undefined && url !== undefined) this.fanOut = new PostgresFanOut({ url, database: this.database });
+    if (!this.fanOutChosen && url !== undefined) this.fanOut = new PostgresFanOut({ url, database: this.database, log: (line) => this.console.err(line) });
   }
 
   /** PGlite is one process's database (its directory is locked): several workers cannot share it. */
@@ -117,6 +117,9 @@ export class DbApp extends HttpApp {
    * run alone, or on PostgreSQL, once the hook lets the server listen. Then `dev` compares the
    * models with the database and shows the drift page while they differ.
    */
+  /** Ready once the jobs have started too (`markReady` below), not as soon as the server listens. */
+  protected override readonly readyWhenServed: boolean = false;
+
   override async serve(options: ServeOptions = {}): Promise<RunningServer> {
     let running: RunningServer;
     const dev = (options.dev ?? false) && !isProductionEnv();
@@ -142,6 +145,7 @@ export class DbApp extends HttpApp {
     // (runUntilStopped): a stop that arrives while the jobs start waits for them, then stops them
     // with the server, so it never cuts a job off.
     await this.jobs?.start();
+    this.markReady();
     // The server and the jobs stop together, each within the grace; the database closes after both.
     const stopJobs = (): Promise<void> => this.jobs?.stop(this.shutdownGraceMs) ?? Promise.resolve();
     const close = async (): Promise<void> => {

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { watched } from "../observe/statements.js";
 import type { Connection, Database, QueryResult, Queryable, Row } from "./database.js";
 import { loadDriver } from "./driver.js";
 import { withValues } from "./faults.js";
@@ -138,7 +139,7 @@ class PgliteDatabase implements Database {
   }
 
   query<R extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-    return this.exclusive(() => withValues(params, () => this.session.query<R>(sql, params)));
+    return this.exclusive(() => watched(sql, "pglite", () => withValues(params, () => this.session.query<R>(sql, params))));
   }
 
   script(sql: string): Promise<void> {
@@ -150,7 +151,7 @@ class PgliteDatabase implements Database {
       let open = true;
       const ended = (): Promise<never> => Promise.reject(new Error("fw/db: a statement was sent through a transaction that has ended"));
       const tx: Queryable = {
-        query: <R extends Row>(sql: string, params: readonly unknown[] = []) => (open ? withValues(params, () => this.session.query<R>(sql, params)) : ended()),
+        query: <R extends Row>(sql: string, params: readonly unknown[] = []) => (open ? watched(sql, "pglite", () => withValues(params, () => this.session.query<R>(sql, params))) : ended()),
         script: (sql: string) => (open ? this.session.script(sql) : ended()),
       };
       await this.session.script("BEGIN");

@@ -4,6 +4,8 @@ import type { Connection, Database, QueryResult, Queryable, Row } from "./databa
 import { CannotOpenDatabase } from "./open-error.js";
 import { dataProblem, failure, guarded, isConnectionError, Outage, withValues } from "./faults.js";
 import { INT8, parseInt8, TEXT_TYPES } from "./values.js";
+import { statementStarted, watched } from "../observe/statements.js";
+import { addGaugeSource } from "../observe/gauges.js";
 
 export interface PostgresOptions {
   /** A `postgres://` URL (`DATABASE_URL`). */
@@ -53,6 +55,17 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     await pool.end().catch(() => undefined);
     throw new DatabaseUnreachable(redacted, cause);
   }
+  addGaugeSource({
+    name: "fw_db_pool_connections",
+    help: "Connections of fw/db's PostgreSQL pool: all open ones (total), those free (idle), and statements waiting for one (waiting).",
+    labelNames: ["state"],
+    aggregate: "sum",
+    collect: () => [
+      { labels: { state: "total" }, value: pool.totalCount },
+      { labels: { state: "idle" }, value: pool.idleCount },
+      { labels: { state: "waiting" }, value: pool.waitingCount },
+    ],
+  });
   return new PostgresDatabase(pool, outage, `PostgreSQL at ${redacted}`);
 }
 
@@ -90,10 +103,13 @@ class PostgresDatabase implements Database {
    * values is the 400, a connection failure the 503, anything else as it is.
    */
   query<R extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
+    // Metrics and traces watch statements when configured (observe/statements.ts); else nothing to call.
+    const end = statementStarted(sql, "postgres");
     return new Promise((resolve, reject) => {
       this.pool.query(sql, [...params], (error: Error | undefined, result: { rows: unknown[]; rowCount: number | null }) => {
         // Inside pg's own callback: nothing may throw out of here.
         try {
+          end?.(error ?? undefined);
           if (error) {
             reject(failure(this.outage, dataProblem(error, params) ?? error));
             return;
@@ -147,7 +163,7 @@ class ClientConnection implements Connection {
   constructor(private readonly client: PoolClient) {}
 
   async query<R extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-    return resultOf<R>(await withValues(params, () => this.client.query(sql, [...params])));
+    return resultOf<R>(await watched(sql, "postgres", () => withValues(params, () => this.client.query(sql, [...params]))));
   }
 
   /** No parameters: pg sends it over the simple protocol, which runs several statements. */

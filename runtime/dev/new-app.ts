@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseFlags, shown } from "./flags.js";
+import { DOCKERFILE, DOCKERIGNORE } from "./new-app-container.js";
 
 export const NEW_USAGE = `usage: fw new <dir> [--fw <spec>]
   --fw  how the app depends on fw: a packed tarball (../fw-0.1.0.tgz), a directory or a version
@@ -10,7 +11,7 @@ export const NEW_USAGE = `usage: fw new <dir> [--fw <spec>]
   Writes a minimal fw app into <dir> (created if missing; it must be empty):
   package.json (dev, build, start, test, bundle, db scripts), tsconfig.json (fw's and typia's
   plugins), one page, one model, the layout, a test, public/ (a stylesheet and a favicon),
-  a README, a .gitignore and a .env.example. Then: cd <dir> && npm install && npm run dev`;
+  a README, a .gitignore, a .env.example, and a Dockerfile with its .dockerignore. Then: cd <dir> && npm install && npm run dev`;
 
 /**
  * The settings an fw app reads, for the developer to copy into `.env` (read by `fw dev` and
@@ -157,6 +158,9 @@ export function appFiles(name: string, root: string, fwDep: FwDependency = { spe
     // .env and .env.local hold this machine's settings and secrets: never committed; .env.example is.
     [".gitignore", "node_modules/\ndist/\n.fw/\n*.tsbuildinfo\n.env\n.env.local\n"],
     [".env.example", ENV_EXAMPLE],
+    // The container image: build, bundle, run as a non-root user (new-app-container.ts).
+    ["Dockerfile", DOCKERFILE],
+    [".dockerignore", DOCKERIGNORE],
     // A checkout is installed as a copy: a symlink would leave fw's dependencies in the checkout.
     ...(fwDep.installLinks ? [[".npmrc", "install-links=true\n"] as const] : []),
     ["README.md", readme(name, fw.devDependencies?.["@electric-sql/pglite"]?.replace(/^[\^~=]/, ""))],

@@ -41,8 +41,11 @@ function framesOf(stack: string, said: string): string {
   return head !== -1 && stack.slice(0, head) === said ? stack.slice(head + 1) : stack;
 }
 
-/** `Name: message` of an Error, the string form of anything else; never throws. */
-function summary(cause: unknown): string {
+/**
+ * `Name: message` of an Error, the string form of anything else, control characters escaped and
+ * cut at 200 characters; never throws. What a log line (text or JSON) says of a cause.
+ */
+export function summary(cause: unknown): string {
   let text: string;
   try {
     text = cause instanceof Error ? `${String(cause.name)}: ${String(cause.message)}` : `thrown ${typeof cause}: ${String(cause)}`;
@@ -53,7 +56,8 @@ function summary(cause: unknown): string {
   return escaped.length > MAX_LOGGED_MESSAGE ? `${escaped.slice(0, MAX_LOGGED_MESSAGE)}…` : escaped;
 }
 
-function stackOf(cause: unknown): string | undefined {
+/** The cause's stack, when it is an Error that has one; never throws. */
+export function stackOf(cause: unknown): string | undefined {
   try {
     return cause instanceof Error && typeof cause.stack === "string" ? cause.stack : undefined;
   } catch {

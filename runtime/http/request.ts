@@ -34,6 +34,8 @@ export interface RequestInit<P = DefaultParams> {
   readonly clientAddress?: string;
   /** The prefix the route's table was put under (`Route.under`): "/admin", or "" (none). */
   readonly mount?: string;
+  /** The request's id (`X-Request-Id`); "" on a hand-built request. */
+  readonly id?: string;
 }
 
 /**
@@ -101,9 +103,16 @@ abstract class Sent<P> {
    * Empty for any other body. (`body` is empty for a multipart request: it is never held whole.)
    */
   readonly files: Uploads;
+  /**
+   * The request's id: the `X-Request-Id` it arrived with when well-formed, else one fw made. Sent
+   * back as `X-Request-Id`, written on every log line of the request (and its 500 page), carried
+   * into the jobs it enqueues. Quote it in the app's own log lines: `log.info("…", { requestId: request.id })`.
+   */
+  readonly id: string;
   #query: string | Fields;
 
   protected constructor(init: RequestInit<P>) {
+    this.id = init.id ?? "";
     this.method = init.method ?? "GET";
     this.path = init.path ?? "/";
     this.params = init.params ?? ({} as P);
@@ -345,6 +354,7 @@ export function copyRequest<P, Q = P>(
   changes: Omit<RequestInit<Q>, "query" | "body" | "headers" | "path" | "method"> & { readonly method?: Method },
 ): Request<Q> {
   return new Request<Q>({
+    id: request.id,
     method: changes.method ?? request.method,
     path: request.path,
     params: changes.params ?? (request.params as unknown as Q),
@@ -365,6 +375,7 @@ export function copyRequest<P, Q = P>(
 /** The members a Request is built from, as an init (for `ApiRequest.of` to add to). */
 function requestInit<P>(request: Request<P>): RequestInit<P> {
   return {
+    id: request.id,
     method: request.method,
     path: request.path,
     params: request.params,

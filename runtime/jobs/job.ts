@@ -17,6 +17,12 @@ export interface JobContext {
    * job is retried; what it does after that is not waited for).
    */
   readonly signal: AbortSignal;
+  /**
+   * The id of the request that enqueued the job, if a request did (and of the request that
+   * enqueued the job that enqueued this one, and so on): fw's log lines about the job carry it,
+   * and so do the app's `log` lines written while the job runs.
+   */
+  readonly requestId: string | undefined;
 }
 
 /** What a job file's `options` export may say (all optional). */

@@ -3,10 +3,13 @@ import type { Database } from "../db/database.js";
 import { processDatabase } from "../db/process-database.js";
 import type { HttpRoute } from "../routing/route.js";
 import { InvalidJobPayload, jobSettings, payloadProblems, type AnyJobSpec, type Enqueued, type EnqueueOptions, type JobSettings, type JobSpec } from "./job.js";
-import { insertJob } from "./queue-sql.js";
+import { insertJob, jobStats, type JobState } from "./queue-sql.js";
+import { addGaugeSource } from "../observe/gauges.js";
+import { tracer } from "../observe/tracing.js";
 import { recurring, registerSchedules } from "./schedules.js";
 import { ensureJobsTable } from "./table.js";
 import { JobWorker } from "./worker.js";
+import { currentRequestId, useRequestContext } from "../log/request-context.js";
 
 /** How a process runs its jobs (all optional). */
 export interface JobsOptions {
@@ -56,6 +59,9 @@ export class JobQueue implements Background {
 
   constructor(specs: readonly AnyJobSpec[], options: JobsOptions = {}) {
     this.#options = options;
+    // A job enqueued while a request is handled keeps that request's id (its log lines carry it):
+    // requests run in a context from now on (request-context.ts says what that costs).
+    useRequestContext();
     for (const spec of specs) {
       if (this.#specs.has(spec.name)) throw new TypeError(`fw/jobs: two jobs are named ${spec.name} (${spec.source})`);
       this.#specs.set(spec.name, { spec, settings: jobSettings(spec) });
@@ -85,7 +91,10 @@ export class JobQueue implements Background {
     if (!Number.isFinite(delayMs) || delayMs < 0) throw new TypeError(`fw/jobs: delayMs must be a number from 0, not ${delayMs} (enqueueing ${name})`);
     if (options.runAt !== undefined && Number.isNaN(options.runAt.getTime())) throw new TypeError(`fw/jobs: runAt is an invalid Date (enqueueing ${name})`);
     await ensureJobsTable(this.database);
-    const job = { name, payload: JSON.stringify(validation.data), maxAttempts, runAt: options.runAt, delayMs, unique: options.unique };
+    const requestId = currentRequestId();
+    const traceparent = tracer()?.traceparent();
+    const origin = requestId === undefined && traceparent === undefined ? undefined : { ...(requestId === undefined ? {} : { requestId }), ...(traceparent === undefined ? {} : { traceparent }) };
+    const job = { name, payload: JSON.stringify(validation.data), maxAttempts, runAt: options.runAt, delayMs, unique: options.unique, origin };
     const enqueued = await insertJob(options.tx ?? this.database, job);
     // A job due now, enqueued alone, is started here at once; one in a transaction is seen once it commits (the next poll).
     if (options.tx === undefined && options.runAt === undefined && delayMs === 0) this.#worker?.wake();
@@ -113,6 +122,7 @@ export class JobQueue implements Background {
     const schedules = await Promise.all(made);
     await ensureJobsTable(database);
     await registerSchedules(database, schedules);
+    registerJobGauges(database);
     const concurrency = this.#options.concurrency ?? concurrencyFrom(process.env) ?? 10;
     this.#worker = new JobWorker({
       database,
@@ -147,6 +157,37 @@ export class JobQueue implements Background {
     const { jobsPageRoutes } = await import("./dev-page.js");
     return jobsPageRoutes(this.database);
   }
+}
+
+const STATES: readonly JobState[] = ["queued", "running", "failed", "dead"];
+
+/**
+ * The queue as metrics read it (fw/metrics, when configured): jobs per state and the age of the
+ * oldest in each, read from the database at a scrape (one statement for both gauges). Every
+ * process reads the same table, so `--workers` processes' values are the same: `max`, not a sum.
+ */
+function registerJobGauges(database: Database): void {
+  let reading: { at: number; stats: ReturnType<typeof jobStats> } | undefined;
+  const stats = (): ReturnType<typeof jobStats> => {
+    const now = Date.now();
+    if (reading === undefined || now - reading.at > 1000) reading = { at: now, stats: jobStats(database) };
+    return reading.stats;
+  };
+  const per = async (pick: (row: Awaited<ReturnType<typeof jobStats>>[number]) => number) => {
+    const rows = await stats();
+    return STATES.map((state) => {
+      const row = rows.find((r) => r.state === state);
+      return { labels: { state }, value: row === undefined ? 0 : pick(row) };
+    });
+  };
+  addGaugeSource({ name: "fw_jobs", help: "fw/jobs' jobs in each state (queued, running, failed: waiting for a retry, dead).", labelNames: ["state"], aggregate: "max", collect: () => per((row) => row.count) });
+  addGaugeSource({
+    name: "fw_jobs_oldest_age_seconds",
+    help: "Seconds since the oldest job in each state was enqueued (0 when there is none).",
+    labelNames: ["state"],
+    aggregate: "max",
+    collect: () => per((row) => row.oldestSeconds),
+  });
 }
 
 /** The app's jobs: a `JobQueue` with each job reachable by its name (`jobs.SendWelcome.enqueue(…)`). */

@@ -8,6 +8,14 @@ export interface Claimed {
   readonly payload: unknown;
   readonly attempts: number;
   readonly maxAttempts: number;
+  /** The request that enqueued it (its id, its trace), if one did. */
+  readonly origin: JobOrigin | undefined;
+}
+
+/** What a job keeps of the request that enqueued it: its id (log lines) and its trace context (W3C `traceparent`). */
+export interface JobOrigin {
+  readonly requestId?: string;
+  readonly traceparent?: string;
 }
 
 /** The job states a row can be in (a job that succeeded has no row). */
@@ -40,6 +48,8 @@ export interface NewJob {
   readonly runAt: Date | undefined;
   readonly delayMs: number;
   readonly unique: string | undefined;
+  /** The request enqueueing it (none for fw's own jobs and schedules). */
+  readonly origin?: JobOrigin | undefined;
 }
 
 /**
@@ -48,11 +58,11 @@ export interface NewJob {
  */
 export async function insertJob(db: Queryable, job: NewJob): Promise<{ id: number; duplicate: boolean }> {
   const runAt = `COALESCE($6::timestamptz, now() + ${ms(5)})`;
-  const params = [job.name, job.payload, job.maxAttempts, job.unique ?? null, job.delayMs, job.runAt?.toISOString() ?? null];
+  const params = [job.name, job.payload, job.maxAttempts, job.unique ?? null, job.delayMs, job.runAt?.toISOString() ?? null, job.origin === undefined ? null : JSON.stringify(job.origin)];
   // The key's job can finish between the insert that found it and the read: then insert again.
   for (let tries = 0; tries < 3; tries++) {
     const inserted = await db.query<{ id: string | number }>(
-      `INSERT INTO ${T} (name, payload, max_attempts, unique_key, run_at) VALUES ($1, $2::jsonb, $3, $4, ${runAt}) ` +
+      `INSERT INTO ${T} (name, payload, max_attempts, unique_key, run_at, origin) VALUES ($1, $2::jsonb, $3, $4, ${runAt}, $7::jsonb) ` +
         `ON CONFLICT ${UNIQUE_TARGET} DO NOTHING RETURNING id`,
       params,
     );
@@ -71,16 +81,34 @@ export async function insertJob(db: Queryable, job: NewJob): Promise<{ id: numbe
  * waiting on each other, and the claim counts a try and starts the lease.
  */
 export async function claimJobs(db: Queryable, worker: string, names: readonly string[], limit: number, leaseMs: number): Promise<Claimed[]> {
-  const claimed = await db.query<{ id: string | number; name: string; payload: unknown; attempts: number; max_attempts: number }>(
+  const claimed = await db.query<{ id: string | number; name: string; payload: unknown; attempts: number; max_attempts: number; origin: unknown }>(
     `UPDATE ${T} AS j SET state = 'running', attempts = j.attempts + 1, locked_by = $1, locked_until = now() + ${ms(2)} ` +
       `FROM (SELECT id FROM ${T} WHERE state IN ('queued', 'failed') AND run_at <= now() AND name = ANY($3::text[]) ` +
       `ORDER BY run_at, id LIMIT $4 FOR UPDATE SKIP LOCKED) AS due ` +
-      `WHERE j.id = due.id RETURNING j.id, j.name, j.payload, j.attempts, j.max_attempts`,
+      `WHERE j.id = due.id RETURNING j.id, j.name, j.payload, j.attempts, j.max_attempts, j.origin`,
     [worker, leaseMs, names, limit],
   );
   return claimed.rows
-    .map((row) => ({ id: Number(row.id), name: row.name, payload: row.payload, attempts: Number(row.attempts), maxAttempts: Number(row.max_attempts) }))
+    .map((row) => ({ id: Number(row.id), name: row.name, payload: row.payload, attempts: Number(row.attempts), maxAttempts: Number(row.max_attempts), origin: originOf(row.origin) }))
     .sort((a, b) => a.id - b.id);
+}
+
+/** A stored origin as read back (jsonb: an object, or its text from a driver that does not parse it); anything else is none. */
+function originOf(value: unknown): JobOrigin | undefined {
+  let parsed = value;
+  if (typeof value === "string") {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  if (typeof parsed !== "object" || parsed === null) return undefined;
+  const { requestId, traceparent } = parsed as Record<string, unknown>;
+  return {
+    ...(typeof requestId === "string" ? { requestId } : {}),
+    ...(typeof traceparent === "string" ? { traceparent } : {}),
+  };
 }
 
 /** Extends the lease of this worker's running jobs. */
@@ -155,6 +183,14 @@ export async function countJobs(db: Queryable): Promise<Record<JobState, number>
   const counts: Record<JobState, number> = { queued: 0, running: 0, failed: 0, dead: 0 };
   for (const row of result.rows) counts[row.state] = Number(row.count);
   return counts;
+}
+
+/** How many jobs are in each state, and how old (since enqueued) the oldest of each is, in seconds. */
+export async function jobStats(db: Queryable): Promise<{ state: JobState; count: number; oldestSeconds: number }[]> {
+  const result = await db.query<{ state: JobState; count: string | number; oldest: string | number | null }>(
+    `SELECT state, count(*) AS count, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest FROM ${T} GROUP BY state`,
+  );
+  return result.rows.map((row) => ({ state: row.state, count: Number(row.count), oldestSeconds: Math.max(0, Number(row.oldest ?? 0)) }));
 }
 
 /**

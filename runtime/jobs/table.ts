@@ -28,6 +28,9 @@ export const JOBS_TABLE_SQL =
   `  last_error text,\n` +
   `  created_at timestamptz NOT NULL DEFAULT now()\n` +
   `);\n` +
+  // Added after the table's first release, so an existing table gains it: the request that
+  // enqueued the job ({"requestId": …, "traceparent": …}), for its log lines and its trace.
+  `ALTER TABLE ${JOBS_TABLE} ADD COLUMN IF NOT EXISTS origin jsonb;\n` +
   `CREATE INDEX IF NOT EXISTS ${JOBS_TABLE}_due ON ${JOBS_TABLE} (run_at, id) WHERE state IN ('queued', 'failed');\n` +
   `CREATE INDEX IF NOT EXISTS ${JOBS_TABLE}_lease ON ${JOBS_TABLE} (locked_until) WHERE state = 'running';\n` +
   `CREATE UNIQUE INDEX IF NOT EXISTS ${JOBS_TABLE}_unique ON ${JOBS_TABLE} (name, unique_key) WHERE unique_key IS NOT NULL AND state <> 'dead';\n` +

@@ -4,6 +4,8 @@ import type { Database } from "../db/database.js";
 import { backoffMs, payloadProblems, type JobSettings, type JobSpec } from "./job.js";
 import { claimJobs, extendLeases, failJob, finishJobs, releaseJobs, rescueJobs, type Claimed } from "./queue-sql.js";
 import { enqueueDue, type Recurring } from "./schedules.js";
+import { inRequestContext } from "../log/request-context.js";
+import { traced, tracer } from "../observe/tracing.js";
 
 export interface WorkerOptions {
   readonly database: Database;
@@ -157,7 +159,14 @@ export class JobWorker {
 
   #start(job: Claimed): void {
     const abort = new AbortController();
-    const done = this.#attempt(job, abort).finally(() => {
+    // The job runs as part of the request that enqueued it: its log lines (fw's and the app's)
+    // carry that request's id, and the jobs it enqueues keep it.
+    const requestId = job.origin?.requestId;
+    // Traced, each try is a trace of its own linked to the request that enqueued it.
+    const run = (): Promise<void> =>
+      traced(`job ${job.name}`, { kind: "consumer", root: true, link: job.origin?.traceparent, attributes: { "fw.job.name": job.name, "fw.job.id": job.id, "fw.job.attempt": job.attempts, "fw.request_id": requestId } }, () => this.#attempt(job, abort));
+    const attempt = requestId === undefined ? run() : inRequestContext({ id: requestId }, run);
+    const done = attempt.finally(() => {
       this.#running.delete(job.id);
       this.#wake?.();
     });
@@ -186,10 +195,11 @@ export class JobWorker {
     const aborted = new Promise<never>((_, reject) => abort.signal.addEventListener("abort", () => reject(abort.signal.reason), { once: true }));
     const started = performance.now();
     try {
-      const context = { id: job.id, name: job.name, attempt: job.attempts, maxAttempts: job.maxAttempts, signal: abort.signal };
+      const context = { id: job.id, name: job.name, attempt: job.attempts, maxAttempts: job.maxAttempts, signal: abort.signal, requestId: job.origin?.requestId };
       await Promise.race([Promise.resolve().then(() => spec.run(validation.data, context)), timedOut, aborted]);
     } catch (error) {
       if (abort.signal.reason === CUT_OFF) return; // stop() puts it back in the queue
+      tracer()?.failed(error, undefined); // the job's span, when traced
       return this.#failed(job, settings, describe(error), false);
     } finally {
       clearTimeout(timer);
@@ -206,8 +216,8 @@ export class JobWorker {
     const failure = { error: error.slice(0, ERROR_CHARS), retryInMs: backoffMs(settings, job.attempts), dead };
     const state = await this.#quietly("record a failed job", () => failJob(this.#options.database, this.id, job.id, failure));
     const first = error.split("\n")[0] ?? "";
-    if (state === "dead") this.#options.log(`fw/jobs: ${job.name} #${job.id} is dead after ${job.attempts} tr${job.attempts === 1 ? "y" : "ies"}: ${first}`);
-    else if (state === "failed") this.#options.log(`fw/jobs: ${job.name} #${job.id} failed (try ${job.attempts} of ${job.maxAttempts}), tried again in ${Math.round(failure.retryInMs / 100) / 10} s: ${first}`);
+    if (state === "dead") this.#options.log(`fw/jobs: ${job.name} #${job.id}${fromRequest(job)} is dead after ${job.attempts} tr${job.attempts === 1 ? "y" : "ies"}: ${first}`);
+    else if (state === "failed") this.#options.log(`fw/jobs: ${job.name} #${job.id}${fromRequest(job)} failed (try ${job.attempts} of ${job.maxAttempts}), tried again in ${Math.round(failure.retryInMs / 100) / 10} s: ${first}`);
   }
 
   /** Deletes the succeeded jobs, one statement for all that finished meanwhile. */
@@ -240,6 +250,12 @@ export class JobWorker {
       return undefined;
     }
   }
+}
+
+/** ` (request …)` after a job enqueued by a request, so its lines are found by the request's id in any format. */
+function fromRequest(job: Claimed): string {
+  const id = job.origin?.requestId;
+  return id === undefined ? "" : ` (request ${id})`;
 }
 
 /** An error as kept on the job: its stack (name and message first), else its text. */

@@ -10,6 +10,7 @@
  * client's address are not part of it: a page whose data depends on them says `shared: false`
  * (docs/guides/live.md, "Topics").
  */
+import { openCounts } from "../observe/gauges.js";
 import { CSRF_ENTRY, type Request } from "../http/request.js";
 import { handOut } from "./hand-out.js";
 
@@ -52,6 +53,7 @@ export class SharedViews {
     if (view === undefined) {
       view = new View(this.read);
       this.#views.set(key, view);
+      openCounts.liveViews++;
     }
     const joined = view;
     joined.members.set(member, request);
@@ -59,7 +61,10 @@ export class SharedViews {
       want: () => joined.want(member),
       leave: () => {
         if (!joined.members.delete(member) || joined.members.size > 0) return;
-        if (this.#views.get(key) === joined) this.#views.delete(key);
+        if (this.#views.get(key) === joined) {
+          this.#views.delete(key);
+          openCounts.liveViews--;
+        }
       },
     };
   }

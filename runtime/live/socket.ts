@@ -4,6 +4,8 @@
  * event (CSRF-checked against the session read at the handshake) runs its handler, re-renders
  * and sends only what changed. Publishes on the page's topics refresh it the same way.
  */
+import { openCounts } from "../observe/gauges.js";
+import { traced } from "../observe/tracing.js";
 import { timingSafeEqual } from "node:crypto";
 import { asFailure } from "../http/failure.js";
 import { storeFailure } from "../server/store-failure.js";
@@ -67,7 +69,11 @@ export function liveListener(page: LivePage<any, any, any>, mount: LiveMount<unk
   })]);
   const timeout = page.spec.handlerTimeoutMs ?? DEFAULT_LIVE_HANDLER_TIMEOUT_MS;
   const views = sharesRereads(page)
-    ? new SharedViews((request) => settled(withMountCapabilities(mount, request, (capabilities) => page.spec.mount(request, capabilities)), timeout, "refresh"))
+    ? new SharedViews((request) =>
+        traced(`live refresh ${mount.source}`, { attributes: { "fw.live.page": mount.source, "fw.live.shared": true } }, () =>
+          settled(withMountCapabilities(mount, request, (capabilities) => page.spec.mount(request, capabilities)), timeout, "refresh"),
+        ),
+      )
     : undefined;
   return {
     open: async (connection) => {
@@ -78,12 +84,16 @@ export function liveListener(page: LivePage<any, any, any>, mount: LiveMount<unk
       }
       const session = new LiveSession(page, mount, connection, views, release);
       sessions.set(connection, session);
+      openCounts.liveSockets++;
       await session.run(() => session.mount(pattern));
     },
     message: (connection, text) => sessions.get(connection)?.run(() => session(connection).event(text)),
     close: (connection) => {
-      sessions.get(connection)?.end();
+      const closing = sessions.get(connection);
+      if (closing === undefined) return;
+      closing.end();
       sessions.delete(connection);
+      openCounts.liveSockets--;
     },
   };
 
@@ -259,9 +269,13 @@ class LiveSession implements ViewMember {
     await this.commit(state, message.n);
   }
 
-  /** A publish on one of the page's topics: `refresh`, else mount again; then what changed is sent. */
-  async refresh(published: string | undefined): Promise<void> {
-    if (this.tree === undefined) return;
+  /** A publish on one of the page's topics: `refresh`, else mount again; then what changed is sent (a span of its own when traced). */
+  refresh(published: string | undefined): Promise<void> {
+    if (this.tree === undefined) return Promise.resolve();
+    return traced(`live refresh ${this.mountInfo.source}`, { attributes: { "fw.live.page": this.mountInfo.source, "fw.live.shared": false } }, () => this.refreshNow(published));
+  }
+
+  private async refreshNow(published: string | undefined): Promise<void> {
     const request = this.request as Request<unknown>;
     const spec = this.page.spec;
     let state: unknown;

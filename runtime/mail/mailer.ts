@@ -1,4 +1,5 @@
 import { join, resolve } from "node:path";
+import { traced } from "../observe/tracing.js";
 import type { AppPart, AppPartBoot, AppPartContext } from "../app/app-part.js";
 import { BootError } from "../routing/boot-error.js";
 import { ORIGIN_VARIABLE, publicOrigin } from "../server/public-origin.js";
@@ -133,7 +134,9 @@ export class Mailer implements AppPart {
 
   /** Delivers a composed message through the transport (a job's handler calls this). */
   async deliver(mail: ComposedMail): Promise<void> {
-    await this.transport.deliver(mail);
+    // A span of its own when traced: how many recipients, never who.
+    const recipients = mail.to.length + mail.cc.length + mail.bcc.length;
+    await traced("mail deliver", { kind: "client", attributes: { "fw.mail.transport": this.transport.constructor.name, "fw.mail.recipients": recipients } }, () => this.transport.deliver(mail));
     this.#notice?.(`fw/mail: "${mail.subject}" to ${mail.to.join(", ") || "(bcc only)"}: see ${MAILBOX_PATH} (nothing left the machine)`);
   }
 

@@ -7,4 +7,6 @@ export interface Answer {
   readonly body: string | Uint8Array | StreamBody;
   /** Close the connection after answering (a body left unread, for one). */
   readonly close?: boolean;
+  /** The pattern of the route that answered, set by dispatch once one matched: what the access log and metrics name. */
+  route?: string | undefined;
 }

@@ -20,6 +20,8 @@ import { ClientGone, readBody } from "./body.js";
 import { checkCsrf, mintToken } from "./csrf.js";
 import type { devDetails } from "./dev-details.js";
 import { incidentId } from "../http/error-log.js";
+import { inRequestContext, requestContextOn } from "../log/request-context.js";
+import { requestIdOf } from "../log/request-id.js";
 import { ALLOWED_HOSTS_ENV, twoHosts, type HostPolicy } from "./hosts.js";
 import type { DevHook, DevStandIn } from "./dev-hook.js";
 import { renderPage, type Layout } from "./layout.js";
@@ -31,6 +33,7 @@ import type { PublicFiles } from "./static-files.js";
 import { mergedFiles, readMultipartBody, type UploadSettings } from "./multipart-body.js";
 import { isMultipart, Uploads, uploadsMisfit } from "../http/uploads.js";
 import type { HttpRoute } from "../routing/route.js";
+import type { Readiness, ReadinessState } from "./readiness.js";
 
 export interface DispatchOptions {
   readonly matcher: Matcher;
@@ -53,11 +56,11 @@ export interface DispatchOptions {
   /** The hosts the `Host` header may name; undefined allows any. */
   readonly hosts: HostPolicy | undefined;
   /**
-   * Logs a cause once; called for every 500 with what failed (`500 GET /path (route …)`) and
-   * the incident id its problem page shows, and (without an incident) for a session that could
-   * not be saved under an answer that went out.
+   * Logs a cause once; called for every 500 with what failed (`500 GET /path (route …)`), the
+   * incident id its problem page shows and the request's id, and (without an incident) for a
+   * session that could not be saved under an answer that went out.
    */
-  readonly logError: (what: string, cause: unknown, incident: string | undefined) => void;
+  readonly logError: (what: string, cause: unknown, incident: string | undefined, requestId: string) => void;
   /** The app's public folder, asked for a GET or HEAD that no route answers (docs/guides/static-files.md). */
   readonly files?: PublicFiles;
   /** What every HTML answer carries unless its handler set the same header: the app's `pageDefaults` (CSP and its companions). */
@@ -71,6 +74,8 @@ export interface DispatchOptions {
   readonly openApi?: () => Promise<string>;
   /** Where `multipart/form-data` files are spooled, and the cap on one request's files (multipart-body.ts). */
   readonly uploads: UploadSettings;
+  /** What `/fw/health` says (readiness.ts); undefined: always ready. */
+  readonly readiness?: Readiness;
 }
 
 /** Where the OpenAPI document is served (under `/fw`, fw's own prefix: no app route can be there). */
@@ -91,8 +96,14 @@ export class Dispatcher {
    * Synchronous when nothing on the way is (no body to read, a handler that returns a
    * Response): most GETs never touch the microtask queue.
    */
-  dispatch(incoming: IncomingMessage): Maybe<Answer | undefined> {
-    const exchange = new Exchange(incoming.method ?? "");
+  dispatch(incoming: IncomingMessage, id: string = requestIdOf(undefined)): Maybe<Answer | undefined> {
+    const exchange = new Exchange(incoming.method ?? "", id);
+    // The request's context (its id, for the jobs it enqueues and the log lines written meanwhile)
+    // exists only once something asked for it (request-context.ts).
+    return requestContextOn() ? inRequestContext(exchange, () => this.dispatchAs(incoming, exchange)) : this.dispatchAs(incoming, exchange);
+  }
+
+  private dispatchAs(incoming: IncomingMessage, exchange: Exchange): Maybe<Answer | undefined> {
     try {
       const answer = this.answer(incoming, exchange);
       return answer instanceof Promise
@@ -111,6 +122,7 @@ export class Dispatcher {
   }
 
   private finish(answer: Answer, exchange: Exchange, incoming: IncomingMessage): Maybe<Answer> {
+    answer.route = exchange.route;
     // On every answer to a secure request, whatever its route or status; never over plain HTTP
     // (browsers ignore it there: RFC 6797 8.1).
     const hsts = this.options.hsts;
@@ -136,7 +148,7 @@ export class Dispatcher {
 
   /** A failure page for a request that never reaches `dispatch` (CONNECT, for one); later when the layout answers later. */
   refuse(failure: HttpFailure, method: string, path: string): Maybe<Answer> {
-    const exchange = new Exchange(method);
+    const exchange = new Exchange(method, requestIdOf(undefined));
     exchange.path = path;
     return this.failure(failure, exchange);
   }
@@ -198,7 +210,7 @@ export class Dispatcher {
     if (!isMethod(method)) throw new NotImplemented(`fw does not serve ${method} requests.`);
     exchange.method = method;
     // Before the allowed-hosts check: a load balancer asking by address still gets its answer.
-    if (path === "/fw/health" && (method === "GET" || method === "HEAD")) return health();
+    if ((path === HEALTH_PATH || path === LIVENESS_PATH) && (method === "GET" || method === "HEAD")) return health(path === HEALTH_PATH ? (this.options.readiness?.state ?? "ready") : "ready");
     const unknownHost = this.unknownHostRefusal(incoming);
     if (unknownHost !== undefined) return this.refusedHost(unknownHost, exchange);
     const openApi = this.options.openApi;
@@ -412,7 +424,7 @@ export class Dispatcher {
   /** Logs a session the handler handed back that could not be written (its answer still went out). */
   private notSaved(cause: Error, exchange: Exchange): void {
     const route = exchange.route === undefined ? "" : ` (route ${exchange.route})`;
-    this.options.logError(`${exchange.sentMethod} ${exchange.path}${route}: the session was not saved`, cause, undefined);
+    this.options.logError(`${exchange.sentMethod} ${exchange.path}${route}: the session was not saved`, cause, undefined, exchange.id);
   }
 
   /**
@@ -455,7 +467,7 @@ export class Dispatcher {
     if (thrown instanceof LayoutFailed) return this.plain500("the layout threw", thrown.cause, exchange);
     const failure = asFailure(storeFailure(thrown) ?? thrown);
     const incident = failure.kind === "InternalServerError" ? this.logged(failure.cause, exchange) : undefined;
-    const problem = problemOf(failure, exchange.path, incident);
+    const problem = problemOf(failure, exchange.path, incident, incident === undefined ? undefined : exchange.id);
     const details = this.options.details?.(failure, this.options.routes ?? []) ?? [];
     return then(this.page(problemContent(problem, details), problem.status, exchange, extraHeaders(failure, exchange)), (page) => {
       const answer = withCookie(page, this.flashDropped(exchange));
@@ -468,6 +480,7 @@ export class Dispatcher {
   private page(content: Html, status: number, exchange: Exchange, headers: readonly string[]): Maybe<Answer> {
     // Error pages carry no CSRF token (spec 2.17); the rest of the session stays readable.
     const request = new Request({
+      id: exchange.id,
       path: exchange.path,
       mount: exchange.mount,
       session: withoutReserved(exchange.session, CSRF_ENTRY),
@@ -488,7 +501,7 @@ export class Dispatcher {
   private logged(cause: unknown, exchange: Exchange, what?: string): string {
     const incident = incidentId();
     const route = exchange.route === undefined ? "" : ` (route ${exchange.route})`;
-    this.options.logError(`500 ${exchange.sentMethod} ${exchange.path}${route}${what === undefined ? "" : `: ${what}`}`, cause, incident);
+    this.options.logError(`500 ${exchange.sentMethod} ${exchange.path}${route}${what === undefined ? "" : `: ${what}`}`, cause, incident, exchange.id);
     return incident;
   }
 
@@ -533,6 +546,8 @@ const NO_PARAMS_TEXT: Readonly<Record<string, string>> = Object.freeze({});
 class Exchange {
   /** The method as sent, for logs and dev pages; `method` becomes a `_method` override. */
   readonly sentMethod: string;
+  /** The request's id (request-id.ts): on its log lines, its 500 page and `Request.id`, sent back as `X-Request-Id`. */
+  readonly id: string;
   method: Method = "GET";
   path = "/";
   /** The query text after "?", unparsed. */
@@ -561,8 +576,9 @@ class Exchange {
   /** A `Request` built from this record reads `clientAddress` only when asked. */
   readonly [LAZY_ADDRESS] = true;
 
-  constructor(sentMethod: string) {
+  constructor(sentMethod: string, id: string) {
     this.sentMethod = sentMethod;
+    this.id = id;
   }
 
   /**
@@ -677,6 +693,12 @@ function openApiAnswer(text: string): Answer {
   return { status: 200, headers: ["content-type", "application/json; charset=utf-8", "cache-control", "no-store", "x-content-type-options", "nosniff"], body: text };
 }
 
-function health(): Answer {
-  return { status: 200, headers: ["content-type", "text/plain; charset=utf-8", "x-content-type-options", "nosniff"], body: "ok" };
+/** Readiness: 200 `ok` while the process serves, 503 `starting` or `stopping` else. */
+export const HEALTH_PATH = "/fw/health";
+/** Liveness: 200 `ok` whenever the process answers at all. */
+export const LIVENESS_PATH = "/fw/health/live";
+
+function health(state: ReadinessState): Answer {
+  const headers = ["content-type", "text/plain; charset=utf-8", "x-content-type-options", "nosniff", "cache-control", "no-store"];
+  return state === "ready" ? { status: 200, headers, body: "ok" } : { status: 503, headers, body: state };
 }

@@ -22,12 +22,15 @@ export interface Problem {
    * so a visitor's report can be matched to the cause an operator reads in the log.
    */
   readonly incident?: string;
+  /** An extension member beside `incident`: the request's id (`X-Request-Id`), on every log line of that request. */
+  readonly requestId?: string;
 }
 
-export function problemOf(failure: HttpFailure, instance: string, incident?: string): Problem {
+export function problemOf(failure: HttpFailure, instance: string, incident?: string, requestId?: string): Problem {
   const status = statusOf(failure);
   const problem: Problem = { type: "about:blank", title: phrase(status), status, detail: failure.detail, instance };
-  return incident === undefined ? problem : { ...problem, incident };
+  if (incident === undefined) return problem;
+  return requestId === undefined ? { ...problem, incident } : { ...problem, incident, requestId };
 }
 
 export function phrase(status: number): string {
@@ -57,7 +60,17 @@ export function problemContent(problem: Problem, details: readonly Child[] = [])
     el("p", { class: "fw-problem-instance" }, el("code", {}, problem.instance)),
     problem.incident === undefined
       ? null
-      : el("p", { class: "fw-problem-incident" }, "Incident ", el("code", {}, problem.incident), ": quote it when reporting this error."),
+      : problem.requestId === undefined
+        ? el("p", { class: "fw-problem-incident" }, "Incident ", el("code", {}, problem.incident), ": quote it when reporting this error.")
+        : el(
+            "p",
+            { class: "fw-problem-incident" },
+            "Incident ",
+            el("code", {}, problem.incident),
+            ", request ",
+            el("code", { class: "fw-problem-request" }, problem.requestId),
+            ": quote them when reporting this error.",
+          ),
     ...details,
   );
   FRAMES.add(frame);

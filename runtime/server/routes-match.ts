@@ -32,8 +32,8 @@ export function matchReport(routes: readonly Route[], asked: AskedRequest): stri
   const { path } = splitTarget(asked.target);
   const heading = `${asked.method} ${path}`;
   if (!isMethod(asked.method)) return `${heading}\n501 Not Implemented: fw does not serve ${asked.method} requests.\n`;
-  if (path === "/fw/health" && (asked.method === "GET" || asked.method === "HEAD")) {
-    return `${heading}\nanswered by fw itself, before the table: GET /fw/health (health check)\n`;
+  if ((path === "/fw/health" || path === "/fw/health/live") && (asked.method === "GET" || asked.method === "HEAD")) {
+    return `${heading}\nanswered by fw itself, before the table: GET ${path} (${path === "/fw/health" ? "readiness" : "liveness"} check)\n`;
   }
   let segments: string[];
   try {

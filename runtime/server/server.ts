@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import { Server as NetServer, type Socket } from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { StreamBody } from "../http/response.js";
@@ -7,6 +7,9 @@ import { NotImplemented } from "../http/failure.js";
 import { isMethod } from "../http/method.js";
 import { splitAbsoluteForm } from "../http/path.js";
 import type { WsServer } from "../ws/server.js";
+import type { AccessEntry } from "../log/logger.js";
+import { REQUEST_ID_HEADER, requestIdOf } from "../log/request-id.js";
+import type { RequestSpan, Tracer } from "../observe/tracing.js";
 import type { Answer } from "./answer.js";
 import type { Dispatcher } from "./dispatch.js";
 import { MAX_HEADERS, overLimits } from "./limits.js";
@@ -18,13 +21,23 @@ import { answerUpgrade } from "./upgrade.js";
 export interface ServerOptions {
   readonly port: number;
   readonly host: string;
-  /** One line per request on stdout: method, path (no query), status, milliseconds. */
-  readonly accessLog: boolean;
+  /**
+   * Told of every answered request (its id, method, path without the query, route, status,
+   * milliseconds): the access log, metrics. Undefined: nothing is told, and the clock is not read.
+   */
+  readonly observe: ((entry: AccessEntry) => void) | undefined;
+  /** Traces (runtime/trace, when the OTEL_* variables configure it): a server span around each request's dispatch. */
+  readonly tracer?: Tracer | undefined;
   /** How long in-flight requests may run on after SIGTERM before their connections are cut. */
   readonly graceMs: number;
+  /**
+   * Read when the server closes: `keepIdle` leaves idle keep-alive connections open (each gets
+   * `Connection: close` on its next answer, or ends at its keep-alive timeout) instead of cutting
+   * them at once, which a client may be sending on right then: a reload's drain.
+   */
+  readonly drain?: { readonly keepIdle: boolean };
   /** Node's slow-client guards, checked positive (and headers within request) by `HttpApp`. */
   readonly timeouts: Timeouts;
-  readonly out: (line: string) => void;
   /** Logs, once, an answer Node refused to write (it is replaced by a plain 500). */
   readonly logError: (what: string, cause: unknown) => void;
 }
@@ -67,37 +80,40 @@ export function checkingIntervalMs(timeouts: Timeouts): number {
  */
 export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefined, options: ServerOptions): Promise<RunningServer> {
   let closing = false;
-  const { accessLog, timeouts } = options;
-  // The clock is read only when the access log will print it: most servers run without one.
-  const now = (): number => (accessLog ? performance.now() : 0);
-  const log = (request: IncomingMessage, status: number, started: number): void => {
-    if (accessLog) {
-      options.out(`${request.method} ${pathOf(request.url)} ${status} ${(performance.now() - started).toFixed(1)}ms`);
+  const { observe, timeouts, tracer } = options;
+  // The clock is read only when something observes requests (the access log, metrics, traces).
+  const now = (): number => (observe !== undefined || tracer !== undefined ? performance.now() : 0);
+  const log = (request: IncomingMessage, id: string, status: number, route: string | undefined, started: number, span?: RequestSpan): void => {
+    if (observe !== undefined || span !== undefined) {
+      const entry = { requestId: id, method: request.method ?? "?", path: pathOf(request.url), route, status, ms: performance.now() - started };
+      observe?.(entry);
+      span?.end(entry);
     }
   };
   const refused = (request: IncomingMessage, cause: unknown): void =>
     options.logError(`500 ${request.method} ${pathOf(request.url)}: Node refused the answer's status line or headers`, cause);
   const unopened = (request: IncomingMessage, cause: unknown): void =>
     options.logError(`500 ${request.method} ${pathOf(request.url)}: the answer's stream (a stored file) could not be opened`, cause);
-  const respond = (request: IncomingMessage, response: ServerResponse, answer: Answer | undefined, started: number): void => {
+  const respond = (request: IncomingMessage, response: ServerResponse, answer: Answer | undefined, id: string, started: number, span: RequestSpan | undefined): void => {
     if (answer === undefined) {
       response.destroy();
+      span?.end({ requestId: id, method: request.method ?? "?", path: "", route: undefined, status: 0, ms: 0 });
       return;
     }
     // A refused body still arriving: read the rest (briefly, boundedly) so the client sees the answer.
     const lingering = answer.close === true ? lingerOver(request) : undefined;
     if (lingering !== undefined) {
-      void lingering.then(() => answerNow(request, response, answer, started));
+      void lingering.then(() => answerNow(request, response, answer, id, started, span));
       return;
     }
-    answerNow(request, response, answer, started);
+    answerNow(request, response, answer, id, started, span);
   };
-  const answerNow = (request: IncomingMessage, response: ServerResponse, answer: Answer, started: number): void => {
+  const answerNow = (request: IncomingMessage, response: ServerResponse, answer: Answer, id: string, started: number, span: RequestSpan | undefined): void => {
     if (typeof answer.body === "object" && !(answer.body instanceof Uint8Array)) {
-      void sendStream(request, response, answer, answer.body, { closing, refused, unopened, sendMs: timeouts.sendMs }).then((status) => log(request, status, started));
+      void sendStream(request, response, answer, answer.body, { closing, refused, unopened, sendMs: timeouts.sendMs, id }).then((status) => log(request, id, status, answer.route, started, span));
       return;
     }
-    log(request, send(request, response, answer, closing, refused, timeouts.sendMs), started);
+    log(request, id, send(request, response, answer, closing, refused, timeouts.sendMs, id), answer.route, started, span);
   };
   const serverOptions = {
     requestTimeout: timeouts.requestMs,
@@ -109,20 +125,23 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
   // `respond` is made once here, not per request: a synchronous answer allocates no closure.
   const server = createServer(serverOptions, (request, response) => {
     const started = now();
-    const answer = overLimits(request) ?? dispatcher.dispatch(request);
-    if (answer instanceof Promise) void answer.then((done) => respond(request, response, done, started));
-    else respond(request, response, answer, started);
+    const id = requestIdOf(request.headers[REQUEST_ID_HEADER]);
+    const span = tracer?.startRequest(request, id);
+    const answer = overLimits(request) ?? (span === undefined ? dispatcher.dispatch(request, id) : span.run(() => dispatcher.dispatch(request, id)));
+    if (answer instanceof Promise) void answer.then((done) => respond(request, response, done, id, started, span));
+    else respond(request, response, answer, id, started, span);
   });
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const started = now();
+    const id = requestIdOf(request.headers[REQUEST_ID_HEADER]);
     const refused = overLimits(request);
     if (refused !== undefined) {
       writeRaw(socket, refused);
-      log(request, refused.status, started);
+      log(request, id, refused.status, undefined, started);
       return;
     }
     void answerUpgrade(request, socket, head, dispatcher, sockets).then((status) => {
-      if (status !== undefined) log(request, status, started);
+      if (status !== undefined) log(request, id, status, undefined, started);
     });
   });
   // Without a listener Node drops CONNECT sockets silently; fw answers 501 like any unmodelled method.
@@ -148,7 +167,7 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
           closing = true;
           // Upgraded sockets still count as the server's connections: until they close,
           // `server.close` would never call back.
-          await Promise.all([sockets?.close(options.graceMs), shutdown(server, options.graceMs)]);
+          await Promise.all([sockets?.close(options.graceMs), shutdown(server, options.graceMs, options.drain?.keepIdle === true)]);
         },
       });
     });
@@ -190,6 +209,8 @@ function send(
   closing: boolean,
   refused: (request: IncomingMessage, cause: unknown) => void,
   sendMs: number,
+  /** The request's id, sent back as `X-Request-Id`. */
+  id: string,
 ): number {
   const body = answer.body as string | Uint8Array;
   const length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
@@ -199,16 +220,16 @@ function send(
   // A 304 has no content and says nothing of its length (RFC 9110 8.6): its validators only.
   const headers =
     answer.status === 304
-      ? [...given]
+      ? [...given, REQUEST_ID_HEADER, id]
       : given.length === 4
-      ? [given[0] as string, given[1] as string, given[2] as string, given[3] as string, "content-length", String(length)]
-      : [...given, "content-length", String(length)];
+      ? [given[0] as string, given[1] as string, given[2] as string, given[3] as string, "content-length", String(length), REQUEST_ID_HEADER, id]
+      : [...given, "content-length", String(length), REQUEST_ID_HEADER, id];
   if (answer.close === true || closing) headers.push("connection", "close");
   try {
     response.writeHead(answer.status, headers);
   } catch (cause) {
     refused(request, cause);
-    return send(request, response, plainAnswer(500, answer.close === true), closing, refused, sendMs);
+    return send(request, response, plainAnswer(500, answer.close === true), closing, refused, sendMs, id);
   }
   response.end(request.method === "HEAD" || length === 0 ? undefined : body);
   watchSlowReader(response.socket, sendMs);
@@ -220,6 +241,8 @@ interface StreamSending {
   readonly refused: (request: IncomingMessage, cause: unknown) => void;
   readonly unopened: (request: IncomingMessage, cause: unknown) => void;
   readonly sendMs: number;
+  /** The request's id, sent back as `X-Request-Id`. */
+  readonly id: string;
 }
 
 /**
@@ -230,8 +253,8 @@ interface StreamSending {
  * stream's own backpressure paces it to the client; `sendMs` cuts a client that stops reading.
  */
 async function sendStream(request: IncomingMessage, response: ServerResponse, answer: Answer, body: StreamBody, how: StreamSending): Promise<number> {
-  const { closing, refused, sendMs } = how;
-  const headers = answer.status === 304 ? [...answer.headers] : [...answer.headers, "content-length", String(body.length)];
+  const { closing, refused } = how;
+  const headers = answer.status === 304 ? [...answer.headers, REQUEST_ID_HEADER, how.id] : [...answer.headers, "content-length", String(body.length), REQUEST_ID_HEADER, how.id];
   if (answer.close === true || closing) headers.push("connection", "close");
   const silent = request.method === "HEAD" || answer.status === 304 || body.length === 0;
   let stream: Readable | undefined;
@@ -240,7 +263,7 @@ async function sendStream(request: IncomingMessage, response: ServerResponse, an
       stream = await body.open();
     } catch (cause) {
       how.unopened(request, cause);
-      return send(request, response, plainAnswer(500), closing, refused, sendMs);
+      return send(request, response, plainAnswer(500), closing, refused, how.sendMs, how.id);
     }
   }
   try {
@@ -248,13 +271,13 @@ async function sendStream(request: IncomingMessage, response: ServerResponse, an
   } catch (cause) {
     stream?.destroy();
     refused(request, cause);
-    return send(request, response, plainAnswer(500, answer.close === true), closing, refused, sendMs);
+    return send(request, response, plainAnswer(500, answer.close === true), closing, refused, how.sendMs, how.id);
   }
   if (stream === undefined) {
     response.end();
     return answer.status;
   }
-  response.socket?.setTimeout(sendMs);
+  response.socket?.setTimeout(how.sendMs);
   pipeline(stream, response).catch(() => response.destroy());
   return answer.status;
 }
@@ -327,15 +350,23 @@ function unservedMethod(method: string): string {
   return `fw does not serve ${method} requests.${hint}`;
 }
 
-/** Stops accepting, closes idle keep-alive connections, and waits for in-flight requests. */
-function shutdown(server: Server, graceMs: number): Promise<void> {
+/**
+ * Stops accepting, closes idle keep-alive connections (unless `keepIdle`: then they end on their
+ * next answer or their keep-alive timeout), and waits for in-flight requests.
+ */
+function shutdown(server: Server, graceMs: number, keepIdle: boolean): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => server.closeAllConnections(), graceMs);
     timer.unref();
-    server.close(() => {
+    const closed = (): void => {
       clearTimeout(timer);
       resolve();
-    });
-    server.closeIdleConnections();
+    };
+    // node:http's close also cuts the idle connections; net's stops accepting only.
+    if (keepIdle) NetServer.prototype.close.call(server, closed);
+    else {
+      server.close(closed);
+      server.closeIdleConnections();
+    }
   });
 }

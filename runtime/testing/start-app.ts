@@ -126,7 +126,7 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
   try {
     url = await new Promise<string>((ready, fail) => {
       child.stdout.on("data", () => {
-        const match = /serving \d+ routes on (http:\/\/\S+)/.exec(out);
+        const match = /serving \d+ routes on (http:\/\/[^\s"]+)/.exec(out);
         if (match?.[1] !== undefined) ready(match[1]);
       });
       void exited.then(() => fail(new Error(`fw/testing: ${main} exited before serving (code ${child.exitCode ?? child.signalCode}).\n${out}${err}`)));

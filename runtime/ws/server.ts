@@ -10,6 +10,7 @@ import type { Identify } from "../routing/route-table.js";
 import type { ConnectionSettings, LiveConnection } from "./connection.js";
 import { admit, type Admitted, type HandshakeRules } from "./handshake.js";
 import { socketClosed, socketOpened } from "./open-sockets.js";
+import { openCounts } from "../observe/gauges.js";
 import { OriginPolicy } from "./origin.js";
 
 export { DEFAULT_WS_MAX_MESSAGE_BYTES, DEFAULT_WS_PING_INTERVAL_MS, DEFAULT_WS_SEND_TIMEOUT_MS } from "./defaults.js";
@@ -76,7 +77,7 @@ export class WsServer {
       logError: options.logError,
       report: (what, cause) => reported(what, cause, options),
       closed: (connection) => {
-        this.#live.delete(connection);
+        if (this.#live.delete(connection)) openCounts.webSockets--;
         socketClosed(connection);
       },
     };
@@ -132,6 +133,7 @@ export class WsServer {
 
   #opened(connection: LiveConnection): void {
     this.#live.add(connection);
+    openCounts.webSockets++;
     socketOpened(connection);
     if (this.#closing) connection.goAway();
   }

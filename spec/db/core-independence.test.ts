@@ -9,6 +9,8 @@ const AUTH = join(RUNTIME, "auth");
 const JOBS = join(RUNTIME, "jobs");
 // fw/files records its files and runs its jobs in the app's database (issue 40): above fw/db and fw/jobs.
 const FILES = join(RUNTIME, "files");
+// fw/cache keeps its entries in the app's database by default (issue 44): above fw/db too.
+const CACHE = join(RUNTIME, "cache");
 
 function sources(dir: string, skip: readonly string[]): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -28,8 +30,8 @@ function imports(text: string): { spec: string; typeOnly: boolean; dynamic: bool
 }
 
 describe("issue 20: fw/db is optional: the HTTP core never imports it, and it loads each engine only when used", () => {
-  it("no file under runtime/ outside runtime/db/, runtime/auth/, runtime/jobs/ and runtime/files/ imports fw/db or anything in runtime/db/", () => {
-    const files = sources(RUNTIME, [DB, AUTH, JOBS, FILES]);
+  it("no file under runtime/ outside runtime/db/, runtime/auth/, runtime/jobs/, runtime/files/ and runtime/cache/ imports fw/db or anything in runtime/db/", () => {
+    const files = sources(RUNTIME, [DB, AUTH, JOBS, FILES, CACHE]);
     expect(files.length).toBeGreaterThan(40);
     const offending = files.flatMap((file) =>
       imports(readFileSync(file, "utf8"))

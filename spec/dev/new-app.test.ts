@@ -29,7 +29,7 @@ describe("fw new <dir>", () => {
     expect(err).toBe("");
     expect(code).toBe(0);
     expect(out).toContain("npm install && npm run dev");
-    for (const file of ["package.json", "tsconfig.json", ".gitignore", ".env.example", ".npmrc", "README.md", "src/main.ts", "src/layout.tsx", "src/app/Index.tsx", "src/models/Item.ts", "src/tests/home.test.ts", "public/app.css", "public/favicon.svg"]) {
+    for (const file of ["package.json", "tsconfig.json", ".gitignore", ".env.example", ".npmrc", "README.md", "Dockerfile", ".dockerignore", "src/main.ts", "src/layout.tsx", "src/app/Index.tsx", "src/models/Item.ts", "src/tests/home.test.ts", "public/app.css", "public/favicon.svg"]) {
       expect(out).toContain(file);
     }
 

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { openCounts } from "../../runtime/observe/gauges.js";
 import { copyRequest, type Request } from "../../runtime/http/request.js";
 import { InMemoryStore, Redirect, Route, RouteTable, type Html, type Identify } from "../../runtime/index.js";
 import { addressGroup, admitSocket, DEFAULT_SOCKETS_PER_ADDRESS, socketsPerAddress, SOCKETS_PER_ADDRESS_ENV } from "../../runtime/live/address-bound.js";
@@ -144,6 +145,7 @@ function shown(message: string): string {
 
 describe("issue 30, item 6: one read per publish", () => {
   it("sockets showing the same view share one read per publish, however many publishes arrive together; each view reads for itself, a page that says shared: false per socket", async () => {
+    const before = { ...openCounts };
     const anonymous = await Promise.all([visitor(), visitor(), visitor()]);
     const ann = sessionCookie(await app.get("/login-as/ann")) as string;
     const sockets = [
@@ -154,6 +156,10 @@ describe("issue 30, item 6: one read per publish", () => {
     ];
     const unshared = [await live_("unshared", "/unshared", anonymous[0] as string), await live_("unshared", "/unshared", anonymous[1] as string)];
     expect(sockets.map(({ first }) => shown(first).includes("ann"))).toEqual([false, false, false, false, true, true]);
+    // What metrics read (issue 44): eight live sockets open, three shared views among them.
+    expect(openCounts.liveSockets - before.liveSockets).toBe(8);
+    expect(openCounts.liveViews - before.liveViews).toBe(3);
+    expect(openCounts.webSockets - before.webSockets).toBe(8);
     expect(shown(sockets[3]?.first as string)).toContain("three, four");
 
     // Three views: anonymous on /board, anonymous on /board?page=2, ann's session on /board.

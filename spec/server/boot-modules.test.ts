@@ -9,12 +9,12 @@ import { PRODUCTION_ENV } from "../support/serve.js";
  * Boots an app from the built runtime with every loaded module logged, asks it one page, stops
  * it, and returns what it loaded. Needs dist/ (`npm test` builds first).
  */
-async function modulesLoaded(args: readonly string[]): Promise<string[]> {
+async function modulesLoaded(args: readonly string[], env: Record<string, string> = {}): Promise<string[]> {
   const hooks = join(import.meta.dirname, "../support/hooks/log-loads.mjs");
   const app = join(import.meta.dirname, "../ws/lazy/app.mjs");
   // In a scratch folder: `dev` keeps its secret under the working directory's .fw/.
   const cwd = mkdtempSync(join(tmpdir(), "fw-boot-"));
-  const child = spawn(process.execPath, ["--import", hooks, app, ...args], { cwd, env: { ...process.env, PORT: "0", ...PRODUCTION_ENV } });
+  const child = spawn(process.execPath, ["--import", hooks, app, ...args], { cwd, env: { ...process.env, PORT: "0", ...PRODUCTION_ENV, ...env } });
   let out = "";
   let err = "";
   child.stdout.on("data", (chunk) => (out += chunk));
@@ -23,7 +23,7 @@ async function modulesLoaded(args: readonly string[]): Promise<string[]> {
   try {
     const url = await new Promise<string>((ready, fail) => {
       child.stdout.on("data", () => {
-        const match = /serving \d+ routes on (http:\/\/\S+)/.exec(out);
+        const match = /serving \d+ routes on (http:\/\/[^\s"]+)/.exec(out);
         if (match?.[1] !== undefined) ready(match[1]);
       });
       void exited.then(() => fail(new Error(`exited before serving:\n${out}\n${err}`)));
@@ -43,6 +43,8 @@ const DEV_ONLY = /runtime\/(dev\/|server\/(dev-details|routes-command|routes-lis
 const DATABASE = /runtime\/db\/|node_modules\/(pg|pg-[a-z-]+|pgpass|@electric-sql\/[a-z-]+)\//;
 /** fw/files, the multipart parser and file-type: loaded on the first multipart request only (issue 40). */
 const UPLOADS = /runtime\/files\/|node_modules\/(@fastify\/busboy|file-type|strtok3|@aws-sdk\/[a-z0-9-]+)\//;
+/** Metrics and traces (issue 44): loaded only when configured (FW_METRICS_TOKEN or _PORT, OTEL_*). */
+const OPERATIONS = /runtime\/(metrics|trace)\/|node_modules\/(prom-client|tdigest|bintrees|@opentelemetry\/[a-z0-9-]+)\//;
 
 describe("A production boot loads no dev or command code, and not ws until a socket is used; an app without fw/db loads neither it nor a database driver", () => {
   it("production: none of fw's dev modules, the routes command, or ws", async () => {
@@ -52,6 +54,19 @@ describe("A production boot loads no dev or command code, and not ws until a soc
     expect(loaded.filter((file) => /node_modules[\\/]ws[\\/]/.test(file) || file.includes("runtime/ws/upgrader.js"))).toEqual([]);
     expect(loaded.filter((file) => DATABASE.test(file))).toEqual([]);
     expect(loaded.filter((file) => UPLOADS.test(file))).toEqual([]);
+    expect(loaded.filter((file) => OPERATIONS.test(file))).toEqual([]);
+  });
+
+  it("production with an OTLP endpoint set: fw's tracing and OpenTelemetry are loaded (the check above does see them)", async () => {
+    const loaded = await modulesLoaded([], { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" });
+    expect(loaded.some((file) => file.includes("dist/runtime/trace/"))).toBe(true);
+    expect(loaded.some((file) => /node_modules\/@opentelemetry\/sdk-trace-base\//.test(file))).toBe(true);
+  });
+
+  it("production with FW_METRICS_TOKEN set: fw/metrics and prom-client are loaded (the check above does see them)", async () => {
+    const loaded = await modulesLoaded([], { FW_METRICS_TOKEN: "a-token-of-sufficient-length" });
+    expect(loaded.some((file) => file.includes("dist/runtime/metrics/"))).toBe(true);
+    expect(loaded.some((file) => /node_modules\/prom-client\//.test(file))).toBe(true);
   });
 
   it("dev: the dev modules are loaded (the hook above does see them)", async () => {

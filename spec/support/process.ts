@@ -28,7 +28,7 @@ export function bootNode(script: string, args: readonly string[], env: Record<st
   const exited = new Promise<number | null>((done) => child.on("close", done));
   const url = new Promise<string>((ready, fail) => {
     child.stdout.on("data", () => {
-      const match = /serving \d+ routes on (http:\/\/\S+)/.exec(out);
+      const match = /serving \d+ routes on (http:\/\/[^\s"]+)/.exec(out);
       if (match?.[1] !== undefined) ready(match[1]);
     });
     void exited.then(() => fail(new Error(`exited before serving:\n${out}\n${err}`)));

@@ -3,6 +3,7 @@ import { Guarded } from "fw/auth";
 import { live } from "fw/live";
 import { path } from "../../.fw/paths.js";
 import { auth } from "../../auth.js";
+import { cache } from "../../cache.js";
 import { Post } from "../../models/Post.js";
 
 /** Open to everyone, as the derived Index it replaces. */
@@ -84,7 +85,11 @@ async function load(request: Request, posts: Store<Post>): Promise<Posts> {
   const offset = (page - 1) * PAGE_SIZE;
   // Counted 20 pages ahead only, as the derived Index counts: a page reads its rows, not the whole table.
   const countUpTo = countAhead(offset, PAGE_SIZE);
-  const { rows, total } = await Post.readable(posts, viewer).list({ offset, limit: PAGE_SIZE, countUpTo, ...(order === undefined ? {} : { order }) });
+  const read = () => Post.readable(posts, viewer).list({ offset, limit: PAGE_SIZE, countUpTo, ...(order === undefined ? {} : { order }) });
+  // Every signed-out visitor sees the same published posts: kept in the cache (tagged `posts`, so
+  // a write drops it) for five minutes at most. A signed-in viewer also sees their drafts: read.
+  const key = `posts:index:${page}:${order === undefined ? "" : `${order.descending ? "-" : ""}${order.field}`}`;
+  const { rows, total } = viewer === undefined ? await cache.wrap(key, { tags: ["posts"], ttlMs: 5 * 60_000 }, read) : await read();
   const { last, more } = pagesCounted(total, countUpTo, PAGE_SIZE);
   if (page > last) throw new NotFound(`There is no page ${page} of posts: there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
   const listed = rows.map((post) => ({

@@ -1,0 +1,120 @@
+import { AggregatorRegistry, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { FastHistogram } from "./histogram.js";
+import type { AccessEntry } from "../log/logger.js";
+import { gaugeSources, openCounts } from "../observe/gauges.js";
+import { statementKind, watchStatements } from "../observe/statements.js";
+
+/** Seconds: from a millisecond to ten seconds, where a page's time lives. */
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Methods a label may name; anything else is "other" (a label's values must stay few). */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+/** The route label of a request no route answered (a 404, a refusal before matching): never its path. */
+export const NO_ROUTE = "(none)";
+
+/** This process's metrics: what the app's requests, statements and modules record. */
+export interface ProcessMetrics {
+  readonly registry: Registry;
+  /** Records one answered request (the access entry, whether or not the access log is written). */
+  observe(entry: AccessEntry): void;
+  /** The metrics as Prometheus text (this process's). */
+  text(): Promise<string>;
+  /** This process's metrics as prom-client's JSON, for a `--workers` primary to add up. */
+  json(): Promise<unknown>;
+  close(): void;
+}
+
+/**
+ * Makes this process's registry (prom-client, loaded only here: an app without metrics never
+ * loads it): Node's own metrics (event-loop delay, memory, GC, CPU, handles), requests by method,
+ * route pattern and status (a histogram: its `_count` is the requests), SQL statements by engine
+ * and kind, and the gauges fw's modules registered (the pool, jobs, sockets, views).
+ */
+export function processMetrics(): ProcessMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new FastHistogram(
+    registry,
+    "fw_http_request_duration_seconds",
+    "Requests answered, by method, route pattern and status: seconds from the request's arrival to its answer written (_count: how many).",
+    BUCKETS,
+  );
+  const statements = new FastHistogram(
+    registry,
+    "fw_db_statement_duration_seconds",
+    "SQL statements fw/db sent, by engine and kind (select, insert, …): seconds until the database answered.",
+    BUCKETS,
+  );
+  counted(registry, "fw_live_sockets", "fw/live sockets open in this process.", () => openCounts.liveSockets);
+  counted(registry, "fw_live_views", "fw/live shared views (one per page and state shown, however many sockets show it).", () => openCounts.liveViews);
+  counted(registry, "fw_websockets", "WebSocket connections open in this process (live ones included).", () => openCounts.webSockets);
+  const sourced = new Set<string>();
+  const addSources = (): void => {
+    for (const source of gaugeSources()) {
+      if (sourced.has(source.name)) continue;
+      sourced.add(source.name);
+      new Gauge({
+        name: source.name,
+        help: source.help,
+        labelNames: [...source.labelNames],
+        aggregator: source.aggregate,
+        registers: [registry],
+        async collect() {
+          const values = await source.collect();
+          this.reset();
+          for (const value of values) this.set(value.labels, value.value);
+        },
+      });
+    }
+  };
+  const unwatch = watchStatements({
+    started: (sql, engine) => {
+      const start = performance.now();
+      return (error) => {
+        const statement = statementKind(sql);
+        const outcome = error === undefined ? "ok" : "error";
+        statements.observe(
+          statements.series(`${engine} ${statement} ${outcome}`, () => ({ engine, statement, outcome })),
+          (performance.now() - start) / 1000,
+        );
+      };
+    },
+  });
+  return {
+    registry,
+    observe: (entry) => {
+      const method = METHODS.has(entry.method) ? entry.method : "other";
+      const route = entry.route ?? NO_ROUTE;
+      const series = requests.series(`${method} ${entry.status} ${route}`, () => ({ method, route, status: String(entry.status) }));
+      requests.observe(series, entry.ms / 1000);
+    },
+    text: () => {
+      addSources();
+      return registry.metrics();
+    },
+    json: () => {
+      addSources();
+      return registry.getMetricsAsJSON();
+    },
+    close: unwatch,
+  };
+}
+
+function counted(registry: Registry, name: string, help: string, read: () => number): void {
+  new Gauge({
+    name,
+    help,
+    aggregator: "sum",
+    registers: [registry],
+    collect() {
+      this.set(read());
+    },
+  });
+}
+
+/** `--workers` processes' metrics as one text: prom-client adds them up, each metric by its aggregator. */
+export function aggregated(perWorker: readonly unknown[]): Promise<string> {
+  return AggregatorRegistry.aggregate(perWorker as Parameters<typeof AggregatorRegistry.aggregate>[0]).metrics();
+}
+
+/** The content type of the text (Prometheus' 0.0.4 text format). */
+export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
