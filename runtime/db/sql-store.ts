@@ -1,4 +1,4 @@
-import type { ListPage, Page, RowFilter } from "../resource/query.js";
+import type { ListPage, Page, Query, RowFilter } from "../resource/query.js";
 import type { Draft, Store } from "../resource/store.js";
 import type { Database } from "./database.js";
 import { filterGroup, SqlRows } from "./sql-rows.js";
@@ -33,6 +33,10 @@ export class SqlStore<A> implements Store<A> {
 
   list(page: ListPage<A>): Promise<Page<A>> {
     return this.rows.list(page);
+  }
+
+  count(query?: Query<A>): Promise<number> {
+    return this.rows.count(query);
   }
 
   get(key: unknown): Promise<A | undefined> {

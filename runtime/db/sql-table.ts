@@ -1,5 +1,6 @@
 import { Conflict } from "../resource/store-errors.js";
-import type { ListPage, Order, Page } from "../resource/query.js";
+import { ordersOf } from "../resource/order.js";
+import type { ListPage, Page } from "../resource/query.js";
 import type { Draft, Versioned } from "../resource/store.js";
 import type { Database, Row } from "./database.js";
 import { quoteIdentifier as q } from "./identifier.js";
@@ -68,7 +69,7 @@ export class SqlTable<A> {
    * that many (`LIMIT`), run once for the statement, so a page's cost does not grow with its table.
    */
   async list(page: ListPage<A>, scope?: Scope): Promise<Page<A>> {
-    const params: unknown[] = [page.limit, page.offset];
+    const params: unknown[] = [page.limit, page.offset ?? 0];
     const where = this.listWhere(page, scope, params);
     const cap = countCap(page);
     let total = "count(*) OVER ()";
@@ -93,16 +94,28 @@ export class SqlTable<A> {
   }
 
   /**
-   * `Store.list`'s order: the field's column first (text by code point, `COLLATE "C"`, as the
-   * in-memory store compares; NULLs last either way), then the key. A field with no column is
-   * the caller's mistake: the derived Index only sorts by its own columns.
+   * `Store.list`'s order: each field's column in turn (text by code point, `COLLATE "C"`, as the
+   * in-memory store compares; NULLs last either way, which a column that holds no NULL need not
+   * say, so an index on it serves either direction), then the key. A field with no column is the
+   * caller's mistake, named.
    */
-  private orderBy(order: Order | undefined): string {
-    if (order === undefined) return `${this.key} `;
-    const column = this.spec.columns.find((c) => c.field === order.field);
-    if (column === undefined) throw new Error(`${this.spec.name}: cannot sort by "${order.field}", which is not a column of the table.`);
-    const collate = column.type === "text" ? ' COLLATE "C"' : "";
-    return `${q(column.column)}${collate} ${order.descending ? "DESC" : "ASC"} NULLS LAST, ${this.key} `;
+  private orderBy(order: ListPage<A>["order"]): string {
+    const terms = ordersOf(order).map((one) => {
+      const column = this.sortColumn(one.field);
+      const collate = column.type === "text" ? ' COLLATE "C"' : "";
+      return `${q(column.column)}${collate} ${one.descending ? "DESC" : "ASC"}${column.nullable ? " NULLS LAST" : ""}`;
+    });
+    return [...terms, this.key].join(", ") + " ";
+  }
+
+  /** The column a sort names (the key's too); throws naming a field the table has no column for. */
+  private sortColumn(field: string): ColumnSpec {
+    if (field === this.spec.key.field) return { field, column: this.spec.key.column, type: "bigint", nullable: false };
+    const column = this.spec.columns.find((c) => c.field === field);
+    if (column === undefined || column.type === "jsonb") {
+      throw new Error(`fw/db: the rows of ${this.spec.name} cannot be sorted by ${JSON.stringify(field)}, which is not a column of the table that sorts (fields: ${[this.spec.key.field, ...this.spec.columns.filter((c) => c.type !== "jsonb").map((c) => c.field)].join(", ")}).`);
+    }
+    return column;
   }
 
   async read(key: unknown, scope?: Scope): Promise<Versioned<A> | undefined> {
@@ -204,8 +217,8 @@ export class SqlTable<A> {
     }
   }
 
-  /** The rows a list matches, counted up to the page's `countUpTo` when it gives one. */
-  private async count(page: Pick<ListPage<A>, "where" | "search" | "countUpTo">, scope: Scope | undefined): Promise<number> {
+  /** The rows a list matches (in `scope`), counted up to the page's `countUpTo` when it gives one. */
+  async count(page: Pick<ListPage<A>, "where" | "search" | "countUpTo"> = {}, scope?: Scope): Promise<number> {
     const params: unknown[] = [];
     const where = this.listWhere(page, scope, params);
     const cap = countCap(page);

@@ -1,8 +1,8 @@
 import type { FieldSpec } from "./model.js";
 import { sortedRows } from "./order.js";
-import { checkQuery, queryFields, queryMatches, type QueryFields } from "./query-match.js";
+import { checkOrder, checkQuery, queryFields, queryMatches, type QueryFields } from "./query-match.js";
 import { cappedTotal } from "./page-count.js";
-import type { ListPage, Page } from "./query.js";
+import type { ListPage, Page, Query } from "./query.js";
 import type { Draft, Store } from "./store.js";
 
 /** What an in-memory store knows of its model when made from its spec: the fields a query may name. */
@@ -40,10 +40,20 @@ export class InMemoryStore<A> implements Store<A> {
   }
 
   async list(page: ListPage<A>): Promise<Page<A>> {
-    if (this.fields !== undefined) checkQuery(page, this.fields);
-    const kept = page.where === undefined && page.search === undefined ? [...this.rows.values()] : [...this.rows.values()].filter((row) => queryMatches(row, page));
-    const all = sortedRows(kept, page.order);
-    return { rows: all.slice(page.offset, page.offset + page.limit).map(copy), total: cappedTotal(all.length, page) };
+    if (this.fields !== undefined) checkOrder(page.order, this.fields);
+    const all = sortedRows(this.matching(page), page.order);
+    const offset = page.offset ?? 0;
+    return { rows: all.slice(offset, offset + page.limit).map(copy), total: cappedTotal(all.length, page) };
+  }
+
+  async count(query: Query<A> = {}): Promise<number> {
+    return this.matching(query).length;
+  }
+
+  /** The rows a query's `where` and `search` keep, in key order (its fields checked first, when the model is known). */
+  private matching(query: Query<A>): A[] {
+    if (this.fields !== undefined) checkQuery(query, this.fields);
+    return query.where === undefined && query.search === undefined ? [...this.rows.values()] : [...this.rows.values()].filter((row) => queryMatches(row, query));
   }
 
   async get(key: unknown): Promise<A | undefined> {

@@ -120,6 +120,9 @@ class Nothing<A> implements Store<A> {
   async list() {
     return { rows: [], total: 0 };
   }
+  async count(): Promise<number> {
+    return 0;
+  }
   async get(): Promise<A | undefined> {
     return undefined;
   }

@@ -1,24 +1,70 @@
-/** A sort: by one field, ascending unless `descending`; rows that tie keep key order, absent values last. */
+/**
+ * A sort: by one field, ascending unless `descending`; rows that tie keep key order, absent
+ * values last. The field is a name at run time (a sort link's `?sort=`): a field the model lacks
+ * throws, naming it, on every store.
+ */
 export interface Order {
   readonly field: string;
   readonly descending: boolean;
 }
 
+/** One field's value in a query: the field's type without `undefined` (an absent value is `null: true`). */
+type ValueOf<T> = NonNullable<T>;
+
 /**
- * One field's condition in a `where`: a value the field must equal, or a list of values it must
- * be one of (`{ post: [1, 2, 3] }`, SQL's `= ANY`: the keys of a page's rows), an empty list
- * matching nothing.
+ * The conditions on one field a `where` may give in an object, all of which must hold
+ * (`{ stars: { gte: 2, lt: 5 } }`). Each is typed from the field: ranges on numbers, texts and
+ * dates (not on yes/no fields), `contains` and `like` on text alone, `null` on an optional
+ * field alone. A row whose field is absent (SQL's NULL) meets no comparison, and is `not` any value.
+ */
+export interface FieldConditions<T> {
+  /** Equals the value (as `{ field: value }` does). */
+  readonly eq?: ValueOf<T>;
+  /** Is one of the values (SQL's `= ANY`; as `{ field: [a, b] }` does): an empty list matches nothing. */
+  readonly in?: readonly ValueOf<T>[];
+  /** Is not the value (or none of the values of a list): a row without a value is not it, so it matches (SQL's `IS DISTINCT FROM`). */
+  readonly not?: ValueOf<T> | readonly ValueOf<T>[];
+  /** Greater than (texts by code point, as the "C" collation compares; instants and days by their time). */
+  readonly gt?: [ValueOf<T>] extends [boolean] ? never : ValueOf<T>;
+  /** Greater than or equal to. */
+  readonly gte?: [ValueOf<T>] extends [boolean] ? never : ValueOf<T>;
+  /** Less than. */
+  readonly lt?: [ValueOf<T>] extends [boolean] ? never : ValueOf<T>;
+  /** Less than or equal to. */
+  readonly lte?: [ValueOf<T>] extends [boolean] ? never : ValueOf<T>;
+  /** `true`: the field has no value (SQL's `IS NULL`); `false`: it has one. Optional fields only. */
+  readonly null?: undefined extends T ? boolean : never;
+  /** The text holds this text, ignoring case (the folding `search` uses); `%` and `_` are plain characters. Text fields only. */
+  readonly contains?: [ValueOf<T>] extends [string] ? string : never;
+  /**
+   * The text matches an SQL `LIKE` pattern, ignoring case: `%` any run of characters, `_` one
+   * character, `\` before either (or itself) takes it literally. Text fields only.
+   */
+  readonly like?: [ValueOf<T>] extends [string] ? string : never;
+}
+
+/**
+ * One field's condition in a `where`: a value the field must equal, a list of values it must be
+ * one of (`{ post: [1, 2, 3] }`, SQL's `= ANY`: the keys of a page's rows; an empty list matches
+ * nothing), or an object of conditions (`{ stars: { gte: 3 } }`, `FieldConditions`).
  */
 export type WhereValue<V> = V | readonly V[];
 
+/** What `where` takes for a field of type `T`. */
+export type FieldCondition<T> = WhereValue<ValueOf<T>> | FieldConditions<T>;
+
 /**
- * Equalities on a model's fields, all of which must hold (`{ post: 7, published: true }`), typed
- * from the model so an unknown field or a value of the wrong type is a compile error. A row
- * whose field is absent matches no equality on it; a field given as `undefined` is no condition. At run time every store refuses a field
- * the model lacks by throwing, naming it; a key value outside what the column holds (not a
- * whole number from 1, or past the column's range) matches no row.
+ * Conditions on a model's fields, all of which must hold (`{ post: 7, published: true, stars: {
+ * gte: 3 } }`), typed from the model so an unknown field, a value of the wrong type or a
+ * condition the field's type does not take (`contains` on a number) is a compile error. `or`
+ * holds when any of its `where`s does (`or: [{ category: "news" }, { stars: { gte: 4 } }]`; an
+ * empty list matches nothing), beside the other fields, which must hold too. A row whose field
+ * is absent matches no equality or comparison on it; a field given as `undefined` is no
+ * condition. At run time every store refuses a field the model lacks, or a condition it does not
+ * know, by throwing, naming it; a value outside what the column holds (a key of 1.5, "7", past the
+ * column's range) equals no row, and compares as its place among the values the column holds.
  */
-export type Where<A> = { readonly [K in keyof A]?: WhereValue<NonNullable<A[K]>> };
+export type Where<A> = { readonly [K in keyof A]?: FieldCondition<A[K]> } & { readonly or?: readonly Where<A>[] };
 
 /** A case-insensitive match of the start of one text field (a reference picker's search). */
 export interface Search {
@@ -31,9 +77,15 @@ export interface Search {
  * (key order without it), then `offset` and `limit` as in SQL.
  */
 export interface ListPage<A = unknown> {
-  readonly offset: number;
+  /** Rows skipped before the page (0 when absent). */
+  readonly offset?: number;
   readonly limit: number;
-  readonly order?: Order;
+  /**
+   * The sort: one field, or several (`[{ field: "category", descending: false }, { field:
+   * "createdAt", descending: true }]`: by category, then newest first), each ascending unless
+   * `descending`, absent values last either way; rows that tie on all of them keep key order.
+   */
+  readonly order?: Order | readonly Order[];
   readonly where?: Where<A>;
   /** Only rows whose `field` starts with `prefix`, ignoring case (the picker of a reference). */
   readonly search?: Search;
@@ -45,6 +97,9 @@ export interface ListPage<A = unknown> {
    */
   readonly countUpTo?: number;
 }
+
+/** What `count` takes: the `where` and `search` of a list. */
+export type Query<A = unknown> = Pick<ListPage<A>, "where" | "search">;
 
 /** One page of rows, and how many there are in all (with `countUpTo`, at most that many: see `ListPage`). */
 export interface Page<A> {

@@ -1,6 +1,5 @@
-import { sortedRows } from "./order.js";
 import { cappedTotal } from "./page-count.js";
-import type { KeysOf, ListPage, Page, RowFilter } from "./query.js";
+import type { KeysOf, ListPage, Page, Query, RowFilter } from "./query.js";
 import type { Draft, Store } from "./store.js";
 import type { Id } from "./types.js";
 
@@ -50,8 +49,8 @@ export function narrowed<A>(store: Store<A>, filter: RowFilter): Store<A> {
   return store.where?.(filter) ?? new ScannedRows(store, filter);
 }
 
-/** Every row of a store (or those a `where` and `search` keep, the store filtering them), in key order. */
-export async function allRows<A>(store: Pick<Store<A>, "list">, query: Pick<ListPage<A>, "where" | "search"> = {}): Promise<A[]> {
+/** Every row of a store (or those a `where` and `search` keep, the store filtering them), in key order (or the query's `order`). */
+export async function allRows<A>(store: Pick<Store<A>, "list">, query: Pick<ListPage<A>, "where" | "search" | "order"> = {}): Promise<A[]> {
   const rows: A[] = [];
   for (let offset = 0; ; offset += SCAN_PAGE) {
     const page = await store.list({ ...query, offset, limit: SCAN_PAGE });
@@ -70,12 +69,22 @@ class ScannedRows<A> implements Store<A> {
     private readonly filter: RowFilter,
   ) {}
 
-  /** The page's `where` and `search` go to the store below (which checks their fields), the filter is applied here. */
+  /** The page's `where`, `search` and `order` go to the store below (which checks their fields), the filter is applied here. */
   async list(page: ListPage<A>): Promise<Page<A>> {
-    const query = { ...(page.where === undefined ? {} : { where: page.where }), ...(page.search === undefined ? {} : { search: page.search }) };
+    const rows = await this.matching(page);
+    const offset = page.offset ?? 0;
+    return { rows: rows.slice(offset, offset + page.limit), total: cappedTotal(rows.length, page) };
+  }
+
+  async count(query: Query<A> = {}): Promise<number> {
+    return (await this.matching(query)).length;
+  }
+
+  /** The rows the store below keeps for the query's `where` and `search` that the filter matches, in key order. */
+  private async matching(page: Query<A> & Pick<ListPage<A>, "order">): Promise<A[]> {
+    const query = { ...(page.where === undefined ? {} : { where: page.where }), ...(page.search === undefined ? {} : { search: page.search }), ...(page.order === undefined ? {} : { order: page.order }) };
     const filter = await readFilter(this.filter);
-    const rows = sortedRows((await allRows(this.store, query)).filter((row) => matchesRead(row, filter)), page.order);
-    return { rows: rows.slice(page.offset, page.offset + page.limit), total: cappedTotal(rows.length, page) };
+    return (await allRows(this.store, query)).filter((row) => matchesRead(row, filter));
   }
 
   async get(key: Id<A>): Promise<A | undefined> {

@@ -1,5 +1,5 @@
 import type { FromPath } from "../routing/from-path.js";
-import type { FieldValue, ListPage, Page, RowFilter } from "./query.js";
+import type { FieldValue, ListPage, Page, Query, RowFilter } from "./query.js";
 import { narrowed } from "./row-filter.js";
 import type { Draft, Store } from "./store.js";
 import type { Id } from "./types.js";
@@ -28,6 +28,10 @@ export class ScopedStore<A> implements Store<A> {
 
   list(page: ListPage<A>): Promise<Page<A>> {
     return this.whole.list(page);
+  }
+
+  count(query?: Query<A>): Promise<number> {
+    return this.whole.count(query);
   }
 
   get(key: Id<A>): Promise<A | undefined> {
@@ -109,7 +113,15 @@ class OwnRows<A> implements Store<A> {
 
   /** Asked of the whole table as a filter, so a database store answers it with a query. */
   list(page: ListPage<A>): Promise<Page<A>> {
-    return narrowed(this.scoped.whole, { anyOf: [{ field: this.scoped.owner, equals: this.value }] }).list(page);
+    return this.rows().list(page);
+  }
+
+  count(query?: Query<A>): Promise<number> {
+    return this.rows().count(query);
+  }
+
+  private rows(): Store<A> {
+    return narrowed(this.scoped.whole, { anyOf: [{ field: this.scoped.owner, equals: this.value }] });
   }
 
   async get(key: Id<A>): Promise<A | undefined> {

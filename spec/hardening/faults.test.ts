@@ -190,6 +190,10 @@ class FlakyStore implements Store<Memo> {
     await this.check("list");
     return this.inner.list(page);
   }
+  async count(): Promise<number> {
+    await this.check("count");
+    return this.inner.count();
+  }
   async get(key: unknown): Promise<Memo | undefined> {
     await this.check("get");
     return this.inner.get(key);
