@@ -57,6 +57,8 @@ export const Codes = {
   fileField: 91080,
   fileWithoutTable: 91081,
   uploadBody: 91082,
+  // Queries and lists (issue 43) take 91090–91099.
+  queryNotDecodable: 91090,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

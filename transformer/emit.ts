@@ -67,7 +67,10 @@ const q = (text: string): string => JSON.stringify(text);
 
 /** Whether the module calls typia: a model (validator, key decoder), a typed path parameter, or a declared JSON body. */
 export function usesTypia(rows: readonly Row[], derived: readonly Derived[]): boolean {
-  return derived.length > 0 || rows.some((r) => (r.handler.case === "http" && (r.handler.json === true || r.handler.upload !== undefined || answersJson(r))) || (r.handler.case !== "ws" && r.handler.params.some((p) => p.decode)));
+  return (
+    derived.length > 0 ||
+    rows.some((r) => (r.handler.case === "http" && (r.handler.json === true || r.handler.upload !== undefined || r.handler.query !== undefined || answersJson(r))) || (r.handler.case !== "ws" && r.handler.params.some((p) => p.decode)))
+  );
 }
 
 /** A row whose handler takes an upload (issue 40): its route reads a multipart body through `apiUpload`. */
@@ -122,6 +125,7 @@ export function emitModule(input: EmitInput): string {
   // Typed JSON answers and the API's description (issue 31): their imports, and the lazy loader of .fw/api.ts.
   if (rows.some(answersJson)) lines.push(`import { jsonAnswerMismatch, typedJsonWriter, type JsonAnswerOf } from ${q(input.fwModule)};`);
   if (rows.some(takesUpload)) lines.push(`import { apiUpload } from ${q(input.fwModule)};`);
+  if (rows.some((r) => r.handler.case === "http" && r.handler.query !== undefined)) lines.push(`import { queryDecoder } from ${q(input.fwModule)};`);
   const api = rows.some((r) => r.handler.case === "http" && r.handler.api);
   if (api) lines.push(`import type { ApiDescription } from ${q(input.fwModule)};`);
   if (usesCapabilities) lines.push(`import * as capabilities from ${q(specifier(input.out, input.capabilitiesFile))};`);
@@ -436,5 +440,7 @@ function httpRoute(row: Row, i: number, viewed: boolean, modelIndex: ReadonlyMap
     ? `, stringify: typedJsonWriter(typia.createEquals<${answer}>(), typia.json.createAssertStringify<${answer}>(jsonAnswerMismatch(${q(row.shown)})))`
     : "";
   const described = handler.api ? `, described: { operation: ${q(`${row.method} ${row.pattern}`)}, load: describedApi }` : "";
-  return `${constructor}({ method: ${q(row.method)}, path: ${q(row.pattern)}, handler: ${fn}${params}${json}${upload}${stringify}${described}, source: ${q(row.shown)} })`;
+  // The query parameters' type is read off the handler's signature too (`request.queryParams`).
+  const query = handler.query === undefined ? "" : `, query: queryDecoder(${JSON.stringify(handler.query)}, typia.createValidate<Parameters<typeof ${call}>[0]["queryParams"]>())`;
+  return `${constructor}({ method: ${q(row.method)}, path: ${q(row.pattern)}, handler: ${fn}${params}${json}${upload}${query}${stringify}${described}, source: ${q(row.shown)} })`;
 }

@@ -65,7 +65,7 @@ export class RowCache {
 }
 
 /** Bump when a Row's shape or what the analysis reads changes. */
-const FORMAT = 4;
+const FORMAT = 5;
 
 interface Entry {
   readonly key: string;
