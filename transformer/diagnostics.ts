@@ -59,6 +59,7 @@ export const Codes = {
   uploadBody: 91082,
   // Queries and lists (issue 43) take 91090–91099.
   queryNotDecodable: 91090,
+  sortOption: 91091,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

@@ -370,6 +370,7 @@ function specLines(d: Derived, name: string, type: string): string[] {
     ...(d.table === undefined ? [] : [`  table: ${q(d.table.name)},`]),
     ...(d.shape.unique === undefined ? [] : [`  unique: ${JSON.stringify(d.shape.unique)},`]),
     ...(d.shape.readableWith === undefined ? [] : [`  readableWith: ${q(d.shape.readableWith)},`]),
+    ...(d.shape.sort === undefined ? [] : [`  sort: ${JSON.stringify(d.shape.sort)},`]),
     "  fields: [",
     ...fields,
     "  ],",

@@ -55,6 +55,8 @@ export interface ModelShape {
   readonly unique?: readonly (readonly string[])[];
   /** The companion's `readableWith`, once relations.ts has checked it. */
   readonly readableWith?: string;
+  /** The companion's `sort` (the derived Index's own order), once relations.ts has checked it. */
+  readonly sort?: { readonly field: string; readonly descending: boolean };
 }
 
 export interface Shaping {

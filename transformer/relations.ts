@@ -23,6 +23,8 @@ interface Declared {
   readonly unique: readonly { readonly fields: readonly string[]; readonly node: ts.Node }[];
   /** The read scope's field (`publicWhen: "published"`), when written as a literal: the build indexes it. */
   readonly publicWhen?: string;
+  /** The Index's own order (`sort: "-createdAt"`). */
+  readonly sort?: { readonly field: string; readonly descending: boolean; readonly node: ts.Node };
 }
 
 /**
@@ -129,8 +131,9 @@ function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>
   checkOnDelete(r, d, declared, fields);
   const readableWith = checkReadableWith(r, d, declared, references);
   const unique = checkUnique(r, d, declared, fields);
-  const shape = { ...d.shape, fields, ...(unique.length === 0 ? {} : { unique }), ...(readableWith === undefined ? {} : { readableWith }) };
-  const table = d.table === undefined ? undefined : tableWithReferences(r, d, d.table, references, byName, unique, declared.publicWhen);
+  const sort = checkSort(r, d, declared, fields);
+  const shape = { ...d.shape, fields, ...(unique.length === 0 ? {} : { unique }), ...(readableWith === undefined ? {} : { readableWith }), ...(sort === undefined ? {} : { sort }) };
+  const table = d.table === undefined ? undefined : tableWithReferences(r, d, d.table, references, byName, unique, declared.publicWhen, sort);
   return { ...d, shape, ...(table === undefined ? {} : { table }) };
 }
 
@@ -168,6 +171,17 @@ function checkReadableWith(r: Relating, d: Derived, declared: Declared, referenc
   if (references.has(given.field)) return given.field;
   const refs = [...references.keys()];
   report(r, d.model, given.node, Codes.readableWithField, `the readableWith of ${d.model.name} names \`${given.field}\`, which is not a reference field${refs.length === 0 ? `: ${d.model.name} has none` : `: its references are ${refs.join(", ")}`}. Name the reference whose row decides who reads a ${d.model.name} (readableWith: "${refs[0] ?? "post"}").`);
+  return undefined;
+}
+
+/** The companion's `sort`: a field of the model (its key too) that sorts, not a file. */
+function checkSort(r: Relating, d: Derived, declared: Declared, fields: readonly FieldShape[]): { field: string; descending: boolean } | undefined {
+  const sort = declared.sort;
+  if (sort === undefined) return undefined;
+  const field = fields.find((f) => f.name === sort.field);
+  if (sort.field === d.shape.key || (field !== undefined && field.input !== "file")) return { field: sort.field, descending: sort.descending };
+  const names = [d.shape.key, ...fields.filter((f) => f.input !== "file").map((f) => f.name)];
+  report(r, d.model, sort.node, Codes.sortOption, `the sort of ${d.model.name} names \`${sort.field}\`, which is not a field its Index sorts by (${names.join(", ")}). Name one, "-" before it for descending: sort: "-${names[1] ?? names[0]}".`);
   return undefined;
 }
 
@@ -218,6 +232,7 @@ function tableWithReferences(
   byName: ReadonlyMap<string, Derived>,
   unique: readonly string[][],
   publicWhen: string | undefined,
+  sort?: { readonly field: string; readonly descending: boolean },
 ): TableShape | undefined {
   const columns = table.columns.map((column): ColumnShape => {
     const reference = references.get(column.field);
@@ -236,11 +251,14 @@ function tableWithReferences(
   }
   const columnOf = (field: string): string => columns.find((c) => c.field === field)?.column ?? snake(field);
   const scope = publicWhen === undefined || d.owner === undefined ? undefined : columns.find((c) => c.field === publicWhen && c.type === "boolean");
+  const indexes: string[][] = scope === undefined ? [] : [[scope.column, table.key.column]];
+  // The Index's own order, ties by the key: one index serves every page, either way (issue 43).
+  if (sort !== undefined && sort.field !== table.key.field) indexes.push([columnOf(sort.field), table.key.column]);
   return {
     ...table,
     columns,
     ...(unique.length === 0 ? {} : { unique: unique.map((names) => names.map(columnOf)) }),
-    ...(scope === undefined ? {} : { indexes: [[scope.column, table.key.column]] }),
+    ...(indexes.length === 0 ? {} : { indexes }),
   };
 }
 
@@ -250,6 +268,7 @@ function readDeclared(r: Relating, model: Model): Declared {
   const unique: { fields: string[]; node: ts.Node }[] = [];
   let readableWith: Declared["readableWith"];
   let publicWhen: string | undefined;
+  let sort: Declared["sort"];
   for (const argument of model.call.arguments) {
     if (!r.ts.isObjectLiteralExpression(argument)) {
       const type = r.checker.getTypeAtLocation(argument);
@@ -264,6 +283,7 @@ function readDeclared(r: Relating, model: Model): Declared {
       if (name === "publicWhen" && r.ts.isPropertyAssignment(property) && (r.ts.isStringLiteral(property.initializer) || r.ts.isNoSubstitutionTemplateLiteral(property.initializer))) {
         publicWhen = property.initializer.text;
       }
+      if (name === "sort") sort = readSort(r, model, property);
       if (name !== "onDelete" && name !== "readableWith" && name !== "unique") continue;
       const value = r.ts.isPropertyAssignment(property) ? property.initializer : undefined;
       if (name === "onDelete") readOnDelete(r, model, property, value, onDelete);
@@ -271,7 +291,18 @@ function readDeclared(r: Relating, model: Model): Declared {
       else readUnique(r, model, property, value, unique);
     }
   }
-  return { onDelete, unique, ...(readableWith === undefined ? {} : { readableWith }), ...(publicWhen === undefined ? {} : { publicWhen }) };
+  return { onDelete, unique, ...(readableWith === undefined ? {} : { readableWith }), ...(publicWhen === undefined ? {} : { publicWhen }), ...(sort === undefined ? {} : { sort }) };
+}
+
+/** `sort: "-createdAt"`: a string literal, a field, `-` before it for descending. */
+function readSort(r: Relating, model: Model, property: ts.ObjectLiteralElementLike): Declared["sort"] {
+  const value = r.ts.isPropertyAssignment(property) ? property.initializer : undefined;
+  if (value === undefined || !(r.ts.isStringLiteral(value) || r.ts.isNoSubstitutionTemplateLiteral(value))) {
+    report(r, model, property, Codes.sortOption, `the sort of ${model.name} must be a string literal the build can read: sort: "-createdAt" (a field, "-" before it for descending).`);
+    return undefined;
+  }
+  const descending = value.text.startsWith("-");
+  return { field: descending ? value.text.slice(1) : value.text, descending, node: value };
 }
 
 function codeOf(option: string): Finding["code"] {

@@ -28,6 +28,10 @@ function whereConditions(where: Where<unknown>, table: TableSpec, params: unknow
       conditions.push(alternatives.length === 0 ? "FALSE" : alternatives.length === 1 ? (alternatives[0] as string) : `(${alternatives.join(" OR ")})`);
       continue;
     }
+    if (field === "and") {
+      if (wanted !== undefined) for (const one of orList(wanted, table.name, "and")) conditions.push(...whereConditions(one, table, params));
+      continue;
+    }
     const column = columnOfField(table, field, "a where");
     if (wanted === undefined) continue;
     if (column.type === "jsonb") {

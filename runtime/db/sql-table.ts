@@ -1,6 +1,6 @@
 import { Conflict } from "../resource/store-errors.js";
-import { ordersOf } from "../resource/order.js";
-import type { ListPage, Page } from "../resource/query.js";
+import { effectiveOrders, keysetWhere } from "../resource/keyset.js";
+import type { ListPage, Page, Where } from "../resource/query.js";
 import type { Draft, Versioned } from "../resource/store.js";
 import type { Database, Row } from "./database.js";
 import { quoteIdentifier as q } from "./identifier.js";
@@ -69,6 +69,7 @@ export class SqlTable<A> {
    * that many (`LIMIT`), run once for the statement, so a page's cost does not grow with its table.
    */
   async list(page: ListPage<A>, scope?: Scope): Promise<Page<A>> {
+    if (page.after !== undefined || page.before !== undefined) return this.keysetList(page, scope);
     const params: unknown[] = [page.limit, page.offset ?? 0];
     const where = this.listWhere(page, scope, params);
     const cap = countCap(page);
@@ -81,6 +82,32 @@ export class SqlTable<A> {
     const first = rows[0];
     const counted = first === undefined ? await this.count(page, scope) : Number(first["fw_total"]);
     return { rows: rows.map((row) => this.toModel(row)), total: counted };
+  }
+
+  /**
+   * A keyset page (`after` or `before`): the rows past the cursor in the sort (a where on the sort's
+   * columns, its first bounded so an index on the sort finds them), one more than the page to
+   * know whether more follow, read backwards for `before` and put back in order; the whole list
+   * counted by a subquery beside them (up to `countUpTo`).
+   */
+  private async keysetList(page: ListPage<A>, scope: Scope | undefined): Promise<Page<A>> {
+    const backwards = page.after === undefined;
+    const orders = effectiveOrders(page.order, this.spec.key.field);
+    const cursor = (page.after ?? page.before) as Readonly<Record<string, unknown>>;
+    const nullable = (field: string): boolean => this.sortColumn(field).nullable;
+    const past = keysetWhere(orders, cursor, backwards ? "before" : "after", nullable);
+    const params: unknown[] = [page.limit + 1, page.offset ?? 0];
+    const where = this.listWhere({ ...page, where: page.where === undefined ? past : ({ and: [page.where, past] } as Where<A>) }, scope, params);
+    const counted = this.listWhere(page, scope, params);
+    const cap = countCap(page);
+    if (cap !== undefined) params.push(cap);
+    const total = `(SELECT count(*) FROM (SELECT 1 FROM ${this.table}${counted}${cap === undefined ? "" : ` LIMIT $${params.length}`}) AS fw_counted)`;
+    const { rows } = await this.db.query(`SELECT ${this.selected}, ${total} AS fw_total FROM ${this.table}${where} ORDER BY ${this.orderBy(orders, backwards)}LIMIT $1 OFFSET $2`, params);
+    const more = rows.length > page.limit;
+    const kept = rows.slice(0, page.limit).map((row) => this.toModel(row));
+    const first = rows[0];
+    const totalCount = first === undefined ? await this.count(page, scope) : Number(first["fw_total"]);
+    return { rows: backwards ? kept.reverse() : kept, total: totalCount, more };
   }
 
   /**
@@ -99,13 +126,17 @@ export class SqlTable<A> {
    * say, so an index on it serves either direction), then the key. A field with no column is the
    * caller's mistake, named.
    */
-  private orderBy(order: ListPage<A>["order"]): string {
-    const terms = ordersOf(order).map((one) => {
+  private orderBy(order: ListPage<A>["order"], backwards = false): string {
+    const orders = effectiveOrders(order, this.spec.key.field);
+    const terms = orders.map((one) => {
       const column = this.sortColumn(one.field);
       const collate = column.type === "text" ? ' COLLATE "C"' : "";
-      return `${q(column.column)}${collate} ${one.descending ? "DESC" : "ASC"}${column.nullable ? " NULLS LAST" : ""}`;
+      // Backwards (a keyset page before its cursor): every direction turned, absent values first.
+      const descending = one.descending !== backwards;
+      if (one.field === this.spec.key.field) return descending ? `${this.key} DESC` : this.key;
+      return `${q(column.column)}${collate} ${descending ? "DESC" : "ASC"}${column.nullable ? (backwards ? " NULLS FIRST" : " NULLS LAST") : ""}`;
     });
-    return [...terms, this.key].join(", ") + " ";
+    return terms.join(", ") + " ";
   }
 
   /** The column a sort names (the key's too); throws naming a field the table has no column for. */

@@ -64,6 +64,12 @@ interface RelationOptions<M> {
   readonly readableWith?: FieldName<M>;
   /** Fields no two rows may share together (`[["list", "position"]]`); one field alone: the `Unique` tag on its type. */
   readonly unique?: readonly (readonly FieldName<M>[])[];
+  /**
+   * The derived Index's own order: a field, `-` before it for descending (`sort: "-createdAt"`,
+   * newest first), ties by the key in the same direction; key order when absent. A table model's
+   * table gets an index on (field, key), so every page of the Index is found from it. A literal.
+   */
+  readonly sort?: FieldName<M> | `-${FieldName<M>}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FieldSpec } from "./model.js";
-import { sortedRows } from "./order.js";
+import { effectiveOrders } from "./keyset.js";
+import { rowComparator, sortedRows } from "./order.js";
 import { checkOrder, checkQuery, queryFields, queryMatches, type QueryFields } from "./query-match.js";
 import { cappedTotal } from "./page-count.js";
 import type { ListPage, Page, Query } from "./query.js";
@@ -42,8 +43,10 @@ export class InMemoryStore<A> implements Store<A> {
   async list(page: ListPage<A>): Promise<Page<A>> {
     if (this.fields !== undefined) checkOrder(page.order, this.fields);
     const all = sortedRows(this.matching(page), page.order);
+    const total = cappedTotal(all.length, page);
+    if (page.after !== undefined || page.before !== undefined) return { ...keysetPage(all, page, this.key), total };
     const offset = page.offset ?? 0;
-    return { rows: all.slice(offset, offset + page.limit).map(copy), total: cappedTotal(all.length, page) };
+    return { rows: all.slice(offset, offset + page.limit).map(copy), total };
   }
 
   async count(query: Query<A> = {}): Promise<number> {
@@ -78,6 +81,23 @@ export class InMemoryStore<A> implements Store<A> {
   async delete(key: unknown): Promise<boolean> {
     return typeof key === "number" && this.rows.delete(key);
   }
+}
+
+/** A keyset page of rows sorted as `page.order` says: those past its cursor, `offset` and `limit` counted from it (copies). */
+function keysetPage<A>(sorted: readonly A[], page: ListPage<A>, key: string): { rows: A[]; more: boolean } {
+  const compare = rowComparator(effectiveOrders(page.order, key), key);
+  const offset = page.offset ?? 0;
+  if (page.after !== undefined) {
+    const cursor = page.after;
+    const start = sorted.findIndex((row) => compare(row, cursor) > 0);
+    const from = (start === -1 ? sorted.length : start) + offset;
+    return { rows: sorted.slice(from, from + page.limit).map(copy), more: sorted.length > from + page.limit };
+  }
+  const cursor = page.before as Readonly<Record<string, unknown>>;
+  const found = sorted.findIndex((row) => compare(row, cursor) >= 0);
+  const end = (found === -1 ? sorted.length : found) - offset;
+  const from = Math.max(0, end - page.limit);
+  return { rows: sorted.slice(from, Math.max(0, end)).map(copy), more: from > 0 };
 }
 
 function copy<A>(row: A): A {

@@ -94,6 +94,11 @@ export interface ModelSpec<A> {
   readonly table?: string;
   /** Fields no two rows may share together (the companion's `unique: [["list", "position"]]`). */
   readonly unique?: readonly (readonly string[])[];
+  /**
+   * The derived Index's own sort (the companion's `sort: "-createdAt"`): by this field, ties by
+   * the key in the same direction; key order when absent. The build indexes a table on it.
+   */
+  readonly sort?: { readonly field: string; readonly descending: boolean };
   /** A reference field: a row is readable only by who may read the row it points at (the companion's `readableWith`). */
   readonly readableWith?: string;
   readonly validate: (input: unknown) => Validation<A>;

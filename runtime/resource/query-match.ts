@@ -41,8 +41,8 @@ export function checkOrder(order: ListPage<unknown>["order"], fields: QueryField
 
 function checkWhere(where: Where<unknown>, fields: QueryFields): void {
   for (const [field, wanted] of Object.entries(where as Record<string, unknown>)) {
-    if (field === "or") {
-      for (const one of orList(wanted, fields.model)) checkWhere(one, fields);
+    if (field === "or" || field === "and") {
+      for (const one of orList(wanted, fields.model, field)) checkWhere(one, fields);
       continue;
     }
     if (!fields.names.has(field)) {
@@ -62,10 +62,10 @@ function checkText(fields: QueryFields, field: string, what: string): void {
   );
 }
 
-/** A where's `or`: a list of wheres; anything else is the caller's mistake, named. */
-export function orList(value: unknown, model: string): readonly Where<unknown>[] {
+/** A where's `or` (or `and`): a list of wheres; anything else is the caller's mistake, named. */
+export function orList(value: unknown, model: string, name: "or" | "and" = "or"): readonly Where<unknown>[] {
   if (!Array.isArray(value) || value.some((one) => typeof one !== "object" || one === null || Array.isArray(one))) {
-    throw new Error(`${model}: a where's \`or\` is a list of wheres (or: [{ category: "news" }, { stars: { gte: 4 } }]), not ${JSON.stringify(value)?.slice(0, 60)}.`);
+    throw new Error(`${model}: a where's \`${name}\` is a list of wheres (${name}: [{ category: "news" }, { stars: { gte: 4 } }]), not ${JSON.stringify(value)?.slice(0, 60)}.`);
   }
   return value as readonly Where<unknown>[];
 }
@@ -87,6 +87,10 @@ export function whereMatches(row: unknown, where: Where<unknown>): boolean {
     if (wanted === undefined) continue;
     if (field === "or") {
       if (!orList(wanted, "where").some((one) => whereMatches(row, one))) return false;
+      continue;
+    }
+    if (field === "and") {
+      if (!orList(wanted, "where", "and").every((one) => whereMatches(row, one))) return false;
       continue;
     }
     const conditions = conditionsOf(wanted, field);

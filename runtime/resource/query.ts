@@ -58,13 +58,18 @@ export type FieldCondition<T> = WhereValue<ValueOf<T>> | FieldConditions<T>;
  * gte: 3 } }`), typed from the model so an unknown field, a value of the wrong type or a
  * condition the field's type does not take (`contains` on a number) is a compile error. `or`
  * holds when any of its `where`s does (`or: [{ category: "news" }, { stars: { gte: 4 } }]`; an
- * empty list matches nothing), beside the other fields, which must hold too. A row whose field
+ * empty list matches nothing), beside the other fields, which must hold too; `and` when all of
+ * its `where`s do. A row whose field
  * is absent matches no equality or comparison on it; a field given as `undefined` is no
  * condition. At run time every store refuses a field the model lacks, or a condition it does not
  * know, by throwing, naming it; a value outside what the column holds (a key of 1.5, "7", past the
  * column's range) equals no row, and compares as its place among the values the column holds.
  */
-export type Where<A> = { readonly [K in keyof A]?: FieldCondition<A[K]> } & { readonly or?: readonly Where<A>[] };
+export type Where<A> = { readonly [K in keyof A]?: FieldCondition<A[K]> } & {
+  readonly or?: readonly Where<A>[];
+  /** Every one of these wheres holds too (`and: [pageFilters, myFilter]`: two wheres combined whatever fields they name). */
+  readonly and?: readonly Where<A>[];
+};
 
 /** A case-insensitive match of the start of one text field (a reference picker's search). */
 export interface Search {
@@ -90,6 +95,20 @@ export interface ListPage<A = unknown> {
   /** Only rows whose `field` starts with `prefix`, ignoring case (the picker of a reference). */
   readonly search?: Search;
   /**
+   * Keyset paging: only the rows after this one in the sort (`order`, then the key), as the next
+   * page of a list whose last row it was. Its sorted fields and its key are read (a whole row, or
+   * just those). `offset` and `limit` then count from it; `total` counts the rows of the whole
+   * list, and `more` says whether rows follow the page. Stable when rows are added meanwhile, and
+   * page 10,000 costs what page 1 costs (with an index in the sort's order).
+   */
+  readonly after?: object;
+  /**
+   * Keyset paging backwards: the `limit` rows nearest before this one (`offset` skipping the
+   * nearest), in the sort's order, as the previous page of a list whose first row it was; `more`
+   * says whether rows lie before them.
+   */
+  readonly before?: object;
+  /**
    * How far the caller needs `total` counted (a whole number from 1): a store may stop counting
    * there and answer `total: countUpTo` when at least that many rows match, so a page of a big
    * table does not read every matching row to count them (the derived Index counts 20 pages
@@ -105,6 +124,8 @@ export type Query<A = unknown> = Pick<ListPage<A>, "where" | "search">;
 export interface Page<A> {
   readonly rows: readonly A[];
   readonly total: number;
+  /** With `after` or `before`: whether rows lie past this page in that direction (a next, or a previous, page). */
+  readonly more?: boolean;
 }
 
 /** A value a row's field is compared with: what a column holds (a key, a flag, a text). */

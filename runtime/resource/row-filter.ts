@@ -49,12 +49,16 @@ export function narrowed<A>(store: Store<A>, filter: RowFilter): Store<A> {
   return store.where?.(filter) ?? new ScannedRows(store, filter);
 }
 
-/** Every row of a store (or those a `where` and `search` keep, the store filtering them), in key order (or the query's `order`). */
-export async function allRows<A>(store: Pick<Store<A>, "list">, query: Pick<ListPage<A>, "where" | "search" | "order"> = {}): Promise<A[]> {
-  const rows: A[] = [];
+/**
+ * Every row of a store (or those a `where` and `search` keep, the store filtering them), in key
+ * order (or the query's `order`); with `after` or `before`, those past that row, in order (a
+ * `before` page is the rows nearest it, so each one read goes in front of the others).
+ */
+export async function allRows<A>(store: Pick<Store<A>, "list">, query: Pick<ListPage<A>, "where" | "search" | "order" | "after" | "before"> = {}): Promise<A[]> {
+  let rows: A[] = [];
   for (let offset = 0; ; offset += SCAN_PAGE) {
     const page = await store.list({ ...query, offset, limit: SCAN_PAGE });
-    rows.push(...page.rows);
+    rows = query.before === undefined ? rows.concat(page.rows) : [...page.rows, ...rows];
     if (page.rows.length < SCAN_PAGE) return rows;
   }
 }
@@ -71,9 +75,18 @@ class ScannedRows<A> implements Store<A> {
 
   /** The page's `where`, `search` and `order` go to the store below (which checks their fields), the filter is applied here. */
   async list(page: ListPage<A>): Promise<Page<A>> {
-    const rows = await this.matching(page);
     const offset = page.offset ?? 0;
-    return { rows: rows.slice(offset, offset + page.limit), total: cappedTotal(rows.length, page) };
+    if (page.after === undefined && page.before === undefined) {
+      const rows = await this.matching(page);
+      return { rows: rows.slice(offset, offset + page.limit), total: cappedTotal(rows.length, page) };
+    }
+    // Keyset: the store below finds the rows past the cursor; the whole list is counted apart.
+    const whole = { ...(page.where === undefined ? {} : { where: page.where }), ...(page.search === undefined ? {} : { search: page.search }) };
+    const [past, total] = await Promise.all([this.matching(page), this.count(whole)]);
+    if (page.after !== undefined) return { rows: past.slice(offset, offset + page.limit), total: cappedTotal(total, page), more: past.length > offset + page.limit };
+    const end = Math.max(0, past.length - offset);
+    const from = Math.max(0, end - page.limit);
+    return { rows: past.slice(from, end), total: cappedTotal(total, page), more: from > 0 };
   }
 
   async count(query: Query<A> = {}): Promise<number> {
@@ -81,8 +94,14 @@ class ScannedRows<A> implements Store<A> {
   }
 
   /** The rows the store below keeps for the query's `where` and `search` that the filter matches, in key order. */
-  private async matching(page: Query<A> & Pick<ListPage<A>, "order">): Promise<A[]> {
-    const query = { ...(page.where === undefined ? {} : { where: page.where }), ...(page.search === undefined ? {} : { search: page.search }), ...(page.order === undefined ? {} : { order: page.order }) };
+  private async matching(page: Query<A> & Pick<ListPage<A>, "order" | "after" | "before">): Promise<A[]> {
+    const query: Pick<ListPage<A>, "where" | "search" | "order" | "after" | "before"> = {
+      ...(page.where === undefined ? {} : { where: page.where }),
+      ...(page.search === undefined ? {} : { search: page.search }),
+      ...(page.order === undefined ? {} : { order: page.order }),
+      ...(page.after === undefined ? {} : { after: page.after }),
+      ...(page.before === undefined ? {} : { before: page.before }),
+    };
     const filter = await readFilter(this.filter);
     return (await allRows(this.store, query)).filter((row) => matchesRead(row, filter));
   }

@@ -184,6 +184,70 @@ export function queryConformance(make: () => Promise<Store<QueryRow>>): void {
       expect(page.total).toBe(4);
     });
 
+    it("keyset paging: after and before walk every sort (ties, absent values, mixed directions, the key itself) page by page, forward and back, as the whole list sorts", async () => {
+      const { store } = await seeded();
+      await store.insert({ title: "apple", stars: 5 });
+      await store.insert({ title: "Banana", done: false });
+      const sorts: Order[][] = [
+        [],
+        [{ field: "title", descending: false }],
+        [{ field: "stars", descending: true }],
+        [{ field: "done", descending: false }, { field: "stars", descending: true }],
+        [{ field: "due", descending: true }, { field: "id", descending: true }],
+        [{ field: "note", descending: false }, { field: "title", descending: true }],
+        [{ field: "id", descending: true }],
+      ];
+      for (const order of sorts) {
+        const what = JSON.stringify(order);
+        const whole = (await store.list({ limit: 100, order, where: { title: { not: "zzz" } } })).rows.map((row) => row.id);
+        expect(whole, what).toHaveLength(8);
+        const forward: number[] = [];
+        let cursor: QueryRow | undefined;
+        for (let more = true; more; ) {
+          const page = await store.list({ limit: 3, order, ...(cursor === undefined ? {} : { after: cursor }) });
+          expect(page.total, what).toBe(8);
+          forward.push(...page.rows.map((row) => row.id));
+          more = cursor === undefined ? forward.length < 8 : page.more === true;
+          if (cursor !== undefined) expect(page.more, what).toBe(forward.length < 8);
+          cursor = page.rows[page.rows.length - 1];
+          expect(forward.length, what).toBeLessThanOrEqual(8);
+        }
+        expect(forward, what).toEqual(whole);
+        const rows = (await store.list({ limit: 100, order })).rows;
+        const backward: number[] = [rows[7]?.id as number];
+        let before: QueryRow = rows[7] as QueryRow;
+        for (let more = true; more; ) {
+          const page = await store.list({ limit: 3, order, before });
+          backward.unshift(...page.rows.map((row) => row.id));
+          expect(page.more, what).toBe(backward.length < 8);
+          more = page.more === true;
+          before = page.rows[0] as QueryRow;
+        }
+        expect(backward, what).toEqual(whole);
+      }
+    });
+
+    it("keyset paging: a row added before the cursor never shifts the next page; offset counts from the cursor; a where holds; a cursor of the sorted fields alone is enough", async () => {
+      const { store, titles } = await seeded();
+      const order: Order[] = [{ field: "title", descending: false }];
+      const first = await store.list({ limit: 2, order });
+      expect(first.rows.map((row) => row.title)).toEqual(["Banana", "apple"]);
+      const last = first.rows[1] as QueryRow;
+      await store.insert({ title: "Aardvark" });
+      await store.insert({ title: "Apricot" });
+      const next = await store.list({ limit: 2, order, after: last });
+      expect(next.rows.map((row) => row.title)).toEqual(["cherry", "date"]);
+      expect(next.total).toBe(8);
+      expect(next.more).toBe(true);
+      expect((await store.list({ limit: 2, offset: 1, order, after: last })).rows.map((row) => row.title)).toEqual(["date", "fig_tree"]);
+      expect((await store.list({ limit: 5, order, after: { title: last.title, id: last.id } })).rows.map((row) => row.title)).toEqual(["cherry", "date", "fig_tree", "Éclair"]);
+      const filtered = await store.list({ limit: 1, order, where: { stars: { gte: 3 } }, after: last });
+      expect([filtered.rows.map((row) => row.title), filtered.total, filtered.more]).toEqual([["fig_tree"], 4, true]);
+      const back = await store.list({ limit: 5, order, before: { title: "cherry", id: 0 } });
+      expect([back.rows.map((row) => row.title), back.more]).toEqual([["Aardvark", "Apricot", "Banana", "apple"], false]);
+      expect(await titles({ title: { like: "a%" } }, { order, after: { title: "A", id: 0 } })).toEqual(["Aardvark", "Apricot", "apple"]);
+    });
+
     it("count: the rows a where and search keep, every row without them", async () => {
       const { store } = await seeded();
       expect(await store.count()).toBe(6);
