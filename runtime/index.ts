@@ -71,7 +71,7 @@ export type { FieldSpec, InputKind, ModelSpec, ReferenceSpec, Validation } from 
 export { FormErrors, type FieldProblem } from "./resource/form-errors.js";
 export { Form, VERSION_FIELD, type ButtonProps, type Field, type Parsed, type RenderProps, type Values } from "./resource/form.js";
 export type { AllRows, Draft, Store, Versioned } from "./resource/store.js";
-export type { FieldValue, KeysOf, ListPage, Order, Page, RowCondition, RowFilter, Search, Where, WhereValue } from "./resource/query.js";
+export type { FieldCondition, FieldConditions, FieldValue, Hit, KeysOf, ListPage, Order, Page, Query, RowCondition, RowFilter, Search, SearchPage, SearchResults, Where, WhereValue } from "./resource/query.js";
 export type { Choice, Choices } from "./resource/reference-input.js";
 export { Conflict, DuplicateValue, MissingReference, StillReferenced } from "./resource/store-errors.js";
 export { InMemoryStore } from "./resource/in-memory-store.js";

@@ -60,6 +60,7 @@ export const Codes = {
   // Queries and lists (issue 43) take 91090–91099.
   queryNotDecodable: 91090,
   sortOption: 91091,
+  searchOption: 91092,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

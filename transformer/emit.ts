@@ -371,6 +371,7 @@ function specLines(d: Derived, name: string, type: string): string[] {
     ...(d.shape.unique === undefined ? [] : [`  unique: ${JSON.stringify(d.shape.unique)},`]),
     ...(d.shape.readableWith === undefined ? [] : [`  readableWith: ${q(d.shape.readableWith)},`]),
     ...(d.shape.sort === undefined ? [] : [`  sort: ${JSON.stringify(d.shape.sort)},`]),
+    ...(d.shape.search === undefined ? [] : [`  search: ${JSON.stringify(d.shape.search)},`]),
     "  fields: [",
     ...fields,
     "  ],",

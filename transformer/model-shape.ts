@@ -57,6 +57,8 @@ export interface ModelShape {
   readonly readableWith?: string;
   /** The companion's `sort` (the derived Index's own order), once relations.ts has checked it. */
   readonly sort?: { readonly field: string; readonly descending: boolean };
+  /** The companion's searchable fields and their language, once relations.ts has checked them. */
+  readonly search?: { readonly fields: readonly string[]; readonly language: string };
 }
 
 export interface Shaping {

@@ -1,4 +1,4 @@
-import type { ListPage, Page, Query, RowFilter } from "../resource/query.js";
+import type { ListPage, Page, Query, RowFilter, SearchPage, SearchResults } from "../resource/query.js";
 import type { Draft, Store } from "../resource/store.js";
 import type { Database } from "./database.js";
 import { filterGroup, SqlRows } from "./sql-rows.js";
@@ -37,6 +37,10 @@ export class SqlStore<A> implements Store<A> {
 
   count(query?: Query<A>): Promise<number> {
     return this.rows.count(query);
+  }
+
+  search(text: string, page?: SearchPage<A>): Promise<SearchResults<A>> {
+    return this.rows.search(text, page);
   }
 
   get(key: unknown): Promise<A | undefined> {

@@ -1,12 +1,13 @@
 import { Conflict } from "../resource/store-errors.js";
 import { effectiveOrders, keysetWhere } from "../resource/keyset.js";
-import type { ListPage, Page, Where } from "../resource/query.js";
+import type { Hit, ListPage, Page, SearchPage, SearchResults, Where } from "../resource/query.js";
+import { MARK_START, MARK_STOP, markedHtml, searchFieldsOf, searchText } from "../resource/text-search.js";
 import type { Draft, Versioned } from "../resource/store.js";
 import type { Database, Row } from "./database.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { rememberTable, storeError } from "./sql-errors.js";
 import { columnOfField, queryConditions } from "./sql-query.js";
-import { checkTable, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";
+import { checkTable, SEARCH_COLUMN, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";
 
 export type { Versioned } from "../resource/store.js";
 
@@ -108,6 +109,61 @@ export class SqlTable<A> {
     const first = rows[0];
     const totalCount = first === undefined ? await this.count(page, scope) : Number(first["fw_total"]);
     return { rows: backwards ? kept.reverse() : kept, total: totalCount, more };
+  }
+
+  /**
+   * Full-text search (issue 43): one statement. The rows whose `fw_search` matches
+   * `websearch_to_tsquery` of the text (in the table's language: web-search syntax, which never
+   * fails on what is typed) in scope and `where`, found by the GIN index, ranked by `ts_rank_cd`
+   * (ties in key order), a page of them; then, for those rows only, each searched column's
+   * snippet (`ts_headline`, around its matches) and the count beside them (up to `countUpTo`).
+   */
+  async search(text: string, page: SearchPage<A> = {}, scope?: Scope): Promise<SearchResults<A>> {
+    const search = this.spec.search;
+    const { fields } = searchFieldsOf(this.spec.name, search === undefined ? undefined : { fields: search.columns, language: search.language });
+    const language = `'${search?.language}'::regconfig`;
+    const typed = searchText(text);
+    // The rows the search matches (in scope and `where`), their values pushed onto `params`.
+    const matching = (params: unknown[]): { readonly sql: string; readonly query: string } => {
+      params.push(typed);
+      const query = `websearch_to_tsquery(${language}, $${params.length})`;
+      const where = this.listWhere({ ...(page.where === undefined ? {} : { where: page.where }) }, scope, params);
+      return { query, sql: `${q(SEARCH_COLUMN)} @@ ${query}${where === "" ? "" : ` AND ${where.slice(" WHERE ".length)}`}` };
+    };
+    const cap = countCap(page);
+    const counted = (params: unknown[]): string => {
+      const { sql } = matching(params);
+      if (cap !== undefined) params.push(cap);
+      return `SELECT count(*) FROM (SELECT 1 FROM ${this.table} WHERE ${sql}${cap === undefined ? "" : ` LIMIT $${params.length}`}) AS fw_counted`;
+    };
+    const params: unknown[] = [page.limit ?? 20, page.offset ?? 0];
+    const found = matching(params);
+    const total = counted(params);
+    const snippets = fields.map((column, i) => `CASE WHEN to_tsvector(${language}, coalesce(fw_hits.${q(column)}, '')) @@ ${found.query} THEN ts_headline(${language}, fw_hits.${q(column)}, ${found.query}, '${HEADLINE}') END AS fw_snippet_${i}`);
+    const hits = `SELECT ${this.selected}, ts_rank_cd(${q(SEARCH_COLUMN)}, ${found.query}) AS fw_rank FROM ${this.table} WHERE ${found.sql} ORDER BY fw_rank DESC, ${this.key} LIMIT $1 OFFSET $2`;
+    const { rows } = await this.db.query(`SELECT fw_hits.*, ${snippets.join(", ")}, (${total}) AS fw_total FROM (${hits}) AS fw_hits ORDER BY fw_rank DESC, fw_hits.${this.key}`, params);
+    const first = rows[0];
+    let all = first === undefined ? undefined : Number(first["fw_total"]);
+    if (all === undefined) {
+      // A page past the last holds no row to carry the count.
+      const alone: unknown[] = [];
+      all = Number((await this.db.query(counted(alone).replace("SELECT count(*) FROM", "SELECT count(*) AS n FROM"), alone)).rows[0]?.["n"] ?? 0);
+    }
+    return {
+      hits: rows.map((row) => ({ row: this.toModel(row), rank: Number(row["fw_rank"]), snippets: this.snippetsOf(row, fields) as Hit<A>["snippets"] })),
+      total: all,
+    };
+  }
+
+  /** A hit's snippets: each searched column holding a match, as HTML (escaped, matches in `<mark>`), by field. */
+  private snippetsOf(row: Row, columns: readonly string[]): Record<string, string> {
+    const snippets: Record<string, string> = {};
+    columns.forEach((column, i) => {
+      const text = row[`fw_snippet_${i}`];
+      const field = this.spec.columns.find((c) => c.column === column)?.field;
+      if (typeof text === "string" && field !== undefined) snippets[field] = markedHtml(text);
+    });
+    return snippets;
   }
 
   /**
@@ -382,6 +438,12 @@ function scopeGroup(group: readonly ColumnCondition[], params: unknown[], before
   });
   return alternatives.length === 1 ? (alternatives[0] as string) : `(${alternatives.join(" OR ")})`;
 }
+
+/**
+ * `ts_headline`'s options: the matches between fw's two marks (escaped, then made `<mark>`:
+ * text-search.ts), in one passage of 15 to 35 words around the best of them.
+ */
+const HEADLINE = `StartSel=${MARK_START}, StopSel=${MARK_STOP}, MaxWords=35, MinWords=15`;
 
 /** A page's `countUpTo` when it is one (a whole number from 1); anything else counts exactly. */
 function countCap(page: Pick<ListPage<unknown>, "countUpTo">): number | undefined {

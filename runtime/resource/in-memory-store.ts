@@ -3,7 +3,8 @@ import { effectiveOrders } from "./keyset.js";
 import { rowComparator, sortedRows } from "./order.js";
 import { checkOrder, checkQuery, queryFields, queryMatches, type QueryFields } from "./query-match.js";
 import { cappedTotal } from "./page-count.js";
-import type { ListPage, Page, Query } from "./query.js";
+import type { Hit, ListPage, Page, Query, SearchPage, SearchResults } from "./query.js";
+import { parseQuery, rankOf, searchFieldsOf, searchText, snippetOf, type TextQuery } from "./text-search.js";
 import type { Draft, Store } from "./store.js";
 
 /** What an in-memory store knows of its model when made from its spec: the fields a query may name. */
@@ -11,6 +12,8 @@ export interface InMemoryModel {
   readonly name: string;
   readonly fields: readonly FieldSpec[];
   readonly owner?: string | undefined;
+  /** Its searchable fields and their language (`ModelSpec.search`). */
+  readonly search?: { readonly fields: readonly string[]; readonly language: string } | undefined;
 }
 
 /**
@@ -28,6 +31,7 @@ export class InMemoryStore<A> implements Store<A> {
   readonly rows = new Map<number, A>();
   private next = 1;
   private readonly fields: QueryFields | undefined;
+  private readonly spec: InMemoryModel | undefined;
 
   /**
    * @param key the model's key field (`id`).
@@ -37,7 +41,25 @@ export class InMemoryStore<A> implements Store<A> {
     private readonly key: string,
     model?: InMemoryModel,
   ) {
+    this.spec = model;
     this.fields = model === undefined ? undefined : queryFields({ ...model, key });
+  }
+
+  /**
+   * The rows matching `text` in the model's searchable fields (text-search.ts: web-search syntax,
+   * English endings trimmed, no dictionary), best first, then key order; each with its snippets.
+   */
+  async search(text: string, page: SearchPage<A> = {}): Promise<SearchResults<A>> {
+    const { fields, language } = searchFieldsOf(this.spec?.name ?? "This store", this.spec?.search);
+    const query = parseQuery(searchText(text), language);
+    const ranked = this.matching({ ...(page.where === undefined ? {} : { where: page.where }) }).flatMap((row) => {
+      const rank = rankOf(row, fields, query, language);
+      return rank === undefined ? [] : [{ row, rank }];
+    });
+    ranked.sort((a, b) => b.rank - a.rank);
+    const offset = page.offset ?? 0;
+    const hits = ranked.slice(offset, offset + (page.limit ?? 20)).map(({ row, rank }) => ({ row: copy(row), rank, snippets: snippetsOf(row, fields, query, language) }));
+    return { hits, total: cappedTotal(ranked.length, page) };
   }
 
   async list(page: ListPage<A>): Promise<Page<A>> {
@@ -98,6 +120,17 @@ function keysetPage<A>(sorted: readonly A[], page: ListPage<A>, key: string): { 
   const end = (found === -1 ? sorted.length : found) - offset;
   const from = Math.max(0, end - page.limit);
   return { rows: sorted.slice(from, Math.max(0, end)).map(copy), more: from > 0 };
+}
+
+/** A row's snippets: one per searched field holding a match. */
+function snippetsOf<A>(row: A, fields: readonly string[], query: TextQuery, language: string): Hit<A>["snippets"] {
+  const snippets: Record<string, string> = {};
+  for (const field of fields) {
+    const value = (row as Record<string, unknown>)[field];
+    const snippet = typeof value === "string" ? snippetOf(value, query, language) : undefined;
+    if (snippet !== undefined) snippets[field] = snippet;
+  }
+  return snippets as Hit<A>["snippets"];
 }
 
 function copy<A>(row: A): A {

@@ -210,6 +210,8 @@ export interface IndexChange {
   readonly sort?: Order | undefined;
   readonly after?: unknown;
   readonly before?: unknown;
+  /** An offset page (a search's results, ranked, page by page). */
+  readonly page?: number;
 }
 
 /**
@@ -232,6 +234,7 @@ export function indexQueryText(query: IndexQuery, model: ModelSpec<unknown>, cha
   const orders = indexOrders(sort, model);
   if (change.after !== undefined) params.append("after", cursorOf(change.after, orders));
   if (change.before !== undefined) params.append("before", cursorOf(change.before, orders));
+  if (change.page !== undefined && change.page > 1) params.append("page", String(change.page));
   const text = params.toString();
   return text === "" ? "" : `?${text}`;
 }

@@ -99,6 +99,11 @@ export interface ModelSpec<A> {
    * the key in the same direction; key order when absent. The build indexes a table on it.
    */
   readonly sort?: { readonly field: string; readonly descending: boolean };
+  /**
+   * The fields full-text search reads (the companion's `search`), most important first, and the
+   * language whose words it knows (a PostgreSQL text search configuration: `english`).
+   */
+  readonly search?: { readonly fields: readonly string[]; readonly language: string };
   /** A reference field: a row is readable only by who may read the row it points at (the companion's `readableWith`). */
   readonly readableWith?: string;
   readonly validate: (input: unknown) => Validation<A>;

@@ -12,7 +12,7 @@ import { Forbidden } from "../http/failure.js";
 import type { Request } from "../http/request.js";
 import type { Action } from "./actions.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
-import type { FieldValue, RowCondition } from "./query.js";
+import type { FieldValue, RowCondition, SearchResults } from "./query.js";
 import { narrowed } from "./row-filter.js";
 import { ScopedStore } from "./scoped-store.js";
 import type { Store } from "./store.js";
@@ -122,6 +122,9 @@ class Nothing<A> implements Store<A> {
   }
   async count(): Promise<number> {
     return 0;
+  }
+  async search(): Promise<SearchResults<A>> {
+    return { hits: [], total: 0 };
   }
   async get(): Promise<A | undefined> {
     return undefined;

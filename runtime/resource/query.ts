@@ -117,6 +117,35 @@ export interface ListPage<A = unknown> {
   readonly countUpTo?: number;
 }
 
+/**
+ * Which of the rows a full-text search finds a page holds (`Store.search`): those `where` keeps
+ * too, best first, `offset` and `limit` as in SQL (20 when absent), `total` counted up to
+ * `countUpTo` when given.
+ */
+export interface SearchPage<A = unknown> {
+  readonly limit?: number;
+  readonly offset?: number;
+  readonly where?: Where<A>;
+  readonly countUpTo?: number;
+}
+
+/** One row a search found: the row, how well it matched (higher is better), and its searched fields' snippets. */
+export interface Hit<A> {
+  readonly row: A;
+  readonly rank: number;
+  /**
+   * Per searched field holding a match: a short passage around the matches, as HTML (the text
+   * escaped, each match in `<mark>`), ready for a page.
+   */
+  readonly snippets: { readonly [K in keyof A]?: string };
+}
+
+/** A page of a search's hits, best first, and how many rows it found in all (up to `countUpTo`). */
+export interface SearchResults<A> {
+  readonly hits: readonly Hit<A>[];
+  readonly total: number;
+}
+
 /** What `count` takes: the `where` and `search` of a list. */
 export type Query<A = unknown> = Pick<ListPage<A>, "where" | "search">;
 

@@ -15,7 +15,8 @@ import { countAhead, pagesCounted } from "./page-count.js";
 import { filterForm, pager } from "./index-controls.js";
 import { filtersWhere, indexOrders, indexQueryText, readIndexQuery, type IndexChange, type IndexModel, type IndexQuery } from "./index-query.js";
 import { pickerScriptUrl } from "./picker-script.js";
-import type { Where } from "./query.js";
+import type { SearchPage, Where } from "./query.js";
+import type { Store } from "./store.js";
 import type { Choices } from "./reference-input.js";
 import { StillReferenced } from "./store-errors.js";
 import type { StoredImage } from "./file-types.js";
@@ -23,8 +24,10 @@ import { defaultVariants, isVariantName, variantSize } from "./image-variants.js
 import { filesOf, isStoredFile, sizeText } from "./model-files.js";
 import type { Id } from "./types.js";
 
-
 export { PAGE_SIZE } from "./index-query.js";
+
+/** A search's snippets of each row it found (HTML by field), by row. */
+type Snippets = ReadonlyMap<unknown, Readonly<Record<string, string | undefined>>>;
 
 /** The derived Index, Show, Destroy's confirmation page and Destroy. */
 export class ReadPages<A> {
@@ -47,18 +50,21 @@ export class ReadPages<A> {
     const offset = keyset ? 0 : (query.page - 1) * query.size;
     const countUpTo = countAhead(offset, query.size);
     const [page, choices] = await Promise.all([
-      readable.list({
-        offset,
-        limit: query.size,
-        countUpTo,
-        order: orders,
-        where,
-        ...(query.after === undefined ? {} : { after: query.after }),
-        ...(query.before === undefined ? {} : { before: query.before }),
-      }),
+      query.search === undefined
+        ? readable.list({
+            offset,
+            limit: query.size,
+            countUpTo,
+            order: orders,
+            where,
+            ...(query.after === undefined ? {} : { after: query.after }),
+            ...(query.before === undefined ? {} : { before: query.before }),
+          })
+        : this.searchPage(readable, query.search, { offset, limit: query.size, countUpTo, where }),
       this.filterChoices(request, query),
     ]);
     const { rows, total } = page;
+    const snippets = "snippets" in page ? (page.snippets as Snippets) : undefined;
     const counted = pagesCounted(total, countUpTo, query.size);
     // Past the last page there is nothing to show; "No posts yet." would be untrue.
     if (!keyset && query.page > counted.last) throw new NotFound(`There is no page ${query.page} of ${words.many.toLowerCase()}: there ${counted.last === 1 ? "is 1 page" : `are ${counted.last} pages`}.`);
@@ -70,19 +76,23 @@ export class ReadPages<A> {
     const at = modelHref(request, model, "Index");
     const link = (change: IndexChange): string => `${at}${indexQueryText(query, model as ModelSpec<unknown>, change)}`;
     const more = page.more === true;
-    const previous = rows.length === 0 ? undefined : query.after !== undefined || (query.before !== undefined && more) || (!keyset && query.page > 1) ? link({ before: rows[0] }) : undefined;
-    const next = rows.length === 0 ? undefined : query.before !== undefined || (query.after !== undefined && more) || (!keyset && total > offset + rows.length) ? link({ after: rows[rows.length - 1] }) : undefined;
+    // A search's results are ranked: paged by number (?page=); a list pages by its sort key.
+    const paged = keyset || query.search === undefined;
+    const previous =
+      rows.length === 0 ? undefined : !keyset && query.page > 1 ? link(paged ? { before: rows[0] } : { page: query.page - 1 }) : query.after !== undefined || (query.before !== undefined && more) ? link({ before: rows[0] }) : undefined;
+    const next =
+      rows.length === 0 ? undefined : !keyset && total > offset + rows.length ? link(paged ? { after: rows[rows.length - 1] } : { page: query.page + 1 }) : query.before !== undefined || (query.after !== undefined && more) ? link({ after: rows[rows.length - 1] }) : undefined;
     const filtering = query.filters.length > 0 || query.search !== undefined;
     return Ok(
       <>
         <title>{heading}</title>
         <h1>{heading}</h1>
         {actions.has("New") ? <p><a href={modelHref(request, model, "New", undefined, preset)} class="fw-new">New {words.lower}</a></p> : null}
-        {filterForm({ action: at, query, fields: this.pages.form.shown, choices, clear: `${at}${indexQueryText(unfiltered(query), model as ModelSpec<unknown>)}` })}
+        {filterForm({ action: at, query, fields: this.pages.form.shown, choices, clear: `${at}${indexQueryText(unfiltered(query), model as ModelSpec<unknown>)}`, ...(this.pages.searchLabel === undefined ? {} : { searchLabel: this.pages.searchLabel }) })}
         {rows.length === 0 ? (
           <p class="fw-empty">{filtering ? `No ${words.many.toLowerCase()} match.` : `No ${words.many.toLowerCase()} yet.`}</p>
         ) : (
-          this.pages.table.render(request, rows, rowLabels, { sorting: { order: query.sort, at: (order) => link({ sort: order }) } })
+          this.pages.table.render(request, rows, rowLabels, snippets !== undefined ? { snippets } : { sorting: { order: query.sort, at: (order) => link({ sort: order }) } })
         )}
         {previous === undefined && next === undefined && total <= rows.length ? null : pager({ previous, next, total: counted.more ? countUpTo - 1 : total, more: counted.more, many: words.many })}
         {Object.values(choices).some((c) => c.mode === "search") ? <script src={pickerScriptUrl()} defer></script> : null}
@@ -92,7 +102,14 @@ export class ReadPages<A> {
 
   /** What reading the Index's URL needs of the model. */
   private indexModel(): IndexModel {
-    return { model: this.pages.model as ModelSpec<unknown>, shown: this.pages.form.shown, many: this.pages.words.many.toLowerCase(), searchable: false };
+    return { model: this.pages.model as ModelSpec<unknown>, shown: this.pages.form.shown, many: this.pages.words.many.toLowerCase(), searchable: this.pages.searchLabel !== undefined };
+  }
+
+  /** A page of a search's hits as the Index lists them: the rows, best first, and each one's snippets. */
+  private async searchPage(readable: Store<A>, text: string, page: SearchPage<A>): Promise<{ rows: A[]; total: number; more?: boolean; snippets: Snippets }> {
+    const { hits, total } = await readable.search(text, page);
+    const rows = hits.map((hit) => hit.row);
+    return { rows, total, snippets: new Map(hits.map((hit) => [hit.row, hit.snippets as Record<string, string | undefined>])) };
   }
 
   /**

@@ -3,7 +3,7 @@ import type { Action } from "./actions.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
 import { isPolicy, PolicyAccess } from "./policy.js";
 import { ScopedStore } from "./scoped-store.js";
-import type { ListPage, Page, Query } from "./query.js";
+import type { ListPage, Page, Query, SearchPage, SearchResults } from "./query.js";
 import type { Store } from "./store.js";
 
 /** What a model's companion says about who reads which rows: its `owned` and its `publicWhen`. */
@@ -29,6 +29,12 @@ class NoRows<A> implements Store<A> {
   async count(query: Query<A> = {}): Promise<number> {
     if (query.where !== undefined || query.search !== undefined) await this.whole.count(query);
     return 0;
+  }
+
+  /** Nothing found; the table is asked for none, so a model without searchable fields throws as on every store. */
+  async search(text: string, page: SearchPage<A> = {}): Promise<SearchResults<A>> {
+    await this.whole.search(text, { ...page, limit: 0 });
+    return { hits: [], total: 0 };
   }
 
   async get(): Promise<A | undefined> {

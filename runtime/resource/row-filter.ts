@@ -1,5 +1,5 @@
 import { cappedTotal } from "./page-count.js";
-import type { KeysOf, ListPage, Page, Query, RowFilter } from "./query.js";
+import type { Hit, KeysOf, ListPage, Page, Query, RowFilter, SearchPage, SearchResults } from "./query.js";
 import type { Draft, Store } from "./store.js";
 import type { Id } from "./types.js";
 
@@ -104,6 +104,19 @@ class ScannedRows<A> implements Store<A> {
     };
     const filter = await readFilter(this.filter);
     return (await allRows(this.store, query)).filter((row) => matchesRead(row, filter));
+  }
+
+  /** The store below's hits that the filter matches, read a page at a time, in its order. */
+  async search(text: string, page: SearchPage<A> = {}): Promise<SearchResults<A>> {
+    const filter = await readFilter(this.filter);
+    const hits: Hit<A>[] = [];
+    for (let offset = 0; ; offset += SCAN_PAGE) {
+      const found = await this.store.search(text, { ...(page.where === undefined ? {} : { where: page.where }), offset, limit: SCAN_PAGE });
+      hits.push(...found.hits.filter((hit) => matchesRead(hit.row, filter)));
+      if (found.hits.length < SCAN_PAGE) break;
+    }
+    const offset = page.offset ?? 0;
+    return { hits: hits.slice(offset, offset + (page.limit ?? 20)), total: cappedTotal(hits.length, page) };
   }
 
   async get(key: Id<A>): Promise<A | undefined> {

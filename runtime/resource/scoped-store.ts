@@ -1,5 +1,5 @@
 import type { FromPath } from "../routing/from-path.js";
-import type { FieldValue, ListPage, Page, Query, RowFilter } from "./query.js";
+import type { FieldValue, ListPage, Page, Query, RowFilter, SearchPage, SearchResults } from "./query.js";
 import { narrowed } from "./row-filter.js";
 import type { Draft, Store } from "./store.js";
 import type { Id } from "./types.js";
@@ -32,6 +32,10 @@ export class ScopedStore<A> implements Store<A> {
 
   count(query?: Query<A>): Promise<number> {
     return this.whole.count(query);
+  }
+
+  search(text: string, page?: SearchPage<A>): Promise<SearchResults<A>> {
+    return this.whole.search(text, page);
   }
 
   get(key: Id<A>): Promise<A | undefined> {
@@ -118,6 +122,10 @@ class OwnRows<A> implements Store<A> {
 
   count(query?: Query<A>): Promise<number> {
     return this.rows().count(query);
+  }
+
+  search(text: string, page?: SearchPage<A>): Promise<SearchResults<A>> {
+    return this.rows().search(text, page);
   }
 
   private rows(): Store<A> {

@@ -1,4 +1,4 @@
-import type { ListPage, Page, Query, RowFilter } from "./query.js";
+import type { ListPage, Page, Query, RowFilter, SearchPage, SearchResults } from "./query.js";
 import type { Id } from "./types.js";
 
 /** A row and the version it was read at (a store with optimistic concurrency, fw/db's). */
@@ -32,6 +32,15 @@ export interface Store<A> {
   list(page: ListPage<A>): Promise<Page<A>>;
   /** How many rows a list with this `where` and `search` would have in all (every row without them). */
   count(query?: Query<A>): Promise<number>;
+  /**
+   * Full-text search of the model's searchable fields (the companion's `search: ["title",
+   * "body"]`): the rows matching `text` (words in any form PostgreSQL's stemming knows, `"a
+   * phrase"`, `-without`, `this or that`: web-search syntax, which never fails on what is typed),
+   * ranked (a match in an earlier field counts more), with highlighted snippets. Text no search
+   * can use (only stop words, punctuation) finds nothing. A model without searchable fields
+   * throws, naming the fix.
+   */
+  search(text: string, page?: SearchPage<A>): Promise<SearchResults<A>>;
   get(key: Id<A>): Promise<A | undefined>;
   insert(draft: Draft<A>): Promise<A>;
   /**

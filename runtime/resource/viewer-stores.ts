@@ -8,7 +8,7 @@
 import { ApiRequest, type Request } from "../http/request.js";
 import type { Action } from "./actions.js";
 import type { Access } from "./ownership.js";
-import type { ListPage, Page, Query, RowFilter } from "./query.js";
+import type { ListPage, Page, Query, RowFilter, SearchPage, SearchResults } from "./query.js";
 import { ownershipOf, rowsForViewer, viewerRows } from "./readable.js";
 import { relationsOf } from "./relations.js";
 import { narrowed } from "./row-filter.js";
@@ -37,6 +37,10 @@ export class ViewerStore<A> implements Store<A> {
 
   count(query?: Query<A>): Promise<number> {
     return this.reads.count(query);
+  }
+
+  search(text: string, page?: SearchPage<A>): Promise<SearchResults<A>> {
+    return this.reads.search(text, page);
   }
 
   get(key: Id<A>): Promise<A | undefined> {

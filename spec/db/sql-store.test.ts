@@ -36,6 +36,7 @@ async function freshTable(db: Database, options: { owned?: boolean; extra?: Tabl
       ...(options.extra ?? []),
     ],
     ...(options.owned === true ? { owner: "owner" } : {}),
+    search: { language: "english", columns: ["title", "note"] },
   };
   await db.script(createTableSql(spec));
   return spec;

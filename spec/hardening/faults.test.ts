@@ -18,6 +18,7 @@ import {
   type Layout,
   type ModelSpec,
   type Page,
+  type SearchResults,
   type Store,
   type Validation,
   type WsConnection,
@@ -193,6 +194,10 @@ class FlakyStore implements Store<Memo> {
   async count(): Promise<number> {
     await this.check("count");
     return this.inner.count();
+  }
+  async search(text: string): Promise<SearchResults<Memo>> {
+    await this.check("search");
+    return this.inner.search(text);
   }
   async get(key: unknown): Promise<Memo | undefined> {
     await this.check("get");

@@ -248,6 +248,51 @@ export function queryConformance(make: () => Promise<Store<QueryRow>>): void {
       expect(await titles({ title: { like: "a%" } }, { order, after: { title: "A", id: 0 } })).toEqual(["Aardvark", "Apricot", "apple"]);
     });
 
+    it("full-text search: ranked rows of the searchable fields (a title's match above a note's), web-search syntax, where and paging, snippets marked and escaped", async () => {
+      const store = await make();
+      const one = await store.insert({ title: "Paint the fence", note: "Red paint", done: true });
+      const two = await store.insert({ title: "Build a garden", note: "Fence posts and wire" });
+      const three = await store.insert({ title: "Cook dinner", note: "Nothing to see" });
+      const four = await store.insert({ title: "Fences and gates", done: true });
+      const ids = async (text: string, page: Parameters<Store<QueryRow>["search"]>[1] = {}) => {
+        const found = await store.search(text, page);
+        return { ids: found.hits.map((hit) => hit.row.id), total: found.total };
+      };
+      expect(await ids("fence")).toEqual({ ids: [one.id, four.id, two.id], total: 3 });
+      expect(await ids("FENCES")).toEqual({ ids: [one.id, four.id, two.id], total: 3 });
+      expect(await ids("paint fence")).toEqual({ ids: [one.id], total: 1 });
+      expect(await ids('"red paint"')).toEqual({ ids: [one.id], total: 1 });
+      expect(await ids("fence -garden")).toEqual({ ids: [one.id, four.id], total: 2 });
+      expect(await ids("dinner or gates")).toEqual({ ids: [three.id, four.id], total: 2 });
+      expect(await ids("fence", { where: { done: true } })).toEqual({ ids: [one.id, four.id], total: 2 });
+      expect(await ids("fence", { limit: 1, offset: 1 })).toEqual({ ids: [four.id], total: 3 });
+      expect(await ids("fence", { limit: 1, countUpTo: 2 })).toEqual({ ids: [one.id], total: 2 });
+      expect(await ids("fence", { offset: 10 })).toEqual({ ids: [], total: 3 });
+      const [first] = (await store.search("fence")).hits;
+      expect(first?.row).toMatchObject({ id: one.id, title: "Paint the fence" });
+      expect(first?.snippets.title).toContain("<mark>fence</mark>");
+      expect(first?.snippets.note).toBeUndefined();
+      expect(first?.rank).toBeGreaterThan(0);
+    });
+
+    it("full-text search: what is typed is an answer, never an error: tsquery syntax, quotes, a NUL, only stop words; a text over 1,000 characters is a 400", async () => {
+      const store = await make();
+      const fence = await store.insert({ title: "Paint the fence", note: "<b>Fence</b> & co" });
+      const ids = async (text: string) => (await store.search(text)).hits.map((hit) => hit.row.id);
+      expect(await ids("fence & | ! :* ( ) <->")).toEqual([fence.id]);
+      expect(await ids('"fence')).toEqual([fence.id]);
+      expect(await ids("' OR 1=1 --")).toEqual([]);
+      expect(await ids("fen\u0000ce")).toEqual([]);
+      expect(await ids("the and of")).toEqual([]);
+      expect(await ids("")).toEqual([]);
+      expect(await ids("   ")).toEqual([]);
+      await expect(store.search("x".repeat(1001))).rejects.toThrow(/at most 1000 characters/);
+      const note = (await store.search("fence")).hits[0]?.snippets.note ?? "";
+      expect(note).toContain("<mark>Fence</mark>");
+      expect(note).toContain("&amp;");
+      expect(note).not.toContain("<b>");
+    });
+
     it("count: the rows a where and search keep, every row without them", async () => {
       const { store } = await seeded();
       expect(await store.count()).toBe(6);

@@ -414,7 +414,7 @@ describe("Issue 43, item 4: the derived Index's filters, page size and keyset pa
   it("filters derived from the type: a select for a union, a checkbox for a yes/no, a date range; a GET form that keeps them, and Clear", async () => {
     const visitor = new Visitor(fixture.url);
     await visitor.get("/posts/new");
-    const made = [
+    const made: Record<string, string>[] = [
       { title: "F1 news on", category: "news", published: "true", publishedOn: "2031-03-01" },
       { title: "F2 misc off", category: "misc", publishedOn: "2031-03-15" },
       { title: "F3 misc on", category: "misc", published: "true", publishedOn: "2031-04-01" },

@@ -5,8 +5,9 @@ import { queryConformance, type QueryRow } from "./query-conformance.js";
 type Row = QueryRow;
 
 /** The suite's model as an in-memory store is told it (`new InMemoryStore("id", ROW_MODEL)`): its fields, so a query naming another is refused. */
-export const ROW_MODEL: { name: string; fields: FieldSpec[]; owner?: string } = {
+export const ROW_MODEL: { name: string; fields: FieldSpec[]; owner?: string; search: { fields: string[]; language: string } } = {
   name: "Row",
+  search: { fields: ["title", "note"], language: "english" },
   fields: [
     { name: "title", label: "Title", input: "text", optional: false, describe: "a text" },
     { name: "done", label: "Done", input: "checkbox", optional: true, describe: "true or false" },
