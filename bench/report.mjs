@@ -319,6 +319,26 @@ function jsonSection(j, opts) {
       ]),
     ),
   );
+  const tokens = j.groups.find((g) => g.id === "tokens");
+  if (tokens !== undefined) {
+    out.push(`\n### ${tokens.title}\n`);
+    out.push(
+      "The fw app's `GET /api/posts` again (the same 50 posts), behind fw/auth's `apiKey` (`/api/keyed/posts`) and behind a per-user token with the scope " +
+        "`posts:read` (`/api/token/posts`: `fw_api_tokens` on the app's embedded PGlite, one process: it reads a token once and remembers it for 10 s, forgetting it when revoked; " +
+        "an app in several processes, with a fan-out, reads the row on every call: one statement, 3.4× an apiKey call on PGlite when it was measured that way). " +
+        `The statements a call sends are counted by the app over 20 calls each: apiKey ${tokens.statements?.apiKey ?? "?"}, token ${tokens.statements?.token ?? "?"}. Ratios to apiKey, paired round by round.\n`,
+    );
+    out.push(
+      table(
+        ["guard", "req/s median (min–max)", "ratio to apiKey (median of rounds)", "per-round ratio", "CPU µs per request", "p99 latency"],
+        tokens.rows.map((row) => [row.label, fmtSpread(row.rps), ratio(row.ratio), row.roundRatios === undefined ? "–" : range(row.roundRatios, (x) => x.toFixed(2)), cpuCell(row.cpu), `${fmtNum(row.p99.median, 1)} ms`]),
+      ),
+    );
+  }
+  if (j.writers.error !== undefined) {
+    out.push(`\n### The writers alone\n\nNot measured: ${j.writers.error}.`);
+    return out.join("\n");
+  }
   out.push(
     `\n### The writers alone (${fmtInt(j.writers.bytes)} B a write; \`bench/json-worker.mjs\`, one process pinned to core 0, ${opts.writerRounds} interleaved rounds of ${opts.writerMs} ms)\n`,
   );

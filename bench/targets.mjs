@@ -43,6 +43,8 @@ export const GOALS = {
   healthP99Ms: 50,
   /** `GET /api/posts` over Fastify with a response schema (issue 31). */
   json: 1.0,
+  /** An API call with a per-user token costs at most this many times the same call with apiKey (issue 42): req/s ≥ 1/1.05 of apiKey's. */
+  tokenCost: 1.05,
   /** fw/jobs over pg-boss's faster way (issue 32). */
   jobs: 1.0,
   /** A 100 MiB upload, one at a time, MiB/s over Fastify + @fastify/multipart streaming to disk (issue 40). */
@@ -312,12 +314,20 @@ function liveRows(live) {
 
 function otherRows(r) {
   const jsonFw = r.json?.groups?.[0]?.rows.find((x) => x.id === "fw");
+  const tokens = r.json?.groups?.find((g) => g.id === "tokens");
+  const token = tokens?.rows.find((x) => x.id === "token");
   const jobs = r.jobs?.ratios === undefined ? undefined : summary(r.jobs.ratios).median;
   return [
     row(
       `JSON API \`GET /api/posts\` (50 posts): fw with the build's typed writer ≥ ${goal(GOALS.json)}× Fastify with a response schema (issue 31)`,
       jsonFw?.roundRatios === undefined ? undefined : ratioCell(jsonFw),
       jsonFw?.roundRatios === undefined ? undefined : ratioVerdict(jsonFw.roundRatios, GOALS.json),
+    ),
+    row(
+      `API call with a per-user token costs ≤ ${GOALS.tokenCost}× the same call with \`apiKey\` (the ratio is the token's req/s over the key's, paired; issue 42)` +
+        (tokens?.statements === undefined ? "" : `: ${tokens.statements.token} statement a call vs ${tokens.statements.apiKey}`),
+      token?.roundRatios === undefined ? undefined : ratioCell(token),
+      token?.roundRatios === undefined ? undefined : ratioVerdict(token.roundRatios, 1 / GOALS.tokenCost),
     ),
     row(
       `Jobs (issue 32): fw/jobs claimed and run on PostgreSQL ≥ ${goal(GOALS.jobs)}× pg-boss's, same database, same run`,

@@ -38,6 +38,7 @@ export const Codes = {
   guardedAndOwned: 91030,
   modelPathTaken: 91031,
   policyAndGuard: 91032,
+  teamField: 91033,
   // Relations (issue 29) take 91040–91049.
   referenceStorage: 91040,
   onDeleteField: 91041,
@@ -57,10 +58,13 @@ export const Codes = {
   fileField: 91080,
   fileWithoutTable: 91081,
   uploadBody: 91082,
-  // Queries and lists (issue 43) take 91090–91099.
-  queryNotDecodable: 91090,
-  sortOption: 91091,
-  searchOption: 91092,
+  // Per-user API tokens (issue 42) take 91090–91099.
+  unknownScope: 91090,
+  tokenOnBrowserRoute: 91091,
+  // Queries and lists (issue 43) take 91100–91109.
+  queryNotDecodable: 91100,
+  sortOption: 91101,
+  searchOption: 91102,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

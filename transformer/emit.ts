@@ -15,6 +15,8 @@ export interface Derived {
   readonly shown: string;
   /** The owner field of a model declaring `owned` (spec 2.13). */
   readonly owner?: Owner;
+  /** The team field a policy names (issue 41): its rows are a team's. */
+  readonly team?: Owner;
   /** The table of a model declaring `table`: its rows live in fw/db. */
   readonly table?: TableShape;
   /** The model declares a `policy` (issue 41): its guard and read rules (with an owner field, `owner`). */
@@ -354,10 +356,10 @@ function deleteTopics(derived: readonly Derived[], name: string, seen: Set<strin
 
 /** A model's ModelSpec const: its fields read at build time, typia's validator and key decoder. */
 function specLines(d: Derived, name: string, type: string): string[] {
-  // The form's draft has neither the key, the owner, nor what the server sets.
+  // The form's draft has neither the key, the owner, the team, nor what the server sets.
   // A file field is read from the multipart body and stored before the row is checked (issue 40): not by typia.
   const serverSet = d.shape.fields.filter((f) => f.serverSet !== undefined || f.input === "file").map((f) => f.name);
-  const omitted = [d.shape.key, ...(d.owner === undefined ? [] : [d.owner.field]), ...serverSet].map(q).join(" | ");
+  const omitted = [d.shape.key, ...(d.owner === undefined ? [] : [d.owner.field]), ...(d.team === undefined ? [] : [d.team.field]), ...serverSet].map(q).join(" | ");
   const fields = d.shape.fields.map((f) => `    ${JSON.stringify(f)},`);
   return [
     `// from ${d.shown}`,
@@ -395,7 +397,7 @@ function storeLine(d: Derived, i: number, type: string, onDelete: readonly strin
   const also = onDelete === undefined || onDelete.length === 0 ? "" : `, [${onDelete.map(q).join(", ")}]`;
   const publishing = (store: string): string => (onDelete !== undefined ? `publishing(${store}, ${q(pathSegment(d.model.name))}${also})` : store);
   if (d.owner === undefined) return `const store${i} = ${publishing(d.table === undefined ? `storeFor(model${i})` : `storeFor(model${i}, table${i})`)};`;
-  const decode = `FromPath.typia(${q(`Id<${d.owner.model}>`)}, typia.http.createParameter<${type}[${q(d.owner.field)}]>())`;
+  const decode = `FromPath.typia(${q(`Id<${d.owner.model}>`)}, typia.http.createParameter<NonNullable<${type}[${q(d.owner.field)}]>>())`;
   // fw/db's scoped store needs the SqlStore itself (it updates through its rows), so the scoped
   // store is wrapped instead (publishing also wraps the stores its `for` narrows to).
   if (d.table !== undefined) return `const store${i} = ${publishing(`new SqlScopedStore<${type}>(new SqlStore<${type}>(processDatabase(), table${i}), ${decode})`)};`;

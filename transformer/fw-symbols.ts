@@ -20,6 +20,7 @@ const MODULES = {
   room: /[\\/]runtime[\\/]ws[\\/]room\.(d\.)?ts$/,
   form: /[\\/]runtime[\\/]resource[\\/]form\.(d\.ts|tsx)$/,
   formSignIn: /[\\/]runtime[\\/]auth[\\/]form-sign-in\.(d\.)?ts$/,
+  tokenGuard: /[\\/]runtime[\\/]auth[\\/]api-tokens\.(d\.)?ts$/,
   testingClient: /[\\/]runtime[\\/]testing[\\/]client\.(d\.)?ts$/,
 } as const;
 

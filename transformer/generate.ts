@@ -14,7 +14,8 @@ import { discoverModels, type Model } from "./models.js";
 import { clashingModels } from "./model-names.js";
 import { tableOf, tableOption } from "./table.js";
 import { pluginsEntry, tsconfigShown } from "./tsconfig-sites.js";
-import { declaresOwned, declaresPolicy, guardedAndOwned, ownerOf, policyOwner, policyWithOthers } from "./owner.js";
+import { declaresOwned, declaresPolicy, guardedAndOwned, ownerOf, policyOwner, policyTeam, policyWithOthers } from "./owner.js";
+import { checkTokenGuard } from "./token-scopes.js";
 import { relate } from "./relations.js";
 import { sortRows } from "./order.js";
 import { checkReachable, checkRouteFiles } from "./route-conflicts.js";
@@ -146,9 +147,12 @@ function derive(s: Shaping, model: Model, models: readonly Model[]): Derived[] {
     if (policyWithOthers(s, model)) return [];
     const owner = policyOwner(s, model, shape);
     if (owner === null) return [];
-    // The owner field is never shown in a form nor read from one: Create stamps it from the signed-in user.
-    const fields = owner === undefined ? shape : { ...shape, fields: shape.fields.filter((field) => field.name !== owner.field) };
-    return withTable(s, { model, shape: fields, shown: s.shown(model.file), ...(owner === undefined ? {} : { owner }), policy: true }, name);
+    const team = policyTeam(s, model, shape, name);
+    if (team === null) return [];
+    // The owner and team fields are never shown in a form nor read from one: Create stamps them (the signed-in user, their current team).
+    const stamped = new Set([owner?.field, team?.field]);
+    const fields = { ...shape, fields: shape.fields.filter((field) => !stamped.has(field.name)) };
+    return withTable(s, { model, shape: fields, shown: s.shown(model.file), ...(owner === undefined ? {} : { owner }), ...(team === undefined ? {} : { team }), policy: true }, name);
   }
   if (!declaresOwned(s, model)) return withTable(s, { model, shape, shown: s.shown(model.file) }, name);
   if (guardedAndOwned(s, model)) return [];
@@ -162,7 +166,7 @@ function derive(s: Shaping, model: Model, models: readonly Model[]): Derived[] {
 /** A model declaring `table`, with its table derived from its fields (none when they cannot make one). */
 function withTable(s: Shaping, derived: Derived, name: string | undefined): Derived[] {
   if (name === undefined) return [derived];
-  const table = tableOf(s, derived.model, name, derived.shape, derived.owner);
+  const table = tableOf(s, derived.model, name, derived.shape, derived.owner, derived.team);
   return table === undefined ? [] : [{ ...derived, table }];
 }
 
@@ -187,7 +191,9 @@ function rowOf(c: Checking, config: FwConfig, route: RouteFile, sourceOf: (file:
     const site = { source, handler: route.role.exportName, capabilitiesFile: config.capabilities };
     if (!checkCapabilities(c, site, sourceOf(config.capabilities), handler.capabilities)) return [];
   }
-  const guarded = routeExport(c, source, "guarded") !== undefined;
+  const guardedExport = routeExport(c, source, "guarded");
+  if (guardedExport !== undefined && !checkTokenGuard(c, source, guardedExport, handler, `${c.shown(route.file)} (${route.role.method} ${route.pattern})`)) return [];
+  const guarded = guardedExport !== undefined;
   const method = handler.case === "ws" ? "WS" : route.role.method;
   return [{ file: route.file, shown: c.shown(route.file), method, pattern: route.pattern, exportName: route.role.exportName, handler, guarded }];
 }

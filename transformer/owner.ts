@@ -131,11 +131,11 @@ export function policyWithOthers(s: Shaping, model: Model): boolean {
 }
 
 /**
- * The owner field a policy names (\`auth.policy<Post, User>({ owner: "author" }, …)\`): one of the
- * model's \`Id<User>\` fields, never shown in a form (Create fills it). Undefined when it names
- * none; null after a finding (not written so the build can read it, or not such a field).
+ * The options object a policy is made from (`auth.policy<Post, User>({ owner: "author" }, …)`):
+ * undefined when the model declares no policy; null after a finding (not written inline, so the
+ * build cannot read it).
  */
-export function policyOwner(s: Shaping, model: Model, shape: ModelShape): Owner | undefined | null {
+function policyInit(s: Shaping, model: Model): ts.ObjectLiteralExpression | undefined | null {
   for (const argument of model.call.arguments) {
     if (!s.ts.isObjectLiteralExpression(argument)) continue;
     const property = argument.properties.find((p) => p.name !== undefined && p.name.getText() === "policy");
@@ -146,20 +146,70 @@ export function policyOwner(s: Shaping, model: Model, shape: ModelShape): Owner 
       report(s, model, Codes.ownerField, `the \`policy\` of ${model.name} must be written inline, so the build can read its owner field: policy: auth.policy<${model.name}, User>({ owner: "author" }, (can) => ({ … })), or { } for none.`);
       return null;
     }
-    const owner = init.properties.find((p) => p.name !== undefined && p.name.getText() === "owner");
-    if (owner === undefined) return undefined;
-    const value = s.ts.isPropertyAssignment(owner) ? owner.initializer : undefined;
-    if (value === undefined || !(s.ts.isStringLiteral(value) || s.ts.isNoSubstitutionTemplateLiteral(value))) {
-      report(s, model, Codes.ownerField, `the policy of ${model.name} must name its owner field as a string literal (owner: "author"), so the build can read it.`);
-      return null;
-    }
-    const found = shape.references.find((r) => r.field === value.text);
-    if (found === undefined) {
-      const fields = shape.references.map((r) => `\`${r.field}: Id<${r.model}>\``).join(", ") || "none";
-      report(s, model, Codes.ownerField, `the policy of ${model.name} names the owner field "${value.text}", which is not one of its Id<…> fields (${fields}): give it one, e.g. \`author: Id<User>\`, and name it.`);
-      return null;
-    }
-    return found;
+    return init;
   }
   return undefined;
+}
+
+/** The field a policy's options name under `key` (`owner: "author"`): its text, undefined when absent, null after a finding. */
+function policyFieldName(s: Shaping, model: Model, init: ts.ObjectLiteralExpression, key: "owner" | "team", code: Finding["code"], example: string): string | undefined | null {
+  const named = init.properties.find((p) => p.name !== undefined && p.name.getText() === key);
+  if (named === undefined) return undefined;
+  const value = s.ts.isPropertyAssignment(named) ? named.initializer : undefined;
+  if (value === undefined || !(s.ts.isStringLiteral(value) || s.ts.isNoSubstitutionTemplateLiteral(value))) {
+    report(s, model, code, `the policy of ${model.name} must name its ${key} field as a string literal (${key}: "${example}"), so the build can read it.`);
+    return null;
+  }
+  return value.text;
+}
+
+/**
+ * The owner field a policy names (\`auth.policy<Post, User>({ owner: "author" }, …)\`): one of the
+ * model's \`Id<User>\` fields, never shown in a form (Create fills it). Undefined when it names
+ * none; null after a finding (not written so the build can read it, or not such a field).
+ */
+export function policyOwner(s: Shaping, model: Model, shape: ModelShape): Owner | undefined | null {
+  const init = policyInit(s, model);
+  if (init === undefined || init === null) return init;
+  const name = policyFieldName(s, model, init, "owner", Codes.ownerField, "author");
+  if (name === undefined || name === null) return name;
+  const found = shape.references.find((r) => r.field === name);
+  if (found === undefined) {
+    const fields = shape.references.map((r) => `\`${r.field}: Id<${r.model}>\``).join(", ") || "none";
+    report(s, model, Codes.ownerField, `the policy of ${model.name} names the owner field "${name}", which is not one of its Id<…> fields (${fields}): give it one, e.g. \`author: Id<User>\`, and name it.`);
+    return null;
+  }
+  return found;
+}
+
+/** The type a team field points at: fw/auth's `Team`. */
+export const TEAM_MODEL = "Team";
+
+/**
+ * The team field a policy names (\`auth.policy<Draft, User>({ team: "team" }, …)\`, issue 41): a
+ * required \`Id<Team>\` field (fw/auth's \`Team\`) whose rows belong to that team, never shown in
+ * a form (Create fills it with the viewer's current team). The model needs a table: teams live
+ * in the database. Undefined when it names none; null after a finding (TS91033).
+ */
+export function policyTeam(s: Shaping, model: Model, shape: ModelShape, table: string | undefined): Owner | undefined | null {
+  const init = policyInit(s, model);
+  if (init === undefined || init === null) return init;
+  const name = policyFieldName(s, model, init, "team", Codes.teamField, "team");
+  if (name === undefined || name === null) return name;
+  const found = shape.references.find((r) => r.field === name);
+  const field = shape.fields.find((f) => f.name === name);
+  if (found === undefined || found.model !== TEAM_MODEL) {
+    const fields = shape.references.map((r) => `\`${r.field}: Id<${r.model}>\``).join(", ") || "none";
+    report(s, model, Codes.teamField, `the policy of ${model.name} names the team field "${name}", which is not one of its Id<Team> fields (its Id<…> fields: ${fields}): give it \`${name}: Id<Team>\` (import type { Team } from "fw/auth") and name it.`);
+    return null;
+  }
+  if (field?.optional === true) {
+    report(s, model, Codes.teamField, `the team field \`${name}\` of ${model.name} is optional, but every row belongs to a team: write \`${name}: Id<Team>\` (Create fills it with the viewer's current team).`);
+    return null;
+  }
+  if (table === undefined) {
+    report(s, model, Codes.teamField, `the policy of ${model.name} names the team field "${name}", but its rows are in memory: teams live in the database beside the users. Give ${model.name} a table (derives<${model.name}>(…, { table: … })).`);
+    return null;
+  }
+  return found;
 }

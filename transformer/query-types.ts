@@ -15,7 +15,7 @@ const TAKES =
 /**
  * The query parameters a handler declares (`Request<Params, Q>`, `ApiRequest<Params, Body, Q>`):
  * each property's shape, or null when it declares none (the default `QueryText`: every field as
- * text). A property no query text can hold is a finding (TS91090) naming the handler, the
+ * text). A property no query text can hold is a finding (TS91100) naming the handler, the
  * parameter, its type and what a parameter may be; the result is then undefined.
  */
 export function queryShape(c: Checking, site: Site, query: ts.Type | undefined): Readonly<Record<string, QueryParamShape>> | null | undefined {

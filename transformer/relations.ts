@@ -107,7 +107,7 @@ function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>
   const declared = readDeclared(r, d.model);
   const references = new Map<string, FieldShape["reference"] & object>();
   for (const ref of d.shape.references) {
-    if (ref.field === d.owner?.field) continue;
+    if (ref.field === d.owner?.field || ref.field === d.team?.field) continue;
     const target = byName.get(ref.model);
     if (target === undefined && refused.has(ref.model)) {
       // A reference to a model refused for a mistake of its own (its storage unknown): read as a
@@ -132,12 +132,13 @@ function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>
     return { ...rest, input: "reference", describe: withArticle(humanise(reference.model).toLowerCase()), reference };
   });
   checkOnDelete(r, d, declared, fields);
+  const ownerRule = ownerOnDelete(r, d, declared);
   const readableWith = checkReadableWith(r, d, declared, references);
   const unique = checkUnique(r, d, declared, fields);
   const sort = checkSort(r, d, declared, fields);
   const search = checkSearch(r, d, declared, fields);
   const shape = { ...d.shape, fields, ...(unique.length === 0 ? {} : { unique }), ...(readableWith === undefined ? {} : { readableWith }), ...(sort === undefined ? {} : { sort }), ...(search === undefined ? {} : { search }) };
-  const table = d.table === undefined ? undefined : tableWithReferences(r, d, d.table, references, byName, unique, declared.publicWhen, sort, search);
+  const table = d.table === undefined ? undefined : tableWithReferences(r, d, d.table, references, byName, unique, declared.publicWhen, { ownerRule, sort, search });
   return { ...d, shape, ...(table === undefined ? {} : { table }) };
 }
 
@@ -159,6 +160,7 @@ function storageMessage(r: Relating, d: Derived, field: string, target: string, 
 /** Every `onDelete` entry names a reference field; `set null` only an optional one. */
 function checkOnDelete(r: Relating, d: Derived, declared: Declared, fields: readonly FieldShape[]): void {
   for (const [name, { rule, node }] of declared.onDelete) {
+    if (name === d.owner?.field) continue; // the owner's rule: ownerOnDelete
     const field = fields.find((f) => f.name === name);
     if (field?.reference === undefined) {
       const refs = fields.filter((f) => f.reference !== undefined).map((f) => f.name);
@@ -167,6 +169,32 @@ function checkOnDelete(r: Relating, d: Derived, declared: Declared, fields: read
       report(r, d.model, node, Codes.onDeleteField, `the onDelete of ${d.model.name} says "set null" for \`${name}\`, which is required: a required reference cannot be cleared. Make it optional (\`${name}?: Id<${field.reference.model}>\`), or choose "cascade" or "restrict".`);
     }
   }
+}
+
+/**
+ * What deleting a user does to the rows they own (issue 41: a user's own data): the owner
+ * field's `onDelete` rule, `restrict` (the default: the account is not deleted while rows name
+ * it, and the page says which models), `cascade` (the rows go with the user, in the same
+ * statement) or `set null` (the rows stay, anonymised: the owner field must be optional). The
+ * database does it (the owner's foreign key), so the model needs a table.
+ */
+function ownerOnDelete(r: Relating, d: Derived, declared: Declared): "cascade" | "set null" | undefined {
+  const owner = d.owner;
+  const entry = owner === undefined ? undefined : declared.onDelete.get(owner.field);
+  if (owner === undefined || entry === undefined || entry.rule === "restrict") return undefined;
+  if (d.table === undefined) {
+    report(r, d.model, entry.node, Codes.onDeleteField, `the onDelete of ${d.model.name} says "${entry.rule}" for its owner \`${owner.field}\`, but its rows are in memory: the database carries out what a user's deletion does to their rows. Give ${d.model.name} a table, or drop the entry.`);
+    return undefined;
+  }
+  if (entry.rule === "set null") {
+    const type = r.checker.getTypeFromTypeNode(d.model.call.typeArguments?.[0] as ts.TypeNode);
+    const property = type.getProperty(owner.field);
+    if (property === undefined || (property.flags & r.ts.SymbolFlags.Optional) === 0) {
+      report(r, d.model, entry.node, Codes.onDeleteField, `the onDelete of ${d.model.name} says "set null" for its owner \`${owner.field}\`, which is required: a deleted user's rows keep no owner then. Make it optional (\`${owner.field}?: Id<${owner.model}>\`), or choose "cascade" (the rows go with the user) or "restrict".`);
+      return undefined;
+    }
+  }
+  return entry.rule;
 }
 
 function checkReadableWith(r: Relating, d: Derived, declared: Declared, references: ReadonlyMap<string, unknown>): string | undefined {
@@ -265,10 +293,17 @@ function tableWithReferences(
   byName: ReadonlyMap<string, Derived>,
   unique: readonly string[][],
   publicWhen: string | undefined,
-  sort?: { readonly field: string; readonly descending: boolean },
-  search?: { readonly fields: readonly string[]; readonly language: string },
+  options: {
+    readonly ownerRule?: "cascade" | "set null" | undefined;
+    readonly sort?: { readonly field: string; readonly descending: boolean } | undefined;
+    readonly search?: { readonly fields: readonly string[]; readonly language: string } | undefined;
+  } = {},
 ): TableShape | undefined {
+  const { ownerRule, sort, search } = options;
   const columns = table.columns.map((column): ColumnShape => {
+    if (ownerRule !== undefined && column.field === d.owner?.field && column.references !== undefined) {
+      return { ...column, ...(ownerRule === "set null" ? { nullable: true } : {}), references: { ...column.references, onDelete: ownerRule } };
+    }
     const reference = references.get(column.field);
     const target = reference === undefined ? undefined : byName.get(reference.model)?.table;
     if (reference === undefined || target === undefined) return column;

@@ -36,6 +36,8 @@ export interface ColumnShape {
 
 /** The table fw/db's `SqlUsers` keeps users in: what an owner column references. */
 export const USERS_TABLE = "users";
+/** fw/auth's teams table (runtime/db/sql-teams.ts), which a team field references. */
+export const TEAMS_TABLE = "fw_teams";
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 interface Reading {
@@ -77,7 +79,7 @@ export function tableOption(r: Reading, model: Model): string | undefined | null
  * `Id` `bigint`), optional fields nullable, the owner a `bigint` foreign key to the users
  * table. Columns are the fields in snake_case; the owner's gets `_id` (`author` → `author_id`).
  */
-export function tableOf(r: Reading, model: Model, name: string, shape: ModelShape, owner: Owner | undefined): TableShape | undefined {
+export function tableOf(r: Reading, model: Model, name: string, shape: ModelShape, owner: Owner | undefined, team?: Owner): TableShape | undefined {
   const references = new Set(shape.references.map((ref) => ref.field));
   const columns: ColumnShape[] = shape.fields.map((field) => ({
     field: field.name,
@@ -93,6 +95,11 @@ export function tableOf(r: Reading, model: Model, name: string, shape: ModelShap
   if (owner !== undefined) {
     const column = snake(owner.field);
     columns.push({ field: owner.field, column: column.endsWith("_id") ? column : `${column}_id`, type: "bigint", nullable: false, references: { table: USERS_TABLE, column: "id" } });
+  }
+  if (team !== undefined) {
+    // A team's rows go with the team (fw_teams, fw's own table: runtime/db/sql-teams.ts).
+    const column = snake(team.field);
+    columns.push({ field: team.field, column: column.endsWith("_id") ? column : `${column}_id`, type: "bigint", nullable: false, references: { table: TEAMS_TABLE, column: "id", onDelete: "cascade" } });
   }
   const key = { field: shape.key, column: snake(shape.key) };
   const seen = new Set<string>();

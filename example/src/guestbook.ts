@@ -58,6 +58,13 @@ export class Guestbook {
     return entryOf(rows[0]!);
   }
 
+  /** Deletes one entry; false when there was none. */
+  async remove(id: number): Promise<boolean> {
+    if (!Number.isSafeInteger(id) || id < 1) return false;
+    const { rowCount } = await this.db.query(`DELETE FROM "guestbook" WHERE "id" = $1`, [id]);
+    return rowCount > 0;
+  }
+
   /** Deletes all but the newest `kept` entries (the highest keys); answers how many went. */
   async trim(kept: number): Promise<number> {
     const { rowCount } = await this.db.query(`DELETE FROM "guestbook" WHERE "id" <= (SELECT "id" FROM "guestbook" ORDER BY "id" DESC OFFSET $1 LIMIT 1)`, [kept]);

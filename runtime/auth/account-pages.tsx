@@ -1,5 +1,7 @@
 import type { Html } from "../html/node.js";
 import { field, problem } from "./sign-in-pages.js";
+import { tokenSection, type TokenSection } from "./token-pages.js";
+import { secondFactorSection, type SecondFactorSection } from "./second-factor-pages.js";
 
 /** The account flows' own paths, as the request reaches them (under the sign-in's mount and the table's prefix). */
 export interface AccountPaths {
@@ -13,6 +15,11 @@ export interface AccountPaths {
   readonly confirmEmail: string;
   readonly signOutEverywhere: string;
   readonly deleteAccount: string;
+  readonly createToken: string;
+  readonly revokeToken: string;
+  readonly beginSecondFactor: string;
+  readonly confirmSecondFactor: string;
+  readonly disableSecondFactor: string;
 }
 
 type Errors = Readonly<Record<string, string>> | undefined;
@@ -99,14 +106,55 @@ export function deadLinkPage(paths: AccountPaths, what: string): Html {
   );
 }
 
+/** The account's sign-in providers: each linked (its email) or not (a Link button posting to its start). */
+export interface ProvidersSection {
+  readonly unlink: string;
+  readonly list: readonly { readonly name: string; readonly label: string; readonly email: string | undefined; readonly action: string }[];
+}
+
+function providersSection(section: ProvidersSection, csrf: string): Html {
+  return (
+    <section id="providers">
+      <h2>Sign-in providers</h2>
+      <ul>
+        {section.list.map((provider) => (
+          <li>
+            {provider.email === undefined ? (
+              <form method="post" action={provider.action} class="fw-inline">
+                <input type="hidden" name="_csrf" value={csrf} />
+                <input type="hidden" name="link" value="1" />
+                {provider.label}: not linked. <button type="submit">Link {provider.label}</button>
+              </form>
+            ) : (
+              <form method="post" action={section.unlink} class="fw-inline">
+                <input type="hidden" name="_csrf" value={csrf} />
+                <input type="hidden" name="provider" value={provider.name} />
+                {provider.label}: linked{provider.email === "" ? "" : ` (${provider.email})`}. <button type="submit">Unlink {provider.label}</button>
+              </form>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** What the account settings page shows beside its forms. */
 export interface SettingsState {
   readonly csrf: string;
   readonly email: string;
   /** Which form the errors are for. */
-  readonly form?: "password" | "email" | "delete";
+  readonly form?: "password" | "email" | "delete" | "token" | "second-factor";
   readonly errors?: Errors;
   readonly newEmail?: string;
+  /** The API tokens section, when the sign-in has scopes. */
+  readonly tokens?: TokenSection;
+  /** The two-step sign-in section. */
+  readonly secondFactor?: SecondFactorSection;
+  /** The sign-in providers section, when the sign-in has providers. */
+  readonly providers?: ProvidersSection;
+  /** The passkeys section, rendered. */
+  readonly passkeys?: Html;
 }
 
 /** Account settings: change password, change email, sign out everywhere, delete the account. */
@@ -139,6 +187,10 @@ export function settingsPage(paths: AccountPaths, state: SettingsState): Html {
           <button type="submit">Send a confirmation link</button>
         </form>
       </section>
+      {state.passkeys ?? null}
+      {state.providers === undefined ? null : providersSection(state.providers, state.csrf)}
+      {state.secondFactor === undefined ? null : secondFactorSection(paths, state.csrf, state.email, state.form === "second-factor" ? { ...state.secondFactor, errors: state.errors } : state.secondFactor)}
+      {state.tokens === undefined ? null : tokenSection(paths, state.csrf, state.email, state.form === "token" ? { ...state.tokens, errors: state.errors } : state.tokens)}
       <section>
         <h2>Sign out everywhere</h2>
         <p>Ends every session of your account, this one included, on every device.</p>

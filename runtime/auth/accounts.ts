@@ -21,6 +21,14 @@ import {
   type AccountPaths,
   type SettingsState,
 } from "./account-pages.js";
+import { freshApiToken } from "./api-token-store.js";
+import { MAX_TOKENS_PER_USER, type ApiTokens } from "./api-tokens.js";
+import { TOKEN_DAYS, tokenCreatedMail, type TokenSection } from "./token-pages.js";
+import type { SecondFactor } from "./second-factor.js";
+import type { SecondFactorSection } from "./second-factor-pages.js";
+import type { ProviderSignIn } from "./provider-sign-in.js";
+import type { ProvidersSection } from "./account-pages.js";
+import type { Passkeys } from "./passkeys.js";
 import { checkToken, freshToken, InMemoryTokens, sameSecret, type AccountTokens, type TokenPurpose } from "./account-tokens.js";
 import { verifyPassword } from "./password.js";
 import { limiterKey, RateLimiter, type AttemptLimiter, type Limit } from "./rate-limit.js";
@@ -81,6 +89,14 @@ export interface AccountSettings<U extends UserFields> {
   readonly deleteUser: (id: number) => Promise<boolean>;
   /** The app's models (in the plural: "posts") that hold rows of user `id`: what a refused deletion names. */
   readonly ownedRows?: (id: number) => Promise<readonly string[]>;
+  /** The per-user API tokens, when the sign-in has scopes: listed, created and revoked on the settings page. */
+  readonly apiTokens?: ApiTokens;
+  /** Two-step sign-in (TOTP): turned on and off on the settings page; a reset by mail then asks for a code too. */
+  readonly secondFactor?: SecondFactor<U>;
+  /** Passkeys: listed, added and removed on the settings page. */
+  readonly passkeys?: Passkeys<U>;
+  /** "Sign in with …": the settings page lists the providers with Link and Unlink. */
+  readonly providers?: ProviderSignIn<U>;
   /** Where failures to send are told (the app's error stream). */
   readonly report?: (line: string) => void;
   readonly now?: () => number;
@@ -119,6 +135,11 @@ export class Accounts<U extends UserFields> {
       confirmEmail: `${base}/account/email/confirm`,
       signOutEverywhere: `${base}/account/sign-out-everywhere`,
       deleteAccount: `${base}/account/delete`,
+      createToken: `${base}/account/tokens`,
+      revokeToken: `${base}/account/tokens/revoke`,
+      beginSecondFactor: `${base}/account/two-step`,
+      confirmSecondFactor: `${base}/account/two-step/confirm`,
+      disableSecondFactor: `${base}/account/two-step/disable`,
     };
     const make = (scope: string, limit: Limit): AttemptLimiter => settings.users.attemptLimiter?.(scope, limit) ?? new RateLimiter(limit);
     this.formsPerAddress = make("account/address", ACCOUNT_FORMS_PER_ADDRESS);
@@ -145,6 +166,16 @@ export class Accounts<U extends UserFields> {
       Route.post(p.confirmEmail, (request) => this.confirmEmail(request), { source }),
       Route.post(p.signOutEverywhere, (request) => this.signOutEverywhere(request), { source }),
       Route.post(p.deleteAccount, (request) => this.deleteAccount(request), { source }),
+      ...(this.settings.apiTokens === undefined
+        ? []
+        : [Route.post(p.createToken, (request) => this.createToken(request), { source }), Route.post(p.revokeToken, (request) => this.revokeToken(request), { source })]),
+      ...(this.settings.secondFactor === undefined
+        ? []
+        : [
+            Route.post(p.beginSecondFactor, (request) => this.beginSecondFactor(request), { source }),
+            Route.post(p.confirmSecondFactor, (request) => this.confirmSecondFactor(request), { source }),
+            Route.post(p.disableSecondFactor, (request) => this.disableSecondFactor(request), { source }),
+          ]),
     ];
   }
 
@@ -211,6 +242,9 @@ export class Accounts<U extends UserFields> {
     if (!(await this.settings.tokens.take(found.record.selector, found.verifierHash))) return this.deadLink(request, "password reset");
     const user = await this.settings.changePassword(found.user.id, password);
     if (user === undefined) return this.deadLink(request, "password reset");
+    // A reset by mail proves the mailbox, not the second factor: it stays on, and signing in asks for a code.
+    const second = this.settings.secondFactor;
+    if (second !== undefined && (await second.isOn(user.id))) return second.ask(request, user, "/", "Your password is changed, and every other session is signed out. Enter a code to sign in.");
     const session = signedInSession(request.session, user).flash("notice", "Your password is changed, and every other session of your account is signed out.");
     return Redirect(request.href("/")).withSession(session);
   }
@@ -243,7 +277,130 @@ export class Accounts<U extends UserFields> {
   private async settingsForm(request: Request): Promise<Response> {
     const user = await this.settings.currentUser(request);
     if (user === undefined) return this.toLogin(request);
-    return Ok(settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email }));
+    return this.settingsRefused(request, user, {}, 200);
+  }
+
+  // ——— Two-step sign-in ———
+
+  /** A new secret (the current password asked), shown as a QR code with a form for its first code. */
+  private async beginSecondFactor(request: Request): Promise<Response> {
+    const second = this.settings.secondFactor;
+    if (second === undefined) return this.toLogin(request);
+    const checked = await this.withCurrentPassword(request, "second-factor");
+    if (!("user" in checked)) return checked.response;
+    const setup = await second.begin(checked.user, this.issuer(request));
+    if (setup === undefined) return this.settingsRefused(request, checked.user, { form: "second-factor", errors: { form: "Two-step sign-in is on already." } }, 409);
+    return this.settingsRefused(request, checked.user, {}, 200, {}, { setup });
+  }
+
+  /** The first code confirms the secret: two-step sign-in is on, and the ten recovery codes are shown once. */
+  private async confirmSecondFactor(request: Request): Promise<Response> {
+    const checked = await this.withCode(request);
+    if (!("user" in checked)) return checked.response;
+    const { user, second } = checked;
+    const codes = await second.confirm(user.id, request.form.get("code") ?? "");
+    if (codes === undefined) return this.settingsRefused(request, user, { form: "second-factor", errors: { code: "The code is wrong: enter the one your app shows now." } });
+    await second.passed(request, user.id);
+    this.mail(user.email, "Two-step sign-in is on", noticeMail("Two-step sign-in was turned on for your account: signing in now asks for a code from your authenticator app.", this.mounted(request).forgot));
+    return this.settingsRefused(request, user, {}, 200, {}, { recoveryCodes: codes });
+  }
+
+  /** Turning it off asks for a code (from the app, or a recovery code), never the password alone. */
+  private async disableSecondFactor(request: Request): Promise<Response> {
+    const checked = await this.withCode(request);
+    if (!("user" in checked)) return checked.response;
+    const { user, second } = checked;
+    const result = await second.check(user.id, request.form.get("code") ?? "");
+    if (result !== "ok") {
+      const said = result === "used" ? "This code was used already: wait for the next one." : "The code is wrong.";
+      return this.settingsRefused(request, user, { form: "second-factor", errors: { code: said } });
+    }
+    await second.passed(request, user.id);
+    await second.store.disable(user.id);
+    this.mail(user.email, "Two-step sign-in is off", noticeMail("Two-step sign-in was turned off for your account: signing in asks for your password alone.", this.mounted(request).forgot));
+    return Redirect(this.mounted(request).account).withSession(request.session.flash("notice", "Two-step sign-in is off."));
+  }
+
+  /** The signed-in user of a second-factor form, counted in the account forms' budget and, as codes are, per (address, account). */
+  private async withCode(request: Request): Promise<{ readonly user: U; readonly second: SecondFactor<U> } | { readonly response: Response }> {
+    const limited = await this.limited(request);
+    if (limited !== undefined) return { response: limited };
+    const user = await this.settings.currentUser(request);
+    const second = this.settings.secondFactor;
+    if (user === undefined || second === undefined) return { response: this.toLogin(request) };
+    const counted = await second.limited(request, user.id);
+    return counted === undefined ? { user, second } : { response: counted };
+  }
+
+  /** What the authenticator app shows the account under: the site's host name. */
+  private issuer(request: Request): string {
+    const host = (request.headers.get("host") ?? "fw").replace(/:\d+$/, "");
+    return /^[A-Za-z0-9.\-[\]:]{1,255}$/.test(host) ? host : "fw";
+  }
+
+  /** The settings page's providers: each with its linked email, or a Link button. */
+  private async providersSection(request: Request, user: U): Promise<ProvidersSection | undefined> {
+    const providers = this.settings.providers;
+    if (providers === undefined) return undefined;
+    const linked = await providers.linked(user.id);
+    const actions = new Map(providers.buttons(request).map((button) => [button.name, button.action]));
+    return { unlink: request.href(`${this.paths.account}/providers/unlink`), list: linked.map((p) => ({ ...p, action: actions.get(p.name) ?? "" })) };
+  }
+
+  /** The settings page's second-factor section. */
+  private async secondFactorSection(request: Request, user: U, extra: Partial<SecondFactorSection>): Promise<SecondFactorSection | undefined> {
+    const second = this.settings.secondFactor;
+    if (second === undefined) return undefined;
+    const record = await second.store.get(user.id);
+    const enabled = record?.enabled === true;
+    // A key shown but not confirmed yet (the page reloaded): shown again, with its form.
+    const waiting = record !== undefined && !enabled && extra.setup === undefined ? { setup: { secret: record.secret, qr: await second.qrOf(record.secret, user.email, this.issuer(request)) } } : {};
+    return { enabled, codesLeft: enabled ? (record?.recoveryHashes.length ?? 0) : 0, ...waiting, ...extra };
+  }
+
+  // ——— API tokens ———
+
+  /**
+   * A new token (name, lifetime, scopes; the current password asked, so a stolen session cannot
+   * mint a token that outlives it): shown once on the answer, never kept; the owner is told by mail.
+   */
+  private async createToken(request: Request): Promise<Response> {
+    const apiTokens = this.settings.apiTokens;
+    if (apiTokens === undefined) return this.toLogin(request);
+    const checked = await this.withCurrentPassword(request, "token");
+    if (!("user" in checked)) return checked.response;
+    const values = { name: (request.form.get("name") ?? "").trim().slice(0, 200), days: request.form.get("days") ?? "", scopes: request.form.getAll("scope").slice(0, 100) };
+    const errors = tokenProblems(values, apiTokens.names());
+    if (errors !== undefined) return this.settingsRefused(request, checked.user, { form: "token", errors }, 422, { values });
+    const now = this.now();
+    const { token, record } = freshApiToken({ userId: checked.user.id, name: values.name, scopes: [...new Set(values.scopes)], createdAt: now, expiresAt: now + Number(values.days) * 24 * 60 * 60_000 });
+    if (!(await apiTokens.tokens.create(record, MAX_TOKENS_PER_USER))) {
+      return this.settingsRefused(request, checked.user, { form: "token", errors: { form: `You hold ${MAX_TOKENS_PER_USER} tokens, the most an account may: revoke one first.` } }, 422, { values });
+    }
+    this.mail(checked.user.email, "A new API token was created", tokenCreatedMail(record.name, record.scopes, this.mounted(request).account));
+    return this.settingsRefused(request, checked.user, {}, 200, { created: { name: record.name, token } });
+  }
+
+  /** Revokes one of the user's tokens: gone from the store, so no process accepts it from the next call on. */
+  private async revokeToken(request: Request): Promise<Response> {
+    const limited = await this.limited(request);
+    if (limited !== undefined) return limited;
+    const user = await this.settings.currentUser(request);
+    const apiTokens = this.settings.apiTokens;
+    if (user === undefined || apiTokens === undefined) return this.toLogin(request);
+    const selector = (request.form.get("token") ?? "").slice(0, 100);
+    const listed = (await apiTokens.tokens.list(user.id)).find((token) => token.selector === selector);
+    const revoked = listed !== undefined && (await apiTokens.revoke(user.id, selector));
+    const notice = revoked ? `The token "${listed.name}" is revoked: it works nowhere from now on.` : "There is no such token (revoked already?).";
+    return Redirect(this.mounted(request).account).withSession(request.session.flash("notice", notice));
+  }
+
+  /** The settings page's token section (the user's tokens), when the sign-in has scopes. */
+  private async tokenSection(user: U, extra: Partial<TokenSection> = {}): Promise<TokenSection | undefined> {
+    const apiTokens = this.settings.apiTokens;
+    if (apiTokens === undefined) return undefined;
+    const scopes = apiTokens.names().map((name) => [name, apiTokens.scopes[name] ?? ""] as const);
+    return { scopes, list: await apiTokens.tokens.list(user.id), now: this.now(), ...extra };
   }
 
   private async changePassword(request: Request): Promise<Response> {
@@ -413,14 +570,30 @@ export class Accounts<U extends UserFields> {
     const wait = await this.passwordChecks.attempt(key);
     if (wait > 0) return { response: tooMany(wait) };
     if (!(await verifyPassword(request.form.get("current") ?? "", user.passwordHash))) {
-      return { response: this.settingsRefused(request, user, { form, errors: { current: "This is not your current password." }, newEmail: (request.form.get("email") ?? "").slice(0, 255) }) };
+      return { response: await this.settingsRefused(request, user, { form, errors: { current: "This is not your current password." }, newEmail: (request.form.get("email") ?? "").slice(0, 255) }) };
     }
     await this.passwordChecks.reset(key);
     return { user };
   }
 
-  private settingsRefused(request: Request, user: U, state: Omit<SettingsState, "csrf" | "email">, code = 422): Response {
-    return status(code, settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...state }));
+  private async settingsRefused(
+    request: Request,
+    user: U,
+    state: Omit<SettingsState, "csrf" | "email" | "tokens" | "secondFactor">,
+    code = 422,
+    tokens: Partial<TokenSection> = {},
+    secondFactor: Partial<SecondFactorSection> = {},
+  ): Promise<Response> {
+    const [section, second, providers, passkeys] = await Promise.all([
+      this.tokenSection(user, tokens),
+      this.secondFactorSection(request, user, secondFactor),
+      this.providersSection(request, user),
+      this.settings.passkeys?.section(request, user, request.csrf),
+    ]);
+    return status(
+      code,
+      settingsPage(this.mounted(request), { csrf: request.csrf, email: user.email, ...state, ...(section === undefined ? {} : { tokens: section }), ...(second === undefined ? {} : { secondFactor: second }), ...(providers === undefined ? {} : { providers }), ...(passkeys === undefined ? {} : { passkeys }) }),
+    );
   }
 
   /**
@@ -437,4 +610,15 @@ export class Accounts<U extends UserFields> {
       .then((wait) => (wait > 0 ? undefined : this.settings.mailer.send({ to, subject, body, envelope: { to: [to] } })))
       .catch((error: unknown) => report(`fw/auth: the mail "${subject}" could not be sent: ${error instanceof Error ? error.message : String(error)}`));
   }
+}
+
+/** What is wrong with a new token's fields, by field; undefined when nothing. */
+function tokenProblems(values: { readonly name: string; readonly days: string; readonly scopes: readonly string[] }, known: readonly string[]): Record<string, string> | undefined {
+  const errors: Record<string, string> = {};
+  if (values.name === "") errors["name"] = "Give the token a name: what it is for.";
+  else if (values.name.length > 100 || /\p{Cc}/u.test(values.name)) errors["name"] = "A name is at most 100 characters, without control characters.";
+  if (!TOKEN_DAYS.map(String).includes(values.days)) errors["days"] = `Choose how long it lives: ${TOKEN_DAYS.join(", ")} days.`;
+  if (values.scopes.length === 0) errors["scope"] = "Give it one scope at least.";
+  else if (values.scopes.some((scope) => !known.includes(scope))) errors["scope"] = `Only this site's scopes: ${known.join(", ")}.`;
+  return Object.keys(errors).length === 0 ? undefined : errors;
 }

@@ -6,6 +6,17 @@ import { Route } from "../routing/route.js";
 import type { Identify } from "../routing/route-table.js";
 import { Accounts, type AccountMailer } from "./accounts.js";
 import { InMemoryTokens, type AccountTokens } from "./account-tokens.js";
+import { InMemoryApiTokens, type ApiTokenStore } from "./api-token-store.js";
+import { ApiTokens, type Scopes, type TokenGuard } from "./api-tokens.js";
+import { PER_ACCOUNT_AND_ADDRESS, PER_ADDRESS, RateLimiter, type AttemptLimiter, type Limit } from "./rate-limit.js";
+import { SecondFactor } from "./second-factor.js";
+import { InMemorySecondFactors, type SecondFactorStore } from "./second-factor-store.js";
+import { InMemoryIdentities, type IdentityStore } from "./identity-store.js";
+import { ProviderSignIn } from "./provider-sign-in.js";
+import type { SignInProvider } from "./providers.js";
+import { Passkeys } from "./passkeys.js";
+import { InMemoryPasskeys, type PasskeyStore } from "./passkey-store.js";
+import { NO_PASSWORD } from "./provider-sign-in.js";
 import { Guarded } from "./guarded.js";
 import { LiveSockets } from "./live-sockets.js";
 import { defaultLimiters, Login, type SignInLimiters } from "./login.js";
@@ -20,13 +31,15 @@ import { SessionReads } from "./session-reads.js";
 import { claimOf, signedInSession, type SignedIn } from "./session-user.js";
 import type { AuthPaths } from "./sign-in-pages.js";
 import { Signup } from "./signup.js";
+import { TeamFlows } from "./team-flows.js";
+import { currentMembership, type MemberRole, type TeamStore } from "./teams.js";
 import { canonicalRoles, type UserFields, type Users } from "./users.js";
 
 /** How long a sign-in counts by default: 14 days from signing in, as HttpApp's session cookie. */
 export const SIGN_IN_MAX_AGE_S = 14 * 24 * 60 * 60;
 
 /** What `formSignIn` takes: the users, and optionally sign-up, the mount, the address, the limits and the sign-in's age. */
-export interface FormSignInOptions<U extends UserFields> {
+export interface FormSignInOptions<U extends UserFields, S extends string = never> {
   /** Where users are looked up, sign-up adds them, and signed-out sessions are remembered. */
   readonly users: Users<U>;
   /** Mount `GET|POST /signup`. Default true. */
@@ -57,7 +70,44 @@ export interface FormSignInOptions<U extends UserFields> {
   readonly mailer?: AccountMailer;
   /** Where emailed tokens wait. Default: the users store's (`users.tokens()`), else in memory. */
   readonly tokens?: AccountTokens;
+  /**
+   * The app's API scopes (needs `mailer`: tokens are made on `/account`): each name and what it
+   * lets a token do, `{ "posts:write": "Add posts" }`. Their names are the app's string-literal
+   * union; an API route asks for one with `export const guarded = auth.token({ scope: "posts:write" })`,
+   * and the build checks the name. Users then create, list and revoke per-user tokens on `/account`.
+   */
+  readonly scopes?: Scopes<S>;
+  /** Where per-user API tokens are kept. Default: the users store's (`users.apiTokens()`), else in memory. */
+  readonly apiTokens?: ApiTokenStore;
+  /**
+   * Where second factors (TOTP) are kept. Default: the users store's (`users.secondFactors()`),
+   * else in memory. Two-step sign-in comes with the account pages (the mailer): users turn it on
+   * and off on `/account`.
+   */
+  readonly secondFactors?: SecondFactorStore;
+  /**
+   * "Sign in with …": OpenID Connect issuers and GitHub (`providersFromEnv()` reads them from the
+   * environment; an empty list hides the buttons). A first sign-in makes an account from the
+   * provider's verified email; an account links a provider from `/account` or after its password.
+   */
+  readonly providers?: readonly SignInProvider[];
+  /** Where linked provider accounts are kept. Default: the users store's (`users.identities()`), else in memory. */
+  readonly identities?: IdentityStore;
+  /**
+   * Where passkeys are kept. Default: the users store's (`users.passkeys()`), else in memory.
+   * Passkeys come with the account pages (the mailer): made on `/account`, used on the sign-in page.
+   */
+  readonly passkeys?: PasskeyStore;
+  /**
+   * Teams (issue 41): organisations whose members share rows (a model's policy names its `team`
+   * field). Mounts `/teams` (your teams, a team's members, invitations by mail). Needs the mailer
+   * and a users store that keeps teams (fw/db's `SqlUsers`). Default false.
+   */
+  readonly teams?: boolean;
 }
+
+/** The roles of the app's user type (`roles?: readonly ("admin" | "editor")[]`), else any role name. */
+export type RoleOf<U> = U extends { readonly roles?: readonly (infer R)[] | undefined } ? (string extends R ? string : R & string) : string;
 
 /**
  * fw's own sign-in mechanism (spec 5.1): a login form setting a signed session cookie. Make one
@@ -71,14 +121,15 @@ export interface FormSignInOptions<U extends UserFields> {
  * was not signed out. Sign-out, `logoutEverywhere`, `changePassword` and `deleteUser` end
  * sessions, and close their sockets (public pages' too) in every process of the app.
  */
-/** The roles of the app's user type (`roles?: readonly ("admin" | "editor")[]`), else any role name. */
-export type RoleOf<U> = U extends { readonly roles?: readonly (infer R)[] | undefined } ? (string extends R ? string : R & string) : string;
-
-export class FormSignIn<U extends UserFields = UserFields> {
+export class FormSignIn<U extends UserFields = UserFields, S extends string = never> {
   /** The sign-in routes every declaration carries. */
   readonly routes: readonly Route[];
   /** The account flows, when the sign-in was given a mailer. */
   accounts: Accounts<U> | undefined;
+  /** The per-user API tokens, when the sign-in was given scopes. */
+  apiTokens: ApiTokens<S> | undefined;
+  /** The teams, when the sign-in keeps them (`teams: true`). */
+  teams: TeamStore | undefined;
   /** @internal The models declared `owned` with this sign-in, as their routes were made: what can still name a user. */
   readonly ownedModels = new OwnedModels();
   readonly identify: Identify;
@@ -135,18 +186,21 @@ export class FormSignIn<U extends UserFields = UserFields> {
    * filtered in the query, writes checked before they happen, and the actions no clause opens to
    * anyone need a signed-in user.
    */
-  policy<M, U2 = U>(init: { readonly owner?: keyof M & string }, rules: (can: Can<M, RoleOf<U2>>) => PolicyInit): Policy<M, U2> {
-    const made = policyRules<M, RoleOf<U2>>(init.owner, rules);
+  policy<M, U2 = U>(init: { readonly owner?: keyof M & string; readonly team?: keyof M & string }, rules: (can: Can<M, RoleOf<U2>>) => PolicyInit): Policy<M, U2> {
+    if (init.team !== undefined && this.teams === undefined) {
+      throw new TypeError(`fw/auth: the policy names the team field "${init.team}", but this sign-in keeps no teams: formSignIn({ users, mailer, teams: true }).`);
+    }
+    const made = policyRules<M, RoleOf<U2>>(init.owner, rules, init.team);
     const who = (request: Request): Viewer | Promise<Viewer> => {
       // An API call carries no session: nobody.
       if ((request as { session?: unknown }).session === undefined) return viewerOf(undefined);
-      return this.rules.reads.of(request).then(viewerOf);
+      return this.rules.reads.of(request).then((user) => viewerOf(user, request.session));
     };
     const whoNow = (request: Request): Viewer | undefined => {
       const known = this.rules.reads.known(request);
-      return known === undefined ? undefined : viewerOf(known.user);
+      return known === undefined ? undefined : viewerOf(known.user, request.session);
     };
-    return new Policy<M, U2>({ ...this.declaration(), models: this.ownedModels }, init.owner, made, { who, whoNow });
+    return new Policy<M, U2>({ ...this.declaration(), models: this.ownedModels }, { owner: init.owner, team: init.team }, made, { who, whoNow });
   }
 
   /**
@@ -156,6 +210,17 @@ export class FormSignIn<U extends UserFields = UserFields> {
   owned<M = unknown, U2 = unknown>(covers: Actions, actions?: Actions): Owned<M, U2> {
     const init = { ...this.declaration(), covers, models: this.ownedModels };
     return new Owned<M, U2>(actions === undefined ? init : { ...init, actions });
+  }
+
+  /**
+   * The guard of an API route a per-user token with `scope` (one of the app's `scopes`) may call:
+   * `export const guarded = auth.token({ scope: "posts:write" })`. The build checks that the scope
+   * is one of the app's (TS91090) and that the route is an API route (TS91091): a token never
+   * works on a browser page, nor a session cookie on such a route.
+   */
+  token<T extends string>(options: { readonly scope: T }): TokenGuard<T, S> {
+    if (this.apiTokens === undefined) throw new Error(`auth.token: the sign-in has no scopes. Give formSignIn({ …, mailer, scopes: { ${JSON.stringify(options.scope)}: "what it lets a token do" } }).`);
+    return this.apiTokens.guard(options.scope);
   }
 
   /**
@@ -175,6 +240,19 @@ export class FormSignIn<U extends UserFields = UserFields> {
       return undefined;
     }
     return user === undefined ? undefined : { key: String(user.id), email: user.email, roles: user.roles ?? [] };
+  }
+
+  /**
+   * The team the request's user works in (issue 41): the session's current team while they are a
+   * member of it, else their first; with its name and their role in it. Undefined when nobody is
+   * signed in, they are in no team, or the sign-in keeps no teams. For display and for handlers:
+   * derived pages of team models read it themselves.
+   */
+  async currentTeam(request: Pick<Request<unknown>, "session"> & Partial<Pick<Request<unknown>, "headers">>): Promise<{ readonly id: number; readonly name: string; readonly role: MemberRole } | undefined> {
+    if (this.teams === undefined) return undefined;
+    const membership = currentMembership((await this.rules.reads.of(request))?.teams, request.session);
+    const team = membership === undefined ? undefined : await this.teams.get(membership.team);
+    return membership === undefined || team === undefined ? undefined : { id: team.id, name: team.name, role: membership.role };
   }
 
   /** The user the request's session signs in, as `userOf` reads it (once per request); undefined when nobody. */
@@ -206,6 +284,8 @@ export class FormSignIn<U extends UserFields = UserFields> {
   /** Deletes the user, which ends their sessions (and closes their sockets); false when there was none. */
   async deleteUser(id: number): Promise<boolean> {
     const deleted = await this.rules.users.delete(id);
+    // A store whose tokens do not go with their user by themselves (a foreign key) loses them here.
+    if (deleted) await this.apiTokens?.revokeAll(id);
     this.rules.ends.announce({ user: String(id) });
     return deleted;
   }
@@ -244,7 +324,7 @@ export class FormSignIn<U extends UserFields = UserFields> {
 }
 
 /** Makes the form sign-in: its login, logout and (unless switched off) sign-up routes under `mount`. */
-export function formSignIn<U extends UserFields>(options: FormSignInOptions<U>): FormSignIn<U> {
+export function formSignIn<U extends UserFields, S extends string = never>(options: FormSignInOptions<U, S>): FormSignIn<U, S> {
   const under = pathsUnder(options.mount ?? "/", options.signUp ?? true);
   const paths: AuthPaths = options.mailer === undefined ? under : { ...under, forgot: `${under.login.slice(0, -"/login".length)}/password/forgot` };
   const addressOf = options.addressOf ?? ((request: Request) => request.clientAddress);
@@ -256,13 +336,57 @@ export function formSignIn<U extends UserFields>(options: FormSignInOptions<U>):
   const reads = new SessionReads(options.users, maxAgeMs, () => ends.generation);
   const sockets = new LiveSockets(ends, async (request) => (await reads.fresh(request.session)) !== undefined);
   const rules: SessionRules<U> = { users: options.users, loginPath: paths.login, maxAgeMs, reads, ends, sockets };
-  const login = new Login<U>({ users: options.users, paths, addressOf, limiters });
+  const secondFactor = options.mailer === undefined ? undefined : makeSecondFactor(options, addressOf, `${paths.login}/code`);
+  const base = paths.login.slice(0, -"/login".length);
+  // The providers ask the sign-in who is signed in; it is made just below.
+  const made: { auth?: FormSignIn<U, S> } = {};
+  const identities = options.identities ?? options.users.identities?.() ?? new InMemoryIdentities();
+  const passkeys =
+    options.mailer === undefined
+      ? undefined
+      : new Passkeys<U>({
+          store: options.passkeys ?? options.users.passkeys?.() ?? new InMemoryPasskeys(),
+          users: options.users,
+          base,
+          loginPath: paths.login,
+          accountPath: `${base}/account`,
+          currentUser: (request) => (made.auth as FormSignIn<U, S>).currentUser(request),
+          addressOf,
+          perAddress: limiters.perAddress,
+          otherWaysIn: async (user) => (user.passwordHash === NO_PASSWORD ? 0 : 1) + (await identities.list(user.id)).length,
+        });
+  const providers =
+    (options.providers ?? []).length === 0
+      ? undefined
+      : new ProviderSignIn<U>({
+          providers: options.providers ?? [],
+          users: options.users,
+          identities,
+          base,
+          loginPath: paths.login,
+          accountPath: `${base}/account`,
+          currentUser: (request) => (made.auth as FormSignIn<U, S>).currentUser(request),
+          ...(secondFactor === undefined ? {} : { secondFactor }),
+          ...(passkeys === undefined ? {} : { otherWaysIn: (id: number) => passkeys.count(id) }),
+        });
+  const login = new Login<U>({ users: options.users, paths, addressOf, limiters, ...(secondFactor === undefined ? {} : { secondFactor }), ...(providers === undefined ? {} : { providers }), ...(passkeys === undefined ? {} : { passkeys }) });
   const source = "fw/auth";
   const routes: Route[] = [
     Route.get(paths.login, (request) => login.page(request), { source }),
     Route.post(paths.login, (request) => login.submit(request), { source }),
+    ...(secondFactor === undefined
+      ? []
+      : [
+          Route.get(secondFactor.path, (request) => secondFactor.page(request, paths.login), { source }),
+          Route.post(secondFactor.path, (request) => secondFactor.submit(request, paths.login), { source }),
+        ]),
   ];
-  const auth = new FormSignIn<U>(paths, routes, rules);
+  const auth = new FormSignIn<U, S>(paths, routes, rules);
+  made.auth = auth;
+  if (options.scopes !== undefined && options.mailer === undefined) {
+    throw new Error("formSignIn: scopes need a mailer: per-user API tokens are made on /account, which the account flows mount. Give formSignIn({ users, mailer, scopes }).");
+  }
+  auth.apiTokens = options.scopes === undefined ? undefined : new ApiTokens<S>(options.scopes, options.apiTokens ?? options.users.apiTokens?.() ?? new InMemoryApiTokens(), `${base}/account`);
   routes.push(Route.post(paths.logout, (request) => auth.logout(request), { source }));
   const accounts =
     options.mailer === undefined
@@ -279,14 +403,48 @@ export function formSignIn<U extends UserFields>(options: FormSignInOptions<U>):
           logoutEverywhere: (id) => auth.logoutEverywhere(id),
           deleteUser: (id) => auth.deleteUser(id),
           ownedRows: (id) => auth.ownedModels.holding(String(id)),
+          ...(auth.apiTokens === undefined ? {} : { apiTokens: auth.apiTokens as unknown as ApiTokens }),
+          ...(secondFactor === undefined ? {} : { secondFactor }),
+          ...(providers === undefined ? {} : { providers }),
+          ...(passkeys === undefined ? {} : { passkeys }),
         });
   auth.accounts = accounts;
+  if (passkeys !== undefined) routes.push(...passkeys.routes());
+  if (providers !== undefined) routes.push(...providers.routes());
   if (accounts !== undefined) routes.push(...accounts.routes());
+  if (options.teams === true) routes.push(...teamRoutes(auth, options, paths, rules));
   if (paths.signup !== undefined) {
     const signup = new Signup<U>(options.users, { ...paths, signup: paths.signup }, limiters.signUps, addressOf, accounts);
     routes.push(Route.get(paths.signup, (request) => signup.page(request), { source }), Route.post(paths.signup, (request) => signup.submit(request), { source }));
   }
   return auth;
+}
+
+/** Two-step sign-in: its store, and its code limits kept where sign-in's are (the users store's, else memory). */
+function makeSecondFactor<U extends UserFields, S extends string>(options: FormSignInOptions<U, S>, addressOf: (request: Request) => string | undefined, path: string): SecondFactor<U> {
+  const make = (scope: string, limit: Limit): AttemptLimiter => options.users.attemptLimiter?.(scope, limit) ?? new RateLimiter(limit);
+  const limiters = { perAccountAndAddress: make("second-factor/account+address", PER_ACCOUNT_AND_ADDRESS), perAddress: make("second-factor/address", PER_ADDRESS) };
+  const store = options.secondFactors ?? options.users.secondFactors?.() ?? new InMemorySecondFactors();
+  return new SecondFactor<U>(store, options.users, limiters, addressOf, path);
+}
+
+/** Turns teams on: the users store's team store, and the team pages. */
+function teamRoutes<U extends UserFields, S extends string>(auth: FormSignIn<U, S>, options: FormSignInOptions<U, S>, paths: AuthPaths, rules: SessionRules<U>): Route[] {
+  const store = options.users.teams?.();
+  if (store === undefined) throw new Error("formSignIn: teams: true needs a users store that keeps teams: fw/db's SqlUsers (users.teams()).");
+  if (options.mailer === undefined) throw new Error("formSignIn: teams: true needs the mailer: members are invited by mail (formSignIn({ users, mailer, teams: true })).");
+  auth.teams = store;
+  const flows = new TeamFlows<U>({
+    users: options.users,
+    store,
+    mailer: options.mailer,
+    base: paths.login.slice(0, -"/login".length),
+    loginPath: paths.login,
+    signupPath: paths.signup,
+    currentUser: (request) => auth.currentUser(request),
+    accessChanged: (id) => rules.ends.announce({ user: String(id), access: true }),
+  });
+  return flows.routes();
 }
 
 function pathsUnder(mount: string, signUp: boolean): AuthPaths {

@@ -5,7 +5,11 @@ import { safeNext } from "./next-path.js";
 import { hashPassword, verifyPassword } from "./password.js";
 import { limiterKey, PER_ACCOUNT_AND_ADDRESS, PER_ADDRESS, RateLimiter, SIGNUPS_PER_ADDRESS, type AttemptLimiter, type Limit } from "./rate-limit.js";
 import { signedInSession } from "./session-user.js";
-import { loginPage, mountedPaths, tooMany, type AuthPaths } from "./sign-in-pages.js";
+import { loginPage, mountedPaths, tooMany, type AuthPaths, type FormState } from "./sign-in-pages.js";
+import type { SecondFactor } from "./second-factor.js";
+import { withoutReserved } from "../http/session.js";
+import { NO_PASSWORD, PENDING_LINK_ENTRY, type ProviderSignIn } from "./provider-sign-in.js";
+import type { Passkeys } from "./passkeys.js";
 import { normalEmail, type UserFields, type Users } from "./users.js";
 
 /** The one answer to a failed sign-in: it never says whether the account exists. */
@@ -28,6 +32,12 @@ export interface LoginSettings<U extends UserFields> {
   /** The client address limits count by; undefined: "unknown", one shared address. */
   readonly addressOf: (request: Request) => string | undefined;
   readonly limiters: SignInLimiters;
+  /** The second factor, when the sign-in has one: a user who turned it on is asked for a code after the password. */
+  readonly secondFactor?: SecondFactor<U>;
+  /** "Sign in with …": the buttons, and the provider account waiting to be linked after the password. */
+  readonly providers?: ProviderSignIn<U>;
+  /** Passkeys: their form under the password's. */
+  readonly passkeys?: Passkeys<U>;
 }
 
 /**
@@ -60,7 +70,7 @@ export class Login<U extends UserFields> {
   /** `GET /login`: the form, carrying `?next=` along when it is a path on this site. */
   page(request: Request): Response {
     const next = safeNext(request.query.get("next"));
-    return Ok(loginPage(mountedPaths(this.settings.paths, request), { csrf: request.csrf, email: "", next }));
+    return Ok(loginPage(mountedPaths(this.settings.paths, request), { csrf: request.csrf, email: "", next, ...this.others(request, next) }));
   }
 
   /** `POST /login`: 429 when limited, 422 when wrong, else a renewed session and 303 to next. */
@@ -79,11 +89,24 @@ export class Login<U extends UserFields> {
     if (wait > 0) return tooMany(wait);
     const user = await this.check(account, request.form.get("password") ?? "");
     if (user === undefined) {
-      return status(422, loginPage(mountedPaths(this.settings.paths, request), { csrf: request.csrf, email: email.slice(0, 254), next, problem: WRONG_CREDENTIALS }));
+      return status(422, loginPage(mountedPaths(this.settings.paths, request), { csrf: request.csrf, email: email.slice(0, 254), next, problem: WRONG_CREDENTIALS, ...this.others(request, next) }));
     }
     await Promise.all([perAccountAndAddress.reset(pairKey), perAddress.refund(addressKey)]);
+    // Two-step sign-in: the right password signs nobody in yet; the code page does. A provider
+    // account waiting to be linked is not linked on the password alone (link it from /account).
+    const second = this.settings.secondFactor;
+    if (second !== undefined && (await second.isOn(user.id))) return second.ask(request, user, next);
+    // A provider account whose email is this account's waited for the password: linked now.
+    const linked = await this.settings.providers?.linkAfterPassword(request.session, user);
     // No next page: the home page of the table the sign-in sits in (under its Route.under prefix).
-    return Redirect(next === "/" ? request.href("/") : next).withSession(signedInSession(request.session, user).flash("notice", "You are signed in."));
+    const session = signedInSession(withoutReserved(request.session, PENDING_LINK_ENTRY), user);
+    return Redirect(next === "/" ? request.href("/") : next).withSession(session.flash("notice", linked ?? "You are signed in."));
+  }
+
+  /** The other ways in the page offers: providers' buttons and the passkey form. */
+  private others(request: Request, next: string): Pick<FormState, "providers" | "passkey"> {
+    const passkey = this.settings.passkeys?.signInForm(request, request.csrf, next);
+    return { providers: this.settings.providers?.buttons(request) ?? [], ...(passkey === undefined ? {} : { passkey }) };
   }
 
   /**
@@ -93,7 +116,9 @@ export class Login<U extends UserFields> {
    */
   private async check(email: string, password: string): Promise<U | undefined> {
     const user = email === "" || email.length > 254 || /\p{Cc}/u.test(email) ? undefined : await this.settings.users.byEmail(email);
-    const matches = await verifyPassword(password, user?.passwordHash ?? (await this.dummy));
-    return user !== undefined && matches ? user : undefined;
+    // An account made by a provider has no password (NO_PASSWORD): checked against the dummy, so it takes as long.
+    const stored = user === undefined || user.passwordHash === NO_PASSWORD ? await this.dummy : user.passwordHash;
+    const matches = await verifyPassword(password, stored);
+    return user !== undefined && matches && stored === user.passwordHash ? user : undefined;
   }
 }

@@ -34,6 +34,10 @@ export interface FormState {
   readonly problem?: string;
   /** Messages beside one field, by field name (sign-up). */
   readonly errors?: Readonly<Record<string, string>>;
+  /** "Sign in with …" buttons: each provider's label and where its form posts. */
+  readonly providers?: readonly { readonly label: string; readonly action: string }[];
+  /** The passkey form (a button; with it, the email field offers passkeys in its autofill). */
+  readonly passkey?: Html;
 }
 
 /** The sign-in page: email, password, and the return-to path carried in a hidden field. */
@@ -45,10 +49,17 @@ export function loginPage(paths: AuthPaths, state: FormState): Html {
       {problem(state.problem)}
       <form method="post" action={paths.login} class="fw-form fw-auth" novalidate>
         {hiddenFields(state)}
-        {field("login", "email", "Email", { type: "email", autocomplete: "username", value: state.email }, state.errors)}
+        {field("login", "email", "Email", { type: "email", autocomplete: state.passkey === undefined ? "username" : "username webauthn", value: state.email }, state.errors)}
         {field("login", "password", "Password", { type: "password", autocomplete: "current-password" }, state.errors)}
         <button type="submit">Sign in</button>
       </form>
+      {state.passkey ?? null}
+      {(state.providers ?? []).map((provider) => (
+        <form method="post" action={provider.action} class="fw-form fw-auth fw-provider">
+          {hiddenFields(state)}
+          <button type="submit">Sign in with {provider.label}</button>
+        </form>
+      ))}
       {paths.forgot === undefined ? null : <p><a href={paths.forgot}>Forgot your password?</a></p>}
       {paths.signup === undefined ? null : <p>No account yet? <a href={withNext(paths.signup, state.next)}>Sign up</a></p>}
     </>

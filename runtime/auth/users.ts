@@ -7,7 +7,12 @@ export { normalEmail } from "../http/email-address.js";
 export { canonicalRoles, ROLE_PATTERN } from "../http/roles.js";
 import { hashPassword } from "./password.js";
 import { InMemoryTokens, type AccountTokens } from "./account-tokens.js";
+import { InMemoryApiTokens, type ApiTokenStore } from "./api-token-store.js";
+import { InMemorySecondFactors, type SecondFactorStore } from "./second-factor-store.js";
+import { InMemoryIdentities, type IdentityStore } from "./identity-store.js";
+import { InMemoryPasskeys, type PasskeyStore } from "./passkey-store.js";
 import type { AttemptLimiter, Limit } from "./rate-limit.js";
+import type { Membership, TeamStore } from "./teams.js";
 
 /**
  * What the auth module reads of the app's user model: its key (`id: Id<User>`), its email, its
@@ -32,6 +37,12 @@ export interface UserFields {
    * every process. None when absent. Granted and revoked through `auth.setRoles` (or `db grant`).
    */
   readonly roles?: readonly string[];
+  /**
+   * The teams the user is a member of, with their role in each (issue 41): read with the user on
+   * every request, as roles are, by a store that keeps teams (`teams()`), so a removed member
+   * loses access at once in every process. None when absent.
+   */
+  readonly teams?: readonly Membership[];
 }
 
 /**
@@ -79,6 +90,17 @@ export interface Users<U extends UserFields = UserFields> {
    */
   tokens?(): AccountTokens;
   /**
+   * Optional: where per-user API tokens are kept (fw/db's `SqlUsers`: the `fw_api_tokens` table,
+   * read by every process on every call). Without it, `formSignIn` keeps them in memory.
+   */
+  apiTokens?(): ApiTokenStore;
+  /** Optional: where second factors (TOTP) are kept (fw/db's `SqlUsers`: `fw_second_factors`). Without it, `formSignIn` keeps them in memory. */
+  secondFactors?(): SecondFactorStore;
+  /** Optional: where accounts at sign-in providers are linked (fw/db's `SqlUsers`: `fw_identities`). Without it, `formSignIn` keeps them in memory. */
+  identities?(): IdentityStore;
+  /** Optional: where passkeys are kept (fw/db's `SqlUsers`: `fw_passkeys`). Without it, `formSignIn` keeps them in memory. */
+  passkeys?(): PasskeyStore;
+  /**
    * Optional: gives the user another email (`normalEmail` form), which the change-of-email flow
    * needs; "taken" when another account has it, undefined when there is no such user.
    */
@@ -88,6 +110,12 @@ export interface Users<U extends UserFields = UserFields> {
    * such user. What `auth.setRoles` and role guards need: without it, nobody holds a role.
    */
   setRoles?(id: number, roles: readonly string[]): Promise<U | undefined>;
+  /**
+   * Optional: the teams beside these users (issue 41). Asking for them turns them on: from then
+   * on every read of a user answers their memberships (`teams`). `formSignIn({ teams: true })`
+   * asks; without it a store keeps no team.
+   */
+  teams?(): TeamStore;
 }
 
 /** A fresh random session epoch (128 bits). */
@@ -112,11 +140,31 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
   private readonly revoked = new Map<number, Map<string, number>>();
   private next = 1;
   readonly #tokens = new InMemoryTokens();
+  readonly #apiTokens = new InMemoryApiTokens();
+  readonly #secondFactors = new InMemorySecondFactors();
+  readonly #identities = new InMemoryIdentities();
+  readonly #passkeys = new InMemoryPasskeys();
 
   constructor(private readonly now: () => number = Date.now) {}
 
   tokens(): AccountTokens {
     return this.#tokens;
+  }
+
+  apiTokens(): ApiTokenStore {
+    return this.#apiTokens;
+  }
+
+  secondFactors(): SecondFactorStore {
+    return this.#secondFactors;
+  }
+
+  identities(): IdentityStore {
+    return this.#identities;
+  }
+
+  passkeys(): PasskeyStore {
+    return this.#passkeys;
   }
 
   async setEmail(id: number, email: string): Promise<U | "taken" | undefined> {
@@ -162,6 +210,10 @@ export class InMemoryUsers<U extends UserFields = UserFields> implements Users<U
     this.byKey.delete(id);
     this.byNormalEmail.delete(user.email);
     this.revoked.delete(id);
+    await this.#apiTokens.revokeAll(id);
+    await this.#secondFactors.disable(id);
+    this.#identities.forget(id);
+    this.#passkeys.forget(id);
     return true;
   }
 

@@ -21,6 +21,11 @@ export interface ClientOptions<A> {
   readonly uploads?: UploadRoutes<A>;
   /** Headers every call sends (an API key: `{ authorization: "Bearer …" }`). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * A bearer token every call sends as `Authorization: Bearer <token>`: a per-user API token
+   * (fw/auth, made on /account) or an API key. Never a cookie: the client sends none.
+   */
+  readonly token?: string;
   /** The `fetch` to call with (default: the global one). */
   readonly fetch?: typeof fetch;
 }
@@ -80,6 +85,9 @@ const BODY_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH", "DELE
 export function createClient<A>(baseUrl: string, ...given: ClientArgs<A>): ApiClient<A> {
   const options: ClientOptions<A> = given[0] ?? {};
   const base = baseUrl.replace(/\/+$/, "");
+  if (options.token !== undefined && (options.token === "" || /[\s\p{Cc}]/u.test(options.token))) {
+    throw new TypeError("fw/client: the token is empty or holds a space or control character: pass the token as it was shown (fwt_…).");
+  }
   const call = (method: string) => (pattern: string, ...args: unknown[]): Promise<unknown> => send({ base, options, method, pattern, args });
   return {
     get: call("GET"),
@@ -105,7 +113,8 @@ async function send<A>(call: Call<A>): Promise<unknown> {
   const body = BODY_METHODS.has(method) ? args.shift() : undefined;
   const given = (args.shift() ?? {}) as CallOptions;
   const path = filled(pattern, params ?? {});
-  const headers: Record<string, string> = { accept: "application/json", ...call.options.headers, ...given.headers };
+  const token: Record<string, string> = call.options.token === undefined ? {} : { authorization: `Bearer ${call.options.token}` };
+  const headers: Record<string, string> = { accept: "application/json", ...token, ...call.options.headers, ...given.headers };
   const uploads = call.options.uploads as Readonly<Record<string, unknown>> | undefined;
   const form = body !== undefined && (uploads?.[`${method} ${pattern}`] !== undefined || holdsBlob(body));
   // A form's Content-Type (with its boundary) is fetch's to write.

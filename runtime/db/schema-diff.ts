@@ -6,6 +6,7 @@ import { quoteIdentifier as q } from "./identifier.js";
 import { driftOf, type FillQuestion, type SchemaChange, type SchemaDrift } from "./schema-change.js";
 import { DataProbe, readSchema, type ActualColumn, type ActualTable } from "./schema-read.js";
 import { USERS_TABLE, usersTableSql } from "./sql-users.js";
+import { TEAMS_TABLE, teamsTableSql } from "./sql-teams.js";
 import { checkTable, SEARCH_COLUMN, VERSION_COLUMN, type ColumnSpec, type ColumnType, type TableSpec } from "./table.js";
 
 export { driftOf, migrationName, type ChangeKind, type FillQuestion, type SchemaChange, type SchemaDrift } from "./schema-change.js";
@@ -50,7 +51,10 @@ export async function schemaDrift(db: Queryable, tables: readonly TableSpec[], a
   if (!actual.has(USERS_TABLE) && tables.some((t) => t.columns.some((c) => c.references?.table === USERS_TABLE))) {
     changes.push({ kind: "create table", table: USERS_TABLE, summary: `creates the users table ${USERS_TABLE} (an owned model references it)`, sql: usersTableSql() });
   }
-  changes.push(...createTables(tables.filter((table) => !actual.has(table.name)), new Set([...actual.keys(), USERS_TABLE])));
+  if (!actual.has(TEAMS_TABLE) && tables.some((t) => t.columns.some((c) => c.references?.table === TEAMS_TABLE))) {
+    changes.push({ kind: "create table", table: TEAMS_TABLE, summary: `creates fw's teams table ${TEAMS_TABLE} (a team model references it)`, sql: teamsTableSql() });
+  }
+  changes.push(...createTables(tables.filter((table) => !actual.has(table.name)), new Set([...actual.keys(), USERS_TABLE, TEAMS_TABLE])));
   for (const table of tables) {
     const found = actual.get(table.name);
     if (found !== undefined) changes.push(...(await tableChanges(table, found, context)));

@@ -6,7 +6,16 @@ import type { Database, Queryable, Row } from "./database.js";
 import { checkIdentifier, quoteIdentifier as q } from "./identifier.js";
 import type { AccountTokens } from "../auth/account-tokens.js";
 import { SqlAccountTokens } from "./sql-account-tokens.js";
+import type { ApiTokenStore } from "../auth/api-token-store.js";
+import { SqlApiTokens } from "./sql-api-tokens.js";
+import type { SecondFactorStore } from "../auth/second-factor-store.js";
+import { SqlSecondFactors } from "./sql-second-factors.js";
+import type { IdentityStore } from "../auth/identity-store.js";
+import { SqlIdentities } from "./sql-identities.js";
+import type { PasskeyStore } from "../auth/passkey-store.js";
+import { SqlPasskeys } from "./sql-passkeys.js";
 import { SqlAttemptLimiter } from "./sql-attempt-limiter.js";
+import { membershipsOf, membershipsSelected, SqlTeams } from "./sql-teams.js";
 import { VERSION_COLUMN } from "./table.js";
 
 /** The users table's default name (what an owned model's owner column references). */
@@ -76,13 +85,22 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   /** The roles table (`fw_<table>_roles`), made on first use as fw's other tables are. */
   private readonly roles: string;
   /** What every read answers: the user's columns and, in the same statement, their roles. */
-  private readonly selected: string;
+  #apiTokens: ApiTokenStore | undefined;
+  #secondFactors: SecondFactorStore | undefined;
+  #identities: IdentityStore | undefined;
+  #passkeys: PasskeyStore | undefined;
+  private readonly table: string;
+  /** What every read answers: the user's columns and, in the same statement, their roles (and, once teams are on, their memberships). */
+  private selected: string;
+  /** The teams beside these users, once asked for (`teams()`). */
+  #teams: SqlTeams | undefined;
 
   constructor(
     private readonly db: Database,
     options: SqlUsersOptions = {},
   ) {
     const table = options.table ?? USERS_TABLE;
+    this.table = table;
     this.users = q(table);
     this.revoked = q(revokedTable(table));
     this.roles = q(rolesTable(table));
@@ -104,8 +122,26 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     });
   }
 
-  /** Makes the roles table once per process (again after a `db reset` dropped it). */
-  private ready(): Promise<void> {
+  /**
+   * Teams (issue 41) beside these users: `fw_teams`, `fw_team_members` and
+   * `fw_team_invitations`, made on first use. From the first call on, every read of a user
+   * answers their memberships too, in the same statement.
+   */
+  teams(): SqlTeams {
+    if (this.#teams === undefined) {
+      this.#teams = new SqlTeams(this.db, this.users);
+      this.selected = `${this.selected}, ${membershipsSelected(this.users)}`;
+    }
+    return this.#teams;
+  }
+
+  /** Makes the roles table once per process (again after a `db reset` dropped it), and the team tables once teams are on. */
+  private async ready(): Promise<void> {
+    await this.rolesReady();
+    await this.#teams?.ready();
+  }
+
+  private rolesReady(): Promise<void> {
     let making = madeRoles.get(this.db);
     if (making === undefined) {
       making = this.db.script(rolesTableSql(this.users, this.roles)).catch((error: unknown) => {
@@ -127,6 +163,7 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     } catch (error) {
       if ((error as { code?: unknown }).code !== "42P01") throw error;
       madeRoles.delete(this.db);
+      this.#teams?.forget();
       await this.ready();
       return this.db.query(sql, params);
     }
@@ -144,6 +181,33 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
   tokens(): AccountTokens {
     this.#tokens ??= new SqlAccountTokens(this.db);
     return this.#tokens;
+  }
+
+  /**
+   * fw/auth's per-user API tokens in the database (`fw_api_tokens`, its rows going with their
+   * user): every process reads the table on every call, so a revoked token stops everywhere at once.
+   */
+  apiTokens(): ApiTokenStore {
+    this.#apiTokens ??= new SqlApiTokens(this.db, this.table);
+    return this.#apiTokens;
+  }
+
+  /** fw/auth's second factors (TOTP) in the database (`fw_second_factors`, its rows going with their user): a code used in one process is refused by all. */
+  secondFactors(): SecondFactorStore {
+    this.#secondFactors ??= new SqlSecondFactors(this.db, this.table);
+    return this.#secondFactors;
+  }
+
+  /** fw/auth's linked provider accounts (OpenID Connect, GitHub) in the database (`fw_identities`, its rows going with their user). */
+  identities(): IdentityStore {
+    this.#identities ??= new SqlIdentities(this.db, this.table);
+    return this.#identities;
+  }
+
+  /** fw/auth's passkeys in the database (`fw_passkeys`, its rows going with their user), read on every passkey sign-in. */
+  passkeys(): PasskeyStore {
+    this.#passkeys ??= new SqlPasskeys(this.db, this.table);
+    return this.#passkeys;
   }
 
   /** The new email in one statement; "taken" when the unique index refuses it (another account has it). */
@@ -250,7 +314,8 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     if (row === undefined) return undefined;
     // The cast is what the class comment asks of U: only these fields are required.
     const roles = Array.isArray(row["roles"]) ? (row["roles"] as unknown[]).map(String) : [];
-    return { id: Number(row["id"]), email: String(row["email"]), passwordHash: String(row["password_hash"]), sessionEpoch: String(row["session_epoch"]), roles } as unknown as U;
+    const user = { id: Number(row["id"]), email: String(row["email"]), passwordHash: String(row["password_hash"]), sessionEpoch: String(row["session_epoch"]), roles };
+    return (this.#teams === undefined ? user : { ...user, teams: membershipsOf(row) }) as unknown as U;
   }
 }
 

@@ -64,10 +64,15 @@ export function spoolPath(dir: string): string {
 export async function spool(source: Readable, dir: string, maxBytes: number, budget: ByteBudget): Promise<Spooled> {
   const path = spoolPath(dir);
   const meter = new Meter(maxBytes, budget);
+  // "wx": a fresh file or nothing; 0600: the spool is the server's alone.
+  const file = createWriteStream(path, { flags: "wx", mode: 0o600, highWaterMark: SPOOL_BUFFER_BYTES });
   try {
-    // "wx": a fresh file or nothing; 0600: the spool is the server's alone.
-    await pipeline(source, meter, createWriteStream(path, { flags: "wx", mode: 0o600, highWaterMark: SPOOL_BUFFER_BYTES }));
+    await pipeline(source, meter, file);
   } catch (error) {
+    // The file is opened asynchronously: a source failing at once rejects before the open has
+    // made the file, and a remove then would come first and leave it behind. The stream's
+    // 'close' comes after its open and its close, whichever way it ended.
+    if (!file.closed) await new Promise<void>((settled) => file.once("close", () => settled()));
     await rm(path, { force: true });
     throw diskFull(error) ? new SpoolStopped("disk", 0, error) : error;
   }

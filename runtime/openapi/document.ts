@@ -19,6 +19,14 @@ export type OpenApiDocument = Readonly<Record<string, unknown>>;
 /** The guard name fw/auth's `apiKey` puts on the routes it covers (a program names itself with `Authorization: Bearer`). */
 const API_KEY_GUARD = "apiKey";
 
+/** The guard name fw/auth's per-user tokens put on the routes they cover: `token:<scope>`. */
+const TOKEN_GUARD = /^token:(.+)$/;
+
+/** The scope a per-user token must carry to call the route, when a token guards it. */
+function tokenScope(route: HttpRoute): string | undefined {
+  return route.guard === undefined ? undefined : TOKEN_GUARD.exec(route.guard)?.[1];
+}
+
 /** RFC 9457's members, as `JsonProblem` answers them (`application/problem+json`). */
 const PROBLEM_SCHEMA = {
   type: "object",
@@ -64,12 +72,14 @@ export async function openApiDocument(routes: readonly Route[], info: OpenApiInf
   let apiKey = false;
   // The components an upload's text parts were described by: inlined into its form's schema.
   const inlined = new Set<string>();
+  let token = false;
   for (const route of api) {
     const description = route.described === undefined ? undefined : loaded.get(route.described.load);
     const operation = description?.operations[route.described?.operation ?? ""];
     const schemaAt = (index: number): object => description?.schemas.schemas[index] ?? {};
     const path = (paths[openApiPath(route)] ??= {});
     if (route.guard === API_KEY_GUARD) apiKey = true;
+    if (tokenScope(route) !== undefined) token = true;
     path[route.method.toLowerCase()] = operationOf(route, operation, { at: schemaAt, components, inlined });
   }
   const hasProblems = [...loaded.values()].some((d) => Object.values(d.operations).some((o) => o.answers.some((a) => a.media === "problem")));
@@ -81,8 +91,24 @@ export async function openApiDocument(routes: readonly Route[], info: OpenApiInf
     paths,
     components: {
       schemas,
-      ...(apiKey ? { securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "fw/auth's apiKey: Authorization: Bearer <key>." } } } : {}),
+      ...(apiKey || token ? { securitySchemes: securitySchemes(apiKey, token) } : {}),
     },
+  };
+}
+
+function securitySchemes(apiKey: boolean, token: boolean): Record<string, object> {
+  return {
+    ...(apiKey ? { apiKey: { type: "http", scheme: "bearer", description: "fw/auth's apiKey: Authorization: Bearer <key>." } } : {}),
+    ...(token
+      ? {
+          token: {
+            type: "http",
+            scheme: "bearer",
+            bearerFormat: "fwt_<selector>.<verifier>",
+            description: "A per-user API token (fw/auth), created on /account with a name, an expiry and scopes: Authorization: Bearer <token>. Each operation lists the scope its token must carry.",
+          },
+        }
+      : {}),
   };
 }
 
@@ -125,6 +151,8 @@ function operationOf(route: HttpRoute, described: OperationDescription | undefin
     ...(described?.upload === undefined ? {} : { requestBody: uploadRequest(route, described.upload, schemas) }),
     responses: responsesOf(route, described, schemaAt),
     ...(route.guard === API_KEY_GUARD ? { security: [{ apiKey: [] }] } : {}),
+    // OpenAPI 3.1: a bearer scheme's requirement may list the roles (here, the token's scope) the operation needs.
+    ...(tokenScope(route) === undefined ? {} : { security: [{ token: [tokenScope(route)] }] }),
     "x-fw-source": route.source,
   };
 }

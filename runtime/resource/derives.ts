@@ -55,9 +55,11 @@ interface RelationOptions<M> {
   /**
    * Per reference field, what deleting the row it points at does to this one: `restrict` (the
    * default: the delete is refused while this row points at it), `cascade` (this row is deleted
-   * too) or `set null` (the reference is cleared: optional fields only).
+   * too) or `set null` (the reference is cleared: optional fields only). The owner field says
+   * what deleting its user does (issue 41). Any rule type-checks: the build's TS91041 says what
+   * is wrong with one (`set null` on a required field, a field that is no reference) and how to fix it.
    */
-  readonly onDelete?: { readonly [K in FieldName<M>]?: undefined extends M[K] ? OnDelete : Exclude<OnDelete, "set null"> };
+  readonly onDelete?: { readonly [K in FieldName<M>]?: OnDelete };
   /**
    * A reference field: a row is readable only by who may read the row it points at (a comment
    * on a draft post is read by who may read the draft), on every page and in the pickers.

@@ -138,7 +138,8 @@ export class FormPages<A> {
     const expected = this.expectedVersion(request);
     const read = await this.read(request, before);
     if ("errors" in read) return this.edit(request, read.values, read.errors, { version: expected, choices: read.choices, uploads: read.uploads });
-    const draft = this.stamped(read.draft, before);
+    const stamped = this.stamped(read.draft, before);
+    const draft = this.pages.own.kept?.(before, stamped) ?? stamped;
     const whole = this.pages.own.whole;
     const uploads = uploaded(read.files);
     try {

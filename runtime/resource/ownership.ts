@@ -6,7 +6,7 @@ import type { OwnedDeclaration } from "./owned-declaration.js";
 import { readableRows } from "./read-scope.js";
 import { isPolicy, PolicyAccess } from "./policy.js";
 import { ScopedStore } from "./scoped-store.js";
-import type { Store } from "./store.js";
+import type { Draft, Store } from "./store.js";
 
 /**
  * How a model's pages (and a handwritten route's `Store<Model>`) reach its rows: `Ownership`
@@ -26,6 +26,8 @@ export interface Access<A> {
   checkWrite(request: Request | undefined, role: Action, row: A): void | Promise<void>;
   /** Whether a page shows the control for `role` on `row` (display only). */
   shows(request: Request, role: Action, row: A): boolean;
+  /** A change's draft with what fw keeps of `row` whatever a form says (a policy's team field); the draft itself when nothing. */
+  kept?(row: A, draft: Draft<A>): Draft<A>;
 }
 
 /**

@@ -15,19 +15,32 @@ import type { OwnedDeclaration } from "./owned-declaration.js";
 import type { FieldValue, RowCondition, SearchResults } from "./query.js";
 import { narrowed } from "./row-filter.js";
 import { ScopedStore } from "./scoped-store.js";
-import type { Store } from "./store.js";
+import type { Draft, Store } from "./store.js";
 
 /** Who is looking: their key (as the session spells it) and roles; nobody has neither. */
 export interface Viewer {
   readonly key: string | undefined;
   readonly roles: readonly string[];
+  /** The team they act in (the session's current team, while they are a member of it), with their role in it. */
+  readonly team?: { readonly key: number; readonly role: MemberRank };
 }
 
-/** Who a clause lets in. */
-export type Who = { readonly kind: "anyone" } | { readonly kind: "signedIn" } | { readonly kind: "role"; readonly roles: readonly string[] };
+/** A member's role in a team, each including the ones after it: an owner is an admin is a member. */
+export type MemberRank = "owner" | "admin" | "member";
 
-/** Which rows a clause lets the viewer at: their own (the owner field holds their key), or those whose field holds a value. */
-export type Rows = { readonly kind: "own" } | { readonly kind: "equals"; readonly field: string; readonly value: FieldValue };
+/** Who a clause lets in. */
+export type Who =
+  | { readonly kind: "anyone" }
+  | { readonly kind: "signedIn" }
+  | { readonly kind: "role"; readonly roles: readonly string[] }
+  /** A member of the current team holding `atLeast` or a higher member role. */
+  | { readonly kind: "member"; readonly atLeast: MemberRank };
+
+/**
+ * Which rows a clause lets the viewer at: their own (the owner field holds their key), those
+ * whose field holds a value, or their current team's (the team field holds its key).
+ */
+export type Rows = { readonly kind: "own" } | { readonly kind: "equals"; readonly field: string; readonly value: FieldValue } | { readonly kind: "team" };
 
 /** One way in: `who` may act on `rows` (every row when absent). */
 export interface Clause {
@@ -52,6 +65,8 @@ export type PolicyDeclaration = OwnedDeclaration & {
   readonly policy: PolicyRules;
   /** The owner field, when a clause says `own` (`author`). */
   readonly owner?: string;
+  /** The team field, when a clause says `member` (`team: Id<Team>`): a row's team; Create stamps the viewer's current one. */
+  readonly team?: string;
   /** Who is looking on this request (the guard's user, else whom the session names), with their roles: once per request. */
   readonly who: (request: Request) => Viewer | Promise<Viewer>;
   /** Who is looking, answered at once when it is known already (for display only). */
@@ -83,10 +98,18 @@ export function clausesOf(rules: PolicyRules, role: Action): readonly Clause[] {
   }
 }
 
+const RANK: Readonly<Record<MemberRank, number>> = { owner: 3, admin: 2, member: 1 };
+
+/** Whether a member role is `atLeast` or above it (an owner is an admin). */
+export function outranks(role: MemberRank, atLeast: MemberRank): boolean {
+  return RANK[role] >= RANK[atLeast];
+}
+
 /** Whether the viewer is one the clause lets in. */
 export function admits(who: Who, viewer: Viewer): boolean {
   if (who.kind === "anyone") return true;
   if (viewer.key === undefined) return false;
+  if (who.kind === "member") return viewer.team !== undefined && outranks(viewer.team.role, who.atLeast);
   return who.kind === "signedIn" || who.roles.some((role) => viewer.roles.includes(role));
 }
 
@@ -103,14 +126,16 @@ export type Reach = { readonly kind: "all" } | { readonly kind: "none" } | { rea
  * else the union of the admitted clauses' rows (`own` needs a viewer and an owner field); none
  * when no clause admits them.
  */
-export function reachOf(clauses: readonly Clause[], viewer: Viewer, owner: { readonly field: string; readonly key: (text: string) => unknown } | undefined): Reach {
+export function reachOf(clauses: readonly Clause[], viewer: Viewer, owner: { readonly field: string; readonly key: (text: string) => unknown } | undefined, team?: string): Reach {
   const conditions: RowCondition[] = [];
   for (const clause of clauses) {
     if (!admits(clause.who, viewer)) continue;
     const rows = clause.rows;
     if (rows === undefined) return { kind: "all" };
     if (rows.kind === "equals") conditions.push({ field: rows.field, equals: rows.value });
-    else if (viewer.key !== undefined && owner !== undefined) conditions.push({ field: owner.field, equals: owner.key(viewer.key) as FieldValue });
+    else if (rows.kind === "team") {
+      if (viewer.team !== undefined && team !== undefined) conditions.push({ field: team, equals: viewer.team.key });
+    } else if (viewer.key !== undefined && owner !== undefined) conditions.push({ field: owner.field, equals: owner.key(viewer.key) as FieldValue });
   }
   return conditions.length === 0 ? { kind: "none" } : { kind: "some", anyOf: conditions };
 }
@@ -168,7 +193,7 @@ export class PolicyAccess<A> {
 
   /** The rows `viewer` reaches by `role`'s clauses, as a store. */
   rowsFor(viewer: Viewer, role: Action): Store<A> {
-    const reach = reachOf(clausesOf(this.declaration.policy, role), viewer, this.owner);
+    const reach = reachOf(clausesOf(this.declaration.policy, role), viewer, this.owner, this.declaration.team);
     if (reach.kind === "all") return this.whole;
     if (reach.kind === "none") return new Nothing<A>();
     const base = this.whole instanceof ScopedStore ? (this.whole as ScopedStore<A>).whole : this.whole;
@@ -186,20 +211,32 @@ export class PolicyAccess<A> {
     return request === undefined ? NOBODY : this.declaration.who(request);
   }
 
-  /** The store a new row goes into: the viewer may create one (403 otherwise); with an owner field, stamped with them. */
+  /**
+   * The store a new row goes into: the viewer may create one (403 otherwise); with an owner
+   * field, stamped with them; with a team field, with their current team (a row of no team would
+   * be nobody's: a viewer in none may not add one).
+   */
   async creating(request: Request | undefined): Promise<Store<A>> {
     const viewer = await this.who(request);
-    const reach = reachOf(this.declaration.policy.create, viewer, this.owner);
-    if (reach.kind === "none") throw new Forbidden(`You may not add a new ${this.words}.`);
-    if (this.owner === undefined) return this.whole;
+    const reach = reachOf(this.declaration.policy.create, viewer, this.owner, this.declaration.team);
+    if (reach.kind === "none") throw new Forbidden(viewer.key !== undefined && this.declaration.team !== undefined && viewer.team === undefined ? `A new ${this.words} belongs to a team, and you are in none: create or join a team first.` : `You may not add a new ${this.words}.`);
+    const team = this.declaration.team;
+    if (this.owner === undefined) return team === undefined ? this.whole : teamStamped(this.whole, team, viewer);
     if (viewer.key === undefined) throw new Forbidden(`A new ${this.words} needs a signed-in owner: sign in first.`);
-    return (this.whole as ScopedStore<A>).for(viewer.key);
+    const own = (this.whole as ScopedStore<A>).for(viewer.key);
+    return team === undefined ? own : teamStamped(own, team, viewer);
+  }
+
+  /** A change's draft with what fw keeps of the row: its team (forms never carry it, and a row never moves to another team). */
+  kept(row: A, draft: Draft<A>): Draft<A> {
+    const team = this.declaration.team;
+    return team === undefined ? draft : ({ ...draft, [team]: (row as Record<string, unknown>)[team] } as Draft<A>);
   }
 
   /** Refuses (403) a change to a row the viewer may not change by `role`; the row stays as it was. */
   async checkWrite(request: Request | undefined, role: Action, row: A): Promise<void> {
     const viewer = await this.who(request);
-    const reach = reachOf(clausesOf(this.declaration.policy, role), viewer, this.owner);
+    const reach = reachOf(clausesOf(this.declaration.policy, role), viewer, this.owner, this.declaration.team);
     if (reach.kind === "all") return;
     if (reach.kind === "none" || !matchesReach(row, reach.anyOf)) {
       throw new Forbidden(viewer.key === undefined ? `Only some users may change this ${this.words}, and nobody is signed in.` : `You may not change this ${this.words}.`);
@@ -209,9 +246,24 @@ export class PolicyAccess<A> {
   /** Whether a page shows the control for `role` on `row`: display only (access is `checkWrite`'s). */
   shows(request: Request, role: Action, row: A): boolean {
     const viewer = this.declaration.whoNow?.(request) ?? { key: request.currentUser, roles: [] };
-    const reach = reachOf(clausesOf(this.declaration.policy, role), viewer, this.owner);
+    const reach = reachOf(clausesOf(this.declaration.policy, role), viewer, this.owner, this.declaration.team);
     return reach.kind === "all" || (reach.kind === "some" && matchesReach(row, reach.anyOf));
   }
+}
+
+/** `store` whose inserts go into the viewer's current team (403 when they act in none). */
+function teamStamped<A>(store: Store<A>, field: string, viewer: Viewer): Store<A> {
+  const team = viewer.team;
+  if (team === undefined) throw new Forbidden("This belongs to a team, and you are in none: create or join a team first.");
+  return {
+    list: (page) => store.list(page),
+    count: (query) => store.count(query),
+    search: (text, page) => store.search(text, page),
+    get: (key) => store.get(key),
+    insert: (draft) => store.insert({ ...draft, [field]: team.key } as Draft<A>),
+    update: (key, draft) => store.update(key, draft),
+    delete: (key) => store.delete(key),
+  };
 }
 
 /** Whether a row meets one of a reach's conditions (equalities: a policy names no other rows). */

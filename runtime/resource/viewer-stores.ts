@@ -61,7 +61,7 @@ export class ViewerStore<A> implements Store<A> {
     const row = await this.reads.get(key);
     if (row === undefined) return undefined;
     await this.ownership.checkWrite(this.writer, "Update", row);
-    return this.ownership.whole.update(key, draft, expected);
+    return this.ownership.whole.update(key, this.ownership.kept?.(row, draft) ?? draft, expected);
   }
 
   async delete(key: Id<A>): Promise<boolean> {

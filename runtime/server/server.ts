@@ -10,6 +10,7 @@ import type { WsServer } from "../ws/server.js";
 import type { Answer } from "./answer.js";
 import type { Dispatcher } from "./dispatch.js";
 import { MAX_HEADERS, overLimits } from "./limits.js";
+import { lingerOver } from "./linger.js";
 import { plainAnswer } from "./problem.js";
 import { writeRaw } from "./raw-answer.js";
 import { answerUpgrade } from "./upgrade.js";
@@ -83,6 +84,15 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
       response.destroy();
       return;
     }
+    // A refused body still arriving: read the rest (briefly, boundedly) so the client sees the answer.
+    const lingering = answer.close === true ? lingerOver(request) : undefined;
+    if (lingering !== undefined) {
+      void lingering.then(() => answerNow(request, response, answer, started));
+      return;
+    }
+    answerNow(request, response, answer, started);
+  };
+  const answerNow = (request: IncomingMessage, response: ServerResponse, answer: Answer, started: number): void => {
     if (typeof answer.body === "object" && !(answer.body instanceof Uint8Array)) {
       void sendStream(request, response, answer, answer.body, { closing, refused, unopened, sendMs: timeouts.sendMs }).then((status) => log(request, status, started));
       return;

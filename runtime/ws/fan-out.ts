@@ -68,6 +68,15 @@ export async function installFanOut(fanOut: FanOut | undefined): Promise<void> {
   if (fanOut !== undefined && fanOut !== previous) await fanOut.start((room, text) => deliverLocally(room, text));
 }
 
+/**
+ * @internal Whether a fan-out carries this process's named rooms to other processes, so other
+ * processes may be serving the app too (what may be remembered in memory depends on it: fw/auth's
+ * API tokens).
+ */
+export function servesWithOtherProcesses(): boolean {
+  return installed !== undefined;
+}
+
 /** Closes the installed fan-out (at shutdown): named rooms reach this process only from now on. */
 export async function closeFanOut(fanOut: FanOut): Promise<void> {
   if (installed !== fanOut) return;

@@ -36,7 +36,9 @@ beforeAll(async () => {
   const migrated = await runNode(main, ["db", "migrate"], env, dir);
   if (migrated.code !== 0) throw new Error(`db migrate failed:\n${migrated.out}${migrated.err}`);
   for (let i = 0; i < 2; i++) apps.push(bootNode(main, [], env, dir));
-  [a, b] = await Promise.all(apps.map((app) => app.url));
+  const [first, second] = await Promise.all(apps.map((app) => app.url));
+  if (first === undefined || second === undefined) throw new Error("roles-app: two processes were started, fewer answered");
+  [a, b] = [first, second];
 }, 240_000);
 
 afterAll(async () => {

@@ -298,6 +298,31 @@ describe("bad input: each a clear 4xx and nothing left on disk", () => {
     expect(await textInFile.text()).toContain("sends text in &quot;doc&quot;, which takes a file");
   });
 
+  it("a body refused at its first part is read to its end (briefly) before the answer, so a client still sending sees the 400, not a reset", async () => {
+    const body = multipartBody([field("doc", "just text"), file("pics", "a.png", "x".repeat(500))]);
+    const head = `POST /api/upload HTTP/1.1\r\nHost: x\r\nContent-Type: ${MULTIPART}\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const { connect } = await import("node:net");
+    const socket = connect(app.port, "127.0.0.1");
+    await new Promise<void>((resolve) => socket.once("connect", resolve));
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    const failed = new Promise<string>((resolve) => socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message)));
+    // The first part (text where a file goes, whole once the next boundary is seen) is refused at
+    // once; the rest follows a moment later.
+    const cut = body.indexOf(`--${BOUNDARY}`, BOUNDARY.length) + BOUNDARY.length + 4;
+    socket.write(Buffer.concat([Buffer.from(head), body.subarray(0, cut)]));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const answeredEarly = chunks.length > 0;
+    const written = await new Promise<string>((resolve) => socket.write(body.subarray(cut), (error) => resolve(error === undefined || error === null ? "written" : "failed")));
+    await Promise.race([ended, failed]);
+    const answer = Buffer.concat(chunks).toString("latin1");
+    expect({ answeredEarly, written }).toEqual({ answeredEarly: false, written: "written" });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toMatch(/connection: close/i);
+    expect(answer).toContain("sends text in &quot;doc&quot;, which takes a file");
+  });
+
   it.each([
     ["a path with ../", "../../etc/passwd", "it is a path"],
     ["a NUL", "a\u0000b.txt", "control character"],

@@ -27,11 +27,15 @@ describe("1 HttpApp commands", () => {
       "GET /api/entries",
       "POST /api/entries",
       "GET /api/posts",
+      // a program with a per-user token that has the scope posts:write (issue 42)
+      "POST /api/posts",
       "WS /chat/socket",
       // a live page: its GET, and the POST of its form without JavaScript
       "GET /notes/quick",
       "POST /notes/quick",
       "GET /guestbook/:id",
+      // the admin's delete of an entry (issue 41: an administrator removes anyone's entry)
+      "DELETE /guestbook/:id",
       "GET /docs/*rest",
       "GET /about",
       "GET /chat",
@@ -48,10 +52,15 @@ describe("1 HttpApp commands", () => {
       ...["GET /posts/:id/cover/:fileKey", "GET /posts/:id/cover/:fileKey/:variant"],
       // the search behind the comment form's post picker (a model others point at), its script, and the upload progress script of file forms
       ...["GET /fw/pick/posts", "GET /fw/picker.js", "GET /fw/upload.js"],
-      ...["GET /login", "POST /login", "POST /logout"],
+      // the code page of two-step sign-in (issue 42) after the password's
+      ...["GET /login", "POST /login", "GET /login/code", "POST /login/code", "POST /logout"],
+      // passkeys (issue 42): fw's browser script, making them on /account, signing in with one
+      ...["GET /fw/passkeys.js", "POST /account/passkeys/options", "POST /account/passkeys", "POST /account/passkeys/remove", "POST /login/passkey/options", "POST /login/passkey"],
       // fw/auth's account flows: the example's sign-in has a mailer (issue 32)
       ...["GET /password/forgot", "POST /password/forgot", "GET /password/reset", "POST /password/reset", "GET /confirm", "POST /confirm"],
       ...["GET /account", "POST /account/password", "POST /account/email", "GET /account/email/confirm", "POST /account/email/confirm", "POST /account/sign-out-everywhere", "POST /account/delete"],
+      // per-user API tokens and two-step sign-in on /account (issue 42)
+      ...["POST /account/tokens", "POST /account/tokens/revoke", "POST /account/two-step", "POST /account/two-step/confirm", "POST /account/two-step/disable"],
       ...["GET /signup", "POST /signup"],
       // fw/live's endpoints after the table (spec 4.6): each live page's socket, then the client
       ...["WS /fw/live/notes.quick.Index", "WS /fw/live/chat.Index", "WS /fw/live/posts.Index", "GET /fw/live.js"],
@@ -108,7 +117,7 @@ describe("1 HttpApp commands", () => {
     app.child.kill("SIGTERM");
     expect(await app.exited).toBe(0);
     const { out } = app.output();
-    expect(out).toMatch(/^fw: serving 65 routes on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(out).toMatch(/^fw: serving 80 routes on http:\/\/127\.0\.0\.1:\d+\n/);
     expect(out).toMatch(/\nGET \/guestbook 200 \d+\.\dms\n/);
     expect(out).toMatch(/\nGET \/nowhere 404 \d+\.\dms\n/);
     expect(out).not.toContain("hidden"); // the query is never logged

@@ -326,8 +326,8 @@ function taskId(location: string | undefined, where: string): string {
 
 /**
  * What the reader does in the browser in a section, after its blocks: a file on a task in step 7,
- * "Try it" in step 8, the two windows of step 9, the night of step 11, end to end on the app
- * `fw dev` runs. Each walk names its section by the start of its heading.
+ * "Try it" in step 8, the two windows of step 9, an API token in step 10, the night of step 11,
+ * end to end on the app `fw dev` runs. Each walk names its section by the start of its heading.
  */
 const WALKS: ReadonlyMap<string, (reader: Reader, where: string) => Promise<void>> = new Map([
   [
@@ -406,6 +406,34 @@ const WALKS: ReadonlyMap<string, (reader: Reader, where: string) => Promise<void
       } finally {
         socket.socket.close();
       }
+    },
+  ],
+  [
+    "10. A JSON API",
+    async (reader: Reader, where: string) => {
+      // "Try it" under "An API token for a script that adds tasks": a token made on /account, the script with it, then revoked.
+      const url = await reader.serving(where);
+      const password = "correct horse battery";
+      const browser = await signedUp(url.origin, "script@example.com", password, where);
+      const page = await browser.get("/account");
+      const form = page.forms().find((f) => f.action === "/account/tokens");
+      expect(form, `${where}: /account has the API tokens form`).toBeDefined();
+      const fields = new URLSearchParams({ ...form?.fields, name: "add-task", current: password });
+      fields.append("scope", "tasks:write");
+      const made = await fetch(`${url.origin}/account/tokens`, { method: "POST", headers: { cookie: browser.cookies.header() ?? "", "content-type": "application/x-www-form-urlencoded" }, body: fields });
+      const shown = await made.text();
+      const token = /<code class="fw-token">(fwt_[^<]+)<\/code>/.exec(shown)?.[1];
+      expect(token, `${where}: Create token shows the token: ${made.status} ${shown.slice(0, 1500)}`).toBeDefined();
+      const env = { TASKS_TOKEN: token as string, FW_ORIGIN: url.origin };
+      const out = await reader.node("dist/tools/add-task.js", ["Buy milk"], where, env);
+      expect(out, `${where}: the script`).toMatch(/^added task \d+: Buy milk$/m);
+      expect((await browser.get("/tasks")).text, `${where}: the task is the token owner's`).toContain("Buy milk");
+      expect((await browser.get("/account")).text, `${where}: its last use`).not.toMatch(/<td>add-task<\/td>.*<td>never<\/td>/s);
+      const revoked = await browser.submit("/account", { token: (token as string).slice(4, 26) }, { action: "/account/tokens/revoke" });
+      expect(revoked.location, `${where}: Revoke`).toBe("/account");
+      const refused = await runNode("dist/tools/add-task.js", ["Again"], { ...reader.env, ...env }, reader.app);
+      expect(refused.code, `${where}: the script with a revoked token`).not.toBe(0);
+      expect(refused.out + refused.err, `${where}: the script with a revoked token`).toContain("403");
     },
   ],
   [

@@ -14,10 +14,10 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/app\/tags\/_tag\/Show\.ts\(3,\d+\): error TS91019: .*the path parameter `tag` as `number \| undefined`, .*a path parameter is always present: drop the `\?`/,
   ],
   "query-errors": [
-    /src\/app\/nested\/Index\.ts\(2,\d+\): error TS91090: fw: src\/app\/nested\/Index\.ts mounts GET \/nested: `index` reads the query parameter `filter` as `\{ title: string; \}`, which fw cannot read from a query's text: it is not one primitive\. A query parameter is read from text as a string, number, boolean or Date/,
-    /src\/app\/nullable\/Index\.ts\(2,\d+\): error TS91090: .*the query parameter `page` as `number \| null`, .*drop the `\| null` \(make it optional\)/,
-    /src\/app\/mixed\/Index\.ts\(2,\d+\): error TS91090: .*mounts GET \/mixed: `index` reads the query parameter `key` as `string \| number`/,
-    /src\/app\/listed\/Index\.ts\(2,\d+\): error TS91090: .*`index` declares its query parameters as `string\[\]`, which is not an object of parameters/,
+    /src\/app\/nested\/Index\.ts\(2,\d+\): error TS91100: fw: src\/app\/nested\/Index\.ts mounts GET \/nested: `index` reads the query parameter `filter` as `\{ title: string; \}`, which fw cannot read from a query's text: it is not one primitive\. A query parameter is read from text as a string, number, boolean or Date/,
+    /src\/app\/nullable\/Index\.ts\(2,\d+\): error TS91100: .*the query parameter `page` as `number \| null`, .*drop the `\| null` \(make it optional\)/,
+    /src\/app\/mixed\/Index\.ts\(2,\d+\): error TS91100: .*mounts GET \/mixed: `index` reads the query parameter `key` as `string \| number`/,
+    /src\/app\/listed\/Index\.ts\(2,\d+\): error TS91100: .*`index` declares its query parameters as `string\[\]`, which is not an object of parameters/,
   ],
   "broken-model": [
     /src\/models\/Note\.ts\(\d+,\d+\): error TS91013: fw: .*the field `tags` of the model Note/,

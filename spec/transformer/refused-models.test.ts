@@ -15,7 +15,7 @@ const causes: Record<string, RegExp> = {
   "refused-model-labels": /^src\/models\/Task\.ts\(13,3\): error TS91013: fw: src\/models\/Task\.ts: the field `labels` of the model Task has the type `string\[\]`, which fw cannot put in a form\./,
   "refused-model-secret": /^src\/models\/Task\.ts\(13,3\): error TS91018: fw: src\/models\/Task\.ts: the field `_secret` of the model Task starts with "_"/,
   "refused-model-bytes": /^src\/models\/Task\.ts\(13,3\): error TS91013: fw: src\/models\/Task\.ts: the field `attachment` of the model Task has the type `Uint8Array<ArrayBufferLike>`, which fw cannot put in a form\./,
-  "refused-model-ondelete": /^src\/models\/Task\.ts\(16,\d+\): error TS91041: fw: src\/models\/Task\.ts: the onDelete of Task names `owner`, which is not a reference field/,
+  "refused-model-ondelete": /^src\/models\/Task\.ts\(16,\d+\): error TS91041: fw: src\/models\/Task\.ts: the onDelete of Task names `title`, which is not a reference field/,
 };
 
 /** The app's real mistakes besides the model's, which the build must still report, after the cause. */

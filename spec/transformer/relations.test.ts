@@ -103,8 +103,8 @@ describe("issue 29, item 8: relation mistakes are build errors naming the model,
     line("Book.ts", 91043, /the unique of Book cannot hold: `blurb` is a long text/);
   });
 
-  it("issue 43: a model's sort the build cannot read (not a literal) (TS91091)", () => {
-    line("Room.ts", 91091, /the sort of Room must be a string literal the build can read: sort: "-createdAt"/);
+  it("issue 43: a model's sort the build cannot read (not a literal) (TS91101)", () => {
+    line("Room.ts", 91101, /the sort of Room must be a string literal the build can read: sort: "-createdAt"/);
   });
 
   it("the broken models get no routes, so nothing fails later in the generated module; TypeScript adds its own errors for the typed options", () => {

@@ -19,11 +19,12 @@ export interface Comment {
 /**
  * Everyone reads the comments of the posts they may read (a draft's comments are read only by
  * who may read the draft); writing one needs a signed-in user, and only its author may edit or
- * delete it. Deleting a post deletes its comments.
+ * delete it. Deleting a post deletes its comments, and deleting an account the comments it wrote.
  */
 export const Comment = derives<Comment>(Form, Resource, {
   owned: auth.owned<Comment, User>(Actions.only(Edit, Update, Destroy), Actions.except(Index, Show)),
   readableWith: "post",
-  onDelete: { post: "cascade" },
+  // Deleting a post deletes its comments; deleting an account deletes the comments it wrote (issue 41).
+  onDelete: { post: "cascade", author: "cascade" },
   table: "comments",
 });

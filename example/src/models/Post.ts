@@ -5,8 +5,11 @@ import { auth, type User } from "../auth.js";
 /** A blog post. Its seven pages live at /posts, derived from this type; its rows, in the `posts` table. */
 export interface Post {
   id: Id<Post>;
-  /** Who wrote it: set from the signed-in user on Create, never part of the form. */
-  author: Id<User>;
+  /**
+   * Who wrote it: set from the signed-in user on Create, never part of the form. Optional: when
+   * its author deletes their account the post stays, anonymised (`onDelete` below, issue 41).
+   */
+  author?: Id<User>;
   title: string & tags.MinLength<1>;
   body: LongText;
   published: boolean;
@@ -23,10 +26,13 @@ export interface Post {
 /**
  * Everyone reads published posts (Index and Show are public); a draft (`published` unchecked) is
  * read by its author alone (`publicWhen`). Writing one needs a signed-in user, and only its
- * author may edit or delete it (Edit, Update and Destroy are covered by ownership).
+ * author may edit or delete it (Edit, Update and Destroy are covered by ownership). When its
+ * author deletes their account, the post stays with no author (nobody can edit it then).
  */
 export const Post = derives<Post>(Form, Resource, {
   owned: auth.owned<Post, User>(Actions.only(Edit, Update, Destroy), Actions.except(Index, Show)),
   publicWhen: "published",
+  // A deleted account's posts stay, their author cleared (its comments go with it: Comment.ts).
+  onDelete: { author: "set null" },
   table: "posts",
 });
