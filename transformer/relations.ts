@@ -233,8 +233,10 @@ function checkSearch(r: Relating, d: Derived, declared: Declared, fields: readon
   const text = fields.filter((f) => f.input === "text" || f.input === "textarea" || f.input === "select").map((f) => f.name);
   let ok = search.fields.length > 0;
   if (!ok) report(r, d.model, search.node, Codes.searchOption, `the search of ${d.model.name} names no field: list its text fields, most important first (search: ["${text[0] ?? "title"}"]).`);
-  for (const field of search.fields) {
-    if (text.includes(field.name) && search.fields.filter((f) => f.name === field.name).length === 1) continue;
+  for (const [i, field] of search.fields.entries()) {
+    const twice = search.fields.findIndex((f) => f.name === field.name) < i;
+    // A field listed twice is reported once, at its second mention.
+    if (text.includes(field.name) && !twice) continue;
     ok = false;
     report(r, d.model, field.node, Codes.searchOption, `the search of ${d.model.name} names \`${field.name}\`, which is ${text.includes(field.name) ? "listed twice" : "not one of its text fields"}: search reads text (${text.join(", ") || `${d.model.name} has none`}).`);
   }

@@ -447,7 +447,7 @@ describe("Issue 43, item 4: the derived Index's filters, page size and keyset pa
       ["/posts?published=yes", /filtered by published \(\?published=\) with true or false, not &quot;yes&quot;/],
       ["/posts?publishedOn.from=2031-02-30", /\(\?publishedOn\.from=\) with a date \(YYYY-MM-DD\), not &quot;2031-02-30&quot;/],
       ["/posts?size=1000", /shows 10, 25, 50, 100 rows a page \(\?size=25\), not &quot;1000&quot;/],
-      ["/posts?nope=1", /The index of posts takes no parameter &quot;nope&quot;: it takes sort, size, after, before, page, published, category, publishedOn\.from, publishedOn\.to\./],
+      ["/posts?nope=1", /The index of posts takes no parameter &quot;nope&quot;: it takes sort, size, after, before, page, q, published, category, publishedOn\.from, publishedOn\.to\./],
       ["/posts?category=news&category=misc", /\?category= of the index of posts is given 2 times; it takes one value/],
       ["/posts?after=forged", /The page cursor \?after= is not one this list wrote for its sort/],
       [`/posts?after=${Buffer.from('["x", 1]').toString("base64url")}`, /The page cursor \?after= is not one/],
@@ -499,5 +499,54 @@ describe("Issue 43, item 4: the derived Index's filters, page size and keyset pa
     expect(listed).toEqual(["S-third", "S-second", "S-first"]);
     const generated = await readFile(join(dir, "src/.fw/routes.ts"), "utf8");
     expect(generated).toContain('sort: {"field":"createdAt","descending":true},');
+  });
+});
+
+describe("Issue 43, item 2: the derived Index's search box (the companion's search: [\"title\", \"body\"])", () => {
+  const titles = (html: string): string[] => [...html.matchAll(/<tr><td>(.*?)<\/td>/g)].map((m) => (m[1] as string).replace(/<\/?mark>/g, ""));
+  const nextOf = (html: string): string | undefined => /<a href="([^"]+)" rel="next">Next<\/a>/.exec(html)?.[1]?.replaceAll("&amp;", "&");
+  const detail = (html: string): string => /<p class="fw-detail">([^<]*)<\/p>/.exec(html)?.[1] ?? html;
+
+  it("ranked rows (a title's match above a body's), snippets marked and escaped, filters kept, paged by number", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/posts/new");
+    const made = [
+      { title: "Zebra notes", body: "Nothing about <b>lanterns</b> here: a lantern, at most", category: "misc" },
+      { title: "Lantern repair", body: "Fix the lanterns", category: "howto" },
+      { title: "Lantern festival", body: "News of it", category: "news" },
+    ];
+    for (const post of made) expect((await visitor.post("/posts", post)).status).toBe(303);
+    const found = await visitor.get("/posts?q=lanterns");
+    expect(found.status).toBe(200);
+    expect(found.html).toContain('<label class="fw-search">Search posts <input type="search" name="q" value="lanterns" maxlength="200"></label>');
+    expect(titles(found.html)).toEqual(["Lantern repair", "Lantern festival", "Zebra notes"]);
+    expect(found.html).toContain("<td><mark>Lantern</mark> repair</td>");
+    expect(found.html).toContain("Nothing about &lt;b&gt;<mark>lanterns</mark>&lt;/b&gt; here: a <mark>lantern</mark>, at most");
+    expect(titles((await visitor.get("/posts?q=lantern&category=news")).html)).toEqual(["Lantern festival"]);
+    expect(titles((await visitor.get("/posts?q=lantern+-festival")).html)).toEqual(["Lantern repair", "Zebra notes"]);
+    // Ranked results page by number: ?page=2 of a search is its next ten.
+    await visitor.get("/posts/new");
+    for (let i = 0; i < 10; i++) expect((await visitor.post("/posts", { title: `Lantern ${i}`, body: "b", category: "misc" })).status).toBe(303);
+    const page = await visitor.get("/posts?q=lantern&size=10");
+    expect(page.html).toContain("<span>13 posts</span>");
+    const next = nextOf(page.html) as string;
+    expect(next).toBe("/posts?q=lantern&size=10&page=2");
+    const second = await visitor.get(next);
+    expect(titles(second.html)).toHaveLength(3);
+    expect(new Set([...titles(page.html), ...titles(second.html)]).size).toBe(13);
+    expect((await visitor.get("/posts?q=nothingmatchesthis")).html).toContain("No posts match.");
+  });
+
+  it("what is typed gets an answer, never a 500: tsquery syntax, quotes, a NUL, only stop words; longer than 200 characters is a 400 saying so", async () => {
+    const visitor = new Visitor(fixture.url);
+    for (const q of ["lantern & | ! :* ( ) <->", '"lantern', "' OR 1=1 --", "lan\u0000tern", "the and of", "\\"]) {
+      const answer = await visitor.get(`/posts?q=${encodeURIComponent(q)}`);
+      expect(answer.status, q).toBe(200);
+    }
+    const long = await visitor.get(`/posts?q=${"x".repeat(1000)}`);
+    expect(long.status).toBe(400);
+    expect(detail(long.html)).toMatch(/The search of posts takes at most 200 characters; this one has 1000\./);
+    // 10 KB of it is past what the server reads of a request's target: 414, before any handler.
+    expect((await visitor.get(`/posts?q=${"x".repeat(10_000)}`)).status).toBe(414);
   });
 });

@@ -40,7 +40,7 @@ export function errorLines(output: string): string[] {
  * typia or TypeScript error, or one on the generated module, means the check came too late.
  */
 export function notFws(output: string): string[] {
-  return errorLines(output).filter((line) => !/^(src\/(?!\.fw\/)[^(]+|tsconfig\.json)\(\d+,\d+\): error TS910\d\d: fw: /.test(line));
+  return errorLines(output).filter((line) => !/^(src\/(?!\.fw\/)[^(]+|tsconfig\.json)\(\d+,\d+\): error TS91\d\d\d: fw: /.test(line));
 }
 
 /** Runs tspc without cleaning first (incremental builds). */
