@@ -65,6 +65,7 @@ export const Codes = {
   queryNotDecodable: 91100,
   sortOption: 91101,
   searchOption: 91102,
+  jobStores: 91103,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

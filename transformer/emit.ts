@@ -141,6 +141,9 @@ export function emitModule(input: EmitInput): string {
     "/** The tables of the models that declare one (fw/db's `db new` writes the CREATE TABLE of those the database lacks). */",
     tabled.length === 0 ? "export const tables = [] as const;" : `export const tables: readonly TableSpec[] = [${input.derived.flatMap((d, i) => (d.table === undefined ? [] : [`table${i}`])).join(", ")}];`,
     "",
+    "/** Every derived model's store, by model name: what a job asks for as `AllRows<Post>` (src/.fw/jobs.ts reads them when it runs). */",
+    `export const stores = { ${input.derived.map((d, i) => `${d.model.name}: store${i}`).join(", ")} };`,
+    "",
   );
   if (api) {
     lines.push(

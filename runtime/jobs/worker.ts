@@ -8,7 +8,7 @@ import { enqueueDue, type Recurring } from "./schedules.js";
 export interface WorkerOptions {
   readonly database: Database;
   /** The jobs this process runs, by name, with their checked settings. */
-  readonly jobs: ReadonlyMap<string, { readonly spec: JobSpec<unknown>; readonly settings: JobSettings }>;
+  readonly jobs: ReadonlyMap<string, { readonly spec: JobSpec<unknown, unknown>; readonly settings: JobSettings }>;
   readonly recurring: readonly Recurring[];
   /** Jobs run at once by this process. */
   readonly concurrency: number;
@@ -187,7 +187,7 @@ export class JobWorker {
     const started = performance.now();
     try {
       const context = { id: job.id, name: job.name, attempt: job.attempts, maxAttempts: job.maxAttempts, signal: abort.signal };
-      await Promise.race([Promise.resolve().then(() => spec.run(validation.data, context)), timedOut, aborted]);
+      await Promise.race([Promise.resolve().then(() => spec.run(validation.data, context, spec.stores?.())), timedOut, aborted]);
     } catch (error) {
       if (abort.signal.reason === CUT_OFF) return; // stop() puts it back in the queue
       return this.#failed(job, settings, describe(error), false);
