@@ -28,6 +28,9 @@ export { SqlUsers, usersTableSql, USERS_TABLE, MAX_REVOKED_SESSIONS, type SqlUse
 export type { Versioned } from "./sql-table.js";
 export {
   migrate,
+  rollback,
+  canRollBack,
+  DOWN_MARKER,
   migrationStatus,
   newMigration,
   readMigrations,
