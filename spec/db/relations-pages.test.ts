@@ -30,6 +30,7 @@ async function relationsTables(db: Database): Promise<Record<"users" | "authors"
       { field: "author", column: "author_id", type: "bigint", nullable: false, references: { table: authors.name, column: "id" } },
       { field: "published", column: "published", type: "boolean", nullable: false },
     ],
+    search: { language: "english", columns: ["title"] },
   };
   const comments: TableSpec = {
     name: name("comments"),

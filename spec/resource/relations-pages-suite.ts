@@ -71,6 +71,20 @@ export function relationsPagesSuite(engine: string, make: () => Promise<Relation
     }, 60_000);
     afterAll(() => app?.close());
 
+    it("issue 43: the Index's search finds only what the viewer may read (a draft is its owner's), ranked, marked, beside a filter", async () => {
+      const rows = (html: string): string[] => [...html.matchAll(/<tr><td>(.*?)<\/td>/g)].map((m) => m[1] as string);
+      expect(rows((await bob().get("/posts?q=secret+drafts")).html)).toEqual([]);
+      expect((await bob().get("/posts?q=secret")).html).toContain("No posts match.");
+      expect(rows((await alice().get("/posts?q=secret+drafts")).html)).toEqual(["<mark>Secret</mark> <mark>draft</mark>"]);
+      expect(rows((await bob().get("/posts?q=hello+or+secret")).html)).toEqual(["<mark>Hello</mark>"]);
+      expect(rows((await alice().get("/posts?q=hello+or+secret")).html).sort()).toEqual(["<mark>Hello</mark>", "<mark>Secret</mark> draft"]);
+      expect(rows((await alice().get(`/posts?q=hello+or+secret&author=${ids.ada}`)).html)).toEqual(["<mark>Secret</mark> draft"]);
+      // "other" is a stop word: alone it finds nothing, and nothing fails.
+      expect((await bob().get("/posts?q=other")).html).toContain("No posts match.");
+      const typed = await bob().get(`/posts?q=${encodeURIComponent("' OR 1=1 -- & | ! :*")}`);
+      expect(typed.status).toBe(200);
+    });
+
     it("a reference is a select of the rows the viewer may read, labelled and sorted by label, an empty choice first", async () => {
       const form = await alice().get("/posts/new");
       expect(select(form.html, "author")).toBe(
