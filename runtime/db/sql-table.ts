@@ -139,7 +139,8 @@ export class SqlTable<A> {
     const params: unknown[] = [page.limit ?? 20, page.offset ?? 0];
     const found = matching(params);
     const total = counted(params);
-    const snippets = fields.map((column, i) => `CASE WHEN to_tsvector(${language}, coalesce(fw_hits.${q(column)}, '')) @@ ${found.query} THEN ts_headline(${language}, fw_hits.${q(column)}, ${found.query}, '${HEADLINE}') END AS fw_snippet_${i}`);
+    // Every searched field's headline, for the page's rows only; one holding none of the words has no mark and is left out (snippetsOf).
+    const snippets = fields.map((column, i) => `ts_headline(${language}, coalesce(fw_hits.${q(column)}, ''), ${found.query}, '${HEADLINE}') AS fw_snippet_${i}`);
     const hits = `SELECT ${this.selected}, ts_rank_cd(${q(SEARCH_COLUMN)}, ${found.query}) AS fw_rank FROM ${this.table} WHERE ${found.sql} ORDER BY fw_rank DESC, ${this.key} LIMIT $1 OFFSET $2`;
     const { rows } = await this.db.query(`SELECT fw_hits.*, ${snippets.join(", ")}, (${total}) AS fw_total FROM (${hits}) AS fw_hits ORDER BY fw_rank DESC, fw_hits.${this.key}`, params);
     const first = rows[0];
@@ -155,13 +156,13 @@ export class SqlTable<A> {
     };
   }
 
-  /** A hit's snippets: each searched column holding a match, as HTML (escaped, matches in `<mark>`), by field. */
+  /** A hit's snippets: each searched column holding one of the words searched, as HTML (escaped, matches in `<mark>`), by field. */
   private snippetsOf(row: Row, columns: readonly string[]): Record<string, string> {
     const snippets: Record<string, string> = {};
     columns.forEach((column, i) => {
       const text = row[`fw_snippet_${i}`];
       const field = this.spec.columns.find((c) => c.column === column)?.field;
-      if (typeof text === "string" && field !== undefined) snippets[field] = markedHtml(text);
+      if (typeof text === "string" && text.includes(MARK_START) && field !== undefined) snippets[field] = markedHtml(text);
     });
     return snippets;
   }

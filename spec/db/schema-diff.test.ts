@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { createTableSql, type ColumnSpec, type TableSpec } from "../../runtime/db/index.js";
+import { createTableSql, readMigrations, type ColumnSpec, type TableSpec } from "../../runtime/db/index.js";
 import { fillValue } from "../../runtime/db/fill-value.js";
 import { migrationDraft } from "../../runtime/db/migration-draft.js";
 import { migrationName, schemaDrift, type SchemaDrift } from "../../runtime/db/schema-diff.js";
@@ -276,8 +276,8 @@ onEveryEngine((engine) => {
       const routes = readFileSync("example/src/.fw/routes.ts", "utf8");
       const tables = [...routes.matchAll(/^const table\d+: TableSpec = (\{.*\});$/gm)].map((match) => JSON.parse(match[1] as string) as TableSpec);
       expect(tables.find((table) => table.name === "posts")?.indexes).toEqual([["published", "id"]]);
-      const migrations = readdirSync("example/db/migrations").filter((name) => name.endsWith(".sql")).sort();
-      for (const name of migrations) await db().transaction((tx) => tx.script(readFileSync(join("example/db/migrations", name), "utf8")));
+      // Each migration's up (the text above its `-- fw:down` line), as `db migrate` runs it.
+      for (const migration of readMigrations("example/db/migrations")) await db().transaction((tx) => tx.script(migration.sql));
       expect((await drift(tables)).changes.map((change) => change.summary)).toEqual([]);
     });
 

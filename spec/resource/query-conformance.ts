@@ -273,6 +273,10 @@ export function queryConformance(make: () => Promise<Store<QueryRow>>): void {
       expect(first?.snippets.title).toContain("<mark>fence</mark>");
       expect(first?.snippets.note).toBeUndefined();
       expect(first?.rank).toBeGreaterThan(0);
+      // A field holding some of the words has its snippet too, those words marked.
+      const [both] = (await store.search("paint fence")).hits;
+      expect(both?.snippets.title).toBe("<mark>Paint</mark> the <mark>fence</mark>");
+      expect(both?.snippets.note).toBe("Red <mark>paint</mark>");
     });
 
     it("full-text search: what is typed is an answer, never an error: tsquery syntax, quotes, a NUL, only stop words; a text over 1,000 characters is a 400", async () => {
