@@ -92,6 +92,10 @@ export function readIndexQuery(query: Fields, index: IndexModel): IndexQuery {
   const after = cursor("after");
   const before = cursor("before");
   if (after !== undefined && before !== undefined) throw new BadRequest(`The index of ${index.many} takes ?after= or ?before=, not both.`);
+  // A search's hits are ranked, not sorted: they page by number (?page=), never by a sort key.
+  if (search !== undefined && (after !== undefined || before !== undefined)) {
+    throw new BadRequest(`The search of ${index.many} pages by ?page=, not by ?${after === undefined ? "before" : "after"}= (its results are ranked, not sorted).`);
+  }
   return {
     sort,
     filters,

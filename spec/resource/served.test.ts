@@ -409,7 +409,7 @@ describe("Issue 43, item 4: the derived Index's filters, page size and keyset pa
   const titles = (html: string): string[] => [...html.matchAll(/<tr><td>([^<]*)<\/td>/g)].map((m) => m[1] as string);
   const nextOf = (html: string): string | undefined => /<a href="([^"]+)" rel="next">Next<\/a>/.exec(html)?.[1]?.replaceAll("&amp;", "&");
   const prevOf = (html: string): string | undefined => /<a href="([^"]+)" rel="prev">Previous<\/a>/.exec(html)?.[1]?.replaceAll("&amp;", "&");
-  const detail = (html: string): string => /<p class="fw-detail">([^<]*)<\/p>/.exec(html)?.[1] ?? html;
+  const detail = (html: string): string => /<p class="fw-problem-detail">([^<]*)<\/p>/.exec(html)?.[1] ?? html;
 
   it("filters derived from the type: a select for a union, a checkbox for a yes/no, a date range; a GET form that keeps them, and Clear", async () => {
     const visitor = new Visitor(fixture.url);
@@ -505,7 +505,7 @@ describe("Issue 43, item 4: the derived Index's filters, page size and keyset pa
 describe("Issue 43, item 2: the derived Index's search box (the companion's search: [\"title\", \"body\"])", () => {
   const titles = (html: string): string[] => [...html.matchAll(/<tr><td>(.*?)<\/td>/g)].map((m) => (m[1] as string).replace(/<\/?mark>/g, ""));
   const nextOf = (html: string): string | undefined => /<a href="([^"]+)" rel="next">Next<\/a>/.exec(html)?.[1]?.replaceAll("&amp;", "&");
-  const detail = (html: string): string => /<p class="fw-detail">([^<]*)<\/p>/.exec(html)?.[1] ?? html;
+  const detail = (html: string): string => /<p class="fw-problem-detail">([^<]*)<\/p>/.exec(html)?.[1] ?? html;
 
   it("ranked rows (a title's match above a body's), snippets marked and escaped, filters kept, paged by number", async () => {
     const visitor = new Visitor(fixture.url);
@@ -548,5 +548,8 @@ describe("Issue 43, item 2: the derived Index's search box (the companion's sear
     expect(detail(long.html)).toMatch(/The search of posts takes at most 200 characters; this one has 1000\./);
     // 10 KB of it is past what the server reads of a request's target: 414, before any handler.
     expect((await visitor.get(`/posts?q=${"x".repeat(10_000)}`)).status).toBe(414);
+    const cursor = await visitor.get(`/posts?q=lantern&after=${Buffer.from("[1]").toString("base64url")}`);
+    expect(cursor.status).toBe(400);
+    expect(detail(cursor.html)).toBe("The search of posts pages by ?page=, not by ?after= (its results are ranked, not sorted).");
   });
 });
