@@ -1,7 +1,7 @@
 import { Conflict } from "../resource/store-errors.js";
 import { effectiveOrders, keysetWhere } from "../resource/keyset.js";
 import type { Hit, ListPage, Page, SearchPage, SearchResults, Where } from "../resource/query.js";
-import { MARK_START, MARK_STOP, markedHtml, searchFieldsOf, searchText } from "../resource/text-search.js";
+import { MARK_START, MARK_STOP, markedHtml, MAX_RANKED, searchFieldsOf, searchText } from "../resource/text-search.js";
 import type { Draft, Versioned } from "../resource/store.js";
 import type { Database, Row } from "./database.js";
 import { quoteIdentifier as q } from "./identifier.js";
@@ -141,7 +141,10 @@ export class SqlTable<A> {
     const total = counted(params);
     // Every searched field's headline, for the page's rows only; one holding none of the words has no mark and is left out (snippetsOf).
     const snippets = fields.map((column, i) => `ts_headline(${language}, coalesce(fw_hits.${q(column)}, ''), ${found.query}, '${HEADLINE}') AS fw_snippet_${i}`);
-    const hits = `SELECT ${this.selected}, ts_rank_cd(${q(SEARCH_COLUMN)}, ${found.query}) AS fw_rank FROM ${this.table} WHERE ${found.sql} ORDER BY fw_rank DESC, ${this.key} LIMIT $1 OFFSET $2`;
+    // The newest `rankUpTo` matches are ranked (the key's index reads them newest first, or the GIN index finds a rare word's few).
+    params.push(rankCap(page));
+    const candidates = `SELECT ${this.selected}, ${q(SEARCH_COLUMN)} FROM ${this.table} WHERE ${found.sql} ORDER BY ${this.key} DESC LIMIT $${params.length}`;
+    const hits = `SELECT ${this.selected}, ts_rank_cd(${q(SEARCH_COLUMN)}, ${found.query}) AS fw_rank FROM (${candidates}) AS fw_candidates ORDER BY fw_rank DESC, ${this.key} LIMIT $1 OFFSET $2`;
     const { rows } = await this.db.query(`SELECT fw_hits.*, ${snippets.join(", ")}, (${total}) AS fw_total FROM (${hits}) AS fw_hits ORDER BY fw_rank DESC, fw_hits.${this.key}`, params);
     const first = rows[0];
     let all = first === undefined ? undefined : Number(first["fw_total"]);
@@ -445,6 +448,12 @@ function scopeGroup(group: readonly ColumnCondition[], params: unknown[], before
  * text-search.ts), in one passage of 15 to 35 words around the best of them.
  */
 const HEADLINE = `StartSel=${MARK_START}, StopSel=${MARK_STOP}, MaxWords=35, MinWords=15`;
+
+/** A search's `rankUpTo` when it is a whole number from 1, else `MAX_RANKED`. */
+function rankCap(page: { readonly rankUpTo?: number }): number {
+  const cap = page.rankUpTo;
+  return typeof cap === "number" && Number.isSafeInteger(cap) && cap >= 1 ? cap : MAX_RANKED;
+}
 
 /** A page's `countUpTo` when it is one (a whole number from 1); anything else counts exactly. */
 function countCap(page: Pick<ListPage<unknown>, "countUpTo">): number | undefined {

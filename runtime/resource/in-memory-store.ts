@@ -4,7 +4,7 @@ import { rowComparator, sortedRows } from "./order.js";
 import { checkOrder, checkQuery, queryFields, queryMatches, type QueryFields } from "./query-match.js";
 import { cappedTotal } from "./page-count.js";
 import type { Hit, ListPage, Page, Query, SearchPage, SearchResults } from "./query.js";
-import { parseQuery, rankOf, searchFieldsOf, searchText, snippetOf, type TextQuery } from "./text-search.js";
+import { MAX_RANKED, parseQuery, rankOf, searchFieldsOf, searchText, snippetOf, type TextQuery } from "./text-search.js";
 import type { Draft, Store } from "./store.js";
 
 /** What an in-memory store knows of its model when made from its spec: the fields a query may name. */
@@ -52,14 +52,17 @@ export class InMemoryStore<A> implements Store<A> {
   async search(text: string, page: SearchPage<A> = {}): Promise<SearchResults<A>> {
     const { fields, language } = searchFieldsOf(this.spec?.name ?? "This store", this.spec?.search);
     const query = parseQuery(searchText(text), language);
-    const ranked = this.matching({ ...(page.where === undefined ? {} : { where: page.where }) }).flatMap((row) => {
+    const found = this.matching({ ...(page.where === undefined ? {} : { where: page.where }) }).flatMap((row) => {
       const rank = rankOf(row, fields, query, language);
-      return rank === undefined ? [] : [{ row, rank }];
+      return rank === undefined ? [] : [{ row, rank, key: Number((row as Record<string, unknown>)[this.key]) }];
     });
-    ranked.sort((a, b) => b.rank - a.rank);
+    // The newest `rankUpTo` matches are ranked (as on fw/db); ties in key order.
+    const cap = typeof page.rankUpTo === "number" && Number.isSafeInteger(page.rankUpTo) && page.rankUpTo >= 1 ? page.rankUpTo : MAX_RANKED;
+    const ranked = [...found].sort((a, b) => b.key - a.key).slice(0, cap);
+    ranked.sort((a, b) => b.rank - a.rank || a.key - b.key);
     const offset = page.offset ?? 0;
     const hits = ranked.slice(offset, offset + (page.limit ?? 20)).map(({ row, rank }) => ({ row: copy(row), rank, snippets: snippetsOf(row, fields, query, language) }));
-    return { hits, total: cappedTotal(ranked.length, page) };
+    return { hits, total: cappedTotal(found.length, page) };
   }
 
   async list(page: ListPage<A>): Promise<Page<A>> {

@@ -127,6 +127,12 @@ export interface SearchPage<A = unknown> {
   readonly offset?: number;
   readonly where?: Where<A>;
   readonly countUpTo?: number;
+  /**
+   * How many matching rows are ranked, the newest (highest keys) first: 10,000 when absent
+   * (`MAX_RANKED`). A word in more rows than this finds the best of the newest 10,000, at the
+   * cost of those alone; `total` still counts every match (up to `countUpTo`).
+   */
+  readonly rankUpTo?: number;
 }
 
 /** One row a search found: the row, how well it matched (higher is better), and its searched fields' snippets. */

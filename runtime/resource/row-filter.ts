@@ -111,7 +111,7 @@ class ScannedRows<A> implements Store<A> {
     const filter = await readFilter(this.filter);
     const hits: Hit<A>[] = [];
     for (let offset = 0; ; offset += SCAN_PAGE) {
-      const found = await this.store.search(text, { ...(page.where === undefined ? {} : { where: page.where }), offset, limit: SCAN_PAGE });
+      const found = await this.store.search(text, { ...(page.where === undefined ? {} : { where: page.where }), ...(page.rankUpTo === undefined ? {} : { rankUpTo: page.rankUpTo }), offset, limit: SCAN_PAGE });
       hits.push(...found.hits.filter((hit) => matchesRead(hit.row, filter)));
       if (found.hits.length < SCAN_PAGE) break;
     }

@@ -166,6 +166,13 @@ export function markedHtml(text: string): string {
 export const MARK_START = "\uE000";
 export const MARK_STOP = "\uE001";
 
+/**
+ * How many of the matching rows a search ranks, the newest (highest keys) first: ranking reads
+ * each candidate's words, so a word in every row of a big table would cost a read of all of
+ * them; past this many, the older matches are counted but not ranked (`SearchPage.rankUpTo`).
+ */
+export const MAX_RANKED = 10_000;
+
 /** The longest text a search takes (characters); longer is a 400 saying so. */
 export const MAX_SEARCH_TEXT = 1000;
 

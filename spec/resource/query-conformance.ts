@@ -268,6 +268,8 @@ export function queryConformance(make: () => Promise<Store<QueryRow>>): void {
       expect(await ids("fence", { limit: 1, offset: 1 })).toEqual({ ids: [four.id], total: 3 });
       expect(await ids("fence", { limit: 1, countUpTo: 2 })).toEqual({ ids: [one.id], total: 2 });
       expect(await ids("fence", { offset: 10 })).toEqual({ ids: [], total: 3 });
+      // Only the newest matches are ranked past rankUpTo; every match is still counted.
+      expect(await ids("fence", { rankUpTo: 2 })).toEqual({ ids: [four.id, two.id], total: 3 });
       const [first] = (await store.search("fence")).hits;
       expect(first?.row).toMatchObject({ id: one.id, title: "Paint the fence" });
       expect(first?.snippets.title).toContain("<mark>fence</mark>");
