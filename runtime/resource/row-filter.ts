@@ -106,17 +106,26 @@ class ScannedRows<A> implements Store<A> {
     return (await allRows(this.store, query)).filter((row) => matchesRead(row, filter));
   }
 
-  /** The store below's hits that the filter matches, read a page at a time, in its order. */
+  /**
+   * The store below's hits that the filter matches, read a page at a time, in its order. Its
+   * `rankUpTo` applies to every match below, before the filter (a scanned store is a small,
+   * in-memory one); `total` counts every match the filter keeps.
+   */
   async search(text: string, page: SearchPage<A> = {}): Promise<SearchResults<A>> {
     const filter = await readFilter(this.filter);
-    const hits: Hit<A>[] = [];
-    for (let offset = 0; ; offset += SCAN_PAGE) {
-      const found = await this.store.search(text, { ...(page.where === undefined ? {} : { where: page.where }), ...(page.rankUpTo === undefined ? {} : { rankUpTo: page.rankUpTo }), offset, limit: SCAN_PAGE });
-      hits.push(...found.hits.filter((hit) => matchesRead(hit.row, filter)));
-      if (found.hits.length < SCAN_PAGE) break;
-    }
+    const kept = async (rankUpTo: number | undefined): Promise<Hit<A>[]> => {
+      const hits: Hit<A>[] = [];
+      for (let offset = 0; ; offset += SCAN_PAGE) {
+        const found = await this.store.search(text, { ...(page.where === undefined ? {} : { where: page.where }), ...(rankUpTo === undefined ? {} : { rankUpTo }), offset, limit: SCAN_PAGE });
+        hits.push(...found.hits.filter((hit) => matchesRead(hit.row, filter)));
+        if (found.hits.length < SCAN_PAGE) return hits;
+      }
+    };
+    const ranked = await kept(page.rankUpTo);
+    // Counted apart: the ranked hits stop at the store below's rank cap, the count does not.
+    const all = await kept(Number.MAX_SAFE_INTEGER);
     const offset = page.offset ?? 0;
-    return { hits: hits.slice(offset, offset + (page.limit ?? 20)), total: cappedTotal(hits.length, page) };
+    return { hits: ranked.slice(offset, offset + (page.limit ?? 20)), total: cappedTotal(all.length, page) };
   }
 
   async get(key: Id<A>): Promise<A | undefined> {
