@@ -18,7 +18,8 @@ export {
 } from "./http/failure.js";
 export { Fields } from "./http/fields.js";
 export { RequestHeaders } from "./http/headers.js";
-export { Request, ApiRequest, withCurrentUser, type JsonRequest, type RequestInit } from "./http/request.js";
+export { Request, ApiRequest, withCurrentUser, type JsonRequest, type QueryText, type RequestInit } from "./http/request.js";
+export { queryDecoder, type QueryDecoder, type QueryParamShape } from "./http/query-params.js";
 export { UploadedFile, Uploads, UploadTooLarge, IMAGE_TYPES, type FileField, type FileFields, type UploadProblem, type UploadedFileInit } from "./http/uploads.js";
 export { DEFAULT_MAX_UPLOAD_REQUEST_BYTES, type UploadSettings } from "./server/multipart-body.js";
 export {
@@ -37,7 +38,7 @@ export {
 } from "./http/json.js";
 export { typedJsonWriter } from "./http/json-writer.js";
 // For the generated .fw/api.ts (fw/client's calls are typed by it): the same types fw/client exports.
-export type { AnswerChecks, ApiAnswer, ApiBody, ApiJsonAnswer, ApiParam, UploadRoutes } from "./client/types.js";
+export type { AnswerChecks, ApiAnswer, ApiBody, ApiJsonAnswer, ApiParam, ApiQuery, UploadRoutes } from "./client/types.js";
 export { Response, Ok, Redirect, status, type Body, type Content, type Header } from "./http/response.js";
 export { Cookie } from "./http/cookie.js";
 export { Session } from "./http/session.js";
@@ -70,7 +71,7 @@ export type { FieldSpec, InputKind, ModelSpec, ReferenceSpec, Validation } from 
 export { FormErrors, type FieldProblem } from "./resource/form-errors.js";
 export { Form, VERSION_FIELD, type ButtonProps, type Field, type Parsed, type RenderProps, type Values } from "./resource/form.js";
 export type { AllRows, Draft, Store, Versioned } from "./resource/store.js";
-export type { FieldValue, KeysOf, ListPage, Order, Page, RowCondition, RowFilter, Search, Where, WhereValue } from "./resource/query.js";
+export type { FieldCondition, FieldConditions, FieldValue, Hit, KeysOf, ListPage, Order, Page, Query, RowCondition, RowFilter, Search, SearchPage, SearchResults, Where, WhereValue } from "./resource/query.js";
 export type { Choice, Choices } from "./resource/reference-input.js";
 export { Conflict, DuplicateValue, MissingReference, StillReferenced } from "./resource/store-errors.js";
 export { InMemoryStore } from "./resource/in-memory-store.js";

@@ -66,6 +66,11 @@ export const Codes = {
   backOfficeModel: 91101,
   backOfficeRole: 91102,
   backOfficeAt: 91103,
+  // Queries and lists (issue 43) take 91110–91119.
+  queryNotDecodable: 91110,
+  sortOption: 91111,
+  searchOption: 91112,
+  jobStores: 91113,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

@@ -64,7 +64,7 @@ export function emitApiModule(input: ApiEmitInput): string {
     const params = names.map((name) => `${propertyName(name)}: ApiParam<${handlerType(row, i)}, ${q(name)}>`).join("; ");
     lines.push(
       `  /** from ${row.shown} */`,
-      `  ${q(key(row))}: { params: {${params === "" ? "" : ` ${params} `}}; body: ApiBody<${handlerType(row, i)}>; answer: ApiAnswer<${handlerType(row, i)}> };`,
+      `  ${q(key(row))}: { params: {${params === "" ? "" : ` ${params} `}}; body: ApiBody<${handlerType(row, i)}>; answer: ApiAnswer<${handlerType(row, i)}>; query: ApiQuery<${handlerType(row, i)}> };`,
     );
   });
   lines.push("};", "");
@@ -100,7 +100,7 @@ export function emitApiModule(input: ApiEmitInput): string {
     // From fw's main entry alone, which the app's own files import already: importing fw/client
     // here would bring declaration files into the program that the first build's program lacked,
     // and so change every row's cache key on the next build (row-cache.ts).
-    `import type { ${used(["AnswerChecks", "ApiAnswer", "ApiBody", "ApiDescription", "ApiJsonAnswer", "ApiParam", "JsonAnswerAt", "UploadRoutes"])} } from ${q(input.fwModule)};`,
+    `import type { ${used(["AnswerChecks", "ApiAnswer", "ApiBody", "ApiDescription", "ApiJsonAnswer", "ApiParam", "ApiQuery", "JsonAnswerAt", "UploadRoutes"])} } from ${q(input.fwModule)};`,
     // As in the route module: typia's transformer replaces each call; no import of typia stays behind.
     ...(typia ? [`declare const typia: typeof import("typia").default;`] : []),
     ...rows.map((row, i) => `import type * as a${i} from ${q(specifier(input.out, row.file))};`),
@@ -131,13 +131,14 @@ function operation(row: ApiRow, i: number, schemas: SchemaList): string {
     return `${propertyName(name)}: ${decoded ? schemas.indexOf(`ApiParam<${h}, ${q(name)}>`) : q("string")}`;
   });
   const body = handler.json === true ? `, body: ${schemas.indexOf(`ApiBody<${h}>`)}` : "";
+  const query = handler.query === undefined ? "" : `, query: ${schemas.indexOf(`ApiQuery<${h}>`)}`;
   const upload = handler.upload === undefined ? "" : `, upload: ${uploadDescription(handler.upload, schemas.indexOf(`Omit<ApiBody<${h}>, ${handler.upload.files.map((f) => q(f.name)).join(" | ")}>`))}`;
   const answers = handler.answers;
   const json = (answers?.json ?? []).map((status) => `{ status: ${statusText(status)}, media: "json", schema: ${schemas.indexOf(`JsonAnswerAt<${h}, ${status === "default" ? "number" : status}>`)} }`);
   const problems = (answers?.problems ?? []).map((status) => `{ status: ${statusText(status)}, media: "problem" }`);
   const doc = handler.doc === undefined ? "" : `, doc: ${q(handler.doc)}`;
   const thrown = handler.thrown === undefined ? "" : `, thrown: [${handler.thrown.join(", ")}]`;
-  return `${q(key(row))}: { source: ${q(row.shown)}${doc}, params: {${params.length === 0 ? "" : ` ${params.join(", ")} `}}${body}${upload}, answers: [${[...json, ...problems].join(", ")}]${thrown}, other: ${answers === undefined || answers.other} }`;
+  return `${q(key(row))}: { source: ${q(row.shown)}${doc}, params: {${params.length === 0 ? "" : ` ${params.join(", ")} `}}${query}${body}${upload}, answers: [${[...json, ...problems].join(", ")}]${thrown}, other: ${answers === undefined || answers.other} }`;
 }
 
 /** An upload's description: the index of its text parts' schema, and its file fields (required, an image's pixel limit). */

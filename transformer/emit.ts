@@ -91,7 +91,10 @@ const q = (text: string): string => JSON.stringify(text);
 
 /** Whether the module calls typia: a model (validator, key decoder), a typed path parameter, or a declared JSON body. */
 export function usesTypia(rows: readonly Row[], derived: readonly Derived[]): boolean {
-  return derived.length > 0 || rows.some((r) => (r.handler.case === "http" && (r.handler.json === true || r.handler.upload !== undefined || answersJson(r))) || (r.handler.case !== "ws" && r.handler.params.some((p) => p.decode)));
+  return (
+    derived.length > 0 ||
+    rows.some((r) => (r.handler.case === "http" && (r.handler.json === true || r.handler.upload !== undefined || r.handler.query !== undefined || answersJson(r))) || (r.handler.case !== "ws" && r.handler.params.some((p) => p.decode)))
+  );
 }
 
 /** A row whose handler takes an upload (issue 40): its route reads a multipart body through `apiUpload`. */
@@ -150,6 +153,7 @@ export function emitModule(input: EmitInput): string {
   // Typed JSON answers and the API's description (issue 31): their imports, and the lazy loader of .fw/api.ts.
   if (rows.some(answersJson)) lines.push(`import { jsonAnswerMismatch, typedJsonWriter, type JsonAnswerOf } from ${q(input.fwModule)};`);
   if (rows.some(takesUpload)) lines.push(`import { apiUpload } from ${q(input.fwModule)};`);
+  if (rows.some((r) => r.handler.case === "http" && r.handler.query !== undefined)) lines.push(`import { queryDecoder } from ${q(input.fwModule)};`);
   const api = rows.some((r) => r.handler.case === "http" && r.handler.api);
   if (api) lines.push(`import type { ApiDescription } from ${q(input.fwModule)};`);
   if (usesCapabilities) lines.push(`import * as capabilities from ${q(specifier(input.out, input.capabilitiesFile))};`);
@@ -163,6 +167,9 @@ export function emitModule(input: EmitInput): string {
   lines.push(
     "/** The tables of the models that declare one (fw/db's `db new` writes the CREATE TABLE of those the database lacks). */",
     tabled.length === 0 ? "export const tables = [] as const;" : `export const tables: readonly TableSpec[] = [${input.derived.flatMap((d, i) => (d.table === undefined ? [] : [`table${i}`])).join(", ")}];`,
+    "",
+    "/** Every derived model's store, by model name: what a job asks for as `AllRows<Post>` (src/.fw/jobs.ts reads them when it runs). */",
+    `export const stores = { ${input.derived.map((d, i) => `${d.model.name}: store${i}`).join(", ")} };`,
     "",
   );
   if (api) {
@@ -425,6 +432,8 @@ function specLines(d: Derived, name: string, type: string): string[] {
     ...(d.table === undefined ? [] : [`  table: ${q(d.table.name)},`]),
     ...(d.shape.unique === undefined ? [] : [`  unique: ${JSON.stringify(d.shape.unique)},`]),
     ...(d.shape.readableWith === undefined ? [] : [`  readableWith: ${q(d.shape.readableWith)},`]),
+    ...(d.shape.sort === undefined ? [] : [`  sort: ${JSON.stringify(d.shape.sort)},`]),
+    ...(d.shape.search === undefined ? [] : [`  search: ${JSON.stringify(d.shape.search)},`]),
     "  fields: [",
     ...fields,
     "  ],",
@@ -495,5 +504,7 @@ function httpRoute(row: Row, i: number, viewed: boolean, modelIndex: ReadonlyMap
     ? `, stringify: typedJsonWriter(typia.createEquals<${answer}>(), typia.json.createAssertStringify<${answer}>(jsonAnswerMismatch(${q(row.shown)})))`
     : "";
   const described = handler.api ? `, described: { operation: ${q(`${row.method} ${row.pattern}`)}, load: describedApi }` : "";
-  return `${constructor}({ method: ${q(row.method)}, path: ${q(row.pattern)}, handler: ${fn}${params}${json}${upload}${stringify}${described}, source: ${q(row.shown)} })`;
+  // The query parameters' type is read off the handler's signature too (`request.queryParams`).
+  const query = handler.query === undefined ? "" : `, query: queryDecoder(${JSON.stringify(handler.query)}, typia.createValidate<Parameters<typeof ${call}>[0]["queryParams"]>())`;
+  return `${constructor}({ method: ${q(row.method)}, path: ${q(row.pattern)}, handler: ${fn}${params}${json}${upload}${query}${stringify}${described}, source: ${q(row.shown)} })`;
 }

@@ -34,6 +34,10 @@ export interface Generated {
   readonly models: readonly Model[];
   /** User mistakes, each to become a diagnostic in the file it names. */
   readonly findings: readonly Finding[];
+  /** The models with a store in the module's `stores` (derived and not broken), by name: what a job may ask for. */
+  readonly stored: ReadonlySet<string>;
+  /** Those of them with an owner (their store is a ScopedStore). */
+  readonly owned: ReadonlySet<string>;
 }
 
 /**
@@ -102,7 +106,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
     const missing = typiaMissing(program, tsApi, show, `the generated routes call typia (${typiaUser(sorted, [...derived, ...forms])})`);
     if (missing !== undefined) findings.push(missing);
   }
-  return { text, paths, rows: sorted, models, findings };
+  return { text, paths, rows: sorted, models, findings, stored: c.models, owned: c.ownedModels };
 }
 
 /**

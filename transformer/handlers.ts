@@ -9,6 +9,7 @@ import { answerTypes, isTypedAnswer, jsonAnswers, thrownStatuses, type JsonAnswe
 import { notJsonPlaces } from "./json-writable.js";
 import { analyseLivePage, type LiveHandler } from "./live-page.js";
 import { paramUses, type ParamUse } from "./param-types.js";
+import { queryShape, type QueryParamShape } from "./query-types.js";
 import { checkJsonHoldsNoFile, uploadShape, type UploadShape } from "./upload-body.js";
 import { listenerProblem, listenerShape, meantAsListener } from "./ws-listener.js";
 import type { RouteFile } from "./scan.js";
@@ -29,6 +30,8 @@ export type Handler =
       readonly doc?: string;
       /** Statuses of fw's failures its body throws (`throw new NotFound(…)`), for the OpenAPI document. */
       readonly thrown?: readonly number[];
+      /** The query parameters it declares (`Request<P, Q>`): each one's shape, for the route's decoder. */
+      readonly query?: Readonly<Record<string, QueryParamShape>>;
     }
   | { readonly case: "ws" }
   | LiveHandler<CapabilityUse>;
@@ -45,6 +48,7 @@ export type PrintedHandler =
       readonly answers?: JsonAnswers;
       readonly doc?: string;
       readonly thrown?: readonly number[];
+      readonly query?: Readonly<Record<string, QueryParamShape>>;
     }
   | { readonly case: "ws" }
   | LiveHandler<Omit<CapabilityUse, "required">>;
@@ -113,11 +117,14 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
     fail(c, site, Codes.unknownRequestType, `the first parameter of \`${site.name}\` ${notARequest(c.checker, c.shown, first)}`);
     return undefined;
   }
-  const params = first === undefined ? [] : paramUses(c, site, c.checker.getTypeArguments(first as ts.TypeReference)[0]);
+  const typeArguments = first === undefined ? [] : c.checker.getTypeArguments(first as ts.TypeReference);
+  const params = first === undefined ? [] : paramUses(c, site, typeArguments[0]);
+  // `Request<P, Q>`, `ApiRequest<P, B, Q>`: the query parameters' type, when declared.
+  const query = queryShape(c, site, typeArguments[requestKind === "ApiRequest" ? 2 : 1]);
   const capabilities = second === undefined ? [] : capabilityUses(c, site, parameters[1] as ts.Symbol, second);
   const json = requestKind === "ApiRequest" && first !== undefined ? declaredBody(c, site, first) : false;
   const reads = checkBodyReads(c, site);
-  if (params === undefined || capabilities === undefined || json === undefined || !reads) return undefined;
+  if (params === undefined || capabilities === undefined || json === undefined || query === undefined || !reads) return undefined;
   const body = json ? c.checker.getTypeArguments(first as ts.TypeReference)[1] : undefined;
   // A body naming a model's file field is an upload (a multipart form), not JSON.
   const upload = body === undefined ? undefined : uploadShape(c, site, body);
@@ -137,6 +144,7 @@ function analyseSignature(c: Checking, site: SignatureSite): Handler | undefined
     ...(answers === undefined ? {} : { answers }),
     ...(doc === "" ? {} : { doc }),
     ...(thrown.length === 0 ? {} : { thrown }),
+    ...(query === null ? {} : { query }),
   };
 }
 

@@ -59,7 +59,7 @@ export default function fwTransformer(
   writeIfChanged(config.paths, generated.paths);
   cache.save();
   // The jobs module (issue 32), beside the routes: written only while there are job files.
-  const jobs = generateJobs(complete, tsApi, config, jobFiles);
+  const jobs = generateJobs(complete, tsApi, config, jobFiles, generated);
   if (jobs.text === undefined) fs.rmSync(config.jobsOut, { force: true });
   else writeIfChanged(config.jobsOut, jobs.text);
   const jobsOut = jobs.text === undefined ? [] : [config.jobsOut];

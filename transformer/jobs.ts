@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type * as ts from "typescript";
 import { at, Codes, type Finding } from "./diagnostics.js";
+import { fwTypeName } from "./fw-symbols.js";
 
 /** One job file the build found under the jobs folder, with what it read of it. */
 export interface JobFile {
@@ -13,6 +14,8 @@ export interface JobFile {
   readonly name: string;
   /** The file exports `options`. */
   readonly options: boolean;
+  /** The stores its `run` asks for in its third parameter (issue 43): each property and its model. */
+  readonly stores?: readonly { readonly name: string; readonly model: string }[];
 }
 
 /** What reading the job files needs from the compiler. */
@@ -21,6 +24,10 @@ export interface JobChecking {
   readonly checker: ts.TypeChecker;
   readonly shown: (file: string) => string;
   readonly findings: Finding[];
+  /** The models with a store (derived, not broken), by name: what a job may ask for. */
+  readonly models: ReadonlySet<string>;
+  /** Those of them with an owner, whose store is a ScopedStore. */
+  readonly owned: ReadonlySet<string>;
 }
 
 /**
@@ -40,7 +47,8 @@ export function scanJobsDir(jobsDir: string): string[] {
     .sort();
 }
 
-const SHAPE = "A job file exports `export async function run(payload: Payload, job: JobContext): Promise<void> { … }` (the second parameter is optional; Payload is an object type of JSON values)";
+const SHAPE =
+  "A job file exports `export async function run(payload: Payload, job: JobContext): Promise<void> { … }` (the second parameter is optional; Payload is an object type of JSON values; a third, `{ posts: AllRows<Post> }`, asks for model stores)";
 
 /**
  * Reads a job file: it must export `run`, one function taking the payload (an object type made
@@ -62,8 +70,8 @@ export function analyseJob(c: JobChecking, source: ts.SourceFile): JobFile | und
   const signatures = c.checker.getTypeOfSymbolAtLocation(run, declaration ?? source).getCallSignatures();
   if (signatures.length !== 1) return fail(Codes.jobRunMissing, declaration, `its \`run\` ${signatures.length === 0 ? "is not a function" : "has several call signatures (overloads)"}. ${SHAPE}.`);
   const parameters = (signatures[0] as ts.Signature).getParameters();
-  if (parameters.length < 1 || parameters.length > 2) {
-    return fail(Codes.jobRunParameters, declaration, `its \`run\` takes ${parameters.length} parameters; it takes the payload and, optionally, the JobContext. ${SHAPE}.`);
+  if (parameters.length < 1 || parameters.length > 3) {
+    return fail(Codes.jobRunParameters, declaration, `its \`run\` takes ${parameters.length} parameters; it takes the payload and, optionally, the JobContext and the stores it uses. ${SHAPE}.`);
   }
   const payload = c.checker.getTypeOfSymbol(parameters[0] as ts.Symbol);
   const bare = topLevelProblem(c, payload);
@@ -75,7 +83,40 @@ export function analyseJob(c: JobChecking, source: ts.SourceFile): JobFile | und
     const type = c.checker.typeToString(payload);
     return fail(Codes.jobPayloadType, declaration, `its payload type \`${type}\` cannot be stored as JSON: ${problem}. Use strings, numbers, booleans, null, arrays and plain objects (an ISO date string for a date, an id for a row).`);
   }
-  return { file: source.fileName, shown, name, options: exports.has("options") };
+  const third = parameters[2];
+  const stores = third === undefined ? [] : jobStores(c, c.checker.getTypeOfSymbol(third), (message) => fail(Codes.jobStores, declaration, message));
+  if (stores === undefined) return undefined;
+  return { file: source.fileName, shown, name, options: exports.has("options"), ...(stores.length === 0 ? {} : { stores }) };
+}
+
+/**
+ * A job's third parameter: an object whose every property is `AllRows<M>` (or `ScopedStore<M>`,
+ * of an owned model) of a model with a store. A job runs for nobody signed in, so `Store<M>` (a
+ * handler's viewer's rows) is refused, naming the explicit type to ask for; undefined once a
+ * finding says why.
+ */
+function jobStores(c: JobChecking, type: ts.Type, fail: (message: string) => undefined): { name: string; model: string }[] | undefined {
+  if ((type.flags & c.ts.TypeFlags.Object) === 0 || type.getCallSignatures().length > 0) {
+    return fail(`its third parameter is \`${c.checker.typeToString(type)}\`; it is the model stores the job uses, an object of them: \`{ posts }: { posts: AllRows<Post> }\`.`);
+  }
+  const stores: { name: string; model: string }[] = [];
+  for (const property of type.getProperties()) {
+    const asked = c.checker.getTypeOfSymbol(property);
+    const kind = fwTypeName(asked, "store") ?? fwTypeName(asked, "scopedStore");
+    const argument = (asked.aliasTypeArguments ?? (kind === undefined ? [] : c.checker.getTypeArguments(asked as ts.TypeReference)))[0];
+    const model = argument === undefined ? undefined : (argument.aliasSymbol ?? argument.getSymbol())?.getName();
+    const shown = `${property.getName()}: ${c.checker.typeToString(asked)}`;
+    if (kind === "Store" && model !== undefined) {
+      return fail(`it asks for \`${shown}\`, a viewer's rows, and a job runs for nobody signed in: ask for every row by name, \`${property.getName()}: AllRows<${model}>\` (narrow with \`where\` to the rows it works on).`);
+    }
+    if ((kind !== "AllRows" && kind !== "ScopedStore") || model === undefined) {
+      return fail(`it asks for \`${shown}\` in its third parameter, which holds model stores only: \`AllRows<Post>\` (or \`ScopedStore<Post>\` of an owned model). Import anything else in the job's file.`);
+    }
+    if (!c.models.has(model)) return fail(`it asks for \`${shown}\`, but ${model} is not a model with a store (derives<${model}>(Form, Resource) in src/models).`);
+    if (kind === "ScopedStore" && !c.owned.has(model)) return fail(`it asks for \`${shown}\`, but ${model} declares no \`owned\`, so its store is no ScopedStore: ask for \`${property.getName()}: AllRows<${model}>\`.`);
+    stores.push({ name: property.getName(), model });
+  }
+  return stores;
 }
 
 function exportsOf(c: JobChecking, source: ts.SourceFile): Map<string, ts.Symbol> {
@@ -145,7 +186,7 @@ function specifier(out: string, file: string): string {
  * fw/jobs' `defineJobs` with each job's `run`, typia's validator of its payload type (read off
  * `run`'s own first parameter, so the type need not be exported) and its `options`.
  */
-export function emitJobsModule(input: { readonly out: string; readonly jobsModule: string; readonly jobsDirShown: string; readonly jobs: readonly JobFile[] }): string {
+export function emitJobsModule(input: { readonly out: string; readonly jobsModule: string; readonly jobsDirShown: string; readonly jobs: readonly JobFile[]; readonly routesOut?: string }): string {
   const q = (text: string): string => JSON.stringify(text);
   const lines = [
     `// Generated by fw from ${input.jobsDirShown}. Do not edit: every build rewrites this file.`,
@@ -153,6 +194,8 @@ export function emitJobsModule(input: { readonly out: string; readonly jobsModul
     `import { defineJobs, type JobSpec } from ${q(input.jobsModule)};`,
     `declare const typia: typeof import("typia").default;`,
     ...input.jobs.map((job, i) => `import * as j${i} from ${q(specifier(input.out, job.file))};`),
+    // The routes module's stores, read when a job runs (a handler importing this module is imported by the routes: no value is read while they load).
+    ...(input.routesOut !== undefined && input.jobs.some((job) => job.stores !== undefined) ? [`import * as routes from ${q(specifier(input.out, input.routesOut))};`] : []),
     "",
     "/**",
     " * The app's jobs, by name: `await jobs.SendWelcome.enqueue(payload)` (alone, or `{ tx }` in a transaction).",
@@ -161,7 +204,8 @@ export function emitJobsModule(input: { readonly out: string; readonly jobsModul
     "export const jobs = defineJobs({",
   ];
   input.jobs.forEach((job, i) => {
-    const payload = `Parameters<typeof j${i}.run>[0]`;
+    const payload = job.stores === undefined ? `Parameters<typeof j${i}.run>[0]` : `Parameters<typeof j${i}.run>[0], Parameters<typeof j${i}.run>[2]`;
+    const validated = `Parameters<typeof j${i}.run>[0]`;
     // The validator is an arrow around typia.validate (inlined by the transform), not a
     // createValidate() call: loading the module runs no typia, so code that reaches it untransformed
     // (a test importing an app's source, as spec/ws/broadcast imports the example's chat) still loads.
@@ -171,8 +215,9 @@ export function emitJobsModule(input: { readonly out: string; readonly jobsModul
       `    name: ${q(job.name)},`,
       `    source: ${q(job.shown)},`,
       `    run: j${i}.run,`,
-      `    validate: ((input: unknown) => typia.validate<${payload}>(input)) as JobSpec<${payload}>["validate"],`,
+      `    validate: ((input: unknown) => typia.validate<${validated}>(input)) as JobSpec<${payload}>["validate"],`,
       ...(job.options ? [`    options: j${i}.options,`] : []),
+      ...(job.stores === undefined ? [] : [`    stores: () => ({ ${job.stores.map((store) => `${store.name}: routes.stores.${store.model}`).join(", ")} }),`]),
       `  } satisfies JobSpec<${payload}>,`,
     );
   });
@@ -185,10 +230,16 @@ export function emitJobsModule(input: { readonly out: string; readonly jobsModul
  * and the module's text, undefined when there is no job file (an app without jobs gets no jobs
  * module and never loads fw/jobs).
  */
-export function generateJobs(program: ts.Program, tsApi: typeof ts, config: { readonly projectDir: string; readonly jobsDir: string; readonly jobsOut: string; readonly jobsModule: string }, files: readonly string[]): { readonly text: string | undefined; readonly findings: readonly Finding[] } {
+export function generateJobs(
+  program: ts.Program,
+  tsApi: typeof ts,
+  config: { readonly projectDir: string; readonly jobsDir: string; readonly jobsOut: string; readonly jobsModule: string; readonly out: string },
+  files: readonly string[],
+  models: { readonly stored: ReadonlySet<string>; readonly owned: ReadonlySet<string> } = { stored: new Set(), owned: new Set() },
+): { readonly text: string | undefined; readonly findings: readonly Finding[] } {
   if (files.length === 0) return { text: undefined, findings: [] };
   const shown = (file: string): string => path.relative(config.projectDir, file).split(path.sep).join("/");
-  const c: JobChecking = { ts: tsApi, checker: program.getTypeChecker(), shown, findings: [] };
+  const c: JobChecking = { ts: tsApi, checker: program.getTypeChecker(), shown, findings: [], models: models.stored, owned: models.owned };
   const jobs = files.flatMap((file) => {
     const source = program.getSourceFile(file);
     if (source === undefined) {
@@ -197,6 +248,6 @@ export function generateJobs(program: ts.Program, tsApi: typeof ts, config: { re
     }
     return analyseJob(c, source) ?? [];
   });
-  const text = emitJobsModule({ out: config.jobsOut, jobsModule: config.jobsModule, jobsDirShown: shown(config.jobsDir), jobs });
+  const text = emitJobsModule({ out: config.jobsOut, jobsModule: config.jobsModule, jobsDirShown: shown(config.jobsDir), jobs, routesOut: config.out });
   return { text, findings: c.findings };
 }

@@ -55,6 +55,10 @@ export interface ModelShape {
   readonly unique?: readonly (readonly string[])[];
   /** The companion's `readableWith`, once relations.ts has checked it. */
   readonly readableWith?: string;
+  /** The companion's `sort` (the derived Index's own order), once relations.ts has checked it. */
+  readonly sort?: { readonly field: string; readonly descending: boolean };
+  /** The companion's searchable fields and their language, once relations.ts has checked them. */
+  readonly search?: { readonly fields: readonly string[]; readonly language: string };
 }
 
 export interface Shaping {

@@ -23,6 +23,11 @@ interface Declared {
   readonly unique: readonly { readonly fields: readonly string[]; readonly node: ts.Node }[];
   /** The read scope's field (`publicWhen: "published"`), when written as a literal: the build indexes it. */
   readonly publicWhen?: string;
+  /** The Index's own order (`sort: "-createdAt"`). */
+  readonly sort?: { readonly field: string; readonly descending: boolean; readonly node: ts.Node };
+  /** The searchable fields (`search: ["title", "body"]`) and their language. */
+  readonly search?: { readonly fields: readonly { readonly name: string; readonly node: ts.Node }[]; readonly node: ts.Node };
+  readonly searchLanguage?: { readonly language: string; readonly node: ts.Node };
 }
 
 /**
@@ -139,8 +144,10 @@ function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>
   const ownerRule = ownerOnDelete(r, d, declared);
   const readableWith = checkReadableWith(r, d, declared, references);
   const unique = checkUnique(r, d, declared, fields);
-  const shape = { ...d.shape, fields, ...(unique.length === 0 ? {} : { unique }), ...(readableWith === undefined ? {} : { readableWith }) };
-  const table = d.table === undefined ? undefined : tableWithReferences(r, d, d.table, { references, users: userRefs }, byName, unique, declared.publicWhen, ownerRule);
+  const sort = checkSort(r, d, declared, fields);
+  const search = checkSearch(r, d, declared, fields);
+  const shape = { ...d.shape, fields, ...(unique.length === 0 ? {} : { unique }), ...(readableWith === undefined ? {} : { readableWith }), ...(sort === undefined ? {} : { sort }), ...(search === undefined ? {} : { search }) };
+  const table = d.table === undefined ? undefined : tableWithReferences(r, d, d.table, { references, users: userRefs }, byName, unique, declared.publicWhen, { ownerRule, sort, search });
   return { ...d, shape, ...(table === undefined ? {} : { table }) };
 }
 
@@ -230,6 +237,48 @@ function checkReadableWith(r: Relating, d: Derived, declared: Declared, referenc
   return undefined;
 }
 
+/** The companion's `sort`: a field of the model (its key too) that sorts, not a file. */
+function checkSort(r: Relating, d: Derived, declared: Declared, fields: readonly FieldShape[]): { field: string; descending: boolean } | undefined {
+  const sort = declared.sort;
+  if (sort === undefined) return undefined;
+  const field = fields.find((f) => f.name === sort.field);
+  if (sort.field === d.shape.key || (field !== undefined && field.input !== "file")) return { field: sort.field, descending: sort.descending };
+  const names = [d.shape.key, ...fields.filter((f) => f.input !== "file").map((f) => f.name)];
+  report(r, d.model, sort.node, Codes.sortOption, `the sort of ${d.model.name} names \`${sort.field}\`, which is not a field its Index sorts by (${names.join(", ")}). Name one, "-" before it for descending: sort: "-${names[1] ?? names[0]}".`);
+  return undefined;
+}
+
+/** The languages a search may be in (runtime/resource/text-search.ts SEARCH_LANGUAGES). */
+const SEARCH_LANGUAGES = new Set([
+  "simple", "arabic", "armenian", "basque", "catalan", "danish", "dutch", "english", "estonian", "finnish", "french", "german", "greek", "hindi", "hungarian",
+  "indonesian", "irish", "italian", "lithuanian", "nepali", "norwegian", "portuguese", "romanian", "russian", "serbian", "spanish", "swedish", "tamil", "turkish", "yiddish",
+]);
+
+/** The companion's `search`: text fields of the model (each once), in a language both engines know. */
+function checkSearch(r: Relating, d: Derived, declared: Declared, fields: readonly FieldShape[]): { fields: string[]; language: string } | undefined {
+  const search = declared.search;
+  if (search === undefined) {
+    if (declared.searchLanguage !== undefined) report(r, d.model, declared.searchLanguage.node, Codes.searchOption, `${d.model.name} declares a searchLanguage but no search: name its searchable fields, search: ["${fields.find((f) => f.input === "text")?.name ?? "title"}"].`);
+    return undefined;
+  }
+  const text = fields.filter((f) => f.input === "text" || f.input === "textarea" || f.input === "select").map((f) => f.name);
+  let ok = search.fields.length > 0;
+  if (!ok) report(r, d.model, search.node, Codes.searchOption, `the search of ${d.model.name} names no field: list its text fields, most important first (search: ["${text[0] ?? "title"}"]).`);
+  for (const [i, field] of search.fields.entries()) {
+    const twice = search.fields.findIndex((f) => f.name === field.name) < i;
+    // A field listed twice is reported once, at its second mention.
+    if (text.includes(field.name) && !twice) continue;
+    ok = false;
+    report(r, d.model, field.node, Codes.searchOption, `the search of ${d.model.name} names \`${field.name}\`, which is ${text.includes(field.name) ? "listed twice" : "not one of its text fields"}: search reads text (${text.join(", ") || `${d.model.name} has none`}).`);
+  }
+  const language = declared.searchLanguage?.language ?? "english";
+  if (!SEARCH_LANGUAGES.has(language)) {
+    ok = false;
+    report(r, d.model, declared.searchLanguage?.node ?? search.node, Codes.searchOption, `the searchLanguage of ${d.model.name} is ${JSON.stringify(language)}, which no text search configuration of PostgreSQL is: one of ${[...SEARCH_LANGUAGES].join(", ")}.`);
+  }
+  return ok ? { fields: search.fields.map((f) => f.name), language } : undefined;
+}
+
 /** Kinds of field a unique index can hold: not long text (past an index row's size) nor a yes/no. */
 function comparable(field: FieldShape): boolean {
   return field.input !== "textarea" && field.input !== "checkbox";
@@ -277,9 +326,14 @@ function tableWithReferences(
   byName: ReadonlyMap<string, Derived>,
   unique: readonly string[][],
   publicWhen: string | undefined,
-  ownerRule: "cascade" | "set null" | undefined = undefined,
+  options: {
+    readonly ownerRule?: "cascade" | "set null" | undefined;
+    readonly sort?: { readonly field: string; readonly descending: boolean } | undefined;
+    readonly search?: { readonly fields: readonly string[]; readonly language: string } | undefined;
+  } = {},
 ): TableShape | undefined {
   const { references, users } = named;
+  const { ownerRule, sort, search } = options;
   const columns = table.columns.map((column): ColumnShape => {
     const userRule = users.get(column.field);
     if (userRule !== undefined) {
@@ -305,11 +359,15 @@ function tableWithReferences(
   }
   const columnOf = (field: string): string => columns.find((c) => c.field === field)?.column ?? snake(field);
   const scope = publicWhen === undefined || d.owner === undefined ? undefined : columns.find((c) => c.field === publicWhen && c.type === "boolean");
+  const indexes: string[][] = scope === undefined ? [] : [[scope.column, table.key.column]];
+  // The Index's own order, ties by the key: one index serves every page, either way (issue 43).
+  if (sort !== undefined && sort.field !== table.key.field) indexes.push([columnOf(sort.field), table.key.column]);
   return {
     ...table,
     columns,
     ...(unique.length === 0 ? {} : { unique: unique.map((names) => names.map(columnOf)) }),
-    ...(scope === undefined ? {} : { indexes: [[scope.column, table.key.column]] }),
+    ...(indexes.length === 0 ? {} : { indexes }),
+    ...(search === undefined ? {} : { search: { language: search.language, columns: search.fields.map(columnOf) } }),
   };
 }
 
@@ -319,6 +377,9 @@ function readDeclared(r: Relating, model: Model): Declared {
   const unique: { fields: string[]; node: ts.Node }[] = [];
   let readableWith: Declared["readableWith"];
   let publicWhen: string | undefined;
+  let sort: Declared["sort"];
+  let search: Declared["search"];
+  let searchLanguage: Declared["searchLanguage"];
   for (const argument of model.call.arguments) {
     if (!r.ts.isObjectLiteralExpression(argument)) {
       const type = r.checker.getTypeAtLocation(argument);
@@ -333,6 +394,9 @@ function readDeclared(r: Relating, model: Model): Declared {
       if (name === "publicWhen" && r.ts.isPropertyAssignment(property) && (r.ts.isStringLiteral(property.initializer) || r.ts.isNoSubstitutionTemplateLiteral(property.initializer))) {
         publicWhen = property.initializer.text;
       }
+      if (name === "sort") sort = readSort(r, model, property);
+      if (name === "search") search = readSearch(r, model, property);
+      if (name === "searchLanguage") searchLanguage = readLanguage(r, model, property);
       if (name !== "onDelete" && name !== "readableWith" && name !== "unique") continue;
       const value = r.ts.isPropertyAssignment(property) ? property.initializer : undefined;
       if (name === "onDelete") readOnDelete(r, model, property, value, onDelete);
@@ -340,7 +404,40 @@ function readDeclared(r: Relating, model: Model): Declared {
       else readUnique(r, model, property, value, unique);
     }
   }
-  return { onDelete, unique, ...(readableWith === undefined ? {} : { readableWith }), ...(publicWhen === undefined ? {} : { publicWhen }) };
+  return { onDelete, unique, ...(readableWith === undefined ? {} : { readableWith }), ...(publicWhen === undefined ? {} : { publicWhen }), ...(sort === undefined ? {} : { sort }), ...(search === undefined ? {} : { search }), ...(searchLanguage === undefined ? {} : { searchLanguage }) };
+}
+
+/** `search: ["title", "body"]`: an array literal of string literals. */
+function readSearch(r: Relating, model: Model, property: ts.ObjectLiteralElementLike): Declared["search"] {
+  const value = r.ts.isPropertyAssignment(property) ? property.initializer : undefined;
+  const list = value !== undefined && r.ts.isArrayLiteralExpression(value) ? value.elements : undefined;
+  const names = list?.map((e) => (r.ts.isStringLiteral(e) || r.ts.isNoSubstitutionTemplateLiteral(e) ? { name: e.text, node: e as ts.Node } : undefined));
+  if (value === undefined || names === undefined || names.some((n) => n === undefined)) {
+    report(r, model, property, Codes.searchOption, `the search of ${model.name} must be an array literal of field names the build can read: search: ["title", "body"].`);
+    return undefined;
+  }
+  return { fields: names as { name: string; node: ts.Node }[], node: value };
+}
+
+/** `searchLanguage: "german"`: a string literal. */
+function readLanguage(r: Relating, model: Model, property: ts.ObjectLiteralElementLike): Declared["searchLanguage"] {
+  const value = r.ts.isPropertyAssignment(property) ? property.initializer : undefined;
+  if (value === undefined || !(r.ts.isStringLiteral(value) || r.ts.isNoSubstitutionTemplateLiteral(value))) {
+    report(r, model, property, Codes.searchOption, `the searchLanguage of ${model.name} must be a string literal the build can read: searchLanguage: "english".`);
+    return undefined;
+  }
+  return { language: value.text, node: value };
+}
+
+/** `sort: "-createdAt"`: a string literal, a field, `-` before it for descending. */
+function readSort(r: Relating, model: Model, property: ts.ObjectLiteralElementLike): Declared["sort"] {
+  const value = r.ts.isPropertyAssignment(property) ? property.initializer : undefined;
+  if (value === undefined || !(r.ts.isStringLiteral(value) || r.ts.isNoSubstitutionTemplateLiteral(value))) {
+    report(r, model, property, Codes.sortOption, `the sort of ${model.name} must be a string literal the build can read: sort: "-createdAt" (a field, "-" before it for descending).`);
+    return undefined;
+  }
+  const descending = value.text.startsWith("-");
+  return { field: descending ? value.text.slice(1) : value.text, descending, node: value };
 }
 
 function codeOf(option: string): Finding["code"] {

@@ -19,6 +19,8 @@ export interface TableShape {
   readonly unique?: readonly (readonly string[])[];
   /** Plain indexes the pages' queries need (a read scope's field and the key). */
   readonly indexes?: readonly (readonly string[])[];
+  /** Full-text search: the searched columns, most important first, and their language (runtime/db/table.ts). */
+  readonly search?: { readonly language: string; readonly columns: readonly string[] };
 }
 
 export interface ColumnShape {

@@ -191,11 +191,15 @@ function filled(pattern: string, params: Readonly<Record<string, unknown>>): str
     .join("/");
 }
 
-function queryOf(query: CallOptions["query"]): string {
-  if (query === undefined) return "";
+/** The query as sent: each field's value as text (a `Date` as its day, `YYYY-MM-DD`; a list as the field repeated), an absent one left out. */
+function queryOf(query: CallOptions<unknown>["query"]): string {
+  if (query === undefined || query === null) return "";
   const fields = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    for (const one of Array.isArray(value) ? value : [value]) fields.append(name, String(one));
+  for (const [name, value] of Object.entries(query as Record<string, unknown>)) {
+    for (const one of Array.isArray(value) ? value : [value]) {
+      if (one === undefined || one === null) continue;
+      fields.append(name, one instanceof Date ? one.toISOString().slice(0, 10) : String(one));
+    }
   }
   const text = fields.toString();
   return text === "" ? "" : `?${text}`;

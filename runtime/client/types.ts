@@ -19,6 +19,15 @@ type Answered<H> = H extends (...args: never[]) => infer R ? Awaited<R> : never;
  */
 export type ApiParam<H, N extends string> = RequestOf<H> extends { readonly params: infer P } ? (N extends keyof P ? P[N] : string) : string;
 
+/** Query fields as any call may add them, to a route whose handler declares no query parameters. */
+export type LooseQuery = Readonly<Record<string, string | number | boolean | readonly (string | number | boolean)[]>>;
+
+/**
+ * The query parameters the handler declares (`ApiRequest<P, B, { page?: number; q?: string }>`),
+ * or `LooseQuery` when it declares none (it reads the query as text). A `Date` goes as its day.
+ */
+export type ApiQuery<H> = RequestOf<H> extends { readonly queryParams: infer Q } ? (string extends keyof Q ? LooseQuery : Q) : LooseQuery;
+
 /** The JSON body the handler declares (`JsonRequest<B>`, `ApiRequest<P, B>`), or `never` when it takes none. */
 export type ApiBody<H> = RequestOf<H> extends { json(): infer B } ? B : never;
 
@@ -77,9 +86,12 @@ export interface RawAnswer {
   readonly text: string;
 }
 
-/** What a call may add: query fields, headers (`Authorization: Bearer …` for an API key), an abort signal. */
-export interface CallOptions {
-  readonly query?: Readonly<Record<string, string | number | boolean | readonly (string | number | boolean)[]>>;
+/**
+ * What a call may add: its query (typed from the handler's declared query parameters, else any
+ * fields), headers (`Authorization: Bearer …` for an API key), an abort signal.
+ */
+export interface CallOptions<Q = LooseQuery> {
+  readonly query?: Q;
   readonly headers?: Readonly<Record<string, string>>;
   readonly signal?: AbortSignal;
 }
@@ -116,8 +128,14 @@ type ParamsArg<R> = R extends { readonly params: infer P } ? (keyof P extends ne
 /** The body argument of a method that may carry one: required when the handler declares one, else left out (`undefined`). */
 type BodyArg<R, M extends string> = M extends "GET" ? [] : R extends { readonly body: infer B } ? ([B] extends [never] ? [body?: undefined] : [body: SentBody<B>]) : [];
 
+/** The query parameters of a route of the `Api` type. */
+type QueryOf<R> = R extends { readonly query: infer Q } ? Q : LooseQuery;
+
+/** The options argument: required, with its `query`, when the route's query parameters hold a required one. */
+type OptionsArg<R> = {} extends QueryOf<R> ? [options?: CallOptions<QueryOf<R>>] : [options: CallOptions<QueryOf<R>> & { readonly query: QueryOf<R> }];
+
 /** A call's arguments after the path: the parameters (if any), the body (methods other than GET), then options. */
-export type CallArgs<R, M extends string> = [...ParamsArg<R>, ...BodyArg<R, M>, options?: CallOptions];
+export type CallArgs<R, M extends string> = [...ParamsArg<R>, ...BodyArg<R, M>, ...OptionsArg<R>];
 
 /** A call's answer. */
 export type CallAnswer<R> = R extends { readonly answer: infer T } ? T : never;

@@ -10,7 +10,8 @@ import { isProductionEnv } from "../server/run-mode.js";
 import { DevDrift } from "./dev-drift.js";
 import { schemaDrift } from "./schema-diff.js";
 import type { Database } from "./database.js";
-import { migrate, MigrationError, migrationStatus, MIGRATIONS_DIRECTORY, newMigration, readMigrations } from "./migrations.js";
+import { canRollBack, migrate, MigrationError, migrationStatus, MIGRATIONS_DIRECTORY, newMigration, readMigrations, rollback } from "./migrations.js";
+import { downSql } from "./schema-undo.js";
 import { appDatabase, type AppDatabase } from "./open.js";
 import { CannotOpenDatabase } from "./open-error.js";
 import { setProcessDatabase } from "./process-database.js";
@@ -57,7 +58,10 @@ const DB_USAGE = `  db migrate      apply the pending migrations (db/migrations/
   db status       list the applied and the pending migrations, and where the database
                   differs from the models (the dev drift page's changes)
   db new NAME     write the next numbered migration file, with the SQL that brings the
-                  database (and the pending migrations) in line with the models (else empty)
+                  database (and the pending migrations) in line with the models (else empty),
+                  and under its \`-- fw:down\` line the SQL that undoes it
+  db rollback [N] undo the last N applied migrations (1 without N), newest first, by their
+                  downs; refused under NODE_ENV=production unless --production is given
   db seed         run the app's seed (DbApp's \`seed\` option)
   db grant ROLE EMAIL   give the user a role (fw/auth's role guards read it at once)
   db revoke ROLE EMAIL  take the role back
@@ -179,6 +183,8 @@ export class DbApp extends HttpApp {
         return this.migrateCommand();
       case "status":
         return this.statusCommand();
+      case "rollback":
+        return this.rollbackCommand(rest);
       case "new":
         return this.newCommand(rest);
       case "seed":
@@ -237,10 +243,34 @@ export class DbApp extends HttpApp {
     return 0;
   }
 
+  /**
+   * `db rollback [N] [--production]` (issue 43): undoes the last N applied migrations by their
+   * downs. Under NODE_ENV=production it refuses unless `--production` says it is meant: undoing
+   * a schema there can drop what the running app writes.
+   */
+  private async rollbackCommand(rest: readonly string[]): Promise<number> {
+    const production = rest.includes("--production");
+    const others = rest.filter((arg) => arg !== "--production");
+    const steps = others.length === 0 ? 1 : /^[1-9]\d{0,3}$/.test(others[0] as string) && others.length === 1 ? Number(others[0]) : undefined;
+    if (steps === undefined) {
+      this.console.err(`fw: usage: <app> db rollback [N] [--production]: N, the number of migrations to undo, a whole number from 1 (not ${JSON.stringify(others.join(" "))})`);
+      return 2;
+    }
+    if (isProductionEnv() && !production) {
+      this.console.err(`fw: db rollback undoes the schema the running app uses, and NODE_ENV is production here: nothing was changed. If it is meant, run \`${this.invocation(`db rollback ${steps} --production`)}\`.`);
+      return 1;
+    }
+    const undone = await rollback(await this.database.open(), this.migrations, steps);
+    for (const name of undone) this.console.out(`fw: rolled back ${name}`);
+    if (undone.length === 0) this.console.out(`fw: no applied migrations to roll back in ${this.shown(this.migrations)} (${this.database.description})`);
+    return 0;
+  }
+
   private async statusCommand(): Promise<number> {
     const status = await migrationStatus(await this.database.open(), this.migrations);
     this.console.out(`fw: ${this.database.description}, migrations in ${this.shown(this.migrations)}`);
-    for (const name of status.applied) this.console.out(`applied  ${name}`);
+    const undoable = new Set(readMigrations(this.migrations).filter(canRollBack).map((m) => m.name));
+    for (const name of status.applied) this.console.out(`applied  ${name}${undoable.has(name) ? "" : "  (no down: db rollback stops here)"}`);
     for (const name of status.pending) this.console.out(`pending  ${name}`);
     if (status.applied.length + status.pending.length === 0) this.console.out("no migrations yet: write one with `db new NAME`");
     if (this.declaresTables) {
@@ -261,7 +291,7 @@ export class DbApp extends HttpApp {
       return 2;
     }
     const drift = this.declaresTables ? await migrationDraft(await this.database.open(), this.tables, this.migrations) : undefined;
-    const path = newMigration(this.migrations, rest.join(" "), drift?.sql ?? "");
+    const path = newMigration(this.migrations, rest.join(" "), drift?.sql ?? "", drift === undefined ? "" : downSql(drift.changes));
     const changes = drift?.changes ?? [];
     if (changes.length === 0) {
       this.console.out(`fw: wrote ${this.shown(path)}`);

@@ -1,6 +1,6 @@
 import type { OnDelete } from "../resource/types.js";
 import { quoteIdentifier as q } from "./identifier.js";
-import { checkTable, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";
+import { checkTable, SEARCH_COLUMN, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";
 
 /**
  * The comment fw puts on a model's table: the drift page proposes to drop a table only when it
@@ -24,6 +24,7 @@ export function createTableSql(table: TableSpec): string {
     `  ${q(table.key.column)} bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY`,
     ...table.columns.map((column) => `  ${columnSql(column, table.name)}`),
     `  ${q(VERSION_COLUMN)} integer NOT NULL DEFAULT 1`,
+    ...(table.search === undefined ? [] : [`  ${searchColumnSql(table.search)}`]),
     ...(table.unique ?? []).map((columns) => `  ${uniqueConstraintSql(table.name, columns)}`),
   ];
   checkNames(table);
@@ -34,7 +35,36 @@ export function createTableSql(table: TableSpec): string {
     }
   }
   for (const columns of table.indexes ?? []) statements.push(indexSql(table.name, columns));
+  if (table.search !== undefined) statements.push(searchCommentSql(table.name, table.search), searchIndexSql(table.name));
   return statements.join("\n") + "\n";
+}
+
+/**
+ * fw's search column (issue 43): `fw_search tsvector GENERATED ALWAYS AS (…) STORED`, each searched
+ * column's words in the table's language, weighted by its place (A, B, C, then D), kept by the
+ * database on every write.
+ */
+export function searchColumnSql(search: NonNullable<TableSpec["search"]>): string {
+  const language = `'${search.language}'::regconfig`;
+  const parts = search.columns.map((column, i) => `setweight(to_tsvector(${language}, coalesce(${q(column)}, '')), '${"ABCD"[Math.min(i, 3)]}')`);
+  return `${q(SEARCH_COLUMN)} tsvector GENERATED ALWAYS AS (${parts.join(" || ")}) STORED`;
+}
+
+/**
+ * What the search column is made of, as its comment: the schema diff compares it to know the
+ * column still reads the model's fields (PostgreSQL rewrites the expression it keeps).
+ */
+export function searchSignature(search: NonNullable<TableSpec["search"]>): string {
+  return `fw/db: search ${search.language} ${search.columns.join(", ")}`;
+}
+
+export function searchCommentSql(table: string, search: NonNullable<TableSpec["search"]>): string {
+  return `COMMENT ON COLUMN ${q(table)}.${q(SEARCH_COLUMN)} IS '${searchSignature(search)}';`;
+}
+
+/** The GIN index searches find rows by: `posts_fw_search_idx`. */
+export function searchIndexSql(table: string): string {
+  return `CREATE INDEX ${q(indexName(table, SEARCH_COLUMN))} ON ${q(table)} USING gin (${q(SEARCH_COLUMN)});`;
 }
 
 /**

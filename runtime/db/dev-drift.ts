@@ -11,6 +11,7 @@ import { driftContent, FREEZE_PATH, SYNC_PATH } from "./drift-page.js";
 import { migrate, newMigration } from "./migrations.js";
 import { migrationName, schemaDrift, type SchemaDrift } from "./schema-diff.js";
 import type { TableSpec } from "./table.js";
+import { downSql } from "./schema-undo.js";
 
 export interface DevDriftOptions {
   readonly database: Database;
@@ -143,7 +144,7 @@ export class DevDrift {
   /** Writes the next migration, applies it with any other pending one; a migration that fails is removed again. */
   async #freeze(drift: SchemaDrift, asked: string | undefined): Promise<void> {
     const name = asked === undefined || asked.trim() === "" ? migrationName(drift.changes) : asked;
-    const path = newMigration(this.#options.migrations, name, drift.sql);
+    const path = newMigration(this.#options.migrations, name, drift.sql, downSql(drift.changes));
     try {
       await migrate(this.#options.database, this.#options.migrations);
     } catch (error) {

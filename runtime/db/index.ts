@@ -30,6 +30,9 @@ export { joinedTransaction, type Joined } from "./joined.js";
 export type { Versioned } from "./sql-table.js";
 export {
   migrate,
+  rollback,
+  canRollBack,
+  DOWN_MARKER,
   migrationStatus,
   newMigration,
   readMigrations,

@@ -21,9 +21,31 @@ export interface Migration {
   /** The file name without `.sql`: `0001_create_posts`. */
   readonly name: string;
   readonly path: string;
+  /** What `migrate` runs: the file's text above its `-- fw:down` line (all of it without one). */
   readonly sql: string;
-  /** sha256 of the file's text. */
+  /** What `rollback` runs: the text below the `-- fw:down` line; undefined when the file has none. */
+  readonly down?: string;
+  /** sha256 of the up part (a down may still be fixed once the migration is applied). */
   readonly checksum: string;
+}
+
+/**
+ * The line that starts a migration's down (issue 43): what `db rollback` runs to undo the text
+ * above it. `db new` writes it; a file without one cannot be rolled back.
+ */
+export const DOWN_MARKER = "-- fw:down";
+const DOWN_LINE = /^-- fw:down\b.*$/m;
+
+/** A migration file's up and down: split at its first `-- fw:down` line. */
+export function splitMigration(text: string): { readonly up: string; readonly down?: string } {
+  const match = DOWN_LINE.exec(text);
+  if (match === null) return { up: text };
+  return { up: text.slice(0, match.index), down: text.slice(match.index + match[0].length) };
+}
+
+/** Whether SQL holds a statement, not only comments and blank lines. */
+export function holdsStatements(sql: string): boolean {
+  return sql.split("\n").some((line) => line.trim() !== "" && !line.trim().startsWith("--"));
 }
 
 export interface MigrationStatus {
@@ -58,8 +80,8 @@ export function readMigrations(directory: string): Migration[] {
     const other = numbers.get(match[1] as string);
     if (other !== undefined) throw new MigrationError(`fw/db: the migrations ${other} and ${file} share the number ${match[1]}. Renumber one.`);
     numbers.set(match[1] as string, file);
-    const sql = readFileSync(path, "utf8");
-    return { name: file.slice(0, -4), path, sql, checksum: checksumOf(sql) };
+    const { up, down } = splitMigration(readFileSync(path, "utf8"));
+    return { name: file.slice(0, -4), path, sql: up, ...(down === undefined ? {} : { down }), checksum: checksumOf(up) };
   });
 }
 
@@ -90,6 +112,50 @@ export async function migrate(db: Database, directory: string): Promise<string[]
   });
 }
 
+/**
+ * Undoes the last `steps` applied migrations (1 by default), newest first, each by its down in
+ * its own transaction with its record removed from `fw_migrations`, so a failed down leaves that
+ * migration applied (the error names it; those undone before it stay undone). Refuses before
+ * undoing anything when one of them has no down (no `-- fw:down` line, or one with no statement
+ * under an up that has some), or when an applied migration's file was edited or deleted.
+ * @returns the names undone by this call, newest first.
+ */
+export async function rollback(db: Database, directory: string, steps = 1): Promise<string[]> {
+  if (!Number.isInteger(steps) || steps < 1) throw new MigrationError(`fw/db: db rollback undoes a whole number of migrations from 1, not ${JSON.stringify(steps)}.`);
+  const migrations = readMigrations(directory);
+  return serialised(db, async (connection) => {
+    const recorded = await ledger(connection);
+    checkApplied(migrations, recorded, directory);
+    const undone = migrations.filter((m) => recorded.has(m.name)).reverse().slice(0, steps);
+    const stuck = undone.find((m) => !canRollBack(m));
+    if (stuck !== undefined) {
+      throw new MigrationError(
+        `fw/db: the migration ${relative(process.cwd(), stuck.path) || stuck.path} has no down (${stuck.down === undefined ? `no \`${DOWN_MARKER}\` line` : `no statement under its \`${DOWN_MARKER}\` line`}), so it cannot be rolled back; nothing was. ` +
+          `Write the SQL that undoes it under a \`${DOWN_MARKER}\` line at its end (editing the down of an applied migration is allowed).`,
+      );
+    }
+    for (const migration of undone) await applyDown(connection, migration);
+    return undone.map((m) => m.name);
+  });
+}
+
+/** A migration can be rolled back when it has a down, holding a statement if its up holds one. */
+export function canRollBack(migration: Migration): boolean {
+  return migration.down !== undefined && (holdsStatements(migration.down) || !holdsStatements(migration.sql));
+}
+
+async function applyDown(connection: Connection, migration: Migration): Promise<void> {
+  try {
+    await connection.transaction(async (tx) => {
+      if (holdsStatements(migration.down ?? "")) await tx.script(migration.down ?? "");
+      await tx.query("DELETE FROM fw_migrations WHERE name = $1", [migration.name]);
+    });
+  } catch (cause) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    throw new MigrationError(`fw/db: the down of ${migration.path} failed and was rolled back (the migration stays applied): ${reason}`, { cause });
+  }
+}
+
 /** What is applied and what is pending, after the same checks `migrate` makes. */
 export async function migrationStatus(db: Database, directory: string): Promise<MigrationStatus> {
   const migrations = readMigrations(directory);
@@ -98,8 +164,11 @@ export async function migrationStatus(db: Database, directory: string): Promise<
   return { applied: [...recorded.keys()].sort(), pending: migrations.filter((m) => !recorded.has(m.name)).map((m) => m.name) };
 }
 
-/** Writes the next numbered, empty migration file and returns its path. */
-export function newMigration(directory: string, name: string, body = ""): string {
+/**
+ * Writes the next numbered migration file and returns its path: `body` (the up), then the
+ * `-- fw:down` line and `down`, what `db rollback` runs to undo it.
+ */
+export function newMigration(directory: string, name: string, body = "", down = ""): string {
   const slug = name.trim().toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
   if (slug === "") throw new MigrationError(`fw/db: a migration needs a name of letters or digits, not ${JSON.stringify(name)}.`);
   mkdirSync(directory, { recursive: true });
@@ -107,7 +176,9 @@ export function newMigration(directory: string, name: string, body = ""): string
   const next = last === undefined ? 1 : Number(last.name.slice(0, 4)) + 1;
   if (next > 9999) throw new MigrationError(`fw/db: ${directory} already holds migration 9999; squash the old ones first.`);
   const path = join(directory, `${String(next).padStart(4, "0")}_${slug}.sql`);
-  writeFileSync(path, `-- ${slug.replace(/_/g, " ")}: applied once, in a transaction, by \`db migrate\`. Never edit it once applied: add a new migration.\n${body}`, { flag: "wx" });
+  const up = `-- ${slug.replace(/_/g, " ")}: applied once, in a transaction, by \`db migrate\`. Never edit it once applied: add a new migration.\n${body}`;
+  const undo = `\n${DOWN_MARKER}: what \`db rollback\` runs, in a transaction, to undo the above (this part may be edited after it is applied).\n${down}`;
+  writeFileSync(path, `${up}${undo}`, { flag: "wx" });
   return path;
 }
 

@@ -1,13 +1,13 @@
 import { constraintChanges, deferredReference } from "./constraint-diff.js";
 import type { Queryable } from "./database.js";
-import { columnType, createTableSql, MODEL_TABLE_COMMENT } from "./ddl.js";
+import { columnType, createTableSql, MODEL_TABLE_COMMENT, searchColumnSql, searchCommentSql, searchIndexSql, searchSignature } from "./ddl.js";
 import { fillValue } from "./fill-value.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { driftOf, type FillQuestion, type SchemaChange, type SchemaDrift } from "./schema-change.js";
 import { DataProbe, readSchema, type ActualColumn, type ActualTable } from "./schema-read.js";
 import { USERS_TABLE, usersTableSql } from "./sql-users.js";
 import { TEAMS_TABLE, teamsTableSql } from "./sql-teams.js";
-import { checkTable, VERSION_COLUMN, type ColumnSpec, type ColumnType, type TableSpec } from "./table.js";
+import { checkTable, SEARCH_COLUMN, VERSION_COLUMN, type ColumnSpec, type ColumnType, type TableSpec } from "./table.js";
 
 export { driftOf, migrationName, type ChangeKind, type FillQuestion, type SchemaChange, type SchemaDrift } from "./schema-change.js";
 
@@ -147,7 +147,8 @@ async function tableChanges(table: TableSpec, actual: ActualTable, context: Diff
     const sql = `ALTER TABLE ${q(t)} ADD COLUMN ${q(VERSION_COLUMN)} integer NOT NULL DEFAULT 1;\n`;
     changes.push({ kind: "add column", table: t, column: VERSION_COLUMN, wanted: "integer", summary: `adds fw's version column ${VERSION_COLUMN}`, sql });
   }
-  const wanted = new Set([table.key.column, VERSION_COLUMN, ...table.columns.map((column) => column.column)]);
+  changes.push(...searchChanges(table, actual));
+  const wanted = new Set([table.key.column, VERSION_COLUMN, SEARCH_COLUMN, ...table.columns.map((column) => column.column)]);
   for (const extra of [...actual.columns.values()].filter((column) => !wanted.has(column.name))) {
     const values = await probe.hasValues(t, extra.name);
     changes.push({
@@ -162,6 +163,33 @@ async function tableChanges(table: TableSpec, actual: ActualTable, context: Diff
   }
   const constraints = await constraintChanges(table, actual, { probe, existing: context.existing, added });
   return [...constraints.drops, ...changes, ...constraints.adds];
+}
+
+/**
+ * fw's search column (issue 43): added with its GIN index when the model declares searchable
+ * fields and the table lacks it, made again when it reads other fields or another language
+ * (its comment says which), dropped (its index with it) when the model declares none.
+ */
+function searchChanges(table: TableSpec, actual: ActualTable): SchemaChange[] {
+  const t = table.name;
+  const found = actual.columns.get(SEARCH_COLUMN);
+  const search = table.search;
+  const drop = { kind: "drop column" as const, table: t, column: SEARCH_COLUMN, was: "tsvector", sql: `ALTER TABLE ${q(t)} DROP COLUMN ${q(SEARCH_COLUMN)};\n` };
+  if (search === undefined) return found === undefined ? [] : [{ ...drop, summary: `drops fw's search column ${SEARCH_COLUMN}: the model declares no searchable fields` }];
+  const add = {
+    kind: "add column" as const,
+    table: t,
+    column: SEARCH_COLUMN,
+    wanted: "tsvector",
+    summary: `adds fw's search column ${SEARCH_COLUMN} (the words of ${search.columns.join(", ")}, in ${search.language}) and its GIN index`,
+    sql: `ALTER TABLE ${q(t)} ADD COLUMN ${searchColumnSql(search)};\n${searchCommentSql(t, search)}\n${searchIndexSql(t)}\n`,
+  };
+  if (found === undefined) return [add];
+  if (found.comment !== searchSignature(search)) return [{ ...drop, summary: `drops fw's search column ${SEARCH_COLUMN} to make it again: the model searches other fields now` }, add];
+  if (!actual.indexes.some((index) => index.columns[0] === SEARCH_COLUMN)) {
+    return [{ kind: "add index", table: t, column: SEARCH_COLUMN, summary: `adds the GIN index of ${SEARCH_COLUMN} (searches find rows by it)`, sql: `${searchIndexSql(t)}\n` }];
+  }
+  return [];
 }
 
 /**

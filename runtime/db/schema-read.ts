@@ -9,6 +9,8 @@ export interface ActualColumn {
   readonly nullable: boolean;
   /** `GENERATED … AS IDENTITY`. */
   readonly identity: boolean;
+  /** The column's comment (`COMMENT ON COLUMN`), if any: what fw's search column was made of. */
+  readonly comment?: string;
 }
 
 /** A table of the current schema, its columns in their order. */
@@ -66,9 +68,9 @@ const ON_DELETE: Record<string, ActualOnDelete> = { a: "no action", r: "restrict
  * and on PostgreSQL.
  */
 export async function readSchema(db: Queryable): Promise<ReadonlyMap<string, ActualTable>> {
-  const { rows } = await db.query<{ table_name: string; comment: string | null; column_name: string; type: string; not_null: boolean; identity: boolean }>(
+  const { rows } = await db.query<{ table_name: string; comment: string | null; column_name: string; type: string; not_null: boolean; identity: boolean; column_comment: string | null }>(
     `SELECT c.relname AS table_name, obj_description(c.oid, 'pg_class') AS comment, a.attname AS column_name, format_type(a.atttypid, a.atttypmod) AS type,
-            a.attnotnull AS not_null, a.attidentity <> '' AS identity
+            a.attnotnull AS not_null, a.attidentity <> '' AS identity, col_description(c.oid, a.attnum) AS column_comment
        FROM pg_class c
        JOIN pg_namespace n ON n.oid = c.relnamespace
        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
@@ -89,7 +91,7 @@ export async function readSchema(db: Queryable): Promise<ReadonlyMap<string, Act
       table = { name: row.table_name, columns: new Map(), referenced: referenced.has(row.table_name), comment: row.comment ?? undefined, foreignKeys: [], uniques: [], indexes: [] };
       tables.set(row.table_name, table);
     }
-    table.columns.set(row.column_name, { name: row.column_name, type: row.type, nullable: !row.not_null, identity: row.identity });
+    table.columns.set(row.column_name, { name: row.column_name, type: row.type, nullable: !row.not_null, identity: row.identity, ...(row.column_comment === null ? {} : { comment: row.column_comment }) });
   }
   const { rows: constraints } = await db.query<{ table_name: string; name: string; type: string; columns: string[]; target: string | null; target_columns: string[]; on_delete: string }>(
     `SELECT c.relname AS table_name, k.conname AS name, k.contype AS type, ${attributes("k.conkey", "k.conrelid")} AS columns,

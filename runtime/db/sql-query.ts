@@ -1,5 +1,7 @@
 import { CASE_FOLD, fold } from "../resource/case-fold.js";
-import type { ListPage, Search } from "../resource/query.js";
+import type { ListPage, Search, Where } from "../resource/query.js";
+import { orList } from "../resource/query-match.js";
+import { CONDITION_NAMES, conditionsOf, likePattern, type ConditionName } from "../resource/where-conditions.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import type { ColumnSpec, TableSpec } from "./table.js";
 
@@ -7,29 +9,173 @@ import type { ColumnSpec, TableSpec } from "./table.js";
  * `Store.list`'s `where` and `search` as SQL conditions, every value a `$n` parameter. What
  * they match is what the in-memory store matches (resource/query-match.ts): a value of another
  * type than the column's, or one the column cannot hold (a key of 1.5, "7", 2^63, a text with
- * a NUL), matches no row and is never sent, so no query fails on it.
+ * a NUL), equals no row and is never sent, so no query fails on it; a range's bound compares as
+ * its place among the values the column holds (`id > 5.5` is `id > 5`).
  */
 export function queryConditions(page: Pick<ListPage<unknown>, "where" | "search">, table: TableSpec, params: unknown[]): string[] {
+  const conditions = page.where === undefined ? [] : whereConditions(page.where, table, params);
+  if (page.search !== undefined) conditions.push(searchCondition(page.search, table, params));
+  return conditions;
+}
+
+/** A where's conditions, each a condition of its own (all must hold); an `or` one of them. */
+function whereConditions(where: Where<unknown>, table: TableSpec, params: unknown[]): string[] {
   const conditions: string[] = [];
-  for (const [field, wanted] of Object.entries((page.where ?? {}) as Record<string, unknown>)) {
+  for (const [field, wanted] of Object.entries(where as Record<string, unknown>)) {
+    if (field === "or") {
+      if (wanted === undefined) continue;
+      const alternatives = orList(wanted, table.name).map((one) => all(whereConditions(one, table, params)));
+      conditions.push(alternatives.length === 0 ? "FALSE" : alternatives.length === 1 ? (alternatives[0] as string) : `(${alternatives.join(" OR ")})`);
+      continue;
+    }
+    if (field === "and") {
+      if (wanted !== undefined) for (const one of orList(wanted, table.name, "and")) conditions.push(...whereConditions(one, table, params));
+      continue;
+    }
     const column = columnOfField(table, field, "a where");
     if (wanted === undefined) continue;
     if (column.type === "jsonb") {
       throw new Error(`fw/db: a where names the field ${JSON.stringify(field)} of ${table.name}, a jsonb column, which where cannot compare: filter by a field of a plain type.`);
     }
-    const values = (Array.isArray(wanted) ? wanted : [wanted]).map((value) => sqlValue(column, value)).filter((value) => value !== undefined);
-    if (values.length === 0) {
-      conditions.push("FALSE");
-    } else if (!Array.isArray(wanted)) {
-      params.push(values[0]);
-      conditions.push(`${q(column.column)} = $${params.length}`);
-    } else {
-      params.push(arrayLiteral(values));
-      conditions.push(`${q(column.column)} = ANY($${params.length}::${column.type}[])`);
+    const given = conditionsOf(wanted, `${table.name}.${field}`);
+    for (const name of CONDITION_NAMES) {
+      const value = given[name];
+      if (value === undefined) continue;
+      const sql = conditionSql(name, column, value, table, params);
+      if (sql !== undefined) conditions.push(sql);
     }
   }
-  if (page.search !== undefined) conditions.push(searchCondition(page.search, table, params));
   return conditions;
+}
+
+/** Conditions that must all hold, as one: `TRUE` for none. */
+function all(conditions: readonly string[]): string {
+  if (conditions.length === 0) return "TRUE";
+  return conditions.length === 1 ? (conditions[0] as string) : `(${conditions.join(" AND ")})`;
+}
+
+/** One condition of a where's field as SQL, its values pushed onto `params`; undefined for one that holds for every row (`not` a value no row holds). */
+function conditionSql(name: ConditionName, column: ColumnSpec, value: unknown, table: TableSpec, params: unknown[]): string | undefined {
+  const c = q(column.column);
+  const push = (v: unknown): string => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  switch (name) {
+    case "eq": {
+      const v = sqlValue(column, value);
+      return v === undefined ? "FALSE" : `${c} = ${push(v)}`;
+    }
+    case "in": {
+      const values = sendable(column, value as readonly unknown[]);
+      return values.length === 0 ? "FALSE" : `${c} = ANY(${push(arrayLiteral(values))}::${column.type}[])`;
+    }
+    case "not": {
+      if (!Array.isArray(value)) {
+        const v = sqlValue(column, value);
+        return v === undefined ? undefined : `${c} IS DISTINCT FROM ${push(v)}`;
+      }
+      const values = sendable(column, value);
+      return values.length === 0 ? undefined : `(${c} IS NULL OR ${c} <> ALL(${push(arrayLiteral(values))}::${column.type}[]))`;
+    }
+    case "null":
+      return value === true ? `${c} IS NULL` : `${c} IS NOT NULL`;
+    case "gt":
+    case "gte":
+    case "lt":
+    case "lte":
+      return rangeSql(column, name, value, push);
+    case "contains":
+    case "like":
+      return textConditionSql(name, column, value as string, table, push);
+  }
+}
+
+/** The values of a list the column can hold (the others equal no row), as sent. */
+function sendable(column: ColumnSpec, values: readonly unknown[]): (string | number | boolean)[] {
+  return values.map((value) => sqlValue(column, value)).filter((value) => value !== undefined);
+}
+
+/**
+ * `contains` (`strpos`, so `%` and `_` are plain) or `like` (`LIKE`, escape `\`) on a text
+ * column, both sides folded by the table `search` uses (case-fold.ts); a text holding a NUL
+ * matches nothing. A column that holds no text throws, naming the field.
+ */
+function textConditionSql(name: "contains" | "like", column: ColumnSpec, text: string, table: TableSpec, push: (v: unknown) => string): string {
+  if (column.type !== "text") {
+    throw new Error(`fw/db: a where's ${name} names the field ${JSON.stringify(column.field)} of ${table.name}, which holds no text (its column is ${column.type}): name a text field.`);
+  }
+  if (text.includes("\u0000")) return "FALSE";
+  const folded = `translate(${q(column.column)}, ${push(CASE_FOLD.from)}, ${push(CASE_FOLD.to)})`;
+  return name === "contains" ? `strpos(${folded}, ${push(fold(text))}) > 0` : `${folded} COLLATE "C" LIKE ${push(fold(likePattern(text)))}`;
+}
+
+type Range = "gt" | "gte" | "lt" | "lte";
+
+const OPERATORS: Readonly<Record<Range, string>> = { gt: ">", gte: ">=", lt: "<", lte: "<=" };
+
+/**
+ * A range condition: the column against its bound, as the in-memory store compares (texts by
+ * code point, `COLLATE "C"`). A bound the column cannot hold is moved to the nearest values it
+ * can (a fraction on a whole-number column, an instant on a day column, a text holding a NUL),
+ * so the condition keeps its meaning; one of another type holds for no row; one past every value
+ * the column holds leaves every row with a value, or none.
+ */
+function rangeSql(column: ColumnSpec, op: Range, bound: unknown, push: (v: unknown) => string): string {
+  const bounded = boundFor(column, op, bound);
+  if (bounded === "none") return "FALSE";
+  if (bounded === "any") return `${q(column.column)} IS NOT NULL`;
+  const collate = column.type === "text" ? ' COLLATE "C"' : "";
+  return `${q(column.column)}${collate} ${OPERATORS[bounded.op]} ${push(bounded.value)}`;
+}
+
+/** A range's bound as the column can take it: the operator and value to send, or which rows it keeps (`none`, or `any` with a value). */
+function boundFor(column: ColumnSpec, op: Range, bound: unknown): { readonly op: Range; readonly value: unknown } | "none" | "any" {
+  const upward = op === "gt" || op === "gte";
+  // Past every value the column holds: above them, `gt` keeps none and `lt` every row with a value.
+  const past = (above: boolean): "none" | "any" => (above === upward ? "none" : "any");
+  switch (column.type) {
+    case "text":
+    case "jsonb": {
+      if (typeof bound !== "string" || column.type === "jsonb") return "none";
+      const nul = bound.indexOf("\u0000");
+      // No stored text holds a NUL: "a\0b" lies just above "a" and below everything above it.
+      return nul === -1 ? { op, value: bound } : { op: upward ? "gt" : "lte", value: bound.slice(0, nul) };
+    }
+    case "bigint":
+    case "integer": {
+      if (typeof bound !== "number" || Number.isNaN(bound)) return "none";
+      const limit = column.type === "integer" ? INT4 : Number.MAX_SAFE_INTEGER;
+      const whole = Number.isInteger(bound) ? bound : op === "gt" || op === "lte" ? Math.floor(bound) : Math.ceil(bound);
+      if (whole > limit || whole < -limit) return past(whole > 0);
+      return { op, value: whole };
+    }
+    case "double precision":
+    case "numeric":
+      return typeof bound === "number" && !Number.isNaN(bound) ? { op, value: bound } : "none";
+    case "boolean":
+      return typeof bound === "boolean" ? { op, value: bound } : "none";
+    case "timestamptz":
+      if (!(bound instanceof Date) || Number.isNaN(bound.getTime())) return "none";
+      return inYears(bound) ? { op, value: bound.toISOString() } : past(bound.getUTCFullYear() > 9999);
+    case "date":
+      return dayBound(column, op, bound, past);
+  }
+}
+
+/**
+ * A bound on a date column: a `Date` (a model's date field) by its UTC day, an instant within a
+ * day lying between that day and the next (`day > 2026-01-05T12:00` is `day > 2026-01-05`); a
+ * text (a field typed string) compared with the days' text when it is no day.
+ */
+function dayBound(column: ColumnSpec, op: Range, bound: unknown, past: (above: boolean) => "none" | "any"): { readonly op: Range; readonly value: unknown } | "none" | "any" {
+  if (column.asDate !== true) return typeof bound === "string" && isDay(bound) ? { op, value: bound } : "none";
+  if (!(bound instanceof Date) || Number.isNaN(bound.getTime())) return "none";
+  if (!inYears(bound)) return past(bound.getUTCFullYear() > 9999);
+  const text = bound.toISOString();
+  const day = text.slice(0, 10);
+  if (text.endsWith("T00:00:00.000Z")) return { op, value: day };
+  return { op: op === "gt" || op === "gte" ? "gt" : "lte", value: day };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { KeysOf, ListPage, Page, RowFilter } from "../resource/query.js";
+import type { KeysOf, ListPage, Page, Query, RowFilter, SearchPage, SearchResults } from "../resource/query.js";
 import { isNoRows } from "../resource/read-scope.js";
 import { ScopedStore } from "../resource/scoped-store.js";
 import type { Draft, Store } from "../resource/store.js";
@@ -21,6 +21,14 @@ export class SqlRows<A> implements Store<A> {
 
   list(page: ListPage<A>): Promise<Page<A>> {
     return this.rows.list(page, this.scope);
+  }
+
+  count(query?: Query<A>): Promise<number> {
+    return this.rows.count(query, this.scope);
+  }
+
+  search(text: string, page?: SearchPage<A>): Promise<SearchResults<A>> {
+    return this.rows.search(text, page, this.scope);
   }
 
   get(key: unknown): Promise<A | undefined> {

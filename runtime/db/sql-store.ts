@@ -1,4 +1,4 @@
-import type { ListPage, Page, RowFilter } from "../resource/query.js";
+import type { ListPage, Page, Query, RowFilter, SearchPage, SearchResults } from "../resource/query.js";
 import type { Draft, Store } from "../resource/store.js";
 import type { Database } from "./database.js";
 import { joins, type Joined } from "./joined.js";
@@ -43,6 +43,14 @@ export class SqlStore<A> implements Store<A> {
 
   list(page: ListPage<A>): Promise<Page<A>> {
     return this.rows.list(page);
+  }
+
+  count(query?: Query<A>): Promise<number> {
+    return this.rows.count(query);
+  }
+
+  search(text: string, page?: SearchPage<A>): Promise<SearchResults<A>> {
+    return this.rows.search(text, page);
   }
 
   get(key: unknown): Promise<A | undefined> {

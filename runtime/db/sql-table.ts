@@ -1,12 +1,14 @@
 import { Conflict } from "../resource/store-errors.js";
-import type { ListPage, Order, Page } from "../resource/query.js";
+import { effectiveOrders, keysetWhere } from "../resource/keyset.js";
+import type { Hit, ListPage, Page, SearchPage, SearchResults, Where } from "../resource/query.js";
+import { MARK_START, MARK_STOP, markedHtml, MAX_RANKED, searchFieldsOf, searchText } from "../resource/text-search.js";
 import type { Draft, Versioned } from "../resource/store.js";
 import type { Connection, Database, Row } from "./database.js";
 import { joinedConnection, type Joined } from "./joined.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { rememberTable, storeError } from "./sql-errors.js";
 import { columnOfField, queryConditions } from "./sql-query.js";
-import { checkTable, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";
+import { checkTable, SEARCH_COLUMN, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";
 
 export type { Versioned } from "../resource/store.js";
 
@@ -82,7 +84,8 @@ export class SqlTable<A> {
    * that many (`LIMIT`), run once for the statement, so a page's cost does not grow with its table.
    */
   async list(page: ListPage<A>, scope?: Scope): Promise<Page<A>> {
-    const params: unknown[] = [page.limit, page.offset];
+    if (page.after !== undefined || page.before !== undefined) return this.keysetList(page, scope);
+    const params: unknown[] = [page.limit, page.offset ?? 0];
     const where = this.listWhere(page, scope, params);
     const cap = countCap(page);
     let total = "count(*) OVER ()";
@@ -97,6 +100,91 @@ export class SqlTable<A> {
   }
 
   /**
+   * A keyset page (`after` or `before`): the rows past the cursor in the sort (a where on the sort's
+   * columns, its first bounded so an index on the sort finds them), one more than the page to
+   * know whether more follow, read backwards for `before` and put back in order; the whole list
+   * counted by a subquery beside them (up to `countUpTo`).
+   */
+  private async keysetList(page: ListPage<A>, scope: Scope | undefined): Promise<Page<A>> {
+    const backwards = page.after === undefined;
+    const orders = effectiveOrders(page.order, this.spec.key.field);
+    const cursor = (page.after ?? page.before) as Readonly<Record<string, unknown>>;
+    const nullable = (field: string): boolean => this.sortColumn(field).nullable;
+    const past = keysetWhere(orders, cursor, backwards ? "before" : "after", nullable);
+    const params: unknown[] = [page.limit + 1, page.offset ?? 0];
+    const where = this.listWhere({ ...page, where: page.where === undefined ? past : ({ and: [page.where, past] } as Where<A>) }, scope, params);
+    const counted = this.listWhere(page, scope, params);
+    const cap = countCap(page);
+    if (cap !== undefined) params.push(cap);
+    const total = `(SELECT count(*) FROM (SELECT 1 FROM ${this.table}${counted}${cap === undefined ? "" : ` LIMIT $${params.length}`}) AS fw_counted)`;
+    const { rows } = await this.db.query(`SELECT ${this.selected}, ${total} AS fw_total FROM ${this.table}${where} ORDER BY ${this.orderBy(orders, backwards)}LIMIT $1 OFFSET $2`, params);
+    const more = rows.length > page.limit;
+    const kept = rows.slice(0, page.limit).map((row) => this.toModel(row));
+    const first = rows[0];
+    const totalCount = first === undefined ? await this.count(page, scope) : Number(first["fw_total"]);
+    return { rows: backwards ? kept.reverse() : kept, total: totalCount, more };
+  }
+
+  /**
+   * Full-text search (issue 43): one statement. The rows whose `fw_search` matches
+   * `websearch_to_tsquery` of the text (in the table's language: web-search syntax, which never
+   * fails on what is typed) in scope and `where`, found by the GIN index, ranked by `ts_rank_cd`
+   * (ties in key order), a page of them; then, for those rows only, each searched column's
+   * snippet (`ts_headline`, around its matches) and the count beside them (up to `countUpTo`).
+   */
+  async search(text: string, page: SearchPage<A> = {}, scope?: Scope): Promise<SearchResults<A>> {
+    const search = this.spec.search;
+    const { fields } = searchFieldsOf(this.spec.name, search === undefined ? undefined : { fields: search.columns, language: search.language });
+    const language = `'${search?.language}'::regconfig`;
+    const typed = searchText(text);
+    // The rows the search matches (in scope and `where`), their values pushed onto `params`.
+    const matching = (params: unknown[]): { readonly sql: string; readonly query: string } => {
+      params.push(typed);
+      const query = `websearch_to_tsquery(${language}, $${params.length})`;
+      const where = this.listWhere({ ...(page.where === undefined ? {} : { where: page.where }) }, scope, params);
+      return { query, sql: `${q(SEARCH_COLUMN)} @@ ${query}${where === "" ? "" : ` AND ${where.slice(" WHERE ".length)}`}` };
+    };
+    const cap = countCap(page);
+    const counted = (params: unknown[]): string => {
+      const { sql } = matching(params);
+      if (cap !== undefined) params.push(cap);
+      return `SELECT count(*) FROM (SELECT 1 FROM ${this.table} WHERE ${sql}${cap === undefined ? "" : ` LIMIT $${params.length}`}) AS fw_counted`;
+    };
+    const params: unknown[] = [page.limit ?? 20, page.offset ?? 0];
+    const found = matching(params);
+    const total = counted(params);
+    // Every searched field's headline, for the page's rows only; one holding none of the words has no mark and is left out (snippetsOf).
+    const snippets = fields.map((column, i) => `ts_headline(${language}, coalesce(fw_hits.${q(column)}, ''), ${found.query}, '${HEADLINE}') AS fw_snippet_${i}`);
+    // The newest `rankUpTo` matches are ranked (the key's index reads them newest first, or the GIN index finds a rare word's few).
+    params.push(rankCap(page));
+    const candidates = `SELECT ${this.selected}, ${q(SEARCH_COLUMN)} FROM ${this.table} WHERE ${found.sql} ORDER BY ${this.key} DESC LIMIT $${params.length}`;
+    const hits = `SELECT ${this.selected}, ts_rank_cd(${q(SEARCH_COLUMN)}, ${found.query}) AS fw_rank FROM (${candidates}) AS fw_candidates ORDER BY fw_rank DESC, ${this.key} LIMIT $1 OFFSET $2`;
+    const { rows } = await this.db.query(`SELECT fw_hits.*, ${snippets.join(", ")}, (${total}) AS fw_total FROM (${hits}) AS fw_hits ORDER BY fw_rank DESC, fw_hits.${this.key}`, params);
+    const first = rows[0];
+    let all = first === undefined ? undefined : Number(first["fw_total"]);
+    if (all === undefined) {
+      // A page past the last holds no row to carry the count.
+      const alone: unknown[] = [];
+      all = Number((await this.db.query(counted(alone).replace("SELECT count(*) FROM", "SELECT count(*) AS n FROM"), alone)).rows[0]?.["n"] ?? 0);
+    }
+    return {
+      hits: rows.map((row) => ({ row: this.toModel(row), rank: Number(row["fw_rank"]), snippets: this.snippetsOf(row, fields) as Hit<A>["snippets"] })),
+      total: all,
+    };
+  }
+
+  /** A hit's snippets: each searched column holding one of the words searched, as HTML (escaped, matches in `<mark>`), by field. */
+  private snippetsOf(row: Row, columns: readonly string[]): Record<string, string> {
+    const snippets: Record<string, string> = {};
+    columns.forEach((column, i) => {
+      const text = row[`fw_snippet_${i}`];
+      const field = this.spec.columns.find((c) => c.column === column)?.field;
+      if (typeof text === "string" && text.includes(MARK_START) && field !== undefined) snippets[field] = markedHtml(text);
+    });
+    return snippets;
+  }
+
+  /**
    * The WHERE clause of a list (`""` when nothing narrows it): the scope's groups and the page's
    * `where` and `search`, all of which must hold, their values pushed onto `params` as `$n`.
    */
@@ -107,16 +195,32 @@ export class SqlTable<A> {
   }
 
   /**
-   * `Store.list`'s order: the field's column first (text by code point, `COLLATE "C"`, as the
-   * in-memory store compares; NULLs last either way), then the key. A field with no column is
-   * the caller's mistake: the derived Index only sorts by its own columns.
+   * `Store.list`'s order: each field's column in turn (text by code point, `COLLATE "C"`, as the
+   * in-memory store compares; NULLs last either way, which a column that holds no NULL need not
+   * say, so an index on it serves either direction), then the key. A field with no column is the
+   * caller's mistake, named.
    */
-  private orderBy(order: Order | undefined): string {
-    if (order === undefined) return `${this.key} `;
-    const column = this.spec.columns.find((c) => c.field === order.field);
-    if (column === undefined) throw new Error(`${this.spec.name}: cannot sort by "${order.field}", which is not a column of the table.`);
-    const collate = column.type === "text" ? ' COLLATE "C"' : "";
-    return `${q(column.column)}${collate} ${order.descending ? "DESC" : "ASC"} NULLS LAST, ${this.key} `;
+  private orderBy(order: ListPage<A>["order"], backwards = false): string {
+    const orders = effectiveOrders(order, this.spec.key.field);
+    const terms = orders.map((one) => {
+      const column = this.sortColumn(one.field);
+      const collate = column.type === "text" ? ' COLLATE "C"' : "";
+      // Backwards (a keyset page before its cursor): every direction turned, absent values first.
+      const descending = one.descending !== backwards;
+      if (one.field === this.spec.key.field) return descending ? `${this.key} DESC` : this.key;
+      return `${q(column.column)}${collate} ${descending ? "DESC" : "ASC"}${column.nullable ? (backwards ? " NULLS FIRST" : " NULLS LAST") : ""}`;
+    });
+    return terms.join(", ") + " ";
+  }
+
+  /** The column a sort names (the key's too); throws naming a field the table has no column for. */
+  private sortColumn(field: string): ColumnSpec {
+    if (field === this.spec.key.field) return { field, column: this.spec.key.column, type: "bigint", nullable: false };
+    const column = this.spec.columns.find((c) => c.field === field);
+    if (column === undefined || column.type === "jsonb") {
+      throw new Error(`fw/db: the rows of ${this.spec.name} cannot be sorted by ${JSON.stringify(field)}, which is not a column of the table that sorts (fields: ${[this.spec.key.field, ...this.spec.columns.filter((c) => c.type !== "jsonb").map((c) => c.field)].join(", ")}).`);
+    }
+    return column;
   }
 
   async read(key: unknown, scope?: Scope): Promise<Versioned<A> | undefined> {
@@ -218,8 +322,8 @@ export class SqlTable<A> {
     }
   }
 
-  /** The rows a list matches, counted up to the page's `countUpTo` when it gives one. */
-  private async count(page: Pick<ListPage<A>, "where" | "search" | "countUpTo">, scope: Scope | undefined): Promise<number> {
+  /** The rows a list matches (in `scope`), counted up to the page's `countUpTo` when it gives one. */
+  async count(page: Pick<ListPage<A>, "where" | "search" | "countUpTo"> = {}, scope?: Scope): Promise<number> {
     const params: unknown[] = [];
     const where = this.listWhere(page, scope, params);
     const cap = countCap(page);
@@ -351,6 +455,18 @@ function scopeGroup(group: readonly ColumnCondition[], params: unknown[], before
     return `${q(condition.column)} = $${before + params.length}`;
   });
   return alternatives.length === 1 ? (alternatives[0] as string) : `(${alternatives.join(" OR ")})`;
+}
+
+/**
+ * `ts_headline`'s options: the matches between fw's two marks (escaped, then made `<mark>`:
+ * text-search.ts), in one passage of 15 to 35 words around the best of them.
+ */
+const HEADLINE = `StartSel=${MARK_START}, StopSel=${MARK_STOP}, MaxWords=35, MinWords=15`;
+
+/** A search's `rankUpTo` when it is a whole number from 1, else `MAX_RANKED`. */
+function rankCap(page: { readonly rankUpTo?: number }): number {
+  const cap = page.rankUpTo;
+  return typeof cap === "number" && Number.isSafeInteger(cap) && cap >= 1 ? cap : MAX_RANKED;
 }
 
 /** A page's `countUpTo` when it is one (a whole number from 1); anything else counts exactly. */

@@ -1,3 +1,4 @@
+import { SEARCH_LANGUAGES, type SearchLanguage } from "../resource/text-search.js";
 import type { OnDelete } from "../resource/types.js";
 import { checkIdentifier } from "./identifier.js";
 
@@ -65,7 +66,17 @@ export interface TableSpec {
    * key, `["published", "id"]`: the rows everyone reads, in key order). Named `indexName`.
    */
   readonly indexes?: readonly (readonly string[])[];
+  /**
+   * Full-text search (issue 43): the text columns it reads, most important first (weights A, B,
+   * C, D), and their language (a PostgreSQL text search configuration). The table then has
+   * fw's generated `fw_search` tsvector column and a GIN index on it.
+   */
+  readonly search?: { readonly language: SearchLanguage; readonly columns: readonly string[] };
 }
+
+
+/** fw's generated column holding a searchable table's words (`tsvector`), kept by the database on every write. */
+export const SEARCH_COLUMN = "fw_search";
 
 /**
  * The column fw keeps on every table for optimistic concurrency: 1 on insert, one more on each
@@ -121,7 +132,22 @@ export function checkTable(table: TableSpec): void {
     }
     if (new Set(columns).size !== columns.length) throw new Error(`fw/db: the ${what} names a column twice.`);
   }
+  if (table.search !== undefined) checkSearch(table, table.search);
   if (table.owner !== undefined && table.columns.find((column) => column.field === table.owner)?.references === undefined) {
     throw new Error(`fw/db: the owner field ${JSON.stringify(table.owner)} of ${table.name} must be one of its columns, with \`references\` (the users table).`);
+  }
+}
+
+/** A search's language is one both engines know, and its columns are text columns of the table. */
+function checkSearch(table: TableSpec, search: NonNullable<TableSpec["search"]>): void {
+  if (!(SEARCH_LANGUAGES as readonly string[]).includes(search.language)) {
+    throw new Error(`fw/db: the search of ${table.name} is in ${JSON.stringify(search.language)}, which is no text search configuration fw knows (${SEARCH_LANGUAGES.join(", ")}).`);
+  }
+  if (search.columns.length === 0) throw new Error(`fw/db: the search of ${table.name} names no column: name the text columns it reads.`);
+  for (const name of search.columns) {
+    const column = table.columns.find((c) => c.column === name);
+    if (column === undefined || column.type !== "text") {
+      throw new Error(`fw/db: the search of ${table.name} names ${JSON.stringify(name)}, which is not a text column of the table (text columns: ${table.columns.filter((c) => c.type === "text").map((c) => c.column).join(", ") || "none"}).`);
+    }
   }
 }

@@ -12,6 +12,12 @@ export const CSRF_ENTRY = "_csrf";
 
 type DefaultParams = Readonly<Record<string, string>>;
 
+/**
+ * The query parameters of a handler that declares none: each field's first value, as text. A
+ * handler declaring its own (`Request<{}, { page?: number; q?: string }>`) gets them decoded.
+ */
+export type QueryText = Readonly<Record<string, string>>;
+
 /** What a request is built from; everything is optional, so a test can build one by hand. */
 export interface RequestInit<P = DefaultParams> {
   readonly method?: Method;
@@ -71,15 +77,22 @@ function headersOf(headers: RequestInit["headers"]): RequestHeaders {
 }
 
 // Lets copyRequest carry the query and form over unparsed (parsing could throw a 400).
-let rawQuery: (request: Sent<unknown>) => string | Fields;
+let rawQuery: (request: Sent<unknown, unknown>) => string | Fields;
+// Lets a route hand a request its decoded query parameters, and copyRequest carry them over.
+let attachQuery: (request: Sent<unknown, unknown>, value: unknown) => void;
+let decodedQuery: (request: Sent<unknown, unknown>) => unknown;
 let rawForm: (request: Request<unknown>) => Fields | undefined;
 // Carries an API route's multipart text parts through the Request a guard's wrapper gets.
 let rawFields: (request: Request<unknown>) => Fields | undefined;
 
 /** Parts both request kinds share: what the program or browser sent, read whole. */
-abstract class Sent<P> {
+abstract class Sent<P, Q> {
   static {
     rawQuery = (request) => request.#query;
+    attachQuery = (request, value) => {
+      request.#queryParams = value;
+    };
+    decodedQuery = (request) => request.#queryParams;
   }
 
   readonly method: Method;
@@ -110,6 +123,7 @@ abstract class Sent<P> {
    */
   readonly id: string;
   #query: string | Fields;
+  #queryParams: unknown;
 
   protected constructor(init: RequestInit<P>) {
     this.id = init.id ?? "";
@@ -133,10 +147,20 @@ abstract class Sent<P> {
     return path === "/" ? this.mount : this.mount + path;
   }
 
-  /** The query string's fields; a malformed encoding is a 400. */
+  /** The query string's fields, as text; a malformed encoding is a 400. */
   get query(): Fields {
     if (typeof this.#query === "string") this.#query = Fields.parse(this.#query, "query");
     return this.#query;
+  }
+
+  /**
+   * The query parameters the handler declares (`Request<Params, { page?: number; q?: string }>`),
+   * decoded and checked before it runs (a bad value is a 400 naming the parameter); without a
+   * declaration, each field's first value as text.
+   */
+  get queryParams(): Q {
+    this.#queryParams ??= Object.freeze(Object.fromEntries([...this.query.names].map((name) => [name, this.query.get(name)])));
+    return this.#queryParams as Q;
   }
 
   /** The body as UTF-8 text; invalid UTF-8 is a 400. */
@@ -150,7 +174,7 @@ abstract class Sent<P> {
  * cookie once the route matched; `currentUser` is written only by a guard's wrapper or by the
  * table's `identify` on a socket upgrade, never from anything the client sent.
  */
-export class Request<P = DefaultParams> extends Sent<P> {
+export class Request<P = DefaultParams, Q = QueryText> extends Sent<P, Q> {
   readonly session: Session;
   /** The browser reached the application over HTTPS; decides the cookie's Secure attribute. */
   readonly secure: boolean;
@@ -232,7 +256,7 @@ let attachUpload: (request: ApiRequest<unknown, unknown>, upload: UploadBody) =>
  * that names a model's file field (`cover?: Post["cover"]`) is an upload, a `multipart/form-data`
  * form: `await upload()` / `readUpload()` answer it, each file stored.
  */
-export class ApiRequest<P = DefaultParams, B = never> extends Sent<P> {
+export class ApiRequest<P = DefaultParams, B = never, Q = QueryText> extends Sent<P, Q> {
   /**
    * The text parts of a `multipart/form-data` body on a route that takes files (`HttpRoute.files`),
    * beside its `files`; empty for any other body. (An API request has no form: no CSRF token
@@ -259,10 +283,11 @@ export class ApiRequest<P = DefaultParams, B = never> extends Sent<P> {
   }
 
   /** Turns a served request into an API request, dropping everything session-bound. */
-  static of<P>(request: Request<P>): ApiRequest<P> {
+  static of<P, Q = QueryText>(request: Request<P, Q>): ApiRequest<P, never, Q> {
     // A Request carries every member an ApiRequest is built from (the query parsed, as before).
     const fields = rawFields(request as Request<unknown>);
-    return new ApiRequest<P>(fields === undefined ? request : { ...requestInit(request), fields });
+    const made = new ApiRequest<P, never, Q>(fields === undefined ? (request as unknown as RequestInit<P>) : { ...requestInit(request as Request<P>), fields });
+    return withQueryParams(made, decodedQuery(request as Request<unknown, unknown>));
   }
 
   /**
@@ -322,7 +347,13 @@ export class ApiRequest<P = DefaultParams, B = never> extends Sent<P> {
 }
 
 /** An API request whose JSON body is a `B`, for a handler on a path without parameters: `request: JsonRequest<NewTask>`. */
-export type JsonRequest<B, P = DefaultParams> = ApiRequest<P, B>;
+export type JsonRequest<B, P = DefaultParams, Q = QueryText> = ApiRequest<P, B, Q>;
+
+/** Hands `request` its query parameters, decoded by its route (`HttpRoute.query`). For the routes, not the public API. */
+export function withQueryParams<R extends object>(request: R, value: unknown): R {
+  attachQuery(request as unknown as Sent<unknown, unknown>, value);
+  return request;
+}
 
 /** Hands `request` the reader of its route's upload body. For `Route.api`, not the public API. */
 export function expectingUpload<P, B>(request: ApiRequest<P, B>, upload: UploadBody): ApiRequest<P, B> {
@@ -349,27 +380,28 @@ export function isUrlEncoded(contentType: string | undefined): boolean {
 }
 
 /** A copy of `request` with some members replaced. For the runtime and guards, not the public API. */
-export function copyRequest<P, Q = P>(
-  request: Request<P>,
-  changes: Omit<RequestInit<Q>, "query" | "body" | "headers" | "path" | "method"> & { readonly method?: Method },
-): Request<Q> {
-  return new Request<Q>({
+export function copyRequest<P, C = P, Q = QueryText>(
+  request: Request<P, Q>,
+  changes: Omit<RequestInit<C>, "query" | "body" | "headers" | "path" | "method"> & { readonly method?: Method },
+): Request<C, Q> {
+  const copy = new Request<C, Q>({
     id: request.id,
     method: changes.method ?? request.method,
     path: request.path,
-    params: changes.params ?? (request.params as unknown as Q),
+    params: changes.params ?? (request.params as unknown as C),
     query: rawQuery(request),
     headers: request.headers,
     body: request.body,
     files: request.files,
-    ...optional("fields", rawFields(request as Request<unknown>)),
-    ...optional("form", changes.form ?? rawForm(request)),
+    ...optional("fields", rawFields(request as unknown as Request<unknown>)),
+    ...optional("form", changes.form ?? rawForm(request as unknown as Request<unknown>)),
     session: changes.session ?? request.session,
     secure: changes.secure ?? request.secure,
     ...optional("currentUser", "currentUser" in changes ? changes.currentUser : request.currentUser),
     ...optional("clientAddress", changes.clientAddress ?? request.clientAddress),
     ...optional("mount", changes.mount ?? (request.mount === "" ? undefined : request.mount)),
   });
+  return withQueryParams(copy, decodedQuery(request as Request<unknown, unknown>));
 }
 
 /** The members a Request is built from, as an init (for `ApiRequest.of` to add to). */
@@ -396,6 +428,6 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]
  * (spec 2.5: the user is never taken from anything the client sent). Any sign-in mechanism
  * (the auth module's form sign-in, an API key, single sign-on) names the user this way.
  */
-export function withCurrentUser<P>(request: Request<P>, user: string | undefined): Request<P> {
+export function withCurrentUser<P, Q = QueryText>(request: Request<P, Q>, user: string | undefined): Request<P, Q> {
   return copyRequest(request, { currentUser: user });
 }

@@ -73,12 +73,20 @@ export interface Enqueued {
   readonly duplicate: boolean;
 }
 
-/** What the build writes for one job file (the generated `src/.fw/jobs.ts`). */
-export interface JobSpec<P> {
+/**
+ * What the build writes for one job file (the generated `src/.fw/jobs.ts`). `S` is the stores
+ * its `run` asks for in a third parameter (`{ posts: AllRows<Post> }`), handed by `stores`.
+ */
+export interface JobSpec<P, S = undefined> {
   readonly name: string;
   /** The job file as messages show it (`src/jobs/SendWelcome.ts`). */
   readonly source: string;
-  readonly run: (payload: P, job: JobContext) => Promise<void> | void;
+  readonly run: (payload: P, job: JobContext, stores: S) => Promise<void> | void;
+  /**
+   * The model stores `run` asks for (issue 43), read when it runs: every row of each (a job runs
+   * for nobody signed in), the stores the app's routes use (references, live topics and all).
+   */
+  readonly stores?: () => S;
   /** typia's validator of the payload type, read from `run`'s first parameter. */
   readonly validate: (input: unknown) => Validation<P>;
   readonly options?: JobOptions;
@@ -89,7 +97,7 @@ export interface JobSpec<P> {
  * goes into `run` and comes out of `validate`), and a list of the app's jobs holds each with its own.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyJobSpec = JobSpec<any>;
+export type AnyJobSpec = JobSpec<any, any>;
 
 /** The defaults of `JobOptions`. */
 export const DEFAULT_MAX_ATTEMPTS = 20;
@@ -133,7 +141,7 @@ export interface JobSettings {
   readonly cron: string | undefined;
 }
 
-export function jobSettings(spec: JobSpec<unknown>): JobSettings {
+export function jobSettings(spec: JobSpec<unknown, unknown>): JobSettings {
   const options = spec.options ?? {};
   const whole = (name: keyof JobOptions, value: unknown, fallback: number, least: number): number => {
     if (value === undefined) return fallback;

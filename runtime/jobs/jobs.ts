@@ -52,7 +52,7 @@ function concurrencyFrom(env: NodeJS.ProcessEnv): number | undefined {
  * and, passed to `DbApp` (`new DbApp({ routes, jobs })`), runs them in every serving process.
  */
 export class JobQueue implements Background {
-  readonly #specs = new Map<string, { readonly spec: JobSpec<unknown>; readonly settings: JobSettings }>();
+  readonly #specs = new Map<string, { readonly spec: JobSpec<unknown, unknown>; readonly settings: JobSettings }>();
   readonly #options: JobsOptions;
   #database: Database | undefined;
   #worker: JobWorker | undefined;
@@ -193,7 +193,7 @@ function registerJobGauges(database: Database): void {
 /** The app's jobs: a `JobQueue` with each job reachable by its name (`jobs.SendWelcome.enqueue(…)`). */
 export type Jobs<T extends Record<string, AnyJobSpec>> = JobQueue & { readonly [K in keyof T]: Job<PayloadOf<T[K]>> };
 
-type PayloadOf<S> = S extends JobSpec<infer P> ? P : never;
+type PayloadOf<S> = S extends JobSpec<infer P, infer _Stores> ? P : never;
 
 /**
  * What the generated `src/.fw/jobs.ts` calls with every job the build found: the queue, with

@@ -10,7 +10,7 @@ import { traced, tracer } from "../observe/tracing.js";
 export interface WorkerOptions {
   readonly database: Database;
   /** The jobs this process runs, by name, with their checked settings. */
-  readonly jobs: ReadonlyMap<string, { readonly spec: JobSpec<unknown>; readonly settings: JobSettings }>;
+  readonly jobs: ReadonlyMap<string, { readonly spec: JobSpec<unknown, unknown>; readonly settings: JobSettings }>;
   readonly recurring: readonly Recurring[];
   /** Jobs run at once by this process. */
   readonly concurrency: number;
@@ -196,7 +196,7 @@ export class JobWorker {
     const started = performance.now();
     try {
       const context = { id: job.id, name: job.name, attempt: job.attempts, maxAttempts: job.maxAttempts, signal: abort.signal, requestId: job.origin?.requestId };
-      await Promise.race([Promise.resolve().then(() => spec.run(validation.data, context)), timedOut, aborted]);
+      await Promise.race([Promise.resolve().then(() => spec.run(validation.data, context, spec.stores?.())), timedOut, aborted]);
     } catch (error) {
       if (abort.signal.reason === CUT_OFF) return; // stop() puts it back in the queue
       tracer()?.failed(error, undefined); // the job's span, when traced

@@ -132,13 +132,14 @@ interface Schemas {
 
 function operationOf(route: HttpRoute, described: OperationDescription | undefined, schemas: Schemas): object {
   const schemaAt = schemas.at;
-  const parameters = route.path.segments.flatMap((segment) => {
+  const parameters: object[] = route.path.segments.flatMap((segment): object[] => {
     if (segment.type === "literal") return [];
     const given = described?.params[segment.name];
     const schema = given === undefined || given === "string" ? { type: "string" } : schemaAt(given);
     const rest = segment.type === "rest" ? { description: "The rest of the path: it may hold slashes (a catch-all, *name)." } : {};
     return [{ name: segment.name, in: "path", required: true, schema, ...rest }];
   });
+  parameters.push(...queryParameters(described, schemas));
   const doc = described?.doc;
   const summary = doc === undefined ? undefined : firstSentence(doc);
   return {
@@ -154,6 +155,18 @@ function operationOf(route: HttpRoute, described: OperationDescription | undefin
     ...(tokenScope(route) === undefined ? {} : { security: [{ token: [tokenScope(route)] }] }),
     "x-fw-source": route.source,
   };
+}
+
+/**
+ * The query parameters a handler declares, one `in: query` parameter per property of their
+ * schema (a `$ref` to a component followed), required as the type says; a list is `form`-style
+ * exploded (`?tag=1&tag=2`), OpenAPI's default.
+ */
+function queryParameters(described: OperationDescription | undefined, schemas: Schemas): object[] {
+  if (described?.query === undefined) return [];
+  const schema = resolved(schemas.at(described.query), schemas);
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({ name, in: "query", required: required.has(name), schema: property }));
 }
 
 interface Answer {
@@ -182,6 +195,7 @@ function responsesOf(route: HttpRoute, described: OperationDescription | undefin
   }
   const checked = [
     ...(Object.values(described?.params ?? {}).some((p) => p !== "string") ? ["a path parameter that is not of its type"] : []),
+    ...(described?.query === undefined ? [] : ["a query parameter that is not of its type (each one named)"]),
     ...(described?.body === undefined ? [] : ["a body that is not JSON of its type (each failing place named)"]),
     ...(described?.upload === undefined
       ? []

@@ -19,6 +19,7 @@ import { ViewerStore } from "./viewer-stores.js";
 import { relationsOf } from "./relations.js";
 import { Resource } from "./resource.js";
 import type { Store } from "./store.js";
+import type { SearchLanguage } from "./text-search.js";
 import type { OnDelete } from "./types.js";
 
 /** One thing a model can derive: `Form` (the form class) or `Resource` (the seven routes). */
@@ -66,7 +67,24 @@ interface RelationOptions<M> {
   readonly readableWith?: FieldName<M>;
   /** Fields no two rows may share together (`[["list", "position"]]`); one field alone: the `Unique` tag on its type. */
   readonly unique?: readonly (readonly FieldName<M>[])[];
+  /**
+   * The derived Index's own order: a field, `-` before it for descending (`sort: "-createdAt"`,
+   * newest first), ties by the key in the same direction; key order when absent. A table model's
+   * table gets an index on (field, key), so every page of the Index is found from it. A literal.
+   */
+  readonly sort?: FieldName<M> | `-${FieldName<M>}`;
+  /**
+   * Full-text search (issue 43): the text fields `Store.search` and the Index's search box read,
+   * most important first (a match in an earlier one ranks higher): `search: ["title", "body"]`.
+   * A table model's table gets a generated `fw_search` column and a GIN index. Literals.
+   */
+  readonly search?: readonly TextField<M>[];
+  /** The language of the searched words (PostgreSQL's text search configuration): `english` when absent; `simple` keeps every word as written. */
+  readonly searchLanguage?: SearchLanguage;
 }
+
+/** The names of `M`'s text fields (`string`, `LongText`, a union of string literals). */
+export type TextField<M> = { [K in keyof M]-?: NonNullable<M[K]> extends string ? K : never }[keyof M] & string;
 
 /**
  * What a model's companion may declare. `publicWhen` (the read scope) is only allowed beside

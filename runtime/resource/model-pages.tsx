@@ -61,6 +61,11 @@ export class ModelPages<A> {
     return this.files;
   }
 
+  /** What the Index's search box says ("Search posts"), for a model with searchable fields; undefined without. */
+  get searchLabel(): string | undefined {
+    return this.model.search === undefined ? undefined : `Search ${this.words.many.toLowerCase()}`;
+  }
+
   /** The reference fields of the model, in order (those Index and Show label). */
   get references(): readonly Form<A>["shown"][number][] {
     return this.form.shown.filter((field) => field.input === "reference");

@@ -94,6 +94,16 @@ export interface ModelSpec<A> {
   readonly table?: string;
   /** Fields no two rows may share together (the companion's `unique: [["list", "position"]]`). */
   readonly unique?: readonly (readonly string[])[];
+  /**
+   * The derived Index's own sort (the companion's `sort: "-createdAt"`): by this field, ties by
+   * the key in the same direction; key order when absent. The build indexes a table on it.
+   */
+  readonly sort?: { readonly field: string; readonly descending: boolean };
+  /**
+   * The fields full-text search reads (the companion's `search`), most important first, and the
+   * language whose words it knows (a PostgreSQL text search configuration: `english`).
+   */
+  readonly search?: { readonly fields: readonly string[]; readonly language: string };
   /** A reference field: a row is readable only by who may read the row it points at (the companion's `readableWith`). */
   readonly readableWith?: string;
   readonly validate: (input: unknown) => Validation<A>;

@@ -12,7 +12,7 @@ import { Forbidden } from "../http/failure.js";
 import type { Request } from "../http/request.js";
 import type { Action } from "./actions.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
-import type { FieldValue, RowCondition } from "./query.js";
+import type { FieldValue, RowCondition, SearchResults } from "./query.js";
 import { narrowed } from "./row-filter.js";
 import { ScopedStore } from "./scoped-store.js";
 import type { Draft, Store } from "./store.js";
@@ -145,6 +145,12 @@ class Nothing<A> implements Store<A> {
   async list() {
     return { rows: [], total: 0 };
   }
+  async count(): Promise<number> {
+    return 0;
+  }
+  async search(): Promise<SearchResults<A>> {
+    return { hits: [], total: 0 };
+  }
   async get(): Promise<A | undefined> {
     return undefined;
   }
@@ -251,6 +257,8 @@ function teamStamped<A>(store: Store<A>, field: string, viewer: Viewer): Store<A
   if (team === undefined) throw new Forbidden("This belongs to a team, and you are in none: create or join a team first.");
   return {
     list: (page) => store.list(page),
+    count: (query) => store.count(query),
+    search: (text, page) => store.search(text, page),
     get: (key) => store.get(key),
     insert: (draft) => store.insert({ ...draft, [field]: team.key } as Draft<A>),
     update: (key, draft) => store.update(key, draft),

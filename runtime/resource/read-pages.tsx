@@ -1,4 +1,4 @@
-import { BadRequest, NotFound } from "../http/failure.js";
+import { NotFound } from "../http/failure.js";
 import type { Request } from "../http/request.js";
 import { Ok, status, type Response } from "../http/response.js";
 import type { Html } from "../html/node.js";
@@ -11,66 +11,136 @@ import type { FieldSpec, ModelSpec } from "./model.js";
 import type { ModelPages } from "./model-pages.js";
 import { modelHref } from "./model-paths.js";
 import { HEADING_LENGTH } from "./one-line.js";
-import { countAhead, pagesCounted, type PagesCounted } from "./page-count.js";
-import { pageNumber } from "./page-number.js";
-import { keyText } from "./picker.js";
-import type { Order, Where } from "./query.js";
+import { countAhead, pagesCounted } from "./page-count.js";
+import { filterForm, pager } from "./index-controls.js";
+import { filtersWhere, indexOrders, indexQueryText, readIndexQuery, type IndexChange, type IndexModel, type IndexQuery } from "./index-query.js";
+import { pickerScriptUrl } from "./picker-script.js";
+import type { SearchPage, Where } from "./query.js";
+import type { Store } from "./store.js";
+import type { Choices } from "./reference-input.js";
 import { StillReferenced } from "./store-errors.js";
 import type { StoredImage } from "./file-types.js";
 import { defaultVariants, isVariantName, variantSize } from "./image-variants.js";
 import { filesOf, isStoredFile, sizeText } from "./model-files.js";
 import type { Id } from "./types.js";
-import { withArticle, wordsOf } from "./words.js";
 
-/** Rows per index page; beyond it the index paginates with `?page=`. */
-export const PAGE_SIZE = 50;
+export { PAGE_SIZE } from "./index-query.js";
 
-/** What an Index shows: a sort, and the references it is filtered by (`/comments?post=7`). */
-interface IndexQuery {
-  readonly order: Order | undefined;
-  readonly filters: readonly (readonly [Field, number])[];
-}
+/** A search's snippets of each row it found (HTML by field), by row. */
+type Snippets = ReadonlyMap<unknown, Readonly<Record<string, string | undefined>>>;
 
 /** The derived Index, Show, Destroy's confirmation page and Destroy. */
 export class ReadPages<A> {
   constructor(private readonly pages: ModelPages<A>) {}
 
+  /**
+   * The rows the viewer may read, filtered, searched and sorted as the URL says (index-query.ts),
+   * a keyset page at a time (`?after=`, `?before=`: stable while rows are added, and page 10,000
+   * costs what page 1 costs), with the filter form and the pager (index-controls.tsx). The rows
+   * are counted only as far as 20 pages ahead.
+   */
   async index(request: Request): Promise<Response> {
     const { words, model, actions } = this.pages;
-    const page = pageNumber(request.query.get("page"));
-    const query: IndexQuery = { order: this.sortOrder(request.query.get("sort")), filters: this.filters(request) };
+    const query = readIndexQuery(request.query, this.indexModel());
     const reading = this.pages.reading(request, "Index");
     const readable = reading instanceof Promise ? await reading : reading;
-    // Checked against the model's fields above (its reference fields), so the cast holds.
-    const where = Object.fromEntries(query.filters.map(([field, key]) => [field.name, key])) as Where<A>;
-    const offset = (page - 1) * PAGE_SIZE;
-    // Counted only 20 pages ahead: a page of a big table reads its rows, not the whole table.
-    const countUpTo = countAhead(offset, PAGE_SIZE);
-    const { rows, total } = await readable.list({
-      offset,
-      limit: PAGE_SIZE,
-      countUpTo,
-      ...(query.order === undefined ? {} : { order: query.order }),
-      ...(query.filters.length === 0 ? {} : { where }),
-    });
-    const counted = pagesCounted(total, countUpTo, PAGE_SIZE);
-    const last = counted.last;
+    const orders = indexOrders(query.sort, model as ModelSpec<unknown>);
+    const where = filtersWhere(query.filters) as Where<A>;
+    const keyset = query.after !== undefined || query.before !== undefined;
+    const offset = keyset ? 0 : (query.page - 1) * query.size;
+    const countUpTo = countAhead(offset, query.size);
+    const [page, choices] = await Promise.all([
+      query.search === undefined
+        ? readable.list({
+            offset,
+            limit: query.size,
+            countUpTo,
+            order: orders,
+            where,
+            ...(query.after === undefined ? {} : { after: query.after }),
+            ...(query.before === undefined ? {} : { before: query.before }),
+          })
+        : this.searchPage(readable, query.search, { offset, limit: query.size, countUpTo, where }),
+      this.filterChoices(request, query),
+    ]);
+    const { rows, total } = page;
+    const snippets = "snippets" in page ? (page.snippets as Snippets) : undefined;
+    const counted = pagesCounted(total, countUpTo, query.size);
     // Past the last page there is nothing to show; "No posts yet." would be untrue.
-    if (page > last) throw new NotFound(`There is no page ${page} of ${words.many.toLowerCase()}: there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
-    // The filters' rows are labelled with the page's (one query per model either way).
-    const labels = await this.pages.labels(request, query.filters.length === 0 ? rows : [...rows, where]);
-    const heading = query.filters.length === 1 ? `${words.many} of ${this.filterLabel(query.filters[0] as readonly [Field, number], labels)}` : words.many;
+    if (!keyset && query.page > counted.last) throw new NotFound(`There is no page ${query.page} of ${words.many.toLowerCase()}: there ${counted.last === 1 ? "is 1 page" : `are ${counted.last} pages`}.`);
+    const references = query.filters.flatMap((filter) => (filter.kind === "reference" ? [filter] : []));
+    const rowLabels = await this.pages.labels(request, references.length === 0 ? rows : [...rows, Object.fromEntries(references.map((filter) => [filter.field.name, filter.value]))]);
+    const heading = references.length === 1 && query.filters.length === 1 ? `${words.many} of ${this.filterLabel([references[0]?.field as Field, references[0]?.value as number], rowLabels)}` : words.many;
     // New, from a filtered Index, comes with the filters' references filled in.
-    const preset = Object.fromEntries(query.filters.map(([field, key]) => [field.name, key]));
+    const preset = Object.fromEntries(references.map((filter) => [filter.field.name, filter.value]));
+    const at = modelHref(request, model, "Index");
+    const link = (change: IndexChange): string => `${at}${indexQueryText(query, model as ModelSpec<unknown>, change)}`;
+    const more = page.more === true;
+    // A search's results are ranked: paged by number (?page=); a list pages by its sort key.
+    const paged = keyset || query.search === undefined;
+    const previous =
+      rows.length === 0 ? undefined : !keyset && query.page > 1 ? link(paged ? { before: rows[0] } : { page: query.page - 1 }) : query.after !== undefined || (query.before !== undefined && more) ? link({ before: rows[0] }) : undefined;
+    const next =
+      rows.length === 0 ? undefined : !keyset && total > offset + rows.length ? link(paged ? { after: rows[rows.length - 1] } : { page: query.page + 1 }) : query.before !== undefined || (query.after !== undefined && more) ? link({ after: rows[rows.length - 1] }) : undefined;
+    const filtering = query.filters.length > 0 || query.search !== undefined;
     return Ok(
       <>
         <title>{heading}</title>
         <h1>{heading}</h1>
         {actions.has("New") ? <p><a href={modelHref(request, model, "New", undefined, preset)} class="fw-new">New {words.lower}</a></p> : null}
-        {rows.length === 0 ? <p class="fw-empty">No {words.many.toLowerCase()} yet.</p> : this.pages.table.render(request, rows, labels, { sorting: { order: query.order, at: (order) => this.indexAt(request, { ...query, order }) } })}
-        {last > 1 ? this.pager(request, page, counted, query) : null}
+        {filterForm({ action: at, query, fields: this.pages.form.shown, choices, clear: `${at}${indexQueryText(unfiltered(query), model as ModelSpec<unknown>)}`, ...(this.pages.searchLabel === undefined ? {} : { searchLabel: this.pages.searchLabel }) })}
+        {rows.length === 0 ? (
+          <p class="fw-empty">{filtering ? `No ${words.many.toLowerCase()} match.` : `No ${words.many.toLowerCase()} yet.`}</p>
+        ) : (
+          this.pages.table.render(request, rows, rowLabels, snippets !== undefined ? { snippets } : { sorting: { order: query.sort, at: (order) => link({ sort: order }) } })
+        )}
+        {previous === undefined && next === undefined && total <= rows.length ? null : pager({ previous, next, total: counted.more ? countUpTo - 1 : total, more: counted.more, many: words.many })}
+        {Object.values(choices).some((c) => c.mode === "search") ? <script src={pickerScriptUrl()} defer></script> : null}
       </>,
     );
+  }
+
+  /** What reading the Index's URL needs of the model. */
+  private indexModel(): IndexModel {
+    return { model: this.pages.model as ModelSpec<unknown>, shown: this.pages.form.shown, many: this.pages.words.many.toLowerCase(), searchable: this.pages.searchLabel !== undefined };
+  }
+
+  /** A page of a search's hits as the Index lists them: the rows, best first, and each one's snippets. */
+  private async searchPage(readable: Store<A>, text: string, page: SearchPage<A>): Promise<{ rows: A[]; total: number; more?: boolean; snippets: Snippets }> {
+    const { hits, total } = await readable.search(text, page);
+    const rows = hits.map((hit) => hit.row);
+    return { rows, total, snippets: new Map(hits.map((hit) => [hit.row, hit.snippets as Record<string, string | undefined>])) };
+  }
+
+  /**
+   * The choices of the reference fields' filters, each as the picker of a form offers it (a
+   * select, or a search past its limit): one query per model they point at, however many fields
+   * point at it.
+   */
+  private async filterChoices(request: Request, query: IndexQuery): Promise<Record<string, Choices>> {
+    const references = this.pages.references;
+    if (references.length === 0) return {};
+    const value = (field: Field): string | undefined => {
+      const filter = query.filters.find((one) => one.field.name === field.name);
+      return filter?.kind === "reference" ? String(filter.value) : undefined;
+    };
+    const byTarget = new Map<string, Promise<Choices | undefined>>();
+    const choices = await Promise.all(
+      references.map((field) => {
+        const target = field.reference?.model ?? field.name;
+        // A filter naming a row is resolved for itself (its label shown beside a search input).
+        if (value(field) !== undefined) return this.pages.picker.choices(request, field, value(field));
+        let shared = byTarget.get(target);
+        if (shared === undefined) byTarget.set(target, (shared = this.pages.picker.choices(request, field, undefined)));
+        return shared;
+      }),
+    );
+    const out: Record<string, Choices> = {};
+    references.forEach((field, i) => {
+      const one = choices[i];
+      if (one !== undefined) out[field.name] = one;
+    });
+    return out;
   }
 
   async show(request: Request): Promise<Response> {
@@ -196,71 +266,18 @@ export class ReadPages<A> {
     return this.pages.done(request, `${words.one} deleted.`, undefined);
   }
 
-  /**
-   * The Index's reference filters (`/comments?post=7`): each reference field named in the query
-   * with a key. A value that is no key is a 400 naming the field and what it takes.
-   */
-  private filters(request: Request): (readonly [Field, number])[] {
-    const { words, model } = this.pages;
-    const found: (readonly [Field, number])[] = [];
-    for (const field of this.pages.references) {
-      const text = request.query.get(field.name);
-      if (text === undefined) continue;
-      const key = keyText(text);
-      if (key === undefined) {
-        const target = withArticle(field.reference === undefined ? field.label.toLowerCase() : wordsOf({ name: field.reference.model, path: field.reference.path }).lower);
-        throw new BadRequest(
-          `The index of ${words.many.toLowerCase()} is filtered by ${field.label.toLowerCase()} with the number of ${target} (a whole number from 1: ${model.path}?${field.name}=7), not ${JSON.stringify(text.slice(0, 40))}.`,
-        );
-      }
-      found.push([field, key] as const);
-    }
-    return found;
-  }
-
   /** What an Index filtered by one reference is "of": the row's label when the viewer may read it, else "post 7". */
   private filterLabel([field, key]: readonly [Field, number], labels: Awaited<ReturnType<ModelPages<A>["labels"]>>): string {
     const reference = field.reference;
     if (reference === undefined) return `${field.label.toLowerCase()} ${key}`;
     return labels.label(reference.model, key) ?? unnamed({ name: reference.model, path: reference.path }, key).toLowerCase();
   }
+}
 
-  /**
-   * The Index's `?sort=`: a field the index shows, `-` before it for descending (`?sort=-title`);
-   * absent means key order. Anything else is a 400 naming the columns it may be.
-   */
-  private sortOrder(text: string | undefined): Order | undefined {
-    if (text === undefined) return undefined;
-    const { form, words } = this.pages;
-    const descending = text.startsWith("-");
-    const field = descending ? text.slice(1) : text;
-    if (form.shown.some((f) => f.name === field)) return { field, descending };
-    const names = form.shown.map((f) => f.name).join(", ");
-    throw new BadRequest(`The index of ${words.many.toLowerCase()} cannot be sorted by ${JSON.stringify(text.slice(0, 40))}: sort by one of ${names}, with "-" before it for descending order (?sort=-${form.fields[0]?.name ?? "field"}).`);
-  }
-
-  /** The index's address with its filters, a sort and a page (page 1 and key order left out). */
-  private indexAt(request: Request, query: IndexQuery, page = 1): string {
-    const order = query.order;
-    const parts = [
-      ...query.filters.map(([field, key]) => `${encodeURIComponent(field.name)}=${key}`),
-      order === undefined ? "" : `sort=${order.descending ? "-" : ""}${encodeURIComponent(order.field)}`,
-      page === 1 ? "" : `page=${page}`,
-    ].filter((p) => p !== "");
-    const path = modelHref(request, this.pages.model, "Index");
-    return parts.length === 0 ? path : `${path}?${parts.join("&")}`;
-  }
-
-  /** Previous and next, and where the page is: "Page 3 of 7", or "Page 3 of 23 or more" past what was counted. */
-  private pager(request: Request, page: number, { last, more }: PagesCounted, query: IndexQuery): Html {
-    return (
-      <nav class="fw-pager" aria-label="Pages">
-        {page > 1 ? <a href={this.indexAt(request, query, page - 1)} rel="prev">Previous</a> : null}
-        <span>Page {page} of {last}{more ? " or more" : ""}</span>
-        {page < last ? <a href={this.indexAt(request, query, page + 1)} rel="next">Next</a> : null}
-      </nav>
-    );
-  }
+/** The query without its filters and search (its sort and size kept): where "Clear" goes. */
+function unfiltered(query: IndexQuery): IndexQuery {
+  const { search: _search, ...rest } = query;
+  return { ...rest, filters: [] };
 }
 
 /**

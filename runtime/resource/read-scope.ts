@@ -3,7 +3,7 @@ import type { Action } from "./actions.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
 import { isPolicy, PolicyAccess } from "./policy.js";
 import { ScopedStore } from "./scoped-store.js";
-import type { ListPage, Page } from "./query.js";
+import type { ListPage, Page, Query, SearchPage, SearchResults } from "./query.js";
 import type { Store } from "./store.js";
 
 /** What a model's companion says about who reads which rows: its `owned` and its `publicWhen`. */
@@ -22,8 +22,19 @@ class NoRows<A> implements Store<A> {
   constructor(private readonly whole: Store<A>) {}
 
   async list(page: ListPage<A>): Promise<Page<A>> {
-    if (page.where !== undefined || page.search !== undefined) await this.whole.list({ ...page, offset: 0, limit: 0 });
+    if (page.where !== undefined || page.search !== undefined || page.order !== undefined) await this.whole.list({ ...page, offset: 0, limit: 0 });
     return { rows: [], total: 0 };
+  }
+
+  async count(query: Query<A> = {}): Promise<number> {
+    if (query.where !== undefined || query.search !== undefined) await this.whole.count(query);
+    return 0;
+  }
+
+  /** Nothing found; the table is asked for none, so a model without searchable fields throws as on every store. */
+  async search(text: string, page: SearchPage<A> = {}): Promise<SearchResults<A>> {
+    await this.whole.search(text, { ...page, limit: 0 });
+    return { hits: [], total: 0 };
   }
 
   async get(): Promise<A | undefined> {

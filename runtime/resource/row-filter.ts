@@ -1,6 +1,5 @@
-import { sortedRows } from "./order.js";
 import { cappedTotal } from "./page-count.js";
-import type { KeysOf, ListPage, Page, RowFilter } from "./query.js";
+import type { Hit, KeysOf, ListPage, Page, Query, RowFilter, SearchPage, SearchResults } from "./query.js";
 import type { Draft, Store } from "./store.js";
 import type { Id } from "./types.js";
 
@@ -50,12 +49,16 @@ export function narrowed<A>(store: Store<A>, filter: RowFilter): Store<A> {
   return store.where?.(filter) ?? new ScannedRows(store, filter);
 }
 
-/** Every row of a store (or those a `where` and `search` keep, the store filtering them), in key order. */
-export async function allRows<A>(store: Pick<Store<A>, "list">, query: Pick<ListPage<A>, "where" | "search"> = {}): Promise<A[]> {
-  const rows: A[] = [];
+/**
+ * Every row of a store (or those a `where` and `search` keep, the store filtering them), in key
+ * order (or the query's `order`); with `after` or `before`, those past that row, in order (a
+ * `before` page is the rows nearest it, so each one read goes in front of the others).
+ */
+export async function allRows<A>(store: Pick<Store<A>, "list">, query: Pick<ListPage<A>, "where" | "search" | "order" | "after" | "before"> = {}): Promise<A[]> {
+  let rows: A[] = [];
   for (let offset = 0; ; offset += SCAN_PAGE) {
     const page = await store.list({ ...query, offset, limit: SCAN_PAGE });
-    rows.push(...page.rows);
+    rows = query.before === undefined ? rows.concat(page.rows) : [...page.rows, ...rows];
     if (page.rows.length < SCAN_PAGE) return rows;
   }
 }
@@ -70,12 +73,59 @@ class ScannedRows<A> implements Store<A> {
     private readonly filter: RowFilter,
   ) {}
 
-  /** The page's `where` and `search` go to the store below (which checks their fields), the filter is applied here. */
+  /** The page's `where`, `search` and `order` go to the store below (which checks their fields), the filter is applied here. */
   async list(page: ListPage<A>): Promise<Page<A>> {
-    const query = { ...(page.where === undefined ? {} : { where: page.where }), ...(page.search === undefined ? {} : { search: page.search }) };
+    const offset = page.offset ?? 0;
+    if (page.after === undefined && page.before === undefined) {
+      const rows = await this.matching(page);
+      return { rows: rows.slice(offset, offset + page.limit), total: cappedTotal(rows.length, page) };
+    }
+    // Keyset: the store below finds the rows past the cursor; the whole list is counted apart.
+    const whole = { ...(page.where === undefined ? {} : { where: page.where }), ...(page.search === undefined ? {} : { search: page.search }) };
+    const [past, total] = await Promise.all([this.matching(page), this.count(whole)]);
+    if (page.after !== undefined) return { rows: past.slice(offset, offset + page.limit), total: cappedTotal(total, page), more: past.length > offset + page.limit };
+    const end = Math.max(0, past.length - offset);
+    const from = Math.max(0, end - page.limit);
+    return { rows: past.slice(from, end), total: cappedTotal(total, page), more: from > 0 };
+  }
+
+  async count(query: Query<A> = {}): Promise<number> {
+    return (await this.matching(query)).length;
+  }
+
+  /** The rows the store below keeps for the query's `where` and `search` that the filter matches, in key order. */
+  private async matching(page: Query<A> & Pick<ListPage<A>, "order" | "after" | "before">): Promise<A[]> {
+    const query: Pick<ListPage<A>, "where" | "search" | "order" | "after" | "before"> = {
+      ...(page.where === undefined ? {} : { where: page.where }),
+      ...(page.search === undefined ? {} : { search: page.search }),
+      ...(page.order === undefined ? {} : { order: page.order }),
+      ...(page.after === undefined ? {} : { after: page.after }),
+      ...(page.before === undefined ? {} : { before: page.before }),
+    };
     const filter = await readFilter(this.filter);
-    const rows = sortedRows((await allRows(this.store, query)).filter((row) => matchesRead(row, filter)), page.order);
-    return { rows: rows.slice(page.offset, page.offset + page.limit), total: cappedTotal(rows.length, page) };
+    return (await allRows(this.store, query)).filter((row) => matchesRead(row, filter));
+  }
+
+  /**
+   * The store below's hits that the filter matches, read a page at a time, in its order. Its
+   * `rankUpTo` applies to every match below, before the filter (a scanned store is a small,
+   * in-memory one); `total` counts every match the filter keeps.
+   */
+  async search(text: string, page: SearchPage<A> = {}): Promise<SearchResults<A>> {
+    const filter = await readFilter(this.filter);
+    const kept = async (rankUpTo: number | undefined): Promise<Hit<A>[]> => {
+      const hits: Hit<A>[] = [];
+      for (let offset = 0; ; offset += SCAN_PAGE) {
+        const found = await this.store.search(text, { ...(page.where === undefined ? {} : { where: page.where }), ...(rankUpTo === undefined ? {} : { rankUpTo }), offset, limit: SCAN_PAGE });
+        hits.push(...found.hits.filter((hit) => matchesRead(hit.row, filter)));
+        if (found.hits.length < SCAN_PAGE) return hits;
+      }
+    };
+    const ranked = await kept(page.rankUpTo);
+    // Counted apart: the ranked hits stop at the store below's rank cap, the count does not.
+    const all = await kept(Number.MAX_SAFE_INTEGER);
+    const offset = page.offset ?? 0;
+    return { hits: ranked.slice(offset, offset + (page.limit ?? 20)), total: cappedTotal(all.length, page) };
   }
 
   async get(key: Id<A>): Promise<A | undefined> {

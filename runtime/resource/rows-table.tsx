@@ -20,6 +20,8 @@ export interface TableOptions {
   readonly sorting?: { readonly order: Order | undefined; readonly at: (order: Order) => string };
   /** A column left out: the reference pointing back at the row whose Show lists these. */
   readonly omit?: string;
+  /** A search's snippets of each row (HTML, matches in `<mark>`), shown in place of those fields' text. */
+  readonly snippets?: ReadonlyMap<unknown, Readonly<Record<string, string | undefined>>>;
 }
 
 /**
@@ -73,13 +75,13 @@ export class RowsTable<A> {
             {links ? <th scope="col"><span class="fw-hidden">Links</span></th> : null}
           </tr>
         </thead>
-        <tbody>{raw(this.rowsHtml(request, rows, columns, labels, links))}</tbody>
+        <tbody>{raw(this.rowsHtml(request, rows, columns, labels, links, options.snippets))}</tbody>
       </table>
     );
   }
 
   /** The table's rows as HTML: `<tr>`s of escaped cells, then the row's Show and Edit links. */
-  private rowsHtml(request: Request, rows: readonly A[], columns: readonly Field[], labels: ReferenceLabels, links: boolean): string {
+  private rowsHtml(request: Request, rows: readonly A[], columns: readonly Field[], labels: ReferenceLabels, links: boolean, snippets?: TableOptions["snippets"]): string {
     const shows = this.actions.has("Show");
     // The links' fillers, taken once for the table rather than looked up per row.
     const model = this.model as ModelSpec<unknown>;
@@ -89,7 +91,8 @@ export class RowsTable<A> {
     for (const row of rows) {
       html += "<tr>";
       const key = (row as Record<string, unknown>)[this.model.key] as PathValue;
-      for (const field of columns) html += `<td>${this.cellHtml(request, row, field, labels)}</td>`;
+      const marked = snippets?.get(row);
+      for (const field of columns) html += `<td>${marked?.[field.name] ?? this.cellHtml(request, row, field, labels)}</td>`;
       if (links) {
         // Once per row: the row's path and whether this user may edit it (an ownership check).
         const edits = this.offers(request, "Edit", row);

@@ -1,5 +1,5 @@
 import type { FromPath } from "../routing/from-path.js";
-import type { FieldValue, ListPage, Page, RowFilter } from "./query.js";
+import type { FieldValue, ListPage, Page, Query, RowFilter, SearchPage, SearchResults } from "./query.js";
 import { narrowed } from "./row-filter.js";
 import type { Draft, Store } from "./store.js";
 import type { Id } from "./types.js";
@@ -28,6 +28,14 @@ export class ScopedStore<A> implements Store<A> {
 
   list(page: ListPage<A>): Promise<Page<A>> {
     return this.whole.list(page);
+  }
+
+  count(query?: Query<A>): Promise<number> {
+    return this.whole.count(query);
+  }
+
+  search(text: string, page?: SearchPage<A>): Promise<SearchResults<A>> {
+    return this.whole.search(text, page);
   }
 
   get(key: Id<A>): Promise<A | undefined> {
@@ -109,7 +117,19 @@ class OwnRows<A> implements Store<A> {
 
   /** Asked of the whole table as a filter, so a database store answers it with a query. */
   list(page: ListPage<A>): Promise<Page<A>> {
-    return narrowed(this.scoped.whole, { anyOf: [{ field: this.scoped.owner, equals: this.value }] }).list(page);
+    return this.rows().list(page);
+  }
+
+  count(query?: Query<A>): Promise<number> {
+    return this.rows().count(query);
+  }
+
+  search(text: string, page?: SearchPage<A>): Promise<SearchResults<A>> {
+    return this.rows().search(text, page);
+  }
+
+  private rows(): Store<A> {
+    return narrowed(this.scoped.whole, { anyOf: [{ field: this.scoped.owner, equals: this.value }] });
   }
 
   async get(key: Id<A>): Promise<A | undefined> {

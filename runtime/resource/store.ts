@@ -1,4 +1,4 @@
-import type { ListPage, Page, RowFilter } from "./query.js";
+import type { ListPage, Page, Query, RowFilter, SearchPage, SearchResults } from "./query.js";
 import type { Id } from "./types.js";
 
 /** A row and the version it was read at (a store with optimistic concurrency, fw/db's). */
@@ -21,14 +21,26 @@ export type Draft<A> = Record<string, unknown> & Partial<A>;
  */
 export interface Store<A> {
   /**
-   * Rows in key order, `offset` and `limit` as in SQL; with `order`, sorted by that field first
+   * Rows in key order, `offset` and `limit` as in SQL; with `order`, sorted by its fields first
    * (absent values last, ties in key order). The derived Index sorts by a column with it.
-   * With `where`, only the rows whose fields equal its values (a list: one of them), counted
-   * in `total` the same way; with `search`, only rows whose text field starts with the prefix.
-   * With `countUpTo`, `total` may stop there (fw's stores stop: a page of a big table need not
-   * read every matching row to count it); a store that counts exactly is right too.
+   * With `where`, only the rows meeting its conditions (`Where`: equalities, lists, ranges,
+   * `not`, `null`, `contains`, `like`, `or`), counted in `total` the same way; with `search`,
+   * only rows whose text field starts with the prefix. With `countUpTo`, `total` may stop there
+   * (fw's stores stop: a page of a big table need not read every matching row to count it); a
+   * store that counts exactly is right too.
    */
   list(page: ListPage<A>): Promise<Page<A>>;
+  /** How many rows a list with this `where` and `search` would have in all (every row without them). */
+  count(query?: Query<A>): Promise<number>;
+  /**
+   * Full-text search of the model's searchable fields (the companion's `search: ["title",
+   * "body"]`): the rows matching `text` (words in any form PostgreSQL's stemming knows, `"a
+   * phrase"`, `-without`, `this or that`: web-search syntax, which never fails on what is typed),
+   * ranked (a match in an earlier field counts more), with highlighted snippets. Text no search
+   * can use (only stop words, punctuation) finds nothing. A model without searchable fields
+   * throws, naming the fix.
+   */
+  search(text: string, page?: SearchPage<A>): Promise<SearchResults<A>>;
   get(key: Id<A>): Promise<A | undefined>;
   insert(draft: Draft<A>): Promise<A>;
   /**

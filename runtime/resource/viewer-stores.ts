@@ -8,7 +8,7 @@
 import { ApiRequest, type Request } from "../http/request.js";
 import type { Action } from "./actions.js";
 import type { Access } from "./ownership.js";
-import type { ListPage, Page, RowFilter } from "./query.js";
+import type { ListPage, Page, Query, RowFilter, SearchPage, SearchResults } from "./query.js";
 import { ownershipOf, rowsForViewer, viewerRows } from "./readable.js";
 import { relationsOf } from "./relations.js";
 import { narrowed } from "./row-filter.js";
@@ -33,6 +33,14 @@ export class ViewerStore<A> implements Store<A> {
 
   list(page: ListPage<A>): Promise<Page<A>> {
     return this.reads.list(page);
+  }
+
+  count(query?: Query<A>): Promise<number> {
+    return this.reads.count(query);
+  }
+
+  search(text: string, page?: SearchPage<A>): Promise<SearchResults<A>> {
+    return this.reads.search(text, page);
   }
 
   get(key: Id<A>): Promise<A | undefined> {

@@ -27,6 +27,8 @@ export interface OperationDescription {
   readonly doc?: string;
   /** Each path parameter: the index of its schema, or "string" for one the handler reads as text. */
   readonly params: Readonly<Record<string, number | "string">>;
+  /** The index of the query parameters' schema (an object: each property a parameter), when the handler declares them. */
+  readonly query?: number;
   /** The index of the JSON body's schema, when the handler declares one (`JsonRequest<B>`). */
   readonly body?: number;
   /** A body naming a model's file field (issue 40): a multipart form. */

@@ -1,4 +1,6 @@
-import { ApiRequest, expectingJson, expectingUpload, type Request } from "../http/request.js";
+import { ApiRequest, expectingJson, expectingUpload, withQueryParams, type Request } from "../http/request.js";
+import type { Fields } from "../http/fields.js";
+import { decodeQuery, type QueryDecoder } from "../http/query-params.js";
 import type { JsonCheck } from "../http/json.js";
 import type { Response } from "../http/response.js";
 import { isMethod, type Method } from "../http/method.js";
@@ -18,11 +20,11 @@ import type { UploadBody } from "../http/upload-body.js";
  * `any` is the default so that a table can hold handlers that each narrowed `P` differently.
  */
 // biome-ignore lint/suspicious/noExplicitAny: see above
-export type Handler<P = any> = (request: Request<P>) => Response | Promise<Response>;
+export type Handler<P = any, Q = any> = (request: Request<P, Q>) => Response | Promise<Response>;
 
 /** An API route's handler: it takes an `ApiRequest`, and that alone makes the route an API route. */
 // biome-ignore lint/suspicious/noExplicitAny: as for Handler
-export type ApiHandler<P = any> = (request: ApiRequest<P>) => Response | Promise<Response>;
+export type ApiHandler<P = any, Q = any> = (request: ApiRequest<P, never, Q>) => Response | Promise<Response>;
 
 /** Which of two routes on one method and path wins (spec 2.1, 4.3). */
 export const Origin = { Handwritten: "Handwritten", Resource: "Resource" } as const;
@@ -118,6 +120,12 @@ export interface HttpRouteInit {
   readonly described?: Described;
   /** See `HttpRoute.files`. */
   readonly files?: FileFields;
+  /**
+   * The query parameters the handler declares (`Request<P, { page?: number }>`): `queryDecoder(…)`,
+   * written by the build. They are decoded and checked before the handler runs (a bad value is a
+   * 400 naming the parameter), and the handler reads them as `request.queryParams`.
+   */
+  readonly query?: QueryDecoder;
 }
 
 export interface ApiRouteInit extends Omit<HttpRouteInit, "handler"> {
@@ -153,6 +161,12 @@ function checkedFiles(init: HttpRouteInit): FileFields | undefined {
   return init.files;
 }
 
+/** The handler reading its declared query parameters, decoded (a 400 before it runs when they do not decode). */
+function withQuery<R extends { readonly query: Fields }>(handler: (request: R) => Response | Promise<Response>, query: QueryDecoder | undefined): (request: R) => Response | Promise<Response> {
+  if (query === undefined) return handler;
+  return (request) => handler(withQueryParams(request, decodeQuery(request.query, query)));
+}
+
 function http(init: HttpRouteInit): HttpRoute {
   const files = checkedFiles(init);
   return {
@@ -161,7 +175,7 @@ function http(init: HttpRouteInit): HttpRoute {
     path: PathPattern.parse(init.path),
     kind: BROWSER,
     origin: init.origin ?? Origin.Handwritten,
-    handler: init.handler,
+    handler: withQuery(init.handler, init.query),
     ...(init.params === undefined ? {} : { params: init.params }),
     source: sourceOf(init.handler, init.source),
     ...(init.guard === undefined ? {} : { guard: init.guard }),
@@ -191,7 +205,7 @@ export function adaptedApiHandler(handler: Handler): ApiHandler | undefined {
 
 function api(init: ApiRouteInit): HttpRoute {
   const { json: check, upload } = init;
-  const declared = init.handler;
+  const declared = withQuery(init.handler, init.query);
   if (upload !== undefined && (check !== undefined || init.files !== undefined)) {
     throw new BootError(`Route ${init.method} ${init.path}: an upload route reads its body with its \`upload\` reader, which declares its files: give it no \`json\` check and no \`files\`.`);
   }
@@ -201,7 +215,8 @@ function api(init: ApiRouteInit): HttpRoute {
   const handler: Handler = (request: Request) => apiHandler(ApiRequest.of(request));
   Object.defineProperty(handler, API_HANDLER, { value: apiHandler });
   const files = upload === undefined ? {} : { files: upload.files };
-  return { ...http({ ...init, ...files, handler, source: sourceOf(declared, init.source) }), kind: API };
+  const { query: _decodedAbove, ...rest } = init;
+  return { ...http({ ...rest, ...files, handler, source: sourceOf(init.handler, init.source) }), kind: API };
 }
 
 /** A table `Route.under` rewrites: a `RouteTable` (its `identify` kept) or an array of routes. */

@@ -215,10 +215,47 @@ describe("issue 20: DbApp's db commands, in real processes", () => {
     expect((await db(["migrate"])).out).toContain("fw: applied 0003_rate_notes");
     const none = await db(["new", "nothing"], { TABLES: "1" });
     expect(none.out).toContain("fw: wrote db/migrations/0004_nothing.sql\n");
-    expect(readFileSync(join(cwd, "db/migrations/0004_nothing.sql"), "utf8")).toMatch(/^-- nothing: applied once[^\n]*\n$/);
+    expect(readFileSync(join(cwd, "db/migrations/0004_nothing.sql"), "utf8")).toMatch(/^-- nothing: applied once[^\n]*\n\n-- fw:down: [^\n]*\n$/);
     // The PostgreSQL part below migrates this directory without the priority its seed does not fill.
     rmSync(path);
     rmSync(join(cwd, "db/migrations/0004_nothing.sql"));
+  }, 300_000);
+});
+
+describe("issue 43, item 8: db rollback, in real processes", () => {
+  let own = "";
+  const run = (args: readonly string[], env: Record<string, string | undefined> = {}) => runNode(APP, ["db", ...args], { DATABASE_URL: undefined, NO_SEED: "1", ...env }, own);
+  beforeAll(async () => {
+    own = mkdtempSync(join(tmpdir(), "fw-rollback-"));
+    mkdirSync(join(own, "db/migrations"), { recursive: true });
+    await (await openDatabase({ cwd: own, env: {} })).close();
+  }, 300_000);
+  afterAll(() => rmSync(own, { recursive: true, force: true }));
+
+  it("db new writes the up and its down; db rollback [N] undoes them newest first, refuses one without a down, and under NODE_ENV=production only with --production; db status says which cannot", async () => {
+    const made = await run(["new", "create notes"], { TABLES: "1" });
+    expect(made.code, made.err).toBe(0);
+    const text = readFileSync(join(own, "db/migrations/0001_create_notes.sql"), "utf8");
+    expect(text).toMatch(/CREATE TABLE "notes"[\s\S]*\n-- fw:down: what `db rollback` runs[^\n]*\n-- undoes: notes: [^\n]*\nDROP TABLE "notes";\n$/);
+    writeFileSync(join(own, "db/migrations/0002_add_flag.sql"), 'ALTER TABLE "notes" ADD COLUMN flag boolean;\n');
+    expect((await run(["migrate"])).out).toContain("fw: applied 0002_add_flag");
+    expect((await run(["status"])).out).toContain("applied  0001_create_notes\napplied  0002_add_flag  (no down: db rollback stops here)\n");
+    const stuck = await run(["rollback"]);
+    expect(stuck.code).toBe(1);
+    expect(stuck.err).toContain("fw/db: the migration db/migrations/0002_add_flag.sql has no down (no `-- fw:down` line), so it cannot be rolled back; nothing was.");
+    writeFileSync(join(own, "db/migrations/0002_add_flag.sql"), 'ALTER TABLE "notes" ADD COLUMN flag boolean;\n-- fw:down\nALTER TABLE "notes" DROP COLUMN flag;\n');
+    const production = await run(["rollback", "2"], { NODE_ENV: "production" });
+    expect(production.code).toBe(1);
+    expect(production.err).toMatch(/fw: db rollback undoes the schema the running app uses, and NODE_ENV is production here: nothing was changed\. If it is meant, run `node .*main\.mjs db rollback 2 --production`\./);
+    expect((await run(["rollback", "two"])).code).toBe(2);
+    const back = await run(["rollback", "2"], { NODE_ENV: "development" });
+    expect(back.code, back.err).toBe(0);
+    expect(back.out).toContain("fw: rolled back 0002_add_flag\nfw: rolled back 0001_create_notes\n");
+    expect((await run(["status"])).out).toContain("pending  0001_create_notes\npending  0002_add_flag\n");
+    expect((await run(["migrate"])).code).toBe(0);
+    const meant = await run(["rollback", "--production"], { NODE_ENV: "production" });
+    expect(meant.code, meant.err).toBe(0);
+    expect(meant.out).toContain("fw: rolled back 0002_add_flag\n");
   }, 300_000);
 });
 

@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { migrate, MigrationError, migrationStatus, newMigration, openDatabase, readMigrations, type Database } from "../../runtime/db/index.js";
+import { migrate, MigrationError, migrationStatus, newMigration, openDatabase, readMigrations, rollback, type Database, type TableSpec } from "../../runtime/db/index.js";
+import { schemaDrift } from "../../runtime/db/schema-diff.js";
+import { downSql } from "../../runtime/db/schema-undo.js";
 import { onEveryEngine, onPostgres } from "./engines.js";
 
 let dir = "";
@@ -92,6 +94,99 @@ onEveryEngine((engine) => {
   });
 });
 
+onEveryEngine((engine) => {
+  describe(`issue 43, item 8: migrations that roll back on ${engine.name}`, () => {
+    const within = <T>(work: (db: Database) => Promise<T>): Promise<T> =>
+      engine.db().withConnection((connection) => work({ ...engine.db(), ...connection, withConnection: (w) => w(connection), query: connection.query.bind(connection), script: connection.script.bind(connection), transaction: connection.transaction.bind(connection) } as Database));
+
+    it("rollback runs the downs of the last N applied migrations, newest first, each removed from the ledger; migrate applies them again", () =>
+      within(async (db) => {
+        const schema = await freshSchema(db);
+        write("0001_create_posts", "CREATE TABLE posts (id bigint PRIMARY KEY);\n-- fw:down\nDROP TABLE posts;\n");
+        write("0002_add_body", "ALTER TABLE posts ADD COLUMN body text;\n-- fw:down: undoes it\nALTER TABLE posts DROP COLUMN body;\n");
+        write("0003_create_tags", "CREATE TABLE tags (id bigint PRIMARY KEY);\n-- fw:down\nDROP TABLE tags;\n");
+        await migrate(db, dir);
+        expect(await rollback(db, dir)).toEqual(["0003_create_tags"]);
+        expect(await tables(db, schema)).toEqual(["fw_migrations", "posts"]);
+        expect(await rollback(db, dir, 2)).toEqual(["0002_add_body", "0001_create_posts"]);
+        expect(await tables(db, schema)).toEqual(["fw_migrations"]);
+        expect(await migrationStatus(db, dir)).toEqual({ applied: [], pending: ["0001_create_posts", "0002_add_body", "0003_create_tags"] });
+        expect(await rollback(db, dir)).toEqual([]);
+        expect(await migrate(db, dir)).toEqual(["0001_create_posts", "0002_add_body", "0003_create_tags"]);
+        const { rows } = await db.query<{ c: string }>("SELECT column_name AS c FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'posts' ORDER BY 1", [schema]);
+        expect(rows.map((row) => row.c)).toEqual(["body", "id"]);
+      }));
+
+    it("a migration without a down stops the rollback before anything is undone, naming it; its down may be written after it was applied", () =>
+      within(async (db) => {
+        const schema = await freshSchema(db);
+        write("0001_create_posts", "CREATE TABLE posts (id bigint PRIMARY KEY);\n-- fw:down\nDROP TABLE posts;\n");
+        const second = write("0002_create_tags", "CREATE TABLE tags (id bigint PRIMARY KEY);\n");
+        await migrate(db, dir);
+        const refused = rollback(db, dir, 2);
+        await expect(refused).rejects.toBeInstanceOf(MigrationError);
+        await expect(refused).rejects.toThrow(/the migration .*0002_create_tags\.sql has no down \(no `-- fw:down` line\), so it cannot be rolled back; nothing was\./);
+        writeFileSync(second, "CREATE TABLE tags (id bigint PRIMARY KEY);\n-- fw:down\n-- nothing yet\n");
+        await expect(rollback(db, dir)).rejects.toThrow(/0002_create_tags\.sql has no down \(no statement under its `-- fw:down` line\)/);
+        expect(await tables(db, schema)).toEqual(["fw_migrations", "posts", "tags"]);
+        // Writing the down changes no checksum: the up is what was applied.
+        writeFileSync(second, "CREATE TABLE tags (id bigint PRIMARY KEY);\n-- fw:down\nDROP TABLE tags;\n");
+        expect(await migrate(db, dir)).toEqual([]);
+        expect(await rollback(db, dir, 2)).toEqual(["0002_create_tags", "0001_create_posts"]);
+        expect(await tables(db, schema)).toEqual(["fw_migrations"]);
+        await expect(rollback(db, dir, 0)).rejects.toThrow(/a whole number of migrations from 1, not 0/);
+      }));
+
+    it("a failing down is rolled back whole: that migration stays applied, those undone before it stay undone", () =>
+      within(async (db) => {
+        const schema = await freshSchema(db);
+        write("0001_create_posts", "CREATE TABLE posts (id bigint PRIMARY KEY);\n-- fw:down\nDROP TABLE posts;\nDROP TABLE no_such_table;\n");
+        write("0002_create_tags", "CREATE TABLE tags (id bigint PRIMARY KEY);\n-- fw:down\nDROP TABLE tags;\n");
+        await migrate(db, dir);
+        await expect(rollback(db, dir, 2)).rejects.toThrow(/the down of .*0001_create_posts\.sql failed and was rolled back \(the migration stays applied\): .*no_such_table/);
+        expect(await tables(db, schema)).toEqual(["fw_migrations", "posts"]);
+        expect(await migrationStatus(db, dir)).toEqual({ applied: ["0001_create_posts"], pending: ["0002_create_tags"] });
+      }));
+
+    it("db new's down undoes its up: a table, then a column, an index, a foreign key and a search column added to it, each dropped again", () =>
+      within(async (db) => {
+        const schema = await freshSchema(db);
+        const authors: TableSpec = { name: "authors", key: { field: "id", column: "id" }, columns: [{ field: "name", column: "name", type: "text", nullable: false }] };
+        const posts: TableSpec = { name: "posts", key: { field: "id", column: "id" }, columns: [{ field: "title", column: "title", type: "text", nullable: false }] };
+        const created = await schemaDrift(db, [authors, posts]);
+        write("0001_create", `${created.sql}\n-- fw:down\n${downSql(created.changes)}`);
+        await migrate(db, dir);
+        const grown: TableSpec = {
+          ...posts,
+          columns: [...posts.columns, { field: "body", column: "body", type: "text", nullable: true }, { field: "author", column: "author_id", type: "bigint", nullable: true, references: { table: "authors", column: "id" } }],
+          indexes: [["title", "id"]],
+          search: { language: "english", columns: ["title", "body"] },
+        };
+        const added = await schemaDrift(db, [authors, grown]);
+        expect(added.changes.map((c) => c.kind)).toEqual(expect.arrayContaining(["add column", "add foreign key", "add index"]));
+        write("0002_grow", `${added.sql}\n-- fw:down\n${downSql(added.changes)}`);
+        await migrate(db, dir);
+        expect((await schemaDrift(db, [authors, grown])).changes).toEqual([]);
+        expect(await rollback(db, dir)).toEqual(["0002_grow"]);
+        expect((await schemaDrift(db, [authors, posts])).changes).toEqual([]);
+        expect(await rollback(db, dir)).toEqual(["0001_create"]);
+        expect(await tables(db, schema)).toEqual(["fw_migrations"]);
+      }));
+
+    it("db new's down of a drop stops the rollback with a message saying the data is gone", () =>
+      within(async (db) => {
+        await freshSchema(db);
+        await db.script("CREATE TABLE notes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, text text, old text, fw_version integer NOT NULL DEFAULT 1);");
+        const notes: TableSpec = { name: "notes", key: { field: "id", column: "id" }, columns: [{ field: "text", column: "text", type: "text", nullable: true }] };
+        const dropped = await schemaDrift(db, [notes]);
+        expect(dropped.changes.map((c) => c.kind)).toEqual(["drop column"]);
+        write("0001_drop_old", `${dropped.sql}\n-- fw:down\n${downSql(dropped.changes)}`);
+        await migrate(db, dir);
+        await expect(rollback(db, dir)).rejects.toThrow(/fw: this migration cannot be rolled back as written: it notes: drops the column old.*which its down cannot undo \(the data is gone\)/);
+      }));
+  });
+});
+
 onPostgres((engine) => {
   describe("issue 20: concurrent migrators on PostgreSQL", () => {
     it("two processes' migrators are serialised by an advisory lock: each migration runs once", async () => {
@@ -116,6 +211,9 @@ describe("issue 20: migration files", () => {
     expect(newMigration(dir, "add-body!")).toBe(join(dir, "0002_add_body.sql"));
     expect(readdirSync(dir).sort()).toEqual(["0001_create_posts.sql", "0002_add_body.sql"]);
     expect(readFileSync(join(dir, "0002_add_body.sql"), "utf8")).toMatch(/^-- add body: /);
+    // Issue 43: an up, then the line that starts its down.
+    expect(readFileSync(join(dir, "0002_add_body.sql"), "utf8")).toMatch(/^-- add body: applied once[^\n]*\n\n-- fw:down: what `db rollback` runs, in a transaction, to undo the above[^\n]*\n$/);
+    expect(readMigrations(dir)[1]).toMatchObject({ down: "\n" });
     expect(() => newMigration(dir, "!!")).toThrow('a migration needs a name of letters or digits, not "!!"');
   });
 

@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { createTableSql, type ColumnSpec, type TableSpec } from "../../runtime/db/index.js";
+import { createTableSql, readMigrations, type ColumnSpec, type TableSpec } from "../../runtime/db/index.js";
 import { fillValue } from "../../runtime/db/fill-value.js";
 import { migrationDraft } from "../../runtime/db/migration-draft.js";
 import { migrationName, schemaDrift, type SchemaDrift } from "../../runtime/db/schema-diff.js";
@@ -250,13 +250,34 @@ onEveryEngine((engine) => {
       expect((await drift([scoped])).changes).toEqual([]);
     });
 
+    it("issue 43: a searchable table's fw_search column and GIN index are made with it, added when missing, made again when the model searches other fields, dropped when it searches none", async () => {
+      const body: ColumnSpec = { field: "body", column: "body", type: "text", nullable: true };
+      const searchable: TableSpec = { ...withColumns(title, body), search: { language: "english", columns: ["title", "body"] } };
+      const made = await applied([searchable]);
+      expect(made.sql).toContain(`"fw_search" tsvector GENERATED ALWAYS AS (setweight(to_tsvector('english'::regconfig, coalesce("title", '')), 'A') || setweight(to_tsvector('english'::regconfig, coalesce("body", '')), 'B')) STORED`);
+      expect(made.sql).toContain(`CREATE INDEX "posts_fw_search_idx" ON "posts" USING gin ("fw_search");`);
+      expect((await drift([searchable])).changes).toEqual([]);
+      await db().query("INSERT INTO posts (title, body) VALUES ($1, $2)", ["Paint the fence", "with a brush"]);
+      await db().script(`DROP INDEX "posts_fw_search_idx";`);
+      expect((await applied([searchable])).changes.map((c) => `${c.kind} ${c.column}`)).toEqual(["add index fw_search"]);
+      const other: TableSpec = { ...searchable, search: { language: "simple", columns: ["body"] } };
+      const remade = await applied([other]);
+      expect(remade.changes.map((c) => `${c.kind} ${c.column}`)).toEqual(["drop column fw_search", "add column fw_search"]);
+      expect(remade.destructive).toBe(false);
+      expect((await db().query(`SELECT count(*)::int AS n FROM posts WHERE fw_search @@ websearch_to_tsquery('simple', 'brush')`)).rows).toEqual([{ n: 1 }]);
+      expect((await drift([other])).changes).toEqual([]);
+      const dropped = await applied([withColumns(title, body)]);
+      expect(dropped.changes.map((c) => `${c.kind} ${c.column}`)).toEqual(["drop column fw_search"]);
+      expect((await drift([withColumns(title, body)])).changes).toEqual([]);
+    });
+
     it("issue 30: the example's migrations describe its models' tables, the index of Post's read scope (published, id) included: no drift", async () => {
       // The tables the build derived for the example (npm run build generates example/src/.fw/routes.ts).
       const routes = readFileSync("example/src/.fw/routes.ts", "utf8");
       const tables = [...routes.matchAll(/^const table\d+: TableSpec = (\{.*\});$/gm)].map((match) => JSON.parse(match[1] as string) as TableSpec);
       expect(tables.find((table) => table.name === "posts")?.indexes).toEqual([["published", "id"]]);
-      const migrations = readdirSync("example/db/migrations").filter((name) => name.endsWith(".sql")).sort();
-      for (const name of migrations) await db().transaction((tx) => tx.script(readFileSync(join("example/db/migrations", name), "utf8")));
+      // Each migration's up (the text above its `-- fw:down` line), as `db migrate` runs it.
+      for (const migration of readMigrations("example/db/migrations")) await db().transaction((tx) => tx.script(migration.sql));
       expect((await drift(tables)).changes.map((change) => change.summary)).toEqual([]);
     });
 

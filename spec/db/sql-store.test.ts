@@ -8,6 +8,9 @@ interface Row {
   id: number;
   title: string;
   done?: boolean;
+  stars?: number;
+  due?: Date;
+  note?: string;
   owner?: number;
 }
 
@@ -26,10 +29,14 @@ async function freshTable(db: Database, options: { owned?: boolean; extra?: Tabl
     columns: [
       { field: "title", column: "title", type: "text", nullable: false },
       { field: "done", column: "done", type: "boolean", nullable: true },
+      { field: "stars", column: "stars", type: "double precision", nullable: true },
+      { field: "due", column: "due", type: "date", nullable: true, asDate: true },
+      { field: "note", column: "note", type: "text", nullable: true },
       ...(options.owned === true ? [{ field: "owner", column: "owner_id", type: "bigint" as const, nullable: true, references: { table: users, column: "id" } }] : []),
       ...(options.extra ?? []),
     ],
     ...(options.owned === true ? { owner: "owner" } : {}),
+    search: { language: "english", columns: ["title", "note"] },
   };
   await db.script(createTableSql(spec));
   return spec;
@@ -121,14 +128,14 @@ onEveryEngine((engine) => {
       const db = engine.db();
       const spec = await freshTable(db, {
         extra: [
-          { field: "due", column: "due", type: "date", nullable: true },
+          { field: "day", column: "day", type: "date", nullable: true },
           { field: "code", column: "code", type: "text", nullable: true, maxLength: 3 },
         ],
       });
-      const store = new SqlStore<Row & { due?: string; code?: string }>(db, spec);
-      const row = await store.insert({ title: "t", due: "2026-11-25" });
-      expect(await store.get(row.id)).toEqual({ id: row.id, title: "t", due: "2026-11-25" });
-      expect(Object.keys((await store.get(row.id)) ?? {})).toEqual(["id", "title", "due"]);
+      const store = new SqlStore<Row & { day?: string; code?: string }>(db, spec);
+      const row = await store.insert({ title: "t", day: "2026-11-25" });
+      expect(await store.get(row.id)).toEqual({ id: row.id, title: "t", day: "2026-11-25" });
+      expect(Object.keys((await store.get(row.id)) ?? {})).toEqual(["id", "title", "day"]);
       // A data exception (class 22) of a statement sent values is the request's fault: a 400.
       await expect(store.insert({ title: "t", code: "toolong" })).rejects.toThrow(new BadRequest("A value in this request cannot be stored or looked up: a text is longer than its field allows. Correct it and send the request again."));
     });

@@ -144,6 +144,40 @@ onEveryEngine((engine) => {
       expect(sent[0]?.params).toEqual([10, 0, false]);
     });
 
+    it("issue 43: typed filters are one parameterised statement, AND-ed with the read scope: ranges, not, null, contains, like, or, several sorts", async () => {
+      const sent: { sql: string; params: readonly unknown[] }[] = [];
+      const db = engine.db();
+      const spying: Database = { ...db, query: (sql, params) => (sent.push({ sql, params: params ?? [] }), db.query(sql, params)), transaction: (work) => db.transaction(work) } as Database;
+      const store = new SqlScopedStore<Post>(new SqlStore<Post>(spying, await postsTable(db)), FromPath.int);
+      const sneaky = "x' OR '1'='1";
+      const rows = [];
+      for (const [title, published, author] of [[sneaky, true, "7"], ["Beta", false, "7"], ["gamma", undefined, "8"], ["Delta%", true, "8"]] as const) {
+        rows.push(await store.for(author).insert({ title, ...(published === undefined ? {} : { published }) }));
+      }
+      const readable = store.readableBy("published", "7");
+      sent.length = 0;
+      const page = await readable.list({
+        limit: 10,
+        where: { title: { gte: "B", not: "zzz", contains: "' or '" }, or: [{ published: { null: true } }, { id: { gt: 0, lte: 2 ** 40 } }] },
+        order: [{ field: "published", descending: true }, { field: "title", descending: false }],
+      });
+      expect(page.rows.map((row) => row.title)).toEqual([sneaky]);
+      expect(sent).toHaveLength(1);
+      const [query] = sent;
+      expect(query?.sql).toContain('WHERE ("is_published" = $3 OR "author_id" = $4) AND "title" IS DISTINCT FROM $5 AND "title" COLLATE "C" >= $6 AND strpos(translate("title", $7, $8), $9) > 0 AND ("is_published" IS NULL OR ("id" > $10 AND "id" <= $11))');
+      expect(query?.sql).toContain('ORDER BY "is_published" DESC NULLS LAST, "title" COLLATE "C" ASC, "id" LIMIT $1 OFFSET $2');
+      expect(query?.sql).not.toContain("OR '1'");
+      expect(query?.params.slice(0, 6)).toEqual([10, 0, true, 7, "zzz", "B"]);
+      expect(query?.params[8]).toBe("' or '");
+      // like: the pattern folded, compared under "C"; not of a list: NULL rows kept.
+      sent.length = 0;
+      const liked = await store.list({ limit: 10, where: { title: { like: "DELTA\\%" }, published: { not: [false] } } });
+      expect(liked.rows.map((row) => row.title)).toEqual(["Delta%"]);
+      expect(sent[0]?.sql).toContain('translate("title", $3, $4) COLLATE "C" LIKE $5 AND ("is_published" IS NULL OR "is_published" <> ALL($6::boolean[]))');
+      expect(sent[0]?.params[4]).toBe("delta\\%");
+      expect(await store.count({ where: { title: { like: "%a%" } } })).toBe(3);
+    });
+
     it("where and search on a field the table lacks, or a search of a column that is not text, throw naming the field before any query", async () => {
       const store = new SqlStore<Post>(engine.db(), await postsTable(engine.db()));
       await expect(store.list({ offset: 0, limit: 1, where: { secret: 1 } as never })).rejects.toThrow(/the table where_posts_\d+ has no column for the field "secret" a where names/);

@@ -18,6 +18,7 @@ import {
   type Layout,
   type ModelSpec,
   type Page,
+  type SearchResults,
   type Store,
   type Validation,
   type WsConnection,
@@ -189,6 +190,14 @@ class FlakyStore implements Store<Memo> {
   async list(page: { readonly offset: number; readonly limit: number }): Promise<Page<Memo>> {
     await this.check("list");
     return this.inner.list(page);
+  }
+  async count(): Promise<number> {
+    await this.check("count");
+    return this.inner.count();
+  }
+  async search(text: string): Promise<SearchResults<Memo>> {
+    await this.check("search");
+    return this.inner.search(text);
   }
   async get(key: unknown): Promise<Memo | undefined> {
     await this.check("get");

@@ -41,10 +41,10 @@ describe("issue 32: typed job files under src/jobs, built and served (dev)", () 
   it("builds, and the generated src/.fw/jobs.ts names each job file (not the lower-case helper), its validator and its options", () => {
     expect(built.code, built.output).toBe(0);
     const generated = readFileSync(join(dir, "src/.fw/jobs.ts"), "utf8");
-    expect([...generated.matchAll(/^ {2}(\w+): \{$/gm)].map((m) => m[1])).toEqual(["Flaky", "Nightly", "Welcome"]);
+    expect([...generated.matchAll(/^ {2}(\w+): \{$/gm)].map((m) => m[1])).toEqual(["Count", "Flaky", "Nightly", "Welcome"]);
     expect(generated).toContain('source: "src/jobs/Welcome.ts"');
-    expect(generated).toContain("(input: unknown) => typia.validate<Parameters<typeof j2.run>[0]>(input)");
-    expect(generated).toContain("options: j0.options,");
+    expect(generated).toContain("(input: unknown) => typia.validate<Parameters<typeof j3.run>[0]>(input)");
+    expect(generated).toContain("options: j1.options,");
   });
 
   it("the built validator refuses, at enqueue, a payload that fails the job's type (typia's tags too), naming the job, its file and the path", async () => {
@@ -60,6 +60,21 @@ describe("issue 32: typed job files under src/jobs, built and served (dev)", () 
     expect(answer.status).toBe(202);
     expect(await answer.json()).toMatchObject({ duplicate: false });
     await until(async () => (await (await fetch(`${url}/welcomed`)).text()).includes("ada@example.com 1"));
+  });
+
+  it("issue 43, item 6: a job asks for a model's store (AllRows<Tally>) as a handler does, and writes through it what the derived pages then show", async () => {
+    const generated = readFileSync(join(dir, "src/.fw/jobs.ts"), "utf8");
+    expect(generated).toContain("stores: () => ({ tallies: routes.stores.Tally }),");
+    expect(generated).toContain("satisfies JobSpec<Parameters<typeof j0.run>[0], Parameters<typeof j0.run>[2]>");
+    const count = (label: string) => fetch(`${url}/api/tallies`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ label }) });
+    expect((await count("apples")).status).toBe(202);
+    await until(async () => (await (await fetch(`${url}/tallies`)).text()).includes("<td>apples</td><td>1</td>"));
+    expect((await count("apples")).status).toBe(202);
+    expect((await count("pears")).status).toBe(202);
+    await until(async () => {
+      const html = await (await fetch(`${url}/tallies`)).text();
+      return html.includes("<td>apples</td><td>2</td>") && html.includes("<td>pears</td><td>1</td>");
+    });
   });
 
   it("/fw/jobs lists a job that threw as dead with its error; Retry is refused without the CSRF token and runs it again with it", async () => {

@@ -75,7 +75,7 @@ describe("fw/live publishing(store, topic): every write publishes", () => {
     expect(heard).toEqual(["tasks"]);
     // A store that narrows (as a database store answers `where` with a WHERE clause).
     const table = new InMemoryStore<Task>("id");
-    const narrowing: Store<Task> = { list: (p) => table.list(p), get: (k) => table.get(k), insert: (d) => table.insert(d), update: (k, d) => table.update(k, d), delete: (k) => table.delete(k), where: () => table };
+    const narrowing: Store<Task> = { list: (p) => table.list(p), count: (q) => table.count(q), search: (t, p) => table.search(t, p), get: (k) => table.get(k), insert: (d) => table.insert(d), update: (k, d) => table.update(k, d), delete: (k) => table.delete(k), where: () => table };
     const plain = publishing<Task>(narrowing, "tasks");
     const row = await table.insert({ owner: 2, title: "theirs" });
     const narrowed = plain.where?.({ anyOf: [{ field: "owner", equals: 2 }] });

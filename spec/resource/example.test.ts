@@ -128,6 +128,24 @@ describe("Item 8: the example shows drafts to their author alone (the model's pu
     expect(refused.html).toContain("sort by one of title, category, published");
   });
 
+  it("issue 43: /posts?q= searches titles and bodies, ranked, the body's passage marked; a draft is found by its author alone", async () => {
+    const word = `zq${process.pid}x${Date.now() % 100_000}`;
+    await alice.get("/posts/new");
+    expect((await alice.post("/posts", { title: `Lanterns ${word}`, body: `How to mend the lanterns & lamps of ${word}`, category: "howto", published: "true" })).status).toBe(303);
+    expect((await alice.post("/posts", { title: "A quiet draft", body: `More ${word} lanterns to come`, category: "news" })).status).toBe(303);
+    const titles = (html: string): string[] => [...html.matchAll(/<a href="\/posts\/\d+">([^<]*)<\/a>/g)].map((m) => m[1] as string);
+    const mine = await alice.get(`/posts?q=${word}+lantern`);
+    expect(titles(mine.html)).toEqual([`Lanterns ${word}`, "A quiet draft"]);
+    expect(mine.html).toContain(`<input type="search" name="q" value="${word} lantern" maxlength="200">`);
+    expect(mine.html).toContain(`How to mend the <mark>lanterns</mark> &amp; lamps of <mark>${word}</mark>`);
+    const visitor = await new Browser(url).get(`/posts?q=${word}`);
+    expect(titles(visitor.html)).toEqual([`Lanterns ${word}`]);
+    expect((await new Browser(url).get(`/posts?q=${word}+-mend`)).html).toContain("No posts match.");
+    const tooLong = await new Browser(url).get(`/posts?q=${"x".repeat(201)}`);
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.html).toContain("A search of the posts takes at most 200 characters; this one has 201.");
+  });
+
   it("the author sees the draft on the index and on its page, with their Edit and Delete controls", async () => {
     const index = await alice.get("/posts");
     expect(index.html).toContain(`Draft ${marker}`);

@@ -16,7 +16,7 @@ referenceConformance("InMemoryDatabase", async () => {
 });
 
 storeConformance("InMemoryDatabase's store (a model without references)", () =>
-  new InMemoryDatabase().store({ ...MODELS.posts, name: "Row", fields: ROW_MODEL.fields } as never),
+  new InMemoryDatabase().store({ ...MODELS.posts, name: "Row", fields: ROW_MODEL.fields, search: ROW_MODEL.search } as never),
 );
 
 describe("InMemoryDatabase", () => {

@@ -92,7 +92,7 @@ export function relationsSpecs(table: (name: string) => string | undefined = () 
   };
   return {
     author: spec<Author>("Author", [text("name", "Name", true)], tabled("authors")),
-    post: spec<Post>("Post", [text("title", "Title"), reference("author", "Author", "Author", "restrict"), { name: "published", label: "Published", input: "checkbox", optional: false, describe: "yes or no" }], { owner: "owner", ...tabled("posts") }),
+    post: spec<Post>("Post", [text("title", "Title"), reference("author", "Author", "Author", "restrict"), { name: "published", label: "Published", input: "checkbox", optional: false, describe: "yes or no" }], { owner: "owner", search: { fields: ["title"], language: "english" }, ...tabled("posts") }),
     comment: spec<Comment>("Comment", [reference("post", "Post", "Post", "cascade"), text("body", "Body"), reference("seeAlso", "See also", "Post", "set null", true)], { readableWith: "post", ...tabled("comments") }),
     review: spec<Review>("Review", [reference("post", "Post", "Post", "restrict"), text("reviewer", "Reviewer"), { name: "stars", label: "Stars", input: "number", optional: false, describe: "a number" }], {
       unique: [["post", "reviewer"]],

@@ -71,6 +71,20 @@ export function relationsPagesSuite(engine: string, make: () => Promise<Relation
     }, 60_000);
     afterAll(() => app?.close());
 
+    it("issue 43: the Index's search finds only what the viewer may read (a draft is its owner's), ranked, marked, beside a filter", async () => {
+      const rows = (html: string): string[] => [...html.matchAll(/<tr><td>(.*?)<\/td>/g)].map((m) => m[1] as string);
+      expect(rows((await bob().get("/posts?q=secret+drafts")).html)).toEqual([]);
+      expect((await bob().get("/posts?q=secret")).html).toContain("No posts match.");
+      expect(rows((await alice().get("/posts?q=secret+drafts")).html)).toEqual(["<mark>Secret</mark> <mark>draft</mark>"]);
+      expect(rows((await bob().get("/posts?q=hello+or+secret")).html)).toEqual(["<mark>Hello</mark>"]);
+      expect(rows((await alice().get("/posts?q=hello+or+secret")).html).sort()).toEqual(["<mark>Hello</mark>", "<mark>Secret</mark> draft"]);
+      expect(rows((await alice().get(`/posts?q=hello+or+secret&author=${ids.ada}`)).html)).toEqual(["<mark>Secret</mark> draft"]);
+      // "other" is a stop word: alone it finds nothing, and nothing fails.
+      expect((await bob().get("/posts?q=other")).html).toContain("No posts match.");
+      const typed = await bob().get(`/posts?q=${encodeURIComponent("' OR 1=1 -- & | ! :*")}`);
+      expect(typed.status).toBe(200);
+    });
+
     it("a reference is a select of the rows the viewer may read, labelled and sorted by label, an empty choice first", async () => {
       const form = await alice().get("/posts/new");
       expect(select(form.html, "author")).toBe(
@@ -153,10 +167,11 @@ export function relationsPagesSuite(engine: string, make: () => Promise<Relation
       // Filtered by a post Bob may not read: no rows, and no title.
       const hidden = (await bob().get(`/comments?post=${ids.draft}`)).html;
       expect(hidden).toContain(`<h1>Comments of post ${ids.draft}</h1>`);
-      expect(hidden).toContain("No comments yet.");
+      expect(hidden).toContain("No comments match.");
+      expect(hidden).not.toContain("Draft");
       const bad = await bob().get("/comments?post=abc");
       expect(bad.status).toBe(400);
-      expect(detail(bad.html)).toBe('The index of comments is filtered by post with the number of a post (a whole number from 1: /comments?post=7), not "abc".');
+      expect(detail(bad.html)).toBe('The index of comments is filtered by post (?post=) with the number of a post (a whole number from 1: /comments?post=7), not "abc".');
     });
 
     it("Show lists the rows pointing here, per model and field, with an Add link pre-filling the reference; paged by 20", async () => {

@@ -206,9 +206,13 @@ describe("4.4 The seven derived routes of a model, served through the generated 
     for (let i = 0; i < 55; i++) expect((await visitor.post("/notes", { text: `note ${i}` })).status).toBe(303);
     const first = await visitor.get("/notes");
     expect(first.html.match(/<tr><td>/g)?.length).toBe(50);
-    expect(first.html).toContain('<a href="/notes?page=2" rel="next">Next</a>');
-    const second = await visitor.get("/notes?page=2");
+    const next = /<a href="(\/notes\?after=[A-Za-z0-9_-]+)" rel="next">Next<\/a>/.exec(first.html)?.[1];
+    expect(next).toBeDefined();
+    const second = await visitor.get(next as string);
     expect(second.html).toContain("note 54");
+    expect(second.html).not.toContain('rel="next"');
+    expect(second.html).toMatch(/<a href="\/notes\?before=[A-Za-z0-9_-]+" rel="prev">Previous<\/a>/);
+    expect((await visitor.get("/notes?page=2")).html).toContain("note 54");
     for (const bad of ["zero", "0", "-1", "1.5", "2e3", "", "99999999999"]) expect((await visitor.get(`/notes?page=${bad}`)).status, bad).toBe(400);
     const past = await visitor.get("/notes?page=9");
     expect(past.status).toBe(404);
@@ -313,7 +317,7 @@ describe("Index sorted by a column (issue 22, item 6)", () => {
   it("the pager keeps the sort", async () => {
     const visitor = new Visitor(fixture.url);
     const page = await visitor.get("/notes?sort=-text");
-    expect(page.html).toContain('<a href="/notes?sort=-text&amp;page=2" rel="next">Next</a>');
+    expect(page.html).toMatch(/<a href="\/notes\?sort=-text&amp;after=[A-Za-z0-9_-]+" rel="next">Next<\/a>/);
   });
 });
 
@@ -397,5 +401,155 @@ describe("Verified paths (issue 31 item 1)", () => {
     expect(builder).toContain('"/bookmarks/:id": { readonly id: number };');
     expect(builder).toContain('"/posts/:id": { readonly id: import("../models/Post.js").Post["id"] };');
     expect(builder).not.toContain('"/notes/:id/delete"');
+  });
+});
+
+describe("Issue 43, item 4: the derived Index's filters, page size and keyset paging, all in the URL", () => {
+  /** The titles of an Index page's rows, in order (the first column). */
+  const titles = (html: string): string[] => [...html.matchAll(/<tr><td>([^<]*)<\/td>/g)].map((m) => m[1] as string);
+  const nextOf = (html: string): string | undefined => /<a href="([^"]+)" rel="next">Next<\/a>/.exec(html)?.[1]?.replaceAll("&amp;", "&");
+  const prevOf = (html: string): string | undefined => /<a href="([^"]+)" rel="prev">Previous<\/a>/.exec(html)?.[1]?.replaceAll("&amp;", "&");
+  const detail = (html: string): string => /<p class="fw-problem-detail">([^<]*)<\/p>/.exec(html)?.[1] ?? html;
+
+  it("filters derived from the type: a select for a union, a checkbox for a yes/no, a date range; a GET form that keeps them, and Clear", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/posts/new");
+    const made: Record<string, string>[] = [
+      { title: "F1 news on", category: "news", published: "true", publishedOn: "2031-03-01" },
+      { title: "F2 misc off", category: "misc", publishedOn: "2031-03-15" },
+      { title: "F3 misc on", category: "misc", published: "true", publishedOn: "2031-04-01" },
+      { title: "F4 misc on undated", category: "misc", published: "true" },
+    ];
+    for (const post of made) expect((await visitor.post("/posts", { body: "b", ...post })).status).toBe(303);
+    const page = (path: string) => visitor.get(path).then((answer) => answer.html);
+    const html = await page("/posts?category=misc&published=true&publishedOn.from=2031-01-01&publishedOn.to=2031-12-31");
+    expect(titles(html)).toEqual(["F3 misc on"]);
+    expect(html).toContain('<form method="get" action="/posts" class="fw-filters" role="search">');
+    expect(html).toContain('<select name="category"><option value="">Any</option><option value="news">news</option><option value="howto">howto</option><option value="misc" selected>misc</option></select>');
+    expect(html).toContain('<input type="checkbox" name="published" value="true" checked>');
+    expect(html).toContain('<input type="date" name="publishedOn.from" value="2031-01-01">');
+    expect(html).toContain('<a href="/posts" class="fw-clear">Clear</a>');
+    // The range is inclusive: both ends' days count; an empty field (as a form sends it) is no filter.
+    expect(titles(await page("/posts?publishedOn.from=2031-03-01&publishedOn.to=2031-03-15&category=&published="))).toEqual(["F1 news on", "F2 misc off"]);
+    expect(titles(await page("/posts?category=misc&published=false&publishedOn.from=2031-01-01"))).toEqual(["F2 misc off"]);
+    // Sort links keep the filters; a filter keeps the sort (a hidden field).
+    const sorted = await page("/posts?category=misc&sort=-title");
+    expect(sorted).toContain('<a href="/posts?category=misc&amp;sort=title">Title</a>');
+    expect(sorted).toContain('<input type="hidden" name="sort" value="-title">');
+    expect(titles(sorted).filter((t) => t.startsWith("F"))).toEqual(["F4 misc on undated", "F3 misc on", "F2 misc off"]);
+    expect(await page("/posts?category=misc&title=x")).toContain("takes no parameter");
+  });
+
+  it("a bad filter, size, sort or cursor, an unknown parameter or one given twice is a 400 naming it", async () => {
+    const visitor = new Visitor(fixture.url);
+    const refusals: [string, RegExp][] = [
+      ["/posts?category=gossip", /filtered by category \(\?category=\) with one of news, howto, misc, not &quot;gossip&quot;/],
+      ["/posts?published=yes", /filtered by published \(\?published=\) with true or false, not &quot;yes&quot;/],
+      ["/posts?publishedOn.from=2031-02-30", /\(\?publishedOn\.from=\) with a date \(YYYY-MM-DD\), not &quot;2031-02-30&quot;/],
+      ["/posts?size=1000", /shows 10, 25, 50, 100 rows a page \(\?size=25\), not &quot;1000&quot;/],
+      ["/posts?nope=1", /The index of posts takes no parameter &quot;nope&quot;: it takes sort, size, after, before, page, q, published, category, publishedOn\.from, publishedOn\.to\./],
+      ["/posts?category=news&category=misc", /\?category= of the index of posts is given 2 times; it takes one value/],
+      ["/posts?after=forged", /The page cursor \?after= is not one this list wrote for its sort/],
+      [`/posts?after=${Buffer.from('["x", 1]').toString("base64url")}`, /The page cursor \?after= is not one/],
+      [`/posts?sort=title&after=${Buffer.from("[7]").toString("base64url")}`, /The page cursor \?after= is not one/],
+      [`/posts?after=${Buffer.from("[0]").toString("base64url")}`, /The page cursor \?after= is not one/],
+      [`/posts?after=${Buffer.from("[1]").toString("base64url")}&before=${Buffer.from("[1]").toString("base64url")}`, /takes \?after= or \?before=, not both/],
+    ];
+    for (const [path, message] of refusals) {
+      const answer = await visitor.get(path);
+      expect(answer.status, path).toBe(400);
+      expect(detail(answer.html), path).toMatch(message);
+    }
+  });
+
+  it("keyset pages of any size: Next and Previous by the sort key, stable while rows are added, the filters and size kept", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/posts/new");
+    for (let i = 1; i <= 23; i++) expect((await visitor.post("/posts", { title: `K${String(i).padStart(2, "0")}`, body: "b", category: "howto", publishedOn: "2032-01-01" })).status).toBe(303);
+    const base = "/posts?publishedOn.from=2032-01-01&sort=title&size=10";
+    const first = await visitor.get(base);
+    expect(titles(first.html)).toEqual(["K01", "K02", "K03", "K04", "K05", "K06", "K07", "K08", "K09", "K10"]);
+    expect(first.html).toContain("<span>23 posts</span>");
+    expect(first.html).toContain('<option value="10" selected>10</option>');
+    const next = nextOf(first.html) as string;
+    expect(next).toMatch(/^\/posts\?publishedOn\.from=2032-01-01&sort=title&size=10&after=[A-Za-z0-9_-]+$/);
+    // Rows added before the cursor do not shift the next page.
+    await visitor.post("/posts", { title: "K00", body: "b", category: "howto", publishedOn: "2032-01-01" });
+    await visitor.post("/posts", { title: "K05b", body: "b", category: "howto", publishedOn: "2032-01-01" });
+    const second = await visitor.get(next);
+    expect(titles(second.html)).toEqual(["K11", "K12", "K13", "K14", "K15", "K16", "K17", "K18", "K19", "K20"]);
+    const third = await visitor.get(nextOf(second.html) as string);
+    expect(titles(third.html)).toEqual(["K21", "K22", "K23"]);
+    expect(nextOf(third.html)).toBeUndefined();
+    const back = await visitor.get(prevOf(third.html) as string);
+    expect(titles(back.html)).toEqual(titles(second.html));
+    const front = await visitor.get(prevOf(back.html) as string);
+    expect(titles(front.html)).toEqual(["K02", "K03", "K04", "K05", "K05b", "K06", "K07", "K08", "K09", "K10"]);
+    expect(prevOf(front.html)).toBeDefined();
+    const start = await visitor.get(prevOf(front.html) as string);
+    expect(titles(start.html)).toEqual(["K00", "K01"]);
+    expect(prevOf(start.html)).toBeUndefined();
+  });
+
+  it("a model's own sort (the companion's sort: \"-createdAt\"): newest first, ties by the key the same way", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/tasks/new");
+    for (const title of ["S-first", "S-second", "S-third"]) expect((await visitor.post("/tasks", { title })).status).toBe(303);
+    const listed = titles((await visitor.get("/tasks")).html).filter((t) => t.startsWith("S-"));
+    expect(listed).toEqual(["S-third", "S-second", "S-first"]);
+    const generated = await readFile(join(dir, "src/.fw/routes.ts"), "utf8");
+    expect(generated).toContain('sort: {"field":"createdAt","descending":true},');
+  });
+});
+
+describe("Issue 43, item 2: the derived Index's search box (the companion's search: [\"title\", \"body\"])", () => {
+  const titles = (html: string): string[] => [...html.matchAll(/<tr><td>(.*?)<\/td>/g)].map((m) => (m[1] as string).replace(/<\/?mark>/g, ""));
+  const nextOf = (html: string): string | undefined => /<a href="([^"]+)" rel="next">Next<\/a>/.exec(html)?.[1]?.replaceAll("&amp;", "&");
+  const detail = (html: string): string => /<p class="fw-problem-detail">([^<]*)<\/p>/.exec(html)?.[1] ?? html;
+
+  it("ranked rows (a title's match above a body's), snippets marked and escaped, filters kept, paged by number", async () => {
+    const visitor = new Visitor(fixture.url);
+    await visitor.get("/posts/new");
+    const made = [
+      { title: "Zebra notes", body: "Nothing about <b>lanterns</b> here: a lantern, at most", category: "misc" },
+      { title: "Lantern repair", body: "Fix the lanterns", category: "howto" },
+      { title: "Lantern festival", body: "News of it", category: "news" },
+    ];
+    for (const post of made) expect((await visitor.post("/posts", post)).status).toBe(303);
+    const found = await visitor.get("/posts?q=lanterns");
+    expect(found.status).toBe(200);
+    expect(found.html).toContain('<label class="fw-search">Search posts <input type="search" name="q" value="lanterns" maxlength="200"></label>');
+    expect(titles(found.html)).toEqual(["Lantern repair", "Lantern festival", "Zebra notes"]);
+    expect(found.html).toContain("<td><mark>Lantern</mark> repair</td>");
+    expect(found.html).toContain("Nothing about &lt;b&gt;<mark>lanterns</mark>&lt;/b&gt; here: a <mark>lantern</mark>, at most");
+    expect(titles((await visitor.get("/posts?q=lantern&category=news")).html)).toEqual(["Lantern festival"]);
+    expect(titles((await visitor.get("/posts?q=lantern+-festival")).html)).toEqual(["Lantern repair", "Zebra notes"]);
+    // Ranked results page by number: ?page=2 of a search is its next ten.
+    await visitor.get("/posts/new");
+    for (let i = 0; i < 10; i++) expect((await visitor.post("/posts", { title: `Lantern ${i}`, body: "b", category: "misc" })).status).toBe(303);
+    const page = await visitor.get("/posts?q=lantern&size=10");
+    expect(page.html).toContain("<span>13 posts</span>");
+    const next = nextOf(page.html) as string;
+    expect(next).toBe("/posts?q=lantern&size=10&page=2");
+    const second = await visitor.get(next);
+    expect(titles(second.html)).toHaveLength(3);
+    expect(new Set([...titles(page.html), ...titles(second.html)]).size).toBe(13);
+    expect((await visitor.get("/posts?q=nothingmatchesthis")).html).toContain("No posts match.");
+  });
+
+  it("what is typed gets an answer, never a 500: tsquery syntax, quotes, a NUL, only stop words; longer than 200 characters is a 400 saying so", async () => {
+    const visitor = new Visitor(fixture.url);
+    for (const q of ["lantern & | ! :* ( ) <->", '"lantern', "' OR 1=1 --", "lan\u0000tern", "the and of", "\\"]) {
+      const answer = await visitor.get(`/posts?q=${encodeURIComponent(q)}`);
+      expect(answer.status, q).toBe(200);
+    }
+    const long = await visitor.get(`/posts?q=${"x".repeat(1000)}`);
+    expect(long.status).toBe(400);
+    expect(detail(long.html)).toMatch(/The search of posts takes at most 200 characters; this one has 1000\./);
+    // 10 KB of it is past what the server reads of a request's target: 414, before any handler.
+    expect((await visitor.get(`/posts?q=${"x".repeat(10_000)}`)).status).toBe(414);
+    const cursor = await visitor.get(`/posts?q=lantern&after=${Buffer.from("[1]").toString("base64url")}`);
+    expect(cursor.status).toBe(400);
+    expect(detail(cursor.html)).toBe("The search of posts pages by ?page=, not by ?after= (its results are ranked, not sorted).");
   });
 });

@@ -1,18 +1,19 @@
 import { describe, expect, it } from "vitest";
 import type { FieldSpec, Store, Where } from "../../runtime/index.js";
+import { queryConformance, type QueryRow } from "./query-conformance.js";
 
-interface Row {
-  id: number;
-  title: string;
-  done?: boolean;
-}
+type Row = QueryRow;
 
 /** The suite's model as an in-memory store is told it (`new InMemoryStore("id", ROW_MODEL)`): its fields, so a query naming another is refused. */
-export const ROW_MODEL: { name: string; fields: FieldSpec[]; owner?: string } = {
+export const ROW_MODEL: { name: string; fields: FieldSpec[]; owner?: string; search: { fields: string[]; language: string } } = {
   name: "Row",
+  search: { fields: ["title", "note"], language: "english" },
   fields: [
     { name: "title", label: "Title", input: "text", optional: false, describe: "a text" },
     { name: "done", label: "Done", input: "checkbox", optional: true, describe: "true or false" },
+    { name: "stars", label: "Stars", input: "number", optional: true, describe: "a number" },
+    { name: "due", label: "Due", input: "date", optional: true, describe: "a date (YYYY-MM-DD)" },
+    { name: "note", label: "Note", input: "text", optional: true, describe: "text" },
   ],
 };
 
@@ -180,6 +181,8 @@ export function storeConformance(name: string, factory: () => Store<Row> | Promi
       expect(await found("b", { done: false })).toEqual(["b"]);
       expect((await store.list({ offset: 1, limit: 1, search: { field: "title", prefix: "b" } })).total).toBe(4);
     });
+
+    queryConformance(make);
 
     it("hands out copies: changing a returned row changes nothing stored", async () => {
       const store = await make();

@@ -15,6 +15,11 @@ interface Comment {
   body: LongText;
   stars: number;
   kind: "note" | "question";
+  due?: Date;
+  note?: string;
+}
+interface Note {
+  id: Id<Note>;
 }
 
 describe("Where<Model>: a store's typed equalities (issue 29, item 5)", () => {
@@ -37,5 +42,44 @@ describe("Where<Model>: a store's typed equalities (issue 29, item 5)", () => {
     // @ts-expect-error a boolean field takes booleans
     const badBoolean: Where<Post> = { published: "yes" };
     void [unknownField, textKey, badLiteral, badBoolean];
+  });
+});
+
+describe("Where<Model>'s conditions (issue 43, item 1): typed from each field", () => {
+  it("takes ranges on numbers, texts, dates and keys; in, not, eq; null on optional fields; contains and like on texts; or of wheres", () => {
+    const day = new Date("2026-01-01T00:00:00Z");
+    expectTypeOf({ stars: { gte: 2, lt: 5 }, body: { contains: "x" }, kind: { not: "note" as const } }).toMatchTypeOf<Where<Comment>>();
+    expectTypeOf({ due: { gte: day, lt: day }, note: { null: true, like: "a%" }, post: { in: [1, 2] }, id: { gt: 7 } }).toMatchTypeOf<Where<Comment>>();
+    expectTypeOf({ or: [{ stars: 5 }, { kind: "question" as const, parent: { null: false } }] }).toMatchTypeOf<Where<Comment>>();
+    expectTypeOf({ kind: { in: ["note", "question"] as ("note" | "question")[] }, title: { gte: "B" } }).toMatchTypeOf<Where<Comment & { title: string }>>();
+  });
+
+  it("refuses at compile time a condition the field's type does not take, or a value of another type", () => {
+    const note: Note = { id: 3 as Note["id"] };
+    // @ts-expect-error contains is for text fields
+    const containsNumber: Where<Comment> = { stars: { contains: "3" } };
+    // @ts-expect-error like is for text fields
+    const likeDate: Where<Comment> = { due: { like: "2026%" } };
+    // @ts-expect-error a range on a yes/no field
+    const rangeBoolean: Where<Post> = { published: { gt: false } };
+    // @ts-expect-error null is for optional fields: a required one always has a value
+    const nullRequired: Where<Comment> = { stars: { null: true } };
+    // @ts-expect-error a range's bound has the field's type
+    const textBound: Where<Comment> = { stars: { gte: "2" } };
+    // @ts-expect-error a date's bound is a Date
+    const dayText: Where<Comment> = { due: { lt: "2026-01-01" } };
+    // @ts-expect-error in takes a list of the field's values
+    const inScalar: Where<Comment> = { stars: { in: 3 } };
+    // @ts-expect-error not one of the literal union's members
+    const notLiteral: Where<Comment> = { kind: { not: "answer" } };
+    // @ts-expect-error a condition where does not know
+    const unknownCondition: Where<Comment> = { stars: { greater: 3 } };
+    // @ts-expect-error another model's key is not this reference's
+    const otherKey: Where<Comment> = { post: { in: [note.id] } };
+    // @ts-expect-error an or's wheres are typed too
+    const orField: Where<Comment> = { or: [{ nope: 1 }] };
+    // @ts-expect-error an or is a list of wheres
+    const orObject: Where<Comment> = { or: { stars: 1 } };
+    void [containsNumber, likeDate, rangeBoolean, nullRequired, textBound, dayText, inScalar, notLiteral, unknownCondition, otherKey, orField, orObject];
   });
 });

@@ -450,6 +450,10 @@ const WALKS: ReadonlyMap<string, (reader: Reader, where: string) => Promise<void
       const browser = await signedUp((await reader.serving(where)).origin, email, password, where);
       const done = taskId((await browser.submit("/tasks/new", { title: "Old news", done: "true" })).location, where);
       const open = taskId((await browser.submit("/tasks/new", { title: "Still to do" })).location, where);
+      // Step 5's search box (issue 43): the words of a title, stemmed, the match marked.
+      const found = (await browser.get("/tasks?q=news")).text;
+      expect(found, `${where}: /tasks?q=news`).toContain("<mark>news</mark>");
+      expect(found, `${where}: /tasks?q=news`).not.toContain("Still to do");
       // The night, without waiting for it: with the app stopped, its schedule (written at boot)
       // is made due; the next boot runs the job once, as after a night no process served.
       await reader.stop();

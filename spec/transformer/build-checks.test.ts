@@ -13,6 +13,12 @@ const cases: Record<string, readonly RegExp[]> = {
     /src\/app\/boxes\/_box\/Show\.ts\(3,\d+\): error TS91019: .*the path parameter `box` as `\{ w: number; \}`.*take it as a string and convert it in the handler/,
     /src\/app\/tags\/_tag\/Show\.ts\(3,\d+\): error TS91019: .*the path parameter `tag` as `number \| undefined`, .*a path parameter is always present: drop the `\?`/,
   ],
+  "query-errors": [
+    /src\/app\/nested\/Index\.ts\(2,\d+\): error TS91110: fw: src\/app\/nested\/Index\.ts mounts GET \/nested: `index` reads the query parameter `filter` as `\{ title: string; \}`, which fw cannot read from a query's text: it is not one primitive\. A query parameter is read from text as a string, number, boolean or Date/,
+    /src\/app\/nullable\/Index\.ts\(2,\d+\): error TS91110: .*the query parameter `page` as `number \| null`, .*drop the `\| null` \(make it optional\)/,
+    /src\/app\/mixed\/Index\.ts\(2,\d+\): error TS91110: .*mounts GET \/mixed: `index` reads the query parameter `key` as `string \| number`/,
+    /src\/app\/listed\/Index\.ts\(2,\d+\): error TS91110: .*`index` declares its query parameters as `string\[\]`, which is not an object of parameters/,
+  ],
   "broken-model": [
     /src\/models\/Note\.ts\(\d+,\d+\): error TS91013: fw: .*the field `tags` of the model Note/,
     /src\/models\/Memo\.ts\(\d+,\d+\): error TS91015: fw: .*the model Memo and its companion must be exported/,
@@ -42,6 +48,8 @@ const absent: Record<string, readonly RegExp[]> = {
   "bare-capability": [/src\/app\/deps\//, /TS91004/],
   // booleans, literal unions and tagged numbers decode
   "param-no-decoder": [/src\/app\/(flags|sorted|pages)\//],
+  // tagged numbers, literal unions, lists of booleans and dates decode from a query
+  "query-errors": [/src\/app\/fine\//],
   // naming the user model picks the owner out of two Id fields
   "owner-not-user": [/Task\.ts/],
   // a listener of the right shape, and no advice to write a GET handler

@@ -30,6 +30,8 @@ describe("issue 20: the generated module and fw/db", () => {
     expect(text).toContain("const store1 = storeFor(model1, table1);");
     expect(text).toContain(`const table1: TableSpec = {"name":"posts",`);
     expect(text).toContain("export const tables: readonly TableSpec[] = [table1];");
+    // Issue 43, item 6: every derived model's store, by name, for the jobs that ask for them.
+    expect(text).toContain("export const stores = { Note: store0, Post: store1 };");
   });
 });
 

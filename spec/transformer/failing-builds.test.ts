@@ -104,7 +104,9 @@ const cases: Record<string, readonly RegExp[]> = {
   // Issue 32: job files under src/jobs (helpers.ts, lower-case, is a plain module and no job).
   "job-errors": [
     /src\/jobs\/NoRun\.ts\(1,1\): error TS91070: fw: src\/jobs\/NoRun\.ts is the job NoRun, but it exports no `run`\. A job file exports `export async function run\(payload: Payload, job: JobContext\): Promise<void> \{ … \}`/,
-    /src\/jobs\/TooMany\.ts\(\d+,\d+\): error TS91071: fw: src\/jobs\/TooMany\.ts is the job TooMany, but its `run` takes 3 parameters; it takes the payload and, optionally, the JobContext/,
+    /src\/jobs\/TooMany\.ts\(\d+,\d+\): error TS91071: fw: src\/jobs\/TooMany\.ts is the job TooMany, but its `run` takes 4 parameters; it takes the payload and, optionally, the JobContext and the stores it uses/,
+    /src\/jobs\/Viewer\.ts\(\d+,\d+\): error TS91113: fw: src\/jobs\/Viewer\.ts is the job Viewer, but it asks for `posts: Store<Post>`, a viewer's rows, and a job runs for nobody signed in: ask for every row by name, `posts: AllRows<Post>`/,
+    /src\/jobs\/NotStores\.ts\(\d+,\d+\): error TS91113: fw: src\/jobs\/NotStores\.ts is the job NotStores, but it asks for `mailer: string` in its third parameter, which holds model stores only/,
     /src\/jobs\/Dated\.ts\(\d+,\d+\): error TS91072: fw: src\/jobs\/Dated\.ts is the job Dated, but its payload type `\{ id: number; sendAt: Date; \}` cannot be stored as JSON: payload\.sendAt is a Date\. Use strings, numbers, booleans, null, arrays and plain objects \(an ISO date string for a date/,
     /src\/jobs\/Bare\.ts\(\d+,\d+\): error TS91072: fw: src\/jobs\/Bare\.ts is the job Bare, but its payload is `string`; a payload is an object of JSON values/,
   ],

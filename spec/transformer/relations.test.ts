@@ -103,10 +103,19 @@ describe("issue 29, item 8: relation mistakes are build errors naming the model,
     line("Book.ts", 91043, /the unique of Book cannot hold: `blurb` is a long text/);
   });
 
+  it("issue 43: a model's sort the build cannot read (not a literal) (TS91111)", () => {
+    line("Room.ts", 91111, /the sort of Room must be a string literal the build can read: sort: "-createdAt"/);
+  });
+
+  it("issue 43: a model's search naming a field twice, or a language the build cannot read (TS91112)", () => {
+    line("Room.ts", 91112, /the search of Room names `name`, which is listed twice: search reads text \(name\)/);
+    line("Room.ts", 91112, /the searchLanguage of Room must be a string literal the build can read: searchLanguage: "english"/);
+  });
+
   it("the broken models get no routes, so nothing fails later in the generated module; TypeScript adds its own errors for the typed options", () => {
-    const others = broken.output.split("\n").filter((l) => / error TS\d+/.test(l) && !/ error TS9104\d: fw: /.test(l));
+    const others = broken.output.split("\n").filter((l) => / error TS\d+/.test(l) && !/ error TS91(04\d|10[12]): fw: /.test(l));
     expect(others.every((l) => /^src\/models\/Book\.ts\(\d+,\d+\): error TS2322: /.test(l)), broken.output).toBe(true);
-    expect(readFileSync(join(FIXTURES, "relation-errors/src/.fw/routes.ts"), "utf8")).not.toMatch(/\.(Book|Note|Chapter|Page)\.options/);
+    expect(readFileSync(join(FIXTURES, "relation-errors/src/.fw/routes.ts"), "utf8")).not.toMatch(/\.(Book|Note|Chapter|Page|Room)\.options/);
   });
 });
 

@@ -35,4 +35,6 @@ export const Post = derives<Post>(Form, Resource, {
   // A deleted account's posts stay, their author cleared (its comments go with it: Comment.ts).
   onDelete: { author: "set null" },
   table: "posts",
+  // Full-text search of the title and body (issue 43): /posts?q=… ranks the posts a title's match first.
+  search: ["title", "body"],
 });

@@ -1,4 +1,4 @@
-import { BadRequest, countAhead, imageVariant, NotFound, PAGE_SIZE, pagesCounted, type ImageVariant, type Order, type Request, type Store } from "fw";
+import { BadRequest, countAhead, imageVariant, NotFound, PAGE_SIZE, pagesCounted, raw, type ImageVariant, type Order, type Request, type Store } from "fw";
 import { Guarded } from "fw/auth";
 import { live } from "fw/live";
 import { path } from "../../.fw/paths.js";
@@ -17,6 +17,8 @@ interface Listed {
   readonly mine: boolean;
   /** The cover's thumbnail (200 × 200 at most, made on first request), served by the post's read rule. */
   readonly thumb: ImageVariant | undefined;
+  /** A search's passage of the body around its matches (HTML: escaped, the matches in `<mark>`). */
+  readonly snippet?: string;
 }
 
 /** What the page shows: the viewer's page of posts, and whether they may write one. */
@@ -30,6 +32,19 @@ interface Posts {
   readonly signedIn: boolean;
   /** The order asked for (`?sort=title`, `?sort=-category`), undefined for the store's own. */
   readonly order: Order | undefined;
+  /** The search text (`?q=`), undefined without one: the rows are then its hits, best first. */
+  readonly search: string | undefined;
+}
+
+/** The longest search the page takes (characters); longer is a 400 saying so. */
+const MAX_SEARCH = 200;
+
+/** `?q=`: the search text, trimmed; absent or blank is no search. */
+function searchOf(request: Request): string | undefined {
+  const text = request.query.get("q")?.trim();
+  if (text === undefined || text === "") return undefined;
+  if (text.length > MAX_SEARCH) throw new BadRequest(`A search of the posts takes at most ${MAX_SEARCH} characters; this one has ${text.length}.`);
+  return text;
 }
 
 /** The columns `?sort=` takes, as the derived Index sorts by any field it shows. */
@@ -47,9 +62,9 @@ function orderOf(request: Request): Order | undefined {
   return { field, descending };
 }
 
-/** The index's address for a page and an order (page 1 and no order left out), as the derived Index writes it. */
-function indexPath(page: number, order: Order | undefined): string {
-  return path("/posts", {}, { sort: order === undefined ? undefined : `${order.descending ? "-" : ""}${order.field}`, page: page === 1 ? undefined : page });
+/** The index's address for a page, an order and a search (page 1, no order, no search left out), as the derived Index writes it. */
+function indexPath(page: number, order: Order | undefined, search?: string): string {
+  return path("/posts", {}, { q: search, sort: order === undefined ? undefined : `${order.descending ? "-" : ""}${order.field}`, page: page === 1 ? undefined : page });
 }
 
 /** A sort link: ascending, or descending when the list is already sorted so by that field. */
@@ -85,21 +100,30 @@ async function load(request: Request, posts: Store<Post>): Promise<Posts> {
   const offset = (page - 1) * PAGE_SIZE;
   // Counted 20 pages ahead only, as the derived Index counts: a page reads its rows, not the whole table.
   const countUpTo = countAhead(offset, PAGE_SIZE);
-  const read = () => Post.readable(posts, viewer).list({ offset, limit: PAGE_SIZE, countUpTo, ...(order === undefined ? {} : { order }) });
+  const search = searchOf(request);
+  const readable = Post.readable(posts, viewer);
+  const read = () => readable.list({ offset, limit: PAGE_SIZE, countUpTo, ...(order === undefined ? {} : { order }) });
   // Every signed-out visitor sees the same published posts: kept in the cache (tagged `posts`, so
   // a write drops it) for five minutes at most. A signed-in viewer also sees their drafts: read.
+  // A search is read each time.
   const key = `posts:index:${page}:${order === undefined ? "" : `${order.descending ? "-" : ""}${order.field}`}`;
-  const { rows, total } = viewer === undefined ? await cache.wrap(key, { tags: ["posts"], ttlMs: 5 * 60_000 }, read) : await read();
+  const listed = async () => ({ ...(viewer === undefined ? await cache.wrap(key, { tags: ["posts"], ttlMs: 5 * 60_000 }, read) : await read()), snippets: undefined });
+  // A search's hits come best first (its rank), so `?sort=` orders the plain list only.
+  const { rows, total, snippets } =
+    search === undefined
+      ? await listed()
+      : await readable.search(search, { offset, limit: PAGE_SIZE, countUpTo }).then(({ hits, total }) => ({ rows: hits.map((hit) => hit.row), total, snippets: hits.map((hit) => hit.snippets.body) }));
   const { last, more } = pagesCounted(total, countUpTo, PAGE_SIZE);
   if (page > last) throw new NotFound(`There is no page ${page} of posts: there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
-  const listed = rows.map((post) => ({
+  const listed = rows.map((post, i) => ({
     id: post.id,
     title: post.title,
     draft: !post.published,
     mine: viewer !== undefined && String(post.author) === viewer,
     thumb: post.cover === undefined ? undefined : imageVariant(post.cover, "thumb"),
+    ...(snippets?.[i] === undefined ? {} : { snippet: snippets[i] }),
   }));
-  return { rows: listed, total, page, last, more, signedIn: viewer !== undefined, order };
+  return { rows: listed, total, page, last, more, signedIn: viewer !== undefined, order, search };
 }
 
 /**
@@ -121,13 +145,20 @@ export const index = live({
           <a href="/posts/new" class="fw-new">New post</a>
         </p>
       ) : null}
-      {state.rows.length < 2 ? null : (
+      <form method="get" action="/posts" role="search" class="fw-filters">
+        <label class="fw-search">
+          Search posts <input type="search" name="q" value={state.search ?? ""} maxlength={String(MAX_SEARCH)} />
+        </label>
+        <button type="submit">Search</button>
+        {state.search === undefined ? null : <a href="/posts" class="fw-clear">Clear</a>}
+      </form>
+      {state.rows.length < 2 || state.search !== undefined ? null : (
         <p class="fw-sort">
           Sort by {sortLink(state, "title", "title")}, {sortLink(state, "category", "category")}, {sortLink(state, "published", "published")}
         </p>
       )}
       {state.rows.length === 0 ? (
-        <p class="fw-empty">No posts yet.</p>
+        <p class="fw-empty">{state.search === undefined ? "No posts yet." : "No posts match."}</p>
       ) : (
         <ul class="posts">
           {state.rows.map((post) => (
@@ -138,6 +169,7 @@ export const index = live({
               )}
               <a href={path("/posts/:id", { id: post.id })}>{post.title}</a>
               {post.draft ? <span class="draft"> (draft)</span> : null}
+              {post.snippet === undefined ? null : <p class="fw-snippet">{raw(post.snippet)}</p>}
               {post.mine ? (
                 <>
                   {" "}
@@ -150,12 +182,12 @@ export const index = live({
       )}
       {state.last > 1 ? (
         <nav class="fw-pager" aria-label="Pages">
-          {state.page > 1 ? <a href={indexPath(state.page - 1, state.order)} rel="prev">Previous</a> : null}
+          {state.page > 1 ? <a href={indexPath(state.page - 1, state.order, state.search)} rel="prev">Previous</a> : null}
           <span>
             Page {state.page} of {state.last}
             {state.more ? " or more" : ""}
           </span>
-          {state.page < state.last ? <a href={indexPath(state.page + 1, state.order)} rel="next">Next</a> : null}
+          {state.page < state.last ? <a href={indexPath(state.page + 1, state.order, state.search)} rel="next">Next</a> : null}
         </nav>
       ) : null}
     </>
