@@ -1,5 +1,5 @@
 import type { ModelSpec } from "../resource/model.js";
-import type { ListPage, Page } from "../resource/query.js";
+import type { ListPage, Page, Query, SearchPage, SearchResults } from "../resource/query.js";
 import { ScopedStore } from "../resource/scoped-store.js";
 import type { AllRows, Draft, Store, Versioned } from "../resource/store.js";
 import type { Id } from "../resource/types.js";
@@ -27,6 +27,14 @@ export class AuditedRows<A> implements Store<A> {
 
   list(page: ListPage<A>): Promise<Page<A>> {
     return this.rows.list(page);
+  }
+
+  count(query?: Query<A>): Promise<number> {
+    return this.rows.count(query);
+  }
+
+  search(text: string, page?: SearchPage<A>): Promise<SearchResults<A>> {
+    return this.rows.search(text, page);
   }
 
   get(key: Id<A>): Promise<A | undefined> {

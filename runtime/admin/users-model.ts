@@ -1,7 +1,7 @@
 import type { UserFields, Users } from "../auth/users.js";
 import { readWholeNumber } from "../http/number-text.js";
 import type { ModelSpec } from "../resource/model.js";
-import type { ListPage, Page } from "../resource/query.js";
+import type { ListPage, Page, SearchResults } from "../resource/query.js";
 import type { Store } from "../resource/store.js";
 import type { FromPath } from "../routing/from-path.js";
 import { USER_MODEL } from "./admin-spec.js";
@@ -44,8 +44,19 @@ export class UsersRows implements Store<UserFields> {
     if (list === undefined) return { rows: [], total: 0 };
     const wanted = page.where?.id;
     const ids = wanted === undefined ? undefined : (Array.isArray(wanted) ? wanted : [wanted]).filter((id): id is number => typeof id === "number");
-    const found = await list.call(this.users, { offset: page.offset, limit: page.limit, ...(ids === undefined ? {} : { ids }) });
+    const found = await list.call(this.users, { offset: page.offset ?? 0, limit: page.limit, ...(ids === undefined ? {} : { ids }) });
     return { rows: found.rows.map(shown), total: found.total };
+  }
+
+  /** How many accounts there are (the users store's list counts them; a `where` is not read here). */
+  async count(): Promise<number> {
+    const list = this.users.list;
+    return list === undefined ? 0 : (await list.call(this.users, { offset: 0, limit: 1 })).total;
+  }
+
+  /** Accounts are found on the back office's users page (by email), not by full-text search. */
+  search(): Promise<SearchResults<UserFields>> {
+    return Promise.reject(new Error("fw/admin: users are searched by email on the back office's users page, not by full-text search."));
   }
 
   async get(key: unknown): Promise<UserFields | undefined> {

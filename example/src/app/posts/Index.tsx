@@ -107,11 +107,11 @@ async function load(request: Request, posts: Store<Post>): Promise<Posts> {
   // a write drops it) for five minutes at most. A signed-in viewer also sees their drafts: read.
   // A search is read each time.
   const key = `posts:index:${page}:${order === undefined ? "" : `${order.descending ? "-" : ""}${order.field}`}`;
-  const listed = async () => ({ ...(viewer === undefined ? await cache.wrap(key, { tags: ["posts"], ttlMs: 5 * 60_000 }, read) : await read()), snippets: undefined });
+  const plain = async () => ({ ...(viewer === undefined ? await cache.wrap(key, { tags: ["posts"], ttlMs: 5 * 60_000 }, read) : await read()), snippets: undefined });
   // A search's hits come best first (its rank), so `?sort=` orders the plain list only.
   const { rows, total, snippets } =
     search === undefined
-      ? await listed()
+      ? await plain()
       : await readable.search(search, { offset, limit: PAGE_SIZE, countUpTo }).then(({ hits, total }) => ({ rows: hits.map((hit) => hit.row), total, snippets: hits.map((hit) => hit.snippets.body) }));
   const { last, more } = pagesCounted(total, countUpTo, PAGE_SIZE);
   if (page > last) throw new NotFound(`There is no page ${page} of posts: there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
