@@ -1,5 +1,6 @@
 import type { ApiTokenRecord, ApiTokenStore } from "../auth/api-token-store.js";
 import type { Queryable, Row } from "./database.js";
+import { FirstUseTable } from "./first-use-table.js";
 import { quoteIdentifier as q } from "./identifier.js";
 
 /** The table fw/auth's per-user API tokens are kept in (`fw_` names are fw's), created on first use. */
@@ -29,7 +30,7 @@ export function apiTokensTableSql(usersTable: string): string {
 
 const COLUMNS = "selector, verifier_hash, user_id, name, scopes, created_ms, expires_ms, last_used_ms";
 
-const made = new WeakMap<Queryable, Promise<void>>();
+const table = new FirstUseTable();
 
 /**
  * fw/auth's `ApiTokenStore` in the database: a token made in one process works in every other,
@@ -82,31 +83,8 @@ export class SqlApiTokens implements ApiTokenStore {
     return (await this.run(`DELETE FROM ${API_TOKENS_TABLE} WHERE expires_ms <= $1 RETURNING 1 AS gone`, [Math.trunc(now)])).length;
   }
 
-  private async run(sql: string, params: readonly unknown[]): Promise<Row[]> {
-    await this.ensureTable();
-    try {
-      return (await this.db.query(sql, params)).rows;
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== "42P01") throw error; // undefined_table: `db reset` dropped it
-      made.delete(this.db);
-      await this.ensureTable();
-      return (await this.db.query(sql, params)).rows;
-    }
-  }
-
-  private ensureTable(): Promise<void> {
-    let making = made.get(this.db);
-    if (making === undefined) {
-      making = this.db.script(apiTokensTableSql(this.usersTable)).catch((error: unknown) => {
-        // Two processes making it at once: one wins, the other's IF NOT EXISTS can still collide.
-        const code = (error as { code?: unknown }).code;
-        if (code === "23505" || code === "42P07") return;
-        made.delete(this.db);
-        throw error;
-      });
-      made.set(this.db, making);
-    }
-    return making;
+  private run(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    return table.query(this.db, apiTokensTableSql(this.usersTable), sql, params);
   }
 }
 

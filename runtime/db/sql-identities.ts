@@ -1,5 +1,6 @@
 import type { IdentityRecord, IdentityStore } from "../auth/identity-store.js";
 import type { Queryable, Row } from "./database.js";
+import { FirstUseTable } from "./first-use-table.js";
 import { quoteIdentifier as q } from "./identifier.js";
 
 /** The table linked provider accounts are kept in (`fw_` names are fw's), created on first use. */
@@ -19,7 +20,7 @@ export function identitiesTableSql(usersTable: string): string {
   );
 }
 
-const made = new WeakMap<Queryable, Promise<void>>();
+const table = new FirstUseTable();
 
 /** fw/auth's `IdentityStore` in the database: the primary key lets one (provider, subject) name one user. */
 export class SqlIdentities implements IdentityStore {
@@ -51,30 +52,8 @@ export class SqlIdentities implements IdentityStore {
     return (await this.run(`DELETE FROM ${IDENTITIES_TABLE} WHERE user_id = $1 AND provider = $2 RETURNING 1 AS gone`, [userId, provider])).length > 0;
   }
 
-  private async run(sql: string, params: readonly unknown[]): Promise<Row[]> {
-    await this.ensureTable();
-    try {
-      return (await this.db.query(sql, params)).rows;
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== "42P01") throw error; // undefined_table: `db reset` dropped it
-      made.delete(this.db);
-      await this.ensureTable();
-      return (await this.db.query(sql, params)).rows;
-    }
-  }
-
-  private ensureTable(): Promise<void> {
-    let making = made.get(this.db);
-    if (making === undefined) {
-      making = this.db.script(identitiesTableSql(this.usersTable)).catch((error: unknown) => {
-        const code = (error as { code?: unknown }).code;
-        if (code === "23505" || code === "42P07") return;
-        made.delete(this.db);
-        throw error;
-      });
-      made.set(this.db, making);
-    }
-    return making;
+  private run(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    return table.query(this.db, identitiesTableSql(this.usersTable), sql, params);
   }
 }
 

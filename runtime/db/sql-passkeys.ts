@@ -1,5 +1,6 @@
 import type { PasskeyRecord, PasskeyStore } from "../auth/passkey-store.js";
 import type { Queryable, Row } from "./database.js";
+import { FirstUseTable } from "./first-use-table.js";
 import { quoteIdentifier as q } from "./identifier.js";
 
 /** The table fw/auth's passkeys are kept in (`fw_` names are fw's), created on first use. */
@@ -23,7 +24,7 @@ export function passkeysTableSql(usersTable: string): string {
 }
 
 const COLUMNS = "id, user_id, public_key, counter, transports, name, created_ms, last_used_ms";
-const made = new WeakMap<Queryable, Promise<void>>();
+const table = new FirstUseTable();
 
 /** fw/auth's `PasskeyStore` in the database: a passkey removed in one process is refused by all at once. */
 export class SqlPasskeys implements PasskeyStore {
@@ -64,30 +65,8 @@ export class SqlPasskeys implements PasskeyStore {
     return rows.length === 1;
   }
 
-  private async run(sql: string, params: readonly unknown[]): Promise<Row[]> {
-    await this.ensureTable();
-    try {
-      return (await this.db.query(sql, params)).rows;
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== "42P01") throw error; // undefined_table: `db reset` dropped it
-      made.delete(this.db);
-      await this.ensureTable();
-      return (await this.db.query(sql, params)).rows;
-    }
-  }
-
-  private ensureTable(): Promise<void> {
-    let making = made.get(this.db);
-    if (making === undefined) {
-      making = this.db.script(passkeysTableSql(this.usersTable)).catch((error: unknown) => {
-        const code = (error as { code?: unknown }).code;
-        if (code === "23505" || code === "42P07") return;
-        made.delete(this.db);
-        throw error;
-      });
-      made.set(this.db, making);
-    }
-    return making;
+  private run(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    return table.query(this.db, passkeysTableSql(this.usersTable), sql, params);
   }
 }
 

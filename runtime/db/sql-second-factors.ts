@@ -1,5 +1,6 @@
 import type { SecondFactorRecord, SecondFactorStore } from "../auth/second-factor-store.js";
 import type { Queryable, Row } from "./database.js";
+import { FirstUseTable } from "./first-use-table.js";
 import { quoteIdentifier as q } from "./identifier.js";
 
 /** The table fw/auth's second factors are kept in (`fw_` names are fw's), created on first use. */
@@ -22,7 +23,7 @@ export function secondFactorsTableSql(usersTable: string): string {
   );
 }
 
-const made = new WeakMap<Queryable, Promise<void>>();
+const table = new FirstUseTable();
 
 /** fw/auth's `SecondFactorStore` in the database: every process sees a code used by another, and refuses it. */
 export class SqlSecondFactors implements SecondFactorStore {
@@ -66,30 +67,8 @@ export class SqlSecondFactors implements SecondFactorStore {
     return rows.length === 1;
   }
 
-  private async run(sql: string, params: readonly unknown[]): Promise<Row[]> {
-    await this.ensureTable();
-    try {
-      return (await this.db.query(sql, params)).rows;
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== "42P01") throw error; // undefined_table: `db reset` dropped it
-      made.delete(this.db);
-      await this.ensureTable();
-      return (await this.db.query(sql, params)).rows;
-    }
-  }
-
-  private ensureTable(): Promise<void> {
-    let making = made.get(this.db);
-    if (making === undefined) {
-      making = this.db.script(secondFactorsTableSql(this.usersTable)).catch((error: unknown) => {
-        const code = (error as { code?: unknown }).code;
-        if (code === "23505" || code === "42P07") return;
-        made.delete(this.db);
-        throw error;
-      });
-      made.set(this.db, making);
-    }
-    return making;
+  private run(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    return table.query(this.db, secondFactorsTableSql(this.usersTable), sql, params);
   }
 }
 
