@@ -58,7 +58,9 @@ describe.each(["disk", "s3"])("serving from %s", (which) => {
   it("a PNG: inline, its type, nosniff, the sandbox CSP, same-origin only, private and validated by its checksum", async () => {
     const answer = await fetch(url(image));
     expect(answer.status).toBe(200);
-    expect(Object.fromEntries([...answer.headers].filter(([name]) => !["date", "connection", "keep-alive", "set-cookie"].includes(name)))).toEqual({
+    // Every answer carries its request's id (issue 44), checked for its form and left out of the rest.
+    expect(answer.headers.get("x-request-id")).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(Object.fromEntries([...answer.headers].filter(([name]) => !["date", "connection", "keep-alive", "set-cookie", "x-request-id"].includes(name)))).toEqual({
       "content-type": "image/png",
       "content-disposition": `inline; filename="cat.png"; filename*=UTF-8''cat.png`,
       "content-security-policy": FILE_CSP,
