@@ -202,6 +202,31 @@ onPostgres((engine) => {
         await Promise.all([one?.close(), two?.close()]);
       }
     });
+
+    it("processes booting at once on a new database each check the status (no lock) without a catalog race over fw_migrations", async () => {
+      write("0001_create_a", "CREATE TABLE race_a (id bigint PRIMARY KEY);");
+      const url = new URL((engine.cluster() as { url: string }).url);
+      const admin = await openDatabase({ url: url.href });
+      try {
+        // Several fresh databases, each checked by six processes' boots at once: CREATE TABLE IF
+        // NOT EXISTS from two sessions at once can collide in the catalog (23505).
+        for (let round = 0; round < 4; round++) {
+          const name = `race_${process.pid}_${round}`;
+          await (admin as Database).query(`CREATE DATABASE ${name}`);
+          const fresh = new URL(url.href);
+          fresh.pathname = `/${name}`;
+          const boots = await Promise.all(Array.from({ length: 6 }, () => openDatabase({ url: fresh.href })));
+          try {
+            const statuses = await Promise.all(boots.map((db) => migrationStatus(db as Database, dir)));
+            expect(statuses.map((status) => status.pending)).toEqual(Array.from({ length: 6 }, () => ["0001_create_a"]));
+          } finally {
+            await Promise.all(boots.map((db) => db?.close()));
+          }
+        }
+      } finally {
+        await admin?.close();
+      }
+    });
   });
 });
 
