@@ -458,7 +458,9 @@ export async function db({ seconds, rounds, relationsRounds = rounds, warmup, co
 
     // Issue 30 item 9: the example's Index and Show at 1,000 and 1,000,000 posts (bench/big-tables.mjs).
     // 10 connections: a page of PGlite's takes tens of ms, and 50 queued on it time out a 2 s round.
-    try {
+    // FW_BENCH_BIG_TABLES=0 leaves them out (seeding 1,000,000 rows takes minutes): the report says "not measured".
+    if (process.env.FW_BENCH_BIG_TABLES === "0") log("db: big tables left out (FW_BENCH_BIG_TABLES=0)");
+    else try {
       results.bigTables = await bigTables({ seconds, rounds: Math.min(rounds, 3), warmup, connections: 10, clusterUrl: cluster?.url });
     } catch (error) {
       log(`db: big tables not measured: ${error.stack ?? error}`);
