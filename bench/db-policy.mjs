@@ -40,7 +40,10 @@ export async function policyPreflight(baseUrl, cookie) {
     if (res.status !== 200) throw new Error(`GET ${page.path} answered ${res.status}: ${html.slice(0, 300)}`);
     const rows = (html.match(new RegExp(`<a href="${page.path}/\\d+">Show</a>`, "g")) ?? []).length;
     if (rows !== 50) throw new Error(`GET ${page.path} should list 50 rows (a page of the viewer's ${ROWS}), not ${rows}`);
-    if (!html.includes(`Page 1 of ${Math.ceil(ROWS / 50)}`)) throw new Error(`GET ${page.path} lacks its pager: the other user's or team's rows were counted`);
+    // The pager (issue 43's keyset paging) counts the viewer's rows: the other user's or team's are not among them.
+    if (!new RegExp(`<nav class="fw-pager"[^>]*><span>${ROWS} \\w+</span><a href="${page.path}\\?after=[\\w-]+" rel="next">Next</a></nav>`).test(html)) {
+      throw new Error(`GET ${page.path} lacks its pager over the viewer's ${ROWS} rows: ${html.slice(html.indexOf("</table>"), html.indexOf("</table>") + 300)}`);
+    }
     if (res.headers.get("set-cookie") !== null) throw new Error(`GET ${page.path} set a cookie: the bench's session is not settled`);
   }
 }
