@@ -52,9 +52,9 @@ export async function policyPreflight(baseUrl, cookie) {
  * The statements each page sends (`counter.of`, bench/db.mjs), which must be as many on both:
  * the team's membership is read with the user, in the guard's one statement.
  */
-export async function policyStatements(counter, baseUrl, cookie) {
+export async function policyStatements(counter, baseUrl, cookie, database) {
   const counted = {};
-  for (const page of POLICY_PAGES) counted[page.id] = await counter.of(`${baseUrl}${page.path}`, cookie);
+  for (const page of POLICY_PAGES) counted[page.id] = await counter.of(`${baseUrl}${page.path}`, cookie, database);
   const [owned, policy] = POLICY_PAGES.map((page) => counted[page.id].perPage);
   if (owned !== policy) {
     const text = (c) => c.statements.map((x) => `${x.perPage}× ${x.sql}`).join("\n    ");
