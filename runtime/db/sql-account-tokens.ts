@@ -1,5 +1,6 @@
 import type { AccountTokens, TokenPurpose, TokenRecord } from "../auth/account-tokens.js";
 import type { Queryable } from "./database.js";
+import { FirstUseTable } from "./first-use-table.js";
 
 /** The table fw/auth's emailed tokens wait in (`fw_` names are fw's), created on first use. */
 export const TOKENS_TABLE = "fw_auth_tokens";
@@ -23,7 +24,7 @@ export const TOKENS_TABLE_SQL =
   `);\n` +
   `CREATE INDEX IF NOT EXISTS ${TOKENS_TABLE}_expires ON ${TOKENS_TABLE} (expires_ms);\n`;
 
-const made = new WeakMap<Queryable, Promise<void>>();
+const table = new FirstUseTable();
 
 /** fw/auth's `AccountTokens` in the database: every process sees a token sent by another, and uses it once. */
 export class SqlAccountTokens implements AccountTokens {
@@ -60,30 +61,7 @@ export class SqlAccountTokens implements AccountTokens {
     return (await this.run(`DELETE FROM ${TOKENS_TABLE} WHERE expires_ms <= $1 RETURNING 1 AS gone`, [Math.trunc(now)])).length;
   }
 
-  private async run(sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]> {
-    await ensureTable(this.db);
-    try {
-      return (await this.db.query<Record<string, unknown>>(sql, params)).rows;
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== "42P01") throw error; // undefined_table: `db reset` dropped it
-      made.delete(this.db);
-      await ensureTable(this.db);
-      return (await this.db.query<Record<string, unknown>>(sql, params)).rows;
-    }
+  private run(sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]> {
+    return table.query(this.db, TOKENS_TABLE_SQL, sql, params);
   }
-}
-
-function ensureTable(db: Queryable): Promise<void> {
-  let making = made.get(db);
-  if (making === undefined) {
-    making = db.script(TOKENS_TABLE_SQL).catch((error: unknown) => {
-      // Two processes making it at once: one wins, the other's IF NOT EXISTS can still collide.
-      const code = (error as { code?: unknown }).code;
-      if (code === "23505" || code === "42P07") return;
-      made.delete(db);
-      throw error;
-    });
-    made.set(db, making);
-  }
-  return making;
 }
