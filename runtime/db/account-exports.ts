@@ -88,7 +88,7 @@ export class ExportRecords implements AccountExports {
     if (making === undefined) {
       making = this.db.script(this.ddl()).catch((error: unknown) => {
         const code = (error as { code?: unknown }).code;
-        if (code === "23505" || code === "42P07") return; // two processes making it at once
+        if (code === "23505" || code === "42P07" || code === "42710") return; // two processes making it at once
         tables?.delete(this.table);
         throw error;
       });

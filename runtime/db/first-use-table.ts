@@ -27,7 +27,7 @@ export class FirstUseTable {
     if (making === undefined) {
       making = db.script(ddl).catch((error: unknown) => {
         const code = (error as { code?: unknown }).code;
-        if (code === "23505" || code === "42P07") return;
+        if (code === "23505" || code === "42P07" || code === "42710") return;
         this.#made.delete(db);
         throw error;
       });

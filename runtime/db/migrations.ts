@@ -187,9 +187,9 @@ async function ledger(connection: Connection): Promise<Map<string, string>> {
     await connection.query(CREATE_LEDGER);
   } catch (error) {
     // Processes booting at once each check the status, which takes no lock: two CREATE TABLE IF
-    // NOT EXISTS can collide in PostgreSQL's catalog (23505, or 42P07). The other one made it.
+    // NOT EXISTS can collide in PostgreSQL's catalog (23505, 42P07, or 42710 "type … already exists"). The other one made it.
     const code = (error as { code?: unknown }).code;
-    if (code !== "23505" && code !== "42P07") throw error;
+    if (code !== "23505" && code !== "42P07" && code !== "42710") throw error;
   }
   const { rows } = await connection.query<{ name: string; checksum: string }>("SELECT name, checksum FROM fw_migrations ORDER BY name");
   return new Map(rows.map((row) => [row.name, row.checksum]));

@@ -114,7 +114,7 @@ function ensureTable(db: Queryable): Promise<void> {
     made = db.script(ATTEMPTS_TABLE_SQL).catch((error: unknown) => {
       // Two processes making it at once: one wins, the other's IF NOT EXISTS can still collide.
       const code = (error as { code?: unknown }).code;
-      if (code === "23505" || code === "42P07") return;
+      if (code === "23505" || code === "42P07" || code === "42710") return;
       bootstrapped.delete(db);
       throw error;
     });

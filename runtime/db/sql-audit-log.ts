@@ -79,7 +79,7 @@ export class SqlAuditLog implements AuditLog {
     if (making === undefined) {
       making = this.db.script(AUDIT_TABLE_SQL).catch((error: unknown) => {
         const code = (error as { code?: unknown }).code;
-        if (code === "23505" || code === "42P07") return; // two processes making it at once
+        if (code === "23505" || code === "42P07" || code === "42710") return; // two processes making it at once
         made.delete(this.db);
         throw error;
       });

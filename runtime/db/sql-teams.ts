@@ -95,7 +95,7 @@ export class SqlTeams implements TeamStore {
     if (making === undefined) {
       making = this.db.script(memberTablesSql(this.users)).catch((error: unknown) => {
         const code = (error as { code?: unknown }).code;
-        if (code === "23505" || code === "42P07") return; // two processes making them at once
+        if (code === "23505" || code === "42P07" || code === "42710") return; // two processes making them at once
         made.delete(this.db);
         throw error;
       });

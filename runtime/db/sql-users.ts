@@ -211,7 +211,7 @@ export class SqlUsers<U extends UserFields = UserFields> implements Users<U> {
     if (making === undefined) {
       making = this.db.script(rolesTableSql(this.users, this.roles, this.locks)).catch((error: unknown) => {
         const code = (error as { code?: unknown }).code;
-        if (code === "23505" || code === "42P07") return; // two processes making it at once
+        if (code === "23505" || code === "42P07" || code === "42710") return; // two processes making it at once
         madeRoles.delete(this.db);
         throw error;
       });
