@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import yauzl from "yauzl";
+import { unzip } from "../support/zip.js";
 import { openDatabase, type Database } from "../../runtime/db/index.js";
 import { storageAt, type Storage } from "../../runtime/files/index.js";
 import { freshPostgres, type FreshDatabase } from "../../runtime/testing/fresh-postgres.js";
@@ -100,29 +100,6 @@ async function pressDownload(client: TestClient, page: string): Promise<{ status
   });
   client.cookies.take(response.headers.getSetCookie());
   return { status: response.status, headers: response.headers, bytes: Buffer.from(await response.arrayBuffer()) };
-}
-
-/** Every entry of a zip, read with yauzl (another library than the one that wrote it). */
-async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  const zip = await new Promise<yauzl.ZipFile>((done, fail) => yauzl.fromBuffer(bytes, { lazyEntries: true }, (error, opened) => (error === null && opened !== undefined ? done(opened) : fail(error))));
-  const entries = new Map<string, Buffer>();
-  await new Promise<void>((done, fail) => {
-    zip.on("error", fail);
-    zip.on("end", () => done());
-    zip.on("entry", (entry: yauzl.Entry) => {
-      zip.openReadStream(entry, (error, stream) => {
-        if (error !== null || stream === undefined) return fail(error ?? new Error("no stream"));
-        const chunks: Buffer[] = [];
-        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-        stream.on("end", () => {
-          entries.set(entry.fileName, Buffer.concat(chunks));
-          zip.readEntry();
-        });
-      });
-    });
-    zip.readEntry();
-  });
-  return entries;
 }
 
 async function deleteAccount(client: TestClient) {

@@ -6,7 +6,7 @@
 // nobody else's; deleting the account then deletes their comments (the attachment's file at
 // once) and keeps their posts with no author (the cover kept: it is the post's).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import yauzl from "yauzl";
+import { unzip } from "../support/zip.js";
 import { tokenParts } from "../../runtime/auth/api-token-store.js";
 import { storageAt } from "../../runtime/files/index.js";
 import { TestClient, testFile } from "../../runtime/testing/index.js";
@@ -59,28 +59,6 @@ async function member(name: string): Promise<{ client: TestClient; email: string
   const confirmed = await client.submit(opened.location as string, {}, { action: opened.location as string });
   expect([confirmed.status, confirmed.location]).toEqual([303, "/"]);
   return { client, email };
-}
-
-async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  const zip = await new Promise<yauzl.ZipFile>((done, fail) => yauzl.fromBuffer(bytes, { lazyEntries: true }, (error, opened) => (error === null && opened !== undefined ? done(opened) : fail(error))));
-  const entries = new Map<string, Buffer>();
-  await new Promise<void>((done, fail) => {
-    zip.on("error", fail);
-    zip.on("end", () => done());
-    zip.on("entry", (entry: yauzl.Entry) => {
-      zip.openReadStream(entry, (error, stream) => {
-        if (error !== null || stream === undefined) return fail(error ?? new Error("no stream"));
-        const chunks: Buffer[] = [];
-        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-        stream.on("end", () => {
-          entries.set(entry.fileName, Buffer.concat(chunks));
-          zip.readEntry();
-        });
-      });
-    });
-    zip.readEntry();
-  });
-  return entries;
 }
 
 describe("issue 41: a user's own data in the example (production, SMTP)", () => {
