@@ -118,7 +118,9 @@ export async function signUp(base: string, page: Page, name: string): Promise<st
   const link = new URL(mail.links.find((href) => href.includes("token=")) ?? "");
   expect(await visitAt(base, page, link.pathname + link.search)).toBe(200);
   expect(path(page)).toBe("/confirm");
-  expect(await submit(page, "form.fw-auth:not(.fw-passkey) button[type=submit]")).toBe(200);
+  const confirmed = await submit(page, "form.fw-auth:not(.fw-passkey) button[type=submit]");
+  // Said in full when it fails (once, on a loaded CI machine, a 400 with no more to go on).
+  expect(confirmed, `POST /confirm answered ${confirmed} at ${path(page)}: ${(await page.textContent("body")) ?? ""}`).toBe(200);
   expect(path(page)).toBe("/");
   expect(await page.textContent(".signed-in")).toBe(email);
   return email;
