@@ -5,12 +5,12 @@
 // core 1, warm-up first, interleaved rounds, ratios to Fastify with its schema round by round.
 // Then the writers alone in one process (bench/json-worker.mjs): the route's writer as the build
 // wrote it, typia's checked typed stringify alone, JSON.stringify, fast-json-stringify.
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { join } from "node:path";
 import { JSON_APP, JSON_APP_MAIN } from "./lib/json-app.mjs";
 import { measureGroups } from "./lib/rounds.mjs";
-import { freePort, log, pinned, run, startServer, summary } from "./lib/util.mjs";
+import { freePort, log, pinned, ROOT, run, startServer, summary, WORK } from "./lib/util.mjs";
 import { wrk } from "./lib/wrk.mjs";
 
 const SERVER_CORE = 0;
@@ -44,8 +44,13 @@ async function preflight(rows) {
 
 /** The writers alone, pinned to the server core, in a process of their own. */
 async function writers(roundMs, rounds) {
-  const { command, args } = pinned(SERVER_CORE, process.execPath, [join("bench", "json-worker.mjs"), String(roundMs), String(rounds)]);
-  const result = await run(command, args, { timeoutMs: 120_000 });
+  // The worker imports the app's routes, whose auth.ts opens an embedded database at load: one of
+  // its own, in a folder of its own, never the served app's (.fw/db under the app) nor the checkout's.
+  const cwd = join(WORK, "json-worker");
+  rmSync(cwd, { recursive: true, force: true });
+  mkdirSync(join(cwd, ".fw"), { recursive: true });
+  const { command, args } = pinned(SERVER_CORE, process.execPath, [join(ROOT, "bench", "json-worker.mjs"), String(roundMs), String(rounds)]);
+  const result = await run(command, args, { cwd, timeoutMs: 120_000 });
   if (result.code !== 0) throw new Error(`bench/json-worker.mjs failed (${result.code ?? result.signal}):\n${result.output}`);
   const { writers: measured, bytes } = JSON.parse(result.output.trim().split("\n").pop());
   const base = measured["JSON.stringify"];
@@ -108,7 +113,7 @@ export async function json({ seconds, rounds, warmup, connections, writerMs, wri
     ];
     const groups = [
       { id: "json", title: `JSON API \`GET /api/posts\` (50 posts, ${facts.bytes} B)`, baseline: "fastify", rows },
-      { id: "tokens", title: `The same call behind a guard (issue 42): per-user token vs \`apiKey\``, baseline: "apiKey", rows: tokenRows, statements },
+      { id: "tokens", title: `The same call behind a guard (issue 42): per-user token vs \`apiKey\``, baseline: "apiKey", rows: tokenRows, statements, rounds: Math.max(rounds, 7) },
     ];
     await measureGroups(groups, { seconds, rounds, warmup, connections, core: LOAD_CORE, what: "json" });
     log(`json: the writers alone, ${writerRounds} rounds of ${writerMs} ms`);

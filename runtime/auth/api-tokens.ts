@@ -19,7 +19,7 @@ export const TOKEN_REVOCATIONS_ROOM = "fw.auth:api-token-revocations";
  * processes could arrive after that call.
  */
 export const TOKEN_RECHECK_MS = 10_000;
-/** Tokens a process remembers at most; past it, the one used longest ago is forgotten (and read again when used). */
+/** Tokens a process remembers at most; past it, the one read longest ago is forgotten (and read again when used). */
 export const MAX_REMEMBERED_TOKENS = 10_000;
 
 /** A token as this process last read it from the store. */
@@ -45,7 +45,10 @@ const SCOPE_NAME = /^[a-z][a-z0-9]*(?:[:._-][a-z0-9]+)*$/;
 
 /** The per-user API tokens of one form sign-in: the app's scopes, the store, and the guards made from them. */
 export class ApiTokens<S extends string = string> implements LocalRoom {
-  /** Tokens read from the store lately, by selector (least recently used first): a call with one costs no statement. */
+  /**
+   * Tokens read from the store lately, by selector (read longest ago first: a hit does not move
+   * its token, what a recency order would cost every call): a call with one costs no statement.
+   */
   readonly #remembered = new Map<string, Remembered>();
   /** Who each checked call acts for, by the headers it arrived with (every copy of one request shares them). */
   readonly #callers = new WeakMap<RequestHeaders, string>();
@@ -127,23 +130,22 @@ export class ApiTokens<S extends string = string> implements LocalRoom {
     return Object.keys(this.scopes) as S[];
   }
 
-  /** The token's record: remembered when read lately and not revoked since, else read from the store (and remembered when it is one). */
-  private read(selector: string, verifierHash: string, now: number): ApiTokenRecord | undefined | Promise<ApiTokenRecord | undefined> {
+  /** The token's record when this process read it lately and no revocation came since (never with other processes); else undefined. */
+  private remembered(selector: string, now: number): ApiTokenRecord | undefined {
     const held = servesWithOtherProcesses() ? undefined : this.#remembered.get(selector);
-    if (held !== undefined && now - held.readAt < TOKEN_RECHECK_MS && now >= held.readAt) {
-      this.#remembered.delete(selector);
-      this.#remembered.set(selector, held);
-      return held.record;
+    return held === undefined || now - held.readAt >= TOKEN_RECHECK_MS || now < held.readAt ? undefined : held.record;
+  }
+
+  /** The token's record read from the store (or undefined); remembered when the token was presented whole. */
+  private async read(selector: string, verifierHash: string, now: number): Promise<ApiTokenRecord | undefined> {
+    const record = await this.store.use(selector, verifierHash, now, now - LAST_USE_RESOLUTION_MS);
+    this.#remembered.delete(selector);
+    // Only a token presented whole is remembered: a wrong verifier never fills the memory.
+    if (record !== undefined && sameSecret(record.verifierHash, verifierHash)) {
+      this.#remembered.set(selector, { record, readAt: now });
+      if (this.#remembered.size > MAX_REMEMBERED_TOKENS) this.#remembered.delete(this.#remembered.keys().next().value as string);
     }
-    return this.store.use(selector, verifierHash, now, now - LAST_USE_RESOLUTION_MS).then((record) => {
-      this.#remembered.delete(selector);
-      // Only a token presented whole is remembered: a wrong verifier never fills the memory.
-      if (record !== undefined && sameSecret(record.verifierHash, verifierHash)) {
-        this.#remembered.set(selector, { record, readAt: now });
-        if (this.#remembered.size > MAX_REMEMBERED_TOKENS) this.#remembered.delete(this.#remembered.keys().next().value as string);
-      }
-      return record;
-    });
+    return record;
   }
 
   /** @internal Who a call acts for, once its guard let it through. */
@@ -165,9 +167,10 @@ export class ApiTokens<S extends string = string> implements LocalRoom {
     const parts = tokenParts(text);
     if (parts === undefined) throw new Forbidden("The token is not valid: it was revoked, or copied wrong.");
     const now = this.now();
-    const record = this.read(parts.selector, parts.verifierHash, now);
+    const held = this.remembered(parts.selector, now);
     // A remembered token is answered at once: no promise on the way (what keeps it as cheap as apiKey).
-    return record instanceof Promise ? record.then((read) => this.checked(headers, scope, parts.verifierHash, read, now)) : this.checked(headers, scope, parts.verifierHash, record, now);
+    if (held !== undefined) return this.checked(headers, scope, parts.verifierHash, held, now);
+    return this.read(parts.selector, parts.verifierHash, now).then((record) => this.checked(headers, scope, parts.verifierHash, record, now));
   }
 
   /** The caller of a token read from the store or memory, or the 403 saying why not. */

@@ -11,7 +11,9 @@ import { openDatabase, SqlUsers, usersTableSql, type Database } from "fw/db";
 export interface User { id: Id<User>; email: string; passwordHash: string; sessionEpoch: string }
 
 const opened = await openDatabase({ durable: false });
-await opened.script(`DROP TABLE IF EXISTS fw_api_tokens; DROP TABLE IF EXISTS users_revoked_sessions; DROP TABLE IF EXISTS users; ${usersTableSql()}`);
+// A fresh schema at every boot: fw makes its own tables on first use (roles, tokens, …), some with
+// a foreign key to users, so dropping the tables one by one left one behind that refused the next drop.
+await opened.script(`DROP SCHEMA public CASCADE; CREATE SCHEMA public; ${usersTableSql()}`);
 let statements = 0;
 /** The database, its statements counted (`GET /api/statements`). */
 const db = new Proxy(opened, {
