@@ -201,7 +201,7 @@ export async function liveFanOut({ sockets, writes, rounds }) {
   try {
     const cwd = await exampleFolder(cluster.url);
     const port = await freePort();
-    const env = { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail", DATABASE_URL: wire.url, PORT: String(port), NODE_ENV: "production" };
+    const env = { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail", DATABASE_URL: wire.url, PORT: String(port), NODE_ENV: "production", FW_STORAGE: pathToFileURL(join(cwd, "files")).href }; // production names where files are kept (issue 40)
     const started = await startServer({ name: "live: the example", script: join(ROOT, "example", "dist", "main.js"), env, core: SERVER_CORE, cwd, timeoutMs: 120_000 });
     const server = { ...started, url: `http://127.0.0.1:${port}` };
     try {
