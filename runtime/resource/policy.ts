@@ -255,15 +255,19 @@ export class PolicyAccess<A> {
 function teamStamped<A>(store: Store<A>, field: string, viewer: Viewer): Store<A> {
   const team = viewer.team;
   if (team === undefined) throw new Forbidden("This belongs to a team, and you are in none: create or join a team first.");
-  return {
+  const stamped: Store<A> = {
     list: (page) => store.list(page),
     count: (query) => store.count(query),
     search: (text, page) => store.search(text, page),
     get: (key) => store.get(key),
     insert: (draft) => store.insert({ ...draft, [field]: team.key } as Draft<A>),
-    update: (key, draft) => store.update(key, draft),
+    // The row's version too: a change on a stale form stays a 409 (optimistic locking).
+    update: (key, draft, expected) => store.update(key, draft, expected),
     delete: (key) => store.delete(key),
   };
+  // A narrowing the wrapped store does in its query (SqlStore's WHERE) stays in the query, stamped as well.
+  const where = store.where?.bind(store);
+  return where === undefined ? stamped : { ...stamped, where: (filter) => teamStamped(where(filter), field, viewer) };
 }
 
 /** Whether a row meets one of a reach's conditions (equalities: a policy names no other rows). */

@@ -5,7 +5,9 @@ import { formSignIn, InMemoryUsers } from "../../runtime/auth/index.js";
 import { currentMembership, TEAM_ENTRY } from "../../runtime/auth/teams.js";
 import { Session } from "../../runtime/http/session.js";
 import { withReserved } from "../../runtime/http/session.js";
-import { outranks, reachOf, type Clause } from "../../runtime/resource/policy.js";
+import type { Request } from "../../runtime/http/request.js";
+import { outranks, PolicyAccess, reachOf, type Clause, type PolicyDeclaration } from "../../runtime/resource/policy.js";
+import type { Draft, Store } from "../../runtime/resource/store.js";
 
 const member: Clause = { who: { kind: "member", atLeast: "member" }, rows: { kind: "team" } };
 const admins: Clause = { who: { kind: "member", atLeast: "admin" }, rows: { kind: "team" } };
@@ -50,5 +52,41 @@ describe("41.4 Declarations refused at once", () => {
 
   it("teams: true needs a users store that keeps teams, and the mailer", () => {
     expect(() => formSignIn({ users: new InMemoryUsers(), teams: true })).toThrow(/needs a users store that keeps teams: fw\/db's SqlUsers/);
+  });
+});
+
+describe("41.4 The store a new team row goes into", () => {
+  // A store that keeps what it was asked, to see what the team's stamp passes on: the wrapper's
+  // job is to change the insert and nothing else (a narrowing stays in the query, a version check stays).
+  interface Row { id: number; team: number; title: string }
+  function keeping(calls: unknown[][], name = "whole"): Store<Row> {
+    return {
+      list: async () => ({ rows: [], total: 0 }),
+      count: async () => 0,
+      search: async () => ({ hits: [], total: 0 }),
+      get: async () => undefined,
+      insert: async (draft) => (calls.push([name, "insert", draft]), { id: 1, ...(draft as Omit<Row, "id">) }),
+      update: async (key, draft, expected) => (calls.push([name, "update", key, draft, expected]), undefined),
+      delete: async () => false,
+      where: (filter) => (calls.push([name, "where", filter]), keeping(calls, "narrowed")),
+    };
+  }
+
+  it("is stamped with the viewer's team, and keeps the wrapped store's version check and its narrowing in the query", async () => {
+    const calls: unknown[][] = [];
+    const viewer = { key: "5", roles: [], team: { key: 7, role: "member" as const } };
+    // Only what `creating` reads of a declaration: the rules, the team field, who is looking.
+    const declaration = { policy: { read: [member], create: [member], update: [member], destroy: [member] }, team: "team", who: () => viewer } as unknown as PolicyDeclaration;
+    const store = await new PolicyAccess<Row>(keeping(calls), declaration, "draft").creating({} as Request);
+    await store.insert({ title: "a" } as Draft<Row>);
+    await store.update(1, { title: "b" } as Draft<Row>, 3);
+    const narrowed = store.where?.({ anyOf: [{ field: "title", equals: "b" }] });
+    await narrowed?.insert({ title: "c" } as Draft<Row>);
+    expect(calls).toEqual([
+      ["whole", "insert", { title: "a", team: 7 }],
+      ["whole", "update", 1, { title: "b" }, 3],
+      ["whole", "where", { anyOf: [{ field: "title", equals: "b" }] }],
+      ["narrowed", "insert", { title: "c", team: 7 }],
+    ]);
   });
 });
