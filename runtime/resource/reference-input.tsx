@@ -57,3 +57,40 @@ export function referenceInput(field: FieldSpec, value: string | undefined, comm
     </select>
   );
 }
+
+/**
+ * A list of references' input (`tags: Id<Tag>[]`, many-to-many), its value the chosen keys
+ * joined by commas: a `<select multiple>` of labelled rows when they are few (`select`); past
+ * `PICKER_LIMIT` rows (`search`), the chosen rows as ticked boxes (untick one to take it out) and
+ * a text input taking more by their numbers, separated by commas. Without choices, that text
+ * input alone.
+ */
+export function referencesInput(field: FieldSpec, value: string | undefined, common: Common, choices: Choices | undefined): Html {
+  const chosen = new Set((value ?? "").split(",").map((part) => part.trim()).filter((part) => part !== ""));
+  if (choices !== undefined && choices.mode !== "search") {
+    return (
+      <select {...common} multiple size={String(Math.min(8, Math.max(3, choices.options.length)))}>
+        {choices.options.map((choice) => <option value={String(choice.key)} selected={chosen.has(String(choice.key))}>{choice.label}</option>)}
+      </select>
+    );
+  }
+  const hintId = `${common["id"] ?? field.name}-hint`;
+  const described = [common["aria-describedby"], hintId].filter((id) => id !== undefined).join(" ");
+  const ticked = choices?.options.filter((choice) => chosen.has(String(choice.key))) ?? [];
+  const labelled = new Set(ticked.map((choice) => String(choice.key)));
+  // Keys the boxes do not carry (no label known) stay in the text input.
+  const rest = [...chosen].filter((key) => !labelled.has(key)).join(",");
+  return (
+    <>
+      {ticked.map((choice) => (
+        <label class="fw-chosen-row">
+          <input type="checkbox" name={field.name} value={String(choice.key)} checked /> {choice.label}
+        </label>
+      ))}
+      <input {...common} aria-describedby={described} type="text" inputmode="numeric" value={rest} autocomplete="off" />
+      <p class="fw-field-hint" id={hintId}>
+        {choices?.hint ?? "Numbers of rows, separated by commas (3, 7, 12)."}
+      </p>
+    </>
+  );
+}

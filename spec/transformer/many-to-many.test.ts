@@ -1,0 +1,110 @@
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { runNode } from "../support/process.js";
+import { PRODUCTION_ENV } from "../support/serve.js";
+import { FIXTURES, tspc, type Built } from "../support/tspc.js";
+
+// Issue 43, item 5: a field typed as a list of references (`tags: Id<Tag>[]`) is a many-to-many
+// relation: a multi-select in forms and, for a table model, a join table (`posts_tags`) that
+// `db new` writes; a list of anything else is TS91114 at the field.
+let built: Built;
+let broken: Built;
+let routes = "";
+const dir = join(FIXTURES, "many-to-many");
+
+beforeAll(async () => {
+  [built, broken] = await Promise.all([tspc(dir), tspc(join(FIXTURES, "list-errors"))]);
+  routes = readFileSync(join(dir, "src/.fw/routes.ts"), "utf8");
+}, 240_000);
+
+/** The generated `const tableN: TableSpec = {…}` of a table, parsed. */
+function tableSpec(name: string): Record<string, unknown> {
+  for (const line of routes.split("\n")) {
+    const match = /^const table\d+: TableSpec = (\{.*\});$/.exec(line);
+    if (match !== null && JSON.parse(match[1] as string).name === name) return JSON.parse(match[1] as string);
+  }
+  throw new Error(`no table ${name} in the generated module`);
+}
+
+/** The generated FieldSpec of one field of one model. */
+function fieldSpec(model: string, field: string): Record<string, unknown> {
+  const spec = new RegExp(`const model\\d+: ModelSpec<m\\d+\\.${model}> = \\{[\\s\\S]*?\\n\\};`).exec(routes)?.[0] ?? "";
+  const line = spec.split("\n").find((l) => l.includes(`{"name":"${field}"`));
+  if (line === undefined) throw new Error(`no field ${model}.${field}`);
+  return JSON.parse(line.trim().replace(/,$/, ""));
+}
+
+describe("issue 43, item 5: a list of references is a many-to-many relation", () => {
+  it("builds; the field is a `references` input naming the listed model (required or optional, in a table or in memory)", () => {
+    expect(built.code, built.output).toBe(0);
+    expect(fieldSpec("Post", "tags")).toEqual({ name: "tags", label: "Tags", optional: false, input: "references", describe: "a list of tags", reference: { model: "Tag", path: "/tags", onDelete: "cascade" } });
+    expect(fieldSpec("Post", "related")).toMatchObject({ optional: true, input: "references", reference: { model: "Post" } });
+    expect(fieldSpec("Note", "labels")).toMatchObject({ optional: true, input: "references", reference: { model: "Label", path: "/labels" } });
+  });
+
+  it("a table model's list is no column but a join table <table>_<field> of (<model>_id, <target>_id); a list of its own rows names the second after the field", () => {
+    const posts = tableSpec("posts");
+    expect(posts["columns"]).toEqual([{ field: "title", column: "title", type: "text", nullable: false, maxLength: 200 }]);
+    expect(posts["links"]).toEqual([
+      { field: "tags", table: "posts_tags", from: "post_id", to: "tag_id", target: { table: "tags", column: "id" } },
+      { field: "related", table: "posts_related", from: "post_id", to: "related_id", target: { table: "posts", column: "id" } },
+    ]);
+  });
+
+  it("db new writes the join tables after the tables they join, each with its primary key, cascading foreign keys and the index on the listed column; the down drops them first", async () => {
+    rmSync(join(dir, "db"), { recursive: true, force: true });
+    rmSync(join(dir, ".fw/db"), { recursive: true, force: true });
+    try {
+      const made = await runNode(join(dir, "dist/main.js"), ["db", "new", "create tables"], { ...PRODUCTION_ENV }, dir);
+      expect(made.code, made.err).toBe(0);
+      const sql = readFileSync(join(dir, "db/migrations/0001_create_tables.sql"), "utf8");
+      const up = sql.split(/^-- fw:down/m)[0] ?? sql;
+      const created = [...up.matchAll(/^CREATE TABLE "(\w+)"/gm)].map((m) => m[1]);
+      expect(created.slice(-2).sort()).toEqual(["posts_related", "posts_tags"]);
+      expect(created.indexOf("tags")).toBeLessThan(created.indexOf("posts_tags"));
+      expect(up).toContain(
+        [
+          'CREATE TABLE "posts_tags" (',
+          '  "post_id" bigint NOT NULL CONSTRAINT "posts_tags_post_id_fkey" REFERENCES "posts" ("id") ON DELETE CASCADE,',
+          '  "tag_id" bigint NOT NULL CONSTRAINT "posts_tags_tag_id_fkey" REFERENCES "tags" ("id") ON DELETE CASCADE,',
+          '  CONSTRAINT "posts_tags_pkey" PRIMARY KEY ("post_id", "tag_id")',
+          ");",
+          `COMMENT ON TABLE "posts_tags" IS 'fw/db: the join table of posts.tags';`,
+          'CREATE INDEX "posts_tags_tag_id_idx" ON "posts_tags" ("tag_id");',
+        ].join("\n"),
+      );
+      expect(sql).toMatch(/DROP TABLE "posts_tags";[\s\S]*DROP TABLE "posts";/);
+      // Applied, the database matches the models: a second db new finds nothing to change (drift sees the join tables).
+      expect((await runNode(join(dir, "dist/main.js"), ["db", "migrate"], { ...PRODUCTION_ENV }, dir)).code).toBe(0);
+      const none = await runNode(join(dir, "dist/main.js"), ["db", "new", "nothing"], { ...PRODUCTION_ENV }, dir);
+      expect(none.code, none.err).toBe(0);
+      expect(readFileSync(join(dir, "db/migrations/0002_nothing.sql"), "utf8")).not.toMatch(/CREATE|ALTER|DROP/);
+    } finally {
+      rmSync(join(dir, "db"), { recursive: true, force: true });
+      rmSync(join(dir, ".fw/db"), { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe("issue 43, item 5: a list of rows that are not a model of the same storage is TS91114 at the field", () => {
+  const line = (file: string, text: RegExp): void => {
+    const found = broken.output.split("\n").filter((l) => l.startsWith(`src/models/${file}(`) && l.includes("error TS91114: fw: ") && text.test(l));
+    expect(found, broken.output).toHaveLength(1);
+  };
+
+  it("a table model listing an in-memory model's rows, or a type that is no model; an in-memory model listing a table model's", () => {
+    expect(broken.code).not.toBe(0);
+    line("Thing.ts", /the field `stickers: Id<Sticker>\[\]` of Thing lists rows of Sticker, which has no table, while Thing's rows are in the table things.*Give Sticker a table/);
+    line("Thing.ts", /the field `ghosts: Id<Ghost>\[\]` of Thing lists rows of Ghost, which is not a derived model.*make the field a plain `number\[\]`/);
+    line("Memo.ts", /the field `crates: Id<Crate>\[\]` of Memo lists rows of Crate, whose rows are in the table crates, while Memo's are in memory.*Give Memo a table too/);
+  });
+
+  it("the models in error get no routes; nothing else fails", () => {
+    const others = broken.output.split("\n").filter((l) => / error TS\d+/.test(l) && !l.includes("error TS91114: fw: "));
+    expect(others, broken.output).toEqual([]);
+    expect(readFileSync(join(FIXTURES, "list-errors/src/.fw/routes.ts"), "utf8")).not.toMatch(/\.(Thing|Memo)\.options/);
+  });
+});
+
+
