@@ -95,12 +95,14 @@ async function section(relations: Relations, referencing: Referencing, key: unkn
   const readable = rowsOf instanceof Promise ? await rowsOf : rowsOf;
   const offset = (page - 1) * RELATED_PAGE_SIZE;
   const countUpTo = countAhead(offset, RELATED_PAGE_SIZE);
-  const { rows, total } = await readable.list({ offset, limit: RELATED_PAGE_SIZE, countUpTo, where: { [field.name]: key } });
+  // A list (many-to-many: the posts of a tag) holds the key among others.
+  const where = { [field.name]: field.input === "references" ? { has: key } : key };
+  const { rows, total } = await readable.list({ offset, limit: RELATED_PAGE_SIZE, countUpTo, where });
   const counted = pagesCounted(total, countUpTo, RELATED_PAGE_SIZE);
   const last = counted.last;
   const words = wordsOf(entry.model);
   if (page > last) throw new NotFound(`There is no page ${page} of ${referencing.heading.toLowerCase()} here (?${referencing.parameter}=): there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
-  const others = entry.model.fields.filter((f) => f.input === "reference" && f.name !== field.name);
+  const others = entry.model.fields.filter((f) => (f.input === "reference" || f.input === "references") && f.name !== field.name);
   const labels = others.length === 0 || rows.length === 0 ? ReferenceLabels.none : await ReferenceLabels.load(relations, others, rows, request);
   const table = tableOf(entry);
   return (

@@ -3,6 +3,7 @@ import { readWholeNumber, UINT32_MAX } from "../http/number-text.js";
 import type { Request } from "../http/request.js";
 import { fold } from "./case-fold.js";
 import type { FieldProblem } from "./form-errors.js";
+import { MAX_LIST_KEYS } from "./form.js";
 import { labelField, labelOf } from "./labels.js";
 import type { FieldSpec } from "./model.js";
 import type { Order } from "./query.js";
@@ -62,13 +63,46 @@ export class Picker {
     return { ...this.search(target), ...(row === undefined ? {} : { chosen: choiceOf(target, row) }) };
   }
 
+  /**
+   * The choices of a list field (many-to-many) whose form value is `value` (keys joined by
+   * commas): the rows to pick from when they are few (a `<select multiple>`); past
+   * `PICKER_LIMIT`, the rows already chosen that the viewer may read, labelled (ticked boxes
+   * beside a text input taking more numbers). One query, two with chosen rows past the limit.
+   */
+  async listChoices(request: Request, field: FieldSpec, value: string | undefined): Promise<Choices | undefined> {
+    const target = this.target(field);
+    if (target === undefined) return undefined;
+    const readable = await this.readable(request, target);
+    const { rows, total } = await readable.list({ offset: 0, limit: PICKER_LIMIT, countUpTo: PICKER_LIMIT + 1, ...byLabel(target) });
+    if (total <= PICKER_LIMIT) return { mode: "select", options: rows.map((row) => choiceOf(target, row)) };
+    const keys = keysOf(value ?? "");
+    const chosen = keys.length === 0 ? [] : (await readable.list({ offset: 0, limit: keys.length, where: { [target.model.key]: keys }, ...byLabel(target) })).rows;
+    const words = wordsOf(target.model);
+    return { mode: "search", options: chosen.map((row) => choiceOf(target, row)), hint: `More ${words.many.toLowerCase()} by their numbers, separated by commas (see the ${words.many.toLowerCase()} at ${target.model.path}).` };
+  }
+
+  /**
+   * A list field's keys as sent (many-to-many): each must name a row the viewer may read, else
+   * "There is no such tag." beside the field (the same words for a key no row has and one the
+   * viewer may not read), before any write. One query for the whole list.
+   */
+  async resolveList(request: Request, field: FieldSpec, form: Fields): Promise<FieldProblem | undefined> {
+    const target = this.target(field);
+    const keys = keysOf(form.getAll(field.name).join(","));
+    // Past MAX_LIST_KEYS the form refuses the list itself (Form.parse): nothing to look up.
+    if (target === undefined || keys.length === 0 || keys.length > MAX_LIST_KEYS) return undefined;
+    const readable = await this.readable(request, target);
+    const { rows } = await readable.list({ offset: 0, limit: keys.length, where: { [target.model.key]: keys } });
+    return rows.length === keys.length ? undefined : noSuch(field, target);
+  }
+
   /** The choices of every reference field of a form, by field name. */
   async all(request: Request, fields: readonly FieldSpec[], values: Readonly<Record<string, string>>): Promise<Record<string, Choices>> {
     const out: Record<string, Choices> = {};
     await Promise.all(
       fields.map(async (field) => {
-        if (field.input !== "reference") return;
-        const choices = await this.choices(request, field, values[field.name]);
+        if (field.input !== "reference" && field.input !== "references") return;
+        const choices = field.input === "references" ? await this.listChoices(request, field, values[field.name]) : await this.choices(request, field, values[field.name]);
         if (choices !== undefined) out[field.name] = choices;
       }),
     );
@@ -121,6 +155,11 @@ export class Picker {
     const choices: Record<string, Choices> = {};
     await Promise.all(
       fields.map(async (field) => {
+        if (field.input === "references") {
+          const problem = await this.resolveList(request, field, form);
+          if (problem !== undefined) problems.push(problem);
+          return;
+        }
         const raw = form.get(field.name);
         if (field.input !== "reference" || raw === undefined || raw.trim() === "") return;
         const resolved = await this.resolve(request, field, raw);
@@ -153,6 +192,12 @@ export class Picker {
 export function noSuch(field: FieldSpec, target: RelatedModel | undefined): FieldProblem {
   const lower = target === undefined ? field.label.toLowerCase() : wordsOf(target.model).lower;
   return { field: field.name, kind: "invalid", message: `There is no such ${lower}.` };
+}
+
+/** The distinct keys of a list's text (`3, 7,12`); what is not a key is left to the form to refuse. */
+function keysOf(text: string): number[] {
+  const keys = text.split(",").map((part) => keyText(part.trim()));
+  return [...new Set(keys.filter((key): key is number => key !== undefined))];
 }
 
 /** A row as a picker's option. */
