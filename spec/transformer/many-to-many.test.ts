@@ -192,6 +192,19 @@ describe("issue 43, item 5: the many-to-many fixture served through its generate
         await visitor.get(`/tags/${howto}`);
         expect((await visitor.post(`/tags/${howto}`, { _method: "DELETE" })).status, engine.name).toBe(303);
         expect((await visitor.get(post)).html).toContain("<dt>Tags</dt><dd></dd>");
+        // Past the picker's 100 rows: the chosen tags as ticked boxes beside a text input of numbers.
+        await visitor.get("/tags/new");
+        for (let n = 0; n < 100; n++) await tag(`tag ${String(n).padStart(3, "0")}`);
+        await visitor.get(`${post}/edit`);
+        expect((await visitor.post(post, { _method: "PUT", title: "Hello", tags: `${news}, ${misc}` })).status, engine.name).toBe(303);
+        const large = (await visitor.get(`${post}/edit`)).html;
+        expect(large, engine.name).not.toContain(`<select id="post-tags"`);
+        expect(large).toContain(`<label class="fw-chosen-row"><input type="checkbox" name="tags" value="${misc}" checked> misc</label><label class="fw-chosen-row"><input type="checkbox" name="tags" value="${news}" checked> news</label><input id="post-tags" name="tags"`);
+        // Unticking misc and typing another tag's number: the set becomes news and that one.
+        const last = (await visitor.post("/tags", { name: "zzz" })).location?.split("/").pop() as string;
+        await visitor.get(`${post}/edit`);
+        expect((await visitor.post(post, { _method: "PUT", title: "Hello", tags: [news, ` ${last} `] })).status).toBe(303);
+        expect((await visitor.get(post)).html).toContain(`<dt>Tags</dt><dd><a href="/tags/${news}">news</a>, <a href="/tags/${last}">zzz</a></dd>`);
         expect(Number(id)).toBeGreaterThan(0);
       } finally {
         app.child.kill("SIGTERM");
