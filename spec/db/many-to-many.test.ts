@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createTableSql, linkTableSql, SqlStore, type Database, type Queryable, type Row, type TableSpec } from "../../runtime/db/index.js";
+import { FromPath, Relations, resourceRoutes, RouteTable, type FieldSpec, type ModelSpec } from "../../runtime/index.js";
+import { createTableSql, linkTableSql, SqlScopedStore, SqlStore, type Database, type Queryable, type Row, type TableSpec } from "../../runtime/db/index.js";
+import { Visitor } from "../support/browser.js";
+import { serve } from "../support/serve.js";
 import { schemaDrift } from "../../runtime/db/schema-diff.js";
 import { listConformance, type Article, type Label } from "../resource/list-conformance.js";
 import { onEveryEngine } from "./engines.js";
@@ -33,11 +36,13 @@ async function create(db: Database, tables: { labels: TableSpec; articles: Table
 }
 
 /** `db` with every statement sent through it counted (in transactions too). */
-function counting(db: Database): { readonly db: Database; readonly sent: () => number } {
+function counting(db: Database): { readonly db: Database; readonly sent: () => number; readonly texts: string[] } {
   let sent = 0;
+  const texts: string[] = [];
   const wrap = (q: Queryable): Queryable => ({
     query: <R extends Row = Row>(sql: string, params?: readonly unknown[]) => {
       sent++;
+      texts.push(sql);
       return q.query<R>(sql, params);
     },
     script: (sql) => q.script(sql),
@@ -50,7 +55,17 @@ function counting(db: Database): { readonly db: Database; readonly sent: () => n
     withConnection: (work) => db.withConnection((connection) => work({ ...wrap(connection), transaction: (inner) => connection.transaction((tx) => inner(wrap(tx))) })),
     close: () => db.close(),
   };
-  return { db: counted, sent: () => sent };
+  return { db: counted, sent: () => sent, texts };
+}
+
+/** The specs of the conformance models as the generated module writes them, named after `tables`. */
+function pageSpecs(tables: { labels: TableSpec; articles: TableSpec }): { labels: ModelSpec<Label>; articles: ModelSpec<Article> } {
+  const base = { key: "id", validate: (input: unknown) => ({ success: true as const, data: input }), decodeKey: FromPath.int };
+  const tags: FieldSpec = { name: "tags", label: "Tags", input: "references", optional: false, describe: "a list of labels", reference: { model: "Label", path: "/labels", onDelete: "cascade" } };
+  return {
+    labels: { ...base, name: "Label", fqn: "models.Label", path: "/labels", table: tables.labels.name, fields: [{ name: "name", label: "Name", input: "text", optional: false, describe: "text", maxLength: 200 }] } as ModelSpec<Label>,
+    articles: { ...base, name: "Article", fqn: "models.Article", path: "/articles", table: tables.articles.name, fields: [{ name: "title", label: "Title", input: "text", optional: false, describe: "text", maxLength: 200 }, tags] } as ModelSpec<Article>,
+  };
 }
 
 onEveryEngine((engine) => {
@@ -59,6 +74,64 @@ onEveryEngine((engine) => {
     await create(engine.db(), tables);
     const { db, sent } = counting(engine.db());
     return { labels: new SqlStore<Label>(db, tables.labels), articles: new SqlStore<Article>(db, tables.articles), articlesName: tables.articles.name, statements: sent };
+  });
+
+  describe(`issue 43, item 5: statements per page and owned rows on ${engine.name}`, () => {
+    it("an Index of 5 or of 40 articles with 3 tags each costs the same statements: the page, its lists, and one for every label", async () => {
+      const tables = listTables();
+      await create(engine.db(), tables);
+      const counted = counting(engine.db());
+      const specs = pageSpecs(tables);
+      const labels = new SqlStore<Label>(counted.db, tables.labels);
+      const articles = new SqlStore<Article>(counted.db, tables.articles);
+      const relations = new Relations();
+      const app = await serve({ routes: RouteTable.of(...resourceRoutes(specs.labels, labels, { relations, referenced: true }), ...resourceRoutes(specs.articles, articles, { relations })) });
+      try {
+        const made: number[] = [];
+        for (let n = 0; n < 60; n++) made.push((await labels.insert({ name: `label ${n}` })).id);
+        const add = async (count: number, from: number): Promise<void> => {
+          for (let n = from; n < from + count; n++) await articles.insert({ title: `article ${n}`, tags: [made[n] as number, made[n + 1] as number, made[n + 2] as number] });
+        };
+        const statements = async (): Promise<string[]> => {
+          const before = counted.texts.length;
+          const page = await new Visitor(app.url).get("/articles");
+          expect(page.status).toBe(200);
+          return counted.texts.slice(before);
+        };
+        await add(5, 0);
+        const five = await statements();
+        await add(35, 5);
+        const forty = await statements();
+        const html = (await new Visitor(app.url).get("/articles")).html;
+        expect(html).toContain(`<td>article 39</td><td><a href="/labels/${made[39]}">label 39</a>, <a href="/labels/${made[40]}">label 40</a>, <a href="/labels/${made[41]}">label 41</a></td>`);
+        expect([...forty].sort()).toEqual([...five].sort());
+        expect(forty.filter((sql) => sql.includes(tables.articles.links?.[0]?.table as string))).toHaveLength(1);
+        console.log(`${engine.name}: statements of an Index of 40 articles with 3 tags each: ${forty.length}`);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it("an owner's rows (SqlScopedStore) write and read their lists, and has filters within them", async () => {
+      const db = engine.db();
+      const n = ++runs;
+      const users: TableSpec = { name: `m${n}_users`, key: { field: "id", column: "id" }, columns: [{ field: "email", column: "email", type: "text", nullable: false }] };
+      const tables = listTables();
+      const owned: TableSpec = { ...tables.articles, owner: "owner", columns: [...tables.articles.columns, { field: "owner", column: "owner_id", type: "bigint", nullable: false, references: { table: users.name, column: "id" } }] };
+      await db.script(createTableSql(users));
+      await create(db, { labels: tables.labels, articles: owned });
+      await db.query(`INSERT INTO "${users.name}" (email) VALUES ('a@example.com'), ('b@example.com')`);
+      const labels = new SqlStore<Label>(db, tables.labels);
+      const scoped = new SqlScopedStore(new SqlStore<Article & { owner?: number }>(db, owned), FromPath.int);
+      const a = await labels.insert({ name: "a" });
+      const mine = await scoped.for("1").insert({ title: "mine", tags: [a.id] });
+      await scoped.for("2").insert({ title: "theirs", tags: [a.id] });
+      expect(mine).toMatchObject({ title: "mine", tags: [a.id], owner: 1 });
+      expect((await scoped.for("1").list({ limit: 10, where: { tags: { has: a.id } } })).rows.map((r) => r.title)).toEqual(["mine"]);
+      expect((await scoped.for("1").update(mine.id, { title: "mine", tags: [] }))?.tags).toEqual([]);
+      expect(await scoped.for("2").update(mine.id, { title: "stolen", tags: [a.id] })).toBeUndefined();
+      expect(await scoped.for("1").get(mine.id)).toMatchObject({ title: "mine", tags: [] });
+    });
   });
 
   describe(`issue 43, item 5: the join table on ${engine.name}`, () => {
