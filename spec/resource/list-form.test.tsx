@@ -42,12 +42,12 @@ describe("a list of references in a form (issue 43, item 5)", () => {
     expect(many.ok ? "" : many.errors.for("tags")[0]?.message).toBe("Tags may list at most 1,000 rows.");
   });
 
-  it("shows a <select multiple> of few rows, the chosen ones selected; past the limit, the chosen rows' boxes and a text input", () => {
+  it("shows a <select multiple> of few rows, the chosen ones selected; past the limit, the chosen rows' boxes and a search input", () => {
     const few = renderHtml(form.render({ action: "/posts", method: "POST", csrf: "c", values: { tags: "2" }, choices: { tags: { mode: "select", options: [{ key: 1, label: "a" }, { key: 2, label: "b" }] } } }));
     expect(few).toContain('<select id="post-tags" name="tags" multiple size="3"><option value="1">a</option><option value="2" selected>b</option></select>');
     const many = renderHtml(form.render({ action: "/posts", method: "POST", csrf: "c", values: { tags: "2,9" }, choices: { tags: { mode: "search", options: [{ key: 2, label: "b" }], hint: "More tags by their numbers." } } }));
     expect(many).toContain('<label class="fw-chosen-row"><input type="checkbox" name="tags" value="2" checked> b</label>');
-    expect(many).toContain('<input id="post-tags" name="tags" aria-describedby="post-tags-hint" type="text" inputmode="numeric" value="9" autocomplete="off">');
+    expect(many).toContain('<input id="post-tags" name="tags" aria-describedby="post-tags-hint" type="search" value="9" autocomplete="off">');
     // Both send `tags`: the boxes still ticked and the numbers typed, read together.
     expect(parse([["title", "t"], ["tags", "2"], ["tags", "9, 11"]])).toEqual({ ok: true, draft: { title: "t", tags: [2, 9, 11] } });
   });
