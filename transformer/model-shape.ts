@@ -117,7 +117,8 @@ export function shapeModel(s: Shaping, model: Model): ModelShape | undefined {
       // A list of another model's keys (many-to-many, issue 43): relations.ts checks the model and
       // makes it a multi-select and, for a table model, a join table.
       lists.push({ field: property.getName(), model: read.listOf });
-      fields.push({ name: property.getName(), label: humanise(property.getName()), optional: isOptional(s, property), input: "references", describe: `a list of numbers of ${read.listOf} rows` });
+      const serverSet = read.readOnly ? { serverSet: "readOnly" as const } : {};
+      fields.push({ name: property.getName(), label: humanise(property.getName()), optional: isOptional(s, property), input: "references", describe: `a list of numbers of ${read.listOf} rows`, ...serverSet });
     } else if (!("idOf" in read)) fields.push(read);
     else if (read.idOf === model.name) keys.push(property.getName());
     else {
@@ -153,7 +154,7 @@ export function keyName(s: Shaping, model: Model): string {
   return keys.length === 1 ? (keys[0] as ts.Symbol).getName() : "id";
 }
 
-type FieldRead = FieldShape | { readonly idOf: string; readonly unique: boolean } | { readonly listOf: string };
+type FieldRead = FieldShape | { readonly idOf: string; readonly unique: boolean } | { readonly listOf: string; readonly readOnly: boolean };
 
 function isOptional(s: Shaping, property: ts.Symbol): boolean {
   const declared = s.checker.getTypeOfSymbol(property);
@@ -169,7 +170,15 @@ function fieldOf(s: Shaping, model: Model, property: ts.Symbol): FieldRead | und
   const unique = typiaTags(s, type).some((tag) => tag.kind === UNIQUE_TAG);
   if (idOf !== undefined) return { idOf, unique };
   const listOf = listModel(s, type);
-  if (listOf !== undefined) return { listOf };
+  if (listOf !== undefined) {
+    // A `readonly` list is kept by handlers, never by a form, as any readonly field: optional, so a new row may lack it.
+    const readOnly = serverSetOf(s, property, "references") === "readOnly";
+    if (readOnly && !optional) {
+      report(s, model, Codes.unsupportedField, `the field \`${name}\` of the model ${model.name} is \`readonly\`: set by handlers, never by a form, so a new row has none. Make it optional (\`readonly ${name}?: …\`), or drop \`readonly\` to edit it in the form.`, property);
+      return undefined;
+    }
+    return { listOf, readOnly };
+  }
   const base = { name, label: humanise(name), optional, ...(unique ? { unique: true } : {}) };
   // A type TypeScript could not resolve (a misspelt `strng`) has its own error already: a second
   // one about `any` would only point away from it. The model still fails (no rows).

@@ -43,6 +43,8 @@ describe("issue 43, item 5: a list of references is a many-to-many relation", ()
     expect(fieldSpec("Post", "tags")).toEqual({ name: "tags", label: "Tags", optional: false, input: "references", describe: "a list of tags", reference: { model: "Tag", path: "/tags", onDelete: "cascade" } });
     expect(fieldSpec("Post", "related")).toMatchObject({ optional: true, input: "references", reference: { model: "Post" } });
     expect(fieldSpec("Note", "labels")).toMatchObject({ optional: true, input: "references", reference: { model: "Label", path: "/labels" } });
+    // A readonly list is set by handlers alone: server-set, never in a form.
+    expect(fieldSpec("Post", "featured")).toMatchObject({ optional: true, input: "references", serverSet: "readOnly", reference: { model: "Tag" } });
   });
 
   it("a table model's list is no column but a join table <table>_<field> of (<model>_id, <target>_id); a list of its own rows names the second after the field", () => {
@@ -51,6 +53,7 @@ describe("issue 43, item 5: a list of references is a many-to-many relation", ()
     expect(posts["links"]).toEqual([
       { field: "tags", table: "posts_tags", from: "post_id", to: "tag_id", target: { table: "tags", column: "id" } },
       { field: "related", table: "posts_related", from: "post_id", to: "related_id", target: { table: "posts", column: "id" } },
+      { field: "featured", table: "posts_featured", from: "post_id", to: "tag_id", target: { table: "tags", column: "id" } },
     ]);
   });
 
@@ -63,7 +66,7 @@ describe("issue 43, item 5: a list of references is a many-to-many relation", ()
       const sql = readFileSync(join(dir, "db/migrations/0001_create_tables.sql"), "utf8");
       const up = sql.split(/^-- fw:down/m)[0] ?? sql;
       const created = [...up.matchAll(/^CREATE TABLE "(\w+)"/gm)].map((m) => m[1]);
-      expect(created.slice(-2).sort()).toEqual(["posts_related", "posts_tags"]);
+      expect(created.slice(-3).sort()).toEqual(["posts_featured", "posts_related", "posts_tags"]);
       expect(created.indexOf("tags")).toBeLessThan(created.indexOf("posts_tags"));
       expect(up).toContain(
         [
@@ -102,10 +105,15 @@ describe("issue 43, item 5: a list of rows that are not a model of the same stor
     line("Memo.ts", /the field `crates: Id<Crate>\[\]` of Memo lists rows of Crate, whose rows are in the table crates, while Memo's are in memory.*Give Memo a table too/);
   });
 
+  it("a required readonly list is TS91013, as any required readonly field (no form sets it, so a new row would lack it)", () => {
+    const found = broken.output.split("\n").filter((l) => l.startsWith("src/models/Board.ts(") && l.includes("error TS91013: fw: ") && /the field `pinned` of the model Board is `readonly`.*Make it optional/.test(l));
+    expect(found, broken.output).toHaveLength(1);
+  });
+
   it("the models in error get no routes; nothing else fails", () => {
-    const others = broken.output.split("\n").filter((l) => / error TS\d+/.test(l) && !l.includes("error TS91114: fw: "));
+    const others = broken.output.split("\n").filter((l) => / error TS\d+/.test(l) && !l.includes("error TS91114: fw: ") && !l.includes("error TS91013: fw: "));
     expect(others, broken.output).toEqual([]);
-    expect(readFileSync(join(FIXTURES, "list-errors/src/.fw/routes.ts"), "utf8")).not.toMatch(/\.(Thing|Memo)\.options/);
+    expect(readFileSync(join(FIXTURES, "list-errors/src/.fw/routes.ts"), "utf8")).not.toMatch(/\.(Thing|Memo|Board)\.options/);
   });
 });
 
@@ -151,6 +159,7 @@ describe("issue 43, item 5: the many-to-many fixture served through its generate
         const tag = async (name: string): Promise<string> => (await visitor.post("/tags", { name })).location?.split("/").pop() as string;
         const [news, howto, misc] = [await tag("news"), await tag("howto"), await tag("misc")];
         const form = (await visitor.get("/posts/new")).html;
+        expect(form).not.toContain('name="featured"');
         expect(form, engine.name).toContain(`<select id="post-tags" name="tags" multiple size="3"><option value="${howto}">howto</option><option value="${misc}">misc</option><option value="${news}">news</option></select>`);
         const created = await visitor.post("/posts", { title: "Hello", tags: [news, misc] });
         expect(created.status, `${engine.name}: ${created.html}`).toBe(303);
@@ -174,7 +183,9 @@ describe("issue 43, item 5: the many-to-many fixture served through its generate
         expect(bad.html).toContain("filtered by tags (?tags=)");
         // The reverse list on the tag's Show: the posts of the tag.
         const tagShow = (await visitor.get(`/tags/${misc}`)).html;
-        expect(tagShow, engine.name).toContain(`<section class="fw-related" id="posts"><h2>Posts</h2>`);
+        // Two lists of Post name tags (tags, and the readonly featured): a section each, named by the field.
+        expect(tagShow, engine.name).toContain(`<section class="fw-related" id="posts-tags"><h2>Posts (tags)</h2>`);
+        expect(tagShow).toContain(`<section class="fw-related" id="posts-featured"><h2>Posts (featured)</h2><p class="fw-empty">No posts (featured) yet.</p>`);
         expect(tagShow).toContain("<td>Hello</td>");
         expect(tagShow).not.toContain("<td>Other</td>");
         // A tag no row has: 422 beside the field, nothing written; the edit form keeps the chosen ones.
