@@ -79,7 +79,8 @@ function referencingFrom(relations: Relations, model: Pick<ModelSpec<unknown>, "
  * Show's lists of the rows pointing at the shown row (has-many), one section per referencing
  * model and field: the rows the viewer may read (as that model's Index reads them), in key
  * order, a page of `RELATED_PAGE_SIZE` at a time, in a table like its Index's without the
- * column pointing back; an "Add a comment" link pre-filling the reference when it mounts New.
+ * column pointing back; an "Add a comment" link pre-filling the reference when it mounts New
+ * (not for a server-set field, which no form fills).
  * Each section costs one query for its rows and one per model its other references name.
  */
 export function hasManySections(relations: Relations, model: ModelSpec<unknown>, key: unknown, request: Request): Promise<Html[]> {
@@ -110,7 +111,7 @@ async function section(relations: Relations, referencing: Referencing, key: unkn
       <h2>{referencing.heading}</h2>
       {rows.length === 0 ? <p class="fw-empty">No {referencing.heading.toLowerCase()} yet.</p> : table.render(request, rows, labels, { omit: field.name })}
       {last > 1 ? pager(request, referencing, page, counted) : null}
-      {entry.actions.has("New") ? (
+      {entry.actions.has("New") && field.serverSet === undefined ? (
         <p>
           <a href={modelHref(request, entry.model, "New", undefined, { [field.name]: key as PathValue })} class="fw-new">
             Add {withArticle(words.lower)}

@@ -185,7 +185,8 @@ describe("issue 43, item 5: the many-to-many fixture served through its generate
         const tagShow = (await visitor.get(`/tags/${misc}`)).html;
         // Two lists of Post name tags (tags, and the readonly featured): a section each, named by the field.
         expect(tagShow, engine.name).toContain(`<section class="fw-related" id="posts-tags"><h2>Posts (tags)</h2>`);
-        expect(tagShow).toContain(`<section class="fw-related" id="posts-featured"><h2>Posts (featured)</h2><p class="fw-empty">No posts (featured) yet.</p>`);
+        expect(tagShow).toContain(`<section class="fw-related" id="posts-featured"><h2>Posts (featured)</h2><p class="fw-empty">No posts (featured) yet.</p></section>`);
+        expect(tagShow).toContain(`<a href="/posts/new?tags=${misc}" class="fw-new">Add a post</a>`);
         expect(tagShow).toContain("<td>Hello</td>");
         expect(tagShow).not.toContain("<td>Other</td>");
         // A tag no row has: 422 beside the field, nothing written; the edit form keeps the chosen ones.
