@@ -71,6 +71,7 @@ export const Codes = {
   sortOption: 91111,
   searchOption: 91112,
   jobStores: 91113,
+  referenceList: 91114,
 } as const;
 
 export type Code = (typeof Codes)[keyof typeof Codes];

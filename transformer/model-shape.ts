@@ -7,7 +7,7 @@ import type { Model } from "./models.js";
 export interface FieldShape {
   readonly name: string;
   readonly label: string;
-  readonly input: "text" | "textarea" | "number" | "checkbox" | "select" | "date" | "reference" | "file";
+  readonly input: "text" | "textarea" | "number" | "checkbox" | "select" | "date" | "reference" | "references" | "file";
   readonly optional: boolean;
   readonly options?: readonly string[];
   readonly describe: string;
@@ -15,7 +15,10 @@ export interface FieldShape {
   readonly maxLength?: number;
   /** Set by the server, not the form: a `Date` named createdAt / updatedAt, or a `readonly` property. */
   readonly serverSet?: "createdAt" | "updatedAt" | "readOnly";
-  /** A reference (`post: Id<Post>` to another derived model): set by relations.ts once every model is known. */
+  /**
+   * A reference (`post: Id<Post>` to another derived model), or a list of them (`tags: Id<Tag>[]`,
+   * input `references`): set by relations.ts once every model is known.
+   */
   readonly reference?: { readonly model: string; readonly path: string; readonly onDelete: "restrict" | "cascade" | "set null" };
   /** The field's type carries fw's `Unique` tag. */
   readonly unique?: boolean;
@@ -51,6 +54,8 @@ export interface ModelShape {
   readonly fields: readonly FieldShape[];
   /** Fields of type `Id<Other>`: the model each points at (the owner, or a reference: relations.ts). */
   readonly references: readonly { readonly field: string; readonly model: string }[];
+  /** Fields of type `Id<Other>[]`: the model each lists rows of (many-to-many: relations.ts checks and joins them). */
+  readonly lists: readonly { readonly field: string; readonly model: string }[];
   /** The companion's composite uniques (field names), once relations.ts has read them. */
   readonly unique?: readonly (readonly string[])[];
   /** The companion's `readableWith`, once relations.ts has checked it. */
@@ -97,6 +102,7 @@ export function shapeModel(s: Shaping, model: Model): ModelShape | undefined {
   const type = s.checker.getTypeFromTypeNode(typeNode);
   const fields: FieldShape[] = [];
   const references: { field: string; model: string }[] = [];
+  const lists: { field: string; model: string }[] = [];
   const keys: string[] = [];
   let ok = true;
   for (const property of type.getProperties()) {
@@ -107,7 +113,13 @@ export function shapeModel(s: Shaping, model: Model): ModelShape | undefined {
     }
     const read = fieldOf(s, model, property);
     if (read === undefined) ok = false;
-    else if (!("idOf" in read)) fields.push(read);
+    else if ("listOf" in read) {
+      // A list of another model's keys (many-to-many, issue 43): relations.ts checks the model and
+      // makes it a multi-select and, for a table model, a join table.
+      lists.push({ field: property.getName(), model: read.listOf });
+      const serverSet = read.readOnly ? { serverSet: "readOnly" as const } : {};
+      fields.push({ name: property.getName(), label: humanise(property.getName()), optional: isOptional(s, property), input: "references", describe: `a list of numbers of ${read.listOf} rows`, ...serverSet });
+    } else if (!("idOf" in read)) fields.push(read);
     else if (read.idOf === model.name) keys.push(property.getName());
     else {
       // Another model's key: the owner (owner.ts drops it from the form), a reference to a
@@ -129,7 +141,7 @@ export function shapeModel(s: Shaping, model: Model): ModelShape | undefined {
     report(s, model, Codes.modelKey, `the model ${model.name} ${found}: give it exactly one field of type Id<${model.name}>, e.g. \`id: Id<${model.name}>\`.`);
     return undefined;
   }
-  return ok ? { key: keys[0] as string, fields, references } : undefined;
+  return ok ? { key: keys[0] as string, fields, references, lists } : undefined;
 }
 
 /**
@@ -142,7 +154,7 @@ export function keyName(s: Shaping, model: Model): string {
   return keys.length === 1 ? (keys[0] as ts.Symbol).getName() : "id";
 }
 
-type FieldRead = FieldShape | { readonly idOf: string; readonly unique: boolean };
+type FieldRead = FieldShape | { readonly idOf: string; readonly unique: boolean } | { readonly listOf: string; readonly readOnly: boolean };
 
 function isOptional(s: Shaping, property: ts.Symbol): boolean {
   const declared = s.checker.getTypeOfSymbol(property);
@@ -157,6 +169,16 @@ function fieldOf(s: Shaping, model: Model, property: ts.Symbol): FieldRead | und
   const idOf = idModel(s, type);
   const unique = typiaTags(s, type).some((tag) => tag.kind === UNIQUE_TAG);
   if (idOf !== undefined) return { idOf, unique };
+  const listOf = listModel(s, type);
+  if (listOf !== undefined) {
+    // A `readonly` list is kept by handlers, never by a form, as any readonly field: optional, so a new row may lack it.
+    const readOnly = serverSetOf(s, property, "references") === "readOnly";
+    if (readOnly && !optional) {
+      report(s, model, Codes.unsupportedField, `the field \`${name}\` of the model ${model.name} is \`readonly\`: set by handlers, never by a form, so a new row has none. Make it optional (\`readonly ${name}?: …\`), or drop \`readonly\` to edit it in the form.`, property);
+      return undefined;
+    }
+    return { listOf, readOnly };
+  }
   const base = { name, label: humanise(name), optional, ...(unique ? { unique: true } : {}) };
   // A type TypeScript could not resolve (a misspelt `strng`) has its own error already: a second
   // one about `any` would only point away from it. The model still fails (no rows).
@@ -169,7 +191,7 @@ function fieldOf(s: Shaping, model: Model, property: ts.Symbol): FieldRead | und
   }
   const kind = classify(s, type, property);
   if (kind === undefined) {
-    report(s, model, Codes.unsupportedField, `the field \`${name}\` of the model ${model.name} has the type \`${s.checker.typeToString(declared)}\`, which fw cannot put in a form. Use string, LongText, number, boolean, a union of string literals, Date, Id<…>, or a file (Upload<…>, Image<…>).`, property);
+    report(s, model, Codes.unsupportedField, `the field \`${name}\` of the model ${model.name} has the type \`${s.checker.typeToString(declared)}\`, which fw cannot put in a form. Use string, LongText, number, boolean, a union of string literals, Date, Id<…>, a list of Id<…> (Id<Tag>[]), or a file (Upload<…>, Image<…>).`, property);
     return undefined;
   }
   const serverSet = serverSetOf(s, property, kind.input);
@@ -213,6 +235,13 @@ function idModel(s: Shaping, type: ts.Type): string | undefined {
     return signature === undefined ? undefined : modelName(s.checker.getReturnTypeOfSignature(signature));
   }
   return undefined;
+}
+
+/** The model an `Id<M>[]` (or `readonly Id<M>[]`) lists keys of. */
+function listModel(s: Shaping, type: ts.Type): string | undefined {
+  if (!s.checker.isArrayType(type)) return undefined;
+  const element = s.checker.getTypeArguments(type as ts.TypeReference)[0];
+  return element === undefined ? undefined : idModel(s, element);
 }
 
 function modelName(target: ts.Type): string | undefined {

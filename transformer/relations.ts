@@ -3,7 +3,7 @@ import { at, Codes, type Finding } from "./diagnostics.js";
 import type { Derived } from "./emit.js";
 import { humanise, pathSegment, type FieldShape } from "./model-shape.js";
 import type { Model } from "./models.js";
-import { snake, USERS_TABLE, type ColumnShape, type TableShape } from "./table.js";
+import { snake, USERS_TABLE, type ColumnShape, type LinkShape, type TableShape } from "./table.js";
 
 /** What deleting a referenced row does (runtime/resource/types.ts `OnDelete`). */
 export type OnDelete = "restrict" | "cascade" | "set null";
@@ -63,7 +63,7 @@ function withoutRefusedTargets(related: readonly Derived[], refused: ReadonlySet
   const out = new Set(refused);
   let kept = [...related];
   for (let changed = true; changed; ) {
-    const next = kept.filter((d) => !d.shape.fields.some((f) => f.reference !== undefined && out.has(f.reference.model)));
+    const next = kept.filter((d) => !d.shape.fields.some((f) => f.reference !== undefined && out.has(f.reference.model)) && !d.shape.lists.some((l) => out.has(l.model)));
     changed = next.length !== kept.length;
     kept.filter((d) => !next.includes(d)).forEach((d) => out.add(d.model.name));
     kept = next;
@@ -131,7 +131,10 @@ function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>
     const onDelete = declared.onDelete.get(ref.field)?.rule ?? "restrict";
     references.set(ref.field, { model: ref.model, path: `/${pathSegment(ref.model)}`, onDelete });
   }
+  const lists = readLists(r, d, byName, refused);
   const fields = d.shape.fields.map((field): FieldShape => {
+    const listed = lists.get(field.name);
+    if (listed !== undefined) return { ...field, describe: `a list of ${humanise(pathSegment(listed.model)).toLowerCase()}`, reference: listed };
     // A user named beside the owner (issue 41): set by the app's code, never by a form, kept on Update.
     if (userRefs.has(field.name)) return { ...field, serverSet: "readOnly" };
     const reference = references.get(field.name);
@@ -147,8 +150,68 @@ function relateOne(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>
   const sort = checkSort(r, d, declared, fields);
   const search = checkSearch(r, d, declared, fields);
   const shape = { ...d.shape, fields, ...(unique.length === 0 ? {} : { unique }), ...(readableWith === undefined ? {} : { readableWith }), ...(sort === undefined ? {} : { sort }), ...(search === undefined ? {} : { search }) };
-  const table = d.table === undefined ? undefined : tableWithReferences(r, d, d.table, { references, users: userRefs }, byName, unique, declared.publicWhen, { ownerRule, sort, search });
+  const withReferences = d.table === undefined ? undefined : tableWithReferences(r, d, d.table, { references, users: userRefs }, byName, unique, declared.publicWhen, { ownerRule, sort, search });
+  const table = withReferences === undefined ? undefined : withLinks(r, d, withReferences, lists, byName);
   return { ...d, shape, ...(table === undefined ? {} : { table }) };
+}
+
+/**
+ * The list fields (`tags: Id<Tag>[]`, many-to-many, issue 43) whose model is a derived model of
+ * the same storage as this one: each a reference whose rule is `cascade` (deleting a tag takes it
+ * out of every list; deleting the post, its links). Any other list is TS91114 at the field.
+ */
+function readLists(r: Relating, d: Derived, byName: ReadonlyMap<string, Derived>, refused: ReadonlySet<string>): Map<string, NonNullable<FieldShape["reference"]>> {
+  const out = new Map<string, NonNullable<FieldShape["reference"]>>();
+  for (const list of d.shape.lists) {
+    const target = byName.get(list.model);
+    const reference = { model: list.model, path: `/${pathSegment(list.model)}`, onDelete: "cascade" as const };
+    if (target === undefined && refused.has(list.model)) {
+      out.set(list.field, reference); // relate holds the model back: the refused model's own diagnostic says why
+      continue;
+    }
+    if (target === undefined || (target.table === undefined) !== (d.table === undefined)) {
+      report(r, d.model, fieldNode(r, d.model, list.field), Codes.referenceList, listMessage(d, list.field, list.model, target));
+      continue;
+    }
+    out.set(list.field, reference);
+  }
+  return out;
+}
+
+function listMessage(d: Derived, field: string, target: string, found: Derived | undefined): string {
+  const at = `the field \`${field}: Id<${target}>[]\` of ${d.model.name} lists rows of ${target}`;
+  if (found === undefined) {
+    return `${at}, which is not a derived model (no derives<${target}>(…, Resource${d.table === undefined ? "" : ", { table: … }"})), so fw has no rows to list${d.table === undefined ? "" : " nor a table for the join table's foreign key"}. Derive ${target} as a model${d.table === undefined ? "" : " with a table"}, or make the field a plain \`number[]\`.`;
+  }
+  return d.table !== undefined
+    ? `${at}, which has no table, while ${d.model.name}'s rows are in the table ${d.table.name}: a list joins two models of the same storage (a join table of two foreign keys). Give ${target} a table (derives<${target}>(…, { table: "${snake(pathSegment(target)).replace(/-/g, "_")}" })).`
+    : `${at}, whose rows are in the table ${found.table?.name}, while ${d.model.name}'s are in memory: a list joins two models of the same storage. Give ${d.model.name} a table too.`;
+}
+
+/**
+ * A table model's list fields as join tables (`LinkShape`): `<table>_<field>` (`posts_tags`),
+ * holding `<model>_id` and `<target>_id` (`post_id`, `tag_id`; a list of its own model's rows
+ * names the second after the field: `related_id`). A name past 63 characters, or one another
+ * model's table takes, is TS91114 naming the field.
+ */
+function withLinks(r: Relating, d: Derived, table: TableShape, lists: ReadonlyMap<string, NonNullable<FieldShape["reference"]>>, byName: ReadonlyMap<string, Derived>): TableShape | undefined {
+  const links: LinkShape[] = [];
+  const tables = new Set([...byName.values()].flatMap((other) => (other.table === undefined ? [] : [other.table.name])));
+  for (const [field, reference] of lists) {
+    const target = byName.get(reference.model)?.table;
+    if (target === undefined) continue;
+    const name = `${table.name}_${snake(field)}`;
+    const from = `${snake(d.model.name)}_id`;
+    const own = `${snake(reference.model)}_id`;
+    const to = own === from ? `${snake(field)}_id` : own;
+    const problem = name.length > 63 ? "is longer than 63 characters" : tables.has(name) ? "another model's table already takes" : to === from ? `would hold two columns named ${from}` : undefined;
+    if (problem !== undefined) {
+      report(r, d.model, fieldNode(r, d.model, field), Codes.referenceList, `the list \`${field}\` of ${d.model.name} would be kept in the join table ${JSON.stringify(name)}, which ${problem}. Rename the field (or the table of ${d.model.name}).`);
+      return undefined;
+    }
+    links.push({ field, table: name, from, to, target: { table: target.name, column: target.key.column } });
+  }
+  return links.length === 0 ? table : { ...table, links };
 }
 
 /** `post` → "a post", `entry` → "an entry": how messages name one row. */

@@ -21,6 +21,19 @@ export interface TableShape {
   readonly indexes?: readonly (readonly string[])[];
   /** Full-text search: the searched columns, most important first, and their language (runtime/db/table.ts). */
   readonly search?: { readonly language: string; readonly columns: readonly string[] };
+  /** Many-to-many (`tags: Id<Tag>[]`): each list field's join table (runtime/db/table.ts LinkSpec). */
+  readonly links?: readonly LinkShape[];
+}
+
+/** A list field's join table: `posts_tags (post_id, tag_id)`, both foreign keys cascading. */
+export interface LinkShape {
+  readonly field: string;
+  readonly table: string;
+  /** The column holding this table's key (`post_id`). */
+  readonly from: string;
+  /** The column holding the listed row's key (`tag_id`). */
+  readonly to: string;
+  readonly target: { readonly table: string; readonly column: string };
 }
 
 export interface ColumnShape {
@@ -83,7 +96,8 @@ export function tableOption(r: Reading, model: Model): string | undefined | null
  */
 export function tableOf(r: Reading, model: Model, name: string, shape: ModelShape, owner: Owner | undefined, team?: Owner): TableShape | undefined {
   const references = new Set(shape.references.map((ref) => ref.field));
-  const columns: ColumnShape[] = shape.fields.map((field) => ({
+  // A list of references (`tags: Id<Tag>[]`) is no column: its join table holds it (relations.ts).
+  const columns: ColumnShape[] = shape.fields.filter((field) => field.input !== "references").map((field) => ({
     field: field.name,
     column: snake(field.name),
     type: columnType(field, references),

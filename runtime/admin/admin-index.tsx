@@ -113,9 +113,11 @@ export class AdminIndex<A> {
     if (text === undefined || text === "") return undefined;
     const descending = text.startsWith("-");
     const name = descending ? text.slice(1) : text;
-    const field = this.pages.form.shown.find((f) => f.name === name && f.input !== "file");
+    // A file, or a list of references (many-to-many), has no order to sort rows by.
+    const sortable = (f: Field): boolean => f.input !== "file" && f.input !== "references";
+    const field = this.pages.form.shown.find((f) => f.name === name && sortable(f));
     if (field !== undefined) return { field: name, descending };
-    const names = this.pages.form.shown.filter((f) => f.input !== "file").map((f) => f.name).join(", ");
+    const names = this.pages.form.shown.filter(sortable).map((f) => f.name).join(", ");
     throw new BadRequest(`The list of ${this.pages.words.many.toLowerCase()} cannot be sorted by ${JSON.stringify(text.slice(0, 40))}: sort by one of ${names}, with "-" before it for descending order.`);
   }
 

@@ -1,6 +1,6 @@
 import type { OnDelete } from "../resource/types.js";
 import { quoteIdentifier as q } from "./identifier.js";
-import { checkTable, SEARCH_COLUMN, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";
+import { checkTable, SEARCH_COLUMN, VERSION_COLUMN, type ColumnSpec, type LinkSpec, type TableSpec } from "./table.js";
 
 /**
  * The comment fw puts on a model's table: the drift page proposes to drop a table only when it
@@ -37,6 +37,43 @@ export function createTableSql(table: TableSpec): string {
   for (const columns of table.indexes ?? []) statements.push(indexSql(table.name, columns));
   if (table.search !== undefined) statements.push(searchCommentSql(table.name, table.search), searchIndexSql(table.name));
   return statements.join("\n") + "\n";
+}
+
+/**
+ * The comment fw puts on a join table (`fw/db: the join table of posts.tags`): drift drops one no
+ * model's list field declares any more, as it drops a model's table, and never a table without it.
+ */
+export const LINK_TABLE_COMMENT = "fw/db: the join table of";
+
+/** A join table's own comment: `fw/db: the join table of posts.tags`. */
+export function linkComment(table: string, link: LinkSpec): string {
+  return `${LINK_TABLE_COMMENT} ${table}.${link.field}`;
+}
+
+/**
+ * The statements that create a list field's join table (many-to-many, issue 43), once both the
+ * model's table and the listed model's exist: the pair of keys its primary key (no link twice,
+ * and the index that finds a row's links), each a foreign key `ON DELETE CASCADE` (deleting
+ * either row deletes the link), and an index on the listed column (the rows of a tag):
+ *
+ *     CREATE TABLE "posts_tags" ("post_id" bigint NOT NULL CONSTRAINT "posts_tags_post_id_fkey"
+ *       REFERENCES "posts" ("id") ON DELETE CASCADE, "tag_id" …, CONSTRAINT "posts_tags_pkey"
+ *       PRIMARY KEY ("post_id", "tag_id"));
+ */
+export function linkTableSql(table: TableSpec, link: LinkSpec): string {
+  checkTable(table);
+  const from = { table: table.name, column: table.key.column, onDelete: "cascade" as const };
+  const to = { ...link.target, onDelete: "cascade" as const };
+  const lines = [
+    `  ${q(link.from)} bigint NOT NULL CONSTRAINT ${q(foreignKeyName(link.table, link.from))} ${referencesSql(from)}`,
+    `  ${q(link.to)} bigint NOT NULL CONSTRAINT ${q(foreignKeyName(link.table, link.to))} ${referencesSql(to)}`,
+    `  CONSTRAINT ${q(primaryKeyName(link.table))} PRIMARY KEY (${q(link.from)}, ${q(link.to)})`,
+  ];
+  return [
+    `CREATE TABLE ${q(link.table)} (\n${lines.join(",\n")}\n);`,
+    `COMMENT ON TABLE ${q(link.table)} IS '${linkComment(table.name, link)}';`,
+    ownerIndexSql(link.table, link.to),
+  ].join("\n") + "\n";
 }
 
 /**
@@ -131,6 +168,11 @@ export function uniqueConstraintSql(table: string, columns: readonly string[]): 
 export function foreignKeyConstraintSql(table: string, column: ColumnSpec): string {
   if (column.references === undefined) throw new Error(`fw/db: the column ${column.column} of ${table} is not a reference: it has no foreign key.`);
   return `CONSTRAINT ${q(foreignKeyName(table, column.column))} FOREIGN KEY (${q(column.column)}) ${referencesSql(column.references)}`;
+}
+
+/** PostgreSQL's default name of a table's primary key: `posts_tags_pkey`. */
+export function primaryKeyName(table: string): string {
+  return `${table.slice(0, MAX_NAME - "_pkey".length)}_pkey`;
 }
 
 /** PostgreSQL's default name of a column's foreign key: `comments_post_id_fkey`. */

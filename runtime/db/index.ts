@@ -11,8 +11,8 @@ export { addProcessBackground, type Background, type BackgroundContext } from ".
 export { DatabaseUnreachable, type PostgresOptions } from "./postgres-engine.js";
 export { CannotOpenDatabase } from "./open-error.js";
 export { quoteIdentifier } from "./identifier.js";
-export { COLUMN_TYPES, VERSION_COLUMN, type ColumnType, type ColumnSpec, type TableSpec } from "./table.js";
-export { createTableSql } from "./ddl.js";
+export { COLUMN_TYPES, VERSION_COLUMN, type ColumnType, type ColumnSpec, type LinkSpec, type TableSpec } from "./table.js";
+export { createTableSql, linkTableSql } from "./ddl.js";
 export { schemaDrift, type SchemaDrift, type SchemaChange, type ChangeKind, type FillQuestion } from "./schema-diff.js";
 export { SqlStore } from "./sql-store.js";
 export { SqlScopedStore, OwnedSqlRows } from "./sql-scoped-store.js";

@@ -1,6 +1,6 @@
 import { constraintChanges, deferredReference } from "./constraint-diff.js";
 import type { Queryable } from "./database.js";
-import { columnType, createTableSql, MODEL_TABLE_COMMENT, searchColumnSql, searchCommentSql, searchIndexSql, searchSignature } from "./ddl.js";
+import { columnType, createTableSql, LINK_TABLE_COMMENT, linkComment, linkTableSql, MODEL_TABLE_COMMENT, searchColumnSql, searchCommentSql, searchIndexSql, searchSignature } from "./ddl.js";
 import { fillValue } from "./fill-value.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { driftOf, type FillQuestion, type SchemaChange, type SchemaDrift } from "./schema-change.js";
@@ -59,7 +59,8 @@ export async function schemaDrift(db: Queryable, tables: readonly TableSpec[], a
     const found = actual.get(table.name);
     if (found !== undefined) changes.push(...(await tableChanges(table, found, context)));
   }
-  const declared = new Set(tables.map((table) => table.name));
+  changes.push(...(await linkChanges(tables, actual, context.probe)));
+  const declared = new Set(tables.flatMap((table) => [table.name, ...(table.links ?? []).map((link) => link.table)]));
   for (const orphan of [...actual.values()].filter((table) => !declared.has(table.name) && isModelTable(table))) {
     changes.push(await dropTable(orphan, context.probe));
   }
@@ -109,7 +110,43 @@ function withoutReference(column: ColumnSpec): ColumnSpec {
  * fw cannot tell whether something still needs them.
  */
 function isModelTable(table: ActualTable): boolean {
-  return table.comment === MODEL_TABLE_COMMENT && !table.referenced && table.name !== USERS_TABLE;
+  const fws = table.comment === MODEL_TABLE_COMMENT || table.comment?.startsWith(`${LINK_TABLE_COMMENT} `) === true;
+  return fws && !table.referenced && table.name !== USERS_TABLE;
+}
+
+/**
+ * The join tables of the models' list fields (many-to-many, issue 43), after every table they
+ * point at: a missing one is created; one that holds other columns, or whose foreign keys point
+ * elsewhere (the list now names another model), is made again, its links lost (said so when it
+ * has rows: they named rows of the other model).
+ */
+async function linkChanges(tables: readonly TableSpec[], actual: ReadonlyMap<string, ActualTable>, probe: DataProbe): Promise<SchemaChange[]> {
+  const changes: SchemaChange[] = [];
+  for (const table of tables) {
+    for (const link of table.links ?? []) {
+      const found = actual.get(link.table);
+      const create = { kind: "create table" as const, table: link.table, sql: linkTableSql(table, link) };
+      if (found === undefined) {
+        changes.push({ ...create, summary: `creates the join table ${link.table} of ${table.name}.${link.field} (${link.from}, ${link.to})` });
+        continue;
+      }
+      if (linkMatches(table, link, found)) continue;
+      const rows = await probe.hasRows(link.table);
+      changes.push({
+        ...create,
+        summary: `makes the join table ${link.table} of ${table.name}.${link.field} again: it does not hold (${link.from}, ${link.to}) pointing at ${table.name} and ${link.target.table}`,
+        sql: `DROP TABLE ${q(link.table)};\n${create.sql}`,
+        ...(rows ? { destructive: `deletes the links ${link.table} holds` } : {}),
+      });
+    }
+  }
+  return changes;
+}
+
+/** The join table as it is has the two columns, each a cascading foreign key to the right table, and the comment fw gives it. */
+function linkMatches(table: TableSpec, link: NonNullable<TableSpec["links"]>[number], found: ActualTable): boolean {
+  const points = (column: string, target: string): boolean => found.foreignKeys.some((fk) => fk.columns.length === 1 && fk.columns[0] === column && fk.target === target && fk.onDelete === "cascade");
+  return found.columns.size === 2 && found.columns.has(link.from) && found.columns.has(link.to) && points(link.from, table.name) && points(link.to, link.target.table) && found.comment === linkComment(table.name, link);
 }
 
 async function dropTable(table: ActualTable, probe: DataProbe): Promise<SchemaChange> {

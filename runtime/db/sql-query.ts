@@ -3,6 +3,7 @@ import type { ListPage, Search, Where } from "../resource/query.js";
 import { orList } from "../resource/query-match.js";
 import { CONDITION_NAMES, conditionsOf, likePattern, type ConditionName } from "../resource/where-conditions.js";
 import { quoteIdentifier as q } from "./identifier.js";
+import { hasSql } from "./sql-links.js";
 import type { ColumnSpec, TableSpec } from "./table.js";
 
 /**
@@ -32,6 +33,11 @@ function whereConditions(where: Where<unknown>, table: TableSpec, params: unknow
       if (wanted !== undefined) for (const one of orList(wanted, table.name, "and")) conditions.push(...whereConditions(one, table, params));
       continue;
     }
+    const link = table.links?.find((one) => one.field === field);
+    if (link !== undefined) {
+      if (wanted !== undefined) conditions.push(...listConditions(table, link, wanted, params));
+      continue;
+    }
     const column = columnOfField(table, field, "a where");
     if (wanted === undefined) continue;
     if (column.type === "jsonb") {
@@ -46,6 +52,14 @@ function whereConditions(where: Where<unknown>, table: TableSpec, params: unknow
     }
   }
   return conditions;
+}
+
+/** A list field's conditions (many-to-many): `has` alone, through its join table. */
+function listConditions(table: TableSpec, link: NonNullable<TableSpec["links"]>[number], wanted: unknown, params: unknown[]): string[] {
+  const given = conditionsOf(wanted, `${table.name}.${link.field}`);
+  const others = Object.keys(given).filter((name) => name !== "has" && given[name as keyof typeof given] !== undefined);
+  if (others.length > 0) throw new Error(`fw/db: a where names the list field ${JSON.stringify(link.field)} of ${table.name} with ${others.join(", ")}: a list takes \`has\` (${link.field}: { has: 3 }).`);
+  return given.has === undefined ? [] : [hasSql(table, link, given.has, params)];
 }
 
 /** Conditions that must all hold, as one: `TRUE` for none. */
@@ -88,6 +102,8 @@ function conditionSql(name: ConditionName, column: ColumnSpec, value: unknown, t
     case "contains":
     case "like":
       return textConditionSql(name, column, value as string, table, push);
+    case "has":
+      throw new Error(`fw/db: a where's has names the field ${JSON.stringify(column.field)} of ${table.name}, which is no list: has is for a list field (tags: Id<Tag>[]).`);
   }
 }
 
@@ -199,7 +215,8 @@ export function columnOfField(table: TableSpec, field: string, what: string): Co
   if (field === table.key.field) return { field, column: table.key.column, type: "bigint", nullable: false };
   const column = table.columns.find((c) => c.field === field);
   if (column === undefined) {
-    throw new Error(`fw/db: the table ${table.name} has no column for the field ${JSON.stringify(field)} ${what} names (fields: ${[table.key.field, ...table.columns.map((c) => c.field)].join(", ")}).`);
+    const list = table.links?.some((link) => link.field === field) === true ? `: ${field} is a list, kept in its join table` : "";
+    throw new Error(`fw/db: the table ${table.name} has no column for the field ${JSON.stringify(field)} ${what} names${list} (fields: ${[table.key.field, ...table.columns.map((c) => c.field)].join(", ")}).`);
   }
   return column;
 }

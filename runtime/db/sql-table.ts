@@ -3,8 +3,9 @@ import { effectiveOrders, keysetWhere } from "../resource/keyset.js";
 import type { Hit, ListPage, Page, SearchPage, SearchResults, Where } from "../resource/query.js";
 import { MARK_START, MARK_STOP, markedHtml, MAX_RANKED, searchFieldsOf, searchText } from "../resource/text-search.js";
 import type { Draft, Versioned } from "../resource/store.js";
-import type { Connection, Database, Row } from "./database.js";
+import type { Connection, Database, Queryable, Row } from "./database.js";
 import { joinedConnection, type Joined } from "./joined.js";
+import { loadLinks, writeLinks } from "./sql-links.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { rememberTable, storeError } from "./sql-errors.js";
 import { columnOfField, queryConditions } from "./sql-query.js";
@@ -96,7 +97,7 @@ export class SqlTable<A> {
     const { rows } = await this.via.query(`SELECT ${this.selected}, ${total} AS fw_total FROM ${this.table}${where} ORDER BY ${this.orderBy(page.order)}LIMIT $1 OFFSET $2`, params);
     const first = rows[0];
     const counted = first === undefined ? await this.count(page, scope) : Number(first["fw_total"]);
-    return { rows: rows.map((row) => this.toModel(row)), total: counted };
+    return { rows: await this.withLinks(this.via, rows.map((row) => this.toModel(row))), total: counted };
   }
 
   /**
@@ -112,14 +113,14 @@ export class SqlTable<A> {
     const nullable = (field: string): boolean => this.sortColumn(field).nullable;
     const past = keysetWhere(orders, cursor, backwards ? "before" : "after", nullable);
     const params: unknown[] = [page.limit + 1, page.offset ?? 0];
-    const where = this.listWhere({ ...page, where: page.where === undefined ? past : ({ and: [page.where, past] } as Where<A>) }, scope, params);
+    const where = this.listWhere({ ...page, where: page.where === undefined ? past : ({ and: [page.where, past] } as unknown as Where<A>) }, scope, params);
     const counted = this.listWhere(page, scope, params);
     const cap = countCap(page);
     if (cap !== undefined) params.push(cap);
     const total = `(SELECT count(*) FROM (SELECT 1 FROM ${this.table}${counted}${cap === undefined ? "" : ` LIMIT $${params.length}`}) AS fw_counted)`;
     const { rows } = await this.db.query(`SELECT ${this.selected}, ${total} AS fw_total FROM ${this.table}${where} ORDER BY ${this.orderBy(orders, backwards)}LIMIT $1 OFFSET $2`, params);
     const more = rows.length > page.limit;
-    const kept = rows.slice(0, page.limit).map((row) => this.toModel(row));
+    const kept = await this.withLinks(this.db, rows.slice(0, page.limit).map((row) => this.toModel(row)));
     const first = rows[0];
     const totalCount = first === undefined ? await this.count(page, scope) : Number(first["fw_total"]);
     return { rows: backwards ? kept.reverse() : kept, total: totalCount, more };
@@ -167,8 +168,9 @@ export class SqlTable<A> {
       const alone: unknown[] = [];
       all = Number((await this.db.query(counted(alone).replace("SELECT count(*) FROM", "SELECT count(*) AS n FROM"), alone)).rows[0]?.["n"] ?? 0);
     }
+    const models = await this.withLinks(this.db, rows.map((row) => this.toModel(row)));
     return {
-      hits: rows.map((row) => ({ row: this.toModel(row), rank: Number(row["fw_rank"]), snippets: this.snippetsOf(row, fields) as Hit<A>["snippets"] })),
+      hits: rows.map((row, i) => ({ row: models[i] as A, rank: Number(row["fw_rank"]), snippets: this.snippetsOf(row, fields) as Hit<A>["snippets"] })),
       total: all,
     };
   }
@@ -225,7 +227,19 @@ export class SqlTable<A> {
 
   async read(key: unknown, scope?: Scope): Promise<Versioned<A> | undefined> {
     const row = (await this.selectKey(key, scope))?.rows[0];
-    return row === undefined ? undefined : this.versioned(row);
+    if (row === undefined) return undefined;
+    const versioned = this.versioned(row);
+    await this.withLinks(this.via, [versioned.row]);
+    return versioned;
+  }
+
+  /**
+   * The rows with their list fields (many-to-many) read from the join tables: one statement per
+   * list field for all of them (sql-links.ts), none for a table without lists.
+   */
+  private async withLinks(via: Queryable, models: A[]): Promise<A[]> {
+    if (this.spec.links !== undefined && this.spec.links.length > 0) await loadLinks(via, this.spec, models as Record<string, unknown>[]);
+    return models;
   }
 
   /**
@@ -235,6 +249,9 @@ export class SqlTable<A> {
   get(key: unknown, scope?: Scope): Promise<A | undefined> {
     const selected = this.selectKey(key, scope);
     if (selected === undefined) return Promise.resolve(undefined);
+    if (this.spec.links !== undefined && this.spec.links.length > 0) {
+      return selected.then(async ({ rows }) => (rows[0] === undefined ? undefined : (await this.withLinks(this.via, [this.toModel(rows[0])]))[0]));
+    }
     return selected.then(({ rows }) => (rows[0] === undefined ? undefined : this.toModel(rows[0])));
   }
 
@@ -252,8 +269,21 @@ export class SqlTable<A> {
       columns.length === 0
         ? `INSERT INTO ${this.table} DEFAULT VALUES RETURNING ${this.selected}`
         : `INSERT INTO ${this.table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING ${this.selected}`;
-    const { rows } = await this.write(() => this.via.query(sql, [...values.values()]), { delete: false, draft });
-    return this.toModel(rows[0] as Row);
+    if (this.spec.links === undefined || this.spec.links.length === 0) {
+      const { rows } = await this.write(() => this.via.query(sql, [...values.values()]), { delete: false, draft });
+      return this.toModel(rows[0] as Row);
+    }
+    // A row with lists (many-to-many): the row and its links in one transaction, all or nothing.
+    return this.write(
+      () =>
+        this.via.transaction(async (tx) => {
+          const { rows } = await tx.query(sql, [...values.values()]);
+          const model = this.toModel(rows[0] as Row);
+          const key = (model as Record<string, unknown>)[this.spec.key.field] as number;
+          return { ...model, ...(await writeLinks(tx, this.spec, key, draft, false)) };
+        }),
+      { delete: false, draft },
+    );
   }
 
   /**
@@ -265,6 +295,7 @@ export class SqlTable<A> {
     if (!isKey(key)) return undefined;
     const { sql, params } = this.updateStatement(key, draft, options);
     const expected = options.expected;
+    if (this.spec.links !== undefined && this.spec.links.length > 0) return this.updateWithLinks(key, draft, { sql, params }, options);
     if (expected === undefined) {
       return this.write(async () => {
         const { rows } = await this.via.query(sql, params);
@@ -281,6 +312,28 @@ export class SqlTable<A> {
         if (now.rows[0] === undefined) return undefined;
         throw new Conflict(this.spec.name, key, expected, Number(now.rows[0]["v"]));
       }),
+      { delete: false, draft },
+    );
+  }
+
+  /**
+   * An update of a row with lists (many-to-many): the row, then its links replaced, in one
+   * transaction; with `expected`, a row at another version is not written (`Conflict`).
+   */
+  private updateWithLinks(key: number, draft: Draft<A>, statement: { sql: string; params: unknown[] }, options: { scope?: Scope; expected?: number }): Promise<A | undefined> {
+    return this.write(
+      () =>
+        this.via.transaction(async (tx) => {
+          const { rows } = await tx.query(statement.sql, statement.params);
+          if (rows[0] === undefined) {
+            if (options.expected === undefined) return undefined;
+            const where = this.where(options.scope, 2);
+            const now = await tx.query(`SELECT ${q(VERSION_COLUMN)} AS v FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]);
+            if (now.rows[0] === undefined) return undefined;
+            throw new Conflict(this.spec.name, key, options.expected, Number(now.rows[0]["v"]));
+          }
+          return { ...this.toModel(rows[0]), ...(await writeLinks(tx, this.spec, key, draft, true)) };
+        }),
       { delete: false, draft },
     );
   }

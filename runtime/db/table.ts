@@ -72,6 +72,29 @@ export interface TableSpec {
    * fw's generated `fw_search` tsvector column and a GIN index on it.
    */
   readonly search?: { readonly language: SearchLanguage; readonly columns: readonly string[] };
+  /**
+   * Many-to-many (issue 43): each list field of the model (`tags: Id<Tag>[]`) kept in a join table
+   * of its own rather than a column. Read back as the list of keys, in key order.
+   */
+  readonly links?: readonly LinkSpec[];
+}
+
+/**
+ * A list field's join table (`posts_tags`): one row per (row, listed row), the pair its primary
+ * key, both columns foreign keys `ON DELETE CASCADE` (deleting a post drops its links, deleting a
+ * tag takes it out of every list), the listed column indexed (the posts of a tag).
+ */
+export interface LinkSpec {
+  /** The model's list field (`tags`). */
+  readonly field: string;
+  /** The join table (`posts_tags`). */
+  readonly table: string;
+  /** The column holding the row's key (`post_id`). */
+  readonly from: string;
+  /** The column holding a listed row's key (`tag_id`). */
+  readonly to: string;
+  /** The listed model's table and key column (`tags`, `id`). */
+  readonly target: { readonly table: string; readonly column: string };
 }
 
 
@@ -133,9 +156,23 @@ export function checkTable(table: TableSpec): void {
     if (new Set(columns).size !== columns.length) throw new Error(`fw/db: the ${what} names a column twice.`);
   }
   if (table.search !== undefined) checkSearch(table, table.search);
+  for (const link of table.links ?? []) checkLink(table, link);
   if (table.owner !== undefined && table.columns.find((column) => column.field === table.owner)?.references === undefined) {
     throw new Error(`fw/db: the owner field ${JSON.stringify(table.owner)} of ${table.name} must be one of its columns, with \`references\` (the users table).`);
   }
+}
+
+/** A join table's names are plain SQL names, its two columns differ, and its field is no column of the table. */
+function checkLink(table: TableSpec, link: LinkSpec): void {
+  const where = `join table of ${table.name}.${link.field}`;
+  checkIdentifier(link.table, where);
+  checkIdentifier(link.from, `first column of the ${where}`);
+  checkIdentifier(link.to, `second column of the ${where}`);
+  checkIdentifier(link.target.table, `table referenced by the ${where}`);
+  checkIdentifier(link.target.column, `column referenced by the ${where}`);
+  if (link.from === link.to) throw new Error(`fw/db: the ${where} names the column ${link.from} twice: the row's key and the listed row's key need a column each.`);
+  if (link.table === table.name) throw new Error(`fw/db: the ${where} is named ${link.table}, as the table itself: name it apart (${table.name}_${link.field}).`);
+  if (table.columns.some((c) => c.field === link.field)) throw new Error(`fw/db: the field ${link.field} of ${table.name} is both a column and a join table: a list field is kept in its join table alone.`);
 }
 
 /** A search's language is one both engines know, and its columns are text columns of the table. */

@@ -6,7 +6,7 @@ import { FormErrors, ruleMessage, type FieldProblem } from "./form-errors.js";
 import type { FieldSpec, ModelSpec } from "./model.js";
 import type { StoredFile } from "./file-types.js";
 import { isStoredFile, KEPT_PREFIX, REMOVE_PREFIX, sizeText } from "./model-files.js";
-import { referenceInput, type Choices } from "./reference-input.js";
+import { referenceInput, referencesInput, type Choices } from "./reference-input.js";
 import type { Draft } from "./store.js";
 
 /** What the user typed (or a row's values), as text per field name: what a form shows. */
@@ -156,9 +156,9 @@ export class Form<A> {
     for (const field of this.fields) {
       // A file arrives beside the form's text (request.files): the derived pages read it (model-files.ts).
       if (field.input === "file") continue;
-      const raw = form.get(field.name);
+      const raw = field.input === "references" ? listText(form.getAll(field.name)) : form.get(field.name);
       if (raw !== undefined) typed[field.name] = asTyped(raw);
-      const read = readField(field, raw);
+      const read = field.input === "references" ? readKeys(field, raw) : readField(field, raw);
       if ("problem" in read) problems.push(read.problem);
       else if (read.value !== undefined) draft[field.name] = read.value;
     }
@@ -182,7 +182,7 @@ export class Form<A> {
     const out: Record<string, string> = {};
     for (const field of this.fields) {
       if (field.input === "file") continue;
-      const raw = form.get(field.name);
+      const raw = field.input === "references" ? listText(form.getAll(field.name)) : form.get(field.name);
       if (raw !== undefined) out[field.name] = asTyped(raw);
     }
     return out;
@@ -268,7 +268,7 @@ export class Form<A> {
     return (
       <div class={`fw-field fw-field-${field.input}`}>
         <label for={id}>{field.label}</label>
-        {field.input === "reference" ? referenceInput(field, value, common, choices) : inputFor(field, value, common)}
+        {field.input === "reference" ? referenceInput(field, value, common, choices) : field.input === "references" ? referencesInput(field, value, common, choices) : inputFor(field, value, common)}
         {problems.length === 0 ? null : (
           <p class="fw-field-error" id={described}>
             {problems.map((problem) => problem.message).join(" ")}
@@ -312,6 +312,8 @@ function inputFor(field: Field, value: string | undefined, common: Common): Html
       return <input {...common} type="text" value={value ?? ""} required={required} maxlength={field.maxLength} />;
     case "reference":
       return referenceInput(field, value, common, undefined);
+    case "references":
+      return referencesInput(field, value, common, undefined);
     case "file":
       throw new Error("unreachable: a file field is rendered by renderFile");
   }
@@ -322,6 +324,8 @@ function inputFor(field: Field, value: string | undefined, common: Common): Html
  * reads undefined; a required boolean false (an unchecked box is omitted); anything else is required.
  */
 function absentOf(field: FieldSpec): { value: unknown } | undefined {
+  // A list sent with nothing chosen (a `<select multiple>` sends nothing then) is the empty list.
+  if (field.input === "references") return { value: [] };
   if (field.optional) return { value: undefined };
   if (field.input === "checkbox") return { value: false };
   return undefined;
@@ -360,9 +364,35 @@ function readField(field: FieldSpec, raw: string | undefined): Read {
       const key = readWholeNumber(raw, 1, UINT32_MAX);
       return key === undefined ? unreadable() : { value: key };
     }
+    case "references":
+      return readKeys(field, raw);
     case "file":
       return unreadable(); // never read from text: parse skips file fields
   }
+}
+
+/** The most keys one list field takes from a form: past it, the submission is refused (a list of 10,000 tags is no one's choice). */
+export const MAX_LIST_KEYS = 1000;
+
+/** A list field's values as one text: each value sent (a `<select multiple>` sends one per choice), joined by commas. */
+function listText(values: readonly string[]): string | undefined {
+  return values.length === 0 ? undefined : values.join(",");
+}
+
+/**
+ * A list of keys (`tags: Id<Tag>[]`): whole numbers from 1 separated by commas (or sent one per
+ * value), each once, in the order given; nothing is the empty list.
+ */
+function readKeys(field: FieldSpec, raw: string | undefined): Read {
+  const parts = (raw ?? "").split(",").map((part) => part.trim()).filter((part) => part !== "");
+  if (parts.length > MAX_LIST_KEYS) return { problem: { field: field.name, kind: "invalid", message: `${field.label} may list at most ${MAX_LIST_KEYS.toLocaleString("en-US")} rows.` } };
+  const keys: number[] = [];
+  for (const part of parts) {
+    const key = readWholeNumber(part, 1, UINT32_MAX);
+    if (key === undefined) return { problem: { field: field.name, kind: "unreadable", message: `${field.label} could not be read as ${field.describe}: ${JSON.stringify(part.slice(0, 20))} is not the number of a row.` } };
+    if (!keys.includes(key)) keys.push(key);
+  }
+  return { value: keys };
 }
 
 /**
@@ -416,6 +446,7 @@ function storableText(field: FieldSpec, text: string): Read {
 function formText(field: FieldSpec, value: unknown): string {
   if (value === undefined || value === null) return "";
   if (value instanceof Date) return value.toISOString().slice(0, 10);
+  if (Array.isArray(value)) return value.map(String).join(",");
   if (field.input === "checkbox") return value === true ? "true" : "";
   return String(value);
 }

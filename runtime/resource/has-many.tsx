@@ -79,7 +79,8 @@ function referencingFrom(relations: Relations, model: Pick<ModelSpec<unknown>, "
  * Show's lists of the rows pointing at the shown row (has-many), one section per referencing
  * model and field: the rows the viewer may read (as that model's Index reads them), in key
  * order, a page of `RELATED_PAGE_SIZE` at a time, in a table like its Index's without the
- * column pointing back; an "Add a comment" link pre-filling the reference when it mounts New.
+ * column pointing back; an "Add a comment" link pre-filling the reference when it mounts New
+ * (not for a server-set field, which no form fills).
  * Each section costs one query for its rows and one per model its other references name.
  */
 export function hasManySections(relations: Relations, model: ModelSpec<unknown>, key: unknown, request: Request): Promise<Html[]> {
@@ -95,12 +96,14 @@ async function section(relations: Relations, referencing: Referencing, key: unkn
   const readable = rowsOf instanceof Promise ? await rowsOf : rowsOf;
   const offset = (page - 1) * RELATED_PAGE_SIZE;
   const countUpTo = countAhead(offset, RELATED_PAGE_SIZE);
-  const { rows, total } = await readable.list({ offset, limit: RELATED_PAGE_SIZE, countUpTo, where: { [field.name]: key } });
+  // A list (many-to-many: the posts of a tag) holds the key among others.
+  const where = { [field.name]: field.input === "references" ? { has: key } : key };
+  const { rows, total } = await readable.list({ offset, limit: RELATED_PAGE_SIZE, countUpTo, where });
   const counted = pagesCounted(total, countUpTo, RELATED_PAGE_SIZE);
   const last = counted.last;
   const words = wordsOf(entry.model);
   if (page > last) throw new NotFound(`There is no page ${page} of ${referencing.heading.toLowerCase()} here (?${referencing.parameter}=): there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
-  const others = entry.model.fields.filter((f) => f.input === "reference" && f.name !== field.name);
+  const others = entry.model.fields.filter((f) => (f.input === "reference" || f.input === "references") && f.name !== field.name);
   const labels = others.length === 0 || rows.length === 0 ? ReferenceLabels.none : await ReferenceLabels.load(relations, others, rows, request);
   const table = tableOf(entry);
   return (
@@ -108,7 +111,7 @@ async function section(relations: Relations, referencing: Referencing, key: unkn
       <h2>{referencing.heading}</h2>
       {rows.length === 0 ? <p class="fw-empty">No {referencing.heading.toLowerCase()} yet.</p> : table.render(request, rows, labels, { omit: field.name })}
       {last > 1 ? pager(request, referencing, page, counted) : null}
-      {entry.actions.has("New") ? (
+      {entry.actions.has("New") && field.serverSet === undefined ? (
         <p>
           <a href={modelHref(request, entry.model, "New", undefined, { [field.name]: key as PathValue })} class="fw-new">
             Add {withArticle(words.lower)}

@@ -51,6 +51,12 @@ export class InMemoryDatabase {
       const value = row[field.name];
       if (reference === undefined || absent(value)) continue;
       const target = this.#tables.get(reference.model);
+      if (field.input === "references" && target !== undefined) {
+        // A list (many-to-many): every key it names must be a row of the listed model.
+        const missing = Array.isArray(value) ? value.find((one) => typeof one !== "number" || !target.store.rows.has(one)) : value;
+        if (missing !== undefined) throw new MissingReference(nameOf(model), field.name, missing);
+        continue;
+      }
       if (target === undefined) {
         throw new Error(
           `InMemoryDatabase: the field ${model.name}.${field.name} references the model ${reference.model}, which has no store in this database: ` +
@@ -70,10 +76,14 @@ export class InMemoryDatabase {
     const doomed = new Map<string, Set<number>>([[model.name, new Set([key])]]);
     const queue: [string, number][] = [[model.name, key]];
     const restricting: { model: ModelSpec<unknown>; key: number; field: FieldSpec }[] = [];
-    const clearing: { table: Table; key: number; field: string }[] = [];
+    const clearing: Clearing[] = [];
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
       const [name, gone] = next;
       for (const { table, field } of this.referencing(name)) {
+        if (field.input === "references") {
+          clearing.push(...listing(table, field, gone));
+          continue;
+        }
         for (const [childKey, child] of table.store.rows) {
           if ((child as Record<string, unknown>)[field.name] !== gone) continue;
           const rule = field.reference?.onDelete ?? "restrict";
@@ -100,7 +110,8 @@ export class InMemoryDatabase {
       const stored = row.table.store.rows.get(row.key);
       if (stored === undefined) continue;
       const cleared = { ...(stored as Record<string, unknown>) };
-      delete cleared[row.field];
+      if (row.without === undefined) delete cleared[row.field];
+      else cleared[row.field] = (cleared[row.field] as readonly unknown[]).filter((one) => one !== row.without);
       row.table.store.rows.set(row.key, cleared);
     }
     for (const [name, keys] of doomed) {
@@ -129,6 +140,24 @@ export class InMemoryDatabase {
 interface Table {
   readonly model: ModelSpec<unknown>;
   readonly store: CheckedStore<unknown>;
+}
+
+/** A row's reference a delete clears: the field (set null), or one key out of a list (`without`). */
+interface Clearing {
+  readonly table: Table;
+  readonly key: number;
+  readonly field: string;
+  readonly without?: number;
+}
+
+/** The rows whose list `field` names `gone`: deleting it takes it out of their lists, as a join table's cascade does. */
+function listing(table: Table, field: FieldSpec, gone: number): Clearing[] {
+  const found: Clearing[] = [];
+  for (const [key, row] of table.store.rows) {
+    const list = (row as Record<string, unknown>)[field.name];
+    if (Array.isArray(list) && list.includes(gone)) found.push({ table, key, field: field.name, without: gone });
+  }
+  return found;
 }
 
 /** An in-memory store whose writes the database checks first, in the same turn. */

@@ -32,6 +32,8 @@ export class InMemoryStore<A> implements Store<A> {
   private next = 1;
   private readonly fields: QueryFields | undefined;
   private readonly spec: InMemoryModel | undefined;
+  /** The model's list fields (`tags: Id<Tag>[]`): copied in and out with their rows. */
+  private readonly lists: readonly string[];
 
   /**
    * @param key the model's key field (`id`).
@@ -43,6 +45,7 @@ export class InMemoryStore<A> implements Store<A> {
   ) {
     this.spec = model;
     this.fields = model === undefined ? undefined : queryFields({ ...model, key });
+    this.lists = (model?.fields ?? []).filter((field) => field.input === "references").map((field) => field.name);
   }
 
   /**
@@ -91,14 +94,14 @@ export class InMemoryStore<A> implements Store<A> {
 
   async insert(draft: Draft<A>): Promise<A> {
     const key = this.next++;
-    const row = { ...draft, [this.key]: key } as A;
+    const row = copyWithLists({ ...draft, [this.key]: key } as A, this.lists);
     this.rows.set(key, row);
     return copy(row);
   }
 
   async update(key: unknown, draft: Draft<A>): Promise<A | undefined> {
     if (typeof key !== "number" || !this.rows.has(key)) return undefined;
-    const row = { ...draft, [this.key]: key } as A;
+    const row = copyWithLists({ ...draft, [this.key]: key } as A, this.lists);
     this.rows.set(key, row);
     return copy(row);
   }
@@ -136,6 +139,22 @@ function snippetsOf<A>(row: A, fields: readonly string[], query: TextQuery, lang
   return snippets as Hit<A>["snippets"];
 }
 
+/** A row's copy, its lists copied too: a caller changing one cannot change what is stored. */
 function copy<A>(row: A): A {
-  return { ...row };
+  const out = { ...row } as Record<string, unknown>;
+  for (const [field, value] of Object.entries(out)) if (Array.isArray(value)) out[field] = [...(value as unknown[])];
+  return out as A;
+}
+
+/**
+ * A row's copy with its lists (`tags: Id<Tag>[]`) copied too, in key order without repeats, and
+ * a list left out as the empty list: as a join table reads them back.
+ */
+function copyWithLists<A>(row: A, lists: readonly string[]): A {
+  const out = { ...row } as Record<string, unknown>;
+  for (const field of lists) {
+    const value = out[field];
+    out[field] = Array.isArray(value) ? [...new Set(value as number[])].sort((a, b) => a - b) : [];
+  }
+  return out as A;
 }

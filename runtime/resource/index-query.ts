@@ -49,6 +49,8 @@ export interface IndexQuery {
 /** The kinds of field the Index filters by, and how. */
 export function filterKind(field: Field): IndexFilter["kind"] | undefined {
   if (field.input === "reference" || field.input === "select" || field.input === "checkbox" || field.input === "date") return field.input;
+  // A list (many-to-many) is filtered by one row it holds: `/posts?tags=3`, the posts tagged 3.
+  if (field.input === "references") return "reference";
   return undefined;
 }
 
@@ -133,8 +135,9 @@ function sortOf(text: string | undefined, index: IndexModel): Order | undefined 
   if (text === undefined) return undefined;
   const descending = text.startsWith("-");
   const field = descending ? text.slice(1) : text;
-  if (index.shown.some((f) => f.name === field && f.input !== "file")) return { field, descending };
-  const names = index.shown.filter((f) => f.input !== "file").map((f) => f.name).join(", ");
+  const sortable = (f: Field): boolean => f.input !== "file" && f.input !== "references";
+  if (index.shown.some((f) => f.name === field && sortable(f))) return { field, descending };
+  const names = index.shown.filter(sortable).map((f) => f.name).join(", ");
   throw new BadRequest(`The index of ${index.many} cannot be sorted by ${JSON.stringify(text.slice(0, 40))}: sort by one of ${names}, with "-" before it for descending order (?sort=-${index.shown[0]?.name ?? "field"}).`);
 }
 
@@ -172,7 +175,8 @@ function filterOf(query: Fields, field: Field, index: IndexModel): IndexFilter[]
   const text = query.get(field.name);
   if (text === undefined || text === "") return [];
   switch (field.input) {
-    case "reference": {
+    case "reference":
+    case "references": {
       const key = keyText(text);
       const target = withArticle(field.reference === undefined ? field.label.toLowerCase() : wordsOf({ name: field.reference.model, path: field.reference.path }).lower);
       return key === undefined ? refuse(field.name, text, `the number of ${target} (a whole number from 1: ${index.model.path}?${field.name}=7)`) : [{ field, kind: "reference", value: key }];
@@ -198,7 +202,7 @@ export function filtersWhere(filters: readonly IndexFilter[]): Where<unknown> {
   const where: Record<string, unknown> = {};
   for (const filter of filters) {
     if (filter.kind !== "date") {
-      where[filter.field.name] = filter.value;
+      where[filter.field.name] = filter.field.input === "references" ? { has: filter.value } : filter.value;
       continue;
     }
     where[filter.field.name] = {

@@ -68,7 +68,7 @@ export class ModelPages<A> {
 
   /** The reference fields of the model, in order (those Index and Show label). */
   get references(): readonly Form<A>["shown"][number][] {
-    return this.form.shown.filter((field) => field.input === "reference");
+    return this.form.shown.filter((field) => field.input === "reference" || field.input === "references");
   }
 
   /**

@@ -1,8 +1,11 @@
 import type { FromPath } from "../routing/from-path.js";
 import type { OnDelete } from "./types.js";
 
-/** How a field is edited in a form. `reference`: another model's row, picked by its label. */
-export type InputKind = "text" | "textarea" | "number" | "checkbox" | "select" | "date" | "reference" | "file";
+/**
+ * How a field is edited in a form. `reference`: another model's row, picked by its label;
+ * `references`: a list of another model's rows (`tags: Id<Tag>[]`, many-to-many), picked several at once.
+ */
+export type InputKind = "text" | "textarea" | "number" | "checkbox" | "select" | "date" | "reference" | "references" | "file";
 
 /** What a file field (`Upload<…>`, `Image<…>`) takes: read by the build from its type (issue 40). */
 export interface FileSpec {
@@ -52,7 +55,7 @@ export interface FieldSpec {
    * `readonly` property: shown, kept on Update, written only by handlers). Left out of forms.
    */
   readonly serverSet?: "createdAt" | "updatedAt" | "readOnly";
-  /** A reference (`input: "reference"`): the model it points at. */
+  /** A reference (`input: "reference"`), or a list of them (`input: "references"`): the model it points at. */
   readonly reference?: ReferenceSpec;
   /** No two rows may share the value (the `Unique` tag). */
   readonly unique?: boolean;

@@ -3,6 +3,7 @@ import { readWholeNumber, UINT32_MAX } from "../http/number-text.js";
 import type { Request } from "../http/request.js";
 import { fold } from "./case-fold.js";
 import type { FieldProblem } from "./form-errors.js";
+import { MAX_LIST_KEYS } from "./form.js";
 import { labelField, labelOf } from "./labels.js";
 import type { FieldSpec } from "./model.js";
 import type { Order } from "./query.js";
@@ -62,13 +63,60 @@ export class Picker {
     return { ...this.search(target), ...(row === undefined ? {} : { chosen: choiceOf(target, row) }) };
   }
 
+  /**
+   * The choices of a list field (many-to-many) whose form value is `value` (keys joined by
+   * commas): the rows to pick from when they are few (a `<select multiple>`); past
+   * `PICKER_LIMIT`, the rows already chosen that the viewer may read, labelled (ticked boxes
+   * beside a text input taking more numbers). One query, two with chosen rows past the limit.
+   */
+  async listChoices(request: Request, field: FieldSpec, value: string | undefined): Promise<Choices | undefined> {
+    const target = this.target(field);
+    if (target === undefined) return undefined;
+    const readable = await this.readable(request, target);
+    const { rows, total } = await readable.list({ offset: 0, limit: PICKER_LIMIT, countUpTo: PICKER_LIMIT + 1, ...byLabel(target) });
+    if (total <= PICKER_LIMIT) return { mode: "select", options: rows.map((row) => choiceOf(target, row)) };
+    const keys = keysOf(value ?? "");
+    const chosen = keys.length === 0 ? [] : (await readable.list({ offset: 0, limit: keys.length, where: { [target.model.key]: keys }, ...byLabel(target) })).rows;
+    const words = wordsOf(target.model);
+    const label = labelField(target.model);
+    const one = withArticle(words.lower);
+    const hint = `To add ${one}, type its ${label === undefined ? "number" : `${label.label.toLowerCase()} (or its start), or its number`}; untick one to take it out.`;
+    return { mode: "search", options: chosen.map((row) => choiceOf(target, row)), pickPath: pickPath(target.model.path), hint };
+  }
+
+  /**
+   * A list field's values as sent (many-to-many): numbers (one per value, or separated by
+   * commas) are keys; any other value is one more row typed by its label's start (or picked with
+   * `/fw/picker.js`'s suggestions), resolved as a single reference's search input is (`resolve`).
+   * Every key must name a row the viewer may read, else "There is no such tag." beside the
+   * field (the same words for a key no row has and one the viewer may not read), before any
+   * write: one query for the keys, two more per label typed. Answers each typed text's key.
+   */
+  async resolveList(request: Request, field: FieldSpec, form: Fields): Promise<{ readonly typed: ReadonlyMap<string, string>; readonly problem?: FieldProblem }> {
+    const target = this.target(field);
+    const values = form.getAll(field.name).filter((value) => value.trim() !== "");
+    const typed = new Map<string, string>();
+    if (target === undefined) return { typed };
+    for (const text of values.filter((value) => !KEY_LIST.test(value))) {
+      const resolved = await this.resolve(request, field, text);
+      if (!("key" in resolved)) return { typed, problem: resolved.problem };
+      typed.set(text, String(resolved.key));
+    }
+    const keys = keysOf(values.map((value) => typed.get(value) ?? value).join(","));
+    // Past MAX_LIST_KEYS the form refuses the list itself (Form.parse): nothing to look up.
+    if (keys.length === 0 || keys.length > MAX_LIST_KEYS) return { typed };
+    const readable = await this.readable(request, target);
+    const { rows } = await readable.list({ offset: 0, limit: keys.length, where: { [target.model.key]: keys } });
+    return rows.length === keys.length ? { typed } : { typed, problem: noSuch(field, target) };
+  }
+
   /** The choices of every reference field of a form, by field name. */
   async all(request: Request, fields: readonly FieldSpec[], values: Readonly<Record<string, string>>): Promise<Record<string, Choices>> {
     const out: Record<string, Choices> = {};
     await Promise.all(
       fields.map(async (field) => {
-        if (field.input !== "reference") return;
-        const choices = await this.choices(request, field, values[field.name]);
+        if (field.input !== "reference" && field.input !== "references") return;
+        const choices = field.input === "references" ? await this.listChoices(request, field, values[field.name]) : await this.choices(request, field, values[field.name]);
         if (choices !== undefined) out[field.name] = choices;
       }),
     );
@@ -117,10 +165,18 @@ export class Picker {
    */
   async resolveForm(request: Request, fields: readonly FieldSpec[], form: Fields): Promise<ResolvedForm> {
     const keys = new Map<string, string>();
+    /** Per list field, each label typed and the key it resolved to. */
+    const lists = new Map<string, ReadonlyMap<string, string>>();
     const problems: FieldProblem[] = [];
     const choices: Record<string, Choices> = {};
     await Promise.all(
       fields.map(async (field) => {
+        if (field.input === "references") {
+          const list = await this.resolveList(request, field, form);
+          if (list.problem !== undefined) problems.push(list.problem);
+          if (list.typed.size > 0) lists.set(field.name, list.typed);
+          return;
+        }
         const raw = form.get(field.name);
         if (field.input !== "reference" || raw === undefined || raw.trim() === "") return;
         const resolved = await this.resolve(request, field, raw);
@@ -131,7 +187,7 @@ export class Picker {
         }
       }),
     );
-    const resolved = keys.size === 0 ? form : Fields.of([...form.entries()].map(([name, value]): [string, string] => [name, keys.get(name) ?? value]));
+    const resolved = keys.size === 0 && lists.size === 0 ? form : Fields.of([...form.entries()].map(([name, value]): [string, string] => [name, keys.get(name) ?? lists.get(name)?.get(value) ?? value]));
     return { form: resolved, problems: fields.flatMap((field) => problems.filter((p) => p.field === field.name)), choices };
   }
 
@@ -153,6 +209,15 @@ export class Picker {
 export function noSuch(field: FieldSpec, target: RelatedModel | undefined): FieldProblem {
   const lower = target === undefined ? field.label.toLowerCase() : wordsOf(target.model).lower;
   return { field: field.name, kind: "invalid", message: `There is no such ${lower}.` };
+}
+
+/** A list field's value that holds keys alone (`3`, `3, 7,12`): anything else is a label typed. */
+const KEY_LIST = /^[\s\d,]*$/;
+
+/** The distinct keys of a list's text (`3, 7,12`); what is not a key is left to the form to refuse. */
+function keysOf(text: string): number[] {
+  const keys = text.split(",").map((part) => keyText(part.trim()));
+  return [...new Set(keys.filter((key): key is number => key !== undefined))];
 }
 
 /** A row as a picker's option. */

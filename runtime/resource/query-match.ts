@@ -11,6 +11,8 @@ export interface QueryFields {
   readonly names: ReadonlySet<string>;
   /** The fields `search`, `contains` and `like` may name (text, textarea and select fields). */
   readonly text: ReadonlySet<string>;
+  /** The list fields (`tags: Id<Tag>[]`): `has` is their one condition. */
+  readonly lists?: ReadonlySet<string>;
 }
 
 /** What a model's spec says about the fields a query may name. */
@@ -18,7 +20,8 @@ export function queryFields(model: { readonly name: string; readonly key: string
   const names = new Set([model.key, ...model.fields.map((field) => field.name)]);
   if (model.owner !== undefined) names.add(model.owner);
   const text = new Set(model.fields.filter((field) => field.input === "text" || field.input === "textarea" || field.input === "select").map((field) => field.name));
-  return { model: model.name, names, text };
+  const lists = new Set(model.fields.filter((field) => field.input === "references").map((field) => field.name));
+  return { model: model.name, names, text, lists };
 }
 
 /**
@@ -49,8 +52,19 @@ function checkWhere(where: Where<unknown>, fields: QueryFields): void {
       throw new Error(`${fields.model}: a where names the field ${JSON.stringify(field)}, which the model does not have (fields: ${[...fields.names].join(", ")}).`);
     }
     const conditions = wanted === undefined ? undefined : conditionsOf(wanted, `${fields.model}.${field}`);
+    if (conditions !== undefined) checkList(fields, field, conditions);
     for (const name of TEXT_CONDITIONS) if (conditions?.[name] !== undefined) checkText(fields, field, `a where's ${name}`);
   }
+}
+
+/** A list field takes `has` alone, and only a list field takes it (as a database store's join table does). */
+function checkList(fields: QueryFields, field: string, conditions: Readonly<Record<string, unknown>>): void {
+  const list = fields.lists?.has(field) === true;
+  const named = Object.keys(conditions).filter((name) => conditions[name] !== undefined);
+  if (list && named.some((name) => name !== "has")) {
+    throw new Error(`${fields.model}: a where names the list field ${JSON.stringify(field)} with ${named.filter((n) => n !== "has").join(", ")}: a list takes \`has\` (${field}: { has: 3 }).`);
+  }
+  if (!list && named.includes("has")) throw new Error(`${fields.model}: a where's has names the field ${JSON.stringify(field)}, which is no list: has is for a list field (tags: Id<Tag>[]).`);
 }
 
 function checkText(fields: QueryFields, field: string, what: string): void {
@@ -124,6 +138,8 @@ function holds(name: ConditionName, value: unknown, given: unknown): boolean {
       return typeof value === "string" && typeof given === "string" && !given.includes("\u0000") && fold(value).includes(fold(given));
     case "like":
       return typeof value === "string" && typeof given === "string" && !given.includes("\u0000") && likeMatches(fold(value), fold(given));
+    case "has":
+      return Array.isArray(value) && value.some((one) => same(one, given));
   }
 }
 

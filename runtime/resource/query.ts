@@ -50,8 +50,16 @@ export interface FieldConditions<T> {
  */
 export type WhereValue<V> = V | readonly V[];
 
-/** What `where` takes for a field of type `T`. */
-export type FieldCondition<T> = WhereValue<ValueOf<T>> | FieldConditions<T>;
+/**
+ * The condition on a list field (`tags: Id<Tag>[]`, many-to-many): `has`, the list holds this
+ * key (`{ tags: { has: 3 } }`: the posts tagged 3).
+ */
+export interface ListConditions<E> {
+  readonly has?: E;
+}
+
+/** What `where` takes for a field of type `T`: a list field's `ListConditions`, else a value, a list of values or `FieldConditions`. */
+export type FieldCondition<T> = [ValueOf<T>] extends [readonly (infer E)[]] ? ListConditions<E> : WhereValue<ValueOf<T>> | FieldConditions<T>;
 
 /**
  * Conditions on a model's fields, all of which must hold (`{ post: 7, published: true, stars: {

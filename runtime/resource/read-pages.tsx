@@ -204,7 +204,7 @@ export class ReadPages<A> {
    * row's label), another file as a download link with its name and size, else the text.
    */
   private shownValue(request: Request, row: A, key: Id<A>, field: Field, labels: Awaited<ReturnType<ModelPages<A>["labels"]>>, label: string): Html | string {
-    if (field.input === "reference") return labels.cell(row, field, HEADING_LENGTH);
+    if (field.input === "reference" || field.input === "references") return labels.cell(row, field, HEADING_LENGTH);
     if (field.input !== "file") return withLineBreaks(this.pages.form.display(row, field));
     const file = (row as Record<string, unknown>)[field.name];
     if (!isStoredFile(file)) return "";

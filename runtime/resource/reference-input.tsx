@@ -57,3 +57,42 @@ export function referenceInput(field: FieldSpec, value: string | undefined, comm
     </select>
   );
 }
+
+/**
+ * A list of references' input (`tags: Id<Tag>[]`, many-to-many), its value the chosen keys
+ * joined by commas: a `<select multiple>` of labelled rows when they are few (`select`); past
+ * `PICKER_LIMIT` rows (`search`), the chosen rows as ticked boxes (untick one to take it out) and
+ * a search input taking one more by its label's start or its number (or several numbers
+ * separated by commas), with `/fw/picker.js` suggesting rows as one types. Without choices, a
+ * text input of numbers.
+ */
+export function referencesInput(field: FieldSpec, value: string | undefined, common: Common, choices: Choices | undefined): Html {
+  const chosen = (value ?? "").split(",").map((part) => part.trim()).filter((part) => part !== "");
+  if (choices !== undefined && choices.mode !== "search") {
+    const selected = new Set(chosen);
+    return (
+      <select {...common} multiple size={String(Math.min(8, Math.max(3, choices.options.length)))}>
+        {choices.options.map((choice) => <option value={String(choice.key)} selected={selected.has(String(choice.key))}>{choice.label}</option>)}
+      </select>
+    );
+  }
+  const hintId = `${common["id"] ?? field.name}-hint`;
+  const described = [common["aria-describedby"], hintId].filter((id) => id !== undefined).join(" ");
+  const ticked = choices?.options.filter((choice) => chosen.includes(String(choice.key))) ?? [];
+  const labelled = new Set(ticked.map((choice) => String(choice.key)));
+  // What the boxes do not carry (a key with no label known, a label typed) stays in the input.
+  const rest = chosen.filter((part) => !labelled.has(part)).join(", ");
+  return (
+    <>
+      {ticked.map((choice) => (
+        <label class="fw-chosen-row">
+          <input type="checkbox" name={field.name} value={String(choice.key)} checked /> {choice.label}
+        </label>
+      ))}
+      <input {...common} aria-describedby={described} type={choices === undefined ? "text" : "search"} value={rest} autocomplete="off" data-fw-pick={choices?.pickPath} />
+      <p class="fw-field-hint" id={hintId}>
+        {choices?.hint ?? "Numbers of rows, separated by commas (3, 7, 12)."}
+      </p>
+    </>
+  );
+}

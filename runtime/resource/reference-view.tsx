@@ -44,7 +44,9 @@ export class ReferenceLabels {
       wanted.set(target.model.name, keys);
       for (const row of rows) {
         const value = (row as Record<string, unknown>)[field.name];
-        if (value !== undefined && value !== null) keys.add(value);
+        // A list (many-to-many) names every key it holds: still one statement for the page's labels.
+        if (Array.isArray(value)) for (const one of value) keys.add(one);
+        else if (value !== undefined && value !== null) keys.add(value);
       }
     }
     const labels = new Map<string, ReadonlyMap<unknown, string>>();
@@ -84,6 +86,7 @@ export class ReferenceLabels {
     const key = (row as Record<string, unknown>)[field.name];
     const reference = field.reference;
     if (key === undefined || key === null || reference === undefined) return "";
+    if (Array.isArray(key)) return key.map((one) => this.cellHtml({ [field.name]: one }, field, limit)).join(", ");
     // `none` is shared by every request: it keeps nothing.
     if (limit !== CELL_LENGTH || this === ReferenceLabels.none) return this.written(reference, key, limit);
     let written = this.cells.get(reference.model);

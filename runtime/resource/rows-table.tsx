@@ -57,7 +57,7 @@ export class RowsTable<A> {
    * path, escaped (where its files are served).
    */
   private cellHtml(request: Request, row: A, field: Field, labels: ReferenceLabels): string {
-    if (field.input === "reference") return labels.cellHtml(row, field);
+    if (field.input === "reference" || field.input === "references") return labels.cellHtml(row, field);
     if (field.input === "file") return this.fileCellHtml(request, row, field);
     // "Yes" or "No": one line already, and nothing in it to escape.
     if (field.input === "checkbox") return this.form.display(row, field);
@@ -124,7 +124,8 @@ export class RowsTable<A> {
 
   /** A column heading: a link that sorts by it (ascending, or descending when it already sorts so), or plain. */
   private heading(field: Field, sorting: TableOptions["sorting"]): Html {
-    if (sorting === undefined) return <th scope="col">{field.label}</th>;
+    // A list (many-to-many) has no order of its own to sort rows by.
+    if (sorting === undefined || field.input === "references") return <th scope="col">{field.label}</th>;
     const order = sorting.order;
     const sorted = order?.field === field.name;
     const next = { field: field.name, descending: sorted && order?.descending !== true };

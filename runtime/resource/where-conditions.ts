@@ -4,7 +4,7 @@
  */
 
 /** The conditions a where's object may hold, in the order a store checks them. */
-export const CONDITION_NAMES = ["eq", "in", "not", "gt", "gte", "lt", "lte", "null", "contains", "like"] as const;
+export const CONDITION_NAMES = ["eq", "in", "not", "gt", "gte", "lt", "lte", "null", "contains", "like", "has"] as const;
 
 export type ConditionName = (typeof CONDITION_NAMES)[number];
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { InMemoryDatabase } from "../../runtime/index.js";
 import { MODELS, referenceConformance, type Comment, type Post } from "./reference-conformance.js";
 import { ROW_MODEL, storeConformance } from "./store-conformance.js";
+import { LIST_MODELS, listConformance } from "./list-conformance.js";
 
 referenceConformance("InMemoryDatabase", async () => {
   const memory = new InMemoryDatabase();
@@ -45,4 +46,9 @@ describe("InMemoryDatabase", () => {
     const posts = memory.store<Post>(MODELS.posts);
     expect(await posts.list({ offset: 0, limit: 1 })).toEqual({ rows: [], total: 0 });
   });
+});
+
+listConformance("InMemoryDatabase", async () => {
+  const memory = new InMemoryDatabase();
+  return { labels: memory.store(LIST_MODELS.labels), articles: memory.store(LIST_MODELS.articles), articlesName: "Article" };
 });

@@ -83,3 +83,25 @@ describe("Where<Model>'s conditions (issue 43, item 1): typed from each field", 
     void [containsNumber, likeDate, rangeBoolean, nullRequired, textBound, dayText, inScalar, notLiteral, unknownCondition, otherKey, orField, orObject];
   });
 });
+
+describe("Where<Model> on a list of references (issue 43, item 5: tags: Id<Tag>[])", () => {
+  interface Tag {
+    id: Id<Tag>;
+  }
+  interface Tagged {
+    id: Id<Tagged>;
+    tags: Id<Tag>[];
+    related?: Id<Tagged>[];
+  }
+  it("takes `has` with a key of the listed model, and nothing else", () => {
+    expectTypeOf<{ tags: { has: 3 } }>().toMatchTypeOf<Where<Tagged>>();
+    expectTypeOf<{ related: { has: 3 }; or: [{ tags: { has: 1 } }] }>().toMatchTypeOf<Where<Tagged>>();
+    // @ts-expect-error a list is not equal to one key
+    const equal: Where<Tagged> = { tags: 3 };
+    // @ts-expect-error a list takes has, not the conditions of a value
+    const ranged: Where<Tagged> = { tags: { gte: 3 } };
+    // @ts-expect-error has takes a key (a number), not a text
+    const text: Where<Tagged> = { tags: { has: "3" } };
+    void [equal, ranged, text];
+  });
+});

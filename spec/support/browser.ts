@@ -22,9 +22,10 @@ export class Visitor {
     return { status: response.status, html, response };
   }
 
-  /** Posts a form; `_csrf` is added from the last page unless the fields say otherwise. */
-  async post(path: string, fields: Record<string, string>, withToken = true): Promise<{ status: number; html: string; location: string | null; response: globalThis.Response }> {
-    const body = new URLSearchParams({ ...(withToken && this.token !== undefined ? { _csrf: this.token } : {}), ...fields });
+  /** Posts a form; `_csrf` is added from the last page unless the fields say otherwise. A list is sent as one value per item (a `<select multiple>`). */
+  async post(path: string, fields: Record<string, string | readonly string[]>, withToken = true): Promise<{ status: number; html: string; location: string | null; response: globalThis.Response }> {
+    const body = new URLSearchParams(withToken && this.token !== undefined && !("_csrf" in fields) ? { _csrf: this.token } : {});
+    for (const [name, value] of Object.entries(fields)) for (const one of typeof value === "string" ? [value] : value) body.append(name, one);
     const response = await fetch(this.base + path, {
       method: "POST",
       redirect: "manual",

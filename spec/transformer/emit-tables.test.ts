@@ -8,7 +8,7 @@ const model = (name: string): Model => ({ name, fqn: `models.${name}`, file: `/a
 const derived = (name: string, table?: string): Derived => ({
   model: model(name),
   shown: `src/models/${name}.ts`,
-  shape: { key: "id", fields: [{ name: "text", label: "Text", input: "text", optional: false, describe: "text", maxLength: 200 }], references: [] },
+  shape: { key: "id", fields: [{ name: "text", label: "Text", input: "text", optional: false, describe: "text", maxLength: 200 }], references: [], lists: [] },
   ...(table === undefined ? {} : { table: { name: table, key: { field: "id", column: "id" }, columns: [{ field: "text", column: "text", type: "text", nullable: false, maxLength: 200 }] } }),
 });
 const emit = (models: readonly Derived[]): string =>
