@@ -9,3 +9,4 @@ export { TestClient, testFile, type TestFile, type TestResponse, type SubmitOpti
 export { CookieJar } from "./cookie-jar.js";
 export { formsOf, refusalOf, type PageForm, type Refusal } from "./forms.js";
 export { ApiError, createClient, type ApiClient, type ClientOptions } from "../client/index.js";
+export { defineFactories, type Factory, type FactorySpec } from "./factory.js";
