@@ -82,7 +82,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const scanned = found.filter((route) => included(route, sourceOf, c));
   const routes = checkRouteFiles(scanned, sourceOf, c.shown, findings);
   const auth = authModule(tsApi, program, config.projectDir, config.auth, config.fwModule);
-  const keys = cache === undefined ? undefined : rowKeys(program, tsApi, routes.map((route) => route.file), [config.out, apiModuleOf(config.out), config.paths], cacheSalt(config, auth));
+  const keys = cache === undefined ? undefined : rowKeys(program, tsApi, routes.map((route) => route.file), [config.out, apiModuleOf(config.out), config.paths, config.factories], cacheSalt(config, auth));
   const analysed = routes.flatMap((route) => {
     const key = keys?.get(normalPath(route.file));
     const remembered = key === undefined ? undefined : cache?.get(route.file, key);
