@@ -53,6 +53,7 @@ function factoryLines(d: Derived, i: number): string[] {
     `  ${d.model.name}: {`,
     `    name: ${q(d.model.name)},`,
     `    key: ${q(d.shape.key)},`,
+    ...(d.table === undefined ? [] : [`    table: ${q(d.table.name)},`]),
     ...(d.owner === undefined ? [] : [`    owner: ${q(d.owner.field)},`]),
     ...(d.team === undefined ? [] : [`    team: ${q(d.team.field)},`]),
     ...(d.shape.unique === undefined ? [] : [`    unique: ${JSON.stringify(d.shape.unique)},`]),

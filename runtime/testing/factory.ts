@@ -10,6 +10,8 @@ export interface FactorySpec<M, R> {
   readonly name: string;
   /** The key field (`id`): what a reference to a row holds. */
   readonly key: string;
+  /** The model's table (the companion's `table`); absent for a model the app keeps in memory. */
+  readonly table?: string;
   /** An owned model's owner field (`owner: Id<User>`): a row is inserted for the owner given, never a random one. */
   readonly owner?: string;
   /** A policy's team field: given, as the owner is. */
@@ -85,6 +87,10 @@ class ModelFactory<M, R> implements Factory<M, R> {
 
   async insert(overrides: Partial<R> = {}): Promise<M> {
     const given = overrides as Record<string, unknown>;
+    if (this.spec.table === undefined) {
+      // Its store is this process's memory, not the app's: a row put there would be seen by no page.
+      throw new Error(`fw/testing: factories.${this.spec.name}.insert: ${this.spec.name} has no table, so its rows live in the memory of the app's process, which a test cannot reach. Give it a table (derives<${this.spec.name}>(…, { table: "…" })), or make the row through its form; build() still makes one.`);
+    }
     for (const field of [this.spec.owner, this.spec.team]) {
       if (field !== undefined && given[field] === undefined) {
         throw new Error(`fw/testing: factories.${this.spec.name}.insert needs the row's ${field} (an owned model's rows are someone's): give it, e.g. insert({ ${field}: user.id }).`);

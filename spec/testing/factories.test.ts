@@ -50,7 +50,7 @@ interface Factory<M> {
   insert(overrides?: Partial<M>): Promise<M>;
   insertMany(count: number, overrides?: Partial<M>): Promise<M[]>;
 }
-let factories: { Author: Factory<Author>; Post: Factory<Post>; Comment: Factory<Comment>; Task: Factory<Task> };
+let factories: { Author: Factory<Author>; Post: Factory<Post>; Comment: Factory<Comment>; Task: Factory<Task>; Label: Factory<{ id: number; text: string }> };
 
 beforeAll(async () => {
   rmSync(join(dir, "db"), { recursive: true, force: true });
@@ -137,6 +137,11 @@ describe.each(["pglite", "postgres"] as const)("factories (issue 43, item 7) on 
   it("refuses overrides that make the row invalid, naming the field", () => {
     expect(() => factories.Post.build({ title: "" })).toThrow(/factories\.Post built a row that is not a valid Post \(title: expected [^;]*MinLength<1>[^;]*, got ""\)/);
     expect(() => factories.Post.build({ title: "x".repeat(81) })).toThrow(/title: expected [^;]*MaxLength<80>/);
+  });
+
+  it("refuses to insert a model the app keeps in memory: the row would be in the test's process, seen by no page", async () => {
+    expect(factories.Label.build().text).toEqual(expect.any(String));
+    await expect(factories.Label.insert()).rejects.toThrow("factories.Label.insert: Label has no table, so its rows live in the memory of the app's process");
   });
 
   it("an owned model's rows are the owner's given: none is made up, and the row is that user's alone", async () => {
