@@ -91,6 +91,10 @@ class ModelFactory<M, R> implements Factory<M, R> {
       // Its store is this process's memory, not the app's: a row put there would be seen by no page.
       throw new Error(`fw/testing: factories.${this.spec.name}.insert: ${this.spec.name} has no table, so its rows live in the memory of the app's process, which a test cannot reach. Give it a table (derives<${this.spec.name}>(…, { table: "…" })), or make the row through its form; build() still makes one.`);
     }
+    const file = this.spec.fields.find((field) => field.input === "file" && !field.optional);
+    if (file !== undefined) {
+      throw new Error(`fw/testing: factories.${this.spec.name}.insert: the field ${file.name} is a required file, and a factory makes no stored file: make the row through its form, with testFile(…).`);
+    }
     for (const field of [this.spec.owner, this.spec.team]) {
       if (field !== undefined && given[field] === undefined) {
         throw new Error(`fw/testing: factories.${this.spec.name}.insert needs the row's ${field} (an owned model's rows are someone's): give it, e.g. insert({ ${field}: user.id }).`);

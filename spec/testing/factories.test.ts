@@ -50,7 +50,7 @@ interface Factory<M> {
   insert(overrides?: Partial<M>): Promise<M>;
   insertMany(count: number, overrides?: Partial<M>): Promise<M[]>;
 }
-let factories: { Author: Factory<Author>; Post: Factory<Post>; Comment: Factory<Comment>; Task: Factory<Task>; Label: Factory<{ id: number; text: string }> };
+let factories: { Author: Factory<Author>; Post: Factory<Post>; Comment: Factory<Comment>; Task: Factory<Task>; Label: Factory<{ id: number; text: string }>; Receipt: Factory<{ id: number; note?: string }> };
 
 beforeAll(async () => {
   rmSync(join(dir, "db"), { recursive: true, force: true });
@@ -142,6 +142,11 @@ describe.each(["pglite", "postgres"] as const)("factories (issue 43, item 7) on 
   it("refuses to insert a model the app keeps in memory: the row would be in the test's process, seen by no page", async () => {
     expect(factories.Label.build().text).toEqual(expect.any(String));
     await expect(factories.Label.insert()).rejects.toThrow("factories.Label.insert: Label has no table, so its rows live in the memory of the app's process");
+  });
+
+  it("refuses to insert a row whose required file field it cannot make: it is made through its form", async () => {
+    expect(Object.keys(factories.Receipt.build())).not.toContain("scan");
+    await expect(factories.Receipt.insert()).rejects.toThrow("factories.Receipt.insert: the field scan is a required file, and a factory makes no stored file");
   });
 
   it("an owned model's rows are the owner's given: none is made up, and the row is that user's alone", async () => {
