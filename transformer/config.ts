@@ -40,6 +40,8 @@ export interface PluginOptions {
   readonly jobsOut?: string;
   /** The specifier of fw/jobs in generated code. Default `<fwModule>/jobs`. */
   readonly jobsModule?: string;
+  /** The specifier of fw/testing in generated code (the factories module). Default `<fwModule>/testing`. */
+  readonly testingModule?: string;
 }
 
 /** Resolved, absolute configuration: what the generator is a pure function of (with the program). */
@@ -62,6 +64,9 @@ export interface FwConfig {
   readonly jobsDir: string;
   readonly jobsOut: string;
   readonly jobsModule: string;
+  /** The models' factories for the app's tests, beside the route module (`src/.fw/factories.ts`). */
+  readonly factories: string;
+  readonly testingModule: string;
 }
 
 export function resolveConfig(options: PluginOptions, projectDir: string): FwConfig {
@@ -84,6 +89,8 @@ export function resolveConfig(options: PluginOptions, projectDir: string): FwCon
     jobsDir: at(options.jobsDir ?? "src/jobs"),
     jobsOut: at(options.jobsOut ?? "src/.fw/jobs.ts"),
     jobsModule: options.jobsModule ?? `${options.fwModule ?? "fw"}/jobs`,
+    factories: path.join(path.dirname(at(options.out ?? "src/.fw/routes.ts")), "factories.ts"),
+    testingModule: options.testingModule ?? `${options.fwModule ?? "fw"}/testing`,
   };
 }
 

@@ -38,6 +38,8 @@ export interface Generated {
   readonly stored: ReadonlySet<string>;
   /** Those of them with an owner (their store is a ScopedStore). */
   readonly owned: ReadonlySet<string>;
+  /** The models with a store, as the route module's `stores` has them: what the factories module makes rows of. */
+  readonly derived: readonly Derived[];
 }
 
 /**
@@ -80,7 +82,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
   const scanned = found.filter((route) => included(route, sourceOf, c));
   const routes = checkRouteFiles(scanned, sourceOf, c.shown, findings);
   const auth = authModule(tsApi, program, config.projectDir, config.auth, config.fwModule);
-  const keys = cache === undefined ? undefined : rowKeys(program, tsApi, routes.map((route) => route.file), [config.out, apiModuleOf(config.out), config.paths], cacheSalt(config, auth));
+  const keys = cache === undefined ? undefined : rowKeys(program, tsApi, routes.map((route) => route.file), [config.out, apiModuleOf(config.out), config.paths, config.factories], cacheSalt(config, auth));
   const analysed = routes.flatMap((route) => {
     const key = keys?.get(normalPath(route.file));
     const remembered = key === undefined ? undefined : cache?.get(route.file, key);
@@ -106,7 +108,7 @@ export function generate(program: ts.Program, config: FwConfig, tsApi: typeof ts
     const missing = typiaMissing(program, tsApi, show, `the generated routes call typia (${typiaUser(sorted, [...derived, ...forms])})`);
     if (missing !== undefined) findings.push(missing);
   }
-  return { text, paths, rows: sorted, models, findings, stored: c.models, owned: c.ownedModels };
+  return { text, paths, rows: sorted, models, findings, stored: c.models, owned: c.ownedModels, derived };
 }
 
 /**

@@ -5,6 +5,7 @@ import type * as ts from "typescript";
 import { resolveConfig, shown, type PluginOptions } from "./config.js";
 import { apiModuleOf } from "./api-module.js";
 import { emitApiModule } from "./emit-api.js";
+import { emitFactoriesModule } from "./emit-factories.js";
 import { toDiagnostic, type Finding } from "./diagnostics.js";
 import { explainFailureMisuse } from "./failure-misuse.js";
 import { generate, typiaMissing } from "./generate.js";
@@ -57,6 +58,11 @@ export default function fwTransformer(
   writeIfChanged(apiFile, apiText);
   // The typed path builder (issue 31), beside the routes too.
   writeIfChanged(config.paths, generated.paths);
+  // The models' factories for the app's tests (issue 43), written while the app has models with a store.
+  const factoriesText = generated.derived.length === 0 ? undefined : emitFactoriesModule({ file: config.factories, routes: config.out, testingModule: config.testingModule, appDirShown: shown(config, config.appDir), derived: generated.derived });
+  if (factoriesText === undefined) fs.rmSync(config.factories, { force: true });
+  else writeIfChanged(config.factories, factoriesText);
+  const factoriesOut = factoriesText === undefined ? [] : [config.factories];
   cache.save();
   // The jobs module (issue 32), beside the routes: written only while there are job files.
   const jobs = generateJobs(complete, tsApi, config, jobFiles, generated);
@@ -73,18 +79,20 @@ export default function fwTransformer(
     program.getSourceFile(config.out)?.text === generated.text &&
     program.getSourceFile(apiFile)?.text === apiText &&
     program.getSourceFile(config.paths)?.text === generated.paths &&
-    program.getSourceFile(config.jobsOut)?.text === jobs.text;
+    program.getSourceFile(config.jobsOut)?.text === jobs.text &&
+    program.getSourceFile(config.factories)?.text === factoriesText;
   const next = unchanged
     ? program
     : withRoots(complete, host, tsApi, {
-        roots: [...routeFiles, config.out, apiFile, config.paths, ...jobsOut],
-        fresh: [...missing, config.out, apiFile, config.paths, ...jobsOut],
+        roots: [...routeFiles, config.out, apiFile, config.paths, ...jobsOut, ...factoriesOut],
+        fresh: [...missing, config.out, apiFile, config.paths, ...jobsOut, ...factoriesOut],
         dropped: [],
         generated: config.out,
         generatedText: generated.text,
         alongside: new Map([
           [path.resolve(apiFile), apiText],
           [path.resolve(config.paths), generated.paths],
+          ...(factoriesText === undefined ? [] : [[path.resolve(config.factories), factoriesText] as [string, string]]),
         ]),
       });
   const typia = jobs.text === undefined ? undefined : typiaMissing(complete, tsApi, (file) => shown(config, file), `the generated jobs module (${shown(config, config.jobsOut)}) calls typia (each job's payload type)`);

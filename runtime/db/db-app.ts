@@ -17,6 +17,7 @@ import { CannotOpenDatabase } from "./open-error.js";
 import { setProcessDatabase } from "./process-database.js";
 import { migrationDraft } from "./migration-draft.js";
 import { PostgresFanOut } from "./postgres-fan-out.js";
+import type { HeldPglite } from "./pglite-host.js";
 import { parseResetFlags, resetVerdict } from "./reset-guard.js";
 import type { TableSpec } from "./table.js";
 import { ProcessBackgrounds, type Background } from "./background.js";
@@ -89,6 +90,8 @@ export class DbApp extends HttpApp {
   private readonly declaresTables: boolean;
   /** The app's jobs and what fw's modules registered beside them (fw/files' file jobs). */
   private readonly jobs: ProcessBackgrounds;
+  /** The embedded database this process serves to its test (`FW_SERVE_DATABASE=1`, set by fw/testing's startApp). */
+  private served: HeldPglite | undefined;
 
   constructor(options: DbAppOptions) {
     super(options);
@@ -141,6 +144,7 @@ export class DbApp extends HttpApp {
     } catch (error) {
       await this.jobs?.stop(0).catch(() => undefined);
       await this.database.close().catch(() => undefined);
+      await this.served?.close().catch(() => undefined);
       throw error;
     } finally {
       this.routes = routes;
@@ -155,6 +159,7 @@ export class DbApp extends HttpApp {
     const close = async (): Promise<void> => {
       const stopped = await Promise.allSettled([running.close(), stopJobs()]);
       await this.database.close();
+      await this.served?.close();
       for (const result of stopped) if (result.status === "rejected") throw result.reason;
     };
     return { ...running, close };
@@ -411,9 +416,27 @@ export class DbApp extends HttpApp {
    */
   private async holdDatabase(hook: DevHook): Promise<boolean> {
     const directory = this.database.pgliteDirectory;
-    if (directory === undefined || hook.holdDatabase === undefined) return false;
+    if (directory === undefined) return false;
+    if (hook.holdDatabase === undefined) return this.serveToTest(directory);
     try {
       await hook.holdDatabase(directory, new URL("./pglite-host.js", import.meta.url).href);
+    } catch (error) {
+      throw new BootError(error instanceof Error ? error.message : String(error));
+    }
+    return true;
+  }
+
+  /**
+   * Run by fw/testing's startApp (`FW_SERVE_DATABASE=1`, dev only): the app holds its embedded
+   * database and serves it as fw dev's supervisor does (pglite-host.ts), so the test's own
+   * process reaches the same one (factories insert through it) while the app runs; the app's
+   * own statements take the same socket. False otherwise: the app opens the directory itself.
+   */
+  private async serveToTest(directory: string): Promise<boolean> {
+    if (process.env["FW_SERVE_DATABASE"] !== "1") return false;
+    const { holdPglite } = await import("./pglite-host.js");
+    try {
+      this.served = await holdPglite(directory);
     } catch (error) {
       throw new BootError(error instanceof Error ? error.message : String(error));
     }

@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { Database } from "../db/database.js";
+import { TestAppDatabase } from "./app-database.js";
 import { TestClient } from "./client.js";
 import { freshPostgres, type FreshDatabase } from "./fresh-postgres.js";
 import { sentMails, waitForMail, type MailFilter, type SentMail } from "./mailbox.js";
@@ -44,6 +46,14 @@ export interface TestApp {
    * waited for and listing what the mailbox holds.
    */
   mail(filter: MailFilter): Promise<SentMail>;
+  /**
+   * The app's database (fw/db), reached from the test's process: the same rows the app reads.
+   * `startApp` makes it the test process's database too (fw/db's `processDatabase()`), so the
+   * app's generated stores, its factories (`factories.Post.insert(…)`) and its `users` store,
+   * imported into a test, read and write the running app's rows (the app started last, when a
+   * process starts several). Opened on first use; closed by `close`.
+   */
+  readonly database: Database;
   /** Stops the app and removes its database. */
   close(): Promise<void>;
 }
@@ -102,6 +112,8 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
     // the FW_STORAGE of the shell that runs the tests; removed by close.
     FW_STORAGE: pathToFileURL(resolve(scratch, "files")).href,
     FW_ENV_FILES: options.envFiles === true ? "1" : "0",
+    // A DbApp on the embedded database serves it, so this process reaches it too (`database`).
+    FW_SERVE_DATABASE: "1",
     ...options.env,
   };
   delete env["NODE_ENV"];
@@ -116,7 +128,11 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
     scanned = forwardWarnings(err, scanned);
   });
   const exited = new Promise<void>((done) => child.once("close", () => done()));
+  // Where the app's database is, as its environment says (`env` may have named another).
+  const databaseUrl = env["DATABASE_URL"] ?? "";
+  const database = new TestAppDatabase(databaseUrl.startsWith("pglite:") ? { engine: "pglite", directory: resolve(cwd, databaseUrl.slice("pglite:".length)) } : { engine: "postgres", url: databaseUrl });
   const cleanUp = async (): Promise<void> => {
+    await database.close();
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
     await exited;
     await postgres?.drop();
@@ -136,12 +152,15 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
     throw error;
   }
   const mailbox = env["FW_MAILBOX"] as string;
+  // fw/db is loaded for it, not the database: that opens on the first statement a test sends.
+  (await import("../db/process-database.js")).setProcessDatabase(database);
   return {
     url,
     client: () => new TestClient(url, mailbox),
     output: () => ({ out, err }),
     mails: (filter) => sentMails(mailbox, filter?.to),
     mail: (filter) => waitForMail(mailbox, filter),
+    database,
     close: cleanUp,
   };
 }
