@@ -46,6 +46,8 @@ const AUTHORS = 25;
 const COMMENTS_PER_POST = 20;
 /** Requests per page whose statements are counted (pg_stat_statements' calls over them). */
 const COUNTED_REQUESTS = 10;
+/** Times a page's statements are counted while some come a share of a time per page (background work in the window). */
+const COUNT_ATTEMPTS = 3;
 /** The rows an Index shows a page. */
 const PAGE_SIZE = 50;
 
@@ -304,23 +306,36 @@ async function statementCounts(cluster, bin) {
   const client = new PgDriver.Client({ connectionString: cluster.url });
   await client.connect();
   await client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+  /** The statements `COUNTED_REQUESTS` GETs of `url` cost, in `database`, one request at a time. */
+  async function countOnce(url, cookie, database) {
+    await client.query("SELECT pg_stat_statements_reset()");
+    for (let i = 0; i < COUNTED_REQUESTS; i++) {
+      const res = await fetch(url, { headers: { cookie } });
+      await res.arrayBuffer();
+      check(res.status === 200, `GET ${url} answered ${res.status} while its statements were counted`);
+    }
+    // This client's own statements name the view; every other statement is the server's.
+    // Only the database the page's server uses: another app's background work (a job worker) runs in the cluster too.
+    const { rows } = await client.query(
+      `SELECT query, calls FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' AND dbid = (SELECT oid FROM pg_database WHERE datname = $1) ORDER BY query`,
+      [database],
+    );
+    const statements = rows.map((row) => ({ sql: row.query, perPage: Number(row.calls) / COUNTED_REQUESTS }));
+    return { perPage: statements.reduce((n, x) => n + x.perPage, 0), statements };
+  }
   return {
     /** The statements `COUNTED_REQUESTS` GETs of `url` cost, one request at a time: each statement's text and calls per page. */
     async of(url, cookie, database = new URL(cluster.url).pathname.slice(1) || "postgres") {
-      await client.query("SELECT pg_stat_statements_reset()");
-      for (let i = 0; i < COUNTED_REQUESTS; i++) {
-        const res = await fetch(url, { headers: { cookie } });
-        await res.arrayBuffer();
-        check(res.status === 200, `GET ${url} answered ${res.status} while its statements were counted`);
+      // A page's own statements come a whole number of times per page. A share (0.1×) is a
+      // server's background work that fell in the window (the policy app's job worker polls its
+      // database every second: BEGIN, the schedules, the claim, COMMIT): counted again, a few
+      // times at most, and reported as it is when it persists.
+      let counted;
+      for (let attempt = 0; attempt < COUNT_ATTEMPTS; attempt++) {
+        counted = await countOnce(url, cookie, database);
+        if (counted.statements.every((x) => Number.isInteger(x.perPage))) break;
       }
-      // This client's own statements name the view; every other statement is the server's.
-      // Only the database the page's server uses: another app's background work (a job worker) runs in the cluster too.
-      const { rows } = await client.query(
-        `SELECT query, calls FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' AND dbid = (SELECT oid FROM pg_database WHERE datname = $1) ORDER BY query`,
-        [database],
-      );
-      const statements = rows.map((row) => ({ sql: row.query, perPage: Number(row.calls) / COUNTED_REQUESTS }));
-      return { perPage: statements.reduce((n, x) => n + x.perPage, 0), statements };
+      return counted;
     },
     /** Stops recording (the load is measured without it) and closes the connection. */
     async stop() {
@@ -388,6 +403,8 @@ function embeddedApps(pgliteCwd) {
       id: "example",
       label: "the example (`example/dist/main.js`)",
       script: example,
+      // It keeps covers and attachments (fw/files): production must be told where (issue 40).
+      env: { FW_STORAGE: `file://${join(RUN_DIR, "example", "files")}` },
       cwd: async (env) => {
         const cwd = join(RUN_DIR, "example");
         rmSync(cwd, { recursive: true, force: true });
@@ -583,7 +600,7 @@ export async function db({ seconds, rounds, relationsRounds = rounds, warmup, co
     ];
     for (const ref of references) rss[ref.id] = { rss: [], boot: [] };
     for (let round = 0; round < rssRounds; round++) {
-      for (const app of [...apps.map((a) => ({ ...a, env: embedded })), ...references]) {
+      for (const app of [...apps.map((a) => ({ ...a, env: { ...embedded, ...a.env } })), ...references]) {
         try {
           const cwd = typeof app.cwd === "function" ? await app.cwd(app.env) : app.cwd;
           const server = await start(app.label, app.script, { env: app.env, cwd, timeoutMs: 120_000 });
