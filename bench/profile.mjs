@@ -151,7 +151,7 @@ let manyScript;
 if (scenario.cookie) {
   // a session signed by fw: from a fw server if this is one, else from a helper fw server
   const helper = scenario.script === "fw.mjs" || (scenario.db !== undefined && scenario.db !== "fastify") ? undefined : await startServer({ name: "helper", script: "bench/servers/fw.mjs", env: { PORT: String(await freePort()) }, core: 1 });
-  const base = helper === undefined ? `http://127.0.0.1:${port}` : /on (http:\/\/\S+)/.exec(helper.output())[1];
+  const base = helper === undefined ? `http://127.0.0.1:${port}` : /on (http:\/\/[^\s"]+)/.exec(helper.output())[1];
   headers = [`Cookie: ${await signIn(base)}`];
   if (scenario.many !== undefined) {
     const cookies = [];

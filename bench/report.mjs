@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BENCH, fmtInt, fmtMB, fmtMs, fmtNum, fmtSpread } from "./lib/util.mjs";
 import { bigTablesSection } from "./big-tables.mjs";
-import { DB_PAGES, perPage, targetsTable } from "./targets.mjs";
+import { DB_CHECKED_PAGES, DB_PAGES, perPage, targetsTable } from "./targets.mjs";
 import { liveSection } from "./live.mjs";
 import { scaleSection } from "./scale.mjs";
 import { jobsSection } from "./jobs.mjs";
@@ -217,22 +217,23 @@ function dbSection(d, opts) {
     `PostgreSQL: ${d.postgres === "not found" ? "not found on this machine, so the Fastify + pg and fw-on-PostgreSQL rows were skipped and no ratio is given" : d.postgres}. The bench's fw app (bench/servers/db-app, on \`DbApp\`, ` +
       `built with tspc, its migration written by \`db new\` and applied by \`db migrate\`, its rows from \`db seed\`) has four table models: Article (\`derives<Article>(Form, Resource, { table: "articles" })\`, ` +
       `no references, 60 rows), and Author (25), Post (60, \`author: Id<Author>\`: a foreign key, a link labelled with the author's name) and Comment (20 per post, \`post: Id<Post>\`: the post's Show lists them). ` +
-      `It serves their derived Show and Index through a layout that reads the session; Fastify + pg (bench/servers/db-fastify.mjs, pool of 10 as fw's) checks the same session cookie by hand, sends the same SQL ` +
-      `(the statements SqlStore sends: \`SELECT … WHERE "id" = $1\`; an Index's page counted 20 pages ahead, \`SELECT …, (SELECT count(*) FROM (SELECT 1 FROM "posts" LIMIT $3) AS fw_counted) AS fw_total … ORDER BY "id" LIMIT $1 OFFSET $2\`; ` +
-      `a page's author labels in one \`… WHERE "id" = ANY($3::bigint[])\` (counted exactly, \`count(*) OVER ()\`); a post's comments as \`… WHERE "post_id" = $3 …\`, counted 20 pages ahead too; the labels and the comments in parallel as fw asks for them) and builds the same HTML by hand, with the same security headers. ` +
+      `It serves their derived Show and Index (issue 43's: a filter form derived from the model, a keyset pager saying how many rows there are, Next to \`?after=<cursor>\`) through a layout that reads the session; Fastify + pg (bench/servers/db-fastify.mjs, pool of 10 as fw's) checks the same session cookie by hand, sends the same SQL ` +
+      `(the statements SqlStore sends: \`SELECT … WHERE "id" = $1\`; an Index's first page counted 20 pages ahead, \`SELECT …, (SELECT count(*) FROM (SELECT 1 FROM "posts" LIMIT $3) AS fw_counted) AS fw_total … ORDER BY "id" LIMIT $1 OFFSET $2\`, its next page by key, \`… WHERE "id" >= $3 AND "id" > $4 ORDER BY "id" LIMIT $1 OFFSET $2\` (one row more than the page); ` +
+      `the authors the posts' filter offers, \`… FROM "authors" ORDER BY "name" COLLATE "C" ASC, "id" …\`, in parallel with the page; a page's author labels in one \`… WHERE "id" = ANY($3::bigint[])\` (counted exactly, \`count(*) OVER ()\`); a post's comments as \`… WHERE "post_id" = $3 …\`, counted 20 pages ahead too; the labels and the comments in parallel as fw asks for them) and builds the same HTML by hand, with the same security headers. ` +
       `wrk ${opts.wrkArgs} with the session cookie, ${opts.rounds} interleaved rounds (the relations' pages ${opts.relationsRounds ?? opts.rounds}) after a ${opts.warmup} s warm-up; servers pinned to core 0, wrk and the PostgreSQL cluster to core 1; ` +
       `PGlite runs inside fw's server process (core 0); the relations' pages are measured on PostgreSQL only. Ratios are to Fastify + pg, paired round by round; "CPU µs per request" is the server process's own (PostgreSQL's backends are not in it). ` +
       `"statements per page" is counted at the database, for each side alike: pg_stat_statements' calls over ${d.facts?.countedRequests ?? 10} requests of the page, one at a time, a BEGIN or COMMIT would count too; the preflight fails unless both sides send the very same statements as many times.`,
   );
   if (d.facts !== undefined) {
     const bytes = (what) => Object.entries(d.facts[what]).map(([id, s]) => `${id} ${s.body} B + ${s.head} B of head`).join(", ");
-    const pages = Object.keys(d.facts).filter((k) => DB_PAGES[k] !== undefined);
-    out.push(`\nEvery answer was checked before the load and is byte-identical on every side: ${pages.map((p) => `${DB_PAGES[p]} ${bytes(p)}`).join("; ")}. The request carries a ${d.facts.cookieBytes} B cookie.`);
+    const titles = { ...DB_PAGES, ...DB_CHECKED_PAGES };
+    const pages = Object.keys(d.facts).filter((k) => titles[k] !== undefined);
+    out.push(`\nEvery answer was checked before the load and is byte-identical on every side: ${pages.map((p) => `${titles[p]} ${bytes(p)}`).join("; ")}. The request carries a ${d.facts.cookieBytes} B cookie.`);
     if (d.facts.queries !== undefined) {
       out.push(`\nThe statements of one page, the same on both sides (per page):\n`);
       for (const [page, sides] of Object.entries(d.facts.queries)) {
         const first = Object.values(sides)[0];
-        out.push(`- ${DB_PAGES[page] ?? page}: ${perPage(first.perPage)} — ${first.statements.map((x) => `${x.perPage === 1 ? "" : `${perPage(x.perPage)}× `}\`${x.sql}\``).join("; ")}`);
+        out.push(`- ${titles[page] ?? page}: ${perPage(first.perPage)} — ${first.statements.map((x) => `${x.perPage === 1 ? "" : `${perPage(x.perPage)}× `}\`${x.sql}\``).join("; ")}`);
       }
     }
   }

@@ -125,6 +125,12 @@ export const DB_PAGES = {
   posts: "Index of 50 posts with author labels (a reference column)",
 };
 
+/** The db part's pages checked (bytes and statements on both sides) but not measured: each Index's next page, by keyset cursor. */
+export const DB_CHECKED_PAGES = {
+  indexNext: "the Index's next page (`?after=`, a keyset cursor)",
+  postsNext: "the posts Index's next page (`?after=`)",
+};
+
 /** One target row: [target, measured, verdict]; `measured` undefined → "–", not measured. */
 const row = (target, measured, v) => (measured === undefined ? [target, "–", NOT_MEASURED] : [target, measured, v]);
 

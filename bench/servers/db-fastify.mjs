@@ -7,19 +7,28 @@ import pg from "pg";
 import { readSession } from "./page.mjs";
 import {
   ARTICLE_SQL,
+  ARTICLES_AFTER_SQL,
+  ARTICLES_BEFORE_SQL,
   ARTICLES_COUNT_SQL,
   ARTICLES_SQL,
+  AUTHOR_CHOICES_SQL,
+  AUTHORS_COUNT_SQL,
   AUTHORS_SQL,
   authorLabels,
+  CHOICES_LIMIT,
   COMMENTS_COUNT_SQL,
   COMMENTS_SQL,
   countAhead,
+  indexPageOf,
+  indexQueryOf,
   keyOf,
   PAGE_HEADERS,
   PAGE_SIZE,
   pageOf,
   pagesCounted,
   POST_SQL,
+  POSTS_AFTER_SQL,
+  POSTS_BEFORE_SQL,
   POSTS_COUNT_SQL,
   POSTS_SQL,
   RELATED_PAGE_SIZE,
@@ -51,6 +60,28 @@ async function listed(sql, params, countSql, countParams) {
   return { rows, total };
 }
 
+/**
+ * An Index's rows in key order as its URL asks (indexQueryOf): the first page by offset, else a
+ * keyset page after or before the cursor's key (one row more, to know whether more follow); the
+ * whole list counted 20 pages ahead. The statements per table: [by offset, after, before, count].
+ */
+async function indexRows(query, [byOffset, after, before, count]) {
+  const key = query.after ?? query.before;
+  const offset = key === undefined ? (query.page - 1) * PAGE_SIZE : 0;
+  const cap = countAhead(offset, PAGE_SIZE);
+  const { rows, total } =
+    key === undefined ? await listed(byOffset, [PAGE_SIZE, offset, cap], count, [cap]) : await listed(query.after === undefined ? before : after, [PAGE_SIZE + 1, 0, key, key, cap], count, [cap]);
+  return { rows, total, cap };
+}
+
+/** The authors the posts' filter offers, by name: their labels by key (a select of at most 100: the bench's 25). */
+async function authorChoices() {
+  const { rows, total } = await listed(AUTHOR_CHOICES_SQL, [CHOICES_LIMIT, 0, CHOICES_LIMIT + 1], AUTHORS_COUNT_SQL, [CHOICES_LIMIT + 1]);
+  // Past 100 fw's filter is a search input with its picker's script: not written by hand here.
+  if (total > CHOICES_LIMIT) throw new Error(`the peer's posts filter lists at most ${CHOICES_LIMIT} authors, and there are more`);
+  return authorLabels(rows);
+}
+
 /** The labels of the authors `keys` name: one statement, none when there are none. */
 async function labelsOf(keys) {
   if (keys.length === 0) return new Map();
@@ -70,16 +101,20 @@ app.get("/articles/:id", async (request, reply) => {
   return reply.headers(PAGE_HEADERS).send(renderArticle(id, rows[0], s.user));
 });
 
+const ARTICLES_STATEMENTS = [ARTICLES_SQL, ARTICLES_AFTER_SQL, ARTICLES_BEFORE_SQL, ARTICLES_COUNT_SQL];
+const POSTS_STATEMENTS = [POSTS_SQL, POSTS_AFTER_SQL, POSTS_BEFORE_SQL, POSTS_COUNT_SQL];
+
+/** A numbered page past the last has nothing to show (a cursor's page past the end shows "No … yet."). */
+const pastTheEnd = (query, total) => query.page !== undefined && query.page > pagesCounted(total, query.page, PAGE_SIZE).last;
+
 app.get("/articles", async (request, reply) => {
-  const page = pageOf(request.query.page);
-  if (page === undefined) return badPage(reply);
+  const query = indexQueryOf(request.query);
+  if (query === undefined) return badPage(reply);
   const s = session(request, reply);
   if (s === undefined) return reply;
-  const offset = (page - 1) * PAGE_SIZE;
-  const cap = countAhead(offset, PAGE_SIZE);
-  const { rows, total } = await listed(ARTICLES_SQL, [PAGE_SIZE, offset, cap], ARTICLES_COUNT_SQL, [cap]);
-  if (page > pagesCounted(total, page, PAGE_SIZE).last) return notFound(reply);
-  return reply.headers(PAGE_HEADERS).send(renderArticles(page, rows, total, s.user));
+  const { rows, total, cap } = await indexRows(query, ARTICLES_STATEMENTS);
+  if (pastTheEnd(query, total)) return notFound(reply);
+  return reply.headers(PAGE_HEADERS).send(renderArticles(indexPageOf(query, rows, total, cap), s.user));
 });
 
 // A post's Show: the post, then (in parallel) its author's label and a page of its comments.
@@ -103,18 +138,18 @@ app.get("/posts/:id", async (request, reply) => {
   return reply.headers(PAGE_HEADERS).send(renderPost(id, post, labels, comments.rows, comments.total, page, s.user));
 });
 
-// The posts' Index: a page of posts, then the labels of every author it names in one statement.
+// The posts' Index: a page of posts and (in parallel) the authors its filter offers, then the
+// labels of every author the page names in one statement.
 app.get("/posts", async (request, reply) => {
-  const page = pageOf(request.query.page);
-  if (page === undefined) return badPage(reply);
+  const query = indexQueryOf(request.query);
+  if (query === undefined) return badPage(reply);
   const s = session(request, reply);
   if (s === undefined) return reply;
-  const offset = (page - 1) * PAGE_SIZE;
-  const cap = countAhead(offset, PAGE_SIZE);
-  const { rows, total } = await listed(POSTS_SQL, [PAGE_SIZE, offset, cap], POSTS_COUNT_SQL, [cap]);
-  if (page > pagesCounted(total, page, PAGE_SIZE).last) return notFound(reply);
-  const labels = await labelsOf([...new Set(rows.map((row) => row.author_id))]);
-  return reply.headers(PAGE_HEADERS).send(renderPosts(page, rows, labels, total, s.user));
+  const [{ rows, total, cap }, choices] = await Promise.all([indexRows(query, POSTS_STATEMENTS), authorChoices()]);
+  if (pastTheEnd(query, total)) return notFound(reply);
+  const page = indexPageOf(query, rows, total, cap);
+  const labels = await labelsOf([...new Set(page.rows.map((row) => row.author_id))]);
+  return reply.headers(PAGE_HEADERS).send(renderPosts(page, labels, choices, s.user));
 });
 
 await app.listen({ port: Number(process.env.PORT), host: "127.0.0.1" });

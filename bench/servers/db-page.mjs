@@ -5,6 +5,12 @@
 //  - Article (the "articles" table, no references): Show (one row by key) and Index (a page of 50).
 //  - Post (by an Author, with Comments): Show with the author's name as a link and the post's
 //    comments (20 a page), and Index with each post's author as a link: the relations' pages.
+//  - An Index (issue 43) pages by key: its first page by OFFSET 0, the next ones after (or
+//    before) a row's key, a cursor in the URL (`?after=WzUwXQ`: base64url JSON `[50]`, as fw
+//    writes it for key order), one row more than the page read to know whether more follow; its
+//    rows counted 20 pages ahead beside them; a filter form of its yes/no and reference fields
+//    (the authors to choose from read in parallel with the page) and a page-size choice; a pager
+//    saying how many rows there are, with Previous and Next.
 import { escapeHtml } from "./page.mjs";
 
 export const PAGE_SIZE = 50;
@@ -22,16 +28,31 @@ export function countAhead(offset, pageSize) {
 }
 
 /** A list's statement as SqlStore.list({ offset, limit, where, countUpTo }) sends it: a page of rows and beside each the total, counted up to the cap (a subquery with a LIMIT). */
-function listSql(columns, table, where, capAt) {
+function listSql(columns, table, where, capAt, order = `"id"`) {
   const counted = `(SELECT count(*) FROM (SELECT 1 FROM "${table}"${where} LIMIT $${capAt}) AS fw_counted)`;
-  return `SELECT ${columns}, ${counted} AS fw_total FROM "${table}"${where} ORDER BY "id" LIMIT $1 OFFSET $2`;
+  return `SELECT ${columns}, ${counted} AS fw_total FROM "${table}"${where} ORDER BY ${order} LIMIT $1 OFFSET $2`;
+}
+
+/**
+ * A keyset page of a list in key order as SqlStore sends it: the rows after (or before) the
+ * cursor's key (`"id" >= $3 AND "id" > $4`: a bound on the sort's first column, then past the
+ * cursor on it), read backwards for "before"; the whole list counted beside them up to the cap.
+ * [limit + 1, 0, key, key, countUpTo]
+ */
+function keysetSql(columns, table, direction) {
+  const [bound, past, order] = direction === "after" ? [">=", ">", `"id"`] : ["<=", "<", `"id" DESC`];
+  const counted = `(SELECT count(*) FROM (SELECT 1 FROM "${table}" LIMIT $5) AS fw_counted)`;
+  return `SELECT ${columns}, ${counted} AS fw_total FROM "${table}" WHERE "id" ${bound} $3 AND "id" ${past} $4 ORDER BY ${order} LIMIT $1 OFFSET $2`;
 }
 
 const ARTICLE_COLUMNS = `"id", "title", "author", "body", "rating", "published", "fw_version"`;
 /** SqlStore.get(key) */
 export const ARTICLE_SQL = `SELECT ${ARTICLE_COLUMNS} FROM "articles" WHERE "id" = $1`;
-/** The Index's page: [limit, offset, countUpTo]. */
+/** The Index's first page (and a `?page=` one): [limit, offset, countUpTo]. */
 export const ARTICLES_SQL = listSql(ARTICLE_COLUMNS, "articles", "", 3);
+/** The Index's pages after and before a cursor: [limit + 1, 0, key, key, countUpTo]. */
+export const ARTICLES_AFTER_SQL = keysetSql(ARTICLE_COLUMNS, "articles", "after");
+export const ARTICLES_BEFORE_SQL = keysetSql(ARTICLE_COLUMNS, "articles", "before");
 /** The Index's count when its page came back empty (SqlTable.count): [countUpTo]. */
 export const ARTICLES_COUNT_SQL = `SELECT count(*) AS n FROM (SELECT 1 FROM "articles" LIMIT $1) AS fw_counted`;
 
@@ -39,7 +60,16 @@ const POST_COLUMNS = `"id", "title", "author_id", "body", "published", "fw_versi
 export const POST_SQL = `SELECT ${POST_COLUMNS} FROM "posts" WHERE "id" = $1`;
 /** [limit, offset, countUpTo] */
 export const POSTS_SQL = listSql(POST_COLUMNS, "posts", "", 3);
+/** [limit + 1, 0, key, key, countUpTo] */
+export const POSTS_AFTER_SQL = keysetSql(POST_COLUMNS, "posts", "after");
+export const POSTS_BEFORE_SQL = keysetSql(POST_COLUMNS, "posts", "before");
 export const POSTS_COUNT_SQL = `SELECT count(*) AS n FROM (SELECT 1 FROM "posts" LIMIT $1) AS fw_counted`;
+/** The most authors the posts' filter lists in a select (fw's PICKER_LIMIT); the bench seeds 25. */
+export const CHOICES_LIMIT = 100;
+/** The authors the posts' filter offers, by name (by code point, as fw sorts text), counted one past the limit: [limit, 0, limit + 1]. */
+export const AUTHOR_CHOICES_SQL = listSql(`"id", "name", "email", "fw_version"`, "authors", "", 3, `"name" COLLATE "C" ASC, "id"`);
+/** [limit + 1] */
+export const AUTHORS_COUNT_SQL = `SELECT count(*) AS n FROM (SELECT 1 FROM "authors" LIMIT $1) AS fw_counted`;
 /** The labels of a page's references: the authors it names, in one statement (`where: { id: [keys] }`, no countUpTo: counted exactly). */
 export const AUTHORS_SQL = `SELECT "id", "name", "email", "fw_version", count(*) OVER () AS fw_total FROM "authors" WHERE "id" = ANY($3::bigint[]) ORDER BY "id" LIMIT $1 OFFSET $2`;
 /** A post's comments, a page of them (`where: { post: key }`, counted 20 pages ahead): [limit, offset, post, countUpTo]. */
@@ -56,6 +86,48 @@ export function keyOf(text) {
 export function pageOf(text) {
   if (text === undefined) return 1;
   return /^[1-9][0-9]{0,8}$/.test(text) ? Number(text) : undefined;
+}
+
+/** The largest key fw's Id holds (its cursor reader's bound). */
+const MAX_KEY = 4_294_967_295;
+/** The longest cursor fw reads. */
+const MAX_CURSOR = 16_384;
+
+/** A row's cursor in a list in key order: its key in a JSON array, base64url (pg reads a bigint as a string: a number here, as fw writes it). */
+export function cursorOf(key) {
+  return Buffer.from(JSON.stringify([Number(key)]), "utf8").toString("base64url");
+}
+
+/** The key a cursor holds; undefined for anything a list in key order did not write. */
+function cursorKey(text) {
+  if (text.length === 0 || text.length > MAX_CURSOR || !/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
+  let values;
+  try {
+    values = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  const key = Array.isArray(values) && values.length === 1 ? values[0] : undefined;
+  return Number.isSafeInteger(key) && key >= 1 && key <= MAX_KEY ? key : undefined;
+}
+
+/**
+ * What an Index's URL asks for: `{ page }` (1 when absent), `{ after: key }` or `{ before: key }`;
+ * undefined (a 400) for a bad value, a parameter given twice or both cursors. The peer's Index
+ * lists in key order, 50 a page, unfiltered: `?sort=`, `?size=` and the filters its form offers
+ * are not written by hand here (the bench never sends them), and are a 400 too.
+ */
+export function indexQueryOf(query) {
+  const names = Object.keys(query);
+  if (names.some((name) => !["page", "after", "before"].includes(name) || typeof query[name] !== "string")) return undefined;
+  if (query.after !== undefined && query.before !== undefined) return undefined;
+  for (const direction of ["after", "before"]) {
+    if (query[direction] === undefined) continue;
+    const key = cursorKey(query[direction]);
+    return key === undefined ? undefined : { [direction]: key };
+  }
+  const page = pageOf(query.page);
+  return page === undefined ? undefined : { page };
 }
 
 /** A long text on Show keeps its line breaks, as `<br>`s. */
@@ -119,6 +191,7 @@ export function pagesCounted(total, page, pageSize) {
   return { last: Math.max(1, Math.ceil(total / pageSize)), more: false };
 }
 
+/** The pager of a post's comments (numbered pages). */
 function pager(page, { last, more }, at, label = "Pages") {
   if (last <= 1) return "";
   return (
@@ -127,12 +200,58 @@ function pager(page, { last, more }, at, label = "Pages") {
   );
 }
 
-/** An Index page: its heading, "New …", the table (or "No … yet.") and the pager. */
-function indexPage(words, page, rows, total, user, table) {
-  const counted = pagesCounted(total, page, PAGE_SIZE);
-  const body = rows.length === 0 ? `<p class="fw-empty">No ${words.many.toLowerCase()} yet.</p>` : table();
-  const pages = pager(page, counted, (n) => (n === 1 ? words.path : `${words.path}?page=${n}`));
-  return layout(words.many, `<h1>${words.many}</h1><p><a href="${words.path}/new" class="fw-new">New ${words.one}</a></p>${body}${pages}`, user);
+/**
+ * An Index's page in key order, 50 a page: the first (or a `?page=` one) by offset, else the 50
+ * rows after or before a cursor. `rows` as the statement gave them (for a cursor: up to 51, read
+ * backwards before it), `total` counted up to `cap`. Returns the rows to show, what the pager says
+ * and where its links go (undefined: no such page).
+ */
+export function indexPageOf(query, rows, total, cap) {
+  const keyset = query.page === undefined;
+  const more = keyset && rows.length > PAGE_SIZE;
+  const kept = rows.slice(0, PAGE_SIZE);
+  if (query.before !== undefined) kept.reverse();
+  const offset = keyset ? 0 : (query.page - 1) * PAGE_SIZE;
+  const first = kept[0];
+  const last = kept[kept.length - 1];
+  let previous;
+  let next;
+  if (first !== undefined) {
+    if (keyset ? query.after !== undefined || more : query.page > 1) previous = first.id;
+    if (keyset ? query.before !== undefined || more : total > offset + kept.length) next = last.id;
+  }
+  const counted = total >= cap;
+  return { rows: kept, previous, next, total: counted ? cap - 1 : total, more: counted, shown: previous !== undefined || next !== undefined || total > kept.length };
+}
+
+/** The Index's filter form: a control per filterable field (each already HTML), the page size (50), Filter. */
+function filterForm(path, controls) {
+  return (
+    `<form method="get" action="${path}" class="fw-filters" role="search">${controls}` +
+    `<label class="fw-size">Per page <select name="size"><option value="10">10</option><option value="25">25</option><option value="50" selected>50</option><option value="100">100</option></select></label>` +
+    `<button type="submit">Filter</button></form>`
+  );
+}
+
+/** A yes/no field's filter: a checkbox, unticked. */
+function checkboxFilter(name, label) {
+  return `<label class="fw-filter"><input type="checkbox" name="${name}" value="true"> ${label}</label>`;
+}
+
+/** The keyset pager: Previous (before the first row shown), how many rows there are, Next (after the last). */
+function keysetPager(words, page) {
+  if (!page.shown) return "";
+  const count = `${page.total.toLocaleString("en")}${page.more ? " or more" : ""} ${words.many.toLowerCase()}`;
+  return (
+    `<nav class="fw-pager" aria-label="Pages">${page.previous === undefined ? "" : `<a href="${words.path}?before=${cursorOf(page.previous)}" rel="prev">Previous</a>`}` +
+    `<span>${count}</span>${page.next === undefined ? "" : `<a href="${words.path}?after=${cursorOf(page.next)}" rel="next">Next</a>`}</nav>`
+  );
+}
+
+/** An Index page: its heading, "New …", the filter form, the table (or "No … yet.") and the pager. */
+function indexPage(words, page, filters, user, table) {
+  const body = page.rows.length === 0 ? `<p class="fw-empty">No ${words.many.toLowerCase()} yet.</p>` : table();
+  return layout(words.many, `<h1>${words.many}</h1><p><a href="${words.path}/new" class="fw-new">New ${words.one}</a></p>${filterForm(words.path, filters)}${body}${keysetPager(words, page)}`, user);
 }
 
 /** A Show page: the heading, the fields, Edit and Delete, what follows (Post's comments), the way back. */
@@ -166,10 +285,11 @@ export function renderArticle(key, row, user) {
   return showPage(ARTICLES, key, labelOf([row.title, row.author], `Article ${key}`), dl, user);
 }
 
-export function renderArticles(page, rows, total, user) {
+/** The articles' Index: `page` from indexPageOf; the form filters by Published (the one yes/no field). */
+export function renderArticles(page, user) {
   const headings = sortHeadings(ARTICLES.path, articleFields({ title: "", author: "", body: "", rating: 0, published: false }));
-  return indexPage(ARTICLES, page, rows, total, user, () =>
-    rowsTable(headings, ARTICLES.path, rows, (row) => {
+  return indexPage(ARTICLES, page, checkboxFilter("published", "Published"), user, () =>
+    rowsTable(headings, ARTICLES.path, page.rows, (row) => {
       let cells = "";
       for (const [, , value] of articleFields(row)) cells += `<td>${escapeHtml(oneLine(value))}</td>`;
       return cells;
@@ -204,10 +324,17 @@ export function renderPost(key, row, labels, comments, commentsTotal, commentsPa
   return showPage(POSTS, key, labelOf([row.title], `Post ${key}`), dl, user, section);
 }
 
-/** The posts' Index: a page of 50, each post's author as a link with its name (labels loaded once for the page). */
-export function renderPosts(page, rows, labels, total, user) {
-  return indexPage(POSTS, page, rows, total, user, () =>
-    rowsTable(POST_HEADINGS, POSTS.path, rows, (row) =>
+/**
+ * The posts' Index: a page of 50 (`page` from indexPageOf), each post's author as a link with its
+ * name (labels loaded once for the page); the form filters by author (a select of `choices`, the
+ * authors' labels by key in name order) and by Published.
+ */
+export function renderPosts(page, labels, choices, user) {
+  let options = `<option value="" selected>Any</option>`;
+  for (const [key, label] of choices) options += `<option value="${key}">${escapeHtml(label)}</option>`;
+  const filters = `<label class="fw-filter">Author <select name="author">${options}</select></label>${checkboxFilter("published", "Published")}`;
+  return indexPage(POSTS, page, filters, user, () =>
+    rowsTable(POST_HEADINGS, POSTS.path, page.rows, (row) =>
       `<td>${escapeHtml(oneLine(row.title))}</td><td>${authorCell(row.author_id, labels, CELL_LENGTH)}</td><td>${escapeHtml(oneLine(row.body))}</td><td>${row.published ? "Yes" : "No"}</td>`,
     ),
   );
