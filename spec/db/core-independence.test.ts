@@ -11,6 +11,8 @@ const JOBS = join(RUNTIME, "jobs");
 const FILES = join(RUNTIME, "files");
 // fw/cache keeps its entries in the app's database by default (issue 44): above fw/db too.
 const CACHE = join(RUNTIME, "cache");
+// fw/testing reaches a test app's database (issue 43's factories): types, and fw/db loaded only when a test uses it.
+const TESTING = join(RUNTIME, "testing");
 
 function sources(dir: string, skip: readonly string[]): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -30,8 +32,8 @@ function imports(text: string): { spec: string; typeOnly: boolean; dynamic: bool
 }
 
 describe("issue 20: fw/db is optional: the HTTP core never imports it, and it loads each engine only when used", () => {
-  it("no file under runtime/ outside runtime/db/, runtime/auth/, runtime/jobs/, runtime/files/ and runtime/cache/ imports fw/db or anything in runtime/db/", () => {
-    const files = sources(RUNTIME, [DB, AUTH, JOBS, FILES, CACHE]);
+  it("no file under runtime/ outside runtime/db/, runtime/auth/, runtime/jobs/, runtime/files/, runtime/cache/ and runtime/testing/ imports fw/db or anything in runtime/db/", () => {
+    const files = sources(RUNTIME, [DB, AUTH, JOBS, FILES, CACHE, TESTING]);
     expect(files.length).toBeGreaterThan(40);
     const offending = files.flatMap((file) =>
       imports(readFileSync(file, "utf8"))
@@ -39,6 +41,16 @@ describe("issue 20: fw/db is optional: the HTTP core never imports it, and it lo
         .map(({ spec }) => `${relative(RUNTIME, file)} imports ${spec}`),
     );
     expect(offending).toEqual([]);
+  });
+
+  it("runtime/testing/ imports runtime/db/ only for types or dynamically: a test of an app without fw/db never loads it", () => {
+    const reaches = sources(TESTING, []).flatMap((file) =>
+      imports(readFileSync(file, "utf8"))
+        .filter(({ spec }) => spec === "fw/db" || (spec.startsWith(".") && resolve(file, "..", spec).startsWith(DB + sep)))
+        .map((found) => ({ ...found, file: relative(RUNTIME, file) })),
+    );
+    expect(reaches.length).toBeGreaterThan(0);
+    expect(reaches.filter(({ typeOnly, dynamic }) => !typeOnly && !dynamic).map(({ file, spec }) => `${file} imports ${spec}`)).toEqual([]);
   });
 
   it("runtime/db/ imports pg and PGlite only dynamically (or for types), so an app loads one engine", () => {
