@@ -164,8 +164,9 @@ async function countedRun(side, run, count) {
     if (mixCookie !== undefined) await mix(side, `http://127.0.0.1:${port}`, mixCookie);
     await requests(port, scenario.path, cookie, count);
   } finally {
-    // A db app closes its pool on SIGTERM, slowly under valgrind: SIGKILL would lose the counts.
-    await server.stop(database === undefined ? undefined : 120_000);
+    // A db app closes its pool on SIGTERM, and a traced server flushes its spans (up to 5 s), slowly
+    // under valgrind: SIGKILL would lose the counts.
+    await server.stop(120_000);
     rmSync(`${out}.v8.log`, { force: true });
   }
   return out;

@@ -18,6 +18,7 @@ import { postgresSupport } from "./lib/postgres.mjs";
 import { prepareApp } from "./db.mjs";
 import { filesServer, prepareFiles, sweepStores, UPLOAD_FILE } from "./files.mjs";
 import { signIn } from "./lib/sides.mjs";
+import { otlpSink } from "./ops.mjs";
 import { cookiesScript } from "./lib/wrk.mjs";
 import { spawn } from "node:child_process";
 
@@ -40,6 +41,12 @@ const SCENARIOS = {
   "page-raw-many": { script: "raw.mjs", path: "/posts/7", cookie: true, many: 2048 },
   "page-fw-many": { script: "fw.mjs", path: "/posts/7", cookie: true, many: 2048 },
   "404-fw": { script: "fw.mjs", path: "/nothing/here", cookie: true },
+  // the ops part's sides (bench/ops.mjs, issue 44): the session page with its access log as text or JSON,
+  // with Prometheus metrics on, traced at a 10 % sampler (OTLP to a receiver in this process)
+  "page-fw-log-text": { script: "fw.mjs", path: "/posts/7", cookie: true, env: { FW_BENCH_ACCESS_LOG: "1", FW_LOG_FORMAT: "text" } },
+  "page-fw-log-json": { script: "fw.mjs", path: "/posts/7", cookie: true, env: { FW_BENCH_ACCESS_LOG: "1", FW_LOG_FORMAT: "json" } },
+  "page-fw-metrics": { script: "fw.mjs", path: "/posts/7", cookie: true, env: { FW_METRICS_TOKEN: "bench-metrics-token-0123456789" } },
+  "page-fw-traced": { script: "fw.mjs", path: "/posts/7", cookie: true, otlp: true, env: { OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.1" } },
   // the db part's pages (bench/db.mjs): a throwaway PostgreSQL cluster, the bench app migrated and seeded
   "db-show-fw": { db: "fw", path: "/articles/7", cookie: true },
   "db-show-fastify": { db: "fastify", path: "/articles/7", cookie: true },
@@ -129,6 +136,9 @@ const dir = join(WORK, "prof", name);
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 const port = await freePort();
+// A traced scenario: a receiver for its OTLP exports, in this process.
+const sink = scenario.otlp ? await otlpSink() : undefined;
+if (sink !== undefined) scenario.env = { ...scenario.env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
 // A db scenario: its database made first (PostgreSQL, or PGlite under the app's working directory).
 const database = scenario.db === undefined ? undefined : await dbScenario(scenario.db);
 // A files scenario: the part's files made (or kept) under bench/.work/files, its server and environment.
@@ -179,6 +189,7 @@ const serverCpu = cpuSeconds(server.pid) - cpu0;
 // A long grace: the profile is written on exit, which takes seconds on a busy machine (SIGKILL would lose it).
 await server.stop(60_000);
 await database?.cluster?.destroy();
+await sink?.stop();
 clearInterval(sweeper);
 if (scenario.files !== undefined) prepareFiles(); // what the uploads stored goes: an empty folder again
 for (let i = 0; i < 50 && !readdirSync(dir).some((f) => f.endsWith(".cpuprofile")); i++) await sleep(100);

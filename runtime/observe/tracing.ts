@@ -7,8 +7,11 @@ import type { AccessEntry } from "../log/logger.js";
  * tracer installed each call is one check, and none of them loads OpenTelemetry.
  */
 export interface Tracer {
-  /** A request arrived: its server span starts (a child of the `traceparent` it carries, if any). */
-  startRequest(incoming: IncomingMessage, id: string): RequestSpan;
+  /**
+   * A request arrived: its server span starts (a child of the `traceparent` it carries, if any);
+   * undefined when the sampler leaves it out, and the request is then served as if untraced.
+   */
+  startRequest(incoming: IncomingMessage, id: string): RequestSpan | undefined;
   /** The active span's W3C `traceparent`, for work done later (a job) to link back to; undefined when none is recorded. */
   traceparent(): string | undefined;
   /** Runs `work` in a span of its own, ended when its promise settles (an error marks the span failed). */

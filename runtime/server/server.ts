@@ -81,8 +81,8 @@ export function checkingIntervalMs(timeouts: Timeouts): number {
 export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefined, options: ServerOptions): Promise<RunningServer> {
   let closing = false;
   const { observe, timeouts, tracer } = options;
-  // The clock is read only when something observes requests (the access log, metrics, traces).
-  const now = (): number => (observe !== undefined || tracer !== undefined ? performance.now() : 0);
+  // The clock is read only when something observes requests (the access log, metrics, a sampled trace).
+  const now = (): number => (observe !== undefined ? performance.now() : 0);
   const log = (request: IncomingMessage, id: string, status: number, route: string | undefined, started: number, span?: RequestSpan): void => {
     if (observe !== undefined || span !== undefined) {
       const entry = { requestId: id, method: request.method ?? "?", path: pathOf(request.url), route, status, ms: performance.now() - started };
@@ -124,9 +124,10 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
   makeStdio();
   // `respond` is made once here, not per request: a synchronous answer allocates no closure.
   const server = createServer(serverOptions, (request, response) => {
-    const started = now();
     const id = requestIdOf(request.headers[REQUEST_ID_HEADER]);
+    // A request the sampler left out has no span: it is served as if untraced.
     const span = tracer?.startRequest(request, id);
+    const started = observe !== undefined || span !== undefined ? performance.now() : 0;
     const answer = overLimits(request) ?? (span === undefined ? dispatcher.dispatch(request, id) : span.run(() => dispatcher.dispatch(request, id)));
     if (answer instanceof Promise) void answer.then((done) => respond(request, response, done, id, started, span));
     else respond(request, response, answer, id, started, span);

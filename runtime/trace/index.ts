@@ -6,6 +6,7 @@ import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, SimpleSpan
 import { addGaugeSource } from "../observe/gauges.js";
 import { statementKind, watchStatements } from "../observe/statements.js";
 import { setTracer } from "../observe/tracing.js";
+import { RequestSampler } from "./sampler.js";
 import { failSpan, OtelTracer } from "./spans.js";
 import { traceOutgoing } from "./outgoing.js";
 
@@ -41,12 +42,13 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
   const resource = defaultResource().merge(resourceFromAttributes({ "service.name": options.serviceName })).merge(detected);
   const exporter = new CountingExporter(options.exporter === "otlp" ? new OTLPTraceExporter() : new ConsoleSpanExporter(), options.log);
   const processor = options.exporter === "otlp" ? new BatchSpanProcessor(exporter) : new SimpleSpanProcessor(exporter);
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
+  const sampler = RequestSampler.fromEnv(process.env);
+  const provider = new NodeTracerProvider({ resource, sampler, spanProcessors: [processor] });
   const propagate = (process.env["OTEL_PROPAGATORS"] ?? "tracecontext").trim().toLowerCase() !== "none";
   // W3C trace context alone (baggage is not read: fw puts nothing in it), or none at all.
   provider.register({ propagator: propagate ? new W3CTraceContextPropagator() : null });
   const tracer = trace.getTracer("fw");
-  setTracer(new OtelTracer(tracer, propagate));
+  setTracer(new OtelTracer(tracer, propagate, sampler));
   const unwatch = watchStatements({
     started: (sql, engine) => {
       const parent = trace.getActiveSpan();

@@ -4,6 +4,7 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { summary } from "../http/error-log.js";
 import type { AccessEntry } from "../log/logger.js";
 import type { RequestSpan, SpanOptions, Tracer } from "../observe/tracing.js";
+import type { RequestSampler } from "./sampler.js";
 
 const KINDS = { internal: SpanKind.INTERNAL, client: SpanKind.CLIENT, consumer: SpanKind.CONSUMER, producer: SpanKind.PRODUCER } as const;
 const TRACE_CONTEXT = new W3CTraceContextPropagator();
@@ -43,12 +44,6 @@ class ServerSpan implements RequestSpan {
   }
 }
 
-/** What a request the sampler left out gets: its dispatch runs as it would untraced. */
-const UNSAMPLED: RequestSpan = {
-  run: (work) => work(),
-  end: () => undefined,
-};
-
 /**
  * fw's tracer over OpenTelemetry's API: server spans for requests (the incoming `traceparent`
  * continued unless `propagate` is off), spans for work (jobs, mail, live refreshes), failures as
@@ -58,20 +53,28 @@ export class OtelTracer implements Tracer {
   constructor(
     private readonly tracer: ApiTracer,
     private readonly propagate: boolean,
+    private readonly sampler: RequestSampler,
   ) {}
 
   /**
-   * A request the sampler leaves out costs a sampling decision and nothing more: no context is
-   * entered for it (its SQL, mail and fetches make no spans either way, since they are made only
-   * under a recorded span), so `run` is a plain call. The price: an unsampled request does not tell
-   * the servers it calls that it was left out, and they decide for themselves.
+   * A request the sampler leaves out costs a sampling decision and nothing more: no span object of
+   * fw's, no context entered for it (its SQL, mail and fetches make no spans either way, since they
+   * are made only under a recorded span), no access entry built for it. The price: an unsampled
+   * request does not tell the servers it calls that it was left out, and they decide for themselves.
    */
-  startRequest(incoming: IncomingMessage, id: string): RequestSpan {
-    // Only a request that carries a trace context has one to extract (most carry none).
-    const parent = this.propagate && incoming.headers.traceparent !== undefined ? propagation.extract(ROOT_CONTEXT, incoming.headers) : ROOT_CONTEXT;
+  startRequest(incoming: IncomingMessage, id: string): RequestSpan | undefined {
     const method = incoming.method ?? "_OTHER";
-    const span = this.tracer.startSpan(method, { kind: SpanKind.SERVER }, parent);
-    if (!span.isRecording()) return UNSAMPLED;
+    let parent = ROOT_CONTEXT;
+    let span: Span;
+    // Only a request that carries a trace context has one to extract (most carry none); one that
+    // carries none starts a new trace, which fw's draw samples or leaves out before the SDK is asked.
+    if (this.propagate && incoming.headers.traceparent !== undefined) {
+      parent = propagation.extract(ROOT_CONTEXT, incoming.headers);
+      span = this.tracer.startSpan(method, { kind: SpanKind.SERVER }, parent);
+    } else if (this.sampler.sampleRoot()) {
+      span = this.sampler.decided(() => this.tracer.startSpan(method, { kind: SpanKind.SERVER }, ROOT_CONTEXT));
+    } else return undefined;
+    if (!span.isRecording()) return undefined;
     const url = incoming.url ?? "/";
     const q = url.indexOf("?");
     span.setAttributes({ "http.request.method": method, "url.path": q === -1 ? url : url.slice(0, q), "fw.request_id": id });

@@ -152,3 +152,35 @@ describe("issue 44 item 2: the receiver down", () => {
     }
   });
 });
+
+describe("issue 44 item 2: the sampler (OTEL_TRACES_SAMPLER=parentbased_traceidratio)", () => {
+  it("a request without a trace context is traced at the ratio; one with a context follows its sampled flag", async () => {
+    const receiver = await startOtlpReceiver();
+    const cwd = mkdtempSync(join(tmpdir(), "fw-traces-ratio-"));
+    const env = { ...PRODUCTION_ENV, ...traceEnv(receiver.url), OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.5" };
+    const app = bootNode(main, [], env, cwd);
+    const traced = (prefix: string): number => receiver.spans.filter((span) => span.kind === "server" && String(span.attributes["fw.request_id"]).startsWith(prefix)).length;
+    try {
+      const url = await app.url;
+      // 400 new traces at 0.5: 200 expected, 10 the standard deviation; a ratio applied twice (0.25) gives 100.
+      for (let i = 0; i < 400; i++) await (await fetch(`${url}/`, { headers: { "x-request-id": `root-${i}` } })).text();
+      for (let i = 0; i < 20; i++) {
+        const flags = i % 2 === 0 ? "01" : "00";
+        const traceparent = `00-${(i + 1).toString(16).padStart(32, "a")}-00f067aa0ba902b7-${flags}`;
+        await (await fetch(`${url}/`, { headers: { traceparent, "x-request-id": `${flags === "01" ? "sampled" : "unsampled"}-${i}` } })).text();
+      }
+      // The spans leave in the order they ended: once the last one sent has arrived, all have.
+      await fetch(`${url}/pid`, { headers: { traceparent: `00-${"f".repeat(32)}-00f067aa0ba902b7-01` } });
+      await until(() => receiver.spans.some((span) => span.name === "GET /pid"));
+      expect(traced("root-")).toBeGreaterThan(140);
+      expect(traced("root-")).toBeLessThan(260);
+      expect(traced("sampled-")).toBe(10);
+      expect(traced("unsampled-")).toBe(0);
+    } finally {
+      app.child.kill("SIGTERM");
+      await app.exited;
+      await receiver.close();
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});
