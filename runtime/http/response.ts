@@ -1,7 +1,7 @@
 import type { Cookie } from "./cookie.js";
 import { withDefaultHeaders } from "./default-headers.js";
 import { BadRequest } from "./failure.js";
-import { isNode, type Html } from "../html/node.js";
+import { fragment, isNode, type Html } from "../html/node.js";
 import type { Session } from "./session.js";
 import type { Readable } from "node:stream";
 
@@ -18,7 +18,22 @@ export type Body =
   | { readonly type: "json"; readonly value: unknown }
   | { readonly type: "bytes"; readonly bytes: Uint8Array }
   | { readonly type: "html"; readonly html: Html }
+  | OneRequestHtml
   | StreamBody;
+
+/**
+ * A page made for one request and never handed out again (fw's derived Index and Show): once
+ * the dispatcher has rendered it, it lets go of the page's tree (`rendered`). Under load a
+ * handler's promise is often old by the time it settles, and an old promise keeps what it
+ * settled with (the Response, its body, the whole tree) through every scavenge until a major
+ * collection: the posts' Index promoted ~90 KB a request that way (bench/FINDINGS.md 29). A
+ * handler's own `Ok(…)` may be a constant served again, so only these are let go.
+ */
+interface OneRequestHtml {
+  readonly type: "html";
+  html: Html;
+  readonly once: true;
+}
 
 /** Bytes sent as a stream: exactly `length` of them, from `open()`, called once when the answer is written. */
 export interface StreamBody {
@@ -124,6 +139,22 @@ interface ContentOptions {
 
 // A shared default: a handler's `Ok(text)` allocates no options record.
 const NO_OPTIONS: ContentOptions = Object.freeze({});
+
+/**
+ * 200 with a page built for this request alone (fw's derived pages, `OneRequestHtml`): the
+ * dispatcher drops its tree once rendered. Not for a Response that is served again.
+ */
+export function OkOnce(content: Html): Response {
+  return new Response(200, HTML_HEADERS, { type: "html", html: content, once: true });
+}
+
+/** What a rendered one-request page holds afterwards: nothing. */
+const SPENT: Html = fragment([]);
+
+/** Lets go of a one-request page's tree once its bytes are written (a no-op for any other body). */
+export function rendered(body: Body): void {
+  if (body.type === "html" && "once" in body) body.html = SPENT;
+}
 
 /** 200 with content: JSX is an HTML page (framed by the layout), a string plain text. */
 export function Ok(content: Content, options: ContentOptions = NO_OPTIONS): Response {

@@ -1,6 +1,6 @@
 import { NotFound } from "../http/failure.js";
 import type { Request } from "../http/request.js";
-import { Ok, status, type Response } from "../http/response.js";
+import { Ok, OkOnce, status, type Response } from "../http/response.js";
 import type { Html } from "../html/node.js";
 import { escapeHtml, raw } from "../html/render.js";
 import { blockedSentence, blockers, deleteEffects, sideEffects } from "./delete-effects.js";
@@ -83,7 +83,7 @@ export class ReadPages<A> {
     const next =
       rows.length === 0 ? undefined : !keyset && total > offset + rows.length ? link(paged ? { after: rows[rows.length - 1] } : { page: query.page + 1 }) : query.before !== undefined || (query.after !== undefined && more) ? link({ after: rows[rows.length - 1] }) : undefined;
     const filtering = query.filters.length > 0 || query.search !== undefined;
-    return Ok(
+    return OkOnce(
       <>
         <title>{heading}</title>
         <h1>{heading}</h1>
@@ -151,7 +151,7 @@ export class ReadPages<A> {
     const [labels, related] = await Promise.all([this.pages.labels(request, [row]), hasManySections(relations, model as ModelSpec<unknown>, key, request)]);
     const edits = this.pages.offers(request, "Edit", row);
     const deletes = this.pages.offers(request, "Destroy", row);
-    return Ok(
+    return OkOnce(
       <>
         <title>{heading}</title>
         <h1>{heading}</h1>

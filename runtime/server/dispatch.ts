@@ -6,7 +6,7 @@ import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
 import { originForm, splitPath } from "../http/path.js";
 import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, LAZY_ADDRESS, Request, textOf } from "../http/request.js";
-import { flatHeaders, type Body, type Response, type StreamBody } from "../http/response.js";
+import { flatHeaders, rendered, type Body, type Response, type StreamBody } from "../http/response.js";
 import { jsonText } from "../http/json.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
 import { arrivedSession, sessionChanged, type SessionCodec } from "../http/session-codec.js";
@@ -440,7 +440,10 @@ export class Dispatcher {
 
   private toAnswer(response: Response, layoutRequest: Request<unknown> | Sent, stringify: Stringify | undefined): Maybe<Answer> {
     const headers = flatHeaders(response.headers, this.options.pageHeaders);
-    return then(this.bodyText(response.body, layoutRequest, stringify), (body): Answer => ({ status: response.status, headers, body }));
+    return then(this.bodyText(response.body, layoutRequest, stringify), (body): Answer => {
+      rendered(response.body);
+      return { status: response.status, headers, body };
+    });
   }
 
   private bodyText(body: Body, layoutRequest: Request<unknown> | Sent, stringify: Stringify | undefined): Maybe<string | Uint8Array | StreamBody> {

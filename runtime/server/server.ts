@@ -233,6 +233,7 @@ function send(
     return send(request, response, plainAnswer(500, answer.close === true), closing, refused, sendMs, id);
   }
   response.end(request.method === "HEAD" || length === 0 ? undefined : body);
+  answer.body = "";
   watchSlowReader(response.socket, sendMs);
   return answer.status;
 }
