@@ -7,7 +7,7 @@ export interface Answer {
   /**
    * Emptied by server.ts once written: the promises that carried the answer are often old by
    * then under load, and an old promise keeps what it settled with until a major collection
-   * (bench/FINDINGS.md 28). An answer is made for one request and sent once.
+   * (bench/FINDINGS.md 29). An answer is made for one request and sent once.
    */
   body: string | Uint8Array | StreamBody;
   /** Close the connection after answering (a body left unread, for one). */

@@ -1,4 +1,4 @@
-// What the server and the dispatcher let go of once an answer is written (bench/FINDINGS.md 28):
+// What the server and the dispatcher let go of once an answer is written (bench/FINDINGS.md 29):
 // under load the promises that carried a page are often in V8's old generation by the time they
 // settle, and keep what they settled with until a major collection. A one-request page's tree and
 // a written answer's body are dropped; a Response a handler serves again is left whole.
