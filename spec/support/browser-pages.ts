@@ -118,9 +118,18 @@ export async function signUp(base: string, page: Page, name: string): Promise<st
   const link = new URL(mail.links.find((href) => href.includes("token=")) ?? "");
   expect(await visitAt(base, page, link.pathname + link.search)).toBe(200);
   expect(path(page)).toBe("/confirm");
+  // Every request the page makes and every answer it gets while confirming, said when it fails:
+  // on a loaded machine POST /confirm met the dead-link page (the token taken already) about once
+  // in three full runs, and whether the browser sent the form twice is the first thing to know.
+  const seen: string[] = [];
+  const request = (sent: { method(): string; url(): string }) => seen.push(`${sent.method()} ${sent.url()}`);
+  const response = (got: { status(): number; url(): string }) => seen.push(`  ${got.status()} ${got.url()}`);
+  page.on("request", request);
+  page.on("response", response);
   const confirmed = await submit(page, "form.fw-auth:not(.fw-passkey) button[type=submit]");
-  // Said in full when it fails (once, on a loaded CI machine, a 400 with no more to go on).
-  expect(confirmed, `POST /confirm answered ${confirmed} at ${path(page)}: ${(await page.textContent("body")) ?? ""}`).toBe(200);
+  page.off("request", request);
+  page.off("response", response);
+  expect(confirmed, `POST /confirm answered ${confirmed} at ${path(page)} after ${seen.join("; ")}: ${(await page.textContent("body")) ?? ""}`).toBe(200);
   expect(path(page)).toBe("/");
   expect(await page.textContent(".signed-in")).toBe(email);
   return email;
