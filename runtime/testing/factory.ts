@@ -133,17 +133,24 @@ class ModelFactory<M, R> implements Factory<M, R> {
   /** typia's random row with the overrides over it, its unique fields drawn again until unused. */
   #fresh(overrides: Partial<R>): R {
     const uniques = this.#uniques().filter((fields) => fields.some((field) => !(field in overrides)));
-    for (let draw = 0; ; draw++) {
+    let last: Record<string, unknown> = {};
+    let repeated: string[] | undefined;
+    for (let draw = 0; draw < DRAWS; draw++) {
       const row = { ...(this.spec.random() as object), ...overrides } as Record<string, unknown>;
+      last = row;
       // A text field's random value may be longer than fw's column for it (200 for a plain `string`): drawn again.
-      if (draw < DRAWS && tooLong(this.spec.fields.filter((field) => !(field.name in overrides)), row).length > 0) continue;
+      if (tooLong(this.spec.fields.filter((field) => !(field.name in overrides)), row).length > 0) continue;
       const seen = uniques.map((fields) => ({ key: fields.join("+"), value: JSON.stringify(fields.map((field) => row[field] ?? null)) }));
       if (seen.every(({ key, value }) => !this.#used.get(key)?.has(value))) {
         for (const { key, value } of seen) this.#used.set(key, (this.#used.get(key) ?? new Set()).add(value));
         return row as R;
       }
-      if (draw >= DRAWS) throw new Error(`fw/testing: factories.${this.spec.name} drew ${DRAWS} rows and each repeats a value of a unique field (${seen.map(({ key }) => key).join(", ")}): the type has too few values; give them as overrides.`);
+      repeated = seen.map(({ key }) => key);
     }
+    // Every draw that fit repeated a unique value: the type has run out (a too-long draw is no way out of it).
+    if (repeated !== undefined) throw new Error(`fw/testing: factories.${this.spec.name} drew ${DRAWS} rows and each repeats a value of a unique field (${repeated.join(", ")}): the type has too few values; give them as overrides.`);
+    // Every draw was too long: the row's check names the field.
+    return last as R;
   }
 
   /** The model's unique fields, one by one and as composite uniques. */
