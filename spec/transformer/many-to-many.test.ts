@@ -5,6 +5,7 @@ import { Visitor } from "../support/browser.js";
 import { postgresBin, startCluster, type PostgresCluster } from "../support/postgres.js";
 import { bootNode, runNode } from "../support/process.js";
 import { PRODUCTION_ENV } from "../support/serve.js";
+import { fieldSpecIn, tableSpecIn } from "../support/generated-specs.js";
 import { FIXTURES, tspc, type Built } from "../support/tspc.js";
 
 // Issue 43, item 5: a field typed as a list of references (`tags: Id<Tag>[]`) is a many-to-many
@@ -21,21 +22,10 @@ beforeAll(async () => {
 }, 240_000);
 
 /** The generated `const tableN: TableSpec = {…}` of a table, parsed. */
-function tableSpec(name: string): Record<string, unknown> {
-  for (const line of routes.split("\n")) {
-    const match = /^const table\d+: TableSpec = (\{.*\});$/.exec(line);
-    if (match !== null && JSON.parse(match[1] as string).name === name) return JSON.parse(match[1] as string);
-  }
-  throw new Error(`no table ${name} in the generated module`);
-}
+const tableSpec = (name: string) => tableSpecIn<Record<string, unknown>>(routes, name);
 
 /** The generated FieldSpec of one field of one model. */
-function fieldSpec(model: string, field: string): Record<string, unknown> {
-  const spec = new RegExp(`const model\\d+: ModelSpec<m\\d+\\.${model}> = \\{[\\s\\S]*?\\n\\};`).exec(routes)?.[0] ?? "";
-  const line = spec.split("\n").find((l) => l.includes(`{"name":"${field}"`));
-  if (line === undefined) throw new Error(`no field ${model}.${field}`);
-  return JSON.parse(line.trim().replace(/,$/, ""));
-}
+const fieldSpec = (model: string, field: string): Record<string, unknown> => fieldSpecIn(routes, model, field);
 
 describe("issue 43, item 5: a list of references is a many-to-many relation", () => {
   it("builds; the field is a `references` input naming the listed model (required or optional, in a table or in memory)", () => {
