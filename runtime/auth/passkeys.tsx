@@ -7,10 +7,10 @@ import type { Html } from "../html/node.js";
 import { noneMatchHits } from "../http/etag.js";
 import type { Request } from "../http/request.js";
 import { Redirect, Response, status } from "../http/response.js";
-import { withoutReserved, withReserved, type Session } from "../http/session.js";
+import type { Session } from "../http/session.js";
 import { asFwEndpoint } from "../routing/fw-endpoint.js";
 import { Route } from "../routing/route.js";
-import { sameSecret } from "./account-tokens.js";
+import { challengeCookie, clearedChallenge, readChallenge, type Ceremony } from "./passkey-challenge.js";
 import type { PasskeyStore } from "./passkey-store.js";
 import { safeNext } from "./next-path.js";
 import { limiterKey, type AttemptLimiter } from "./rate-limit.js";
@@ -20,16 +20,12 @@ import type { UserFields, Users } from "./users.js";
 
 /** fw's passkey script: @simplewebauthn/browser's bundle and the few lines that wire the forms. */
 export const PASSKEYS_SCRIPT_PATH = "/fw/passkeys.js";
-/** The session entry of a ceremony under way: `<register|sign-in> <challenge> <ms>`. */
-const CHALLENGE_ENTRY = "_webauthn";
 /**
  * @simplewebauthn/server, loaded on the first ceremony: it weighs about 30 MB of memory and 0.3 s
  * of loading, which an app whose users never touch a passkey should not pay at boot.
  */
 const webauthn = (): Promise<typeof import("@simplewebauthn/server")> => import("@simplewebauthn/server");
 
-/** A ceremony must finish within 5 minutes. */
-const CHALLENGE_TTL_MS = 5 * 60_000;
 /** Passkeys one user may hold. */
 export const MAX_PASSKEYS_PER_USER = 20;
 
@@ -55,8 +51,11 @@ export interface PasskeySettings<U extends UserFields> {
  * Passkeys (WebAuthn, through @simplewebauthn/server; its browser part served as
  * `/fw/passkeys.js`): made from `/account` (discoverable, so no email is typed to sign in), used
  * from the sign-in page (a button, and the browser's autofill where it offers passkeys:
- * conditional UI), listed and removed on `/account`. The challenge is random, single-use and
- * kept in the signed session; the response's origin and RP ID (the host the browser reached) are
+ * conditional UI), listed and removed on `/account`. The challenge is random, kept in a signed
+ * cookie of its own scoped to the ceremony's routes (passkey-challenge.ts: never the session,
+ * which the options request, sent by a page's script, must not write), bound to the ceremony,
+ * the session and the user adding a passkey, 5 minutes at most, and forgotten by every answer of
+ * the ceremony's last step; the response's origin and RP ID (the host the browser reached) are
  * checked, its signature against the stored public key, its user handle against the passkey's
  * owner, and its signature counter must move forward (atomically, in the store).
  */
@@ -153,24 +152,26 @@ export class Passkeys<U extends UserFields> {
       excludeCredentials: existing.map((passkey) => ({ id: passkey.id, transports: passkey.transports as AuthenticatorTransport[] })),
       authenticatorSelection: { residentKey: "required", userVerification: "preferred" },
     });
-    return json(200, options).withSession(this.withChallenge(request.session, "register", options.challenge));
+    return json(200, options).withHeader("set-cookie", challengeCookie(request, { ceremony: "register", challenge: options.challenge, owner: String(user.id), path: this.pathOf(request, "register"), now: this.now() }));
   }
 
   private async register(request: Request): Promise<Response> {
     const user = await this.settings.currentUser(request);
     if (user === undefined) return Redirect(request.href(this.settings.loginPath));
-    const challenge = this.challengeOf(request.session, "register");
-    const session = withoutReserved(request.session, CHALLENGE_ENTRY);
+    const read = readChallenge(request, "register", String(user.id), this.now());
     const response = parsed<RegistrationResponseJSON>(request.form.get("response"));
-    if (challenge === undefined || response === undefined) return this.refused(request, session, "This passkey was not made here, or took over 5 minutes: try again.");
-    if ((await this.settings.store.list(user.id)).length >= MAX_PASSKEYS_PER_USER) return this.refused(request, session, `You have ${MAX_PASSKEYS_PER_USER} passkeys, the most an account may: remove one first.`);
+    const refused = (why: string): Response => this.refused(request, request.session, why).withHeader("set-cookie", clearedChallenge(request, "register", this.pathOf(request, "register")));
+    if (!read.ok) return refused(`This passkey was not added: ${read.why}. Try again.`);
+    if (response === undefined) return refused("This passkey was not added: the browser sent no answer from the authenticator. Try again.");
+    const challenge = read.challenge;
+    if ((await this.settings.store.list(user.id)).length >= MAX_PASSKEYS_PER_USER) return refused(`You have ${MAX_PASSKEYS_PER_USER} passkeys, the most an account may: remove one first.`);
     let verified;
     try {
       verified = await (await webauthn()).verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: originOf(request), expectedRPID: rpIdOf(request), requireUserVerification: false });
     } catch (error) {
-      return this.refused(request, session, `The passkey did not pass its checks (${describe(error)}).`);
+      return refused(`The passkey did not pass its checks (${describe(error)}).`);
     }
-    if (!verified.verified) return this.refused(request, session, "The passkey did not pass its checks.");
+    if (!verified.verified) return refused("The passkey did not pass its checks.");
     const credential = verified.registrationInfo.credential;
     const name = (request.form.get("name") ?? "").trim().slice(0, 100).replace(/\p{Cc}/gu, "") || "Passkey";
     const added = await this.settings.store.add({
@@ -183,8 +184,10 @@ export class Passkeys<U extends UserFields> {
       createdAt: this.now(),
       lastUsedAt: undefined,
     });
-    if (!added) return this.refused(request, session, "This passkey is saved already.");
-    return Redirect(request.href(this.settings.accountPath)).withSession(session.flash("notice", `The passkey "${name}" is added: you can sign in with it.`));
+    if (!added) return refused("This passkey is saved already.");
+    return Redirect(request.href(this.settings.accountPath))
+      .withSession(request.session.flash("notice", `The passkey "${name}" is added: you can sign in with it.`))
+      .withHeader("set-cookie", clearedChallenge(request, "register", this.pathOf(request, "register")));
   }
 
   private async remove(request: Request): Promise<Response> {
@@ -205,17 +208,19 @@ export class Passkeys<U extends UserFields> {
   private async authenticationOptions(request: Request): Promise<Response> {
     // Discoverable credentials: no list, the browser offers the passkeys it holds for this site.
     const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rpIdOf(request), userVerification: "preferred" });
-    return json(200, options).withSession(this.withChallenge(request.session, "sign-in", options.challenge));
+    return json(200, options).withHeader("set-cookie", challengeCookie(request, { ceremony: "sign-in", challenge: options.challenge, owner: "-", path: this.pathOf(request, "sign-in"), now: this.now() }));
   }
 
   private async signIn(request: Request): Promise<Response> {
+    const forget = clearedChallenge(request, "sign-in", this.pathOf(request, "sign-in"));
     const wait = await this.settings.perAddress.attempt(limiterKey("passkey", this.settings.addressOf(request) ?? "unknown"));
-    if (wait > 0) return tooMany(wait);
-    const challenge = this.challengeOf(request.session, "sign-in");
-    const session = withoutReserved(request.session, CHALLENGE_ENTRY);
+    if (wait > 0) return tooMany(wait).withHeader("set-cookie", forget);
+    const read = readChallenge(request, "sign-in", "-", this.now());
     const response = parsed<AuthenticationResponseJSON>(request.form.get("response"));
-    const refused = (why: string): Response => status(400, passkeyProblem(why, request.href(this.settings.loginPath))).withSession(session);
-    if (challenge === undefined || response === undefined || typeof response.id !== "string") return refused("This sign-in did not start here, or took over 5 minutes: try again.");
+    const refused = (why: string): Response => status(400, passkeyProblem(why, request.href(this.settings.loginPath))).withHeader("set-cookie", forget);
+    if (!read.ok) return refused(`This sign-in was refused: ${read.why}. Try again.`);
+    if (response === undefined || typeof response.id !== "string") return refused("This sign-in was refused: the browser sent no answer from the authenticator. Try again.");
+    const challenge = read.challenge;
     const passkey = await this.settings.store.find(response.id.slice(0, 1024));
     if (passkey === undefined) return refused("This passkey is not known here (it was removed, or made for another site).");
     // The user handle the authenticator sent is the passkey's owner, or the assertion is another user's.
@@ -240,18 +245,14 @@ export class Passkeys<U extends UserFields> {
     if (user === undefined) return refused("This passkey's account is gone.");
     await this.settings.perAddress.refund(limiterKey("passkey", this.settings.addressOf(request) ?? "unknown"));
     const next = safeNext(request.form.get("next"));
-    return Redirect(next === "/" ? request.href("/") : next).withSession(signedInSession(session, user).flash("notice", "You are signed in with a passkey."));
+    return Redirect(next === "/" ? request.href("/") : next)
+      .withSession(signedInSession(request.session, user).flash("notice", "You are signed in with a passkey."))
+      .withHeader("set-cookie", forget);
   }
 
-  private withChallenge(session: Session, purpose: string, challenge: string): Session {
-    return withReserved(session, CHALLENGE_ENTRY, `${purpose} ${challenge} ${this.now()}`);
-  }
-
-  private challengeOf(session: Session, purpose: string): string | undefined {
-    const [held, challenge, at] = (session.get(CHALLENGE_ENTRY) ?? "").split(" ");
-    const age = this.now() - Number(at);
-    if (held === undefined || challenge === undefined || !sameSecret(held, purpose) || !(age >= 0 && age <= CHALLENGE_TTL_MS)) return undefined;
-    return challenge;
+  /** Where a ceremony's challenge cookie is sent: its routes, as browsers reach them (`/login/passkey`, `/account/passkeys`). */
+  private pathOf(request: Request, ceremony: Ceremony): string {
+    return request.href(ceremony === "sign-in" ? `${this.settings.base}/login/passkey` : `${this.settings.accountPath}/passkeys`);
   }
 
   private refused(request: Request, session: Session, why: string, code = 400): Response {

@@ -4,6 +4,7 @@ import { RequestHeaders } from "./headers.js";
 import { jsonOrThrow, readJsonBody, type JsonCheck, type JsonRead } from "./json.js";
 import type { Method } from "./method.js";
 import { Session } from "./session.js";
+import type { ValueSigner } from "./signed-value.js";
 import type { UploadBody } from "./upload-body.js";
 import { Uploads } from "./uploads.js";
 
@@ -53,6 +54,14 @@ export const LAZY_ADDRESS: unique symbol = Symbol("fw.lazyAddress");
 
 type LazyAddress = { readonly [LAZY_ADDRESS]?: boolean };
 
+/**
+ * On a `RequestInit` the server builds: what signs fw's own cookies with the app secret (the
+ * session codec's `signer`), read back with `requestSigner`. Internal: not exported from fw's entry.
+ */
+export const SIGNER: unique symbol = Symbol("fw.signer");
+
+type WithSigner = { readonly [SIGNER]?: ValueSigner | undefined };
+
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** A body as UTF-8 text; invalid UTF-8 is a 400. */
@@ -84,6 +93,7 @@ let decodedQuery: (request: Sent<unknown, unknown>) => unknown;
 let rawForm: (request: Request<unknown>) => Fields | undefined;
 // Carries an API route's multipart text parts through the Request a guard's wrapper gets.
 let rawFields: (request: Request<unknown>) => Fields | undefined;
+let signerOf: (request: Request<unknown, unknown>) => ValueSigner | undefined;
 
 /** Parts both request kinds share: what the program or browser sent, read whole. */
 abstract class Sent<P, Q> {
@@ -185,10 +195,12 @@ export class Request<P = DefaultParams, Q = QueryText> extends Sent<P, Q> {
   #addressFrom: RequestInit<P> | undefined;
   #form: Fields | undefined;
   #fields: Fields | undefined;
+  #signer: ValueSigner | undefined;
 
   static {
     rawForm = (request) => request.#form;
     rawFields = (request) => request.#fields;
+    signerOf = (request) => request.#signer;
   }
 
   constructor(init: RequestInit<P> = {}) {
@@ -200,6 +212,7 @@ export class Request<P = DefaultParams, Q = QueryText> extends Sent<P, Q> {
     else this.#address = init.clientAddress;
     this.#form = init.form;
     this.#fields = init.fields;
+    this.#signer = (init as WithSigner)[SIGNER];
   }
 
   /**
@@ -384,7 +397,8 @@ export function copyRequest<P, C = P, Q = QueryText>(
   request: Request<P, Q>,
   changes: Omit<RequestInit<C>, "query" | "body" | "headers" | "path" | "method"> & { readonly method?: Method },
 ): Request<C, Q> {
-  const copy = new Request<C, Q>({
+  const init: RequestInit<C> & WithSigner = {
+    [SIGNER]: signerOf(request as Request<unknown, unknown>),
     id: request.id,
     method: changes.method ?? request.method,
     path: request.path,
@@ -400,8 +414,17 @@ export function copyRequest<P, C = P, Q = QueryText>(
     ...optional("currentUser", "currentUser" in changes ? changes.currentUser : request.currentUser),
     ...optional("clientAddress", changes.clientAddress ?? request.clientAddress),
     ...optional("mount", changes.mount ?? (request.mount === "" ? undefined : request.mount)),
-  });
-  return withQueryParams(copy, decodedQuery(request as Request<unknown, unknown>));
+  };
+  return withQueryParams(new Request<C, Q>(init), decodedQuery(request as Request<unknown, unknown>));
+}
+
+/**
+ * What signs fw's own cookies with the app secret, on a browser request the server built (and
+ * its copies); undefined on one built by hand. For fw's modules (fw/auth's passkey challenge),
+ * not the public API.
+ */
+export function requestSigner(request: Request<unknown, unknown>): ValueSigner | undefined {
+  return signerOf(request);
 }
 
 /** The members a Request is built from, as an init (for `ApiRequest.of` to add to). */

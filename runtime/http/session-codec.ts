@@ -4,6 +4,7 @@ import { HmacSha256 } from "./hmac.js";
 import { ownCopy } from "./own-copy.js";
 import { secretKey, type Secret } from "./secret.js";
 import { makeSession, Session } from "./session.js";
+import { ValueSigner } from "./signed-value.js";
 
 /** The session cookie's name (DESIGN.md) on a plain-HTTP request. */
 export const SESSION_COOKIE = "fw_session";
@@ -40,6 +41,11 @@ export const MAX_COOKIE_BYTES = 4096;
 export class SessionCodec {
   /** One MAC per secret, the current one first. */
   readonly #macs: readonly HmacSha256[];
+  /**
+   * Signs fw's other cookies with the same secrets (under a key of their own): handed to each
+   * browser request the server builds (`requestSigner`).
+   */
+  readonly signer: ValueSigner;
 
   /**
    * @param secrets the current secret first; older ones still verify (rotation) but never sign.
@@ -47,6 +53,7 @@ export class SessionCodec {
    */
   constructor(secrets: readonly [Secret, ...Secret[]], readonly maxAgeMs: number) {
     this.#macs = secrets.map((secret) => new HmacSha256(secretKey(secret)));
+    this.signer = new ValueSigner(secrets);
   }
 
   encode(session: Session, now: number): string {

@@ -5,11 +5,12 @@ import { Fields } from "../http/fields.js";
 import { RequestHeaders } from "../http/headers.js";
 import { isMethod, OVERRIDABLE, UNSAFE, type Method } from "../http/method.js";
 import { originForm, splitPath } from "../http/path.js";
-import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, LAZY_ADDRESS, Request, textOf } from "../http/request.js";
+import { ApiRequest, copyRequest, CSRF_ENTRY, formOf, isUrlEncoded, LAZY_ADDRESS, Request, SIGNER, textOf } from "../http/request.js";
 import { flatHeaders, rendered, type Body, type Response, type StreamBody } from "../http/response.js";
 import { jsonText } from "../http/json.js";
 import { Session, withoutReserved, withReserved } from "../http/session.js";
 import { arrivedSession, sessionChanged, type SessionCodec } from "../http/session-codec.js";
+import type { ValueSigner } from "../http/signed-value.js";
 import { decodeParams } from "../routing/from-path.js";
 import { API } from "../routing/kind.js";
 import type { Lookup, Matcher } from "../routing/matcher.js";
@@ -391,6 +392,7 @@ export class Dispatcher {
     const token = arrived.get(CSRF_ENTRY);
     if (UNSAFE.has(sent.method)) checkCsrf((sent.form ??= formOf(sent.headers, sent.body)), token);
     sent.params = decodeParams(found.params, found.route.params);
+    sent[SIGNER] = this.options.codec.signer;
     const asArrived = new Request(sent);
     const session = token === undefined ? withReserved(arrived, CSRF_ENTRY, mintToken()) : arrived;
     const request = session === arrived ? asArrived : copyRequest(asArrived, { session });
@@ -578,6 +580,8 @@ class Exchange {
   trustProxy = false;
   /** A `Request` built from this record reads `clientAddress` only when asked. */
   readonly [LAZY_ADDRESS] = true;
+  /** What signs fw's own cookies (the codec's), handed to a browser route's `Request`. */
+  [SIGNER]: ValueSigner | undefined = undefined;
 
   constructor(sentMethod: string, id: string) {
     this.sentMethod = sentMethod;

@@ -114,10 +114,10 @@ export async function signUp(base: string, page: Page, name: string): Promise<st
   expect(await submit(page, "form.fw-auth:not(.fw-passkey) button[type=submit]")).toBe(200);
   expect(path(page)).toBe("/login");
   // The sign-in page's passkey script asks for a challenge as it loads (POST /login/passkey/options,
-  // for the autofill's passkeys), and its answer writes the session cookie from the session it was
-  // sent with: leaving the page before it lands loses what the next page put in the session (the
-  // confirmation link's stash: a dead link, about once in three loaded runs). A person reads their
-  // mail first; the test waits until the page is done asking. (Noted in docs/security.md.)
+  // for the autofill's passkeys). Its answer once wrote the session cookie from the session it was
+  // sent with, so leaving the page before it landed lost the confirmation link's stash; the
+  // challenge now has a cookie of its own (spec/auth/passkey-challenge.test.tsx holds the race).
+  // A person reads their mail first: the test still waits until the page is done asking.
   await page.waitForLoadState("networkidle");
   // The example confirms emails: the link it mailed (read from the test's mailbox) makes the account and signs in.
   const mail = await waitForMail(TEST_MAILBOX, { to: email, subject: "Confirm your email" });
