@@ -46,7 +46,7 @@ beforeAll(async () => {
       </body>
     </html>
   );
-  app = await serve({ routes: assembleTable([auth.guarded()], [Route.get("/", () => Ok(<p>home</p>))]), layout, parts: [mailer], origin: "http://localhost", allowedHosts: ["*"] });
+  app = await serve({ routes: assembleTable([auth.guarded()], [Route.get("/", () => Ok(<p>home</p>))]), layout, parts: [mailer], origin: "http://localhost", allowedHosts: ["*"], trustProxy: true });
 });
 
 afterAll(async () => {
@@ -141,6 +141,55 @@ describe("the passkey challenge lives apart from the session", () => {
     expect(register.status).toBe(200);
     expect(register.headers.getSetCookie().some((line) => line.startsWith("fw_session="))).toBe(false);
     expect(register.headers.getSetCookie().find((line) => line.startsWith("fw_passkey_register="))).toMatch(/^fw_passkey_register=[^;]+; Path=\/account\/passkeys; HttpOnly; SameSite=Strict; Max-Age=300$/);
+  });
+});
+
+describe("under a mount", () => {
+  it("the challenge cookie's Path follows the sign-in's mount", async () => {
+    const mailer = new Mailer({ from: "Shop <no-reply@shop.example>", transport: new MailboxTransport(join(dir, "mounted")) });
+    const auth = formSignIn({ users: new InMemoryUsers(), mailer, mount: "/auth" });
+    const mounted = await serve({ routes: assembleTable([auth.guarded()], [Route.get("/", () => Ok(<p>home</p>))]), parts: [mailer], origin: "http://localhost", allowedHosts: ["*"] });
+    try {
+      const page = await fetch(`${mounted.url}/auth/login`);
+      const session = (page.headers.getSetCookie().find((line) => line.startsWith("fw_session=")) ?? "").split(";")[0] as string;
+      const options = await fetch(`${mounted.url}/auth/login/passkey/options`, {
+        method: "POST",
+        headers: { cookie: session, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ _csrf: csrfFrom(await page.text()) }).toString(),
+      });
+      expect(options.status).toBe(200);
+      expect(setCookieNamed(options, "fw_passkey_sign_in")).toMatch(/; Path=\/auth\/login\/passkey; /);
+    } finally {
+      await mounted.close();
+    }
+  });
+});
+
+describe("over HTTPS (behind the app's proxy)", () => {
+  it("the challenge cookie is __Secure- and Secure, and the plain name is not read", async () => {
+    const https = { "x-forwarded-proto": "https" };
+    const page = await fetch(`${app.url}/login`, { headers: https });
+    const session = setCookieNamed(page, "__Host-fw_session")?.split(";")[0] as string;
+    const csrf = csrfFrom(await page.text());
+    const post = (path: string, cookie: string) =>
+      fetch(app.url + path, {
+        method: "POST",
+        redirect: "manual",
+        headers: { ...https, cookie, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ _csrf: csrf, response: JSON.stringify({ id: "AAAA", rawId: "AAAA", type: "public-key", response: {} }) }).toString(),
+      });
+    const options = await post("/login/passkey/options", session);
+    expect(options.status).toBe(200);
+    expect(options.headers.getSetCookie().some((line) => line.includes("fw_session="))).toBe(false);
+    const line = setCookieNamed(options, "__Secure-fw_passkey_sign_in") as string;
+    expect(line).toMatch(/^__Secure-fw_passkey_sign_in=[^;]+; Path=\/login\/passkey; HttpOnly; SameSite=Strict; Secure; Max-Age=300$/);
+    const value = line.split(";")[0]?.slice("__Secure-fw_passkey_sign_in=".length) as string;
+    const plain = await post("/login/passkey", `${session}; fw_passkey_sign_in=${value}`);
+    expect(plain.status).toBe(400);
+    expect(await plain.text()).toContain("no challenge came with it");
+    const secure = await post("/login/passkey", `${session}; __Secure-fw_passkey_sign_in=${value}`);
+    expect(secure.status).toBe(400);
+    expect(await secure.text()).toContain("This passkey is not known here");
   });
 });
 
