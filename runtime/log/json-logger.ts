@@ -9,8 +9,8 @@ export interface JsonLoggerOptions {
   /** Add each failure's stack (`logStacks`). */
   readonly stacks: boolean;
   /**
-   * Where the lines go: the process's stdout (pino's own synchronous writer on fd 1, the default),
-   * or a console that takes lines (an app whose `console` was replaced: tests, tools).
+   * Where the lines go: the process's stdout (Node's `process.stdout`, the default), or a console
+   * that takes lines (an app whose `console` was replaced: tests, tools).
    */
   readonly sink?: LineSink;
 }
@@ -26,14 +26,19 @@ export const REDACTED_KEYS = ["password", "passwordHash", "token", "secret", "co
  * The JSON format, through pino: one JSON object per line on stdout, `level` as its label, `time`
  * in milliseconds since the epoch (pino's own: an ISO 8601 date costs every line about a
  * microsecond more, a fifth of the access log's cost), `pid` and `hostname`, then the entry's members and `msg`. pino because it is made
- * for exactly this: the fastest maintained JSON logger for Node, with a synchronous writer (a line
- * is never lost in a crash, and lines of `--workers` processes sharing one stdout never interleave
- * mid-line), level filtering before any work, and redaction of named keys.
+ * for exactly this: the fastest maintained JSON logger for Node, level filtering before any work,
+ * and redaction of named keys.
+ *
+ * The lines go through `process.stdout`, not pino's own synchronous writer on fd 1: that writer
+ * meets a full pipe (a log collector that falls behind) on a non-blocking stdout with EAGAIN and
+ * sleeps the whole process 100 ms a try until the pipe drains, so every request and even SIGTERM
+ * waited on the reader (spec/ops/logs.test.ts). Node's stdout writes a line at once while the pipe
+ * has room (a file or a terminal: always, synchronously) and queues it in memory while it has not.
  */
 export async function jsonLogger(options: JsonLoggerOptions): Promise<Logger> {
   const { default: pino } = await import("pino");
   const sink = options.sink;
-  const destination: DestinationStream = sink === undefined ? pino.destination({ dest: 1, sync: true }) : { write: (line: string) => sink.out(line.replace(/\n$/, "")) };
+  const destination: DestinationStream = sink === undefined ? process.stdout : { write: (line: string) => sink.out(line.replace(/\n$/, "")) };
   const level = options.level === "silent" ? "silent" : options.level;
   const base = pino(
     {

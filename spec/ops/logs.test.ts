@@ -143,6 +143,24 @@ describe("issue 44 item 1: JSON logs with request ids, from a real process", () 
     expect(entries(out()).find((entry) => entry.requestId === "secret-request" && entry.msg === "request")).toMatchObject({ path: "/api/signin" });
   });
 
+  it("a log reader that falls behind never stops the server: with stdout's pipe full the requests are still answered, and every line arrives once it reads again", async () => {
+    // pino's synchronous writer met a full pipe on a non-blocking stdout with EAGAIN and slept the
+    // whole process 100 ms a try, over and over while the reader was away: every request hung.
+    const id = `backlog-${Date.now()}`;
+    app.child.stdout.pause(); // the collector stops reading: the pipe fills
+    try {
+      const total = 4_000; // ~1 MB of access lines, many times a pipe's buffer
+      for (let sent = 0; sent < total; sent += 50) {
+        const answers = await Promise.all(Array.from({ length: 50 }, (_, n) => fetch(`${url}/`, { headers: { "x-request-id": `${id}-${sent + n}` } })));
+        expect(answers.map((answer) => answer.status)).toEqual(Array(50).fill(200));
+        await Promise.all(answers.map((answer) => answer.text()));
+      }
+    } finally {
+      app.child.stdout.resume();
+    }
+    await until(() => entries(out()).filter((entry) => String(entry.requestId).startsWith(`${id}-`)).length === 4_000);
+  }, 60_000);
+
   it("a job keeps the id of the request that enqueued it: the job is told it, and its log lines (the app's and fw's) carry it", async () => {
     const enqueue = (n: number, id: string) =>
       fetch(`${url}/api/notes`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", "x-request-id": id }, body: `n=${n}` });
