@@ -36,13 +36,14 @@ const INDEX_PATH = "/posts";
 function seedSql(rows) {
   return [
     `INSERT INTO "users" ("email", "password_hash", "session_epoch") VALUES ('bench@example.com', 'not a hash: nobody signs in', 'bench')`,
-    `INSERT INTO "posts" ("title", "body", "published", "summary", "category", "author_id")
+    `INSERT INTO "posts" ("title", "body", "published", "summary", "category", "author_id", "created_at")
        SELECT 'Post #' || i || ': "Fair" benchmarks & <other> stories',
               repeat('A body of some length, escaped & all. ', 6) || i,
               i % 2 = 1,
               CASE WHEN i % 4 = 0 THEN NULL ELSE 'Summary of post ' || i END,
               (ARRAY['news', 'howto', 'misc'])[1 + i % 3],
-              (SELECT min("id") FROM "users")
+              (SELECT min("id") FROM "users"),
+              now() - (${Number(rows)} - i) * interval '1 second'
          FROM generate_series(1, ${Number(rows)}) AS i`,
     `VACUUM ANALYZE "users"`,
     `VACUUM ANALYZE "posts"`,

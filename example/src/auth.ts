@@ -40,12 +40,13 @@ export const auth = formSignIn({ users, mailer, scopes, providers: providersFrom
 export const DEMO = { email: "demo@example.com", password: "demo-password" } as const;
 
 /**
- * The example's seed (`db seed`, and every `dev` boot through DbApp's `devBoot`): the demo
- * account, created when it is missing. Never in production by itself: a production boot does
+ * The demo account of the example's seed (src/seed.ts: `db seed`, and every `dev` boot through
+ * DbApp's `devBoot`), created when it is missing. Never in production by itself: a production boot does
  * not seed, and the README says not to seed a production database with a published password.
  */
-export async function seedDemoUser(): Promise<void> {
+export async function seedDemoUser(): Promise<User> {
   const demo = (await users.byEmail(DEMO.email)) ?? (await seedUser(users, DEMO.email, DEMO.password));
   // The demo account is the example's admin in dev (production: `db grant admin <email>`).
-  if (demo.roles?.includes("admin") !== true) await users.setRoles(demo.id, [...(demo.roles ?? []), "admin"]);
+  if (demo.roles?.includes("admin") !== true) return (await users.setRoles(demo.id, [...(demo.roles ?? []), "admin"])) ?? demo;
+  return demo;
 }

@@ -52,6 +52,9 @@ describe("1 HttpApp commands", () => {
       ...["GET /posts/:id/cover/:fileKey", "GET /posts/:id/cover/:fileKey/:variant"],
       // the search behind the comment form's post picker (a model others point at)
       "GET /fw/pick/posts",
+      // the tags (issue 43, item 9): read by all, written by admins; the search behind the post form's tag picker
+      ...["GET /tags", "GET /tags/new", "GET /tags/:id", "GET /tags/:id/edit", "GET /tags/:id/delete", "POST /tags", "PUT /tags/:id", "DELETE /tags/:id"],
+      "GET /fw/pick/tags",
       // the back office (issue 41, src/admin.ts): its front page, every page of each model it lists
       // (the files of a model with file fields), the users, the audit log; an example without
       // teams has no teams section
@@ -132,7 +135,7 @@ describe("1 HttpApp commands", () => {
     app.child.kill("SIGTERM");
     expect(await app.exited).toBe(0);
     const { out } = app.output();
-    expect(out).toMatch(/^fw: serving 127 routes on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(out).toMatch(/^fw: serving 136 routes on http:\/\/127\.0\.0\.1:\d+\n/);
     expect(out).toMatch(/\nGET \/guestbook 200 \d+\.\dms\n/);
     expect(out).toMatch(/\nGET \/nowhere 404 \d+\.\dms\n/);
     expect(out).not.toContain("hidden"); // the query is never logged

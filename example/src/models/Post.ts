@@ -1,6 +1,7 @@
 import { Actions, derives, Destroy, Edit, Form, Index, Resource, Show, Update, type Id, type Image, type LongText } from "fw";
 import type { tags } from "typia";
 import { auth, type User } from "../auth.js";
+import type { Tag } from "./Tag.js";
 
 /** A blog post. Its seven pages live at /posts, derived from this type; its rows, in the `posts` table. */
 export interface Post {
@@ -21,6 +22,16 @@ export interface Post {
    * its author's alone). Its metadata (EXIF, GPS) is removed before anyone sees it.
    */
   cover?: Image<{ maxBytes: 5_000_000 }>;
+  /**
+   * Its tags (issue 43, item 9), kept in the join table `posts_tags`: the form picks them in a
+   * multi-select, /posts and the post's page show them, and `/posts?tags=3` lists a tag's posts.
+   */
+  tags: Id<Tag>[];
+  /**
+   * When it was written: stamped by the server on Create (a server-set field, never in the form),
+   * kept on Update. /posts lists the newest first and filters by it (`?createdAt.from=2026-01-01`).
+   */
+  createdAt: Date;
 }
 
 /**
@@ -37,4 +48,6 @@ export const Post = derives<Post>(Form, Resource, {
   table: "posts",
   // Full-text search of the title and body (issue 43): /posts?q=… ranks the posts a title's match first.
   search: ["title", "body"],
+  // Newest first, on /posts and the derived pages (the table gets an index on (created_at, id)).
+  sort: "-createdAt",
 });

@@ -19,12 +19,14 @@ interface NewPost {
 }
 
 /**
- * `POST /api/posts`: writes a post as the token's owner (its author), 201 with the post as stored.
+ * `POST /api/posts`: writes a post as the token's owner (its author), untagged and stamped now (the
+ * derived Create stamps `createdAt`; a handler writing through the store sets it itself), 201 with
+ * the post as stored.
  * A body of another shape is fw's 400, naming each failing place.
  */
 export async function create(request: JsonRequest<NewPost>, { posts }: { posts: ScopedStore<Post> }) {
   const author = guarded.callerOf(request);
   if (author === undefined) throw new Error("the token guard let a call through without naming its caller");
   const { title, body, published, category } = request.json();
-  return Json(await posts.for(author).insert({ title: title.trim(), body, published, category }), 201);
+  return Json(await posts.for(author).insert({ title: title.trim(), body, published, category, tags: [], createdAt: new Date() }), 201);
 }
