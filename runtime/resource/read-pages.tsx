@@ -42,7 +42,9 @@ export class ReadPages<A> {
   async index(request: Request): Promise<Response> {
     const { words, model } = this.pages;
     const query = readIndexQuery(request.query, this.indexModel());
-    await this.pages.askGate(request);
+    // Whom the guard shows New and Edit to: asked only of a guard that says (no extra turn otherwise).
+    const asked = this.pages.askGate(request);
+    if (asked !== undefined) await asked;
     const reading = this.pages.reading(request, "Index");
     const readable = reading instanceof Promise ? await reading : reading;
     const orders = indexOrders(query.sort, model as ModelSpec<unknown>);
