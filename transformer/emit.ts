@@ -220,9 +220,11 @@ export function emitModule(input: EmitInput): string {
     const owned = d.policy === true ? `owned: ${options}.policy, ` : d.owner === undefined ? "" : `owned: ${options}.owned, publicWhen: ${options}.publicWhen, `;
     const picked = referenced.has(d.model.name) ? "referenced: true, " : "";
     const files = withFiles.includes(d) ? `files: files${i}, ` : "";
+    // The guard again, for display: the pages show a role's controls only to whom it admits (a policy's own rules say it).
+    const shown = d.policy === true ? "" : `guard: ${modelGuard(d, i)}, `;
     lines.push(
       `    // from ${d.shown} (the derived routes of ${d.model.name}: ${d.model.fqn})`,
-      `    ...guardFor(${modelGuard(d, i)}, resourceRoutes(model${i}, store${i}, { actions: ${options}.actions, ${owned}relations, ${picked}${files}source: ${q(d.shown)} })),`,
+      `    ...guardFor(${modelGuard(d, i)}, resourceRoutes(model${i}, store${i}, { actions: ${options}.actions, ${owned}relations, ${picked}${files}${shown}source: ${q(d.shown)} })),`,
     );
   });
   if (input.backOffice !== undefined) lines.push(...backOfficeLines(input.backOffice, input.derived, withFiles, tabled.length > 0));

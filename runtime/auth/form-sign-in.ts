@@ -26,7 +26,7 @@ import { Policy, policyRules, viewerOf, type Can, type PolicyInit } from "./poli
 import type { Viewer } from "../resource/policy.js";
 import { OwnedModels } from "./owned-models.js";
 import { hashPassword } from "./password.js";
-import { identifyFromSession, requireRole, requireUser, type SessionRules } from "./require-user.js";
+import { holdsRole, identifyFromSession, requireRole, requireUser, type SessionRules } from "./require-user.js";
 import { SessionEnds, type Ending } from "./session-ends.js";
 import { SessionReads } from "./session-reads.js";
 import { claimOf, signedInSession, type SignedIn } from "./session-user.js";
@@ -160,7 +160,7 @@ export class FormSignIn<U extends UserFields = UserFields, S extends string = ne
   role(roles: RoleOf<U> | readonly RoleOf<U>[], actions?: Actions): Guarded {
     const wanted = canonicalRoles(typeof roles === "string" ? [roles] : roles);
     if (wanted.length === 0) throw new TypeError("fw/auth: role() needs at least one role: auth.role(\"admin\").");
-    return new Guarded({ ...this.declaration(), through: requireRole(this.rules, wanted), ...(actions === undefined ? {} : { actions }) });
+    return new Guarded({ ...this.declaration(), through: requireRole(this.rules, wanted), admits: holdsRole(this.rules, wanted), ...(actions === undefined ? {} : { actions }) });
   }
 
   /** Whether the request's signed-in user holds `role` (read with the user, once per request). */

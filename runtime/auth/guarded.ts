@@ -19,6 +19,12 @@ export interface GuardedInit {
    * give it when `identify` answers later. Absent: `identify` is used when it answers at once.
    */
   readonly viewer?: (request: Request) => string | undefined;
+  /**
+   * Whether the request's viewer would get past `through`, for display only (a model's derived
+   * pages show a covered role's controls only to them): `auth.role(…)` asks for the roles.
+   * Absent: the controls are shown, and the page refuses whoever it refuses.
+   */
+  readonly admits?: (request: Request) => boolean | Promise<boolean>;
 }
 
 const unchanged = <T>(value: T): T => value;
@@ -35,6 +41,7 @@ export class Guarded implements GuardDeclaration {
   readonly carries: readonly Route[];
   readonly actions: Actions | undefined;
   readonly viewer: ((request: Request) => string | undefined) | undefined;
+  readonly admits: ((request: Request) => boolean | Promise<boolean>) | undefined;
 
   constructor(init: GuardedInit) {
     this.through = init.through;
@@ -43,6 +50,7 @@ export class Guarded implements GuardDeclaration {
     this.carries = carries instanceof RouteTable ? carries.routes : [...carries];
     this.actions = init.actions;
     this.viewer = init.viewer;
+    this.admits = init.admits;
   }
 
   /**

@@ -74,7 +74,7 @@ export const ROLE_GUARD = "formSignIn role";
  * user holds none of the roles; when their roles change, their sockets close and are asked again.
  */
 export function requireRole<U extends UserFields>(rules: SessionRules<U>, roles: readonly string[]): (route: Route) => Route {
-  const holds = (user: U | undefined): boolean => user !== undefined && roles.some((role) => user.roles?.includes(role) === true);
+  const holds = holdsOneOf<U>(roles);
   return (route) => {
     if (route.case === "ws") {
       const tracked = rules.sockets.track(route.listener);
@@ -99,6 +99,20 @@ export function requireRole<U extends UserFields>(rules: SessionRules<U>, roles:
       },
     };
   };
+}
+
+/** Whether a user holds one of `roles` (what `requireRole` lets through). */
+function holdsOneOf<U extends UserFields>(roles: readonly string[]): (user: U | undefined) => boolean {
+  return (user) => user !== undefined && roles.some((role) => user.roles?.includes(role) === true);
+}
+
+/**
+ * Whether the request's viewer would pass `requireRole(rules, roles)`, for display only (a
+ * derived page's controls): the user is read once per request, as the guard reads it.
+ */
+export function holdsRole<U extends UserFields>(rules: SessionRules<U>, roles: readonly string[]): (request: Request) => Promise<boolean> {
+  const holds = holdsOneOf<U>(roles);
+  return async (request) => (request as { session?: unknown }).session !== undefined && holds(await rules.reads.of(request));
 }
 
 function signedInOnly<U extends UserFields>(route: HttpRoute, rules: SessionRules<U>): HttpRoute["handler"] {

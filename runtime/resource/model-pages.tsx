@@ -42,7 +42,7 @@ export class ModelPages<A> {
     /** fw/files, for a model with file fields (model-files.ts); undefined otherwise. */
     readonly files?: ModelFiles,
   ) {
-    this.table = new RowsTable(model, actions, own);
+    this.table = new RowsTable(model, actions, own, entry.gate);
     this.form = this.table.form;
     this.words = wordsOf(model as ModelSpec<unknown>);
     this.picker = new Picker(relations);
@@ -116,6 +116,16 @@ export class ModelPages<A> {
     const row = await this.found(this.scopesReads ? this.reading(request, "Show") : this.own.whole, key);
     await this.own.checkWrite(request, role, row);
     return row;
+  }
+
+  /** Asks the model's guard which controls this viewer is shown (control-gate.ts), before a page renders them. */
+  askGate(request: Request): void | Promise<void> {
+    return this.entry.gate?.ask(request);
+  }
+
+  /** Whether the page links to New: mounted, and the guard shows it to this viewer. */
+  offersNew(request: Request): boolean {
+    return this.actions.has("New") && (this.entry.gate?.lets(request, "New") ?? true);
   }
 
   /** A control for `role` is shown when the role is mounted and would not refuse this viewer. */

@@ -40,8 +40,11 @@ export class ReadPages<A> {
    * are counted only as far as 20 pages ahead.
    */
   async index(request: Request): Promise<Response> {
-    const { words, model, actions } = this.pages;
+    const { words, model } = this.pages;
     const query = readIndexQuery(request.query, this.indexModel());
+    // Whom the guard shows New and Edit to: asked only of a guard that says (no extra turn otherwise).
+    const asked = this.pages.askGate(request);
+    if (asked !== undefined) await asked;
     const reading = this.pages.reading(request, "Index");
     const readable = reading instanceof Promise ? await reading : reading;
     const orders = indexOrders(query.sort, model as ModelSpec<unknown>);
@@ -87,7 +90,7 @@ export class ReadPages<A> {
       <>
         <title>{heading}</title>
         <h1>{heading}</h1>
-        {actions.has("New") ? <p><a href={modelHref(request, model, "New", undefined, preset)} class="fw-new">New {words.lower}</a></p> : null}
+        {this.pages.offersNew(request) ? <p><a href={modelHref(request, model, "New", undefined, preset)} class="fw-new">New {words.lower}</a></p> : null}
         {filterForm({ action: at, query, fields: this.pages.form.shown, choices, clear: `${at}${indexQueryText(unfiltered(query), model as ModelSpec<unknown>)}`, ...(this.pages.searchLabel === undefined ? {} : { searchLabel: this.pages.searchLabel }) })}
         {rows.length === 0 ? (
           <p class="fw-empty">{filtering ? `No ${words.many.toLowerCase()} match.` : `No ${words.many.toLowerCase()} yet.`}</p>
@@ -148,7 +151,7 @@ export class ReadPages<A> {
     const key = this.pages.keyOf(request);
     const row = await this.pages.found(this.pages.reading(request, "Show"), key);
     const heading = labelOf(model, row, key);
-    const [labels, related] = await Promise.all([this.pages.labels(request, [row]), hasManySections(relations, model as ModelSpec<unknown>, key, request)]);
+    const [labels, related] = await Promise.all([this.pages.labels(request, [row]), hasManySections(relations, model as ModelSpec<unknown>, key, request), this.pages.askGate(request)]);
     const edits = this.pages.offers(request, "Edit", row);
     const deletes = this.pages.offers(request, "Destroy", row);
     return OkOnce(

@@ -1,3 +1,4 @@
+import type { ControlGate } from "./control-gate.js";
 import type { Actions } from "./actions.js";
 import type { FieldSpec, ModelSpec } from "./model.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
@@ -12,6 +13,8 @@ export interface RelatedModel {
   readonly actions: Actions;
   readonly owned?: OwnedDeclaration | undefined;
   readonly publicWhen?: string | undefined;
+  /** Which controls its guard shows a viewer (New, Edit, Delete); open to all when absent. */
+  readonly gate?: ControlGate | undefined;
 }
 
 /** The models' stores as the generated table registered them: what a companion's `readable` reaches the other models through. */

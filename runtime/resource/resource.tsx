@@ -1,6 +1,7 @@
 import type { ParamDecoders } from "../routing/from-path.js";
 import { Origin, Route, type HttpRoute } from "../routing/route.js";
 import { ACTION_ORDER, Actions, type Action } from "./actions.js";
+import { ControlGate, type GuardDisplay } from "./control-gate.js";
 import { FormPages } from "./form-pages.js";
 import type { ModelSpec } from "./model.js";
 import { ModelPages } from "./model-pages.js";
@@ -48,6 +49,12 @@ export interface ResourceOptions {
    * serves and deletes them. The generated table passes it (issue 40).
    */
   readonly files?: ModelFiles;
+  /**
+   * The model's guard, for display only (its routes are wrapped by `guardRoutes`): the pages
+   * show a covered role's controls (New, Edit, Delete) only to a viewer it admits
+   * (`auth.role(…)`). The generated table passes it.
+   */
+  readonly guard?: GuardDisplay | undefined;
 }
 
 /**
@@ -59,7 +66,8 @@ export function resourceRoutes<A>(model: ModelSpec<A>, store: Store<A>, options:
   const actions = options.actions ?? Actions.all;
   // Without the app's Relations (a table written by hand), the model's own: it reaches itself alone.
   const relations = options.relations ?? new Relations();
-  const entry: RelatedModel = { model: model as ModelSpec<unknown>, store: store as Store<unknown>, actions, owned: options.owned, publicWhen: options.publicWhen };
+  const gate = options.guard?.admits === undefined ? ControlGate.open : new ControlGate(options.guard);
+  const entry: RelatedModel = { model: model as ModelSpec<unknown>, store: store as Store<unknown>, actions, owned: options.owned, publicWhen: options.publicWhen, gate };
   const context = new ModelPages(model, Ownership.of(store, options.owned, model, options.publicWhen), actions, relations, entry, options.files);
   relations.register(entry);
   const reads = new ReadPages(context);

@@ -2,6 +2,7 @@ import type { Request } from "../http/request.js";
 import type { Html } from "../html/node.js";
 import { escapeHtml, raw } from "../html/render.js";
 import type { Actions } from "./actions.js";
+import { ControlGate } from "./control-gate.js";
 import { Form, type Field } from "./form.js";
 import { CELL_LENGTH, oneLineHtml } from "./one-line.js";
 import type { Access } from "./ownership.js";
@@ -42,13 +43,15 @@ export class RowsTable<A> {
     readonly model: ModelSpec<A>,
     private readonly actions: Actions,
     private readonly own: Access<A>,
+    /** Which controls the model's guard shows this viewer (asked before the page renders). */
+    private readonly gate: ControlGate = ControlGate.open,
   ) {
     this.form = new Form(model);
   }
 
   /** A control for `role` is shown when the role is mounted and would not refuse this viewer. */
   offers(request: Request, role: "Edit" | "Destroy", row: A): boolean {
-    return this.actions.has(role) && this.own.shows(request, role, row);
+    return this.actions.has(role) && this.gate.lets(request, role) && this.own.shows(request, role, row);
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { Request } from "../http/request.js";
 import type { Route } from "./route.js";
 import { identifyInTurn, RouteTable, type Identify } from "./route-table.js";
 
@@ -12,6 +13,12 @@ export interface GuardDeclaration {
   readonly identify: Identify;
   /** Which derived roles a model's declaration covers (all when absent); not read for a page. */
   readonly actions?: { has(role: never): boolean };
+  /**
+   * Whether the request's viewer would get past `through`, for display only: a model's derived
+   * pages show the controls (New, Edit, Delete) of a covered role only to a viewer it admits.
+   * Absent: every viewer's controls are shown, and the guard refuses at the page as it does.
+   */
+  readonly admits?: ((request: Request) => boolean | Promise<boolean>) | undefined;
 }
 
 /**

@@ -66,7 +66,7 @@ describe("a live app's generated table", () => {
       "// from src/app/Index.tsx",
       `Route.http({ method: "GET", path: "/", handler: r2.index, source: "src/app/Index.tsx" }),`,
       "// from src/models/Post.ts (the derived routes of Post: models.Post)",
-      `...guardFor(m0.Post.options.guarded, resourceRoutes(model0, store0, { actions: m0.Post.options.actions, relations, source: "src/models/Post.ts" })),`,
+      `...guardFor(m0.Post.options.guarded, resourceRoutes(model0, store0, { actions: m0.Post.options.actions, relations, guard: m0.Post.options.guarded, source: "src/models/Post.ts" })),`,
       "]).concat([",
       "// from src/app/posts/_id/Watch.tsx (its live socket)",
       "r0.guarded.through(liveSocketRoute(r0.watch, mount0)),",
