@@ -39,6 +39,7 @@ export interface Factory<M, R> {
   /**
    * Builds a row and inserts it through the model's store, answering it as stored (its key
    * assigned). Each required reference not given is made first, by its model's own factory; an
+   * optional one not given is left out, and a list of references not given is empty; an
    * owned model's owner (and a team field) must be given, as no user is made up.
    */
   insert(overrides?: Partial<R>): Promise<M>;
@@ -102,8 +103,8 @@ class ModelFactory<M, R> implements Factory<M, R> {
     }
     const references: Record<string, unknown> = {};
     for (const field of this.spec.fields) {
-      if (field.reference === undefined || field.optional || given[field.name] !== undefined) continue;
-      references[field.name] = await this.#referenced(field, given);
+      if (field.reference === undefined || given[field.name] !== undefined) continue;
+      references[field.name] = await this.#unnamed(field, given);
     }
     const row = this.build({ ...overrides, ...references } as Partial<R>);
     return this.spec.store().insert(row as Draft<M>);
@@ -113,6 +114,17 @@ class ModelFactory<M, R> implements Factory<M, R> {
     const rows: M[] = [];
     for (let i = 0; i < count; i++) rows.push(await this.insert(overrides));
     return rows;
+  }
+
+  /**
+   * What a reference field not given holds: typia's random row names keys no row has (an
+   * optional field, half the time), so an optional reference is left out, a required list is
+   * empty (it may be), and a required reference is a row made by its model's factory.
+   */
+  async #unnamed(field: FieldSpec, given: Record<string, unknown>): Promise<unknown> {
+    if (field.optional) return undefined;
+    if (field.input === "references") return [];
+    return this.#referenced(field, given);
   }
 
   /** A row of the referenced model, made by its factory: when both are owned, the same owner's (and team's). */

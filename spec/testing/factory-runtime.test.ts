@@ -23,6 +23,14 @@ interface Card {
   board: number;
   text: string;
 }
+/** Optional references and lists of them: typia's random row fills an optional field half the time, with a made-up key. */
+interface Pin {
+  id: number;
+  card: number;
+  seeAlso?: number;
+  boards: number[];
+  cards?: number[];
+}
 
 const pick = <T>(values: readonly T[]): T => values[Math.floor(Math.random() * values.length)] as T;
 const valid = <R>(check: (row: R) => string | undefined) => (input: unknown): Validation<R> => {
@@ -30,6 +38,7 @@ const valid = <R>(check: (row: R) => string | undefined) => (input: unknown): Va
   return wrong === undefined ? { success: true, data: input as R } : { success: false, errors: [{ path: "$input.text", expected: wrong, value: (input as { text?: unknown }).text }] };
 };
 const reference = (model: string, name: string): FieldSpec => ({ name, label: name, input: "reference", optional: false, describe: "a row", reference: { model, path: `/${model.toLowerCase()}s`, onDelete: "restrict" } });
+const references = (model: string, name: string, optional: boolean): FieldSpec => ({ ...reference(model, name), input: "references", optional });
 const text = (name: string, extra: Partial<FieldSpec> = {}): FieldSpec => ({ name, label: name, input: "text", optional: false, describe: "text", ...extra });
 
 function app() {
@@ -47,7 +56,8 @@ function app() {
   const teamFields = [text("name", { unique: true, maxLength: 12 })];
   const boardFields = [reference("Team", "team"), { name: "colour", label: "Colour", input: "select", optional: false, describe: "a colour", options: ["red", "green", "blue"] } satisfies FieldSpec];
   const cardFields = [reference("Board", "board"), text("text", { maxLength: 20 })];
-  const stores = { Team: memory.store<Team>(spec("Team", teamFields)), Board: memory.store<Board>(spec("Board", boardFields, [["owner", "colour"]])), Card: memory.store<Card>(spec("Card", cardFields)) };
+  const pinFields = [reference("Card", "card"), { ...reference("Card", "seeAlso"), optional: true }, references("Board", "boards", false), references("Card", "cards", true)];
+  const stores = { Team: memory.store<Team>(spec("Team", teamFields)), Board: memory.store<Board>(spec("Board", boardFields, [["owner", "colour"]])), Card: memory.store<Card>(spec("Card", cardFields)), Pin: memory.store<Pin>(spec("Pin", pinFields)) };
   return defineFactories({
     Team: {
       name: "Team",
@@ -79,6 +89,16 @@ function app() {
       validate: valid<Omit<Card, "id">>((row) => (row.text === "" ? "string & MinLength<1>" : undefined)),
       store: () => stores.Card,
     } satisfies FactorySpec<Card, Omit<Card, "id">>,
+    Pin: {
+      name: "Pin",
+      key: "id",
+      table: "pins",
+      fields: pinFields,
+      // As typia's random row at its worst: every optional field present, every key made up.
+      random: () => ({ card: 999, seeAlso: 998, boards: [997, 996], cards: [995] }),
+      validate: valid<Omit<Pin, "id">>(() => undefined),
+      store: () => stores.Pin,
+    } satisfies FactorySpec<Pin, Omit<Pin, "id">>,
   });
 }
 
@@ -112,5 +132,17 @@ describe("defineFactories", () => {
     expect(card.board).toBe(board.id);
     await expect(factories.Card.insert()).rejects.toThrow("factories.Card.insert would make the Board its field board points at, whose rows are someone's: give board (a row made with factories.Board.insert({ owner: … }))");
     await expect(factories.Board.insert()).rejects.toThrow("factories.Board.insert needs the row's owner");
+  });
+
+  it("leaves an optional reference out, makes a required list of references empty, and keeps the ones given", async () => {
+    const factories = app();
+    const board = await factories.Board.insert({ owner: 5 });
+    const card = await factories.Card.insert({ board: board.id });
+    // Not given: the random keys (which no row has) are not inserted, and no board is made up for the list.
+    const pin = await factories.Pin.insert({ card: card.id });
+    expect([pin.seeAlso, pin.boards, pin.cards ?? []]).toEqual([undefined, [], []]);
+    // Given: as given.
+    const given = await factories.Pin.insert({ card: card.id, seeAlso: card.id, boards: [board.id], cards: [card.id] });
+    expect([given.card, given.seeAlso, given.boards, given.cards]).toEqual([card.id, card.id, [board.id], [card.id]]);
   });
 });

@@ -93,6 +93,8 @@ class Reader {
   devLoop = false;
   /** Files written since the app last started (`fw dev` would rebuild and restart). */
   saved = false;
+  /** The name of the migration `db new` wrote last (`find_tasks`), which `db migrate` and `db rollback` must name. */
+  written = "";
   /** Files written since the last build (a build of unchanged files is skipped: tsc would emit the same). */
   unbuilt = true;
   /** How long each block took, printed at the end: where the minute goes. */
@@ -189,6 +191,13 @@ class Reader {
     } else if ((match = /^node dist\/main\.js db new (\w+)$/.exec(command)) !== null) {
       const out = await this.node("dist/main.js", ["db", "new", match[1] as string], where);
       expect(out, `${where}: db new`).toContain(`_${match[1]}.sql`);
+      this.written = match[1] as string;
+    } else if (command === "node dist/main.js db migrate") {
+      const out = await this.node("dist/main.js", ["db", "migrate"], where);
+      expect(out, `${where}: db migrate applies the migration db new wrote`).toMatch(new RegExp(`^fw: applied \\d{4}_${this.written}(\\.sql)?$`, "m"));
+    } else if (command === "node dist/main.js db rollback") {
+      const out = await this.node("dist/main.js", ["db", "rollback"], where);
+      expect(out, `${where}: db rollback undoes the migration db new wrote`).toMatch(new RegExp(`^fw: rolled back \\d{4}_${this.written}(\\.sql)?$`, "m"));
     } else if (command === "npm test") {
       // The app's `test` script: tspc -p . && node --test dist/tests/*.test.js
       await this.build(where);
@@ -340,7 +349,7 @@ function taskId(location: string | undefined, where: string): string {
 /**
  * What the reader does in the browser in a section, after its blocks: a file on a task in step 7,
  * "Try it" in step 8, the two windows of step 9, an API token in step 10, the night of step 11,
- * an admin made with `db grant` in step 12, end to end on the app `fw dev` runs. Each walk names
+ * an admin made with `db grant` in step 12, tags and search in step 14, end to end on the app `fw dev` runs. Each walk names
  * its section by the start of its heading.
  */
 const WALKS: ReadonlyMap<string, (reader: Reader, where: string) => Promise<void>> = new Map([
@@ -450,10 +459,6 @@ const WALKS: ReadonlyMap<string, (reader: Reader, where: string) => Promise<void
       const browser = await signedUp((await reader.serving(where)).origin, email, password, where);
       const done = taskId((await browser.submit("/tasks/new", { title: "Old news", done: "true" })).location, where);
       const open = taskId((await browser.submit("/tasks/new", { title: "Still to do" })).location, where);
-      // Step 5's search box (issue 43): the words of a title, stemmed, the match marked.
-      const found = (await browser.get("/tasks?q=news")).text;
-      expect(found, `${where}: /tasks?q=news`).toContain("<mark>news</mark>");
-      expect(found, `${where}: /tasks?q=news`).not.toContain("Still to do");
       // The night, without waiting for it: with the app stopped, its schedule (written at boot)
       // is made due; the next boot runs the job once, as after a night no process served.
       await reader.stop();
@@ -550,6 +555,70 @@ const WALKS: ReadonlyMap<string, (reader: Reader, where: string) => Promise<void
       await reader.stop();
       expect(await reader.node("dist/main.js", ["db", "roles", "you@example.com"], where), `${where}: db roles`).toContain("you@example.com: admin");
       expect(await reader.node("dist/main.js", ["db", "roles", "ann@example.com"], where), `${where}: db roles`).toContain("ann@example.com: no roles");
+    },
+  ],
+  [
+    "14. Finding a task",
+    async (reader: Reader, where: string) => {
+      // The migration the page shows, abridged: what db new wrote (its statements, and the down's).
+      const migration = readFileSync(join(reader.app, "db", "migrations", readdirSync(join(reader.app, "db", "migrations")).find((file) => file.endsWith("_find_tasks.sql")) ?? "none"), "utf8");
+      const [up, down] = migration.split(/^-- fw:down\b.*$/m) as [string, string | undefined];
+      for (const statement of ['CREATE TABLE "tags"', 'ALTER TABLE "tasks" ADD COLUMN "fw_search" tsvector', 'CREATE INDEX "tasks_fw_search_idx" ON "tasks" USING gin ("fw_search")', 'CREATE TABLE "tasks_tags"', 'CREATE INDEX "tasks_tags_tag_id_idx"']) {
+        expect(up, `${where}: the migration's up\n${migration}`).toContain(statement);
+      }
+      for (const statement of ['DROP TABLE "tasks_tags"', 'ALTER TABLE "tasks" DROP COLUMN "fw_search"', 'DROP TABLE "tags"']) expect(down, `${where}: the migration's down\n${migration}`).toContain(statement);
+      const url = await reader.serving(where);
+      const password = "correct horse battery";
+      const ann = await signedUp(url.origin, "finder@example.com", password, where);
+      // Two tags on /tags/new; the same name twice is refused beside the field.
+      const tagId = (location: string | undefined): string => {
+        const id = /^\/tags\/(\d+)$/.exec(location ?? "")?.[1];
+        expect(id, `${where}: ${location} is a tag's page`).toBeDefined();
+        return id as string;
+      };
+      const garden = tagId((await ann.submit("/tags/new", { name: "garden" })).location);
+      const errands = tagId((await ann.submit("/tags/new", { name: "errands" })).location);
+      const twice = await ann.submit("/tags/new", { name: "garden" });
+      expect(twice.status, `${where}: a second "garden": ${twice.summary()}`).toBe(422);
+      expect(twice.refusal().fields["name"], `${where}: a second "garden"`).toBe("Another tag already has this owner and name: they must differ from every other tag's together. Change one of them.");
+      // The task form picks them in a <select multiple>; a task with one, a task with the other.
+      const form = (await ann.get("/tasks/new")).text;
+      expect(form, `${where}: the task form's tags`).toMatch(/<select id="task-tags" name="tags" multiple[^>]*>[\s\S]*?<option value="\d+">errands<\/option>[\s\S]*?<\/select>/);
+      const fence = taskId((await ann.submit("/tasks/new", { title: "Paint the fence", notes: "Two coats, the garden side first", tags: garden })).location, where);
+      const nails = taskId((await ann.submit("/tasks/new", { title: "Buy nails", tags: errands })).location, where);
+      expect((await ann.get(`/tasks/${fence}`)).text, `${where}: the task's page links its tag`).toContain(`<a href="/tags/${garden}">garden</a>`);
+      expect((await ann.get(`/tags/${garden}`)).text, `${where}: the tag's page lists its tasks`).toContain(`<a href="/tasks/${fence}">`);
+      // The filter: the tag's tasks alone, under its name; the search box: a word from the middle of the title, marked.
+      const tagged = await ann.get(`/tasks?tags=${garden}`);
+      expect(tagged.status, `${where}: /tasks?tags=${garden}: ${tagged.summary()}`).toBe(200);
+      expect(tagged.text).toContain("Tasks of garden");
+      expect(tagged.text).toContain("Paint the fence");
+      expect(tagged.text).not.toContain("Buy nails");
+      expect((await ann.get(`/tasks?tags=${errands}`)).text, `${where}: /tasks?tags=${errands}`).toContain(`<a href="/tasks/${nails}">`);
+      const found = await ann.get("/tasks?q=fence");
+      expect(found.text, `${where}: /tasks?q=fence`).toContain("Paint the <mark>fence</mark>");
+      expect(found.text, `${where}: /tasks?q=fence`).not.toContain("Buy nails");
+      expect((await ann.get("/tasks?q=painting")).text, `${where}: stemmed: "painting" finds "Paint"`).toContain("<mark>Paint</mark> the fence");
+      // Search-box syntax: a phrase, a word left out; tsquery's own operators are no error.
+      expect((await ann.get(`/tasks?q=${encodeURIComponent('"the fence" -nails')}`)).text).toContain("Paint the <mark>fence</mark>");
+      expect((await ann.get(`/tasks?q=${encodeURIComponent("fence & !(")}`)).status, `${where}: tsquery syntax in the box`).toBe(200);
+      // Bad filter values: a 400 naming the parameter, never a 500.
+      for (const bad of ["garden", "1.5", "-3", `${garden}&tags=${errands}`]) {
+        const refused = await ann.get(`/tasks?tags=${bad}`);
+        expect(refused.status, `${where}: /tasks?tags=${bad}: ${refused.summary()}`).toBe(400);
+        expect(refused.text, `${where}: /tasks?tags=${bad}`).toContain("tags");
+      }
+      // Another user (step 12's Ann: sign-ups from one address are rate-limited, and the walks
+      // before made many): neither the task nor the tag's name, and the form refuses the tag.
+      const bob = new TestClient(url.origin);
+      await bob.signIn("ann@example.com", password);
+      const theirs = (await bob.get(`/tasks?tags=${garden}`)).text;
+      expect(theirs, `${where}: another user's /tasks?tags=${garden}`).not.toContain("Paint the fence");
+      expect(theirs, `${where}: another user's /tasks?tags=${garden}`).not.toContain("garden");
+      expect((await bob.get("/tasks?q=fence")).text, `${where}: another user's search`).not.toContain("Paint the");
+      const taken = await bob.submit("/tasks/new", { title: "Mine now", tags: garden });
+      expect(taken.status, `${where}: another user's tag on a task: ${taken.summary()}`).toBe(422);
+      expect(taken.refusal().fields["tags"]).toBe("There is no such tag.");
     },
   ],
   [
