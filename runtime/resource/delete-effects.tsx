@@ -22,16 +22,22 @@ export interface DeleteEffect {
 export async function deleteEffects(relations: Relations, model: Pick<ModelSpec<unknown>, "name">, key: unknown): Promise<DeleteEffect[]> {
   const effects = await Promise.all(
     relations.referencing(model.name).map(async ({ model: entry, field }) => {
-      const { total } = await entry.store.list({ offset: 0, limit: 1, where: { [field.name]: key } });
+      // A list of references (many-to-many: a post's tags) holds the key among others.
+      const { total } = await entry.store.list({ offset: 0, limit: 1, where: { [field.name]: isList(field) ? { has: key } : key } });
       return { entry, field, count: total };
     }),
   );
   return effects.filter((effect) => effect.count > 0);
 }
 
-/** The effects that refuse the delete: restricting references. */
+/** A list of references (`tags: Id<Tag>[]`): its links are a join table's rows, which go with either end. */
+function isList(field: FieldSpec): boolean {
+  return field.input === "references";
+}
+
+/** The effects that refuse the delete: restricting references (a list's links never do: they go with the row). */
 export function blockers(effects: readonly DeleteEffect[]): DeleteEffect[] {
-  return effects.filter((effect) => (effect.field.reference?.onDelete ?? "restrict") === "restrict");
+  return effects.filter((effect) => !isList(effect.field) && (effect.field.reference?.onDelete ?? "restrict") === "restrict");
 }
 
 /** "3 comments", as a link to those rows on their Index (`/reviews?post=7`) when it is mounted. */
@@ -80,6 +86,7 @@ export function sideEffects(effects: readonly DeleteEffect[]): Html[] {
   return effects.flatMap((effect) => {
     const rule = effect.field.reference?.onDelete ?? "restrict";
     const rows = counted(effect.count, wordsOf(effect.entry.model));
+    if (isList(effect.field)) return [<p class="fw-set-null">{rows} will stay, without it in {effect.count === 1 ? "its" : "their"} {effect.field.label.toLowerCase()}.</p>];
     if (rule === "cascade") return [<p class="fw-cascade">Its {rows} will be deleted too.</p>];
     if (rule === "set null") return [<p class="fw-set-null">{rows} will stay, without {effect.count === 1 ? "its" : "their"} {effect.field.label.toLowerCase()}.</p>];
     return [];

@@ -69,6 +69,16 @@ describe("issue 43, item 5: a list naming rows the viewer may not read", () => {
       const alice = new Visitor(app.url, { "x-user": "1" });
       expect((await alice.get(`/digests/${alices}`)).html).toContain(`<a href="/posts/${draft}">Secret draft</a>`);
       expect((await alice.get(`/posts/${draft}`)).html).toContain(`<section class="fw-related" id="digests"><h2>Digests</h2>`);
+
+      // Deleting a listed post: its confirm page says the digests stay (without it), nothing blocks it, and the lists lose it.
+      const confirm = await alice.get(`/posts/${open}/delete`);
+      expect(confirm.status).toBe(200);
+      expect(confirm.html).toContain('<p class="fw-set-null">2 digests will stay, without it in their posts.</p>');
+      expect(confirm.html).not.toContain("cannot be deleted");
+      expect(confirm.html).not.toContain("will be deleted too");
+      expect((await alice.post(`/posts/${open}`, { _method: "DELETE" })).status).toBe(303);
+      expect(await digests.count()).toBe(2);
+      expect((await digests.get(alices))?.posts).toEqual([draft]);
     } finally {
       await app.close();
     }
