@@ -98,6 +98,37 @@ describe("41.5/41.7 The example's back office at /admin", () => {
     expect((await admin.get("/")).text).toContain('<a href="/admin">Back office</a>');
   });
 
+  it("the tags (issue 43's example): an admin makes, renames and deletes one; everyone else reads them with no New, Edit or Delete, and those pages are 404s", async () => {
+    const made = await admin.submit("/tags/new", { name: "gate-check" });
+    ok(made);
+    const key = keyOf(made.location);
+    expect((await admin.get("/tags")).text).toContain('class="fw-new">New tag</a>');
+    const shown = (await admin.get(`/tags/${key}`)).text;
+    expect(shown).toContain(`<a href="/tags/${key}/edit" class="fw-edit">Edit</a>`);
+    expect(shown).toContain(`<a href="/tags/${key}/delete" class="fw-destroy">Delete</a>`);
+    ok(await admin.submit(`/tags/${key}/edit`, { name: "gate-checked" }));
+
+    const member = await signedUp("tag-reader@example.com");
+    for (const who of [app.client(), member]) {
+      const index = await who.get("/tags");
+      expect(index.status).toBe(200);
+      expect(index.text).toContain("gate-checked");
+      expect(index.text).not.toContain('href="/tags/new"');
+      expect(index.text).not.toContain(`href="/tags/${key}/edit"`);
+      const show = await who.get(`/tags/${key}`);
+      expect(show.status).toBe(200);
+      expect(show.text).not.toContain(`/tags/${key}/edit`);
+      expect(show.text).not.toContain(`/tags/${key}/delete`);
+      for (const path of ["/tags/new", `/tags/${key}/edit`, `/tags/${key}/delete`]) expect([path, (await who.get(path)).status]).toEqual([path, 404]);
+      const csrf = /name="_csrf" value="([^"]+)"/.exec((await who.get("/login")).text)?.[1] as string;
+      expect((await who.post("/tags", { _csrf: csrf, name: "forged" })).status).toBe(404);
+      expect((await who.post(`/tags/${key}`, { _csrf: csrf, _method: "DELETE" })).status).toBe(404);
+    }
+    expect((await admin.get(`/tags/${key}`)).text).toContain("gate-checked");
+    ok(await admin.submit(`/tags/${key}/delete`, {}, { action: `/tags/${key}` }));
+    expect((await admin.get(`/tags/${key}`)).status).toBe(404);
+  });
+
   it("a post: an admin lists another user's draft (which the app's own pages hide from them), filters, shows, edits and deletes it; the audit log has each change with the post before and after", async () => {
     const writer = await signedUp("writer@example.com");
     const posted = await writer.submit("/posts/new", { title: "Secret draft", body: "Not yet.", category: "howto" });
