@@ -106,6 +106,18 @@ describe("fw/cache: wrap, time to live, tags", () => {
     expect(await cache.wrap("k", { ttlMs: 200 }, make)).toEqual({ n: 2, when: "now" });
   });
 
+  it("a kept value is answered frozen, decoded once in the process: changing it throws, and the next asker reads it unchanged", async () => {
+    const make = () => ({ rows: [{ id: 1, tags: ["a"] }], total: 1 });
+    await cache.wrap("frozen", {}, make);
+    const first = await cache.wrap("frozen", {}, make);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.rows) && Object.isFrozen(first.rows[0]) && Object.isFrozen(first.rows[0]?.tags)).toBe(true);
+    expect(() => first.rows[0]?.tags.push("b")).toThrow(TypeError);
+    expect(() => {
+      (first as { total: number }).total = 2;
+    }).toThrow(TypeError);
+    expect(await cache.get("frozen")).toEqual({ rows: [{ id: 1, tags: ["a"] }], total: 1 });
+  });
+
   it("concurrent misses of one key run make once", async () => {
     let made = 0;
     const make = async () => {
