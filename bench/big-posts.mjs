@@ -252,3 +252,34 @@ export async function bigPosts({ clusterUrl, migrations, counter, cookie, env, s
 }
 
 if (process.argv[2] === "seed") await seedChild(process.argv[3], Number(process.argv[4]));
+
+/** The section of the db part: how the rows were made, the three pages, the searches. */
+export function bigPostsSection(bp, { table, fmtSpread, fmtNum, fmtMs, ratio, range, wrkArgs }) {
+  if (bp?.group === undefined) return [];
+  const statements = (n) => (n === undefined ? "–" : String(n));
+  const out = [
+    `\n### Big posts: the bench app's posts Index at ${bp.rows.toLocaleString("en")} posts (issue 43)\n`,
+    `The bench app (bench/servers/db-app) on a PostgreSQL database of its own, migrated by its \`db migrate\` and seeded by one \`INSERT … SELECT … FROM generate_series\` per table ` +
+      `(${bp.rows.toLocaleString("en")} posts by 25 authors in 3 categories, ${(3 * bp.rows).toLocaleString("en")} links to 20 tags) then \`VACUUM ANALYZE\` (bench/big-posts.mjs${bp.seedMs === undefined ? "" : `; seeding took ${fmtMs(bp.seedMs)}`}). ` +
+      `Signed in. ${wrkArgs}, the server pinned to core 0, wrk and PostgreSQL to core 1, rows interleaved; each ratio is the page's req/s over the first page's, paired round by round. ` +
+      `Statements per page counted at the database (pg_stat_statements).`,
+    table(
+      ["page", "req/s median (min–max)", "ratio to the first page", "per-round ratio", "p99 latency", "statements a page", "others"],
+      bp.group.rows.map((row) => [
+        row.label,
+        fmtSpread(row.rps),
+        row.ratio === undefined || row.id === "first" ? "–" : ratio(row.ratio),
+        row.roundRatios === undefined || row.id === "first" ? "–" : range(row.roundRatios, (x) => x.toFixed(2)),
+        `${fmtNum(row.p99.median, 1)} ms`,
+        statements(row.queries),
+        `${Math.round(row.other.median * 100)} %`,
+      ]),
+    ),
+    `\nSearches (\`GET /posts?q=<word>\`, ranked, snippets marked), one request at a time from the bench's process, the words interleaved, after ${SEARCHES} untimed each:\n`,
+    table(
+      ["word", "posts holding it", "searches", "p50", "p95", "max", "statements a page"],
+      (bp.search ?? []).map((s) => [`"${s.word}"`, s.matches.toLocaleString("en"), String(s.samples), `${fmtNum(s.p50, 1)} ms`, `${fmtNum(s.p95, 1)} ms`, `${fmtNum(s.max, 1)} ms`, statements(s.queries)]),
+    ),
+  ];
+  return out;
+}
