@@ -33,8 +33,6 @@ export const SEARCHED = [
   { word: "fence", matches: BIG_POSTS / 10 },
   { word: "benchmarks", matches: BIG_POSTS },
 ];
-/** Rounds of the three pages (a noisy 2 s round moves the median of five less). */
-const GROUP_ROUNDS = 5;
 /** Searches of each word per round, one at a time, after as many untimed. */
 const SEARCHES = 20;
 
@@ -209,9 +207,10 @@ async function prepare(clusterUrl, url, cwd, migrations, appEnv) {
  * `migrations` (the 60-post app's folder), seeded, served by the bench app; `counter` (db.mjs's
  * pg_stat_statements counter, paused) counts each page's statements. `seeded`: the database is
  * there from an earlier call on the same cluster (trying a change to fw without seeding again).
+ * `pageRounds`: the three pages' rounds (`rounds` the searches').
  * Returns { rows, seedMs, group, search, queries }.
  */
-export async function bigPosts({ clusterUrl, migrations, counter, cookie, env, seconds, rounds, warmup, connections, seeded = false }) {
+export async function bigPosts({ clusterUrl, migrations, counter, cookie, env, seconds, rounds, pageRounds = rounds, warmup, connections, seeded = false }) {
   const url = new URL(clusterUrl);
   url.pathname = `/${DATABASE}`;
   const appEnv = { ...env, DATABASE_URL: url.href };
@@ -238,8 +237,8 @@ export async function bigPosts({ clusterUrl, migrations, counter, cookie, env, s
       id: "bigPosts",
       title: `The posts Index at ${BIG_POSTS.toLocaleString("en")} posts, fw on PostgreSQL`,
       baseline: "first",
-      // Two target rows whose sides are close (the 1,000th page against the first): five rounds, as the relations' pages.
-      rounds: GROUP_ROUNDS,
+      // Two target rows whose sides are close (the 1,000th page against the first): as many rounds as the relations' pages (five).
+      rounds: pageRounds,
       rows: [
         row("first", `first page \`GET ${FIRST_PATH}\``, FIRST_PATH),
         row("page1000", `1,000th page by keyset \`GET ${PAGE_1000_PATH}\` (posts 49,951–50,000)`, PAGE_1000_PATH),
@@ -270,6 +269,7 @@ export function bigPostsSection(bp, { table, fmtSpread, fmtNum, fmtMs, ratio, ra
       `(${bp.rows.toLocaleString("en")} posts by 25 authors in 3 categories, ${(3 * bp.rows).toLocaleString("en")} links to 20 tags) then \`VACUUM ANALYZE\` (bench/big-posts.mjs${bp.seedMs === undefined ? "" : `; seeding took ${fmtMs(bp.seedMs)}`}). ` +
       `Signed in. ${wrkArgs}, the server pinned to core 0, wrk and PostgreSQL to core 1, rows interleaved; each ratio is the page's req/s over the first page's, paired round by round. ` +
       `Statements per page counted at the database (pg_stat_statements).`,
+    "",
     table(
       ["page", "req/s median (min–max)", "ratio to the first page", "per-round ratio", "p99 latency", "statements a page", "others"],
       bp.group.rows.map((row) => [

@@ -582,7 +582,7 @@ export async function db({ seconds, rounds, relationsRounds = rounds, warmup, co
     // Issue 43: the bench app's posts Index at 1,000,000 posts (bench/big-posts.mjs), on PostgreSQL.
     if (big === "0" || big === "example" || pg === undefined) log(`db: big posts left out (${pg === undefined ? "no PostgreSQL" : `FW_BENCH_BIG_TABLES=${big}`})`);
     else try {
-      results.bigPosts = await bigPosts({ clusterUrl: cluster.url, migrations: join(pgCwd, "db", "migrations"), counter, cookie, env, seconds, rounds: Math.min(rounds, 3), warmup, connections: 10 });
+      results.bigPosts = await bigPosts({ clusterUrl: cluster.url, migrations: join(pgCwd, "db", "migrations"), counter, cookie, env, seconds, rounds: Math.min(rounds, 3), pageRounds: relationsRounds, warmup, connections: 10 });
     } catch (error) {
       log(`db: big posts not measured: ${error.stack ?? error}`);
       results.errors.push(`big posts: ${String(error.message ?? error).split("\n")[0]}`);
