@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { measureGroups } from "./lib/rounds.mjs";
 import { freePort, log, pinned, ROOT, run, startServer, WORK } from "./lib/util.mjs";
 
@@ -63,6 +64,15 @@ async function seedChild(target, rows) {
   console.log(JSON.stringify({ seedMs: performance.now() - t0 }));
 }
 
+/**
+ * The example's environment in its folder `cwd`, on the database `url`. It boots in production (no
+ * `dev` argument), which refuses to start without being told where fw/files keeps its covers
+ * (FW_STORAGE, issue 40) and where fw/mail sends (FW_MAILBOX: a folder, nothing leaves the machine).
+ */
+function exampleEnv(cwd, url) {
+  return { FW_SECRET: process.env.FW_SECRET, DATABASE_URL: url, FW_STORAGE: pathToFileURL(join(cwd, "files")).href, FW_MAILBOX: ".fw/bench-mail" };
+}
+
 async function appCommand(args, cwd, env) {
   const result = await run(process.execPath, [EXAMPLE, ...args], { cwd, env, timeoutMs: 300_000 });
   if (result.code !== 0) throw new Error(`node example/dist/main.js ${args.join(" ")} failed (${result.code ?? result.signal}):\n${result.output}`);
@@ -96,7 +106,7 @@ async function prepare(engine, rows, clusterUrl) {
     cpSync(cached, join(cwd, "db"), { recursive: true });
     const copyMs = performance.now() - t0;
     log(`big tables: ${engine}, ${rows} posts copied from an earlier run's seeding (${cached}) in ${Math.round(copyMs)} ms`);
-    return { cwd, env: { FW_SECRET: process.env.FW_SECRET, DATABASE_URL: `pglite:${join(cwd, "db")}` }, copyMs };
+    return { cwd, env: exampleEnv(cwd, `pglite:${join(cwd, "db")}`), copyMs };
   }
   let url;
   let target;
@@ -116,7 +126,7 @@ async function prepare(engine, rows, clusterUrl) {
     target = join(cwd, "db");
     url = `pglite:${target}`;
   }
-  const env = { FW_SECRET: process.env.FW_SECRET, DATABASE_URL: url };
+  const env = exampleEnv(cwd, url);
   await appCommand(["db", "migrate"], cwd, env);
   const { command, args } = pinned(SERVER_CORE, process.execPath, [join("bench", "big-tables.mjs"), "seed", target, String(rows)]);
   const seeded = await run(command, args, { timeoutMs: 900_000 });

@@ -5,6 +5,7 @@
 // a fw `Route.ws` route, against node:http + ws doing nothing else.
 import { cpSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { WebSocket } from "../node_modules/ws/wrapper.mjs";
 import { postgresSupport } from "./lib/postgres.mjs";
 import { freePort, log, ROOT, rssOf, run, sleep, startServer, summary, WORK } from "./lib/util.mjs";
@@ -32,6 +33,15 @@ async function exampleFolder(name, env) {
   const migrated = await run(process.execPath, [join(ROOT, "example", "dist", "main.js"), "db", "migrate"], { cwd, env, timeoutMs: 180_000 });
   if (migrated.code !== 0) throw new Error(`the example's db migrate failed:\n${migrated.output}`);
   return cwd;
+}
+
+/**
+ * The example's environment in its folder: production (no `dev` argument) refuses to boot without
+ * being told where fw/files keeps its covers and attachments (issue 40), so FW_STORAGE names a
+ * folder of its own beside its database, as live-fanout.mjs does.
+ */
+function exampleEnv(env, cwd) {
+  return { ...env, FW_STORAGE: pathToFileURL(join(cwd, "files")).href };
 }
 
 /** A few requests to `paths` in turn (a first visit, then the same browser again), then a settled RSS reading. */
@@ -117,10 +127,12 @@ export async function memory({ rounds, wsConnections }) {
   const cluster = bin === undefined ? undefined : await support.startCluster(bin);
   let rows;
   try {
-    const databases = { pglite: { env, cwd: await exampleFolder("pglite", env) } };
+    const pgliteCwd = await exampleFolder("pglite", env);
+    const databases = { pglite: { env: exampleEnv(env, pgliteCwd), cwd: pgliteCwd } };
     if (cluster !== undefined) {
       const pg = { ...env, DATABASE_URL: cluster.url };
-      databases.postgres = { env: pg, cwd: await exampleFolder("postgres", pg) };
+      const cwd = await exampleFolder("postgres", pg);
+      databases.postgres = { env: exampleEnv(pg, cwd), cwd };
     }
     const specs = IDLE.filter((spec) => spec.database === undefined || databases[spec.database] !== undefined);
     const idle = Object.fromEntries(specs.map((s) => [s.id, []]));

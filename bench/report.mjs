@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BENCH, fmtInt, fmtMB, fmtMs, fmtNum, fmtSpread } from "./lib/util.mjs";
+import { bigPostsSection } from "./big-posts.mjs";
 import { bigTablesSection } from "./big-tables.mjs";
 import { DB_CHECKED_PAGES, DB_PAGES, perPage, targetsTable } from "./targets.mjs";
 import { liveSection } from "./live.mjs";
@@ -256,6 +257,7 @@ function dbSection(d, opts) {
       ),
     );
   }
+  out.push(...bigPostsSection(d.bigPosts, { table, fmtSpread, fmtNum, fmtMs, ratio, range, wrkArgs: `wrk -t1 -c10 -d${opts.seconds}s` }));
   out.push(...bigTablesSection(d.bigTables, { table, fmtSpread, fmtNum, fmtMs, ratio, range, wrkArgs: `wrk -t1 -c10 -d${opts.seconds}s` }));
   if (d.store !== undefined) {
     out.push(

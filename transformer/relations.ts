@@ -379,7 +379,8 @@ function uniqueKindMessage(d: Derived, field: FieldShape): string {
  * the field plus `_id` (`post` → `post_id`, as the owner's `author` → `author_id`) pointing at
  * the target's key with the rule, and the composite uniques as column lists. A read scope's
  * field (`publicWhen`, a yes/no) gets an index with the key (`posts_published_id_idx`): the
- * rows everyone reads, in the Index's key order, found and counted without reading the table.
+ * rows everyone reads, in the Index's key order, found and counted without reading the table;
+ * so does each union field (`posts_category_id_idx`), the Index's select filter.
  */
 function tableWithReferences(
   r: Relating,
@@ -425,6 +426,14 @@ function tableWithReferences(
   const indexes: string[][] = scope === undefined ? [] : [[scope.column, table.key.column]];
   // The Index's own order, ties by the key: one index serves every page, either way (issue 43).
   if (sort !== undefined && sort.field !== table.key.field) indexes.push([columnOf(sort.field), table.key.column]);
+  // Each union field with the key: the Index's select filter (`?category=news`) finds its rows in
+  // key order, and counts them, from the index alone; without it a filtered page read the table
+  // in key order until it had a page (and its count) of the rows the filter keeps (issue 43).
+  for (const field of d.shape.fields) {
+    if (field.input !== "select") continue;
+    const columns = [columnOf(field.name), table.key.column];
+    if (!indexes.some((index) => index.join() === columns.join())) indexes.push(columns);
+  }
   return {
     ...table,
     columns,

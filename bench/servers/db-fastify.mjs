@@ -27,6 +27,7 @@ import {
   pageOf,
   pagesCounted,
   POST_SQL,
+  POST_TAGS_SQL,
   POSTS_AFTER_SQL,
   POSTS_BEFORE_SQL,
   POSTS_COUNT_SQL,
@@ -36,6 +37,10 @@ import {
   renderArticles,
   renderPost,
   renderPosts,
+  TAG_CHOICES_SQL,
+  tagLabels,
+  TAGS_COUNT_SQL,
+  TAGS_SQL,
 } from "./db-page.mjs";
 
 const key = Buffer.from(process.env.FW_SECRET ?? "", "utf8");
@@ -82,12 +87,38 @@ async function authorChoices() {
   return authorLabels(rows);
 }
 
+/** The tags the posts' filter offers, by name: their labels by key (a select of at most 100: the bench's 20). */
+async function tagChoices() {
+  const { rows, total } = await listed(TAG_CHOICES_SQL, [CHOICES_LIMIT, 0, CHOICES_LIMIT + 1], TAGS_COUNT_SQL, [CHOICES_LIMIT + 1]);
+  if (total > CHOICES_LIMIT) throw new Error(`the peer's posts filter lists at most ${CHOICES_LIMIT} tags, and there are more`);
+  return tagLabels(rows);
+}
+
 /** The labels of the authors `keys` name: one statement, none when there are none. */
 async function labelsOf(keys) {
   if (keys.length === 0) return new Map();
   const { rows } = await pool.query(AUTHORS_SQL, [keys.length, 0, keys]);
   return authorLabels(rows);
 }
+
+/** The labels of the tags `keys` name: one statement, none when there are none. */
+async function tagLabelsOf(keys) {
+  if (keys.length === 0) return new Map();
+  const { rows } = await pool.query(TAGS_SQL, [keys.length, 0, keys]);
+  return tagLabels(rows);
+}
+
+/** The tags of the posts `rows` (their keys, in key order, by post key): one statement from the join table, none for no post. */
+async function tagsOf(rows) {
+  const tags = new Map(rows.map((row) => [row.id, []]));
+  if (rows.length === 0) return tags;
+  const links = await pool.query(POST_TAGS_SQL, [`{${rows.map((row) => row.id).join(",")}}`]);
+  for (const link of links.rows) tags.get(link.f)?.push(link.t);
+  return tags;
+}
+
+/** Every tag key of `tags` (by post), once. */
+const tagKeys = (tags) => [...new Set([...tags.values()].flat())];
 
 const app = Fastify({ logger: false });
 
@@ -117,7 +148,7 @@ app.get("/articles", async (request, reply) => {
   return reply.headers(PAGE_HEADERS).send(renderArticles(indexPageOf(query, rows, total, cap), s.user));
 });
 
-// A post's Show: the post, then (in parallel) its author's label and a page of its comments.
+// A post's Show: the post, its tags (the join table), then (in parallel) its author's label, its tags' labels and a page of its comments.
 app.get("/posts/:id", async (request, reply) => {
   const id = keyOf(request.params.id);
   if (id === undefined) return notFound(reply);
@@ -128,28 +159,35 @@ app.get("/posts/:id", async (request, reply) => {
   const { rows } = await pool.query(POST_SQL, [id]);
   const post = rows[0];
   if (post === undefined) return notFound(reply);
+  const tags = (await tagsOf([post])).get(post.id);
   const offset = (page - 1) * RELATED_PAGE_SIZE;
   const cap = countAhead(offset, RELATED_PAGE_SIZE);
-  const [labels, comments] = await Promise.all([
+  const [labels, tagNames, comments] = await Promise.all([
     labelsOf([post.author_id]),
+    tagLabelsOf(tags),
     listed(COMMENTS_SQL, [RELATED_PAGE_SIZE, offset, id, cap], COMMENTS_COUNT_SQL, [id, cap]),
   ]);
   if (page > pagesCounted(comments.total, page, RELATED_PAGE_SIZE).last) return notFound(reply);
-  return reply.headers(PAGE_HEADERS).send(renderPost(id, post, labels, comments.rows, comments.total, page, s.user));
+  return reply.headers(PAGE_HEADERS).send(renderPost(id, post, tags, labels, tagNames, comments.rows, comments.total, page, s.user));
 });
 
-// The posts' Index: a page of posts and (in parallel) the authors its filter offers, then the
-// labels of every author the page names in one statement.
+// The posts' Index: a page of posts and their tags (the join table), in parallel with the authors
+// and the tags its filter offers; then the labels of every author and every tag the page names,
+// one statement each, in parallel.
 app.get("/posts", async (request, reply) => {
   const query = indexQueryOf(request.query);
   if (query === undefined) return badPage(reply);
   const s = session(request, reply);
   if (s === undefined) return reply;
-  const [{ rows, total, cap }, choices] = await Promise.all([indexRows(query, POSTS_STATEMENTS), authorChoices()]);
+  const [[{ rows, total, cap }, tags], choices, tagsOffered] = await Promise.all([
+    indexRows(query, POSTS_STATEMENTS).then(async (listed) => [listed, await tagsOf(listed.rows.slice(0, PAGE_SIZE))]),
+    authorChoices(),
+    tagChoices(),
+  ]);
   if (pastTheEnd(query, total)) return notFound(reply);
   const page = indexPageOf(query, rows, total, cap);
-  const labels = await labelsOf([...new Set(page.rows.map((row) => row.author_id))]);
-  return reply.headers(PAGE_HEADERS).send(renderPosts(page, labels, choices, s.user));
+  const [labels, tagNames] = await Promise.all([labelsOf([...new Set(page.rows.map((row) => row.author_id))]), tagLabelsOf(tagKeys(tags))]);
+  return reply.headers(PAGE_HEADERS).send(renderPosts(page, tags, labels, tagNames, choices, tagsOffered, s.user));
 });
 
 await app.listen({ port: Number(process.env.PORT), host: "127.0.0.1" });

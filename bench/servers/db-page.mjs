@@ -3,8 +3,10 @@
 // bench/servers/db-fastify.mjs. The bench checks, before it measures, that both servers send the
 // very same bytes. The SQL is the very statements fw's SqlStore sends.
 //  - Article (the "articles" table, no references): Show (one row by key) and Index (a page of 50).
-//  - Post (by an Author, with Comments): Show with the author's name as a link and the post's
-//    comments (20 a page), and Index with each post's author as a link: the relations' pages.
+//  - Post (by an Author, in a category, with Tags and Comments): Show with the author's name and
+//    the tags' names as links and the post's comments (20 a page), and Index with each post's
+//    author and tags as links (the tags read from the join table posts_tags, one statement for
+//    the page, their names in one more), a search box: the relations' pages.
 //  - An Index (issue 43) pages by key: its first page by OFFSET 0, the next ones after (or
 //    before) a row's key, a cursor in the URL (`?after=WzUwXQ`: base64url JSON `[50]`, as fw
 //    writes it for key order), one row more than the page read to know whether more follow; its
@@ -56,7 +58,7 @@ export const ARTICLES_BEFORE_SQL = keysetSql(ARTICLE_COLUMNS, "articles", "befor
 /** The Index's count when its page came back empty (SqlTable.count): [countUpTo]. */
 export const ARTICLES_COUNT_SQL = `SELECT count(*) AS n FROM (SELECT 1 FROM "articles" LIMIT $1) AS fw_counted`;
 
-const POST_COLUMNS = `"id", "title", "author_id", "body", "published", "fw_version"`;
+const POST_COLUMNS = `"id", "title", "author_id", "body", "published", "category", "fw_version"`;
 export const POST_SQL = `SELECT ${POST_COLUMNS} FROM "posts" WHERE "id" = $1`;
 /** [limit, offset, countUpTo] */
 export const POSTS_SQL = listSql(POST_COLUMNS, "posts", "", 3);
@@ -70,6 +72,14 @@ export const CHOICES_LIMIT = 100;
 export const AUTHOR_CHOICES_SQL = listSql(`"id", "name", "email", "fw_version"`, "authors", "", 3, `"name" COLLATE "C" ASC, "id"`);
 /** [limit + 1] */
 export const AUTHORS_COUNT_SQL = `SELECT count(*) AS n FROM (SELECT 1 FROM "authors" LIMIT $1) AS fw_counted`;
+/** The tags the posts' filter offers, by name, counted one past the limit: [limit, 0, limit + 1]. */
+export const TAG_CHOICES_SQL = listSql(`"id", "name", "fw_version"`, "tags", "", 3, `"name" COLLATE "C" ASC, "id"`);
+/** [limit + 1] */
+export const TAGS_COUNT_SQL = `SELECT count(*) AS n FROM (SELECT 1 FROM "tags" LIMIT $1) AS fw_counted`;
+/** The tags a page names, by key: [count, 0, keys] (as the authors' labels). */
+export const TAGS_SQL = `SELECT "id", "name", "fw_version", count(*) OVER () AS fw_total FROM "tags" WHERE "id" = ANY($3::bigint[]) ORDER BY "id" LIMIT $1 OFFSET $2`;
+/** The tags of a page's posts, from the join table, one statement for all of them: [keys as an array literal, `{1,2,3}`]. */
+export const POST_TAGS_SQL = `SELECT "post_id" AS f, "tag_id" AS t FROM "posts_tags" WHERE "post_id" = ANY($1::bigint[]) ORDER BY "post_id", "tag_id"`;
 /** The labels of a page's references: the authors it names, in one statement (`where: { id: [keys] }`, no countUpTo: counted exactly). */
 export const AUTHORS_SQL = `SELECT "id", "name", "email", "fw_version", count(*) OVER () AS fw_total FROM "authors" WHERE "id" = ANY($3::bigint[]) ORDER BY "id" LIMIT $1 OFFSET $2`;
 /** A post's comments, a page of them (`where: { post: key }`, counted 20 pages ahead): [limit, offset, post, countUpTo]. */
@@ -160,6 +170,16 @@ export function authorLabels(rows) {
   return new Map(rows.map((row) => [row.id, labelOf([row.name, row.email], `Author ${row.id}`)]));
 }
 
+/** The labels of the tags a page names, by key. */
+export function tagLabels(rows) {
+  return new Map(rows.map((row) => [row.id, labelOf([row.name], `Tag ${row.id}`)]));
+}
+
+/** A post's tags as a page shows them: each a link with the tag's name ("Tag 7" when there is no such row), in key order, comma-separated. */
+function tagsCell(keys, labels, limit) {
+  return keys.map((key) => (labels.has(key) ? `<a href="/tags/${key}">${escapeHtml(oneLine(labels.get(key), limit))}</a>` : `Tag ${key}`)).join(", ");
+}
+
 /** A post's author as a page shows it: a link with the author's name, or "Author 7" when there is no such row. */
 function authorCell(key, labels, limit) {
   const label = labels.get(key);
@@ -224,13 +244,21 @@ export function indexPageOf(query, rows, total, cap) {
   return { rows: kept, previous, next, total: counted ? cap - 1 : total, more: counted, shown: previous !== undefined || next !== undefined || total > kept.length };
 }
 
-/** The Index's filter form: a control per filterable field (each already HTML), the page size (50), Filter. */
-function filterForm(path, controls) {
+/** The Index's filter form: the search box (a searchable model's), a control per filterable field (each already HTML), the page size (50), Filter (Search with a search box). */
+function filterForm(path, controls, search) {
   return (
-    `<form method="get" action="${path}" class="fw-filters" role="search">${controls}` +
-    `<label class="fw-size">Per page <select name="size"><option value="10">10</option><option value="25">25</option><option value="50" selected>50</option><option value="100">100</option></select></label>` +
-    `<button type="submit">Filter</button></form>`
+    `<form method="get" action="${path}" class="fw-filters" role="search">` +
+    (search === undefined ? "" : `<label class="fw-search">${search} <input type="search" name="q" value="" maxlength="200"></label>`) +
+    `${controls}<label class="fw-size">Per page <select name="size"><option value="10">10</option><option value="25">25</option><option value="50" selected>50</option><option value="100">100</option></select></label>` +
+    `<button type="submit">${search === undefined ? "Filter" : "Search"}</button></form>`
   );
+}
+
+/** A select filter of `choices` (key → label, in the order offered), Any chosen. */
+function selectFilter(name, label, choices) {
+  let options = `<option value="" selected>Any</option>`;
+  for (const [key, text] of choices) options += `<option value="${key}">${escapeHtml(text)}</option>`;
+  return `<label class="fw-filter">${label} <select name="${name}">${options}</select></label>`;
 }
 
 /** A yes/no field's filter: a checkbox, unticked. */
@@ -248,10 +276,10 @@ function keysetPager(words, page) {
   );
 }
 
-/** An Index page: its heading, "New …", the filter form, the table (or "No … yet.") and the pager. */
-function indexPage(words, page, filters, user, table) {
+/** An Index page: its heading, "New …", the filter form (with `search`'s box), the table (or "No … yet.") and the pager. */
+function indexPage(words, page, filters, user, table, search) {
   const body = page.rows.length === 0 ? `<p class="fw-empty">No ${words.many.toLowerCase()} yet.</p>` : table();
-  return layout(words.many, `<h1>${words.many}</h1><p><a href="${words.path}/new" class="fw-new">New ${words.one}</a></p>${filterForm(words.path, filters)}${body}${keysetPager(words, page)}`, user);
+  return layout(words.many, `<h1>${words.many}</h1><p><a href="${words.path}/new" class="fw-new">New ${words.one}</a></p>${filterForm(words.path, filters, search)}${body}${keysetPager(words, page)}`, user);
 }
 
 /** A Show page: the heading, the fields, Edit and Delete, what follows (Post's comments), the way back. */
@@ -300,7 +328,10 @@ export function renderArticles(page, user) {
 // ---------- Post: by an author, with comments ----------
 
 const POSTS = { many: "Posts", one: "post", path: "/posts" };
-const POST_HEADINGS = sortHeadings(POSTS.path, [["Title", "title"], ["Author", "author"], ["Body", "body"], ["Published", "published"]]);
+/** A list is not a sort key: the Tags heading does not sort. */
+const POST_HEADINGS = sortHeadings(POSTS.path, [["Title", "title"], ["Author", "author"], ["Body", "body"], ["Published", "published"], ["Category", "category"]]) + `<th scope="col">Tags</th>`;
+/** The posts' categories, in the order the model's union names them. */
+const CATEGORIES = ["news", "howto", "misc"];
 const COMMENT_HEADINGS = `<th scope="col">Name</th><th scope="col">Body</th>`;
 
 /**
@@ -308,12 +339,14 @@ const COMMENT_HEADINGS = `<th scope="col">Name</th><th scope="col">Body</th>`;
  * 20 in key order in a table like the comments' Index without the post column, a pager past 20,
  * and "Add a comment" pre-filling the post.
  */
-export function renderPost(key, row, labels, comments, commentsTotal, commentsPage, user) {
+export function renderPost(key, row, tags, labels, tagNames, comments, commentsTotal, commentsPage, user) {
   const dl =
     `<dt>Title</dt><dd>${withLineBreaks(row.title)}</dd>` +
     `<dt>Author</dt><dd>${authorCell(row.author_id, labels, HEADING_LENGTH)}</dd>` +
     `<dt>Body</dt><dd>${withLineBreaks(row.body)}</dd>` +
-    `<dt>Published</dt><dd>${row.published ? "Yes" : "No"}</dd>`;
+    `<dt>Published</dt><dd>${row.published ? "Yes" : "No"}</dd>` +
+    `<dt>Category</dt><dd>${withLineBreaks(row.category)}</dd>` +
+    `<dt>Tags</dt><dd>${tagsCell(tags, tagNames, HEADING_LENGTH)}</dd>`;
   const counted = pagesCounted(commentsTotal, commentsPage, RELATED_PAGE_SIZE);
   const list =
     comments.length === 0
@@ -325,18 +358,28 @@ export function renderPost(key, row, labels, comments, commentsTotal, commentsPa
 }
 
 /**
- * The posts' Index: a page of 50 (`page` from indexPageOf), each post's author as a link with its
- * name (labels loaded once for the page); the form filters by author (a select of `choices`, the
- * authors' labels by key in name order) and by Published.
+ * The posts' Index: a page of 50 (`page` from indexPageOf), each post's author and tags as links
+ * with their names (labels loaded once for the page; `tags`: each post's tag keys by its key);
+ * the form searches the posts and filters by author and by tag (selects of `choices` and
+ * `tagChoices`, labels by key in name order), by Published and by category.
  */
-export function renderPosts(page, labels, choices, user) {
-  let options = `<option value="" selected>Any</option>`;
-  for (const [key, label] of choices) options += `<option value="${key}">${escapeHtml(label)}</option>`;
-  const filters = `<label class="fw-filter">Author <select name="author">${options}</select></label>${checkboxFilter("published", "Published")}`;
-  return indexPage(POSTS, page, filters, user, () =>
-    rowsTable(POST_HEADINGS, POSTS.path, page.rows, (row) =>
-      `<td>${escapeHtml(oneLine(row.title))}</td><td>${authorCell(row.author_id, labels, CELL_LENGTH)}</td><td>${escapeHtml(oneLine(row.body))}</td><td>${row.published ? "Yes" : "No"}</td>`,
-    ),
+export function renderPosts(page, tags, labels, tagNames, choices, tagChoices, user) {
+  const filters =
+    selectFilter("author", "Author", choices) +
+    checkboxFilter("published", "Published") +
+    selectFilter("category", "Category", CATEGORIES.map((c) => [c, c])) +
+    selectFilter("tags", "Tags", tagChoices);
+  return indexPage(
+    POSTS,
+    page,
+    filters,
+    user,
+    () =>
+      rowsTable(POST_HEADINGS, POSTS.path, page.rows, (row) =>
+        `<td>${escapeHtml(oneLine(row.title))}</td><td>${authorCell(row.author_id, labels, CELL_LENGTH)}</td><td>${escapeHtml(oneLine(row.body))}</td><td>${row.published ? "Yes" : "No"}</td>` +
+        `<td>${escapeHtml(oneLine(row.category))}</td><td>${tagsCell(tags.get(row.id) ?? [], tagNames, CELL_LENGTH)}</td>`,
+      ),
+    "Search posts",
   );
 }
 

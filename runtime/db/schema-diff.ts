@@ -1,6 +1,6 @@
 import { constraintChanges, deferredReference } from "./constraint-diff.js";
 import type { Queryable } from "./database.js";
-import { columnType, createTableSql, LINK_TABLE_COMMENT, linkComment, linkTableSql, MODEL_TABLE_COMMENT, searchColumnSql, searchCommentSql, searchIndexSql, searchSignature } from "./ddl.js";
+import { columnType, createTableSql, LINK_TABLE_COMMENT, linkComment, linkTableSql, MODEL_TABLE_COMMENT, searchColumnSql, searchCommentSql, searchIndexSql, searchSignature, searchStatisticsSql } from "./ddl.js";
 import { fillValue } from "./fill-value.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { driftOf, type FillQuestion, type SchemaChange, type SchemaDrift } from "./schema-change.js";
@@ -219,7 +219,7 @@ function searchChanges(table: TableSpec, actual: ActualTable): SchemaChange[] {
     column: SEARCH_COLUMN,
     wanted: "tsvector",
     summary: `adds fw's search column ${SEARCH_COLUMN} (the words of ${search.columns.join(", ")}, in ${search.language}) and its GIN index`,
-    sql: `ALTER TABLE ${q(t)} ADD COLUMN ${searchColumnSql(search)};\n${searchCommentSql(t, search)}\n${searchIndexSql(t)}\n`,
+    sql: `ALTER TABLE ${q(t)} ADD COLUMN ${searchColumnSql(search)};\n${searchCommentSql(t, search)}\n${searchStatisticsSql(t)}\n${searchIndexSql(t)}\n`,
   };
   if (found === undefined) return [add];
   if (found.comment !== searchSignature(search)) return [{ ...drop, summary: `drops fw's search column ${SEARCH_COLUMN} to make it again: the model searches other fields now` }, add];

@@ -136,8 +136,8 @@ export interface SearchPage<A = unknown> {
   readonly where?: Where<A>;
   readonly countUpTo?: number;
   /**
-   * How many matching rows are ranked, the newest (highest keys) first: 10,000 when absent
-   * (`MAX_RANKED`). A word in more rows than this finds the best of the newest 10,000, at the
+   * How many matching rows are ranked, the newest (highest keys) first: 2,000 when absent
+   * (`MAX_RANKED`). A word in more rows than this finds the best of the newest 2,000, at the
    * cost of those alone; `total` still counts every match (up to `countUpTo`).
    */
   readonly rankUpTo?: number;

@@ -170,8 +170,11 @@ export const MARK_STOP = "\uE001";
  * How many of the matching rows a search ranks, the newest (highest keys) first: ranking reads
  * each candidate's words, so a word in every row of a big table would cost a read of all of
  * them; past this many, the older matches are counted but not ranked (`SearchPage.rankUpTo`).
+ * Finding them costs this many over the word's share of the rows, walking the key's index
+ * backwards (a word in a tenth of a million posts: 100,000 rows read for 10,000, ~45 ms on
+ * PostgreSQL, where 2,000 read 20,000; bench/FINDINGS.md 30): 40 pages of 50 ranked.
  */
-export const MAX_RANKED = 10_000;
+export const MAX_RANKED = 2_000;
 
 /** The longest text a search takes (characters); longer is a 400 saying so. */
 export const MAX_SEARCH_TEXT = 1000;

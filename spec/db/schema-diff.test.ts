@@ -250,12 +250,16 @@ onEveryEngine((engine) => {
       expect((await drift([scoped])).changes).toEqual([]);
     });
 
-    it("issue 43: a searchable table's fw_search column and GIN index are made with it, added when missing, made again when the model searches other fields, dropped when it searches none", async () => {
+    it("issue 43: a searchable table's fw_search column (its statistics target 1,000) and GIN index are made with it, added when missing, made again when the model searches other fields, dropped when it searches none", async () => {
       const body: ColumnSpec = { field: "body", column: "body", type: "text", nullable: true };
       const searchable: TableSpec = { ...withColumns(title, body), search: { language: "english", columns: ["title", "body"] } };
       const made = await applied([searchable]);
       expect(made.sql).toContain(`"fw_search" tsvector GENERATED ALWAYS AS (setweight(to_tsvector('english'::regconfig, coalesce("title", '')), 'A') || setweight(to_tsvector('english'::regconfig, coalesce("body", '')), 'B')) STORED`);
       expect(made.sql).toContain(`CREATE INDEX "posts_fw_search_idx" ON "posts" USING gin ("fw_search");`);
+      // Rare words counted by ANALYZE (FINDINGS 30: at the default 100 a word it kept no count of was guessed in 0.5 % of the rows).
+      expect(made.sql).toContain(`ALTER TABLE "posts" ALTER COLUMN "fw_search" SET STATISTICS 1000;`);
+      const statistics = async (): Promise<unknown> => (await db().query(`SELECT attstattarget AS n FROM pg_attribute WHERE attrelid = 'posts'::regclass AND attname = 'fw_search'`)).rows[0]?.["n"];
+      expect(Number(await statistics())).toBe(1000);
       expect((await drift([searchable])).changes).toEqual([]);
       await db().query("INSERT INTO posts (title, body) VALUES ($1, $2)", ["Paint the fence", "with a brush"]);
       await db().script(`DROP INDEX "posts_fw_search_idx";`);
@@ -265,17 +269,19 @@ onEveryEngine((engine) => {
       expect(remade.changes.map((c) => `${c.kind} ${c.column}`)).toEqual(["drop column fw_search", "add column fw_search"]);
       expect(remade.destructive).toBe(false);
       expect((await db().query(`SELECT count(*)::int AS n FROM posts WHERE fw_search @@ websearch_to_tsquery('simple', 'brush')`)).rows).toEqual([{ n: 1 }]);
+      expect(Number(await statistics())).toBe(1000);
       expect((await drift([other])).changes).toEqual([]);
       const dropped = await applied([withColumns(title, body)]);
       expect(dropped.changes.map((c) => `${c.kind} ${c.column}`)).toEqual(["drop column fw_search"]);
       expect((await drift([withColumns(title, body)])).changes).toEqual([]);
     });
 
-    it("issue 30: the example's migrations describe its models' tables, the index of Post's read scope (published, id) included: no drift", async () => {
+    it("issue 30: the example's migrations describe its models' tables, the indexes of Post's read scope (published, id) and category filter (category, id) included: no drift", async () => {
       // The tables the build derived for the example (npm run build generates example/src/.fw/routes.ts).
       const routes = readFileSync("example/src/.fw/routes.ts", "utf8");
       const tables = [...routes.matchAll(/^const table\d+: TableSpec = (\{.*\});$/gm)].map((match) => JSON.parse(match[1] as string) as TableSpec);
-      expect(tables.find((table) => table.name === "posts")?.indexes).toEqual([["published", "id"]]);
+      // The read scope's (published, id), and the category filter's (category, id) (issue 43).
+      expect(tables.find((table) => table.name === "posts")?.indexes).toEqual([["published", "id"], ["category", "id"]]);
       // Each migration's up (the text above its `-- fw:down` line), as `db migrate` runs it.
       for (const migration of readMigrations("example/db/migrations")) await db().transaction((tx) => tx.script(migration.sql));
       expect((await drift(tables)).changes.map((change) => change.summary)).toEqual([]);

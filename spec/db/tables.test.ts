@@ -47,7 +47,7 @@ describe("issue 20: models with a table", () => {
     expect(routes).toContain(`export const tables: readonly TableSpec[] = [table1, table2];`);
   });
 
-  it("the table is derived from the fields: maxLength → varchar(n), optional → NULL, number, boolean, select, the owner a foreign key to users", async () => {
+  it("the table is derived from the fields: maxLength → varchar(n), optional → NULL, number, boolean, select (indexed with the key), the owner a foreign key to users", async () => {
     const made = await runNode(main, ["db", "new", "create tables"], env, dir);
     expect(made.code, made.err).toBe(0);
     expect(made.out).toMatch(/fw: wrote db\/migrations\/0001_create_tables\.sql \(creates the tables users, notes, posts; apply it with `node dist\/main\.js db migrate`\)/);
@@ -59,6 +59,8 @@ describe("issue 20: models with a table", () => {
     expect(sql).toContain(`"rating" double precision NOT NULL`);
     expect(sql).toContain(`"published" boolean NOT NULL`);
     expect(sql).toContain(`"kind" text NOT NULL`);
+    // A union is the Index's select filter (`?kind=news`): its rows in key order come from an index (issue 43).
+    expect(sql).toContain(`CREATE INDEX "posts_kind_id_idx" ON "posts" ("kind", "id");`);
     expect(sql).toContain(`"published_on" date,`);
     expect(sql).toContain(`"created_at" timestamptz NOT NULL`); // a server-set instant, not a day
     expect(sql).toContain(`"id" bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY`);

@@ -107,7 +107,10 @@ describe("the bench's targets table", () => {
       /^Memory: idle RSS of the example on its embedded database .* ≤ 150 MB/,
       /^Memory: PGlite's store ops\/s .* ≥ 0\.90× those before the memory cut/,
       /^Database Show of a post with 20 comments .* ≥ 1\.00× Fastify \+ the same pg/,
-      /^Database Index of 50 posts with author labels .* ≥ 1\.00× Fastify \+ the same pg/,
+      /^Database Index of 50 posts with author labels and their tags .* ≥ 1\.00× Fastify \+ the same pg.*issue 29, 43/,
+      /^Big posts, PostgreSQL, 1,000,000 posts \(issue 43\): a search for a word .* p95 ≤ 50 ms for each word$/,
+      /^Big posts, .*: the Index's 1,000th keyset page .* ≤ 1\.2× the first page \(req\/s ≥ 0\.83× of it\)/,
+      /^Big posts, .*: the Index filtered by a tag and a category .* ≤ 2\.0× the first page \(req\/s ≥ 0\.50× of it\)/,
       /^Database Show page: fw on PGlite ≥ 0\.50× the same page on PostgreSQL/,
       /^Database: first open of a new embedded database ≤ 1\.50 s/,
       /^Big tables .* Index at 1,000,000 posts .* on PostgreSQL$/,
@@ -126,6 +129,24 @@ describe("the bench's targets table", () => {
     }
     expect(rows.every(([, , verdict]) => verdict === NOT_MEASURED)).toBe(true);
     expect(targetsTable({}).split("\n")).toHaveLength(rows.length + 2);
+  });
+
+  it("reads issue 43's rows at 1,000,000 posts: each searched word's p95 against 50 ms, the 1,000th keyset page and the filtered Index against the first page, paired, with the statements per page", () => {
+    const first = measured("first", [400, 400, 400], undefined, { queries: 6 });
+    const bigPosts = {
+      group: { id: "bigPosts", rows: [first, measured("page1000", [380, 390, 400], first, { queries: 6 }), measured("filtered", [180, 190, 220], first, { queries: 6 })] },
+      search: [
+        { word: "zeppelin", matches: 1000, samples: 60, p50: 12, p95: 20.5, queries: 6 },
+        { word: "fence", matches: 100000, samples: 60, p50: 40, p95: 50.4, queries: 6 },
+      ],
+    };
+    const rows = targetRows({ db: { bigPosts } });
+    const [, search, searchVerdict] = byTarget(rows, /^Big posts, .*: a search for a word/);
+    expect(search).toBe(`"zeppelin" (in 1,000 posts) p95 20.5 ms, p50 12.0 ms; "fence" (in 100,000 posts) p95 50.4 ms, p50 40.0 ms (60 searches each); 6 statements a page`);
+    // Every word is held to it: the slowest decides.
+    expect(searchVerdict).toBe("**not met**");
+    expect(byTarget(rows, /^Big posts, .*: the Index's 1,000th keyset page/).slice(1)).toEqual([expect.stringMatching(/^0\.97× \(rounds 0\.95–1\.00\).*; 6 statements a page \(the first page: 6\)$/), "**met**"]);
+    expect(byTarget(rows, /^Big posts, .*: the Index filtered by a tag and a category/).slice(1)).toEqual([expect.stringMatching(/^0\.47× \(rounds 0\.45–0\.55\)/), "**not met** (uncertain: rounds 0.45–0.55)"]);
   });
 
   it("reads the guarded page's statements and the live fan-out from the live part", () => {

@@ -66,7 +66,7 @@ describe("issue 43, item 5: a list of references is a many-to-many relation", ()
           '  CONSTRAINT "posts_tags_pkey" PRIMARY KEY ("post_id", "tag_id")',
           ");",
           `COMMENT ON TABLE "posts_tags" IS 'fw/db: the join table of posts.tags';`,
-          'CREATE INDEX "posts_tags_tag_id_idx" ON "posts_tags" ("tag_id");',
+          'CREATE INDEX "posts_tags_tag_id_post_id_idx" ON "posts_tags" ("tag_id", "post_id");',
         ].join("\n"),
       );
       expect(sql).toMatch(/DROP TABLE "posts_tags";[\s\S]*DROP TABLE "posts";/);
