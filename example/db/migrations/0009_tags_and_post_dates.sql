@@ -24,7 +24,7 @@ CREATE TABLE "posts_tags" (
   CONSTRAINT "posts_tags_pkey" PRIMARY KEY ("post_id", "tag_id")
 );
 COMMENT ON TABLE "posts_tags" IS 'fw/db: the join table of posts.tags';
-CREATE INDEX "posts_tags_tag_id_idx" ON "posts_tags" ("tag_id");
+CREATE INDEX "posts_tags_tag_id_post_id_idx" ON "posts_tags" ("tag_id", "post_id");
 
 -- fw:down: what `db rollback` runs, in a transaction, to undo the above (this part may be edited after it is applied).
 -- undoes: posts_tags: creates the join table posts_tags of posts.tags (post_id, tag_id)
