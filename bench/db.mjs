@@ -248,6 +248,9 @@ function count(text, pattern) {
  * the first side. A page that fails a check is put in `failed` (page id → what failed) and is not
  * measured: its row says FAILED in the report and the run exits non-zero; the other pages go on.
  */
+/** The paths of the pages the db part serves (each Index's keyset page too), in its order: what `instructions.mjs --mixed` has a db side serve first. */
+export const DB_PAGE_PATHS = PAGES.map((page) => page.path);
+
 export async function preflight(sides, cookie, failed) {
   const facts = {};
   for (const page of PAGES) {

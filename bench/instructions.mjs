@@ -10,7 +10,8 @@
 //   node bench/instructions.mjs raw fw@before fw --scenario=text-browser
 //   node bench/instructions.mjs raw fw --by-function    where they differ, by JS function (callgrind)
 //   node bench/instructions.mjs raw fw --mixed          each server first serves what npm run bench has it
-//                                                       serve before its text group (other routes; see mix())
+//                                                       serve before its text group (other routes; see mix());
+//                                                       on a db scenario, every page of the db part in turn
 //   node bench/instructions.mjs raw fw --cache          also simulates the caches and branch predictor: misses
 //                                                       and mispredictions per request, and the cycles they cost
 //   node bench/instructions.mjs fastify fw --scenario=db-posts
@@ -41,7 +42,7 @@ import { csrfOf, scriptOf, signIn, SNAPSHOTS } from "./lib/sides.mjs";
 import { ensureDebianTool, freePort, ROOT, startServer } from "./lib/util.mjs";
 import { buildDbApp, DB_APP_MAIN } from "./lib/db-app.mjs";
 import { postgresSupport } from "./lib/postgres.mjs";
-import { prepareApp } from "./db.mjs";
+import { DB_PAGE_PATHS, prepareApp } from "./db.mjs";
 
 const WARM = 5000;
 const ROOT_URL = `${pathToFileURL(ROOT).href}/`;
@@ -59,6 +60,8 @@ const SCENARIOS = {
 /** A db page costs 20-100× a text request under valgrind: fewer of them, after fewer. */
 const DB_WARM = 1000;
 const DB_REQUESTS = 2000;
+/** --mixed on a db scenario: rounds of every db page (six) served before the counted requests. */
+const DB_MIX_ROUNDS = 200;
 const USAGE = `usage: node bench/instructions.mjs <raw|fw|fw@name|fastify (db scenarios)>... [--scenario=${Object.keys(SCENARIOS).join("|")}] [--requests=20000] [--warm=5000] [--by-function] [--mixed] [--cache] [--top=30]`;
 /** Below this many counted requests, the difference of a side's two runs is mostly JIT and GC noise. */
 const FEWEST_REQUESTS = 10_000;
@@ -115,9 +118,15 @@ function requests(port, path, cookie, count) {
  * where a process that served `GET /` alone keeps it monomorphic. Served in both runs of a side,
  * so it cancels out.
  */
-async function mix(side, base, cookie) {
+async function mix(side, base, cookie, database) {
   const send = async (path, init) => void (await (await fetch(`${base}${path}`, { redirect: "manual", ...init })).arrayBuffer());
   const ROUNDS = 300;
+  if (database !== undefined) {
+    // A db side serves every page of the db part in turn, as its server does in npm run bench
+    // (one process warms and measures them all): shared code carries every page's feedback.
+    for (let i = 0; i < DB_MIX_ROUNDS; i++) for (const path of DB_PAGE_PATHS) await send(path, { headers: { cookie } });
+    return;
+  }
   if (side === "raw") {
     for (let i = 0; i < ROUNDS; i++) {
       await send("/posts/7", { headers: { cookie } });
@@ -161,7 +170,7 @@ async function countedRun(side, run, count) {
     timeoutMs: cache ? 600_000 : 180_000,
   });
   try {
-    if (mixCookie !== undefined) await mix(side, `http://127.0.0.1:${port}`, mixCookie);
+    if (mixCookie !== undefined) await mix(side, `http://127.0.0.1:${port}`, mixCookie, database);
     await requests(port, scenario.path, cookie, count);
   } finally {
     // A db app closes its pool on SIGTERM, and a traced server flushes its spans (up to 5 s), slowly
@@ -344,7 +353,6 @@ try {
   const cookie = scenario.cookie ? await cookieFromFw(scenario, database) : undefined;
   // The mix sends raw's page a session cookie even where the scenario sends none.
   const mixCookie = mixed ? (cookie ?? (await cookieFromFw(scenario))) : undefined;
-  if (mixed && database !== undefined) throw new Error("--mixed is for the text scenarios");
   const run = { scenario, cookie, count, warm, byFunction, cache, mixCookie, database };
   const results = [];
   for (const side of sides) {

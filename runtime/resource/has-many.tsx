@@ -83,9 +83,11 @@ function referencingFrom(relations: Relations, model: Pick<ModelSpec<unknown>, "
  * (not for a server-set field, which no form fills).
  * Each section costs one query for its rows and one per model its other references name.
  */
-export function hasManySections(relations: Relations, model: ModelSpec<unknown>, key: unknown, request: Request): Promise<Html[]> {
+export function hasManySections(relations: Relations, model: ModelSpec<unknown>, key: unknown, request: Request): Html[] | Promise<Html[]> {
   const sections = referencingOf(relations, model).map((referencing) => section(relations, referencing, key, request));
-  // Most models are referenced by one other: its section alone, without Promise.all's promises.
+  // A model nothing references has no section, at once; most are referenced by one other: its
+  // section alone, without Promise.all's promises.
+  if (sections.length === 0) return [];
   return sections.length === 1 ? (sections[0] as Promise<Html>).then((one) => [one]) : Promise.all(sections);
 }
 

@@ -85,9 +85,13 @@ export class ModelPages<A> {
     return this.own.scopesReads || this.model.readableWith !== undefined;
   }
 
-  /** The labels of what `rows`' references point at, as the viewer may read them (one query per target model). */
-  labels(request: Request, rows: readonly unknown[]): Promise<ReferenceLabels> {
-    return this.references.length === 0 || rows.length === 0 ? Promise.resolve(ReferenceLabels.none) : ReferenceLabels.load(this.relations, this.references, rows, request);
+  /**
+   * The labels of what `rows`' references point at, as the viewer may read them (one query per
+   * target model); at once, without a promise, when there is nothing to look up (a model without
+   * references: its pages need not wait a turn for nothing).
+   */
+  labels(request: Request, rows: readonly unknown[]): ReferenceLabels | Promise<ReferenceLabels> {
+    return this.references.length === 0 || rows.length === 0 ? ReferenceLabels.none : ReferenceLabels.load(this.relations, this.references, rows, request);
   }
 
   /**

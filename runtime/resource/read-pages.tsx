@@ -72,7 +72,8 @@ export class ReadPages<A> {
     // Past the last page there is nothing to show; "No posts yet." would be untrue.
     if (!keyset && query.page > counted.last) throw new NotFound(`There is no page ${query.page} of ${words.many.toLowerCase()}: there ${counted.last === 1 ? "is 1 page" : `are ${counted.last} pages`}.`);
     const references = query.filters.flatMap((filter) => (filter.kind === "reference" ? [filter] : []));
-    const rowLabels = await this.pages.labels(request, references.length === 0 ? rows : [...rows, Object.fromEntries(references.map((filter) => [filter.field.name, filter.value]))]);
+    const labelling = this.pages.labels(request, references.length === 0 ? rows : [...rows, Object.fromEntries(references.map((filter) => [filter.field.name, filter.value]))]);
+    const rowLabels = labelling instanceof Promise ? await labelling : labelling;
     const heading = references.length === 1 && query.filters.length === 1 ? `${words.many} of ${this.filterLabel([references[0]?.field as Field, references[0]?.value as number], rowLabels)}` : words.many;
     // New, from a filtered Index, comes with the filters' references filled in.
     const preset = Object.fromEntries(references.map((filter) => [filter.field.name, filter.value]));
@@ -151,7 +152,13 @@ export class ReadPages<A> {
     const key = this.pages.keyOf(request);
     const row = await this.pages.found(this.pages.reading(request, "Show"), key);
     const heading = labelOf(model, row, key);
-    const [labels, related] = await Promise.all([this.pages.labels(request, [row]), hasManySections(relations, model as ModelSpec<unknown>, key, request), this.pages.askGate(request)]);
+    const labelling = this.pages.labels(request, [row]);
+    const sections = hasManySections(relations, model as ModelSpec<unknown>, key, request);
+    // Whom the guard shows Edit and Delete to: asked only of a guard that says (control-gate.ts).
+    const asking = this.pages.askGate(request);
+    // A model without references nor rows pointing at it waits for nothing more: no turn, no promise.
+    const [labels, related] =
+      labelling instanceof Promise || sections instanceof Promise || asking !== undefined ? await Promise.all([labelling, sections, asking]) : [labelling, sections];
     const edits = this.pages.offers(request, "Edit", row);
     const deletes = this.pages.offers(request, "Destroy", row);
     return OkOnce(
