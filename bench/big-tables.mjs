@@ -33,7 +33,10 @@ export const SIZES = [1_000, 1_000_000];
 const SHOW_PATH = "/posts/7";
 const INDEX_PATH = "/posts";
 
-/** The seeding statements: one user, `rows` posts (odd keys published), then statistics and the visibility map. */
+/**
+ * The seeding statements: one user, `rows` posts (odd keys published; dated a second apart up to a fixed
+ * day, so two databases seeded alike answer byte-identical pages, cursors included), then statistics.
+ */
 function seedSql(rows) {
   return [
     `INSERT INTO "users" ("email", "password_hash", "session_epoch") VALUES ('bench@example.com', 'not a hash: nobody signs in', 'bench')`,
@@ -44,7 +47,7 @@ function seedSql(rows) {
               CASE WHEN i % 4 = 0 THEN NULL ELSE 'Summary of post ' || i END,
               (ARRAY['news', 'howto', 'misc'])[1 + i % 3],
               (SELECT min("id") FROM "users"),
-              now() - (${Number(rows)} - i) * interval '1 second'
+              timestamptz '2026-01-01 00:00:00+00' - (${Number(rows)} - i) * interval '1 second'
          FROM generate_series(1, ${Number(rows)}) AS i`,
     `VACUUM ANALYZE "users"`,
     `VACUUM ANALYZE "posts"`,
