@@ -280,8 +280,8 @@ onEveryEngine((engine) => {
       // The tables the build derived for the example (npm run build generates example/src/.fw/routes.ts).
       const routes = readFileSync("example/src/.fw/routes.ts", "utf8");
       const tables = [...routes.matchAll(/^const table\d+: TableSpec = (\{.*\});$/gm)].map((match) => JSON.parse(match[1] as string) as TableSpec);
-      // The read scope's (published, id), and the category filter's (category, id) (issue 43).
-      expect(tables.find((table) => table.name === "posts")?.indexes).toEqual([["published", "id"], ["category", "id"]]);
+      // The read scope's (published, id), the list's own order, newest first (created_at, id), and the category filter's (category, id) (issue 43).
+      expect(tables.find((table) => table.name === "posts")?.indexes).toEqual([["published", "id"], ["created_at", "id"], ["category", "id"]]);
       // Each migration's up (the text above its `-- fw:down` line), as `db migrate` runs it.
       for (const migration of readMigrations("example/db/migrations")) await db().transaction((tx) => tx.script(migration.sql));
       expect((await drift(tables)).changes.map((change) => change.summary)).toEqual([]);

@@ -563,7 +563,7 @@ const WALKS: ReadonlyMap<string, (reader: Reader, where: string) => Promise<void
       // The migration the page shows, abridged: what db new wrote (its statements, and the down's).
       const migration = readFileSync(join(reader.app, "db", "migrations", readdirSync(join(reader.app, "db", "migrations")).find((file) => file.endsWith("_find_tasks.sql")) ?? "none"), "utf8");
       const [up, down] = migration.split(/^-- fw:down\b.*$/m) as [string, string | undefined];
-      for (const statement of ['CREATE TABLE "tags"', 'ALTER TABLE "tasks" ADD COLUMN "fw_search" tsvector', 'CREATE INDEX "tasks_fw_search_idx" ON "tasks" USING gin ("fw_search")', 'CREATE TABLE "tasks_tags"', 'CREATE INDEX "tasks_tags_tag_id_idx"']) {
+      for (const statement of ['CREATE TABLE "tags"', 'ALTER TABLE "tasks" ADD COLUMN "fw_search" tsvector', 'CREATE INDEX "tasks_fw_search_idx" ON "tasks" USING gin ("fw_search")', 'CREATE TABLE "tasks_tags"', 'CREATE INDEX "tasks_tags_tag_id_task_id_idx" ON "tasks_tags" ("tag_id", "task_id")']) {
         expect(up, `${where}: the migration's up\n${migration}`).toContain(statement);
       }
       for (const statement of ['DROP TABLE "tasks_tags"', 'ALTER TABLE "tasks" DROP COLUMN "fw_search"', 'DROP TABLE "tags"']) expect(down, `${where}: the migration's down\n${migration}`).toContain(statement);

@@ -53,9 +53,9 @@ describe("issue 29: a reference is a field typed Id<M> of another derived model"
 
   it("every model's routes share one Relations, made per table; in-memory models share one InMemoryDatabase", () => {
     expect(routes).toContain("  const relations = new Relations();");
-    expect(routes.match(/resourceRoutes\(model\d+, store\d+, \{[^}]*relations, (referenced: true, )?source:/g)).toHaveLength(6);
+    expect(routes.match(/resourceRoutes\(model\d+, store\d+, \{[^}]*relations, (referenced: true, )?(guard: [^,]+, )?source:/g)).toHaveLength(6);
     // The models others point at mount a pick endpoint (their forms' search-as-you-type), and the table the picker's script.
-    expect(routes.match(/resourceRoutes\(model\d+, store\d+, \{[^}]*referenced: true, source: "src\/models\/(\w+)\.ts"/g)?.map((line) => /(\w+)\.ts"$/.exec(line)?.[1]).sort()).toEqual(["Author", "Post", "Tag"]);
+    expect(routes.match(/resourceRoutes\(model\d+, store\d+, \{[^}]*referenced: true, (guard: [^,]+, )?source: "src\/models\/(\w+)\.ts"/g)?.map((line) => /(\w+)\.ts"$/.exec(line)?.[1]).sort()).toEqual(["Author", "Post", "Tag"]);
     expect(routes).toContain("    pickerScriptRoute(),");
     expect(routes).toContain("const memory = new InMemoryDatabase();");
     expect(routes).toContain("return table === undefined ? memory.store<A>(model) : new SqlStore<A>(processDatabase(), table);");
