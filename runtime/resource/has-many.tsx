@@ -107,14 +107,16 @@ async function section(relations: Relations, referencing: Referencing, key: unkn
   if (page > last) throw new NotFound(`There is no page ${page} of ${referencing.heading.toLowerCase()} here (?${referencing.parameter}=): there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
   const others = entry.model.fields.filter((f) => (f.input === "reference" || f.input === "references") && f.name !== field.name);
   const labels = others.length === 0 || rows.length === 0 ? ReferenceLabels.none : await ReferenceLabels.load(relations, others, rows, request);
-  await entry.gate?.ask(request);
+  // Whom the guard shows New and Edit to: asked only of a guard that says (no extra turn otherwise).
+  const asked = entry.gate?.ask(request);
+  if (asked !== undefined) await asked;
   const table = tableOf(entry);
   return (
     <section class="fw-related" id={referencing.id}>
       <h2>{referencing.heading}</h2>
       {rows.length === 0 ? <p class="fw-empty">No {referencing.heading.toLowerCase()} yet.</p> : table.render(request, rows, labels, { omit: field.name })}
       {last > 1 ? pager(request, referencing, page, counted) : null}
-      {entry.actions.has("New") && (entry.gate?.lets(request, "New") ?? true) && field.serverSet === undefined ? (
+      {table.offersNew(request) && field.serverSet === undefined ? (
         <p>
           <a href={modelHref(request, entry.model, "New", undefined, { [field.name]: key as PathValue })} class="fw-new">
             Add {withArticle(words.lower)}

@@ -129,7 +129,7 @@ export class ModelPages<A> {
 
   /** Whether the page links to New: mounted, and the guard shows it to this viewer. */
   offersNew(request: Request): boolean {
-    return this.actions.has("New") && (this.entry.gate?.lets(request, "New") ?? true);
+    return this.table.offersNew(request);
   }
 
   /** A control for `role` is shown when the role is mounted and would not refuse this viewer. */

@@ -49,6 +49,11 @@ export class RowsTable<A> {
     this.form = new Form(model);
   }
 
+  /** Whether a page links to New: mounted, and the model's guard shows it to this viewer. */
+  offersNew(request: Request): boolean {
+    return this.actions.has("New") && this.gate.lets(request, "New");
+  }
+
   /** A control for `role` is shown when the role is mounted and would not refuse this viewer. */
   offers(request: Request, role: "Edit" | "Destroy", row: A): boolean {
     return this.actions.has(role) && this.gate.lets(request, role) && this.own.shows(request, role, row);
