@@ -106,7 +106,7 @@ describe("fw/cache: wrap, time to live, tags", () => {
     expect(await cache.wrap("k", { ttlMs: 200 }, make)).toEqual({ n: 2, when: "now" });
   });
 
-  it("a kept value is answered frozen, decoded once in the process: changing it throws, and the next asker reads it unchanged", async () => {
+  it("a kept value is answered frozen: changing it throws, and the next asker reads it unchanged", async () => {
     const make = () => ({ rows: [{ id: 1, tags: ["a"] }], total: 1 });
     await cache.wrap("frozen", {}, make);
     const first = await cache.wrap("frozen", {}, make);
@@ -116,6 +116,18 @@ describe("fw/cache: wrap, time to live, tags", () => {
       (first as { total: number }).total = 2;
     }).toThrow(TypeError);
     expect(await cache.get("frozen")).toEqual({ rows: [{ id: 1, tags: ["a"] }], total: 1 });
+  });
+
+  it("with a quick layer in front of the store, a kept value is decoded once: every hit answers the same frozen object until the entry is set again", async () => {
+    const layered = new Cache({ store: new MemoryCacheStore(), local: {} });
+    await layered.set("page", { rows: [1, 2] });
+    const first = await layered.get<{ rows: number[] }>("page");
+    expect(await layered.get("page")).toBe(first);
+    expect(Object.isFrozen(first?.rows)).toBe(true);
+    await layered.set("page", { rows: [3] });
+    const next = await layered.get<{ rows: number[] }>("page");
+    expect(next).not.toBe(first);
+    expect(next).toEqual({ rows: [3] });
   });
 
   it("concurrent misses of one key run make once", async () => {
