@@ -69,6 +69,8 @@ export function referenceInput(field: FieldSpec, value: string | undefined, comm
 export function referencesInput(field: FieldSpec, value: string | undefined, common: Common, choices: Choices | undefined): Html {
   const chosen = (value ?? "").split(",").map((part) => part.trim()).filter((part) => part !== "");
   if (choices !== undefined && choices.mode !== "search") {
+    // An empty <select multiple> reads as a broken box: say there is nothing yet (sending nothing is the empty list).
+    if (nothingToChoose(field, choices)) return <p class="fw-field-hint" id={common["id"]}>No {field.label.toLowerCase()} to choose from yet.</p>;
     const selected = new Set(chosen);
     return (
       <select {...common} multiple size={String(Math.min(8, Math.max(3, choices.options.length)))}>
@@ -95,4 +97,9 @@ export function referencesInput(field: FieldSpec, value: string | undefined, com
       </p>
     </>
   );
+}
+
+/** A list of references offered as a multi-select with no row to offer: its form shows a sentence, not a control. */
+export function nothingToChoose(field: FieldSpec, choices: Choices | undefined): boolean {
+  return field.input === "references" && choices !== undefined && choices.mode !== "search" && choices.options.length === 0;
 }

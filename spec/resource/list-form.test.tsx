@@ -52,6 +52,13 @@ describe("a list of references in a form (issue 43, item 5)", () => {
     expect(parse([["title", "t"], ["tags", "2"], ["tags", "9, 11"]])).toEqual({ ok: true, draft: { title: "t", tags: [2, 9, 11] } });
   });
 
+  it("with no rows to choose from, says so instead of an empty box; sending nothing is the empty list", () => {
+    const none = renderHtml(form.render({ action: "/posts", method: "POST", csrf: "c", values: {}, choices: { tags: { mode: "select", options: [] } } }));
+    expect(none).not.toContain("<select");
+    expect(none).toContain('<label>Tags</label><p class="fw-field-hint" id="post-tags">No tags to choose from yet.</p>');
+    expect(parse([["title", "t"]])).toEqual({ ok: true, draft: { title: "t", tags: [] } });
+  });
+
   it("an edit form shows a row's list as its keys", () => {
     expect(form.values({ id: 1, title: "t", tags: [4, 5] })).toEqual({ title: "t", tags: "4,5" });
   });
