@@ -2,9 +2,12 @@ import type { ListPage } from "./query.js";
 
 /**
  * How many pages past the one shown a derived list counts its rows: beyond them it does not
- * count (a count reads every row it counts), and the pager says "of 21 or more".
+ * count (a count reads every row it counts), and the pager says "of 11 or more". Ten, not more:
+ * a filter matching one row in twenty reads twenty times the page's own rows to count each page
+ * ahead, so the count, not the page, is what a filtered list costs (bench/FINDINGS.md 35);
+ * "500 or more posts" tells a reader what "1,000 or more" did.
  */
-export const PAGES_AHEAD = 20;
+export const PAGES_AHEAD = 10;
 
 /** The `countUpTo` of a page at `offset`: the rows up to `PAGES_AHEAD` pages past it, and one more to tell whether there are others. */
 export function countAhead(offset: number, pageSize: number): number {

@@ -37,7 +37,7 @@ export class ReadPages<A> {
    * The rows the viewer may read, filtered, searched and sorted as the URL says (index-query.ts),
    * a keyset page at a time (`?after=`, `?before=`: stable while rows are added, and page 10,000
    * costs what page 1 costs), with the filter form and the pager (index-controls.tsx). The rows
-   * are counted only as far as 20 pages ahead.
+   * are counted only as far as `PAGES_AHEAD` (10) pages ahead.
    */
   async index(request: Request): Promise<Response> {
     const { words, model } = this.pages;

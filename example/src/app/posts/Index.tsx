@@ -37,7 +37,7 @@ interface Listed {
 /** A page of the list as it is read (and, for a signed-out visitor's first page, cached): plain values only. */
 interface Listing {
   readonly rows: readonly Listed[];
-  /** How many posts the list holds, counted 20 pages ahead at most, and whether more may follow. */
+  /** How many posts the list holds, counted 10 pages ahead at most, and whether more may follow. */
   readonly total: number;
   readonly more: boolean;
   /** The Previous and Next links (keyset cursors of this page's first and last rows; a search's by page number). */
@@ -93,7 +93,7 @@ async function tagNames(rows: readonly Post[], tags: Store<Tag>, filteredBy: Tag
 /**
  * One page of the list: a search's hits (ranked, paged by number) or the sorted list a keyset
  * page at a time (by `?after=`/`?before=`, `?page=` only for links written before), the filters
- * applied to either; counted 20 pages ahead, as the derived Index counts.
+ * applied to either; counted 10 pages ahead, as the derived Index counts.
  */
 async function readListing(query: ListQuery, readable: Store<Post>, tags: Store<Tag>, filteredBy: Tag | undefined): Promise<Listing> {
   const keyset = query.after !== undefined || query.before !== undefined;
