@@ -10,7 +10,11 @@
 //    (1,000 posts hold it), a frequent one (100,000) and one in every post, p50 and p95 by word
 //    (target: p95 ≤ 50 ms);
 //  - the statements each page costs, counted at the database (pg_stat_statements, db.mjs's
-//    counter) and printed beside each row.
+//    counter) and printed beside each row;
+//  - each page's CPU time per request in the server and in the database (the cluster's processes,
+//    bench/lib/cluster-cpu.mjs), and its ratio to the first page's by the two together: a page that
+//    costs the database more is bound by the load core (wrk and PostgreSQL share it), so its req/s
+//    ratio reads the database's share, the CPU ratio the whole cost.
 // The database is migrated by the app's own `db migrate` (the migration `db new` wrote for the
 // 60-post database) and seeded by one `INSERT … SELECT … FROM generate_series` per table, then
 // `VACUUM ANALYZE` (`node bench/big-posts.mjs seed <url> <rows>`, a child process).
@@ -18,8 +22,10 @@ import { cpSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import PgDriver from "pg";
 import { DB_APP_MAIN } from "./lib/db-app.mjs";
+import { clusterCpu } from "./lib/cluster-cpu.mjs";
 import { measureGroups } from "./lib/rounds.mjs";
-import { freePort, log, run, sorted, startServer, WORK } from "./lib/util.mjs";
+import { cpuSnapshot, freePort, log, otherShare, run, sorted, startServer, summary, WORK } from "./lib/util.mjs";
+import { wrk } from "./lib/wrk.mjs";
 
 const SERVER_CORE = 0;
 const LOAD_CORE = 1;
@@ -232,7 +238,8 @@ export async function bigPosts({ clusterUrl, migrations, counter, cookie, env, s
       log(`big posts: statements per page: ${PAGES.map((p) => `${p.id} ${queries[p.id]}`).join(", ")}`);
     }
     const headers = [`Cookie: ${cookie}`];
-    const row = (id, label, path) => ({ id, label, url: `${base}${path}`, server, headers, queries: queries[id], path });
+    const load = databaseLoad({ clusterUrl, headers, seconds, warmup, connections });
+    const row = (id, label, path) => ({ id, label, url: `${base}${path}`, server, headers, queries: queries[id], path, load: load(`${base}${path}`) });
     const group = {
       id: "bigPosts",
       title: `The posts Index at ${BIG_POSTS.toLocaleString("en")} posts, fw on PostgreSQL`,
@@ -246,7 +253,8 @@ export async function bigPosts({ clusterUrl, migrations, counter, cookie, env, s
       ],
     };
     await measureGroups([group], { seconds, rounds, warmup, connections, core: LOAD_CORE, what: "big posts" });
-    log(`big posts: ${group.rows.map((r) => `${r.id} ${Math.round(r.rps.median)} req/s${r.ratio === undefined ? "" : ` (${r.ratio.toFixed(2)}×)`}, ${r.queries ?? "?"} statements`).join("; ")}`);
+    withDatabaseCpu(group);
+    log(`big posts: ${group.rows.map((r) => `${r.id} ${Math.round(r.rps.median)} req/s${r.ratio === undefined ? "" : ` (${r.ratio.toFixed(2)}×)`}, CPU ${cpuPair(r)} a request${r.costRoundRatios === undefined ? "" : ` (${r.costRoundRatios.median.toFixed(2)}× by CPU)`}, ${r.queries ?? "?"} statements`).join("; ")}`);
     log(`big posts: searching, one request at a time (${SEARCHES} per word a round)`);
     const search = await searchRounds(base, cookie, rounds);
     for (const s of search) s.queries = queries[`search-${s.word}`];
@@ -255,6 +263,43 @@ export async function bigPosts({ clusterUrl, migrations, counter, cookie, env, s
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * A row's load (bench/lib/rounds.mjs): wrk as for any row, and the cluster's CPU time around it, so
+ * each run also holds `dbCpuUs` (the database's CPU µs per request) and an `other` share that does not
+ * count the database as another's load (wrk's counts every process but the server, wrk and the bench).
+ */
+function databaseLoad({ clusterUrl, headers, seconds, warmup, connections }) {
+  const database = clusterCpu(clusterUrl);
+  return (url) =>
+    async ({ warmup: warming, serverPid }) => {
+      if (warming) return wrk({ url, seconds: warmup, connections, core: LOAD_CORE, headers });
+      const before = { machine: cpuSnapshot(serverPid), database: database?.() };
+      const result = await wrk({ url, seconds, connections, core: LOAD_CORE, headers, serverPid });
+      const after = { machine: cpuSnapshot(serverPid), database: database?.() };
+      if (database === undefined || before.machine === undefined || after.machine === undefined || result.total === 0) return { ...result, dbCpuUs: NaN };
+      const ticks = after.database - before.database;
+      const machine = after.machine.total - before.machine.total;
+      return { ...result, dbCpuUs: (ticks * 10_000) / result.total, other: Math.max(0, otherShare(before.machine, after.machine) - ticks / machine) };
+    };
+}
+
+/** Each row's database CPU per request, and its ratio to the baseline's by server + database CPU, round by round (less is faster). */
+function withDatabaseCpu(group) {
+  const cost = (run) => run.cpuUs + run.dbCpuUs;
+  const base = group.rows.find((r) => r.id === group.baseline);
+  for (const row of group.rows) {
+    row.dbCpu = summary(row.runs.map((r) => r.dbCpuUs));
+    const ratios = row.runs.map((run, i) => cost(base.runs[i]) / cost(run)).filter(Number.isFinite);
+    if (ratios.length > 0) row.costRoundRatios = summary(ratios);
+  }
+}
+
+/** "1.7 + 2.8 ms": the server's and the database's CPU time per request, medians. */
+function cpuPair(row) {
+  const ms = (us) => (Number.isFinite(us) ? (us / 1000).toFixed(2) : "?");
+  return `${ms(row.cpu?.median)} + ${ms(row.dbCpu?.median)} ms`;
 }
 
 if (process.argv[2] === "seed") await seedChild(process.argv[3], Number(process.argv[4]));
@@ -268,15 +313,18 @@ export function bigPostsSection(bp, { table, fmtSpread, fmtNum, fmtMs, ratio, ra
     `The bench app (bench/servers/db-app) on a PostgreSQL database of its own, migrated by its \`db migrate\` and seeded by one \`INSERT … SELECT … FROM generate_series\` per table ` +
       `(${bp.rows.toLocaleString("en")} posts by 25 authors in 3 categories, ${(3 * bp.rows).toLocaleString("en")} links to 20 tags) then \`VACUUM ANALYZE\` (bench/big-posts.mjs${bp.seedMs === undefined ? "" : `; seeding took ${fmtMs(bp.seedMs)}`}). ` +
       `Signed in. ${wrkArgs}, the server pinned to core 0, wrk and PostgreSQL to core 1, rows interleaved; each ratio is the page's req/s over the first page's, paired round by round. ` +
-      `Statements per page counted at the database (pg_stat_statements).`,
+      `Statements per page counted at the database (pg_stat_statements). CPU a request: the server's, then the database's (the cluster's processes, read from /proc around each round); ` +
+      `the ratio by CPU is the first page's server + database CPU over the page's, round by round. "Others" leaves the database out (it is part of the page's cost).`,
     "",
     table(
-      ["page", "req/s median (min–max)", "ratio to the first page", "per-round ratio", "p99 latency", "statements a page", "others"],
+      ["page", "req/s median (min–max)", "ratio to the first page", "per-round ratio", "CPU a request (server + database)", "ratio by CPU (server + database)", "p99 latency", "statements a page", "others"],
       bp.group.rows.map((row) => [
         row.label,
         fmtSpread(row.rps),
         row.ratio === undefined || row.id === "first" ? "–" : ratio(row.ratio),
         row.roundRatios === undefined || row.id === "first" ? "–" : range(row.roundRatios, (x) => x.toFixed(2)),
+        row.dbCpu === undefined ? "–" : cpuPair(row),
+        row.costRoundRatios === undefined || row.id === "first" ? "–" : `${ratio(row.costRoundRatios.median)} (${range(row.costRoundRatios, (x) => x.toFixed(2))})`,
         `${fmtNum(row.p99.median, 1)} ms`,
         statements(row.queries),
         `${Math.round(row.other.median * 100)} %`,
