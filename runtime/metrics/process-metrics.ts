@@ -1,5 +1,6 @@
-import { AggregatorRegistry, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { AggregatorRegistry, Gauge, Registry } from "prom-client";
 import { FastHistogram, type HistogramSeries } from "./histogram.js";
+import { collectNodeMetrics } from "./node-metrics.js";
 import type { AccessEntry } from "../log/logger.js";
 import { gaugeSources, openCounts } from "../observe/gauges.js";
 import { statementKind, watchStatements } from "../observe/statements.js";
@@ -32,7 +33,7 @@ export interface ProcessMetrics {
  */
 export function processMetrics(): ProcessMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const stopGc = collectNodeMetrics(registry);
   const requests = new FastHistogram(
     registry,
     "fw_http_request_duration_seconds",
@@ -92,7 +93,10 @@ export function processMetrics(): ProcessMetrics {
       addSources();
       return registry.getMetricsAsJSON();
     },
-    close: unwatch,
+    close: () => {
+      unwatch();
+      stopGc();
+    },
   };
 }
 
