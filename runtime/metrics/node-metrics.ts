@@ -29,11 +29,11 @@ const GC_KINDS: ReadonlyMap<number, string> = new Map([
 /**
  * Node's own metrics in `registry`: prom-client's default set (event-loop delay, memory, heap
  * spaces, CPU, handles, file descriptors, …) under its usual names, with the GC durations recorded
- * by fw. prom-client's GC collector costs about 120,000 instructions a collection on top of what
- * Node's GC entry costs (it validates and hashes its labels per entry), and a collection comes
- * every 50–230 requests of a page; it also reads only the first entry of each batch, so GCs that
- * fall in one turn of the event loop were counted once (bench/FINDINGS.md 32). Here each entry is
- * one `FastHistogram` observation. Returns what stops the GC observer.
+ * by fw: prom-client's GC collector reads only the first entry of each batch its observer gets,
+ * so collections that fall in one turn of the event loop were counted once (bench/FINDINGS.md 32).
+ * Here each entry is one `FastHistogram` observation. Observing GC at all costs a few hundred
+ * thousand instructions a collection, nearly all Node's own (the entry, a native immediate, a JS
+ * callback): a collection comes every 50–230 requests of a page. Returns what stops the observer.
  */
 export function collectNodeMetrics(registry: Registry): () => void {
   const config = { register: registry, eventLoopMonitoringPrecision: 10 };
