@@ -28,20 +28,20 @@ const GC_KINDS: ReadonlyMap<number, string> = new Map([
 
 /**
  * Node's own metrics in `registry`: prom-client's default set (event-loop delay, memory, heap
- * spaces, CPU, handles, file descriptors, …) under its usual names, with the GC durations recorded
- * by fw: prom-client's GC collector reads only the first entry of each batch its observer gets,
+ * spaces, CPU, handles, file descriptors, …) under its usual names, and with `gc` (FW_METRICS_GC=on;
+ * off by default, for its cost below) the GC durations recorded by fw: prom-client's GC collector reads only the first entry of each batch its observer gets,
  * so collections that fall in one turn of the event loop were counted once (bench/FINDINGS.md 32).
  * Here each entry is one `FastHistogram` observation. Observing GC at all costs a few hundred
  * thousand instructions a collection, nearly all Node's own (the entry, a native immediate, a JS
  * callback): a collection comes every 50–230 requests of a page. Returns what stops the observer.
  */
-export function collectNodeMetrics(registry: Registry): () => void {
+export function collectNodeMetrics(registry: Registry, gc: boolean): () => void {
   const config = { register: registry, eventLoopMonitoringPrecision: 10 };
   const collectors = [processCpuTotal, processStartTime, osMemoryHeap, processOpenFileDescriptors, processMaxFileDescriptors, eventLoopLag, processHandles, processRequests, heapSizeAndUsed, heapSpacesSizeAndUsed, version];
   // As collectDefaultMetrics does: active resources only where Node can list them (Node ≥ 17.3).
   if (typeof process.getActiveResourcesInfo === "function") collectors.push(processResources);
   for (const collect of collectors) collect(registry, config);
-  return observeGc(registry);
+  return gc ? observeGc(registry) : () => undefined;
 }
 
 function observeGc(registry: Registry): () => void {

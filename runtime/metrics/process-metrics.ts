@@ -27,13 +27,13 @@ export interface ProcessMetrics {
 
 /**
  * Makes this process's registry (prom-client, loaded only here: an app without metrics never
- * loads it): Node's own metrics (event-loop delay, memory, GC, CPU, handles), requests by method,
+ * loads it): Node's own metrics (event-loop delay, memory, CPU, handles; GC durations when `gc`), requests by method,
  * route pattern and status (a histogram: its `_count` is the requests), SQL statements by engine
  * and kind, and the gauges fw's modules registered (the pool, jobs, sockets, views).
  */
-export function processMetrics(): ProcessMetrics {
+export function processMetrics(options: { readonly gc?: boolean } = {}): ProcessMetrics {
   const registry = new Registry();
-  const stopGc = collectNodeMetrics(registry);
+  const stopGc = collectNodeMetrics(registry, options.gc === true);
   const requests = new FastHistogram(
     registry,
     "fw_http_request_duration_seconds",
