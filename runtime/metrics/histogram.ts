@@ -1,7 +1,7 @@
 import type { Registry } from "prom-client";
 
 /** One label set's observations: a count per bucket (not cumulative), their sum and count. */
-interface Series {
+export interface HistogramSeries {
   readonly labels: Readonly<Record<string, string>>;
   readonly buckets: Float64Array;
   sum: number;
@@ -16,7 +16,7 @@ interface Series {
  * prom-client's shape), so prom-client still writes the text and adds `--workers` up.
  */
 export class FastHistogram {
-  readonly #series = new Map<string, Series>();
+  readonly #series = new Map<string, HistogramSeries>();
   readonly #bounds: readonly number[];
 
   constructor(
@@ -39,13 +39,13 @@ export class FastHistogram {
    * The series of `key` (the caller's own string for a label set, so it need not build one per
    * observation): made with `labels` on first use.
    */
-  series(key: string, labels: () => Readonly<Record<string, string>>): Series {
+  series(key: string, labels: () => Readonly<Record<string, string>>): HistogramSeries {
     let found = this.#series.get(key);
     if (found === undefined) this.#series.set(key, (found = { labels: labels(), buckets: new Float64Array(this.#bounds.length), sum: 0, count: 0 }));
     return found;
   }
 
-  observe(series: Series, value: number): void {
+  observe(series: HistogramSeries, value: number): void {
     const bounds = this.#bounds;
     for (let i = 0; i < bounds.length; i++) {
       if (value <= (bounds[i] as number)) {

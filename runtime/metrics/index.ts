@@ -21,7 +21,7 @@ export interface AppMetrics {
  * requests for its metrics, and asks the primary for the sum when `/fw/metrics` is asked of it.
  */
 export async function startMetrics(settings: MetricsSettings, inWorker: boolean): Promise<AppMetrics> {
-  const metrics = processMetrics();
+  const metrics = processMetrics({ gc: settings.gc });
   const text = inWorker ? askPrimary : () => metrics.text();
   let detach = (): void => undefined;
   if (inWorker) {

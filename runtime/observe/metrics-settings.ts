@@ -4,6 +4,8 @@ import { BootError } from "../routing/boot-error.js";
 export const METRICS_TOKEN_ENV = "FW_METRICS_TOKEN";
 export const METRICS_PORT_ENV = "FW_METRICS_PORT";
 export const METRICS_HOST_ENV = "FW_METRICS_HOST";
+/** `on` adds the garbage collections' durations (off by default: observing them costs every collection, bench/FINDINGS.md 32). */
+export const METRICS_GC_ENV = "FW_METRICS_GC";
 /** Where the app's own port serves them (with the token). */
 export const METRICS_PATH = "/fw/metrics";
 /** The shortest token taken: a guessable one would publish the app's traffic. */
@@ -19,6 +21,8 @@ export interface MetricsSettings {
   readonly token: string | undefined;
   readonly port: number | undefined;
   readonly host: string;
+  /** Record each garbage collection's duration (`nodejs_gc_duration_seconds`): `FW_METRICS_GC=on`. */
+  readonly gc: boolean;
 }
 
 /** The settings from the environment; undefined when neither variable is set (metrics off: fw/metrics is never loaded). */
@@ -34,7 +38,14 @@ export function metricsSettings(env: NodeJS.ProcessEnv): MetricsSettings | undef
     port = Number(portText);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new BootError(`${METRICS_PORT_ENV}=${JSON.stringify(portText)} is not a port number (0-65535).`);
   }
-  return { token, port, host: nonEmpty(env[METRICS_HOST_ENV]) ?? "127.0.0.1" };
+  return { token, port, host: nonEmpty(env[METRICS_HOST_ENV]) ?? "127.0.0.1", gc: gcWanted(env[METRICS_GC_ENV]) };
+}
+
+function gcWanted(text: string | undefined): boolean {
+  const value = nonEmpty(text);
+  if (value === undefined || value === "off") return false;
+  if (value === "on") return true;
+  throw new BootError(`${METRICS_GC_ENV}=${JSON.stringify(value)} is neither "on" nor "off": "on" records each garbage collection's duration (nodejs_gc_duration_seconds), "off" (the default) does not.`);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -107,6 +107,8 @@ describe.skipIf(missing !== undefined)("issue 44 item 3: metrics from one proces
       expect(sampleValue(families, "nodejs_eventloop_lag_p99_seconds")).toBeGreaterThan(0);
       expect(sampleValue(families, "process_resident_memory_bytes")).toBeGreaterThan(10_000_000);
       expect(sampleValue(families, "nodejs_heap_size_used_bytes")).toBeGreaterThan(0);
+      // GC durations only with FW_METRICS_GC=on (below): observing collections costs each one.
+      expect(families.map((family) => family.name)).not.toContain("nodejs_gc_duration_seconds");
     } finally {
       socket.socket.close();
     }
@@ -114,16 +116,18 @@ describe.skipIf(missing !== undefined)("issue 44 item 3: metrics from one proces
 });
 
 describe.skipIf(missing !== undefined)("issue 44 item 3: metrics on a port of their own, and added up over --workers", () => {
-  it("FW_METRICS_PORT: /metrics there (nothing of the app), /fw/metrics on the app's port a 404", async () => {
+  it("FW_METRICS_PORT: /metrics there (nothing of the app), /fw/metrics on the app's port a 404; FW_METRICS_GC=on adds the GC durations", async () => {
     const port = await freePort();
-    const app = bootNode(main, [], { ...PRODUCTION_ENV, PLAIN: "1", FW_METRICS_PORT: String(port) });
+    const app = bootNode(main, [], { ...PRODUCTION_ENV, PLAIN: "1", FW_METRICS_PORT: String(port), FW_METRICS_GC: "on" });
     try {
       const url = await app.url;
       await getFresh(`${url}/`);
       expect((await getFresh(`${url}/fw/metrics`)).status).toBe(404);
       const scraped = await getFresh(`http://127.0.0.1:${port}/metrics`);
       expect(scraped.status).toBe(200);
-      expect(requestsOf(await parsePrometheus(scraped.body), { route: "/", status: "200" })).toBe(1);
+      const families = await parsePrometheus(scraped.body);
+      expect(requestsOf(families, { route: "/", status: "200" })).toBe(1);
+      expect(families.find((family) => family.name === "nodejs_gc_duration_seconds")?.type).toBe("histogram");
       expect((await getFresh(`http://127.0.0.1:${port}/`)).status).toBe(404);
       expect(app.output().out).toContain(`fw: metrics on http://127.0.0.1:${port}/metrics`);
     } finally {
