@@ -4,8 +4,8 @@ import { BadRequest, ServiceUnavailable } from "../http/failure.js";
 const CONNECTION_STATES = /^(08|57P0[123]|53300)/;
 /** Node socket errors on the way to the server. */
 const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
-/** pg's own messages when a connection dies or cannot be had in time (a connection that took too long to open: "timeout expired"). */
-const DRIVER_MESSAGES = /Connection terminated|connection timeout|timeout expired|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|not queryable/i;
+/** pg's own messages when a connection dies or cannot be had in time. */
+const DRIVER_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|not queryable/i;
 
 /** True when `error` says the database could not be reached (rather than that the SQL failed). */
 export function isConnectionError(error: unknown): boolean {

@@ -6,7 +6,6 @@ import { dataProblem, failure, guarded, isConnectionError, Outage, withValues } 
 import { INT8, parseInt8, TEXT_TYPES } from "./values.js";
 import { statementStarted, watched } from "../observe/statements.js";
 import { addGaugeSource } from "../observe/gauges.js";
-import { ConnectionGate } from "./connection-gate.js";
 
 export interface PostgresOptions {
   /** A `postgres://` URL (`DATABASE_URL`). */
@@ -15,10 +14,6 @@ export interface PostgresOptions {
   readonly max?: number;
   /** Where outage notices go. Default: stderr. */
   readonly log?: (line: string) => void;
-  /** How long a new connection may take to open, in ms. Default 5,000. */
-  readonly connectMs?: number;
-  /** How long a statement may wait for a free connection of the pool, in ms (then the 503). Default 5,000. */
-  readonly waitMs?: number;
 }
 
 /** Raised at boot when the server named by `DATABASE_URL` cannot be reached. */
@@ -41,19 +36,10 @@ export class DatabaseUnreachable extends CannotOpenDatabase {
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
   const redacted = redactUrl(options.url);
   const pg = (await loadDriver("pg", () => import("pg"))).default;
-  const max = options.max ?? 10;
-  const connectMs = options.connectMs ?? 5_000;
-  // Each connection bounds its own opening; the pool's `connectionTimeoutMillis` would also arm a
-  // timer for every statement it hands out, which ConnectionGate's one timer replaces.
-  class TimedClient extends pg.Client {
-    constructor(config?: ConstructorParameters<typeof pg.Client>[0]) {
-      super({ ...(typeof config === "string" ? { connectionString: config } : config), connectionTimeoutMillis: connectMs });
-    }
-  }
   const pool = new pg.Pool({
     connectionString: options.url,
-    max,
-    Client: TimedClient,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: 5_000,
     // pg types getTypeParser as a set of overloads keyed by type ids; one function covering them
     // all cannot be written against them, hence the cast.
     types: { getTypeParser: ((oid: number, format?: "text" | "binary") => typeParser(pg.types.getTypeParser, oid, format)) as never },
@@ -69,7 +55,6 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     await pool.end().catch(() => undefined);
     throw new DatabaseUnreachable(redacted, cause);
   }
-  const gate = new ConnectionGate(max, options.waitMs ?? 5_000);
   addGaugeSource({
     name: "fw_db_pool_connections",
     help: "Connections of fw/db's PostgreSQL pool: all open ones (total), those free (idle), and statements waiting for one (waiting).",
@@ -78,10 +63,10 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     collect: () => [
       { labels: { state: "total" }, value: pool.totalCount },
       { labels: { state: "idle" }, value: pool.idleCount },
-      { labels: { state: "waiting" }, value: pool.waitingCount + gate.waiting },
+      { labels: { state: "waiting" }, value: pool.waitingCount },
     ],
   });
-  return new PostgresDatabase(pool, gate, outage, `PostgreSQL at ${redacted}`);
+  return new PostgresDatabase(pool, outage, `PostgreSQL at ${redacted}`);
 }
 
 function typeParser(fallback: (oid: number, format?: "text" | "binary") => unknown, oid: number, format?: "text" | "binary"): unknown {
@@ -106,7 +91,6 @@ class PostgresDatabase implements Database {
 
   constructor(
     private readonly pool: Pool,
-    private readonly gate: ConnectionGate,
     private readonly outage: Outage,
     readonly description: string,
   ) {}
@@ -122,8 +106,8 @@ class PostgresDatabase implements Database {
     // Metrics and traces watch statements when configured (observe/statements.ts); else nothing to call.
     const end = statementStarted(sql, "postgres");
     return new Promise((resolve, reject) => {
-      const settle = (error: Error | undefined, result?: { rows: unknown[]; rowCount: number | null }): void => {
-        // Inside pg's own callback (or the gate's timer): nothing may throw out of here.
+      this.pool.query(sql, [...params], (error: Error | undefined, result: { rows: unknown[]; rowCount: number | null }) => {
+        // Inside pg's own callback: nothing may throw out of here.
         try {
           end?.(error ?? undefined);
           if (error) {
@@ -131,51 +115,23 @@ class PostgresDatabase implements Database {
             return;
           }
           this.outage.succeeded();
-          resolve(resultOf<R>(result as { rows: unknown[]; rowCount: number | null }));
+          resolve(resultOf<R>(result));
         } catch (thrown) {
           reject(thrown);
         }
-      };
-      // pg-pool releases the connection before it calls back: the next in line finds it idle.
-      this.gate.enter(
-        () =>
-          this.pool.query(sql, [...params], (error: Error | undefined, result: { rows: unknown[]; rowCount: number | null }) => {
-            this.gate.leave();
-            settle(error, result);
-          }),
-        settle,
-      );
+      });
     });
   }
 
-  /** Waits for a place at the gate (the same line and limit as a statement's); the caller leaves it. */
-  private entered(): Promise<void> {
-    return new Promise((go, fail) => this.gate.enter(go, (error) => fail(failure(this.outage, error))));
-  }
-
-  async script(sql: string): Promise<void> {
-    await this.entered();
-    try {
-      await guarded(this.outage, async () => void (await this.pool.query(sql)));
-    } finally {
-      this.gate.leave();
-    }
+  script(sql: string): Promise<void> {
+    return guarded(this.outage, async () => void (await this.pool.query(sql)));
   }
 
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     return this.withConnection((connection) => connection.transaction(work));
   }
 
-  async withConnection<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
-    await this.entered();
-    try {
-      return await this.connected(work);
-    } finally {
-      this.gate.leave();
-    }
-  }
-
-  private connected<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
+  withConnection<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
     return guarded(this.outage, async () => {
       const client = await this.pool.connect();
       // A connection that dies between two statements of ours emits "error" with no pool

@@ -2,7 +2,6 @@ import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { Ok, Route, RouteTable, ServiceUnavailable } from "../../runtime/index.js";
 import { createTableSql, DatabaseUnreachable, openDatabase, SqlStore, type TableSpec } from "../../runtime/db/index.js";
-import { openPostgres } from "../../runtime/db/postgres-engine.js";
 import { serve } from "../support/serve.js";
 import { onPostgres } from "./engines.js";
 
@@ -33,20 +32,6 @@ describe("issue 20: the database unreachable at boot", () => {
     expect(error.message).toContain("unset DATABASE_URL to use the embedded database");
     expect(error.message).not.toContain("hunter2");
   });
-
-  it("a server that takes the connection and never answers: DatabaseUnreachable once the connection's opening time is up, not a hang", async () => {
-    const held: import("node:net").Socket[] = [];
-    const silent = createServer((socket) => void held.push(socket));
-    const port = await new Promise<number>((done) => silent.listen(0, "127.0.0.1", () => done((silent.address() as { port: number }).port)));
-    try {
-      const opening = openPostgres({ url: `postgres://app@127.0.0.1:${port}/app`, connectMs: 300, log: () => undefined });
-      await expect(opening).rejects.toBeInstanceOf(DatabaseUnreachable);
-      expect(held.length).toBeGreaterThan(0);
-    } finally {
-      for (const socket of held) socket.destroy();
-      silent.close();
-    }
-  }, 10_000);
 });
 
 describe("issue 20: ServiceUnavailable, the core's 503", () => {
@@ -75,33 +60,6 @@ describe("issue 20: ServiceUnavailable, the core's 503", () => {
 });
 
 onPostgres((engine) => {
-  describe("a statement waiting for one of the pool's connections", () => {
-    it("waits its turn, in order; past the wait limit it is the 503 (ServiceUnavailable), a transaction's too, and the pool serves the next ones", async () => {
-      const url = engine.cluster()?.url;
-      if (url === undefined) throw new Error("no cluster");
-      const db = await openPostgres({ url, max: 1, waitMs: 400, log: () => undefined });
-      try {
-        // In its limit: served in the order asked, once the one connection is free.
-        const order: string[] = [];
-        const first = db.query("SELECT pg_sleep(0.1)").then(() => order.push("first"));
-        const second = db.query<{ n: number }>("SELECT 2 AS n").then((result) => order.push(`second ${result.rows[0]?.n}`));
-        await Promise.all([first, second]);
-        expect(order).toEqual(["first", "second 2"]);
-        // Past it: the one connection is busy for 1.5 s.
-        const slow = db.query("SELECT pg_sleep(1.5)");
-        const waited = db.query("SELECT 1");
-        const transaction = db.transaction((tx) => tx.query("SELECT 1"));
-        await expect(waited).rejects.toBeInstanceOf(ServiceUnavailable);
-        await expect(transaction).rejects.toBeInstanceOf(ServiceUnavailable);
-        await slow;
-        expect((await db.query<{ n: number }>("SELECT 3 AS n")).rows[0]?.n).toBe(3);
-        expect(await db.transaction(async (tx) => (await tx.query<{ n: number }>("SELECT 4 AS n")).rows[0]?.n)).toBe(4);
-      } finally {
-        await db.close();
-      }
-    }, 30_000);
-  });
-
   describe("issue 20: PostgreSQL lost mid-run, then back", () => {
     it("the store's call gives ServiceUnavailable and the page a 503 with Retry-After; the server keeps serving and recovers, nothing lost", async () => {
       const db = engine.db();
