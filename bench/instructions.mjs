@@ -12,6 +12,10 @@
 //   node bench/instructions.mjs raw fw --mixed          each server first serves what npm run bench has it
 //                                                       serve before its text group (other routes; see mix());
 //                                                       on a db scenario, every page of the db part in turn
+//   node bench/instructions.mjs fw@before fw --connections=50
+//                                                       the requests over 50 connections at once (as wrk -c50
+//                                                       sends them): what concurrency adds (live objects at a
+//                                                       scavenge, several requests a turn) is counted too
 //   node bench/instructions.mjs raw fw --cache          also simulates the caches and branch predictor: misses
 //                                                       and mispredictions per request, and the cycles they cost
 //   node bench/instructions.mjs fastify fw --scenario=db-posts
@@ -62,7 +66,7 @@ const DB_WARM = 1000;
 const DB_REQUESTS = 2000;
 /** --mixed on a db scenario: rounds of every db page (six) served before the counted requests. */
 const DB_MIX_ROUNDS = 200;
-const USAGE = `usage: node bench/instructions.mjs <raw|fw|fw@name|fastify (db scenarios)>... [--scenario=${Object.keys(SCENARIOS).join("|")}] [--requests=20000] [--warm=5000] [--by-function] [--mixed] [--cache] [--top=30]`;
+const USAGE = `usage: node bench/instructions.mjs <raw|fw|fw@name|fastify (db scenarios)>... [--scenario=${Object.keys(SCENARIOS).join("|")}] [--requests=20000] [--warm=5000] [--by-function] [--mixed] [--cache] [--connections=1] [--top=30]`;
 /** Below this many counted requests, the difference of a side's two runs is mostly JIT and GC noise. */
 const FEWEST_REQUESTS = 10_000;
 
@@ -83,8 +87,17 @@ const CACHE_COLUMNS = [
 ];
 const cyclesOf = (events) => Object.entries(CYCLES).reduce((sum, [event, weight]) => sum + weight * (events[event] ?? 0), 0);
 
+/**
+ * Sends `count` GETs over `connections` keep-alive connections (one, by default), each sending its
+ * next request when its answer is in, as wrk does; resolves when all are answered.
+ */
+function requests(port, path, cookie, count, connections = 1) {
+  const each = Math.floor(count / connections);
+  return Promise.all(Array.from({ length: connections }, (_, i) => sequence(port, path, cookie, i === 0 ? count - each * (connections - 1) : each)));
+}
+
 /** Sends `count` GETs one after another on one keep-alive connection; resolves when all are answered. */
-function requests(port, path, cookie, count) {
+function sequence(port, path, cookie, count) {
   const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${cookie === undefined ? "" : `Cookie: ${cookie}\r\n`}\r\n`);
   return new Promise((done, fail) => {
     const socket = connect(port, "127.0.0.1");
@@ -171,7 +184,7 @@ async function countedRun(side, run, count) {
   });
   try {
     if (mixCookie !== undefined) await mix(side, `http://127.0.0.1:${port}`, mixCookie, database);
-    await requests(port, scenario.path, cookie, count);
+    await requests(port, scenario.path, cookie, count, run.connections);
   } finally {
     // A db app closes its pool on SIGTERM, and a traced server flushes its spans (up to 5 s), slowly
     // under valgrind: SIGKILL would lose the counts.
@@ -330,6 +343,7 @@ const byFunction = args.includes("--by-function");
 const mixed = args.includes("--mixed");
 const cache = args.includes("--cache");
 const top = Number(option("top") ?? 30);
+const connections = Number(option("connections") ?? 1);
 /** What a side's figures are compared by: estimated cycles with --cache, else instructions. */
 const metricOf = cache ? cyclesOf : (events) => events.Ir ?? 0;
 const metricName = cache ? "estimated cycles" : "instructions";
@@ -353,7 +367,7 @@ try {
   const cookie = scenario.cookie ? await cookieFromFw(scenario, database) : undefined;
   // The mix sends raw's page a session cookie even where the scenario sends none.
   const mixCookie = mixed ? (cookie ?? (await cookieFromFw(scenario))) : undefined;
-  const run = { scenario, cookie, count, warm, byFunction, cache, mixCookie, database };
+  const run = { scenario, cookie, count, warm, byFunction, cache, mixCookie, database, connections };
   const results = [];
   for (const side of sides) {
     const result = await measure(side, run);
@@ -362,7 +376,7 @@ try {
     console.log(`${side}: ${figure(result.events.Ir ?? 0)} instructions${misses} per request`);
   }
   const [base] = results;
-  console.log(`\n${scenarioName}, ${figure(count)} requests after ${figure(warm)}; ratio = ${base.side}'s ${metricName} / the side's (above 1 is cheaper)`);
+  console.log(`\n${scenarioName}, ${figure(count)} requests after ${figure(warm)}${connections === 1 ? "" : `, over ${connections} connections`}; ratio = ${base.side}'s ${metricName} / the side's (above 1 is cheaper)`);
   if (cache) {
     console.log(`${"side".padEnd(14)}${[...CACHE_COLUMNS.map(([label]) => label), "est. cycles", "ratio"].map((h) => h.padStart(14)).join("")}`);
     for (const r of results) {

@@ -6,6 +6,7 @@ import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, SimpleSpan
 import { addGaugeSource } from "../observe/gauges.js";
 import { statementKind, watchStatements } from "../observe/statements.js";
 import { setTracer } from "../observe/tracing.js";
+import { PromiseContextManager } from "./context.js";
 import { RequestSampler } from "./sampler.js";
 import { failSpan, OtelTracer } from "./spans.js";
 import { traceOutgoing } from "./outgoing.js";
@@ -45,8 +46,9 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
   const sampler = RequestSampler.fromEnv(process.env);
   const provider = new NodeTracerProvider({ resource, sampler, spanProcessors: [processor] });
   const propagate = (process.env["OTEL_PROPAGATORS"] ?? "tracecontext").trim().toLowerCase() !== "none";
-  // W3C trace context alone (baggage is not read: fw puts nothing in it), or none at all.
-  provider.register({ propagator: propagate ? new W3CTraceContextPropagator() : null });
+  // W3C trace context alone (baggage is not read: fw puts nothing in it), or none at all; the
+  // context carried by promise hooks, not by an AsyncLocalStorage (context.ts says why).
+  provider.register({ propagator: propagate ? new W3CTraceContextPropagator() : null, contextManager: new PromiseContextManager() });
   const tracer = trace.getTracer("fw");
   setTracer(new OtelTracer(tracer, propagate, sampler));
   const unwatch = watchStatements({
