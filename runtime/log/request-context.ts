@@ -8,7 +8,7 @@ export interface RequestContext {
 /**
  * The request each piece of asynchronous work runs for, kept by an AsyncLocalStorage that is made
  * only once something needs it (fw/jobs, to carry the id into the jobs a request enqueues;
- * tracing): on Node 20 a storage in use makes every promise of the process pay for its
+ * tracing carries its spans by promise hooks of its own, runtime/trace/context.ts): on Node 20 a storage in use makes every promise of the process pay for its
  * bookkeeping (about 0.2 µs each), so an app that needs none pays nothing.
  */
 let storage: AsyncLocalStorage<RequestContext> | undefined;
