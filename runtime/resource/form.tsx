@@ -6,7 +6,7 @@ import { FormErrors, ruleMessage, type FieldProblem } from "./form-errors.js";
 import type { FieldSpec, ModelSpec } from "./model.js";
 import type { StoredFile } from "./file-types.js";
 import { isStoredFile, KEPT_PREFIX, REMOVE_PREFIX, sizeText } from "./model-files.js";
-import { nothingToChoose, referenceInput, referencesInput, type Choices } from "./reference-input.js";
+import { referenceInput, referencesInput, type Choices } from "./reference-input.js";
 import type { Draft } from "./store.js";
 
 /** What the user typed (or a row's values), as text per field name: what a form shows. */
@@ -267,7 +267,7 @@ export class Form<A> {
     const common = { id, name: field.name, "aria-invalid": problems.length > 0 ? "true" : undefined, "aria-describedby": described };
     return (
       <div class={`fw-field fw-field-${field.input}`}>
-        <label for={nothingToChoose(field, choices) ? undefined : id}>{field.label}</label>
+        <label for={id}>{field.label}</label>
         {field.input === "reference" ? referenceInput(field, value, common, choices) : field.input === "references" ? referencesInput(field, value, common, choices) : inputFor(field, value, common)}
         {problems.length === 0 ? null : (
           <p class="fw-field-error" id={described}>

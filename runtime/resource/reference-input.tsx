@@ -69,8 +69,18 @@ export function referenceInput(field: FieldSpec, value: string | undefined, comm
 export function referencesInput(field: FieldSpec, value: string | undefined, common: Common, choices: Choices | undefined): Html {
   const chosen = (value ?? "").split(",").map((part) => part.trim()).filter((part) => part !== "");
   if (choices !== undefined && choices.mode !== "search") {
-    // An empty <select multiple> reads as a broken box: say there is nothing yet (sending nothing is the empty list).
-    if (nothingToChoose(field, choices)) return <p class="fw-field-hint" id={common["id"]}>No {field.label.toLowerCase()} to choose from yet.</p>;
+    // An empty <select multiple> reads as a broken box: a small disabled one says there is nothing yet (and
+    // sends nothing: the empty list); it still carries the field's name and its error, should a forged key come back refused.
+    if (nothingToChoose(field, choices)) {
+      const hintId = `${common["id"] ?? field.name}-hint`;
+      const described = [common["aria-describedby"], hintId].filter((id) => id !== undefined).join(" ");
+      return (
+        <>
+          <select {...common} aria-describedby={described} multiple size="1" disabled></select>
+          <p class="fw-field-hint" id={hintId}>No {field.label.toLowerCase()} to choose from yet.</p>
+        </>
+      );
+    }
     const selected = new Set(chosen);
     return (
       <select {...common} multiple size={String(Math.min(8, Math.max(3, choices.options.length)))}>
@@ -99,7 +109,7 @@ export function referencesInput(field: FieldSpec, value: string | undefined, com
   );
 }
 
-/** A list of references offered as a multi-select with no row to offer: its form shows a sentence, not a control. */
+/** A list of references offered as a multi-select with no row to offer: its form says so beside a disabled control. */
 export function nothingToChoose(field: FieldSpec, choices: Choices | undefined): boolean {
   return field.input === "references" && choices !== undefined && choices.mode !== "search" && choices.options.length === 0;
 }
