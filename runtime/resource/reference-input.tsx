@@ -69,15 +69,14 @@ export function referenceInput(field: FieldSpec, value: string | undefined, comm
 export function referencesInput(field: FieldSpec, value: string | undefined, common: Common, choices: Choices | undefined): Html {
   const chosen = (value ?? "").split(",").map((part) => part.trim()).filter((part) => part !== "");
   if (choices !== undefined && choices.mode !== "search") {
-    // An empty <select multiple> reads as a broken box: a small disabled one says there is nothing yet (and
-    // sends nothing: the empty list); it still carries the field's name and its error, should a forged key come back refused.
+    // An empty <select multiple> reads as a broken box: a small disabled one with a sentence beside it says there
+    // is nothing yet (and sends nothing: the empty list); it keeps the field's name and its error, should a forged
+    // key come back refused (the sentence is not its description: a refusal reads the error alone).
     if (nothingToChoose(field, choices)) {
-      const hintId = `${common["id"] ?? field.name}-hint`;
-      const described = [common["aria-describedby"], hintId].filter((id) => id !== undefined).join(" ");
       return (
         <>
-          <select {...common} aria-describedby={described} multiple size="1" disabled></select>
-          <p class="fw-field-hint" id={hintId}>No {field.label.toLowerCase()} to choose from yet.</p>
+          <select {...common} multiple size="1" disabled></select>
+          <p class="fw-field-hint">No {field.label.toLowerCase()} to choose from yet.</p>
         </>
       );
     }

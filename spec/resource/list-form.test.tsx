@@ -54,7 +54,7 @@ describe("a list of references in a form (issue 43, item 5)", () => {
 
   it("with no rows to choose from, says so beside a small disabled box; sending nothing is the empty list", () => {
     const none = renderHtml(form.render({ action: "/posts", method: "POST", csrf: "c", values: {}, choices: { tags: { mode: "select", options: [] } } }));
-    expect(none).toContain('<label for="post-tags">Tags</label><select id="post-tags" name="tags" aria-describedby="post-tags-hint" multiple size="1" disabled></select><p class="fw-field-hint" id="post-tags-hint">No tags to choose from yet.</p>');
+    expect(none).toContain('<label for="post-tags">Tags</label><select id="post-tags" name="tags" multiple size="1" disabled></select><p class="fw-field-hint">No tags to choose from yet.</p>');
     expect(parse([["title", "t"]])).toEqual({ ok: true, draft: { title: "t", tags: [] } });
   });
 
