@@ -68,7 +68,7 @@ async function listed(sql, params, countSql, countParams) {
 /**
  * An Index's rows in key order as its URL asks (indexQueryOf): the first page by offset, else a
  * keyset page after or before the cursor's key (one row more, to know whether more follow); the
- * whole list counted 20 pages ahead. The statements per table: [by offset, after, before, count].
+ * whole list counted 10 pages ahead. The statements per table: [by offset, after, before, count].
  */
 async function indexRows(query, [byOffset, after, before, count]) {
   const key = query.after ?? query.before;

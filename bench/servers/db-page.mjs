@@ -10,7 +10,7 @@
 //  - An Index (issue 43) pages by key: its first page by OFFSET 0, the next ones after (or
 //    before) a row's key, a cursor in the URL (`?after=WzUwXQ`: base64url JSON `[50]`, as fw
 //    writes it for key order), one row more than the page read to know whether more follow; its
-//    rows counted 20 pages ahead beside them; a filter form of its yes/no and reference fields
+//    rows counted 10 pages ahead beside them; a filter form of its yes/no and reference fields
 //    (the authors to choose from read in parallel with the page) and a page-size choice; a pager
 //    saying how many rows there are, with Previous and Next.
 import { escapeHtml } from "./page.mjs";
@@ -23,8 +23,8 @@ const CELL_LENGTH = 80;
 const HEADING_LENGTH = 120;
 
 /** How many pages past the one shown a derived list counts its rows (fw's PAGES_AHEAD, runtime/resource/page-count.ts). */
-const PAGES_AHEAD = 20;
-/** The `countUpTo` of a list's page at `offset` (fw's countAhead): the rows up to 20 pages past it, and one more. */
+const PAGES_AHEAD = 10;
+/** The `countUpTo` of a list's page at `offset` (fw's countAhead): the rows up to 10 pages past it, and one more. */
 export function countAhead(offset, pageSize) {
   return offset + PAGES_AHEAD * pageSize + 1;
 }
@@ -82,7 +82,7 @@ export const TAGS_SQL = `SELECT "id", "name", "fw_version", count(*) OVER () AS 
 export const POST_TAGS_SQL = `SELECT "post_id" AS f, "tag_id" AS t FROM "posts_tags" WHERE "post_id" = ANY($1::bigint[]) ORDER BY "post_id", "tag_id"`;
 /** The labels of a page's references: the authors it names, in one statement (`where: { id: [keys] }`, no countUpTo: counted exactly). */
 export const AUTHORS_SQL = `SELECT "id", "name", "email", "fw_version", count(*) OVER () AS fw_total FROM "authors" WHERE "id" = ANY($3::bigint[]) ORDER BY "id" LIMIT $1 OFFSET $2`;
-/** A post's comments, a page of them (`where: { post: key }`, counted 20 pages ahead): [limit, offset, post, countUpTo]. */
+/** A post's comments, a page of them (`where: { post: key }`, counted 10 pages ahead): [limit, offset, post, countUpTo]. */
 export const COMMENTS_SQL = listSql(`"id", "post_id", "name", "body", "fw_version"`, "comments", ` WHERE "post_id" = $3`, 4);
 /** [post, countUpTo] */
 export const COMMENTS_COUNT_SQL = `SELECT count(*) AS n FROM (SELECT 1 FROM "comments" WHERE "post_id" = $1 LIMIT $2) AS fw_counted`;
@@ -203,7 +203,7 @@ function rowsTable(headings, path, rows, cells) {
 /**
  * The pages `total` rows fill, seen from page `page`, counted as fw counts them (its pagesCounted):
  * a total that reached the page's cap says only that at least that many rows exist, and the
- * pager says "of 21 or more".
+ * pager says "of 11 or more".
  */
 export function pagesCounted(total, page, pageSize) {
   const countUpTo = countAhead((page - 1) * pageSize, pageSize);

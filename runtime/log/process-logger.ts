@@ -24,8 +24,8 @@ function at(level: LineLevel) {
 /**
  * The app's log, in the serving app's format (JSON in production, text in dev: `FW_LOG_FORMAT`)
  * and level (`FW_LOG_LEVEL`): `log.info("order placed", { orderId })`. A line written while a
- * request is handled carries its `requestId` when the request context is on (an app with jobs,
- * or traces); pass `{ requestId: request.id }` to be sure. Values of keys such as `password`,
+ * request is handled carries its `requestId` when the request context is on (an app with
+ * jobs); pass `{ requestId: request.id }` to be sure. Values of keys such as `password`,
  * `token`, `cookie` are written as "[redacted]"; keep other secrets and personal data out.
  */
 export const log = {
