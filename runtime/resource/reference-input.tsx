@@ -72,7 +72,7 @@ export function referencesInput(field: FieldSpec, value: string | undefined, com
     // An empty <select multiple> reads as a broken box: a small disabled one with a sentence beside it says there
     // is nothing yet (and sends nothing: the empty list); it keeps the field's name and its error, should a forged
     // key come back refused (the sentence is not its description: a refusal reads the error alone).
-    if (nothingToChoose(field, choices)) {
+    if (choices.options.length === 0) {
       return (
         <>
           <select {...common} multiple size="1" disabled></select>
@@ -106,9 +106,4 @@ export function referencesInput(field: FieldSpec, value: string | undefined, com
       </p>
     </>
   );
-}
-
-/** A list of references offered as a multi-select with no row to offer: its form says so beside a disabled control. */
-export function nothingToChoose(field: FieldSpec, choices: Choices | undefined): boolean {
-  return field.input === "references" && choices !== undefined && choices.mode !== "search" && choices.options.length === 0;
 }
