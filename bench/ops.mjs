@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { measureGroups } from "./lib/rounds.mjs";
 import { wrk } from "./lib/wrk.mjs";
 import { signIn } from "./lib/sides.mjs";
-import { freePort, log, ROOT, run, startServer, WORK } from "./lib/util.mjs";
+import { freePort, log, pairedRatios, ROOT, run, startServer, WORK } from "./lib/util.mjs";
 
 const SERVER_CORE = 0;
 const LOAD_CORE = 1;
@@ -46,53 +46,107 @@ function check(condition, message) {
   if (!condition) throw new Error(`preflight: ${message}`);
 }
 
-/** The logs group: the session page, access log on, JSON against text. */
-async function logsGroup(env, servers) {
-  servers.logText = await start("fw (access log, text)", "fw.mjs", { ...env, FW_BENCH_ACCESS_LOG: "1", FW_LOG_FORMAT: "text" });
-  servers.logJson = await start("fw (access log, JSON)", "fw.mjs", { ...env, FW_BENCH_ACCESS_LOG: "1", FW_LOG_FORMAT: "json" });
-  const cookie = await signIn(servers.logText.url);
-  for (const name of ["logText", "logJson"]) {
-    const page = await fetch(`${servers[name].url}/posts/7`, { headers: { cookie } });
-    check(page.status === 200 && (await page.text()).includes("Signed in as ada"), `${name} should serve the session page`);
+/**
+ * A group's two sides started `pairs` times each (A₁ B₁ A₂ B₂ …): one process per side left a
+ * 3–5 % target to where V8 happened to place a process's code and heap (two identical servers
+ * differed by 12–18 % under load, FINDINGS 32). Rows `off` and `on` are the first pair, `off-2` and
+ * `on-2` the next, each paired with its own pair's baseline; `off-2` is also paired with `off`: an
+ * A/A row, the noise floor the group's ratios should be read against. `start(side, pair)` starts
+ * one side's process and returns its row (without id and baseline).
+ */
+async function pairedRows(pairs, [baseId, featureId], startSide) {
+  const rows = [];
+  for (let pair = 1; pair <= pairs; pair++) {
+    const suffix = pair === 1 ? "" : `-${pair}`;
+    const base = await startSide(baseId, pair);
+    const feature = await startSide(featureId, pair);
+    rows.push({ ...base, id: `${baseId}${suffix}`, ...(pair === 1 ? {} : { baseline: baseId, label: `${base.label} (process pair ${pair}: against the first, A/A)` }) });
+    rows.push({ ...feature, id: `${featureId}${suffix}`, baseline: `${baseId}${suffix}`, ...(pair === 1 ? {} : { label: `${feature.label} (process pair ${pair})` }) });
   }
+  return rows;
+}
+
+/**
+ * After the rounds: the feature's ratio over all its pairs (every round of every pair, each against
+ * its own pair's baseline) and the A/A rows' (every later pair's baseline against the first's):
+ * `group.paired = { feature, pairs, roundRatios, cpuRoundRatios, control: { roundRatios, cpuRoundRatios } }`.
+ */
+export function pairedSummary(group) {
+  if (group.pairs === undefined) return;
+  const [baseId, featureId] = group.sides;
+  const rowOf = (id) => group.rows.find((row) => row.id === id);
+  const runs = [];
+  const baseRuns = [];
+  const aaRuns = [];
+  const aaBase = [];
+  for (let pair = 1; pair <= group.pairs; pair++) {
+    const suffix = pair === 1 ? "" : `-${pair}`;
+    runs.push(...rowOf(`${featureId}${suffix}`).runs);
+    baseRuns.push(...rowOf(`${baseId}${suffix}`).runs);
+    if (pair > 1) {
+      aaRuns.push(...rowOf(`${baseId}${suffix}`).runs);
+      aaBase.push(...rowOf(baseId).runs);
+    }
+  }
+  const { roundRatios, cpuRoundRatios } = pairedRatios(runs, baseRuns);
+  const control = aaRuns.length === 0 ? undefined : pairedRatios(aaRuns, aaBase);
+  group.paired = { feature: featureId, pairs: group.pairs, roundRatios, cpuRoundRatios, control: control && { roundRatios: control.roundRatios, cpuRoundRatios: control.cpuRoundRatios } };
+}
+
+/** The logs group: the session page, access log on, JSON against text. */
+async function logsGroup(env, servers, pairs) {
+  const formats = { text: ["text", "fw, access log as text (`FW_LOG_FORMAT=text`)"], json: ["JSON", "fw, access log as JSON (`FW_LOG_FORMAT=json`, production's default)"] };
+  let cookie;
+  const rows = await pairedRows(pairs, ["text", "json"], async (side, pair) => {
+    const key = `log-${side}-${pair}`;
+    servers[key] = await start(`fw (access log, ${formats[side][0]}, pair ${pair})`, "fw.mjs", { ...env, FW_BENCH_ACCESS_LOG: "1", FW_LOG_FORMAT: side });
+    cookie ??= await signIn(servers[key].url);
+    const page = await fetch(`${servers[key].url}/posts/7`, { headers: { cookie } });
+    check(page.status === 200 && (await page.text()).includes("Signed in as ada"), `${key} should serve the session page`);
+    return { label: formats[side][1], url: `${servers[key].url}/posts/7`, server: servers[key] };
+  });
   // The access line each writes, read from its output: the JSON one parses and carries the request id.
   await new Promise((done) => setTimeout(done, 200));
   // The last one: the output kept is its tail, whose first line may be cut (the warm-up's lines came first).
-  const jsonLine = servers.logJson.output().split("\n").findLast((line) => line.includes('"msg":"request"') && line.includes('"path":"/posts/7"'));
+  const jsonLine = servers["log-json-1"].output().split("\n").findLast((line) => line.includes('"msg":"request"') && line.includes('"path":"/posts/7"'));
   check(jsonLine !== undefined && typeof JSON.parse(jsonLine).requestId === "string", "the JSON server should write a JSON access entry with a requestId");
-  check(/GET \/posts\/7 200 [\d.]+ms/.test(servers.logText.output()), "the text server should write a text access line");
+  check(/GET \/posts\/7 200 [\d.]+ms/.test(servers["log-text-1"].output()), "the text server should write a text access line");
   const headers = [`Cookie: ${cookie}`];
   return {
     id: "logs",
     title: "Access log on the session page `GET /posts/7`: JSON lines (pino) against text lines",
     baseline: "text",
-    rows: [
-      { id: "text", label: "fw, access log as text (`FW_LOG_FORMAT=text`)", url: `${servers.logText.url}/posts/7`, server: servers.logText, headers },
-      { id: "json", label: "fw, access log as JSON (`FW_LOG_FORMAT=json`, production's default)", url: `${servers.logJson.url}/posts/7`, server: servers.logJson, headers },
-    ],
+    pairs,
+    sides: ["text", "json"],
+    rows: rows.map((row) => ({ ...row, headers })),
   };
 }
 
 const METRICS_TOKEN = "bench-metrics-token-0123456789";
 
 /** The metrics group: the session page, metrics on against off (access log off on both). */
-async function metricsGroup(env, servers) {
-  servers.metricsOff = await start("fw (metrics off)", "fw.mjs", env);
-  servers.metricsOn = await start("fw (metrics on)", "fw.mjs", { ...env, FW_METRICS_TOKEN: METRICS_TOKEN });
-  const cookie = await signIn(servers.metricsOff.url);
-  await signIn(servers.metricsOn.url);
-  const scraped = await fetch(`${servers.metricsOn.url}/fw/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-  check(scraped.status === 200 && (await scraped.text()).includes('fw_http_request_duration_seconds_count{method="GET",route="/login",status="200"} 1'), "the metrics server should count its requests");
-  check((await fetch(`${servers.metricsOff.url}/fw/metrics`)).status === 404, "the server without metrics should answer /fw/metrics 404");
+async function metricsGroup(env, servers, pairs) {
+  let cookie;
+  const rows = await pairedRows(pairs, ["off", "on"], async (side, pair) => {
+    const key = `metrics-${side}-${pair}`;
+    servers[key] = await start(`fw (metrics ${side}, pair ${pair})`, "fw.mjs", side === "on" ? { ...env, FW_METRICS_TOKEN: METRICS_TOKEN } : env);
+    const signedIn = await signIn(servers[key].url);
+    cookie ??= signedIn;
+    if (side === "on") {
+      const scraped = await fetch(`${servers[key].url}/fw/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      check(scraped.status === 200 && (await scraped.text()).includes('fw_http_request_duration_seconds_count{method="GET",route="/login",status="200"} 1'), "the metrics server should count its requests");
+    } else check((await fetch(`${servers[key].url}/fw/metrics`)).status === 404, "the server without metrics should answer /fw/metrics 404");
+    const label = side === "on" ? "fw, metrics on (a histogram observation per request)" : "fw, metrics off";
+    return { label, url: `${servers[key].url}/posts/7`, server: servers[key] };
+  });
   const headers = [`Cookie: ${cookie}`];
   return {
     id: "metrics",
     title: "Prometheus metrics on the session page `GET /posts/7`: on (`FW_METRICS_TOKEN`) against off",
     baseline: "off",
-    rows: [
-      { id: "off", label: "fw, metrics off", url: `${servers.metricsOff.url}/posts/7`, server: servers.metricsOff, headers },
-      { id: "on", label: "fw, metrics on (a histogram observation per request)", url: `${servers.metricsOn.url}/posts/7`, server: servers.metricsOn, headers },
-    ],
+    pairs,
+    sides: ["off", "on"],
+    rows: rows.map((row) => ({ ...row, headers })),
   };
 }
 
@@ -114,30 +168,33 @@ export function otlpSink() {
 }
 
 /** The tracing group: the session page with 10 % of its requests traced against not traced. */
-async function tracingGroup(env, servers) {
+async function tracingGroup(env, servers, pairs) {
   const sink = await otlpSink();
   servers.otlpSink = sink;
-  servers.tracingOff = await start("fw (no traces)", "fw.mjs", env);
-  servers.tracingOn = await start("fw (traces, 10 % sampled)", "fw.mjs", {
-    ...env,
-    OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-    OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
-    OTEL_TRACES_SAMPLER_ARG: "0.1",
+  const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.1" };
+  let cookie;
+  const rows = await pairedRows(pairs, ["off", "on"], async (side, pair) => {
+    const key = `tracing-${side}-${pair}`;
+    servers[key] = await start(side === "on" ? `fw (traces, 10 % sampled, pair ${pair})` : `fw (no traces, pair ${pair})`, "fw.mjs", side === "on" ? { ...env, ...traced } : env);
+    cookie ??= await signIn(servers[key].url);
+    if (side === "on") {
+      const before = sink.exports();
+      for (let i = 0; i < 100; i++) await fetch(`${servers[key].url}/posts/7`, { headers: { cookie } }).then((r) => r.text());
+      const deadline = Date.now() + 15_000;
+      while (sink.exports() === before && Date.now() < deadline) await new Promise((done) => setTimeout(done, 200));
+      check(sink.exports() > before, `${key} should export spans to the receiver`);
+    }
+    const label = side === "on" ? "fw, traced: parentbased_traceidratio 0.1, OTLP/HTTP to a local receiver" : "fw, no tracing";
+    return { label, url: `${servers[key].url}/posts/7`, server: servers[key] };
   });
-  const cookie = await signIn(servers.tracingOff.url);
-  for (let i = 0; i < 100; i++) await fetch(`${servers.tracingOn.url}/posts/7`, { headers: { cookie } }).then((r) => r.text());
-  const deadline = Date.now() + 15_000;
-  while (sink.exports() === 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 200));
-  check(sink.exports() > 0, "the traced server should export spans to the receiver");
   const headers = [`Cookie: ${cookie}`];
   return {
     id: "tracing",
     title: "OpenTelemetry traces on the session page `GET /posts/7`: 10 % of requests sampled (exported over OTLP) against no tracing",
     baseline: "off",
-    rows: [
-      { id: "off", label: "fw, no tracing", url: `${servers.tracingOff.url}/posts/7`, server: servers.tracingOff, headers },
-      { id: "on", label: "fw, traced: parentbased_traceidratio 0.1, OTLP/HTTP to a local receiver", url: `${servers.tracingOn.url}/posts/7`, server: servers.tracingOn, headers },
-    ],
+    pairs,
+    sides: ["off", "on"],
+    rows: rows.map((row) => ({ ...row, headers })),
   };
 }
 
@@ -281,13 +338,14 @@ async function fanOut({ sockets, messages }) {
 }
 
 /** Runs the groups. Options: seconds per round, rounds, warm-up seconds, connections. */
-export async function ops({ seconds, rounds, warmup, connections, fanOut: fanOutOptions }) {
+export async function ops({ seconds, rounds, warmup, connections, pairs = 1, fanOut: fanOutOptions }) {
   const env = { FW_SECRET: process.env.FW_SECRET, FW_ALLOWED_HOSTS: "127.0.0.1,localhost", FW_ORIGIN: "http://localhost", FW_MAILBOX: ".fw/bench-mail" };
   const servers = {};
   startWarmup = warmup;
   try {
-    const groups = [await logsGroup(env, servers), await metricsGroup(env, servers), await tracingGroup(env, servers), await cacheGroup(servers)];
+    const groups = [await logsGroup(env, servers, pairs), await metricsGroup(env, servers, pairs), await tracingGroup(env, servers, pairs), await cacheGroup(servers)];
     await measureGroups(groups, { seconds, rounds, warmup, connections, core: LOAD_CORE, what: "ops" });
+    for (const group of groups) pairedSummary(group);
     // The wrk groups' servers stop first: the fan-out's processes and sockets use both cores.
     await Promise.all(Object.values(servers).map((server) => server.stop()));
     for (const key of Object.keys(servers)) delete servers[key];

@@ -378,6 +378,14 @@ function opsSection(o, opts) {
         ]),
       ),
     );
+    const p = group.paired;
+    if (p?.roundRatios !== undefined) {
+      const both = (r) => `${ratio(r.roundRatios.median)} (rounds ${range(r.roundRatios, (x) => x.toFixed(2))})${r.cpuRoundRatios === undefined ? "" : `, by CPU time ${ratio(r.cpuRoundRatios.median)} (${range(r.cpuRoundRatios, (x) => x.toFixed(2))})`}`;
+      out.push(
+        `\nOver its ${p.pairs} process pairs (each side started ${p.pairs} times; every round of every pair against its own pair's baseline): **${p.feature} ${both(p)}**.` +
+          (p.control?.roundRatios === undefined ? "" : ` The A/A rows (a later pair's baseline against the first's, the same server twice): ${both(p.control)}: ratios within that spread of 1.00 are noise.`),
+      );
+    }
   }
   const f = o.fanOut;
   if (f !== undefined) {

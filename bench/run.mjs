@@ -62,7 +62,8 @@ const OPTIONS = quick
       live: { events: 1000, warmup: 200, sockets: 1000, fanOut: { sockets: 100, writes: 15, rounds: 3 } },
       json: { seconds: 2, rounds: 3, warmup: 1, connections: 50, writerMs: 300, writerRounds: 5 },
       jobs: { jobs: 2000, windowMs: 4000, rounds: 3, samples: 100, slowSamples: 10 },
-      ops: { seconds: 2, rounds: 3, warmup: 1, connections: 50, fanOut: { sockets: 1000, messages: 30 } },
+      // Its 3–5 % targets get two process pairs a group and 4 rounds each: 8 paired ratios, and an A/A row.
+      ops: { seconds: 2, rounds: 4, warmup: 1, connections: 50, pairs: 2, fanOut: { sockets: 1000, messages: 30 } },
       // Uploads one at a time (the target) get 5 rounds: their sides are close.
       files: { serveSeconds: 2, serveRounds: 3, connections: 10, warmup: 1, uploadRounds: 5, uploadsPerRun: 3, concurrentRounds: 3, concurrentUploads: 4, thumbnailRuns: 5 },
     };

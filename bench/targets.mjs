@@ -420,10 +420,13 @@ function otherRows(r) {
 function opsRows(ops) {
   const find = (group, id) => ops?.groups?.find((g) => g.id === group)?.rows.find((x) => x.id === id);
   // A cost of at most `cost`: the feature's req/s at least (1 − cost)× the same server without it.
+  // Over all the group's process pairs when it has several (bench/ops.mjs pairedSummary), with the A/A rows' spread beside it.
   const costs = (label, group, id, cost) => {
-    const r = find(group, id);
+    const paired = ops?.groups?.find((g) => g.id === group)?.paired;
+    const r = paired?.roundRatios !== undefined ? paired : find(group, id);
     const measured = r?.roundRatios !== undefined;
-    return row(`${label} costs ≤ ${Math.round(cost * 100)} % (issue 44)`, measured ? ratioCell(r) : undefined, measured ? ratioVerdict(r.roundRatios, 1 - cost) : undefined);
+    const control = paired?.control?.roundRatios === undefined ? "" : `; ${paired.pairs} process pairs, A/A ${ratio(paired.control.roundRatios.median)} (rounds ${range(paired.control.roundRatios, twoPlaces)})`;
+    return row(`${label} costs ≤ ${Math.round(cost * 100)} % (issue 44)`, measured ? `${ratioCell(r)}${control}` : undefined, measured ? ratioVerdict(r.roundRatios, 1 - cost) : undefined);
   };
   return [
     costs("Logs: the session page's access log as JSON (pino) against text", "logs", "json", GOALS.logsJsonCost),
