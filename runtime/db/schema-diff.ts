@@ -1,6 +1,6 @@
 import { constraintChanges, deferredReference } from "./constraint-diff.js";
 import type { Queryable } from "./database.js";
-import { columnType, createTableSql, LINK_TABLE_COMMENT, linkComment, linkTableSql, MODEL_TABLE_COMMENT, searchColumnSql, searchCommentSql, searchIndexSql, searchSignature, searchStatisticsSql } from "./ddl.js";
+import { columnType, createTableSql, indexName, indexSql, LINK_TABLE_COMMENT, linkComment, linkTableSql, MODEL_TABLE_COMMENT, searchColumnSql, searchCommentSql, searchIndexSql, searchSignature, searchStatisticsSql } from "./ddl.js";
 import { fillValue } from "./fill-value.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { driftOf, type FillQuestion, type SchemaChange, type SchemaDrift } from "./schema-change.js";
@@ -130,7 +130,13 @@ async function linkChanges(tables: readonly TableSpec[], actual: ReadonlyMap<str
         changes.push({ ...create, summary: `creates the join table ${link.table} of ${table.name}.${link.field} (${link.from}, ${link.to})` });
         continue;
       }
-      if (linkMatches(table, link, found)) continue;
+      if (linkMatches(table, link, found)) {
+        // A join table made before fw derived its index (30ec89a) gets it: `?tags=3` reads a tag's rows from it alone.
+        const columns = [link.to, link.from];
+        const indexed = found.indexes.some((index) => index.columns[0] === columns[0] && index.columns[1] === columns[1]);
+        if (!indexed) changes.push({ kind: "add index", table: link.table, column: link.to, summary: `adds the index ${indexName(link.table, columns)} on ${link.to}, ${link.from} (a list filtered by ${link.field} reads its rows from it alone)`, sql: `${indexSql(link.table, columns)}\n` });
+        continue;
+      }
       const rows = await probe.hasRows(link.table);
       changes.push({
         ...create,

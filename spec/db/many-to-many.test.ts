@@ -191,6 +191,14 @@ onEveryEngine((engine) => {
         expect(first.changes[2]?.summary).toBe("creates the join table posts_tags of posts.tags (post_id, tag_id)");
         for (const change of first.changes) await c.script(change.sql);
         expect((await schemaDrift(c, [posts, tags])).changes).toEqual([]);
+        // A join table made before fw derived its (tag_id, post_id) index, or one whose index was dropped by hand, gets it back.
+        await c.query(`DROP INDEX posts_tags_tag_id_post_id_idx`);
+        const unindexed = await schemaDrift(c, [posts, tags]);
+        expect(unindexed.changes.map((change) => `${change.kind} ${change.table}`)).toEqual(["add index posts_tags"]);
+        expect(unindexed.changes[0]?.sql).toBe(`CREATE INDEX "posts_tags_tag_id_post_id_idx" ON "posts_tags" ("tag_id", "post_id");\n`);
+        expect(unindexed.changes[0]?.summary).toBe("adds the index posts_tags_tag_id_post_id_idx on tag_id, post_id (a list filtered by tags reads its rows from it alone)");
+        for (const change of unindexed.changes) await c.script(change.sql);
+        expect((await schemaDrift(c, [posts, tags])).changes).toEqual([]);
         // The list now names other rows (a `topics` table): the join table is made again, its links lost, said so.
         const topics: TableSpec = { name: "topics", key, columns: [{ field: "name", column: "name", type: "text", nullable: false }] };
         await c.query(`INSERT INTO tags (name) VALUES ('a')`);
