@@ -24,12 +24,14 @@ class Batch {
   readonly scopes: ScopeBatch[] = [];
   #last: ScopeBatch | undefined;
 
+  constructor(private readonly writer: () => ProtoWriter) {}
+
   writerFor(scope: Scope): ProtoWriter {
     const last = this.#last;
     if (last !== undefined && last.scope === scope) return last.spans;
     let found = this.scopes.find((s) => s.scope === scope);
     if (found === undefined) {
-      found = { scope, spans: new ProtoWriter(this.scopes.length === 0 ? 16384 : 1024) };
+      found = { scope, spans: this.writer() };
       this.scopes.push(found);
     }
     this.#last = found;
@@ -61,6 +63,14 @@ export class OtlpBatchProcessor implements SpanProcessor {
   readonly #schemaUrl: string | undefined;
   readonly #scopes = new Map<Scope, Buffer>();
   readonly #quiet: Context = suppressTracing(ROOT_CONTEXT);
+  /**
+   * Buffers of batches sent, kept for the next ones, and the request's: the buffers are memory
+   * outside V8's heap, and new ones for every batch added up to V8's external-memory limit, whose
+   * full collections then grew the young generation (bench/FINDINGS.md 36).
+   */
+  readonly #spare: ProtoWriter[] = [];
+  readonly #request = new ProtoWriter(64 * 1024);
+  readonly #newWriter = (): ProtoWriter => this.#spare.pop() ?? new ProtoWriter(16 * 1024);
 
   constructor(
     private readonly settings: OtlpSettings,
@@ -85,7 +95,7 @@ export class OtlpBatchProcessor implements SpanProcessor {
     this.#full = false;
     let batch = this.#batches.at(-1);
     if (batch === undefined || batch.count >= this.settings.maxBatch) {
-      batch = new Batch();
+      batch = new Batch(this.#newWriter);
       this.#batches.push(batch);
     }
     writeSpan(batch.writerFor(span.instrumentationScope), span);
@@ -135,6 +145,11 @@ export class OtlpBatchProcessor implements SpanProcessor {
     } catch (error) {
       sent = { ok: false, reason: error instanceof Error ? error.message : String(error) };
     }
+    // Sent or given up: the buffers are free again (the next export starts after this one).
+    for (const { spans } of batch.scopes) {
+      spans.reset();
+      if (this.#spare.length < 8 && spans.buf.length <= 1 << 20) this.#spare.push(spans);
+    }
     if (sent.ok) {
       if (this.#failing) this.log(`fw/trace: spans reach the trace receiver again (${this.dropped} dropped meanwhile, in all)`);
       this.#failing = false;
@@ -147,9 +162,8 @@ export class OtlpBatchProcessor implements SpanProcessor {
 
   /** ExportTraceServiceRequest { resource_spans: [{ resource, scope_spans: [{ scope, spans }, …] }] }. */
   #body(batch: Batch): Uint8Array {
-    let size = this.#resource.length + 16;
-    for (const { spans } of batch.scopes) size += spans.pos + 64;
-    const w = new ProtoWriter(size);
+    const w = this.#request;
+    w.reset();
     const resourceSpans = w.begin(1);
     w.raw(this.#resource);
     for (const { scope, spans } of batch.scopes) {
