@@ -101,12 +101,16 @@ export class ProtoWriter {
     this.close(start - 1, written);
   }
 
-  /** Bytes given as hex (trace and span ids), length first. */
+  /**
+   * Bytes given as hex (trace and span ids), length first: the bytes the hex held, so an id that is
+   * not hex (an app's link made by hand) costs its own field, never the message around it.
+   */
   hex(value: string): void {
-    const length = value.length >>> 1;
-    this.uint32(length);
-    this.reserve(length);
-    this.pos += this.buf.write(value, this.pos, length, "hex");
+    this.reserve(6 + (value.length >>> 1));
+    const start = this.pos + 1;
+    const written = this.buf.write(value, start, value.length >>> 1, "hex");
+    this.pos = start + written;
+    this.close(start - 1, written);
   }
 
   /** Raw bytes, already encoded (a length-delimited field's tag and length included by the caller). */

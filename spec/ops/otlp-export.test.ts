@@ -107,6 +107,18 @@ describe("issue 44: spans encoded as they end, decoded by protobufjs", () => {
     close();
   });
 
+  it("a link whose ids are not hex (made by hand) costs its own ids, not the batch: the spans around it decode", async () => {
+    const sink = await receiver();
+    const { processor, tracer, close } = pipeline(sink.url);
+    tracer.startSpan("before", {}, ROOT_CONTEXT).end();
+    tracer.startSpan("odd link", { links: [{ context: { traceId: "not-hex-at-all", spanId: "zz", traceFlags: 1 } }] }, ROOT_CONTEXT).end();
+    tracer.startSpan("after", {}, ROOT_CONTEXT).end();
+    await processor.forceFlush();
+    expect(sink.spans.map((s) => s.name)).toEqual(["before", "odd link", "after"]);
+    expect(sink.spans[1]?.links).toEqual([{ traceId: "", spanId: "" }]);
+    close();
+  });
+
   it("a time's nanoseconds are exact past 2^53 (no BigInt, no rounding)", () => {
     const w = new ProtoWriter(16);
     for (const time of [[0, 0], [1, 999_999_999], [1_764_446_400, 123_456_789], [4_294_967_295, 999_999_999], [65_536, 1], [65_535, 999_999_999]] as HrTime[]) {
