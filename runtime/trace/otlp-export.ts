@@ -58,6 +58,7 @@ export class OtlpBatchProcessor implements SpanProcessor {
   #closed = false;
   #failing = false;
   #full = false;
+  #unencodable = false;
   /** The request's frame: ExportTraceServiceRequest's ResourceSpans up to its scope spans. */
   readonly #resource: Buffer;
   readonly #schemaUrl: string | undefined;
@@ -98,7 +99,18 @@ export class OtlpBatchProcessor implements SpanProcessor {
       batch = new Batch(this.#newWriter);
       this.#batches.push(batch);
     }
-    writeSpan(batch.writerFor(span.instrumentationScope), span);
+    const w = batch.writerFor(span.instrumentationScope);
+    const mark = w.pos;
+    try {
+      writeSpan(w, span);
+    } catch (error) {
+      // Not one of the span's values fw knows how to write: that span is lost, never the batch.
+      w.pos = mark;
+      this.dropped++;
+      if (!this.#unencodable) this.log(`fw/trace: a span could not be encoded (${error instanceof Error ? error.message : String(error)}): dropped, counted in fw_trace_spans_dropped (said once)`);
+      this.#unencodable = true;
+      return;
+    }
     batch.count++;
     this.#queued++;
     if (this.#exporting !== undefined) return;

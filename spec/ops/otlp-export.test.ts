@@ -119,6 +119,19 @@ describe("issue 44: spans encoded as they end, decoded by protobufjs", () => {
     close();
   });
 
+  it("a span fw cannot encode (a name that is not a string, from untyped code) is dropped and counted, said once; the batch around it is intact", async () => {
+    const sink = await receiver();
+    const { processor, tracer, logged, close } = pipeline(sink.url);
+    tracer.startSpan("before", {}, ROOT_CONTEXT).end();
+    for (let i = 0; i < 2; i++) tracer.startSpan(42 as unknown as string, {}, ROOT_CONTEXT).end();
+    tracer.startSpan("after", {}, ROOT_CONTEXT).end();
+    await processor.forceFlush();
+    expect(sink.spans.map((s) => s.name)).toEqual(["before", "after"]);
+    expect(processor.dropped).toBe(2);
+    expect(logged.filter((line) => line.includes("could not be encoded"))).toHaveLength(1);
+    close();
+  });
+
   it("a time's nanoseconds are exact past 2^53 (no BigInt, no rounding)", () => {
     const w = new ProtoWriter(16);
     for (const time of [[0, 0], [1, 999_999_999], [1_764_446_400, 123_456_789], [4_294_967_295, 999_999_999], [65_536, 1], [65_535, 999_999_999]] as HrTime[]) {
