@@ -29,7 +29,7 @@ export function otlpSettingsFromEnv(): OtlpSettings {
   const maxQueue = positive("OTEL_BSP_MAX_QUEUE_SIZE", 2048);
   let maxBatch = positive("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512);
   if (maxBatch > maxQueue) {
-    diag.warn("BatchSpanProcessor: maxExportBatchSize must be smaller or equal to maxQueueSize, setting maxExportBatchSize to match maxQueueSize");
+    diag.warn(`OTEL_BSP_MAX_EXPORT_BATCH_SIZE (${maxBatch}) is larger than OTEL_BSP_MAX_QUEUE_SIZE (${maxQueue}): batches of ${maxQueue} spans`);
     maxBatch = maxQueue;
   }
   return {

@@ -93,8 +93,27 @@ export class ProtoWriter {
 
   /** A string's UTF-8 bytes, length first. */
   string(value: string): void {
+    const length = value.length;
+    // A short ASCII string (attribute keys, methods, routes) is copied here: cheaper than a call
+    // into Buffer's UTF-8 writer; anything else goes there.
+    if (length < 128) {
+      this.reserve(1 + length);
+      const buf = this.buf;
+      const start = this.pos + 1;
+      let i = 0;
+      for (; i < length; i++) {
+        const code = value.charCodeAt(i);
+        if (code > 127) break;
+        buf[start + i] = code;
+      }
+      if (i === length) {
+        buf[start - 1] = length;
+        this.pos = start + length;
+        return;
+      }
+    }
     // A UTF-16 code unit is at most 3 UTF-8 bytes (a surrogate pair's two make 4).
-    this.reserve(5 + value.length * 3);
+    this.reserve(5 + length * 3);
     const start = this.pos + 1;
     const written = this.buf.write(value, start, "utf8");
     this.pos = start + written;

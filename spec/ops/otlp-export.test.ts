@@ -66,7 +66,7 @@ describe("issue 44: spans encoded as they end, decoded by protobufjs", () => {
     const child = tracer.startSpan("SELECT café ☕ 日本 🚀", {
       kind: SpanKind.CLIENT,
       links: [link],
-      attributes: { int: 42, negative: -7, large: 2 ** 40, huge: 2 ** 60, double: 1.5, yes: true, no: false, big, empty: "", list: ["a", "ü"], numbers: [1, 2.5] },
+      attributes: { int: 42, negative: -7, large: 2 ** 40, huge: 2 ** 60, double: 1.5, yes: true, no: false, big, empty: "", ascii127: "a".repeat(127), ascii128: "b".repeat(128), utf127: `${"c".repeat(126)}é`, list: ["a", "ü"], numbers: [1, 2.5] },
     }, trace.setSpan(ROOT_CONTEXT, parent));
     child.addEvent("exception", { "exception.type": "Error", "exception.message": "naïve ❌" });
     child.setStatus({ code: SpanStatusCode.ERROR, message: "Error: naïve ❌" });
@@ -81,7 +81,7 @@ describe("issue 44: spans encoded as they end, decoded by protobufjs", () => {
     expect(decodedChild.traceId).toBe(child.spanContext().traceId);
     expect(decodedChild.spanId).toBe(child.spanContext().spanId);
     expect(decodedParent).toMatchObject({ kind: "server", parentSpanId: "", status: { code: "unset", message: "" } });
-    expect(decodedChild.attributes).toEqual({ int: 42, negative: -7, large: 2 ** 40, huge: 2 ** 60, double: 1.5, yes: true, no: false, big, empty: "" });
+    expect(decodedChild.attributes).toEqual({ int: 42, negative: -7, large: 2 ** 40, huge: 2 ** 60, double: 1.5, yes: true, no: false, big, empty: "", ascii127: "a".repeat(127), ascii128: "b".repeat(128), utf127: `${"c".repeat(126)}é` });
     expect(decodedChild.events).toEqual([{ name: "exception", attributes: { "exception.type": "Error", "exception.message": "naïve ❌" } }]);
     expect(decodedChild.links).toEqual([{ traceId: link.context.traceId, spanId: link.context.spanId }]);
     expect(decodedChild.resource).toEqual({ "service.name": "encoder-test", "host.count": 2 });
