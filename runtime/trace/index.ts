@@ -1,12 +1,14 @@
 import { diag, DiagLogLevel, SpanKind, trace } from "@opentelemetry/api";
-import { ExportResultCode, W3CTraceContextPropagator, type ExportResult } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
-import { defaultResource, detectResources, envDetector, hostDetector, processDetector, resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-node";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { defaultResource, detectResources, envDetector, hostDetector, processDetector, resourceFromAttributes, type Resource } from "@opentelemetry/resources";
+import { ConsoleSpanExporter, NodeTracerProvider, SimpleSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-node";
 import { addGaugeSource } from "../observe/gauges.js";
 import { statementKind, watchStatements } from "../observe/statements.js";
 import { setTracer } from "../observe/tracing.js";
 import { PromiseContextManager } from "./context.js";
+import { OtlpBatchProcessor } from "./otlp-export.js";
+import { OtlpSender } from "./otlp-send.js";
+import { otlpSettingsFromEnv } from "./otlp-settings.js";
 import { RequestSampler } from "./sampler.js";
 import { failSpan, OtelTracer } from "./spans.js";
 import { traceOutgoing } from "./outgoing.js";
@@ -41,8 +43,7 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
   const detected = detectResources({ detectors: [processDetector, hostDetector, envDetector] });
   await detected.waitForAsyncAttributes?.();
   const resource = defaultResource().merge(resourceFromAttributes({ "service.name": options.serviceName })).merge(detected);
-  const exporter = new CountingExporter(options.exporter === "otlp" ? new OTLPTraceExporter() : new ConsoleSpanExporter(), options.log);
-  const processor = options.exporter === "otlp" ? new BatchSpanProcessor(exporter) : new SimpleSpanProcessor(exporter);
+  const { processor, dropped, stop } = exporting(options, resource);
   const sampler = RequestSampler.fromEnv(process.env);
   const provider = new NodeTracerProvider({ resource, sampler, spanProcessors: [processor] });
   const propagate = (process.env["OTEL_PROPAGATORS"] ?? "tracecontext").trim().toLowerCase() !== "none";
@@ -67,14 +68,15 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
     },
   });
   const untrace = traceOutgoing(tracer, propagate);
-  addGaugeSource({ name: "fw_trace_spans_dropped", help: "Spans the trace exporter could not deliver (its receiver down or refusing), dropped since the process started.", labelNames: [], aggregate: "sum", collect: () => [{ labels: {}, value: exporter.dropped }] });
+  addGaugeSource({ name: "fw_trace_spans_dropped", help: "Spans the trace exporter could not deliver (its receiver down or refusing, or its queue full), dropped since the process started.", labelNames: [], aggregate: "sum", collect: () => [{ labels: {}, value: dropped() }] });
   return {
-    dropped: () => exporter.dropped,
+    dropped,
     close: async () => {
       unwatch();
       untrace();
       setTracer(undefined);
       await Promise.race([provider.shutdown().catch(() => undefined), new Promise((done) => setTimeout(done, 5_000).unref())]);
+      stop();
     },
   };
 }
@@ -82,40 +84,16 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
 const NOTHING = (): void => undefined;
 
 /**
- * The exporter, counting what it could not deliver: a receiver that is down (or answers an error)
- * costs those spans, never a request. The log says so once when it starts failing, with the count,
- * and once when it delivers again.
+ * Where spans go. OTLP: fw's own batch processor and exporter, which encode a span to protobuf as
+ * it ends (otlp-export.ts says why), behind the SDK's variables. Console: the SDK's exporter, one
+ * span at a time (a look in dev, not a production path).
  */
-class CountingExporter implements SpanExporter {
-  dropped = 0;
-  #failing = false;
-
-  constructor(
-    private readonly inner: SpanExporter,
-    private readonly log: (line: string) => void,
-  ) {}
-
-  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
-    this.inner.export(spans, (result) => {
-      if (result.code === ExportResultCode.SUCCESS) {
-        if (this.#failing) this.log(`fw/trace: spans reach the trace receiver again (${this.dropped} dropped meanwhile, in all)`);
-        this.#failing = false;
-      } else {
-        this.dropped += spans.length;
-        if (!this.#failing) this.log(`fw/trace: the trace receiver cannot take spans (${result.error?.message ?? "export failed"}): ${spans.length} dropped; the app serves on, and the count goes on in fw_trace_spans_dropped`);
-        this.#failing = true;
-      }
-      done(result);
-    });
-  }
-
-  shutdown(): Promise<void> {
-    return this.inner.shutdown();
-  }
-
-  forceFlush(): Promise<void> {
-    return this.inner.forceFlush?.() ?? Promise.resolve();
-  }
+function exporting(options: TracingOptions, resource: Resource): { processor: SpanProcessor; dropped: () => number; stop: () => void } {
+  if (options.exporter === "console") return { processor: new SimpleSpanProcessor(new ConsoleSpanExporter()), dropped: () => 0, stop: NOTHING };
+  const settings = otlpSettingsFromEnv();
+  const sender = new OtlpSender(settings);
+  const processor = new OtlpBatchProcessor(settings, resource, (body, timeoutMs) => sender.send(body, timeoutMs), options.log);
+  return { processor, dropped: () => processor.dropped, stop: () => sender.close() };
 }
 
 /** OpenTelemetry's own warnings and errors, on fw's log; one line per distinct message a minute at most. */

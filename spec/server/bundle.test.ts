@@ -86,7 +86,7 @@ describe("fw bundle on the built example", () => {
     // And fw's multipart parser and file-type, which the core loads on the first upload (issue 40);
     // sharp, which fw/files loads with the first image; the S3 client, for files kept on S3.
     expect(bundle.ran.out).toContain(
-      "Imported from node_modules when it runs: @aws-sdk/client-s3, @aws-sdk/s3-request-presigner, @electric-sql/pglite, @fastify/busboy, @opentelemetry/api, @opentelemetry/core, @opentelemetry/exporter-trace-otlp-proto, @opentelemetry/resources, @opentelemetry/sdk-trace-node, @redis/client, @simplewebauthn/server, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, croner, file-type, nodemailer, openid-client, otplib, pg, pino, prom-client, qrcode, sharp, ws, yazl\n",
+      "Imported from node_modules when it runs: @aws-sdk/client-s3, @aws-sdk/s3-request-presigner, @electric-sql/pglite, @fastify/busboy, @opentelemetry/api, @opentelemetry/core, @opentelemetry/resources, @opentelemetry/sdk-trace-node, @redis/client, @simplewebauthn/server, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, croner, file-type, nodemailer, openid-client, otplib, pg, pino, prom-client, qrcode, sharp, ws, yazl\n",
     );
     expect(bundle.ran.out).toContain(`node ${relative(process.cwd(), bundle.main)}`);
     // fw, typia and the app are in the bundle: the entry imports only its chunks and Node's builtins.
@@ -183,7 +183,7 @@ describe("fw bundle on the built example", () => {
     const out = scratch("outside");
     const ran = await runNode(FW, ["bundle", "--project", "example", "--out", out]);
     expect(ran.code).toBe(0);
-    expect(ran.err).toContain(`fw bundle: warning: @electric-sql/pglite, @fastify/busboy, @opentelemetry/api, @opentelemetry/core, @opentelemetry/exporter-trace-otlp-proto, @opentelemetry/resources, @opentelemetry/sdk-trace-node, @redis/client, @simplewebauthn/server, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, croner, file-type, nodemailer, openid-client, otplib, pg, pino, prom-client, qrcode, sharp, ws, yazl are not installed in a node_modules at or above ${out}`);
+    expect(ran.err).toContain(`fw bundle: warning: @electric-sql/pglite, @fastify/busboy, @opentelemetry/api, @opentelemetry/core, @opentelemetry/resources, @opentelemetry/sdk-trace-node, @redis/client, @simplewebauthn/server, @zxcvbn-ts/core, @zxcvbn-ts/language-common, @zxcvbn-ts/language-en, croner, file-type, nodemailer, openid-client, otplib, pg, pino, prom-client, qrcode, sharp, ws, yazl are not installed in a node_modules at or above ${out}`);
     // The S3 client is a note: files on disk (the default) need none.
     expect(ran.out).toContain("fw bundle: @aws-sdk/client-s3 is not installed; fw/files loads it only for files kept on S3 (FW_STORAGE=s3://…), so the bundle runs without it until the app is pointed at a bucket (then: npm install @aws-sdk/client-s3).");
     const routes = await runNode(join(out, "main.js"), ["routes"]);
@@ -205,7 +205,7 @@ describe("fw bundle on the built example", () => {
     expect(ran.out).toContain("fw bundle: pg is not installed; fw/db loads it only for a PostgreSQL server (DATABASE_URL=postgres://…), so the bundle runs without it until the app is pointed at one (then: npm install pg).");
     // ws and the multipart parser and file-type (issue 40) are needed whatever the database: the warning names them alone, and the bundle is already in the app.
     expect(ran.err).toBe(
-      `fw bundle: warning: @fastify/busboy, @opentelemetry/api, @opentelemetry/core, @opentelemetry/exporter-trace-otlp-proto, @opentelemetry/resources, @opentelemetry/sdk-trace-node, @redis/client, file-type, pino, prom-client, ws are not installed in a node_modules at or above dist/bundle, so the bundle would fail when it imports them. Install them in the app: npm install @fastify/busboy @opentelemetry/api @opentelemetry/core @opentelemetry/exporter-trace-otlp-proto @opentelemetry/resources @opentelemetry/sdk-trace-node @redis/client file-type pino prom-client ws\n`,
+      `fw bundle: warning: @fastify/busboy, @opentelemetry/api, @opentelemetry/core, @opentelemetry/resources, @opentelemetry/sdk-trace-node, @redis/client, file-type, pino, prom-client, ws are not installed in a node_modules at or above dist/bundle, so the bundle would fail when it imports them. Install them in the app: npm install @fastify/busboy @opentelemetry/api @opentelemetry/core @opentelemetry/resources @opentelemetry/sdk-trace-node @redis/client file-type pino prom-client ws\n`,
     );
   });
 

@@ -108,9 +108,14 @@ function attributesOf(list: readonly KeyValue[] | undefined): Attributes {
   return out;
 }
 
+/** One ExportTraceServiceRequest body as protobufjs decodes it (snake_case fields, 64-bit values as strings, bytes as Uint8Array). */
+export function decodeTraceRequest(body: Uint8Array): Record<string, unknown> {
+  return Request.toObject(Request.decode(body), { longs: String, defaults: false });
+}
+
 /** Decodes one ExportTraceServiceRequest body into its spans. */
 export function decodeTraces(body: Uint8Array): ReceivedSpan[] {
-  const message = Request.toObject(Request.decode(body), { longs: String, defaults: false }) as Decoded;
+  const message = decodeTraceRequest(body) as Decoded;
   const spans: ReceivedSpan[] = [];
   for (const resourceSpans of message.resource_spans ?? []) {
     const resource = attributesOf(resourceSpans.resource?.attributes);
