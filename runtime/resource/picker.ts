@@ -54,7 +54,9 @@ export class Picker {
   async choices(request: Request, field: FieldSpec, value: string | undefined): Promise<Choices | undefined> {
     const target = this.target(field);
     if (target === undefined) return undefined;
-    const readable = await this.readable(request, target);
+    const reading = this.readable(request, target);
+    // A store known at once is not awaited: no turn, no promise held while the statement waits.
+    const readable = reading instanceof Promise ? await reading : reading;
     // Counted one past the limit: all that decides is whether there are more (a select) or not (a search).
     const { rows, total } = await readable.list({ offset: 0, limit: PICKER_LIMIT, countUpTo: PICKER_LIMIT + 1, ...byLabel(target) });
     if (total <= PICKER_LIMIT) return { mode: "select", options: rows.map((row) => choiceOf(target, row)) };
@@ -72,7 +74,8 @@ export class Picker {
   async listChoices(request: Request, field: FieldSpec, value: string | undefined): Promise<Choices | undefined> {
     const target = this.target(field);
     if (target === undefined) return undefined;
-    const readable = await this.readable(request, target);
+    const reading = this.readable(request, target);
+    const readable = reading instanceof Promise ? await reading : reading;
     const { rows, total } = await readable.list({ offset: 0, limit: PICKER_LIMIT, countUpTo: PICKER_LIMIT + 1, ...byLabel(target) });
     if (total <= PICKER_LIMIT) return { mode: "select", options: rows.map((row) => choiceOf(target, row)) };
     const keys = keysOf(value ?? "");

@@ -26,6 +26,9 @@ import type { Id } from "./types.js";
 
 export { PAGE_SIZE } from "./index-query.js";
 
+/** The filter choices of a model without references: none, shared by every request. */
+const NO_CHOICES: Readonly<Record<string, Choices>> = Object.freeze({});
+
 /** A search's snippets of each row it found (HTML by field), by row. */
 type Snippets = ReadonlyMap<unknown, Readonly<Record<string, string | undefined>>>;
 
@@ -52,7 +55,7 @@ export class ReadPages<A> {
     const keyset = query.after !== undefined || query.before !== undefined;
     const offset = keyset ? 0 : (query.page - 1) * query.size;
     const countUpTo = countAhead(offset, query.size);
-    const [page, choices] = await Promise.all([
+    const listing =
       query.search === undefined
         ? readable.list({
             offset,
@@ -63,9 +66,9 @@ export class ReadPages<A> {
             ...(query.after === undefined ? {} : { after: query.after }),
             ...(query.before === undefined ? {} : { before: query.before }),
           })
-        : this.searchPage(readable, query.search, { offset, limit: query.size, countUpTo, where }),
-      this.filterChoices(request, query),
-    ]);
+        : this.searchPage(readable, query.search, { offset, limit: query.size, countUpTo, where });
+    // A model without references has no filter choices to read: its list is awaited alone (no Promise.all, no async call).
+    const [page, choices] = this.pages.references.length === 0 ? [await listing, NO_CHOICES] : await Promise.all([listing, this.filterChoices(request, query)]);
     const { rows, total } = page;
     const snippets = "snippets" in page ? (page.snippets as Snippets) : undefined;
     const counted = pagesCounted(total, countUpTo, query.size);
@@ -121,9 +124,8 @@ export class ReadPages<A> {
    * select, or a search past its limit): one query per model they point at, however many fields
    * point at it.
    */
-  private async filterChoices(request: Request, query: IndexQuery): Promise<Record<string, Choices>> {
+  private async filterChoices(request: Request, query: IndexQuery): Promise<Readonly<Record<string, Choices>>> {
     const references = this.pages.references;
-    if (references.length === 0) return {};
     const value = (field: Field): string | undefined => {
       const filter = query.filters.find((one) => one.field.name === field.name);
       return filter?.kind === "reference" ? String(filter.value) : undefined;
