@@ -5,16 +5,36 @@
  * plain form and plain links: everything works without JavaScript, and lands in the URL.
  */
 import type { Html } from "../html/node.js";
+import { escapeHtml, raw } from "../html/render.js";
 import type { Field } from "./form.js";
 import { filterFields, PAGE_SIZE, PAGE_SIZES, type IndexFilter, type IndexQuery } from "./index-query.js";
 import type { Choices } from "./reference-input.js";
+
+/**
+ * A reference filter's select as the picker answers it for the Index (`Picker.filterChoices`):
+ * its options already written, one flat string, rather than a `Choice` object per row held until
+ * the page renders (the page's other statements run meanwhile: bench/FINDINGS.md 37).
+ */
+export interface WrittenOptions {
+  readonly mode: "written";
+  /** The `<option>`s, as `optionHtml` writes each. */
+  readonly html: string;
+}
+
+/** A reference filter's choices: its select's options written, or the picker's search past its limit. */
+export type FilterChoices = WrittenOptions | Choices;
+
+/** One option of a reference filter's select: the bytes its JSX (`referenceFilter`) would write. */
+export function optionHtml(key: number, label: string, selected: boolean): string {
+  return `<option value="${key}"${selected ? " selected" : ""}>${escapeHtml(label)}</option>`;
+}
 
 /** What the filter form needs: the Index's address, its query, the filterable fields and the reference fields' choices. */
 export interface ControlsProps {
   readonly action: string;
   readonly query: IndexQuery;
   readonly fields: readonly Field[];
-  readonly choices: Readonly<Record<string, Choices>>;
+  readonly choices: Readonly<Record<string, FilterChoices>>;
   /** What the search box searches, for its label ("Search posts"); absent: no search box. */
   readonly searchLabel?: string;
   /** Where the Index is without filters, search or cursor (its sort and size kept). */
@@ -49,7 +69,7 @@ export function filterForm(props: ControlsProps): Html {
 }
 
 /** One field's control, showing the filter the URL applies. */
-function filterControl(field: Field, filter: IndexFilter | undefined, choices: Choices | undefined): Html {
+function filterControl(field: Field, filter: IndexFilter | undefined, choices: FilterChoices | undefined): Html {
   const label = field.label;
   switch (field.input) {
     case "select": {
@@ -89,7 +109,8 @@ function filterControl(field: Field, filter: IndexFilter | undefined, choices: C
 }
 
 /** A reference's filter: a select of the rows the viewer may read (Any first), or, past the picker's limit, the number (the picker's script suggests rows). */
-function referenceFilter(field: Field, value: number | undefined, choices: Choices | undefined): Html {
+function referenceFilter(field: Field, value: number | undefined, choices: FilterChoices | undefined): Html {
+  if (choices !== undefined && choices.mode === "written") return referenceSelect(field, value, raw(choices.html));
   if (choices === undefined || choices.mode !== "select") {
     return (
       <label class="fw-filter">
@@ -97,12 +118,17 @@ function referenceFilter(field: Field, value: number | undefined, choices: Choic
       </label>
     );
   }
+  return referenceSelect(field, value, raw(choices.options.map((choice) => optionHtml(choice.key, choice.label, choice.key === value)).join("")));
+}
+
+/** A reference filter's select: Any, then the options. */
+function referenceSelect(field: Field, value: number | undefined, options: Html): Html {
   return (
     <label class="fw-filter">
       {field.label}{" "}
       <select name={field.name}>
         <option value="" selected={value === undefined}>Any</option>
-        {choices.options.map((choice) => <option value={String(choice.key)} selected={choice.key === value}>{choice.label}</option>)}
+        {options}
       </select>
     </label>
   );
