@@ -5,29 +5,10 @@
  * plain form and plain links: everything works without JavaScript, and lands in the URL.
  */
 import type { Html } from "../html/node.js";
-import { escapeHtml, raw } from "../html/render.js";
+import { raw } from "../html/render.js";
+import { optionHtml, type FilterChoices } from "./filter-options.js";
 import type { Field } from "./form.js";
 import { filterFields, PAGE_SIZE, PAGE_SIZES, type IndexFilter, type IndexQuery } from "./index-query.js";
-import type { Choices } from "./reference-input.js";
-
-/**
- * A reference filter's select as the picker answers it for the Index (`Picker.filterChoices`):
- * its options already written, one flat string, rather than a `Choice` object per row held until
- * the page renders (the page's other statements run meanwhile: bench/FINDINGS.md 37).
- */
-export interface WrittenOptions {
-  readonly mode: "written";
-  /** The `<option>`s, as `optionHtml` writes each. */
-  readonly html: string;
-}
-
-/** A reference filter's choices: its select's options written, or the picker's search past its limit. */
-export type FilterChoices = WrittenOptions | Choices;
-
-/** One option of a reference filter's select: the bytes its JSX (`referenceFilter`) would write. */
-export function optionHtml(key: number, label: string, selected: boolean): string {
-  return `<option value="${key}"${selected ? " selected" : ""}>${escapeHtml(label)}</option>`;
-}
 
 /** What the filter form needs: the Index's address, its query, the filterable fields and the reference fields' choices. */
 export interface ControlsProps {

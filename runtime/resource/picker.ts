@@ -6,7 +6,7 @@ import type { FieldProblem } from "./form-errors.js";
 import { MAX_LIST_KEYS } from "./form.js";
 import { labelField, labelOf } from "./labels.js";
 import type { FieldSpec } from "./model.js";
-import { optionHtml, type FilterChoices } from "./index-controls.js";
+import { optionHtml, type FilterChoices } from "./filter-options.js";
 import type { ListPage, Order } from "./query.js";
 import type { Choice, Choices } from "./reference-input.js";
 import { viewerRows } from "./readable.js";
