@@ -102,25 +102,8 @@ class PostgresDatabase implements Database {
    * one promise of ours cost one (FINDINGS 26). The same outcomes: a data exception of the
    * values is the 400, a connection failure the 503, anything else as it is.
    */
-  query<R extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-    // Metrics and traces watch statements when configured (observe/statements.ts); else nothing to call.
-    const end = statementStarted(sql, "postgres");
-    return new Promise((resolve, reject) => {
-      this.pool.query(sql, [...params], (error: Error | undefined, result: { rows: unknown[]; rowCount: number | null }) => {
-        // Inside pg's own callback: nothing may throw out of here.
-        try {
-          end?.(error ?? undefined);
-          if (error) {
-            reject(failure(this.outage, dataProblem(error, params) ?? error));
-            return;
-          }
-          this.outage.succeeded();
-          resolve(resultOf<R>(result));
-        } catch (thrown) {
-          reject(thrown);
-        }
-      });
-    });
+  query<R extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+    return new Promise((resolve, reject) => send(this.pool, this.outage, sql, params ?? NO_PARAMS, resolve as (result: QueryResult) => void, reject));
   }
 
   script(sql: string): Promise<void> {
@@ -183,6 +166,33 @@ class ClientConnection implements Connection {
     await this.client.query("COMMIT");
     return result;
   }
+}
+
+const NO_PARAMS: readonly unknown[] = [];
+
+/**
+ * Sends one statement through the pool with pg's callback, settling `resolve` or `reject`: a
+ * function of its own, so the callback a pending statement keeps alive closes over one context
+ * (these five values) rather than three (the method's parameters, its body's `end`, the promise's
+ * executor): 40 % fewer slots held per statement waiting for the pool (bench/FINDINGS.md 37).
+ */
+function send(pool: Pool, outage: Outage, sql: string, params: readonly unknown[], resolve: (result: QueryResult) => void, reject: (error: unknown) => void): void {
+  // Metrics and traces watch statements when configured (observe/statements.ts); else nothing to call.
+  const end = statementStarted(sql, "postgres");
+  pool.query(sql, [...params], (error: Error | undefined, result: { rows: unknown[]; rowCount: number | null }) => {
+    // Inside pg's own callback: nothing may throw out of here.
+    try {
+      end?.(error ?? undefined);
+      if (error) {
+        reject(failure(outage, dataProblem(error, params) ?? error));
+        return;
+      }
+      outage.succeeded();
+      resolve(resultOf(result));
+    } catch (thrown) {
+      reject(thrown);
+    }
+  });
 }
 
 function resultOf<R extends Row>(result: { rows: unknown[]; rowCount: number | null }): QueryResult<R> {

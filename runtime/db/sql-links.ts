@@ -18,11 +18,24 @@ export async function loadLinks(via: Queryable, table: TableSpec, models: readon
   if (links.length === 0 || models.length === 0) return;
   const keys = models.map((model) => model[table.key.field] as number);
   for (const link of links) {
-    const { rows } = await via.query(`SELECT ${q(link.from)} AS f, ${q(link.to)} AS t FROM ${q(link.table)} WHERE ${q(link.from)} = ANY($1::bigint[]) ORDER BY ${q(link.from)}, ${q(link.to)}`, [keyArray(keys)]);
+    const { rows } = await via.query(linksSql(link), [keyArray(keys)]);
     const byRow = new Map<number, number[]>(keys.map((key) => [key, []]));
     for (const row of rows) byRow.get(Number(row["f"]))?.push(Number(row["t"]));
     for (const model of models) model[link.field] = byRow.get(model[table.key.field] as number) ?? [];
   }
+}
+
+/** Each list field's reading statement, written once: the same text for every page that loads its links. */
+const LINKS_SQL = new WeakMap<LinkSpec, string>();
+
+/** The statement reading a list field's links for some rows (`$1` their keys, an array literal), in key order. */
+function linksSql(link: LinkSpec): string {
+  let sql = LINKS_SQL.get(link);
+  if (sql === undefined) {
+    sql = `SELECT ${q(link.from)} AS f, ${q(link.to)} AS t FROM ${q(link.table)} WHERE ${q(link.from)} = ANY($1::bigint[]) ORDER BY ${q(link.from)}, ${q(link.to)}`;
+    LINKS_SQL.set(link, sql);
+  }
+  return sql;
 }
 
 /**

@@ -84,9 +84,31 @@ export class SqlTable<A> {
    * reads every matching row) unless the page gives `countUpTo`: then a subquery counts at most
    * that many (`LIMIT`), run once for the statement, so a page's cost does not grow with its table.
    */
-  async list(page: ListPage<A>, scope?: Scope): Promise<Page<A>> {
+  list(page: ListPage<A>, scope?: Scope): Promise<Page<A>> {
     if (page.after !== undefined || page.before !== undefined) return this.keysetList(page, scope);
     const params: unknown[] = [page.limit, page.offset ?? 0];
+    let listed: Promise<{ readonly rows: readonly Row[] }>;
+    try {
+      listed = this.via.query(this.listSql(page, scope, params), params);
+    } catch (error) {
+      // A field the table lacks, a malformed condition: a rejection, as from an async function.
+      return Promise.reject(error);
+    }
+    // One `then` on the statement (an async function would add its own promise, generator and
+    // awaits, held while the statement waits for the pool: bench/FINDINGS.md 37); a page with
+    // rows and no lists to load is answered inside it.
+    return listed.then(({ rows }) => {
+      const first = rows[0];
+      if (first === undefined) return this.count(page, scope).then((counted) => ({ rows: [], total: counted }));
+      const models = rows.map((row) => this.toModel(row));
+      const counted = Number(first["fw_total"]);
+      if (!this.hasLinks) return { rows: models, total: counted };
+      return this.withLinks(this.via, models).then((linked) => ({ rows: linked, total: counted }));
+    });
+  }
+
+  /** A first page's statement (`$1` the limit, `$2` the offset, already in `params`): the rows and the total beside each; its values pushed onto `params`. */
+  private listSql(page: ListPage<A>, scope: Scope | undefined, params: unknown[]): string {
     const where = this.listWhere(page, scope, params);
     const cap = countCap(page);
     let total = "count(*) OVER ()";
@@ -94,10 +116,12 @@ export class SqlTable<A> {
       params.push(cap);
       total = `(SELECT count(*) FROM (SELECT 1 FROM ${this.table}${where} LIMIT $${params.length}) AS fw_counted)`;
     }
-    const { rows } = await this.via.query(`SELECT ${this.selected}, ${total} AS fw_total FROM ${this.table}${where} ORDER BY ${this.orderBy(page.order)}LIMIT $1 OFFSET $2`, params);
-    const first = rows[0];
-    const counted = first === undefined ? await this.count(page, scope) : Number(first["fw_total"]);
-    return { rows: await this.withLinks(this.via, rows.map((row) => this.toModel(row))), total: counted };
+    return `SELECT ${this.selected}, ${total} AS fw_total FROM ${this.table}${where} ORDER BY ${this.orderBy(page.order)}LIMIT $1 OFFSET $2`;
+  }
+
+  /** Whether the table has list fields (many-to-many) whose join tables a read loads. */
+  private get hasLinks(): boolean {
+    return this.spec.links !== undefined && this.spec.links.length > 0;
   }
 
   /**

@@ -5,16 +5,17 @@
  * plain form and plain links: everything works without JavaScript, and lands in the URL.
  */
 import type { Html } from "../html/node.js";
+import { raw } from "../html/render.js";
+import { optionHtml, type FilterChoices } from "./filter-options.js";
 import type { Field } from "./form.js";
 import { filterFields, PAGE_SIZE, PAGE_SIZES, type IndexFilter, type IndexQuery } from "./index-query.js";
-import type { Choices } from "./reference-input.js";
 
 /** What the filter form needs: the Index's address, its query, the filterable fields and the reference fields' choices. */
 export interface ControlsProps {
   readonly action: string;
   readonly query: IndexQuery;
   readonly fields: readonly Field[];
-  readonly choices: Readonly<Record<string, Choices>>;
+  readonly choices: Readonly<Record<string, FilterChoices>>;
   /** What the search box searches, for its label ("Search posts"); absent: no search box. */
   readonly searchLabel?: string;
   /** Where the Index is without filters, search or cursor (its sort and size kept). */
@@ -49,7 +50,7 @@ export function filterForm(props: ControlsProps): Html {
 }
 
 /** One field's control, showing the filter the URL applies. */
-function filterControl(field: Field, filter: IndexFilter | undefined, choices: Choices | undefined): Html {
+function filterControl(field: Field, filter: IndexFilter | undefined, choices: FilterChoices | undefined): Html {
   const label = field.label;
   switch (field.input) {
     case "select": {
@@ -89,7 +90,8 @@ function filterControl(field: Field, filter: IndexFilter | undefined, choices: C
 }
 
 /** A reference's filter: a select of the rows the viewer may read (Any first), or, past the picker's limit, the number (the picker's script suggests rows). */
-function referenceFilter(field: Field, value: number | undefined, choices: Choices | undefined): Html {
+function referenceFilter(field: Field, value: number | undefined, choices: FilterChoices | undefined): Html {
+  if (choices !== undefined && choices.mode === "written") return referenceSelect(field, value, raw(choices.html));
   if (choices === undefined || choices.mode !== "select") {
     return (
       <label class="fw-filter">
@@ -97,12 +99,17 @@ function referenceFilter(field: Field, value: number | undefined, choices: Choic
       </label>
     );
   }
+  return referenceSelect(field, value, raw(choices.options.map((choice) => optionHtml(choice.key, choice.label, choice.key === value)).join("")));
+}
+
+/** A reference filter's select: Any, then the options. */
+function referenceSelect(field: Field, value: number | undefined, options: Html): Html {
   return (
     <label class="fw-filter">
       {field.label}{" "}
       <select name={field.name}>
         <option value="" selected={value === undefined}>Any</option>
-        {choices.options.map((choice) => <option value={String(choice.key)} selected={choice.key === value}>{choice.label}</option>)}
+        {options}
       </select>
     </label>
   );

@@ -6,7 +6,8 @@ import type { FieldProblem } from "./form-errors.js";
 import { MAX_LIST_KEYS } from "./form.js";
 import { labelField, labelOf } from "./labels.js";
 import type { FieldSpec } from "./model.js";
-import type { Order } from "./query.js";
+import { optionHtml, type FilterChoices } from "./filter-options.js";
+import type { ListPage, Order } from "./query.js";
 import type { Choice, Choices } from "./reference-input.js";
 import { viewerRows } from "./readable.js";
 import type { RelatedModel, Relations } from "./relations.js";
@@ -54,11 +55,34 @@ export class Picker {
   async choices(request: Request, field: FieldSpec, value: string | undefined): Promise<Choices | undefined> {
     const target = this.target(field);
     if (target === undefined) return undefined;
-    const readable = await this.readable(request, target);
-    // Counted one past the limit: all that decides is whether there are more (a select) or not (a search).
-    const { rows, total } = await readable.list({ offset: 0, limit: PICKER_LIMIT, countUpTo: PICKER_LIMIT + 1, ...byLabel(target) });
+    const reading = this.readable(request, target);
+    // A store known at once is not awaited: no turn, no promise held while the statement waits.
+    const readable = reading instanceof Promise ? await reading : reading;
+    const { rows, total } = await readable.list(selectPage(target));
     if (total <= PICKER_LIMIT) return { mode: "select", options: rows.map((row) => choiceOf(target, row)) };
-    const key = value === undefined ? undefined : keyText(value.trim());
+    return this.searchChoices(readable, target, value === undefined ? undefined : keyText(value.trim()));
+  }
+
+  /**
+   * A reference filter's choices on the derived Index (index-controls.tsx): `choices`, but a
+   * select's options come written (`value`'s selected), one string rather than an object per
+   * row, since the Index holds them while its other statements run.
+   */
+  async filterChoices(request: Request, field: FieldSpec, value: number | undefined): Promise<FilterChoices | undefined> {
+    const target = this.target(field);
+    if (target === undefined) return undefined;
+    const reading = this.readable(request, target);
+    const readable = reading instanceof Promise ? await reading : reading;
+    const { rows, total } = await readable.list(selectPage(target));
+    if (total > PICKER_LIMIT) return this.searchChoices(readable, target, value);
+    const key = target.model.key;
+    // Joined, not added up: one flat string, not a rope of every piece.
+    const html = rows.map((row) => optionHtml((row as Record<string, unknown>)[key] as number, labelOf(target.model, row), (row as Record<string, unknown>)[key] === value)).join("");
+    return { mode: "written", html };
+  }
+
+  /** The search input's choices (more rows than a select lists), with the row `key` names when the viewer may read it. */
+  private async searchChoices(readable: Store<unknown>, target: RelatedModel, key: number | undefined): Promise<Choices> {
     const row = key === undefined ? undefined : await readable.get(key);
     return { ...this.search(target), ...(row === undefined ? {} : { chosen: choiceOf(target, row) }) };
   }
@@ -72,7 +96,8 @@ export class Picker {
   async listChoices(request: Request, field: FieldSpec, value: string | undefined): Promise<Choices | undefined> {
     const target = this.target(field);
     if (target === undefined) return undefined;
-    const readable = await this.readable(request, target);
+    const reading = this.readable(request, target);
+    const readable = reading instanceof Promise ? await reading : reading;
     const { rows, total } = await readable.list({ offset: 0, limit: PICKER_LIMIT, countUpTo: PICKER_LIMIT + 1, ...byLabel(target) });
     if (total <= PICKER_LIMIT) return { mode: "select", options: rows.map((row) => choiceOf(target, row)) };
     const keys = keysOf(value ?? "");
@@ -223,6 +248,11 @@ function keysOf(text: string): number[] {
 /** A row as a picker's option. */
 export function choiceOf(target: RelatedModel, row: unknown): Choice {
   return { key: (row as Record<string, unknown>)[target.model.key] as number, label: labelOf(target.model, row) };
+}
+
+/** The first `PICKER_LIMIT` rows of a target by label, counted one past the limit: all that decides is whether there are more (a search) or not (a select). */
+function selectPage(target: RelatedModel): ListPage<unknown> {
+  return { offset: 0, limit: PICKER_LIMIT, countUpTo: PICKER_LIMIT + 1, ...byLabel(target) };
 }
 
 /** A list sorted by the target's label field (key order when it has none). */

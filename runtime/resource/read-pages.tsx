@@ -12,12 +12,12 @@ import type { ModelPages } from "./model-pages.js";
 import { modelHref } from "./model-paths.js";
 import { HEADING_LENGTH } from "./one-line.js";
 import { countAhead, pagesCounted } from "./page-count.js";
+import type { FilterChoices } from "./filter-options.js";
 import { filterForm, pager } from "./index-controls.js";
 import { filtersWhere, indexOrders, indexQueryText, readIndexQuery, type IndexChange, type IndexModel, type IndexQuery } from "./index-query.js";
 import { pickerScriptUrl } from "./picker-script.js";
 import type { SearchPage, Where } from "./query.js";
 import type { Store } from "./store.js";
-import type { Choices } from "./reference-input.js";
 import { StillReferenced } from "./store-errors.js";
 import type { StoredImage } from "./file-types.js";
 import { defaultVariants, isVariantName, variantSize } from "./image-variants.js";
@@ -25,6 +25,9 @@ import { filesOf, isStoredFile, sizeText } from "./model-files.js";
 import type { Id } from "./types.js";
 
 export { PAGE_SIZE } from "./index-query.js";
+
+/** The filter choices of a model without references: none, shared by every request. */
+const NO_CHOICES: Readonly<Record<string, FilterChoices>> = Object.freeze({});
 
 /** A search's snippets of each row it found (HTML by field), by row. */
 type Snippets = ReadonlyMap<unknown, Readonly<Record<string, string | undefined>>>;
@@ -52,7 +55,7 @@ export class ReadPages<A> {
     const keyset = query.after !== undefined || query.before !== undefined;
     const offset = keyset ? 0 : (query.page - 1) * query.size;
     const countUpTo = countAhead(offset, query.size);
-    const [page, choices] = await Promise.all([
+    const listing =
       query.search === undefined
         ? readable.list({
             offset,
@@ -63,9 +66,9 @@ export class ReadPages<A> {
             ...(query.after === undefined ? {} : { after: query.after }),
             ...(query.before === undefined ? {} : { before: query.before }),
           })
-        : this.searchPage(readable, query.search, { offset, limit: query.size, countUpTo, where }),
-      this.filterChoices(request, query),
-    ]);
+        : this.searchPage(readable, query.search, { offset, limit: query.size, countUpTo, where });
+    // A model without references has no filter choices to read: its list is awaited alone (no Promise.all, no async call).
+    const [page, choices] = this.pages.references.length === 0 ? [await listing, NO_CHOICES] : await Promise.all([listing, this.filterChoices(request, query)]);
     const { rows, total } = page;
     const snippets = "snippets" in page ? (page.snippets as Snippets) : undefined;
     const counted = pagesCounted(total, countUpTo, query.size);
@@ -117,29 +120,28 @@ export class ReadPages<A> {
   }
 
   /**
-   * The choices of the reference fields' filters, each as the picker of a form offers it (a
-   * select, or a search past its limit): one query per model they point at, however many fields
-   * point at it.
+   * The choices of the reference fields' filters (`Picker.filterChoices`: a select's options
+   * already written, or a search past its limit): one query per model they point at, however
+   * many fields point at it.
    */
-  private async filterChoices(request: Request, query: IndexQuery): Promise<Record<string, Choices>> {
+  private async filterChoices(request: Request, query: IndexQuery): Promise<Readonly<Record<string, FilterChoices>>> {
     const references = this.pages.references;
-    if (references.length === 0) return {};
-    const value = (field: Field): string | undefined => {
+    const value = (field: Field): number | undefined => {
       const filter = query.filters.find((one) => one.field.name === field.name);
-      return filter?.kind === "reference" ? String(filter.value) : undefined;
+      return filter?.kind === "reference" ? filter.value : undefined;
     };
-    const byTarget = new Map<string, Promise<Choices | undefined>>();
+    const byTarget = new Map<string, Promise<FilterChoices | undefined>>();
     const choices = await Promise.all(
       references.map((field) => {
         const target = field.reference?.model ?? field.name;
-        // A filter naming a row is resolved for itself (its label shown beside a search input).
-        if (value(field) !== undefined) return this.pages.picker.choices(request, field, value(field));
+        // A filter naming a row is resolved for itself (its option selected, or its label shown beside a search input).
+        if (value(field) !== undefined) return this.pages.picker.filterChoices(request, field, value(field));
         let shared = byTarget.get(target);
-        if (shared === undefined) byTarget.set(target, (shared = this.pages.picker.choices(request, field, undefined)));
+        if (shared === undefined) byTarget.set(target, (shared = this.pages.picker.filterChoices(request, field, undefined)));
         return shared;
       }),
     );
-    const out: Record<string, Choices> = {};
+    const out: Record<string, FilterChoices> = {};
     references.forEach((field, i) => {
       const one = choices[i];
       if (one !== undefined) out[field.name] = one;
