@@ -269,3 +269,77 @@ function inYears(date: Date): boolean {
 function arrayLiteral(values: readonly (string | number | boolean)[]): string {
   return `{${values.map((value) => `"${String(value).replace(/[\\"]/g, "\\$&")}"`).join(",")}}`;
 }
+
+/**
+ * The shape of a list's `where` and `search`: a key naming the SQL text `queryConditions` writes
+ * for them, their values pushed onto `params` in the order it pushes them, so a statement cached
+ * by the key (sql-statements.ts) is the one it would write. Undefined when the text would hang
+ * on more than the fields and conditions named — a value no row holds (`FALSE`), a bound past
+ * every value, `not`, `contains`, `like`, `or`, `and`, a list field, a search that matches
+ * nothing — and the caller writes the statement as before. Throws what `queryConditions` throws
+ * for a field the table lacks or a malformed condition. The key names columns (checked
+ * identifiers), so no two shapes share one.
+ */
+export function queryShape(page: Pick<ListPage<unknown>, "where" | "search">, table: TableSpec, params: unknown[]): string | undefined {
+  let key = "";
+  const where = page.where as Record<string, unknown> | undefined;
+  if (where !== undefined) {
+    for (const field of Object.keys(where)) {
+      const wanted = where[field];
+      if (field === "or" || field === "and" || table.links?.some((one) => one.field === field) === true) {
+        if (wanted === undefined) continue;
+        return undefined;
+      }
+      const column = columnOfField(table, field, "a where");
+      if (wanted === undefined) continue;
+      if (column.type === "jsonb") return undefined;
+      const given = conditionsOf(wanted, `${table.name}.${field}`);
+      for (const name of CONDITION_NAMES) {
+        const value = given[name];
+        if (value === undefined) continue;
+        const token = conditionShape(name, column, value, params);
+        if (token === undefined) return undefined;
+        key += `${column.column}.${token};`;
+      }
+    }
+  }
+  const search = page.search;
+  if (search !== undefined) {
+    const column = columnOfField(table, search.field, "a search");
+    if (column.type !== "text" || typeof search.prefix !== "string" || search.prefix.includes("\u0000")) return undefined;
+    params.push(CASE_FOLD.from, CASE_FOLD.to, fold(search.prefix));
+    key += `?${column.column}`;
+  }
+  return key;
+}
+
+/** One condition's token in a shape, its value pushed as `conditionSql` pushes it; undefined when its text hangs on the value. */
+function conditionShape(name: ConditionName, column: ColumnSpec, value: unknown, params: unknown[]): string | undefined {
+  switch (name) {
+    case "eq": {
+      const v = sqlValue(column, value);
+      if (v === undefined) return undefined;
+      params.push(v);
+      return name;
+    }
+    case "in": {
+      const values = sendable(column, value as readonly unknown[]);
+      if (values.length === 0) return undefined;
+      params.push(arrayLiteral(values));
+      return name;
+    }
+    case "null":
+      return value === true ? "null" : "set";
+    case "gt":
+    case "gte":
+    case "lt":
+    case "lte": {
+      const bounded = boundFor(column, name, value);
+      if (typeof bounded === "string") return undefined;
+      params.push(bounded.value);
+      return bounded.op;
+    }
+    default:
+      return undefined;
+  }
+}

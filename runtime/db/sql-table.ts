@@ -8,7 +8,8 @@ import { joinedConnection, type Joined } from "./joined.js";
 import { loadLinks, writeLinks } from "./sql-links.js";
 import { quoteIdentifier as q } from "./identifier.js";
 import { rememberTable, storeError } from "./sql-errors.js";
-import { columnOfField, queryConditions } from "./sql-query.js";
+import { columnOfField, queryConditions, queryShape } from "./sql-query.js";
+import { statementOf } from "./sql-statements.js";
 import { checkTable, SEARCH_COLUMN, VERSION_COLUMN, type ColumnSpec, type TableSpec } from "./table.js";
 
 export type { Versioned } from "../resource/store.js";
@@ -52,6 +53,12 @@ export class SqlTable<A> {
   private readonly selected: string;
   /** How each column is read into the model, decided once (every listed row is read with it). */
   private readonly readers: readonly ColumnReader[];
+  /** The statement reading one row by its key, outside any scope: written once. */
+  private readonly byKey: string;
+  /** The table's column names, the key's too: a scope's columns are among them for its statement to be kept by shape. */
+  private readonly columnNames: ReadonlySet<string>;
+  /** The column of each field a list sorts by (the key's too; not jsonb): an order's shape names columns. */
+  private readonly sortColumns: ReadonlyMap<string, string>;
 
   /** Where statements go: the database, or the transaction a write joined (`on`). */
   private readonly via: Connection;
@@ -72,6 +79,9 @@ export class SqlTable<A> {
     this.key = q(spec.key.column);
     this.selected = [this.key, ...spec.columns.map((column) => q(column.column)), q(VERSION_COLUMN)].join(", ");
     this.readers = spec.columns.map(readerOf);
+    this.byKey = `SELECT ${this.selected} FROM ${this.table} WHERE ${this.key} = $1`;
+    this.columnNames = new Set([spec.key.column, ...spec.columns.map((column) => column.column)]);
+    this.sortColumns = new Map([[spec.key.field, spec.key.column], ...spec.columns.filter((column) => column.type !== "jsonb").map((column): [string, string] => [column.field, column.column])]);
   }
 
   /** The same table, its statements sent through a transaction of its database that a write joined (fw/admin's audited writes). */
@@ -89,7 +99,7 @@ export class SqlTable<A> {
     const params: unknown[] = [page.limit, page.offset ?? 0];
     let listed: Promise<{ readonly rows: readonly Row[] }>;
     try {
-      listed = this.via.query(this.listSql(page, scope, params), params);
+      listed = this.via.query(this.listStatement(page, scope, params), params);
     } catch (error) {
       // A field the table lacks, a malformed condition: a rejection, as from an async function.
       return Promise.reject(error);
@@ -105,6 +115,54 @@ export class SqlTable<A> {
       if (!this.hasLinks) return { rows: models, total: counted };
       return this.withLinks(this.via, models).then((linked) => ({ rows: linked, total: counted }));
     });
+  }
+
+  /**
+   * A first page's statement, its values pushed onto `params` (`$1` the limit, `$2` the offset
+   * already there): the text kept for the page's shape (sql-statements.ts) when it has one,
+   * else written as `listSql` writes it.
+   */
+  private listStatement(page: ListPage<A>, scope: Scope | undefined, params: unknown[]): string {
+    const shape = this.listShape(page, scope, params);
+    if (shape !== undefined) return statementOf(this.spec, shape, params, 2, (fresh) => this.listSql(page, scope, fresh));
+    params.length = 2;
+    return this.listSql(page, scope, params);
+  }
+
+  /**
+   * The shape of a first page's statement, pushing its values as `listSql` does: the scope's
+   * columns, the where's and search's (queryShape), whether the count is capped, the order.
+   * Undefined when the text hangs on more (a scope with a subquery, a column outside the table,
+   * a sort by a field with no column, queryShape's cases): the statement is written, not kept.
+   * The key names columns, checked identifiers, between its marks.
+   */
+  private listShape(page: ListPage<A>, scope: Scope | undefined, params: unknown[]): string | undefined {
+    let key = "";
+    if (scope !== undefined) {
+      for (const group of scope.where) {
+        key += "(";
+        for (const condition of group) {
+          if ("in" in condition || !this.columnNames.has(condition.column)) return undefined;
+          params.push(condition.value);
+          key += `${condition.column},`;
+        }
+        key += ")";
+      }
+    }
+    const conditions = queryShape(page, this.spec, params);
+    if (conditions === undefined) return undefined;
+    key += `|${conditions}|`;
+    const cap = countCap(page);
+    if (cap !== undefined) {
+      params.push(cap);
+      key += "#";
+    }
+    for (const one of effectiveOrders(page.order, this.spec.key.field)) {
+      const column = this.sortColumns.get(one.field);
+      if (column === undefined) return undefined;
+      key += `${column}${one.descending !== false ? "-" : "+"}`;
+    }
+    return key;
   }
 
   /** A first page's statement (`$1` the limit, `$2` the offset, already in `params`): the rows and the total beside each; its values pushed onto `params`. */
@@ -282,8 +340,9 @@ export class SqlTable<A> {
   /** The statement reading the row `key` (in `scope`); undefined for a key that is no key (no row has it). */
   private selectKey(key: unknown, scope: Scope | undefined): Promise<{ readonly rows: readonly Row[] }> | undefined {
     if (!isKey(key)) return undefined;
+    if (scope === undefined || scope.where.length === 0) return this.via.query(this.byKey, [key]);
     const where = this.where(scope, 2);
-    return this.via.query(`SELECT ${this.selected} FROM ${this.table} WHERE ${this.key} = $1${where.and}`, [key, ...where.params]);
+    return this.via.query(`${this.byKey}${where.and}`, [key, ...where.params]);
   }
 
   async insert(draft: Draft<A>, scope?: Scope): Promise<A> {
