@@ -6,7 +6,7 @@
  */
 import type { Html } from "../html/node.js";
 import { raw } from "../html/render.js";
-import { optionHtml, type FilterChoices } from "./filter-options.js";
+import type { FilterChoices } from "./filter-options.js";
 import type { Field } from "./form.js";
 import { filterFields, PAGE_SIZE, PAGE_SIZES, type IndexFilter, type IndexQuery } from "./index-query.js";
 
@@ -91,25 +91,19 @@ function filterControl(field: Field, filter: IndexFilter | undefined, choices: F
 
 /** A reference's filter: a select of the rows the viewer may read (Any first), or, past the picker's limit, the number (the picker's script suggests rows). */
 function referenceFilter(field: Field, value: number | undefined, choices: FilterChoices | undefined): Html {
-  if (choices !== undefined && choices.mode === "written") return referenceSelect(field, value, raw(choices.html));
-  if (choices === undefined || choices.mode !== "select") {
+  if (choices === undefined || choices.mode !== "written") {
     return (
       <label class="fw-filter">
         {field.label} <input type="search" name={field.name} value={value === undefined ? "" : String(value)} inputmode="numeric" autocomplete="off" data-fw-pick={choices?.pickPath} data-fw-label={choices?.chosen?.label} />
       </label>
     );
   }
-  return referenceSelect(field, value, raw(choices.options.map((choice) => optionHtml(choice.key, choice.label, choice.key === value)).join("")));
-}
-
-/** A reference filter's select: Any, then the options. */
-function referenceSelect(field: Field, value: number | undefined, options: Html): Html {
   return (
     <label class="fw-filter">
       {field.label}{" "}
       <select name={field.name}>
         <option value="" selected={value === undefined}>Any</option>
-        {options}
+        {raw(choices.html)}
       </select>
     </label>
   );
