@@ -113,7 +113,11 @@ export class OtlpBatchProcessor implements SpanProcessor {
     }
     batch.count++;
     this.#queued++;
-    if (this.#exporting !== undefined) return;
+    if (this.#exporting === undefined) this.#schedule(batch);
+  }
+
+  /** With no export running: an export now when `batch` is full, else one when the delay has passed (one timer at a time). */
+  #schedule(batch: Batch): void {
     if (batch.count >= this.settings.maxBatch) this.#exportNext();
     else this.#timer ??= setTimeout(() => this.#exportNext(), this.settings.delayMs).unref();
   }
@@ -143,9 +147,7 @@ export class OtlpBatchProcessor implements SpanProcessor {
     this.#exporting = context.with(this.#quiet, () => this.#send(batch)).finally(() => {
       this.#exporting = undefined;
       const next = this.#batches[0];
-      if (next === undefined || this.#closed) return;
-      if (next.count >= this.settings.maxBatch) this.#exportNext();
-      else this.#timer ??= setTimeout(() => this.#exportNext(), this.settings.delayMs).unref();
+      if (next !== undefined && !this.#closed) this.#schedule(next);
     });
   }
 
