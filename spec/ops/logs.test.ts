@@ -21,9 +21,14 @@ interface Entry {
   readonly [member: string]: unknown;
 }
 
-/** Every line of `out` as JSON; a line that is not JSON fails the test, named. */
+/**
+ * Every line of `out` as JSON; a line that is not JSON fails the test, named. Only whole lines:
+ * what follows the last newline is a line still arriving (a pipe hands a backlog over in chunks
+ * that may end mid-line), read whole on a later look.
+ */
 function entries(out: string): Entry[] {
   return out
+    .slice(0, out.lastIndexOf("\n") + 1)
     .split("\n")
     .filter((line) => line !== "")
     .map((line) => {
