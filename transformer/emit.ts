@@ -93,7 +93,7 @@ const q = (text: string): string => JSON.stringify(text);
 export function usesTypia(rows: readonly Row[], derived: readonly Derived[]): boolean {
   return (
     derived.length > 0 ||
-    rows.some((r) => (r.handler.case === "http" && (r.handler.json === true || r.handler.upload !== undefined || r.handler.query !== undefined || answersJson(r))) || (r.handler.case !== "ws" && r.handler.params.some((p) => p.decode)))
+    rows.some((r) => (r.handler.case === "http" && (r.handler.json === true || r.handler.upload !== undefined || answersJson(r))) || declaresQuery(r) || (r.handler.case !== "ws" && r.handler.params.some((p) => p.decode)))
   );
 }
 
@@ -153,7 +153,7 @@ export function emitModule(input: EmitInput): string {
   // Typed JSON answers and the API's description (issue 31): their imports, and the lazy loader of .fw/api.ts.
   if (rows.some(answersJson)) lines.push(`import { jsonAnswerMismatch, typedJsonWriter, type JsonAnswerOf } from ${q(input.fwModule)};`);
   if (rows.some(takesUpload)) lines.push(`import { apiUpload } from ${q(input.fwModule)};`);
-  if (rows.some((r) => r.handler.case === "http" && r.handler.query !== undefined)) lines.push(`import { queryDecoder } from ${q(input.fwModule)};`);
+  if (rows.some(declaresQuery)) lines.push(`import { queryDecoder } from ${q(input.fwModule)};`);
   const api = rows.some((r) => r.handler.case === "http" && r.handler.api);
   if (api) lines.push(`import type { ApiDescription } from ${q(input.fwModule)};`);
   if (usesCapabilities) lines.push(`import * as capabilities from ${q(specifier(input.out, input.capabilitiesFile))};`);
@@ -344,7 +344,13 @@ function liveMount(row: Row, i: number, modelOf: ReadonlyMap<string, string>, vi
     return model === undefined ? [] : [`${/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(f.event) ? f.event : q(f.event)}: ${model}`];
   });
   const forms = known.length === 0 ? "" : ` forms: { ${known.join(", ")} },`;
-  return `{ id: ${q(handler.id)}, path: ${q(row.pattern)},${params} capabilities: ${capabilities},${perRequest}${forms} source: ${q(row.shown)} }`;
+  const query = handler.query === undefined ? "" : ` query: queryDecoder(${JSON.stringify(handler.query)}, typia.createValidate<Parameters<${mount}>[0]["queryParams"]>()),`;
+  return `{ id: ${q(handler.id)}, path: ${q(row.pattern)},${params}${query} capabilities: ${capabilities},${perRequest}${forms} source: ${q(row.shown)} }`;
+}
+
+/** A row whose handler (or live page's `mount`) declares its query parameters: the table writes their decoder. */
+function declaresQuery(row: Row): boolean {
+  return (row.handler.case === "http" || row.handler.case === "live") && row.handler.query !== undefined;
 }
 
 /** A path parameter's typia decoder, its type read off the handler's own signature. */

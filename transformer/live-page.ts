@@ -6,6 +6,7 @@ import { capabilityUses, type CapabilityUse } from "./capability-parameter.js";
 import { spot, type Checking, type Site } from "./checking.js";
 import { checkEvents, memberName } from "./live-events.js";
 import { paramUses, type ParamUse } from "./param-types.js";
+import { queryShape, type QueryParamShape } from "./query-types.js";
 import type { RouteFile } from "./scan.js";
 
 /**
@@ -18,6 +19,8 @@ export interface LiveHandler<Capability> {
   readonly case: "live";
   readonly id: string;
   readonly params: readonly ParamUse[];
+  /** The query parameters `mount` declares (`Request<P, Q>`): each one's shape, for the page's decoder. */
+  readonly query?: Readonly<Record<string, QueryParamShape>>;
   readonly capabilities: readonly Capability[];
   readonly forms: readonly { readonly event: string; readonly model: string }[];
 }
@@ -27,7 +30,7 @@ export interface LivePageSite {
   readonly route: RouteFile;
   readonly source: ts.SourceFile;
   readonly declaration: ts.Declaration | undefined;
-  /** The export's type: `LivePage<S, C, P>`. */
+  /** The export's type: `LivePage<S, C, P, Q>`. */
   readonly type: ts.Type;
   readonly pattern: readonly string[];
   /** `<file> mounts GET <path>`, how findings start. */
@@ -52,16 +55,17 @@ export function analyseLivePage(c: Checking, site: LivePageSite): LiveHandler<Ca
     });
     return undefined;
   }
-  // LivePage<S, C, P>: C and P as `live()` inferred them from `mount`'s parameters.
-  const [, capabilitiesType, paramsType] = c.checker.getTypeArguments(site.type as ts.TypeReference);
+  // LivePage<S, C, P, Q>: C, P and Q as `live()` inferred them from `mount`'s parameters.
+  const [, capabilitiesType, paramsType, queryType] = c.checker.getTypeArguments(site.type as ts.TypeReference);
   const spec = specLiteral(c, site.declaration);
   const mount = spec === undefined ? undefined : memberFunction(c, spec, "mount");
   const mountSite: Site = { where: site.where, name: `${name}.mount`, source: site.source, declaration: mount ?? site.declaration, pattern: site.pattern };
   const params = paramUses(c, mountSite, paramsType);
+  const query = queryShape(c, mountSite, queryType);
   const capabilities = capabilitiesOf(c, mountSite, mount, capabilitiesType);
   const forms = checkEvents(c, { file: c.shown(site.route.file), name, source: site.source, declaration: site.declaration, spec });
-  if (params === undefined || capabilities === undefined || forms === undefined) return undefined;
-  return { case: "live", id: pageId(c.appDir, site.route.file), params, capabilities, forms };
+  if (params === undefined || query === undefined || capabilities === undefined || forms === undefined) return undefined;
+  return { case: "live", id: pageId(c.appDir, site.route.file), params, ...(query === null ? {} : { query }), capabilities, forms };
 }
 
 /** The page's id: the route file's path under the app folder, `/` → `.`, no extension (`counter.Index`, `posts._id.Show`). */

@@ -15,7 +15,7 @@ import { publish } from "./topics.js";
 
 /** The handler of `name`, when the page has one (own entries only: `constructor` is no event). */
 // biome-ignore lint/suspicious/noExplicitAny: a page of any state
-export function handlerOf(page: LivePage<any, any, any>, name: string): LiveHandler<unknown, unknown, unknown> | undefined {
+export function handlerOf(page: LivePage<any, any, any, any>, name: string): LiveHandler<unknown, unknown, unknown, unknown> | undefined {
   const events = page.spec.events;
   return events !== undefined && Object.hasOwn(events, name) ? events[name] : undefined;
 }
@@ -51,6 +51,6 @@ export function payloadOf(mount: LiveMount<unknown>, event: string, pairs: reado
 }
 
 /** What handlers get beside the state and the payload. */
-export function contextOf<C>(mount: LiveMount<C>, request: Request<unknown>, capabilities: C = mount.capabilities): LiveContext<C, unknown> {
+export function contextOf<C>(mount: LiveMount<C>, request: Request<unknown>, capabilities: C = mount.capabilities): LiveContext<C, unknown, unknown> {
   return { request, capabilities, publish };
 }

@@ -1,3 +1,4 @@
+import type { QueryDecoder } from "../http/query-params.js";
 import type { Request } from "../http/request.js";
 import type { ModelSpec } from "../resource/model.js";
 import type { ParamDecoders } from "../routing/from-path.js";
@@ -10,6 +11,8 @@ export interface LiveMount<C> {
   readonly path: string;
   /** Decoders for the path parameters, as the page's GET row has. */
   readonly params?: ParamDecoders;
+  /** The query parameters `mount` declares (`Request<P, { page?: number }>`), decoded as a handler's are. */
+  readonly query?: QueryDecoder;
   /** The capabilities `mount` asks for. */
   readonly capabilities: C;
   /**

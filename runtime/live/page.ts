@@ -1,4 +1,4 @@
-import type { Request } from "../http/request.js";
+import type { QueryText, Request } from "../http/request.js";
 import type { Html } from "../html/node.js";
 import type { Parsed, Values } from "../resource/form.js";
 
@@ -42,12 +42,13 @@ export interface LiveFormProps {
 }
 
 /** What an event handler (and `refresh`) gets beside the state and the payload. */
-export interface LiveContext<C, P> {
+export interface LiveContext<C, P, Q = QueryText> {
   /**
-   * The page's request as it was mounted: its path parameters and query (from the page's URL),
-   * the session and `currentUser` read at the socket's handshake. Never anything an event sent.
+   * The page's request as it was mounted: its path parameters and query (from the page's URL;
+   * the parameters `mount` declares decoded, as `request.queryParams`), the session and
+   * `currentUser` read at the socket's handshake. Never anything an event sent.
    */
-  readonly request: Request<P>;
+  readonly request: Request<P, Q>;
   /** The capabilities the page asked for (`mount`'s second parameter), supplied by the build. */
   readonly capabilities: C;
   /**
@@ -64,26 +65,28 @@ export interface LiveContext<C, P> {
  * TS91026).
  */
 // biome-ignore lint/suspicious/noExplicitAny: each handler narrows its payload; the build checks it against the markup
-export type LiveHandler<S, C, P> = (state: S, payload: any, context: LiveContext<C, P>) => S | Promise<S>;
+export type LiveHandler<S, C, P, Q = QueryText> = (state: S, payload: any, context: LiveContext<C, P, Q>) => S | Promise<S>;
 
 /** A live page as its route file declares it: `export const index = live({ mount, render, events })`. */
-export interface LiveSpec<S, C, P> {
+export interface LiveSpec<S, C, P, Q = QueryText> {
   /**
    * The page's first state, from the page's request (and the capabilities it asks for): for the
-   * first GET, and again on each socket (re)connect.
+   * first GET, and again on each socket (re)connect. The query parameters it declares
+   * (`Request<Params, { page?: number }>`) are decoded as a handler's are: a bad value is a 400
+   * on the GET and closes the socket (1008).
    */
-  mount(request: Request<P>, capabilities: C): S | Promise<S>;
+  mount(request: Request<P, Q>, capabilities: C): S | Promise<S>;
   /** The page's markup for a state: rendered inside the layout on GET, diffed on the socket. */
   render(state: S, view: LiveView): Html;
   /** The events the markup names (`fw-click="increment"`), by name. */
-  readonly events?: Readonly<Record<string, LiveHandler<S, C, P>>>;
+  readonly events?: Readonly<Record<string, LiveHandler<S, C, P, Q>>>;
   /** The topics the page listens to: `publish(topic)` anywhere refreshes it. */
-  readonly topics?: readonly string[] | ((state: S, request: Request<P>) => readonly string[]);
+  readonly topics?: readonly string[] | ((state: S, request: Request<P, Q>) => readonly string[]);
   /**
    * The next state when a topic the page listens to is published. Default: mount again (the
    * page reloads its data from its request).
    */
-  refresh?(state: S, message: string | undefined, context: LiveContext<C, P>): S | Promise<S>;
+  refresh?(state: S, message: string | undefined, context: LiveContext<C, P, Q>): S | Promise<S>;
   /**
    * Whether the sockets showing the same view of the page (the same path and query, the same
    * `currentUser`, the same session but for its CSRF token) share one `mount` when a topic is
@@ -110,12 +113,12 @@ const LIVE_PAGE: unique symbol = Symbol("fw.livePage");
  * the page's GET (and its no-JavaScript POST) where the file says, and its socket
  * `WS /fw/live/<page>` after the table (spec 4.6).
  */
-export class LivePage<S, C = Record<string, never>, P = Record<string, string>> {
+export class LivePage<S, C = Record<string, never>, P = Record<string, string>, Q = QueryText> {
   readonly [LIVE_PAGE] = true as const;
-  constructor(readonly spec: LiveSpec<S, C, P>) {}
+  constructor(readonly spec: LiveSpec<S, C, P, Q>) {}
 }
 
 /** Declares a live page: `export const index = live({ mount, render, events })`. */
-export function live<S, C = Record<string, never>, P = Record<string, string>>(spec: LiveSpec<S, C, P>): LivePage<S, C, P> {
+export function live<S, C = Record<string, never>, P = Record<string, string>, Q = QueryText>(spec: LiveSpec<S, C, P, Q>): LivePage<S, C, P, Q> {
   return new LivePage(spec);
 }

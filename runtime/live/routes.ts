@@ -33,10 +33,10 @@ function queryText(request: Request<unknown>): string {
 
 /** The page's own rows, at its place in the table: GET (full HTML through the layout) and POST (a live form without JavaScript). */
 // biome-ignore lint/suspicious/noExplicitAny: a table holds pages of any state
-export function livePageRoutes<C>(page: LivePage<any, C, any>, mount: LiveMount<C>): readonly HttpRoute[] {
+export function livePageRoutes<C>(page: LivePage<any, C, any, any>, mount: LiveMount<C>): readonly HttpRoute[] {
   checkedMount(mount);
   const spec = page.spec;
-  const options = { ...(mount.params === undefined ? {} : { params: mount.params }), source: mount.source };
+  const options = { ...(mount.params === undefined ? {} : { params: mount.params }), ...(mount.query === undefined ? {} : { query: mount.query }), source: mount.source };
   const render = (state: unknown, request: Request<unknown>): ReturnType<typeof livePage> => {
     const view = liveView(mount as LiveMount<unknown>, request, pathAndQuery(request.path, queryText(request)));
     return livePage(mount as LiveMount<unknown>, request, spec.render(state, view));
@@ -64,7 +64,7 @@ export function livePageRoutes<C>(page: LivePage<any, C, any>, mount: LiveMount<
  * holds at most `FW_LIVE_SOCKETS_PER_ADDRESS` live sockets (default 256), read here, at boot.
  */
 // biome-ignore lint/suspicious/noExplicitAny: as above
-export function liveSocketRoute<C>(page: LivePage<any, C, any>, mount: LiveMount<C>): WsRoute {
+export function liveSocketRoute<C>(page: LivePage<any, C, any, any>, mount: LiveMount<C>): WsRoute {
   checkedMount(mount);
   return asFwEndpoint(Route.ws(socketPath(mount.id), liveListener(page, mount as LiveMount<unknown>, socketsPerAddress()), { source: mount.source }));
 }

@@ -10,7 +10,8 @@ import { timingSafeEqual } from "node:crypto";
 import { asFailure } from "../http/failure.js";
 import { storeFailure } from "../server/store-failure.js";
 import { splitPath, splitTarget } from "../http/path.js";
-import { CSRF_ENTRY, Request } from "../http/request.js";
+import { decodeQuery } from "../http/query-params.js";
+import { CSRF_ENTRY, Request, withQueryParams } from "../http/request.js";
 import { decodeParams } from "../routing/from-path.js";
 import { Matcher } from "../routing/matcher.js";
 import { Route } from "../routing/route.js";
@@ -50,7 +51,7 @@ interface EventMessage {
  * its own (it hears each message with its own state); by default when it has no events.
  */
 // biome-ignore lint/suspicious/noExplicitAny: a page of any state
-export function sharesRereads(page: LivePage<any, any, any>): boolean {
+export function sharesRereads(page: LivePage<any, any, any, any>): boolean {
   const spec = page.spec;
   if (spec.refresh !== undefined) return false;
   return spec.shared ?? Object.keys(spec.events ?? {}).length === 0;
@@ -62,7 +63,7 @@ export function sharesRereads(page: LivePage<any, any, any>): boolean {
  * mounted; one more is closed 1008 before its page mounts.
  */
 // biome-ignore lint/suspicious/noExplicitAny: a page of any state
-export function liveListener(page: LivePage<any, any, any>, mount: LiveMount<unknown>, perAddress: number): WsListener {
+export function liveListener(page: LivePage<any, any, any, any>, mount: LiveMount<unknown>, perAddress: number): WsListener {
   const sessions = new WeakMap<WsConnection, LiveSession>();
   const pattern = new Matcher([Route.get(mount.path, () => {
     throw new Error("never called");
@@ -120,7 +121,7 @@ class LiveSession implements ViewMember {
 
   constructor(
     // biome-ignore lint/suspicious/noExplicitAny: a page of any state
-    readonly page: LivePage<any, any, any>,
+    readonly page: LivePage<any, any, any, any>,
     readonly mountInfo: LiveMount<unknown>,
     readonly connection: WsConnection,
     private readonly views: SharedViews | undefined,
@@ -212,7 +213,7 @@ class LiveSession implements ViewMember {
       if (found.type !== "found") throw new Error("no match");
       const params = decodeParams(found.params, this.mountInfo.params);
       this.shown = pathAndQuery(path, query);
-      return new Request({
+      const request = new Request({
         method: "GET",
         path,
         params,
@@ -224,6 +225,9 @@ class LiveSession implements ViewMember {
         ...(handshake.currentUser === undefined ? {} : { currentUser: handshake.currentUser }),
         ...(handshake.clientAddress === undefined ? {} : { clientAddress: handshake.clientAddress }),
       });
+      // The query parameters `mount` declares, decoded as the page's GET decodes them (its 400).
+      const decoder = this.mountInfo.query;
+      return decoder === undefined ? request : withQueryParams(request, decodeQuery(request.query, decoder));
     } catch {
       this.connection.close(POLICY, "not this page's path");
       return undefined;

@@ -43,7 +43,9 @@ describe("a live app's generated table", () => {
     expect(text).toContain(
       `const mount0 = { id: "posts._id.Watch", path: "/posts/:id/watch", params: { id: FromPath.typia("number", typia.http.createParameter<Parameters<typeof r0.watch.spec.mount>[0]["params"]["id"]>()) }, capabilities: c0, forms: { check: model0, save: model0 }, source: "src/app/posts/_id/Watch.tsx" };`,
     );
-    expect(text).toContain(`const mount1 = { id: "counter.Index", path: "/counter", capabilities: {}, forms: { find: form0 }, source: "src/app/counter/Index.tsx" };`);
+    expect(text).toContain(
+      `const mount1 = { id: "counter.Index", path: "/counter", query: queryDecoder({"from":{"kind":"number","list":false}}, typia.createValidate<Parameters<typeof r1.index.spec.mount>[0]["queryParams"]>()), capabilities: {}, forms: { find: form0 }, source: "src/app/counter/Index.tsx" };`,
+    );
   });
 
   it("gives a model deriving Form alone that a page reads (through the app's alias of FormInput) its ModelSpec, and no store nor routes", () => {
@@ -100,6 +102,7 @@ const broken: Record<string, readonly RegExp[]> = {
     /src\/app\/later\/Create\.tsx\(\d+,\d+\): error TS91002: fw: src\/app\/later\/Create\.tsx mounts POST \/later, but `create` is a live page, which is a page to GET/,
     /src\/app\/notes\/Create\.ts\(\d+,\d+\): error TS91006: fw: src\/app\/notes\/Create\.ts and the live page src\/app\/notes\/Index\.tsx both mount POST \/notes/,
     /src\/app\/wrong\/Index\.tsx\(6,10\): error TS91010: fw: src\/app\/wrong\/Index\.tsx mounts GET \/wrong: `index\.mount` reads the path parameter `id`, but its path has no such parameter/,
+    /src\/app\/pages\/Index\.tsx\(\d+,\d+\): error TS91110: fw: src\/app\/pages\/Index\.tsx mounts GET \/pages: `index\.mount` reads the query parameter `range` as `\{ from: number; \}`, which fw cannot read from a query's text: it is not one primitive/,
   ],
 };
 
@@ -185,6 +188,22 @@ describe("the live app built, served", () => {
     // The whole section (this fixture's JSX is not pre-rendered into templates), or the one hole.
     expect(answer).toMatch(/Count: 2<|"2"/);
     client.socket.close();
+  });
+
+  it("mount's declared query parameters are decoded on the GET and on the socket; a bad one is a 400 naming it, and closes the socket", async () => {
+    const page = await fetch(`${url}/counter?from=5`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Count: 5");
+    const refused = await fetch(`${url}/counter?from=five`);
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("content-type")).toContain("text/html");
+    expect(await refused.text()).toMatch(/query parameter (&quot;|&#34;|")from(&quot;|&#34;|")/);
+    const cookie = sessionCookie(page) as string;
+    const client = await connect(url, `/fw/live/counter.Index?path=${encodeURIComponent("/counter?from=7")}`, { headers: { cookie } });
+    expect(await client.next()).toMatch(/Count: 7<|"7"/);
+    client.socket.close();
+    const bad = await connect(url, `/fw/live/counter.Index?path=${encodeURIComponent("/counter?from=0x7")}`, { headers: { cookie } });
+    expect(await bad.closed).toMatchObject({ code: 1008, reason: "not this page's path" });
   });
 
   it("a form event without JavaScript is read with the Form-only model's ModelSpec the table gave the page", async () => {
