@@ -252,7 +252,7 @@ function send(
  * text body by joining it to the status line and headers and encoding that (a flat copy of the
  * whole page first, two bytes a character when one is beyond Latin-1, as a cut cell's "…" is),
  * after `Buffer.byteLength` has read it for its length. Bytes go out beside the headers as they
- * are: 40 KB less garbage a request on the db bench's Index of 50 rows (bench/FINDINGS.md 40).
+ * are: ~38 KB less garbage a request on the db bench's Index of 50 rows (bench/FINDINGS.md 40).
  * Shorter bodies stay text, written in one piece with the headers. Node does not pool a Buffer
  * this long either (`Buffer.poolSize` / 2).
  */
