@@ -80,6 +80,7 @@ export function checkingIntervalMs(timeouts: Timeouts): number {
  */
 export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefined, options: ServerOptions): Promise<RunningServer> {
   let closing = false;
+  const running = new RunningHandlers();
   const { observe, timeouts, tracer } = options;
   // The clock is read only when something observes requests (the access log, metrics, a sampled trace).
   const now = (): number => (observe !== undefined ? performance.now() : 0);
@@ -129,8 +130,13 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
     const span = tracer?.startRequest(request, id);
     const started = observe !== undefined || span !== undefined ? performance.now() : 0;
     const answer = overLimits(request) ?? (span === undefined ? dispatcher.dispatch(request, id) : span.run(() => dispatcher.dispatch(request, id)));
-    if (answer instanceof Promise) void answer.then((done) => respond(request, response, done, id, started, span));
-    else respond(request, response, answer, id, started, span);
+    if (answer instanceof Promise) {
+      running.started();
+      void answer.then((done) => {
+        running.finished();
+        respond(request, response, done, id, started, span);
+      });
+    } else respond(request, response, answer, id, started, span);
   });
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const started = now();
@@ -168,7 +174,9 @@ export function startServer(dispatcher: Dispatcher, sockets: WsServer | undefine
           closing = true;
           // Upgraded sockets still count as the server's connections: until they close,
           // `server.close` would never call back.
-          await Promise.all([sockets?.close(options.graceMs), shutdown(server, options.graceMs, options.drain?.keepIdle === true)]);
+          // A handler whose client has gone away holds no connection, yet still runs (and may still
+          // need the database, which an app closes after this): waited for too, within the grace.
+          await Promise.all([sockets?.close(options.graceMs), shutdown(server, options.graceMs, options.drain?.keepIdle === true), running.settled(options.graceMs)]);
         },
       });
     });
@@ -213,7 +221,8 @@ function send(
   /** The request's id, sent back as `X-Request-Id`. */
   id: string,
 ): number {
-  const body = answer.body as string | Uint8Array;
+  const text = answer.body as string | Uint8Array;
+  const body = typeof text === "string" && text.length >= ENCODED_FROM && request.method !== "HEAD" ? Buffer.from(text) : text;
   const length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
   const given = answer.headers;
   // A new list in one literal for the usual answer (a content type and nosniff): pushing onto the
@@ -237,6 +246,17 @@ function send(
   watchSlowReader(response.socket, sendMs);
   return answer.status;
 }
+
+/**
+ * A text body from this many UTF-16 units on is encoded to bytes once, in `send`: Node writes a
+ * text body by joining it to the status line and headers and encoding that (a flat copy of the
+ * whole page first, two bytes a character when one is beyond Latin-1, as a cut cell's "…" is),
+ * after `Buffer.byteLength` has read it for its length. Bytes go out beside the headers as they
+ * are: ~38 KB less garbage a request on the db bench's Index of 50 rows (bench/FINDINGS.md 40).
+ * Shorter bodies stay text, written in one piece with the headers. Node does not pool a Buffer
+ * this long either (`Buffer.poolSize` / 2).
+ */
+const ENCODED_FROM = 4096;
 
 interface StreamSending {
   readonly closing: boolean;
@@ -350,6 +370,40 @@ function unservedMethod(method: string): string {
   const upper = method.toUpperCase();
   const hint = isMethod(upper) ? ` Methods are case-sensitive: send ${upper}.` : "";
   return `fw does not serve ${method} requests.${hint}`;
+}
+
+/**
+ * The handlers whose answers are still promises: a count, and whoever waits for it to reach
+ * zero. A request costs an increment and a decrement (no promise, no closure of its own).
+ */
+class RunningHandlers {
+  #count = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  started(): void {
+    this.#count++;
+  }
+
+  finished(): void {
+    if (--this.#count === 0 && this.#waiting.length > 0) for (const done of this.#waiting.splice(0)) done();
+  }
+
+  /** Resolves once no handler runs, or after `graceMs` (a handler past the grace is not waited for). */
+  settled(graceMs: number): Promise<void> {
+    if (this.#count === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#waiting.splice(this.#waiting.indexOf(done), 1);
+        resolve();
+      }, graceMs);
+      timer.unref();
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.#waiting.push(done);
+    });
+  }
 }
 
 /**
