@@ -13,13 +13,17 @@ import { wrk } from "./wrk.mjs";
  */
 export async function measureGroups(groups, { seconds, rounds, warmup, connections, core, what }) {
   for (const group of groups) {
-    // A group may ask for a longer warm-up than the part's (a side whose code tiers up slowly).
-    const groupWarmup = group.warmup ?? warmup;
-    log(`${what}: ${group.id}: warm-up ${groupWarmup}s each`);
-    for (const row of group.rows) {
-      if (row.load !== undefined) await row.load({ warmup: true });
-      else await wrk({ url: row.url, seconds: groupWarmup, connections, core, headers: row.headers, script: row.script });
-      row.runs = [];
+    // A group may ask for a longer warm-up than the part's (a side whose code tiers up slowly): a
+    // pass of that length, then the part's own, so that no row idles longer before its first round
+    // than with the part's warm-up alone (an idle after load slows a server: FINDINGS 14, 41).
+    const passes = group.warmup !== undefined && group.warmup > warmup ? [group.warmup, warmup] : [warmup];
+    log(`${what}: ${group.id}: warm-up ${passes.join(" s, then ")} s each`);
+    for (const seconds of passes) {
+      for (const row of group.rows) {
+        if (row.load !== undefined) await row.load({ warmup: true });
+        else await wrk({ url: row.url, seconds, connections, core, headers: row.headers, script: row.script });
+        row.runs = [];
+      }
     }
     // A group may ask for more rounds than the part's (a target row whose sides are close).
     const groupRounds = group.rounds ?? rounds;
