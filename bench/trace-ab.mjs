@@ -90,7 +90,7 @@ async function start(side, index) {
   const port = await freePort();
   const log = join(DIR, `side-${index}.log`);
   const fd = openSync(log, "w");
-  const { command, args: argv } = pinned(0, process.execPath, [...(gcTrace ? ["--trace-gc-nvp"] : []), ...(perfOn ? ["--perf-basic-prof"] : []), ...(side.env.NODE_ARGS ?? "").split(" ").filter(Boolean), WRAPPER]);
+  const { command, args: argv } = pinned(0, process.execPath, [...(gcTrace ? ["--trace-gc-nvp"] : []), ...(perfOn ? ["--perf-basic-prof", `--logfile=${join(DIR, `v8-${index}.log`)}`, "--no-logfile-per-isolate"] : []), ...(side.env.NODE_ARGS ?? "").split(" ").filter(Boolean), WRAPPER]);
   const child = spawn(command, argv, { cwd: ROOT, env: { ...process.env, ...side.env, PORT: String(port) }, stdio: ["ignore", fd, fd] });
   for (let i = 0; i < 300 && !/listening|serving/.test(readFileSync(log, "utf8")); i++) await sleep(100);
   if (!/listening|serving/.test(readFileSync(log, "utf8"))) throw new Error(`${side.name} did not start:\n${readFileSync(log, "utf8")}`);
