@@ -167,6 +167,18 @@ export function otlpSink() {
   );
 }
 
+/**
+ * The tracing group's warm-up, in seconds, a side: 5 where the part's is 1 (FINDINGS 41). A traced
+ * server runs its sampled path (the SDK's span, fw's encoder) on a tenth of the requests, so that
+ * code reaches V8's optimizing tiers ten times later than the request path, and when it does the
+ * request path's optimized code that inlined its branches is deoptimized and compiled again: after
+ * 1 s the traced side still compiled 116-126 functions in its first 2 s round (the untraced side
+ * 6-30) and read ~10 % slower than after 5 s, where the pair read within 2-5 %. Both sides of the
+ * group get the same warm-up, then the part's 1 s each as the other groups (rounds.mjs), so that
+ * the first row warmed does not idle 15 s before its first round.
+ */
+const TRACING_WARMUP_FACTOR = 5;
+
 /** The tracing group: the session page with 10 % of its requests traced against not traced. */
 async function tracingGroup(env, servers, pairs) {
   const sink = await otlpSink();
@@ -190,9 +202,10 @@ async function tracingGroup(env, servers, pairs) {
   const headers = [`Cookie: ${cookie}`];
   return {
     id: "tracing",
-    title: "OpenTelemetry traces on the session page `GET /posts/7`: 10 % of requests sampled (exported over OTLP) against no tracing",
+    title: `OpenTelemetry traces on the session page \`GET /posts/7\`: 10 % of requests sampled (exported over OTLP) against no tracing, after a ${startWarmup * TRACING_WARMUP_FACTOR} s and a ${startWarmup} s warm-up each (the sampled path tiers up late: FINDINGS 41)`,
     baseline: "off",
     pairs,
+    warmup: startWarmup * TRACING_WARMUP_FACTOR,
     sides: ["off", "on"],
     rows: rows.map((row) => ({ ...row, headers })),
   };

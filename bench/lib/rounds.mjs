@@ -5,7 +5,7 @@ import { log, pairedRatios, summary } from "./util.mjs";
 import { wrk } from "./wrk.mjs";
 
 /**
- * Measures every group in turn. A group: { id, baseline?, rounds?, rows: [{ id, url, server, headers?,
+ * Measures every group in turn. A group: { id, baseline?, rounds?, warmup?, rows: [{ id, url, server, headers?,
  * script?, expectNon2xx?, baseline?, load? }] }. Fills each row's runs, rps, p99, other, cpu and (with a
  * baseline) roundRatios, ratio, ratioOfMedians, cpuRoundRatios; drops the row's live server handle and load.
  * `load({ warmup, serverPid })`, when a row has one, runs instead of wrk and resolves with what wrk's
@@ -13,11 +13,17 @@ import { wrk } from "./wrk.mjs";
  */
 export async function measureGroups(groups, { seconds, rounds, warmup, connections, core, what }) {
   for (const group of groups) {
-    log(`${what}: ${group.id}: warm-up ${warmup}s each`);
-    for (const row of group.rows) {
-      if (row.load !== undefined) await row.load({ warmup: true });
-      else await wrk({ url: row.url, seconds: warmup, connections, core, headers: row.headers, script: row.script });
-      row.runs = [];
+    // A group may ask for a longer warm-up than the part's (a side whose code tiers up slowly): a
+    // pass of that length, then the part's own, so that no row idles longer before its first round
+    // than with the part's warm-up alone (an idle after load slows a server: FINDINGS 14, 41).
+    const passes = group.warmup !== undefined && group.warmup > warmup ? [group.warmup, warmup] : [warmup];
+    log(`${what}: ${group.id}: warm-up ${passes.join(" s, then ")} s each`);
+    for (const seconds of passes) {
+      for (const row of group.rows) {
+        if (row.load !== undefined) await row.load({ warmup: true });
+        else await wrk({ url: row.url, seconds, connections, core, headers: row.headers, script: row.script });
+        row.runs = [];
+      }
     }
     // A group may ask for more rounds than the part's (a target row whose sides are close).
     const groupRounds = group.rounds ?? rounds;
