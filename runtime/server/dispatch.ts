@@ -107,10 +107,13 @@ export class Dispatcher {
   private dispatchAs(incoming: IncomingMessage, exchange: Exchange): Maybe<Answer | undefined> {
     try {
       const answer = this.answer(incoming, exchange);
+      // One reaction and one promise a request, held while its handler waits: the spooled files
+      // are released inside it (bench/FINDINGS.md 42), not by a second `then` every request pays for.
       return answer instanceof Promise
-        ? answer
-            .then((done) => this.finish(done, exchange, incoming), (thrown: unknown) => this.caught(thrown, exchange, incoming))
-            .then((done) => released(done, exchange))
+        ? answer.then(
+            (done) => released(this.finish(done, exchange, incoming), exchange),
+            (thrown: unknown) => released(this.caught(thrown, exchange, incoming), exchange),
+          )
         : this.finish(answer, exchange, incoming);
     } catch (thrown) {
       return this.caught(thrown, exchange, incoming);
@@ -523,11 +526,14 @@ type Stringify = (value: unknown) => string;
 export type Maybe<T> = T | Promise<T>;
 
 /** The answer, once the request's spooled files nobody took are removed (a no-op for requests without files). */
-function released<T>(answer: T, exchange: Exchange): T | Promise<T> {
+function released<T>(answer: Maybe<T>, exchange: Exchange): Maybe<T> {
   if (exchange.files === Uploads.none) return answer;
-  return exchange.files.discard().then(
-    () => answer,
-    () => answer,
+  const files = exchange.files;
+  return then(answer, (done) =>
+    files.discard().then(
+      () => done,
+      () => done,
+    ),
   );
 }
 
