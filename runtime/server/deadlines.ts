@@ -36,19 +36,26 @@ export class Deadlines<W> {
    * whatever `answer` settles with later is dropped.
    */
   within<T>(answer: Promise<T>, what: W): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const entry = this.add(reject, what);
-      answer.then(
-        (value) => {
-          this.remove(entry);
-          resolve(value);
-        },
-        (error: unknown) => {
-          this.remove(entry);
-          reject(error);
-        },
-      );
+    // One context for the two reactions (the entry and the promise's functions), not one for
+    // `within`'s own variables and another for an executor's: held while the answer waits.
+    let resolve!: (value: T) => void;
+    let reject!: (error: unknown) => void;
+    const promise = new Promise<T>((yes, no) => {
+      resolve = yes;
+      reject = no;
     });
+    const entry = this.add(reject, what);
+    answer.then(
+      (value) => {
+        this.remove(entry);
+        resolve(value);
+      },
+      (error: unknown) => {
+        this.remove(entry);
+        reject(error);
+      },
+    );
+    return promise;
   }
 
   private add(fail: (error: Error) => void, what: W): Entry<W> {
