@@ -32,39 +32,27 @@ export class ReferenceLabels {
 
   static readonly none = new ReferenceLabels(new Map(), new Map());
 
-  /** The labels of what `fields` (reference fields of `rows`' model) point at, as `request`'s viewer may read them. */
-  static async load(relations: Relations, fields: readonly FieldSpec[], rows: readonly unknown[], request: Request): Promise<ReferenceLabels> {
-    const wanted = new Map<string, Set<unknown>>();
+  /**
+   * The labels of what `fields` (reference fields of `rows`' model) point at, as `request`'s viewer
+   * may read them. Not an async function: the keys asked for (a Map of Sets) are garbage once
+   * the statements are sent, and only what the labels need is held while they wait
+   * (bench/FINDINGS.md 42).
+   */
+  static load(relations: Relations, fields: readonly FieldSpec[], rows: readonly unknown[], request: Request): Promise<ReferenceLabels> {
     const targets = new Map<string, RelatedModel>();
-    for (const field of fields) {
-      const target = field.reference === undefined ? undefined : relations.model(field.reference.model);
-      if (target === undefined) continue;
-      targets.set(target.model.name, target);
-      const keys = wanted.get(target.model.name) ?? new Set<unknown>();
-      wanted.set(target.model.name, keys);
-      for (const row of rows) {
-        const value = (row as Record<string, unknown>)[field.name];
-        // A list (many-to-many) names every key it holds: still one statement for the page's labels.
-        if (Array.isArray(value)) for (const one of value) keys.add(one);
-        else if (value !== undefined && value !== null) keys.add(value);
-      }
-    }
     const labels = new Map<string, ReadonlyMap<unknown, string>>();
-    // One statement per target model, in parallel; a page's references name one model at most
-    // most of the time, and that one is awaited alone (no Promise.all and its promises).
-    const loading: Promise<void>[] = [];
-    for (const [name, keys] of wanted) {
-      const target = targets.get(name) as RelatedModel;
-      if (keys.size === 0) continue;
-      const list = (readable: Store<unknown>): Promise<void> =>
-        readable.list({ offset: 0, limit: keys.size, where: { [target.model.key]: [...keys] } }).then(({ rows: found }) => {
-          labels.set(name, new Map(found.map((row) => [(row as Record<string, unknown>)[target.model.key], labelOf(target.model, row)])));
-        });
-      const readable = viewerRows(relations, target, request, "Show");
-      loading.push(readable instanceof Promise ? readable.then(list) : list(readable));
+    let loading: Promise<void>[];
+    try {
+      loading = loadLabels(relations, wantedKeys(relations, fields, rows, targets), targets, labels, request);
+    } catch (error) {
+      // As an async function did: whatever fails on the way is a rejection, never a throw.
+      return Promise.reject(error);
     }
-    await (loading.length === 1 ? loading[0] : Promise.all(loading));
-    return new ReferenceLabels(labels, targets, (path) => request.href(path));
+    const loaded = (): ReferenceLabels => new ReferenceLabels(labels, targets, (path) => request.href(path));
+    // A page's references name one model at most most of the time, and that one is awaited
+    // alone (no Promise.all and its promises).
+    if (loading.length === 0) return Promise.resolve(loaded());
+    return (loading.length === 1 ? (loading[0] as Promise<void>) : Promise.all(loading)).then(loaded);
   }
 
   /** The label of the row `key` of the model `name` when the viewer may read it; else undefined. */
@@ -110,4 +98,47 @@ export class ReferenceLabels {
 /** Enough of a model to name its row when it is not registered: its name and path. */
 function targetSpec(name: string, path: string): Pick<ModelSpec<unknown>, "name" | "path"> {
   return { name, path };
+}
+
+/** The keys `fields` of `rows` hold, per target model name; each target's model put in `targets`. */
+function wantedKeys(relations: Relations, fields: readonly FieldSpec[], rows: readonly unknown[], targets: Map<string, RelatedModel>): Map<string, Set<unknown>> {
+  const wanted = new Map<string, Set<unknown>>();
+  for (const field of fields) {
+    const target = field.reference === undefined ? undefined : relations.model(field.reference.model);
+    if (target === undefined) continue;
+    targets.set(target.model.name, target);
+    const keys = wanted.get(target.model.name) ?? new Set<unknown>();
+    wanted.set(target.model.name, keys);
+    for (const row of rows) {
+      const value = (row as Record<string, unknown>)[field.name];
+      // A list (many-to-many) names every key it holds: still one statement for the page's labels.
+      if (Array.isArray(value)) for (const one of value) keys.add(one);
+      else if (value !== undefined && value !== null) keys.add(value);
+    }
+  }
+  return wanted;
+}
+
+/** One statement per target model with keys, in parallel, each filling `labels` with its rows' labels. */
+function loadLabels(
+  relations: Relations,
+  wanted: ReadonlyMap<string, ReadonlySet<unknown>>,
+  targets: ReadonlyMap<string, RelatedModel>,
+  labels: Map<string, ReadonlyMap<unknown, string>>,
+  request: Request,
+): Promise<void>[] {
+  const loading: Promise<void>[] = [];
+  for (const [name, keys] of wanted) {
+    if (keys.size === 0) continue;
+    const target = targets.get(name) as RelatedModel;
+    const where = { [target.model.key]: [...keys] };
+    const limit = keys.size;
+    const list = (readable: Store<unknown>): Promise<void> =>
+      readable.list({ offset: 0, limit, where }).then(({ rows: found }) => {
+        labels.set(name, new Map(found.map((row) => [(row as Record<string, unknown>)[target.model.key], labelOf(target.model, row)])));
+      });
+    const readable = viewerRows(relations, target, request, "Show");
+    loading.push(readable instanceof Promise ? readable.then(list) : list(readable));
+  }
+  return loading;
 }

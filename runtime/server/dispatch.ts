@@ -18,6 +18,7 @@ import { adaptedApiHandler, type Route } from "../routing/route.js";
 import type { Html } from "../html/node.js";
 import type { Answer } from "./answer.js";
 import { ClientGone, readBody } from "./body.js";
+import { Deadlines } from "./deadlines.js";
 import { checkCsrf, mintToken } from "./csrf.js";
 import type { devDetails } from "./dev-details.js";
 import { incidentId } from "../http/error-log.js";
@@ -90,7 +91,12 @@ const HTML_TYPE = "text/html; charset=utf-8";
  * threw it, is answered here through the sealed set.
  */
 export class Dispatcher {
-  constructor(private readonly options: DispatchOptions) {}
+  /** The deadlines of the handlers (and layouts) in flight, on one timer. */
+  private readonly deadlines: Deadlines<"handler" | "layout">;
+
+  constructor(private readonly options: DispatchOptions) {
+    this.deadlines = new Deadlines(options.handlerTimeoutMs, (what, ms) => new HandlerTimedOut(ms, what));
+  }
 
   /**
    * The answer to one request; undefined when the client left before it could be read.
@@ -107,10 +113,13 @@ export class Dispatcher {
   private dispatchAs(incoming: IncomingMessage, exchange: Exchange): Maybe<Answer | undefined> {
     try {
       const answer = this.answer(incoming, exchange);
+      // One reaction and one promise a request, held while its handler waits: the spooled files
+      // are released inside it (bench/FINDINGS.md 42), not by a second `then` every request pays for.
       return answer instanceof Promise
-        ? answer
-            .then((done) => this.finish(done, exchange, incoming), (thrown: unknown) => this.caught(thrown, exchange, incoming))
-            .then((done) => released(done, exchange))
+        ? answer.then(
+            (done) => released(this.finish(done, exchange, incoming), exchange),
+            (thrown: unknown) => released(this.caught(thrown, exchange, incoming), exchange),
+          )
         : this.finish(answer, exchange, incoming);
     } catch (thrown) {
       return this.caught(thrown, exchange, incoming);
@@ -356,24 +365,10 @@ export class Dispatcher {
    * whatever it settles with later is dropped. A synchronous answer costs one type check.
    */
   private inTime<T>(answer: Maybe<T>, what: "handler" | "layout" = "handler"): Maybe<T> {
-    if (!(answer instanceof Promise)) return answer;
-    const ms = this.options.handlerTimeoutMs;
-    // One promise and one reaction a request, not a second promise, `Promise.race` (a reaction
-    // on each) and `finally` (two more): every page waits on this, and each promise is garbage
-    // that lives as long as the request does (bench/FINDINGS.md 26).
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new HandlerTimedOut(ms, what)), ms);
-      answer.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
-    });
+    // One promise and its two reactions a request, on the dispatcher's one timer (deadlines.ts):
+    // every page waits on this, and what it holds lives as long as the request does
+    // (bench/FINDINGS.md 26, 42).
+    return answer instanceof Promise ? this.deadlines.within(answer, what) : answer;
   }
 
   /** The answer to a handler's response, now or once it settles. */
@@ -523,11 +518,14 @@ type Stringify = (value: unknown) => string;
 export type Maybe<T> = T | Promise<T>;
 
 /** The answer, once the request's spooled files nobody took are removed (a no-op for requests without files). */
-function released<T>(answer: T, exchange: Exchange): T | Promise<T> {
+function released<T>(answer: Maybe<T>, exchange: Exchange): Maybe<T> {
   if (exchange.files === Uploads.none) return answer;
-  return exchange.files.discard().then(
-    () => answer,
-    () => answer,
+  const files = exchange.files;
+  return then(answer, (done) =>
+    files.discard().then(
+      () => done,
+      () => done,
+    ),
   );
 }
 

@@ -19,6 +19,7 @@ beforeAll(async () => {
       Route.get("/page/late", () => after(600, Ok("late"))),
       Route.get("/page/late-throw", () => after(600, undefined).then(() => Promise.reject(new Error("too late to matter")))),
       Route.get("/page/in-time", () => after(20, Ok("in time"))),
+      Route.get("/page/nearly-late", () => after(120, Ok("nearly late"))),
       Route.get("/", () => Ok("home")),
     ),
   });
@@ -61,6 +62,20 @@ describe("handlerTimeoutMs", () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toContain("in time");
   });
+
+  // The deadlines share one timer (runtime/server/deadlines.ts): one that settled in time must not
+  // take the deadlines behind it along, nor fail them early.
+  it("requests in flight at once each have their own deadline", async () => {
+    const first = app.get("/page/nearly-late");
+    await after(60, undefined);
+    const second = app.get("/page/hangs");
+    const third = app.get("/api/hangs");
+    const [a, b, c] = await Promise.all([first, second, third]);
+    expect([a.status, b.status, c.status]).toEqual([200, 500, 500]);
+    expect(await a.text()).toContain("nearly late");
+    const again = await app.get("/page/nearly-late");
+    expect(again.status).toBe(200);
+  }, 5_000);
 
   it("must be positive, or boot fails naming it", async () => {
     await expect(serve({ routes: RouteTable.empty, handlerTimeoutMs: -1 })).rejects.toThrow(/handlerTimeoutMs/);
