@@ -1,6 +1,5 @@
 import { resolve } from "node:path";
-import type { Database } from "./database.js";
-import { LazyDatabase } from "./lazy-database.js";
+import type { Connection, Database, QueryResult, Queryable, Row } from "./database.js";
 import { pgliteCompilerOf } from "./pglite-compiler.js";
 import { openPglite } from "./pglite-engine.js";
 import { servedPglite } from "./pglite-served.js";
@@ -78,13 +77,19 @@ export function appDatabase(options: OpenOptions = {}): AppDatabase {
   return new AppDatabase(options);
 }
 
-export class AppDatabase extends LazyDatabase {
+export class AppDatabase implements Database {
+  readonly engine: Database["engine"];
+  readonly description: string;
+  private opened: Promise<Database> | undefined;
+  /** The database `opened` resolved to, while it stays open: statements go to it without another `await`. */
+  private ready: Database | undefined;
   private options: OpenOptions;
 
   constructor(options: OpenOptions) {
-    const target = targetOf(options);
-    super(target.engine, target.engine === "postgres" ? `PostgreSQL at ${redactUrl(target.url)}` : `PGlite at ${target.directory}`);
     this.options = options;
+    const target = targetOf(options);
+    this.engine = target.engine;
+    this.description = target.engine === "postgres" ? `PostgreSQL at ${redactUrl(target.url)}` : `PGlite at ${target.directory}`;
   }
 
   /** @internal The PostgreSQL URL (password included) for a connection of fw's own; undefined on PGlite. */
@@ -107,8 +112,48 @@ export class AppDatabase extends LazyDatabase {
     return target.engine === "pglite" ? target.directory : undefined;
   }
 
-  protected openNow(): Promise<Database> {
-    return openDatabase(this.options);
+  /** Opens the database once; a failed open is tried again on the next call. */
+  open(): Promise<Database> {
+    if (this.opened === undefined) {
+      const opening: Promise<Database> = openDatabase(this.options).then(
+        (database) => {
+          if (this.opened === opening) this.ready = database;
+          return database;
+        },
+        (error: unknown) => {
+          if (this.opened === opening) this.opened = undefined;
+          throw error;
+        },
+      );
+      this.opened = opening;
+    }
+    return this.opened;
+  }
+
+  /** Not `async`: once open, a statement costs no promise of this layer (every page's statements come through here). */
+  query<R extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+    const ready = this.ready;
+    return ready !== undefined ? ready.query<R>(sql, params) : this.open().then((database) => database.query<R>(sql, params));
+  }
+
+  async script(sql: string): Promise<void> {
+    return (await this.open()).script(sql);
+  }
+
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return (await this.open()).transaction(work);
+  }
+
+  async withConnection<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
+    return (await this.open()).withConnection(work);
+  }
+
+  /** Closes it if it was opened. */
+  async close(): Promise<void> {
+    const opened = this.opened;
+    this.opened = undefined;
+    this.ready = undefined;
+    if (opened !== undefined) await (await opened).close();
   }
 }
 
