@@ -10,6 +10,10 @@ export type AppDatabaseAt = { readonly engine: "pglite"; readonly directory: str
  * and serves (DbApp does when started with `FW_SERVE_DATABASE=1`), since one process opens a
  * PGlite directory at a time. An app that serves none (not a DbApp, or started in production) is
  * said plainly on the first statement.
+ *
+ * It opens lazily as fw/db's `AppDatabase` does, without sharing its code: fw/testing loads
+ * nothing of runtime/db/ until a test uses the database (spec/db/core-independence.test.ts), so
+ * a test of an app without fw/db never loads it.
  */
 export class TestAppDatabase implements Database {
   readonly engine: Database["engine"];
