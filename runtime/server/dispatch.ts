@@ -18,7 +18,6 @@ import { adaptedApiHandler, type Route } from "../routing/route.js";
 import type { Html } from "../html/node.js";
 import type { Answer } from "./answer.js";
 import { ClientGone, readBody } from "./body.js";
-import { Deadlines } from "./deadlines.js";
 import { checkCsrf, mintToken } from "./csrf.js";
 import type { devDetails } from "./dev-details.js";
 import { incidentId } from "../http/error-log.js";
@@ -91,12 +90,7 @@ const HTML_TYPE = "text/html; charset=utf-8";
  * threw it, is answered here through the sealed set.
  */
 export class Dispatcher {
-  /** The deadlines of the handlers (and layouts) in flight, on one timer. */
-  private readonly deadlines: Deadlines<"handler" | "layout">;
-
-  constructor(private readonly options: DispatchOptions) {
-    this.deadlines = new Deadlines(options.handlerTimeoutMs, (what, ms) => new HandlerTimedOut(ms, what));
-  }
+  constructor(private readonly options: DispatchOptions) {}
 
   /**
    * The answer to one request; undefined when the client left before it could be read.
@@ -365,10 +359,24 @@ export class Dispatcher {
    * whatever it settles with later is dropped. A synchronous answer costs one type check.
    */
   private inTime<T>(answer: Maybe<T>, what: "handler" | "layout" = "handler"): Maybe<T> {
-    // One promise and its two reactions a request, on the dispatcher's one timer (deadlines.ts):
-    // every page waits on this, and what it holds lives as long as the request does
-    // (bench/FINDINGS.md 26, 42).
-    return answer instanceof Promise ? this.deadlines.within(answer, what) : answer;
+    if (!(answer instanceof Promise)) return answer;
+    const ms = this.options.handlerTimeoutMs;
+    // One promise and one reaction a request, not a second promise, `Promise.race` (a reaction
+    // on each) and `finally` (two more): every page waits on this, and each promise is garbage
+    // that lives as long as the request does (bench/FINDINGS.md 26).
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new HandlerTimedOut(ms, what)), ms);
+      answer.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
   }
 
   /** The answer to a handler's response, now or once it settles. */
