@@ -19,10 +19,29 @@ export async function loadLinks(via: Queryable, table: TableSpec, models: readon
   const keys = models.map((model) => model[table.key.field] as number);
   for (const link of links) {
     const { rows } = await via.query(linksSql(link), [keyArray(keys)]);
-    const byRow = new Map<number, number[]>(keys.map((key) => [key, []]));
-    for (const row of rows) byRow.get(Number(row["f"]))?.push(Number(row["t"]));
+    const byRow = listsByRow(rows);
     for (const model of models) model[link.field] = byRow.get(model[table.key.field] as number) ?? [];
   }
+}
+
+/**
+ * The links read, `f` the row's key and `t` the listed key, as each row's list. They come in key
+ * order, so a row's list is one run of them, copied into an array of its length: a list grown by
+ * `push` from empty reserves 17 slots at its first key, and a page's lists live while its labels
+ * are read (bench/FINDINGS.md 43).
+ */
+function listsByRow(rows: readonly Record<string, unknown>[]): Map<number, number[]> {
+  const byRow = new Map<number, number[]>();
+  for (let start = 0; start < rows.length; ) {
+    const from = Number((rows[start] as Record<string, unknown>)["f"]);
+    let end = start + 1;
+    while (end < rows.length && Number((rows[end] as Record<string, unknown>)["f"]) === from) end++;
+    const list = new Array<number>(end - start);
+    for (let at = start; at < end; at++) list[at - start] = Number((rows[at] as Record<string, unknown>)["t"]);
+    byRow.set(from, list);
+    start = end;
+  }
+  return byRow;
 }
 
 /** Each list field's reading statement, written once: the same text for every page that loads its links. */
