@@ -6,8 +6,9 @@ export const HEADING_LENGTH = 120;
 
 /** A text as one line of at most `limit` characters: its first line, cut with "…" when longer (the index's cells). */
 export function oneLine(text: string, limit: number): string {
-  const line = shownLine(text, limit);
-  return line.cut ? `${line.text}…` : line.text;
+  const start = text.trimStart();
+  const end = shownEnd(start, limit);
+  return end < 0 ? `${start.slice(0, ~end).trimEnd()}…` : start.slice(0, end);
 }
 
 /**
@@ -17,22 +18,35 @@ export function oneLine(text: string, limit: number): string {
  * made two bytes a character (an Index of 50 rows writes 50 cut bodies).
  */
 export function oneLineHtml(text: string, limit: number): string {
-  const line = shownLine(text, limit);
-  return line.cut ? `${escapeHtml(line.text)}…` : escapeHtml(line.text);
+  const start = text.trimStart();
+  const end = shownEnd(start, limit);
+  return end < 0 ? `${escapeHtml(start.slice(0, ~end).trimEnd())}…` : escapeHtml(start.slice(0, end));
 }
 
-/** The part of `text` one line shows, and whether a "…" follows it. */
-function shownLine(text: string, limit: number): { readonly text: string; readonly cut: boolean } {
-  const start = text.trimStart();
-  const breakAt = start.search(/[\r\n]/);
-  const first = breakAt === -1 ? start : start.slice(0, breakAt);
-  const more = breakAt !== -1 && start.slice(breakAt).trim() !== "";
+/** A line break: where a text's first line ends. */
+const BREAK = /[\r\n]/;
+/** Any text after the first line (a global regular expression, read from its `lastIndex`). */
+const TEXT_AFTER = /\S/g;
+
+/**
+ * Where the part of `start` (a text without leading space) one line shows ends: its first line's
+ * end when it is shown whole, else `~end` (negative) when a "…" follows the part shown. A number,
+ * not an object: an Index of 50 rows calls this for every text cell (bench/FINDINGS.md 43).
+ */
+function shownEnd(start: string, limit: number): number {
+  const breakAt = start.search(BREAK);
+  const lineEnd = breakAt === -1 ? start.length : breakAt;
+  let more = false;
+  if (breakAt !== -1) {
+    TEXT_AFTER.lastIndex = breakAt;
+    more = TEXT_AFTER.test(start);
+  }
   // Walk at most `limit` code points (a surrogate pair is one), never the whole text: an Index
   // of 50 rows calls this for every cell, and a body can be 10,000 characters.
   let end = 0;
-  for (let points = 0; end < first.length && points < limit; points++) {
-    const unit = first.charCodeAt(end);
-    end += unit >= 0xd800 && unit <= 0xdbff && end + 1 < first.length ? 2 : 1;
+  for (let points = 0; end < lineEnd && points < limit; points++) {
+    const unit = start.charCodeAt(end);
+    end += unit >= 0xd800 && unit <= 0xdbff && end + 1 < lineEnd ? 2 : 1;
   }
-  return more || end < first.length ? { text: first.slice(0, end).trimEnd(), cut: true } : { text: first, cut: false };
+  return more || end < lineEnd ? ~end : lineEnd;
 }
