@@ -319,9 +319,11 @@ export class SqlTable<A> {
    * The rows with their list fields (many-to-many) read from the join tables: one statement per
    * list field for all of them (sql-links.ts), none for a table without lists.
    */
-  private async withLinks(via: Queryable, models: A[]): Promise<A[]> {
-    if (this.spec.links !== undefined && this.spec.links.length > 0) await loadLinks(via, this.spec, models as Record<string, unknown>[]);
-    return models;
+  private withLinks(via: Queryable, models: A[]): Promise<A[]> {
+    // A `then` on the links' statement, not an async function: its promise and await were one more
+    // of each on every page of a table with lists.
+    if (this.spec.links !== undefined && this.spec.links.length > 0) return loadLinks(via, this.spec, models as Record<string, unknown>[]).then(() => models);
+    return Promise.resolve(models);
   }
 
   /**
@@ -332,7 +334,7 @@ export class SqlTable<A> {
     const selected = this.selectKey(key, scope);
     if (selected === undefined) return Promise.resolve(undefined);
     if (this.spec.links !== undefined && this.spec.links.length > 0) {
-      return selected.then(async ({ rows }) => (rows[0] === undefined ? undefined : (await this.withLinks(this.via, [this.toModel(rows[0])]))[0]));
+      return selected.then(({ rows }) => (rows[0] === undefined ? undefined : this.withLinks(this.via, [this.toModel(rows[0])]).then((linked) => linked[0])));
     }
     return selected.then(({ rows }) => (rows[0] === undefined ? undefined : this.toModel(rows[0])));
   }

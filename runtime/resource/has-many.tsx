@@ -83,39 +83,59 @@ function referencingFrom(relations: Relations, model: Pick<ModelSpec<unknown>, "
  * (not for a server-set field, which no form fills).
  * Each section costs one query for its rows and one per model its other references name.
  */
-export function hasManySections(relations: Relations, model: ModelSpec<unknown>, key: unknown, request: Request): Html[] | Promise<Html[]> {
+export function hasManySections(relations: Relations, model: ModelSpec<unknown>, key: unknown, request: Request): Html | Html[] | Promise<Html | Html[]> {
   const sections = referencingOf(relations, model).map((referencing) => section(relations, referencing, key, request));
   // A model nothing references has no section, at once; most are referenced by one other: its
-  // section alone, without Promise.all's promises.
+  // section's own promise, without Promise.all's promises or a `then` to make it a list.
   if (sections.length === 0) return [];
-  return sections.length === 1 ? (sections[0] as Promise<Html>).then((one) => [one]) : Promise.all(sections);
+  return sections.length === 1 ? (sections[0] as Promise<Html>) : Promise.all(sections);
 }
 
-async function section(relations: Relations, referencing: Referencing, key: unknown, request: Request): Promise<Html> {
+/**
+ * One section: its page of rows, then (when they point elsewhere) their labels, then the guard's
+ * answer when it has one to give, each awaited only when it is a promise. Written as `then`s on
+ * the list rather than as an async function, whose own promise and await every Show paid for;
+ * a failure on the way (a bad page number, a page past the last) is a rejection, as it was.
+ */
+function section(relations: Relations, referencing: Referencing, key: unknown, request: Request): Promise<Html> {
+  try {
+    const { entry, field } = referencing;
+    const page = pageNumber(request.query.get(referencing.parameter), referencing.parameter);
+    const rowsOf = viewerRows(relations, entry, request, "Index");
+    const offset = (page - 1) * RELATED_PAGE_SIZE;
+    const countUpTo = countAhead(offset, RELATED_PAGE_SIZE);
+    // A list (many-to-many: the posts of a tag) holds the key among others.
+    const where = { [field.name]: field.input === "references" ? { has: key } : key };
+    const wanted = { offset, limit: RELATED_PAGE_SIZE, countUpTo, where };
+    const listing = rowsOf instanceof Promise ? rowsOf.then((readable) => readable.list(wanted)) : rowsOf.list(wanted);
+    return listing.then(({ rows, total }) => {
+      const counted = pagesCounted(total, countUpTo, RELATED_PAGE_SIZE);
+      const last = counted.last;
+      if (page > last) throw new NotFound(`There is no page ${page} of ${referencing.heading.toLowerCase()} here (?${referencing.parameter}=): there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
+      const others = entry.model.fields.filter((f) => (f.input === "reference" || f.input === "references") && f.name !== field.name);
+      const shown = (labels: ReferenceLabels): Html | Promise<Html> => {
+        // Whom the guard shows New and Edit to: asked only of a guard that says (no extra turn otherwise).
+        const asked = entry.gate?.ask(request);
+        const written = (): Html => sectionHtml(referencing, key, request, rows, labels, page, counted);
+        return asked === undefined ? written() : asked.then(written);
+      };
+      return others.length === 0 || rows.length === 0 ? shown(ReferenceLabels.none) : ReferenceLabels.load(relations, others, rows, request).then(shown);
+    });
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** A section's HTML: its heading, its rows' table (or that there are none), its pager, and its "Add a comment". */
+function sectionHtml(referencing: Referencing, key: unknown, request: Request, rows: readonly unknown[], labels: ReferenceLabels, page: number, counted: PagesCounted): Html {
   const { entry, field } = referencing;
-  const page = pageNumber(request.query.get(referencing.parameter), referencing.parameter);
-  const rowsOf = viewerRows(relations, entry, request, "Index");
-  const readable = rowsOf instanceof Promise ? await rowsOf : rowsOf;
-  const offset = (page - 1) * RELATED_PAGE_SIZE;
-  const countUpTo = countAhead(offset, RELATED_PAGE_SIZE);
-  // A list (many-to-many: the posts of a tag) holds the key among others.
-  const where = { [field.name]: field.input === "references" ? { has: key } : key };
-  const { rows, total } = await readable.list({ offset, limit: RELATED_PAGE_SIZE, countUpTo, where });
-  const counted = pagesCounted(total, countUpTo, RELATED_PAGE_SIZE);
-  const last = counted.last;
   const words = wordsOf(entry.model);
-  if (page > last) throw new NotFound(`There is no page ${page} of ${referencing.heading.toLowerCase()} here (?${referencing.parameter}=): there ${last === 1 ? "is 1 page" : `are ${last} pages`}.`);
-  const others = entry.model.fields.filter((f) => (f.input === "reference" || f.input === "references") && f.name !== field.name);
-  const labels = others.length === 0 || rows.length === 0 ? ReferenceLabels.none : await ReferenceLabels.load(relations, others, rows, request);
-  // Whom the guard shows New and Edit to: asked only of a guard that says (no extra turn otherwise).
-  const asked = entry.gate?.ask(request);
-  if (asked !== undefined) await asked;
   const table = tableOf(entry);
   return (
     <section class="fw-related" id={referencing.id}>
       <h2>{referencing.heading}</h2>
       {rows.length === 0 ? <p class="fw-empty">No {referencing.heading.toLowerCase()} yet.</p> : table.render(request, rows, labels, { omit: field.name })}
-      {last > 1 ? pager(request, referencing, page, counted) : null}
+      {counted.last > 1 ? pager(request, referencing, page, counted) : null}
       {table.offersNew(request) && field.serverSet === undefined ? (
         <p>
           <a href={modelHref(request, entry.model, "New", undefined, { [field.name]: key as PathValue })} class="fw-new">

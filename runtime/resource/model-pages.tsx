@@ -105,11 +105,18 @@ export class ModelPages<A> {
 
   /** The row `key` of `store` (as `reading` gave it: at once, or once known); 404 when there is none. */
   found(reading: Store<A> | Promise<Store<A>>, key: Id<A>): Promise<A> {
-    const got = reading instanceof Promise ? reading.then((store) => store.get(key)) : reading.get(key);
-    return got.then((row) => {
-      if (row === undefined) throw new NotFound(`There is no ${this.words.lower} ${String(key)}.`);
-      return row;
-    });
+    return this.got(reading, key).then((row) => this.present(row, key));
+  }
+
+  /** The row `key` of `store` (as `reading` gave it: at once, or once known), undefined when there is none. */
+  got(reading: Store<A> | Promise<Store<A>>, key: Id<A>): Promise<A | undefined> {
+    return reading instanceof Promise ? reading.then((store) => store.get(key)) : reading.get(key);
+  }
+
+  /** `row`, read for `key`; the 404 when there is none. */
+  present(row: A | undefined, key: Id<A>): A {
+    if (row === undefined) throw new NotFound(`There is no ${this.words.lower} ${String(key)}.`);
+    return row;
   }
 
   /**

@@ -152,15 +152,15 @@ export class ReadPages<A> {
   async show(request: Request): Promise<Response> {
     const { model, relations } = this.pages;
     const key = this.pages.keyOf(request);
-    const row = await this.pages.found(this.pages.reading(request, "Show"), key);
+    // The row awaited and then checked, not through `found`'s `then`: a promise and a reaction fewer a page.
+    const row = this.pages.present(await this.pages.got(this.pages.reading(request, "Show"), key), key);
     const heading = labelOf(model, row, key);
     const labelling = this.pages.labels(request, [row]);
     const sections = hasManySections(relations, model as ModelSpec<unknown>, key, request);
     // Whom the guard shows Edit and Delete to: asked only of a guard that says (control-gate.ts).
     const asking = this.pages.askGate(request);
-    // A model without references nor rows pointing at it waits for nothing more: no turn, no promise.
-    const [labels, related] =
-      labelling instanceof Promise || sections instanceof Promise || asking !== undefined ? await Promise.all([labelling, sections, asking]) : [labelling, sections];
+    const settled = both(labelling, sections, asking);
+    const [labels, related] = settled instanceof Promise ? await settled : settled;
     const edits = this.pages.offers(request, "Edit", row);
     const deletes = this.pages.offers(request, "Destroy", row);
     return OkOnce(
@@ -284,6 +284,19 @@ export class ReadPages<A> {
     if (reference === undefined) return `${field.label.toLowerCase()} ${key}`;
     return labels.label(reference.model, key) ?? unnamed({ name: reference.model, path: reference.path }, key).toLowerCase();
   }
+}
+
+/**
+ * Show's labels and its has-many sections, with the guard's answer when it was asked: awaited
+ * together (either may fail while the other waits, so neither is awaited alone while the other
+ * is pending), each promise once. A model without references nor rows pointing at it waits for
+ * nothing: no turn, no promise; a page with one of the two awaits it alone; no `Promise.all`
+ * entry for a guard that was not asked (its entry cost a promise and a reaction every page).
+ */
+function both<L, S>(labelling: L | Promise<L>, sections: S | Promise<S>, asking: void | Promise<void>): readonly [L, S, ...unknown[]] | Promise<readonly [L, S, ...unknown[]]> {
+  if (asking !== undefined) return Promise.all([labelling, sections, asking]);
+  if (labelling instanceof Promise) return sections instanceof Promise ? Promise.all([labelling, sections]) : labelling.then((labels) => [labels, sections]);
+  return sections instanceof Promise ? sections.then((related) => [labelling, related]) : [labelling, sections];
 }
 
 /** The query without its filters and search (its sort and size kept): where "Clear" goes. */

@@ -379,6 +379,39 @@ export class Dispatcher {
     });
   }
 
+  /**
+   * `then(this.inTime(answer), next)` in one promise: `next` runs inside the reaction that stops
+   * the deadline, not in a `then` of its own on the deadline's promise (a promise and a reaction
+   * fewer a browser request, held while its handler waits). As before, `next` never runs for an
+   * answer that came too late, and what it throws rejects.
+   */
+  private inTimeThen<T, U>(answer: Maybe<T>, next: (value: T) => Maybe<U>): Maybe<U> {
+    if (!(answer instanceof Promise)) return next(answer);
+    const ms = this.options.handlerTimeoutMs;
+    return new Promise<U>((resolve, reject) => {
+      let late = false;
+      const timer = setTimeout(() => {
+        late = true;
+        reject(new HandlerTimedOut(ms, "handler"));
+      }, ms);
+      answer.then(
+        (value) => {
+          clearTimeout(timer);
+          if (late) return;
+          try {
+            resolve(next(value));
+          } catch (thrown) {
+            reject(thrown);
+          }
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
+  }
+
   /** The answer to a handler's response, now or once it settles. */
   private answered(response: Maybe<Response>, layoutRequest: Request<unknown> | Sent, stringify: Stringify | undefined): Maybe<Answer> {
     return then(response, (done) => this.toAnswer(done, layoutRequest, stringify));
@@ -399,7 +432,7 @@ export class Dispatcher {
     const asArrived = new Request(sent);
     const session = token === undefined ? withReserved(arrived, CSRF_ENTRY, mintToken()) : arrived;
     const request = session === arrived ? asArrived : copyRequest(asArrived, { session });
-    return then(this.inTime(found.route.handler(request)), (response) =>
+    return this.inTimeThen(found.route.handler(request), (response) =>
       then(this.toAnswer(response, asArrived, found.route.stringify), (answer) => {
         const cookie = this.outgoingCookie(response.session ?? session, session, arrived, hadCookie, sent);
         // A page read with a session (one that verified, or one this answer sets) is this visitor's
