@@ -359,24 +359,7 @@ export class Dispatcher {
    * whatever it settles with later is dropped. A synchronous answer costs one type check.
    */
   private inTime<T>(answer: Maybe<T>, what: "handler" | "layout" = "handler"): Maybe<T> {
-    if (!(answer instanceof Promise)) return answer;
-    const ms = this.options.handlerTimeoutMs;
-    // One promise and one reaction a request, not a second promise, `Promise.race` (a reaction
-    // on each) and `finally` (two more): every page waits on this, and each promise is garbage
-    // that lives as long as the request does (bench/FINDINGS.md 26).
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new HandlerTimedOut(ms, what)), ms);
-      answer.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
-    });
+    return this.inTimeThen(answer, same, what);
   }
 
   /**
@@ -385,14 +368,17 @@ export class Dispatcher {
    * fewer a browser request, held while its handler waits). As before, `next` never runs for an
    * answer that came too late, and what it throws rejects.
    */
-  private inTimeThen<T, U>(answer: Maybe<T>, next: (value: T) => Maybe<U>): Maybe<U> {
+  private inTimeThen<T, U>(answer: Maybe<T>, next: (value: T) => Maybe<U>, what: "handler" | "layout" = "handler"): Maybe<U> {
     if (!(answer instanceof Promise)) return next(answer);
     const ms = this.options.handlerTimeoutMs;
+    // One promise and one reaction a request, not a second promise, `Promise.race` (a reaction
+    // on each) and `finally` (two more): every page waits on this, and each promise is garbage
+    // that lives as long as the request does (bench/FINDINGS.md 26).
     return new Promise<U>((resolve, reject) => {
       let late = false;
       const timer = setTimeout(() => {
         late = true;
-        reject(new HandlerTimedOut(ms, "handler"));
+        reject(new HandlerTimedOut(ms, what));
       }, ms);
       answer.then(
         (value) => {
@@ -747,4 +733,9 @@ export const LIVENESS_PATH = "/fw/health/live";
 function health(state: ReadinessState): Answer {
   const headers = ["content-type", "text/plain; charset=utf-8", "x-content-type-options", "nosniff", "cache-control", "no-store"];
   return state === "ready" ? { status: 200, headers, body: "ok" } : { status: 503, headers, body: state };
+}
+
+/** The value itself: `inTime` is `inTimeThen` with nothing after it. */
+function same<T>(value: T): T {
+  return value;
 }
