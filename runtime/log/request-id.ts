@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomInt, randomUUID } from "node:crypto";
 
 /** The header a request id arrives in (from a proxy or a client) and is sent back in. */
 export const REQUEST_ID_HEADER = "x-request-id";
@@ -14,8 +14,42 @@ const WELL_FORMED = /^[A-Za-z0-9\-_.:/+=@~]{1,128}$/;
 /**
  * The request's id: the `X-Request-Id` it arrived with when that is well-formed (a proxy in
  * front, or the client, chose it: the same id then ties their log lines to fw's), else a fresh
- * UUID. Two such headers arrive joined by ", " and are replaced too.
+ * one. Two such headers arrive joined by ", " and are replaced too.
  */
 export function requestIdOf(sent: string | string[] | undefined): string {
-  return typeof sent === "string" && WELL_FORMED.test(sent) ? sent : randomUUID();
+  return typeof sent === "string" && WELL_FORMED.test(sent) ? sent : freshRequestId();
 }
+
+/**
+ * A fresh request id, in a UUID's form (`8-4-4-4-12` hex digits, version 4): the first 27
+ * characters are drawn at random, the last 9 are a counter started at a random point. When the
+ * counter runs out (after 900 million ids at most) the random part is drawn again. Ids are unique
+ * within a process and, by the random part, across processes and restarts.
+ *
+ * Not a fresh `randomUUID()` a request: an id labels log lines and is no secret (a client may
+ * choose its own), and drawing and formatting 16 random bytes was the single largest cost fw
+ * added to a plain-text request (~1,650 of ~65,000 instructions: bench/FINDINGS.md 46). The
+ * counter is written in decimal, whose digits are hex digits too, and stays a small integer
+ * (below 2^30): V8 writes that as text in a few steps, a larger number through its
+ * floating-point printer.
+ */
+export function freshRequestId(): string {
+  if (counted === LAST) {
+    randomPart = drawn();
+    counted = FIRST;
+  } else counted += 1;
+  return randomPart + String(counted);
+}
+
+/** Nine decimal digits, so every id has the same length. */
+const FIRST = 100_000_000;
+const LAST = 999_999_999;
+
+/** A UUID's first 27 characters: its version and variant digits, and 19 random hex digits. */
+function drawn(): string {
+  return randomUUID().slice(0, 27);
+}
+
+let randomPart = drawn();
+/** Where this process's counter starts: well below LAST, so it counts long before it wraps. */
+let counted = FIRST + randomInt(0, 400_000_000);

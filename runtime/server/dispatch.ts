@@ -22,7 +22,7 @@ import { checkCsrf, mintToken } from "./csrf.js";
 import type { devDetails } from "./dev-details.js";
 import { incidentId } from "../http/error-log.js";
 import { inRequestContext, requestContextOn } from "../log/request-context.js";
-import { requestIdOf } from "../log/request-id.js";
+import { freshRequestId } from "../log/request-id.js";
 import { ALLOWED_HOSTS_ENV, twoHosts, type HostPolicy } from "./hosts.js";
 import type { DevHook, DevStandIn } from "./dev-hook.js";
 import { renderPage, type Layout } from "./layout.js";
@@ -97,7 +97,7 @@ export class Dispatcher {
    * Synchronous when nothing on the way is (no body to read, a handler that returns a
    * Response): most GETs never touch the microtask queue.
    */
-  dispatch(incoming: IncomingMessage, id: string = requestIdOf(undefined)): Maybe<Answer | undefined> {
+  dispatch(incoming: IncomingMessage, id: string = freshRequestId()): Maybe<Answer | undefined> {
     const exchange = new Exchange(incoming.method ?? "", id);
     // The request's context (its id, for the jobs it enqueues and the log lines written meanwhile)
     // exists only once something asked for it (request-context.ts).
@@ -152,7 +152,7 @@ export class Dispatcher {
 
   /** A failure page for a request that never reaches `dispatch` (CONNECT, for one); later when the layout answers later. */
   refuse(failure: HttpFailure, method: string, path: string): Maybe<Answer> {
-    const exchange = new Exchange(method, requestIdOf(undefined));
+    const exchange = new Exchange(method, freshRequestId());
     exchange.path = path;
     return this.failure(failure, exchange);
   }

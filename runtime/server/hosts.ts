@@ -37,10 +37,22 @@ export class HostPolicy {
     return new HostPolicy(exact, suffixes, entries.join(", "));
   }
 
+  /**
+   * The last `Host` header allowed, as sent: nearly every request names the same host as the one
+   * before it, and comparing two short strings costs less than parsing one (its port, its case).
+   */
+  private lastAllowed: string | undefined = undefined;
+
   /** Whether a request's `Host` header (name and optional port) names an allowed host. */
   allows(host: string | undefined): boolean {
     if (host === undefined) return false;
-    const name = hostName(host);
+    if (host === this.lastAllowed) return true;
+    const allowed = this.allowsName(hostName(host));
+    if (allowed) this.lastAllowed = host;
+    return allowed;
+  }
+
+  private allowsName(name: string | undefined): boolean {
     if (name === undefined) return false;
     if (this.exact.has(name)) return true;
     for (const suffix of this.suffixes) {

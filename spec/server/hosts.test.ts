@@ -76,6 +76,16 @@ describe("allowed hosts: production", () => {
       await listed.close();
     }
   });
+
+  it("a refused host stays refused right after an allowed one (the last allowed Host is remembered as sent, nothing looser)", async () => {
+    const listed = await serve({ routes, allowedHosts: ["shop.example"] });
+    try {
+      const turns: [string, number][] = [["shop.example", 200], ["shop.example:x", 400], ["shop.example", 200], ["shop.examplex", 400], ["SHOP.example:80", 200], ["shop.example.evil", 400], ["SHOP.example:80", 200]];
+      for (const [host, expected] of turns) expect(status(await get(listed.port, host)), host).toBe(expected);
+    } finally {
+      await listed.close();
+    }
+  });
 });
 
 /** What the server sent on one connection, and whether it closed it (before `waitMs`). */
