@@ -29,27 +29,41 @@ export function requestIdOf(sent: string | string[] | undefined): string {
  * Not a fresh `randomUUID()` a request: an id labels log lines and is no secret (a client may
  * choose its own), and drawing and formatting 16 random bytes was the single largest cost fw
  * added to a plain-text request (~1,650 of ~65,000 instructions: bench/FINDINGS.md 46). The
- * counter is written in decimal, whose digits are hex digits too, and stays a small integer
- * (below 2^30): V8 writes that as text in a few steps, a larger number through its
- * floating-point printer.
+ * counter is written in decimal, whose digits are hex digits too. Nor is it `String(counter)` a
+ * request: V8 keeps the text of each number it writes in a cache that lives in the old
+ * generation, so every id's digits outlived the request and were promoted (32 bytes a request,
+ * and twice the scavenge time). The last three digits come from a table made once; the rest
+ * (`head`) is written once every thousand ids.
  */
 export function freshRequestId(): string {
-  if (counted === LAST) {
-    randomPart = drawn();
-    counted = FIRST;
-  } else counted += 1;
-  return randomPart + String(counted);
+  if (low === 1000) nextThousand();
+  const id = head + (LAST_DIGITS[low] as string);
+  low += 1;
+  return id;
 }
 
-/** Nine decimal digits, so every id has the same length. */
-const FIRST = 100_000_000;
-const LAST = 999_999_999;
+/** "000" to "999": the three digits that change with every id. */
+const LAST_DIGITS: readonly string[] = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, "0"));
+/** The counter's first six digits: 100000 to 999999, so every id has the same length. */
+const FIRST_HIGH = 100_000;
+const LAST_HIGH = 999_999;
 
 /** A UUID's first 27 characters: its version and variant digits, and 19 random hex digits. */
 function drawn(): string {
   return randomUUID().slice(0, 27);
 }
 
+function nextThousand(): void {
+  if (high === LAST_HIGH) {
+    randomPart = drawn();
+    high = FIRST_HIGH;
+  } else high += 1;
+  head = randomPart + String(high);
+  low = 0;
+}
+
 let randomPart = drawn();
-/** Where this process's counter starts: well below LAST, so it counts long before it wraps. */
-let counted = FIRST + randomInt(0, 400_000_000);
+/** Where this process's counter starts: well below LAST_HIGH, so it counts long before it wraps. */
+let high = FIRST_HIGH + randomInt(0, 400_000);
+let head = randomPart + String(high);
+let low = 0;
