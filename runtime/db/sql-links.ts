@@ -11,17 +11,32 @@ import type { LinkSpec, TableSpec } from "./table.js";
 
 /**
  * Sets each list field of `models` (rows already read, keyed by `key`) to the keys its join table
- * holds for them, in key order: one statement per list field for all of them (`= ANY`).
+ * holds for them, in key order: one statement per list field for all of them (`= ANY`), one after
+ * another. Answers `answer` once they are set (the models, a page of them, the one row a Show
+ * reads). `then`s on the statements, not an async function: its promise, await and the caller's
+ * `then` for its answer were three promises where one does (bench/FINDINGS.md 47); whatever fails
+ * on the way is still a rejection, never a throw.
  */
-export async function loadLinks(via: Queryable, table: TableSpec, models: readonly Record<string, unknown>[]): Promise<void> {
+export function loadLinks<T>(via: Queryable, table: TableSpec, models: readonly Record<string, unknown>[], answer: T): Promise<T> {
   const links = table.links ?? [];
-  if (links.length === 0 || models.length === 0) return;
-  const keys = models.map((model) => model[table.key.field] as number);
-  for (const link of links) {
-    const { rows } = await via.query(linksSql(link), [keyArray(keys)]);
+  if (links.length === 0 || models.length === 0) return Promise.resolve(answer);
+  try {
+    const keys = keyArray(models.map((model) => model[table.key.field] as number));
+    return linksFrom(via, table, models, keys, 0, answer);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** The list field `links[at]` of `models` read and set, then the ones after it; `answer` at the end. */
+function linksFrom<T>(via: Queryable, table: TableSpec, models: readonly Record<string, unknown>[], keys: string, at: number, answer: T): Promise<T> {
+  const links = table.links as readonly LinkSpec[];
+  const link = links[at] as LinkSpec;
+  return via.query(linksSql(link), [keys]).then(({ rows }) => {
     const byRow = listsByRow(rows);
     for (const model of models) model[link.field] = byRow.get(model[table.key.field] as number) ?? [];
-  }
+    return at + 1 < links.length ? linksFrom(via, table, models, keys, at + 1, answer) : answer;
+  });
 }
 
 /**

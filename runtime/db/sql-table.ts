@@ -113,7 +113,7 @@ export class SqlTable<A> {
       const models = rows.map((row) => this.toModel(row));
       const counted = Number(first["fw_total"]);
       if (!this.hasLinks) return { rows: models, total: counted };
-      return this.withLinks(this.via, models).then((linked) => ({ rows: linked, total: counted }));
+      return loadLinks(this.via, this.spec, models as Record<string, unknown>[], { rows: models, total: counted });
     });
   }
 
@@ -320,10 +320,8 @@ export class SqlTable<A> {
    * list field for all of them (sql-links.ts), none for a table without lists.
    */
   private withLinks(via: Queryable, models: A[]): Promise<A[]> {
-    // A `then` on the links' statement, not an async function: its promise and await were one more
-    // of each on every page of a table with lists.
-    if (this.spec.links !== undefined && this.spec.links.length > 0) return loadLinks(via, this.spec, models as Record<string, unknown>[]).then(() => models);
-    return Promise.resolve(models);
+    // The links' statements answer the models themselves: no `then` of its own (bench/FINDINGS.md 47).
+    return loadLinks(via, this.spec, models as Record<string, unknown>[], models);
   }
 
   /**
@@ -334,7 +332,11 @@ export class SqlTable<A> {
     const selected = this.selectKey(key, scope);
     if (selected === undefined) return Promise.resolve(undefined);
     if (this.spec.links !== undefined && this.spec.links.length > 0) {
-      return selected.then(({ rows }) => (rows[0] === undefined ? undefined : this.withLinks(this.via, [this.toModel(rows[0])]).then((linked) => linked[0])));
+      return selected.then(({ rows }) => {
+        if (rows[0] === undefined) return undefined;
+        const model = this.toModel(rows[0]);
+        return loadLinks(this.via, this.spec, [model as Record<string, unknown>], model);
+      });
     }
     return selected.then(({ rows }) => (rows[0] === undefined ? undefined : this.toModel(rows[0])));
   }

@@ -36,23 +36,26 @@ export class ReferenceLabels {
    * The labels of what `fields` (reference fields of `rows`' model) point at, as `request`'s viewer
    * may read them. Not an async function: the keys asked for (a Map of Sets) are garbage once
    * the statements are sent, and only what the labels need is held while they wait
-   * (bench/FINDINGS.md 42).
+   * (bench/FINDINGS.md 42). Each target's list counts down to the answer in its own `then`: no
+   * `Promise.all`, its reactions and a `then` after it (bench/FINDINGS.md 47). The first failure
+   * rejects, as `Promise.all` did, and whatever fails on the way is a rejection, never a throw.
    */
   static load(relations: Relations, fields: readonly FieldSpec[], rows: readonly unknown[], request: Request): Promise<ReferenceLabels> {
     const targets = new Map<string, RelatedModel>();
     const labels = new Map<string, ReadonlyMap<unknown, string>>();
-    let loading: Promise<void>[];
-    try {
-      loading = loadLabels(relations, wantedKeys(relations, fields, rows, targets), targets, labels, request);
-    } catch (error) {
-      // As an async function did: whatever fails on the way is a rejection, never a throw.
-      return Promise.reject(error);
-    }
-    const loaded = (): ReferenceLabels => new ReferenceLabels(labels, targets, (path) => request.href(path));
-    // A page's references name one model at most most of the time, and that one is awaited
-    // alone (no Promise.all and its promises).
-    if (loading.length === 0) return Promise.resolve(loaded());
-    return (loading.length === 1 ? (loading[0] as Promise<void>) : Promise.all(loading)).then(loaded);
+    return new Promise((resolve, reject) => {
+      // One for the loop below, so the answer waits for every statement it sends.
+      let left = 1;
+      const settled = (): void => {
+        if (--left === 0) resolve(new ReferenceLabels(labels, targets, (path) => request.href(path)));
+      };
+      for (const [name, keys] of wantedKeys(relations, fields, rows, targets)) {
+        if (keys.size === 0) continue;
+        left++;
+        loadLabels(relations, targets.get(name) as RelatedModel, keys, labels, request, settled, reject);
+      }
+      settled();
+    });
   }
 
   /** The label of the row `key` of the model `name` when the viewer may read it; else undefined. */
@@ -132,26 +135,38 @@ function wantedKeys(relations: Relations, fields: readonly FieldSpec[], rows: re
   return wanted;
 }
 
-/** One statement per target model with keys, in parallel, each filling `labels` with its rows' labels. */
+/**
+ * The statement of one target model's `keys` (`where: { id: [keys] }` through the rows the viewer
+ * may read), filling `labels` with its rows' labels, then `settled`; `reject` on any failure.
+ */
 function loadLabels(
   relations: Relations,
-  wanted: ReadonlyMap<string, ReadonlySet<unknown>>,
-  targets: ReadonlyMap<string, RelatedModel>,
+  target: RelatedModel,
+  keys: ReadonlySet<unknown>,
   labels: Map<string, ReadonlyMap<unknown, string>>,
   request: Request,
-): Promise<void>[] {
-  const loading: Promise<void>[] = [];
-  for (const [name, keys] of wanted) {
-    if (keys.size === 0) continue;
-    const target = targets.get(name) as RelatedModel;
-    const where = { [target.model.key]: [...keys] };
-    const limit = keys.size;
-    const list = (readable: Store<unknown>): Promise<void> =>
-      readable.list({ offset: 0, limit, where }).then(({ rows: found }) => {
-        labels.set(name, new Map(found.map((row) => [(row as Record<string, unknown>)[target.model.key], labelOf(target.model, row)])));
-      });
-    const readable = viewerRows(relations, target, request, "Show");
-    loading.push(readable instanceof Promise ? readable.then(list) : list(readable));
-  }
-  return loading;
+  settled: () => void,
+  reject: (error: unknown) => void,
+): void {
+  const where = { [target.model.key]: [...keys] };
+  const limit = keys.size;
+  const named = ({ rows: found }: { readonly rows: readonly unknown[] }): void => {
+    try {
+      labels.set(target.model.name, new Map(found.map((row) => [(row as Record<string, unknown>)[target.model.key], labelOf(target.model, row)])));
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    settled();
+  };
+  const list = (readable: Store<unknown>): void => {
+    try {
+      readable.list({ offset: 0, limit, where }).then(named, reject);
+    } catch (error) {
+      reject(error);
+    }
+  };
+  const readable = viewerRows(relations, target, request, "Show");
+  if (readable instanceof Promise) readable.then(list, reject);
+  else list(readable);
 }

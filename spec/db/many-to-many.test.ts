@@ -112,6 +112,33 @@ onEveryEngine((engine) => {
       }
     });
 
+    it("a list's statement that fails (the second of two, or one thrown as it is sent) rejects the row's get and the page's list with its error", async () => {
+      const db = engine.db();
+      const tables = listTables();
+      await create(db, tables);
+      const labels = new SqlStore<Label>(db, tables.labels);
+      const articles = new SqlStore<Article>(db, tables.articles);
+      const a = await labels.insert({ name: "a" });
+      const one = await articles.insert({ title: "one", tags: [a.id] });
+      const refused = new Error("the join table is gone");
+      // The second list field's statement fails: the first list's statement has answered by then.
+      const failing = (how: "rejects" | "throws"): Queryable => ({
+        query: <R extends Row = Row>(sql: string, params?: readonly unknown[]) => {
+          if (!sql.includes(`"${tables.articles.name}_related"`)) return db.query<R>(sql, params);
+          if (how === "throws") throw refused;
+          return Promise.reject(refused);
+        },
+        script: (sql) => db.script(sql),
+      });
+      for (const how of ["rejects", "throws"] as const) {
+        const broken = new SqlStore<Article>({ ...db, ...failing(how) }, tables.articles);
+        const got = broken.get(one.id);
+        const listed = broken.list({ limit: 10 });
+        await expect(got).rejects.toBe(refused);
+        await expect(listed).rejects.toBe(refused);
+      }
+    });
+
     it("an owner's rows (SqlScopedStore) write and read their lists, and has filters within them", async () => {
       const db = engine.db();
       const n = ++runs;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Actions, Create, derives, Destroy, Edit, Form, FromPath, Index, InMemoryDatabase, Resource, Route, ScopedStore, Show, Update, type Store } from "../../runtime/index.js";
+import { Actions, Create, derives, Destroy, Edit, Form, FromPath, Index, InMemoryDatabase, Resource, Route, ScopedStore, ServiceUnavailable, Show, Update, type Store } from "../../runtime/index.js";
 import { Visitor } from "../support/browser.js";
 import { serve } from "../support/serve.js";
 import { owned, relationsSpecs, relationsTable, type Comment } from "./relations-app.js";
@@ -41,6 +41,42 @@ describe("issue 29: a target whose owner alone reads its rows (owned covers Inde
       expect(reviews).toContain(`<td><a href="/posts/${mine}">Mine</a></td>`);
       expect(reviews).toContain(`<td>Post ${theirs}</td>`);
       expect((await new Visitor(app.url).get("/reviews")).html).toContain(`<td>Post ${mine}</td>`);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("issue 29: a Show whose references' labels cannot be read", () => {
+  it("answers the labels' failure (rejected or thrown as the statement is sent) as its problem page, and serves the row again once they can", async () => {
+    const specs = relationsSpecs();
+    const memory = new InMemoryDatabase();
+    const authors = memory.store(specs.author);
+    let failing: "no" | "rejects" | "throws" = "no";
+    // The authors' store as a page reads labels through it: its `list` fails while `failing` says so.
+    const flaky = Object.create(authors) as typeof authors;
+    flaky.list = (page) => {
+      if (failing === "throws") throw new ServiceUnavailable("The authors are not there.", 7);
+      if (failing === "rejects") return Promise.reject(new ServiceUnavailable("The authors are not there.", 7));
+      return authors.list(page);
+    };
+    const stores = { authors: flaky, posts: new ScopedStore(memory.store(specs.post), "owner", FromPath.int), comments: memory.store(specs.comment), reviews: memory.store(specs.review) };
+    const app = await serve({ routes: relationsTable(specs, stores) });
+    try {
+      const author = (await authors.insert({ name: "Ada" })).id;
+      const post = (await stores.posts.for("1").insert({ title: "One", author, published: true })).id;
+      const visitor = new Visitor(app.url, { "x-user": "1" });
+      for (const how of ["rejects", "throws"] as const) {
+        failing = how;
+        const down = await visitor.get(`/posts/${post}`);
+        expect(down.status).toBe(503);
+        expect(down.response.headers.get("retry-after")).toBe("7");
+        expect(down.html).toContain("The authors are not there.");
+        failing = "no";
+        const up = await visitor.get(`/posts/${post}`);
+        expect(up.status).toBe(200);
+        expect(up.html).toContain(`<a href="/authors/${author}">Ada</a>`);
+      }
     } finally {
       await app.close();
     }
