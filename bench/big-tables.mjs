@@ -160,7 +160,9 @@ async function serve(engine, rows, prepared, servers) {
   const html = await index.text();
   check(index.status === 200, `${engine} ${rows}: GET ${INDEX_PATH} answered ${index.status}: ${html.slice(0, 300)}`);
   check((html.match(/<a href="\/posts\/\d+">/g) ?? []).length >= 50, `${engine} ${rows}: the Index should list a page of 50 posts`);
-  check(html.includes(rows > 11 * 50 * 2 ? "Page 1 of 11 or more" : `Page 1 of ${Math.ceil(rows / 2 / 50)}`), `${engine} ${rows}: the Index's pager is not what ${rows} posts give: ${/<nav class="fw-pager".*?<\/nav>/.exec(html)?.[0] ?? html.slice(0, 400)}`);
+  // The Index pages by key (Previous / Next) and counts its rows only as far as 10 pages ahead: half
+  // the seeded posts are published, so 1,000 read "500 posts" and 1,000,000 "… or more posts".
+  check(html.includes(rows / 2 > 10 * 50 ? " or more posts</span>" : `<span>${(rows / 2).toLocaleString("en")} posts</span>`), `${engine} ${rows}: the Index's pager is not what ${rows} posts give: ${/<nav class="fw-pager".*?<\/nav>/.exec(html)?.[0] ?? html.slice(0, 400)}`);
   const show = await fetch(`${url}${SHOW_PATH}`);
   const shown = await show.text();
   check(show.status === 200 && shown.includes("Post #7: &quot;Fair&quot;"), `${engine} ${rows}: GET ${SHOW_PATH} answered ${show.status}: ${shown.slice(0, 300)}`);
