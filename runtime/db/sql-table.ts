@@ -331,7 +331,7 @@ export class SqlTable<A> {
   get(key: unknown, scope?: Scope): Promise<A | undefined> {
     const selected = this.selectKey(key, scope);
     if (selected === undefined) return Promise.resolve(undefined);
-    if (this.spec.links !== undefined && this.spec.links.length > 0) {
+    if (this.hasLinks) {
       return selected.then(({ rows }) => {
         if (rows[0] === undefined) return undefined;
         const model = this.toModel(rows[0]);
@@ -382,7 +382,7 @@ export class SqlTable<A> {
     if (!isKey(key)) return undefined;
     const { sql, params } = this.updateStatement(key, draft, options);
     const expected = options.expected;
-    if (this.spec.links !== undefined && this.spec.links.length > 0) return this.updateWithLinks(key, draft, { sql, params }, options);
+    if (this.hasLinks) return this.updateWithLinks(key, draft, { sql, params }, options);
     if (expected === undefined) {
       return this.write(async () => {
         const { rows } = await this.via.query(sql, params);
