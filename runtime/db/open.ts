@@ -4,6 +4,7 @@ import { pgliteCompilerOf } from "./pglite-compiler.js";
 import { openPglite } from "./pglite-engine.js";
 import { servedPglite } from "./pglite-served.js";
 import { openPostgres, redactUrl } from "./postgres-engine.js";
+import { preparesStatements } from "./statement-names.js";
 
 /** Where the embedded database lives, under the app's working directory (git-ignored with `.fw/`). */
 export const DEFAULT_DB_DIRECTORY = ".fw/db";
@@ -62,7 +63,11 @@ function targetOf(options: OpenOptions): Target {
  */
 export async function openDatabase(options: OpenOptions = {}): Promise<Database> {
   const target = targetOf(options);
-  if (target.engine === "postgres") return openPostgres({ url: target.url, ...(options.log === undefined ? {} : { log: options.log }) });
+  if (target.engine === "postgres") {
+    // A bad FW_PG_PREPARE is named as such before any connection is tried.
+    const prepare = preparesStatements(options.env ?? process.env);
+    return openPostgres({ url: target.url, prepare, ...(options.log === undefined ? {} : { log: options.log }) });
+  }
   // Held by another process that serves it (fw dev): reached through it, not refused its lock.
   // The compiler first: a bad FW_PGLITE_COMPILER is named as such, not as a database that would not open.
   const compiler = pgliteCompilerOf(options.env ?? process.env);

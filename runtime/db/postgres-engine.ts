@@ -6,6 +6,7 @@ import { dataProblem, failure, guarded, isConnectionError, Outage, withValues } 
 import { INT8, parseInt8, TEXT_TYPES } from "./values.js";
 import { statementStarted, watched } from "../observe/statements.js";
 import { addGaugeSource } from "../observe/gauges.js";
+import { RESULT_TYPE_CHANGED, STATEMENT_NAME_BUDGET, StatementNames } from "./statement-names.js";
 
 export interface PostgresOptions {
   /** A `postgres://` URL (`DATABASE_URL`). */
@@ -14,6 +15,12 @@ export interface PostgresOptions {
   readonly max?: number;
   /** Where outage notices go. Default: stderr. */
   readonly log?: (line: string) => void;
+  /**
+   * Each connection prepares a statement once and runs it by name from then on (statement-names.ts).
+   * Default true; false sends every statement unnamed (`FW_PG_PREPARE=off`), for a pooler that
+   * cannot keep a session's prepared statements.
+   */
+  readonly prepare?: boolean;
 }
 
 /** Raised at boot when the server named by `DATABASE_URL` cannot be reached. */
@@ -66,7 +73,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       { labels: { state: "waiting" }, value: pool.waitingCount },
     ],
   });
-  return new PostgresDatabase(pool, outage, `PostgreSQL at ${redacted}`);
+  return new PostgresDatabase(pool, outage, `PostgreSQL at ${redacted}`, new StatementNames(options.prepare === false ? 0 : STATEMENT_NAME_BUDGET));
 }
 
 function typeParser(fallback: (oid: number, format?: "text" | "binary") => unknown, oid: number, format?: "text" | "binary"): unknown {
@@ -93,6 +100,7 @@ class PostgresDatabase implements Database {
     private readonly pool: Pool,
     private readonly outage: Outage,
     readonly description: string,
+    private readonly names: StatementNames,
   ) {}
 
   /**
@@ -103,11 +111,17 @@ class PostgresDatabase implements Database {
    * values is the 400, a connection failure the 503, anything else as it is.
    */
   query<R extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-    return new Promise((resolve, reject) => send(this.pool, this.outage, sql, params ?? NO_PARAMS, resolve as (result: QueryResult) => void, reject));
+    return new Promise((resolve, reject) => send(this.pool, this.outage, this.names, sql, params ?? NO_PARAMS, resolve as (result: QueryResult) => void, reject));
   }
 
   script(sql: string): Promise<void> {
-    return guarded(this.outage, async () => void (await this.pool.query(sql)));
+    return guarded(this.outage, async () => {
+      try {
+        await this.pool.query(sql);
+      } finally {
+        this.names.renewAll();
+      }
+    });
   }
 
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -125,7 +139,7 @@ class PostgresDatabase implements Database {
       };
       client.on("error", onError);
       try {
-        return await work(new ClientConnection(client));
+        return await work(new ClientConnection(client, this.names));
       } catch (error) {
         // A failed connection must not go back to the pool for the next request.
         if (isConnectionError(error)) broken = error as Error;
@@ -143,15 +157,33 @@ class PostgresDatabase implements Database {
 }
 
 class ClientConnection implements Connection {
-  constructor(private readonly client: PoolClient) {}
+  constructor(
+    private readonly client: PoolClient,
+    private readonly names: StatementNames,
+  ) {}
 
+  /**
+   * A statement on this connection, named as the pool's are. Its result changed under its
+   * statement (0A000): prepared afresh the next time, not run again here, since the failure may
+   * have aborted a transaction around it.
+   */
   async query<R extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-    return resultOf<R>(await watched(sql, "postgres", () => withValues(params, () => this.client.query(sql, [...params]))));
+    const name = this.names.of(sql);
+    try {
+      return resultOf<R>(await watched(sql, "postgres", () => withValues(params, () => this.client.query(name === undefined ? sql : { name, text: sql }, [...params]))));
+    } catch (error) {
+      if (name !== undefined && sqlState(error) === RESULT_TYPE_CHANGED) this.names.renew(sql);
+      throw error;
+    }
   }
 
   /** No parameters: pg sends it over the simple protocol, which runs several statements. */
   async script(sql: string): Promise<void> {
-    await this.client.query(sql);
+    try {
+      await this.client.query(sql);
+    } finally {
+      this.names.renewAll();
+    }
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -173,17 +205,35 @@ const NO_PARAMS: readonly unknown[] = [];
 /**
  * Sends one statement through the pool with pg's callback, settling `resolve` or `reject`: a
  * function of its own, so the callback a pending statement keeps alive closes over one context
- * (these five values) rather than three (the method's parameters, its body's `end`, the promise's
+ * (these values) rather than three (the method's parameters, its body's `end`, the promise's
  * executor): 40 % fewer slots held per statement waiting for the pool (bench/FINDINGS.md 37).
+ * Named (statement-names.ts) unless the pool's names are spent or off.
  */
-function send(pool: Pool, outage: Outage, sql: string, params: readonly unknown[], resolve: (result: QueryResult) => void, reject: (error: unknown) => void): void {
+function send(
+  pool: Pool,
+  outage: Outage,
+  names: StatementNames,
+  sql: string,
+  params: readonly unknown[],
+  resolve: (result: QueryResult) => void,
+  reject: (error: unknown) => void,
+  renewed = false,
+): void {
   // Metrics and traces watch statements when configured (observe/statements.ts); else nothing to call.
   const end = statementStarted(sql, "postgres");
-  pool.query(sql, [...params], (error: Error | undefined, result: { rows: unknown[]; rowCount: number | null }) => {
+  const name = names.of(sql);
+  const done = (error: Error | undefined, result: { rows: unknown[]; rowCount: number | null }): void => {
     // Inside pg's own callback: nothing may throw out of here.
     try {
       end?.(error ?? undefined);
       if (error) {
+        // A table changed under the statement (another process migrated it): prepared afresh and
+        // run again once. Alone on its connection, outside any transaction, it changed nothing.
+        if (name !== undefined && !renewed && sqlState(error) === RESULT_TYPE_CHANGED) {
+          names.renew(sql);
+          send(pool, outage, names, sql, params, resolve, reject, true);
+          return;
+        }
         reject(failure(outage, dataProblem(error, params) ?? error));
         return;
       }
@@ -192,7 +242,13 @@ function send(pool: Pool, outage: Outage, sql: string, params: readonly unknown[
     } catch (thrown) {
       reject(thrown);
     }
-  });
+  };
+  if (name === undefined) pool.query(sql, [...params], done);
+  else pool.query({ name, text: sql, values: [...params] }, done);
+}
+
+function sqlState(error: unknown): unknown {
+  return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
 }
 
 function resultOf<R extends Row>(result: { rows: unknown[]; rowCount: number | null }): QueryResult<R> {
