@@ -5,15 +5,17 @@
 //   … change fw, npm run build …
 //   node bench/ab.mjs text raw fw@before fw    interleaved wrk rounds; ratios to the first side
 //   node bench/ab.mjs page-many fw@before fw --rounds=12 --seconds=3
+//   node bench/ab.mjs policy fw@before fw      the policy rows' two pages on each side (bench/policy-ab.mjs)
 //
 // Sides: `raw` (bench/servers/raw.mjs), `fw` (the current build), `fw@<name>` (a snapshot).
 // Scenarios: text (GET / as Route.api), text-browser (as a browser route, cookie sent), page
-// (GET /posts/7, one session), page-many (GET /posts/7, 2,048 sessions in turn).
+// (GET /posts/7, one session), page-many (GET /posts/7, 2,048 sessions in turn), policy (the db part's policy
+// rows: /memos and /drafts of bench/servers/policy-app on a throwaway PostgreSQL, sides fw and fw@<name> only).
 //
 // Why CPU time: on this shared 2-core machine another process landing on the server's core
 // moves req/s by tens of percent, while the server's own CPU time per request (utime + stime
 // over the requests wrk counted) moves by a few. Differences under about 3 % are still noise.
-import { cpSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join, relative } from "node:path";
 import { buildBenchPages } from "./lib/bench-pages.mjs";
@@ -33,7 +35,8 @@ const SCENARIOS = {
 };
 
 const USAGE = `usage: node bench/ab.mjs snapshot <name>
-       node bench/ab.mjs <${Object.keys(SCENARIOS).join("|")}> <raw|fw|fw@name>... [--rounds=10] [--seconds=3]`;
+       node bench/ab.mjs <${Object.keys(SCENARIOS).join("|")}> <raw|fw|fw@name>... [--rounds=10] [--seconds=3]
+       node bench/ab.mjs policy <fw|fw@name>... [--rounds=10] [--seconds=3]`;
 
 /** Copies what fw's bench server runs (dist/, package.json, fw's compiled bench pages) so a later build can be compared with it. */
 function snapshot(name) {
@@ -46,6 +49,9 @@ function snapshot(name) {
   cpSync(join(ROOT, "package.json"), join(dir, "package.json"));
   cpSync(join(ROOT, "bench", "servers"), join(dir, "bench", "servers"), { recursive: true });
   cpSync(join(WORK, "servers"), join(dir, "bench", ".work", "servers"), { recursive: true });
+  // The policy app as this build built it (bench/.work/policy-app, made by the db bench or `ab.mjs policy fw`): its `fw` is the snapshot's.
+  const policyApp = join(WORK, "policy-app");
+  if (existsSync(join(policyApp, "dist", "main.js"))) cpSync(policyApp, join(dir, "bench", ".work", "policy-app"), { recursive: true });
   // `fw` and fw's own dependencies resolve inside the snapshot, as they do in the repository.
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
   symlinkSync("../../..", join(dir, "bench", ".work", "node_modules", "fw"));
@@ -120,6 +126,7 @@ const flag = (name, fallback) => Number(args.find((a) => a.startsWith(`--${name}
 const [command, ...rest] = args.filter((a) => !a.startsWith("--"));
 try {
   if (command === "snapshot" && rest.length === 1) snapshot(rest[0]);
+  else if (command === "policy") await (await import("./policy-ab.mjs")).comparePolicy(rest, { rounds: flag("rounds", 10), seconds: flag("seconds", 3) });
   else await compare(command, rest, { rounds: flag("rounds", 10), seconds: flag("seconds", 3) });
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);

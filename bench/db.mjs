@@ -98,7 +98,7 @@ async function start(name, script, { env, cwd, timeoutMs = 30_000 }) {
  * Pins the cluster's postmaster and the processes it has forked to the load core: the backends
  * it forks later inherit it, so the server under test has its core alone.
  */
-function pinPostgres(url) {
+export function pinPostgres(url) {
   const port = new URL(url).port;
   const all = readdirSync("/proc").filter((p) => /^\d+$/.test(p));
   const cmd = (pid) => {
@@ -294,7 +294,7 @@ async function preflightPage(page, sides, cookie) {
 }
 
 /** A database of its own in the cluster (each app keeps its own migrations): its URL. */
-async function databaseOf(clusterUrl, name) {
+export async function databaseOf(clusterUrl, name) {
   const admin = new PgDriver.Client({ connectionString: clusterUrl });
   await admin.connect();
   try {

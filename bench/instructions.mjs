@@ -24,6 +24,13 @@
 //                                                       app (built first), on a throwaway PostgreSQL cluster,
 //                                                       2,000 requests after 1,000; a side may also be the path of
 //                                                       a built copy of the db app's main.js (a before/after A/B)
+//   node bench/instructions.mjs fw@before fw --scenario=db-drafts
+//                                                       the policy rows (db-memos under `owned`, db-drafts under the
+//                                                       policy: bench/db-policy.mjs) on the policy app, ada signed in;
+//                                                       sides fw, fw@<snapshot> (its copy of the policy app) or a main.js
+//   node bench/instructions.mjs fw:/memos fw:/drafts --scenario=db-memos --by-function
+//                                                       a side ending in `:/path` serves that path instead of the
+//                                                       scenario's: two pages of one build compared function by function
 //
 // Sides as in bench/ab.mjs: raw, fw (the current build), fw@<snapshot>. valgrind is installed with
 // apt-get when missing. --single-threaded keeps V8's compiler and GC on the counted thread, so
@@ -36,7 +43,7 @@
 // them into estimated cycles (CYCLES below). FINDINGS.md 15 is what this found first, 17 what
 // --cache found.
 import { randomBytes } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -44,7 +51,8 @@ import { buildBenchPages } from "./lib/bench-pages.mjs";
 import { pathToFileURL } from "node:url";
 import { csrfOf, scriptOf, signIn, SNAPSHOTS } from "./lib/sides.mjs";
 import { ensureDebianTool, freePort, ROOT, startServer } from "./lib/util.mjs";
-import { buildDbApp, DB_APP_MAIN } from "./lib/db-app.mjs";
+import { buildDbApp, DB_APP_MAIN, POLICY_APP_MAIN } from "./lib/db-app.mjs";
+import { POLICY_PAGES, policySignIn } from "./db-policy.mjs";
 import { postgresSupport } from "./lib/postgres.mjs";
 import { DB_PAGE_PATHS, prepareApp } from "./db.mjs";
 
@@ -60,6 +68,9 @@ const SCENARIOS = {
   "db-index": { path: "/articles", cookie: true, db: true },
   "db-post": { path: "/posts/7", cookie: true, db: true },
   "db-posts": { path: "/posts", cookie: true, db: true },
+  // the policy rows (bench/db-policy.mjs): the policy app's Index under `owned` and under its policy
+  "db-memos": { path: "/memos", cookie: true, db: true, policy: true },
+  "db-drafts": { path: "/drafts", cookie: true, db: true, policy: true },
 };
 /** A db page costs 20-100× a text request under valgrind: fewer of them, after fewer. */
 const DB_WARM = 1000;
@@ -137,7 +148,9 @@ async function mix(side, base, cookie, database) {
   if (database !== undefined) {
     // A db side serves every page of the db part in turn, as its server does in npm run bench
     // (one process warms and measures them all): shared code carries every page's feedback.
-    for (let i = 0; i < DB_MIX_ROUNDS; i++) for (const path of DB_PAGE_PATHS) await send(path, { headers: { cookie } });
+    // (the policy app: its two pages, as the bench's one policy server serves them).
+    const paths = database.policy ? POLICY_PAGES.map((page) => page.path) : DB_PAGE_PATHS;
+    for (let i = 0; i < DB_MIX_ROUNDS; i++) for (const path of paths) await send(path, { headers: { cookie } });
     return;
   }
   if (side === "raw") {
@@ -164,8 +177,9 @@ async function mix(side, base, cookie, database) {
  * One counted run: the server under valgrind serves `count` requests (after the mix, when
  * `run.mixCookie` is given), then stops; resolves with the tool's output file.
  */
-async function countedRun(side, run, count) {
+async function countedRun(named, run, count) {
   const { scenario, cookie, byFunction, cache, mixCookie, database } = run;
+  const { side, path } = pathOf(named, scenario);
   const out = join(tmpdir(), `fw-instructions-${process.pid}-${randomBytes(4).toString("hex")}`);
   const simulation = [`--cache-sim=${cache ? "yes" : "no"}`, `--branch-sim=${cache ? "yes" : "no"}`];
   const tool = byFunction
@@ -174,7 +188,7 @@ async function countedRun(side, run, count) {
   const port = await freePort();
   const server = await startServer({
     name: side,
-    script: database === undefined ? scriptOf(side) : dbScriptOf(side),
+    script: database === undefined ? scriptOf(side) : dbScriptOf(side, database.policy),
     env: { ...scenario.env, ...database?.env, PORT: String(port) },
     ...(database === undefined ? {} : { cwd: database.cwd }),
     launcher: ["valgrind", ...tool],
@@ -184,7 +198,7 @@ async function countedRun(side, run, count) {
   });
   try {
     if (mixCookie !== undefined) await mix(side, `http://127.0.0.1:${port}`, mixCookie, database);
-    await requests(port, scenario.path, cookie, count, run.connections);
+    await requests(port, path, cookie, count, run.connections);
   } finally {
     // A db app closes its pool on SIGTERM, and a traced server flushes its spans (up to 5 s), slowly
     // under valgrind: SIGKILL would lose the counts.
@@ -192,6 +206,12 @@ async function countedRun(side, run, count) {
     rmSync(`${out}.v8.log`, { force: true });
   }
   return out;
+}
+
+/** A side and the path it serves: `fw:/drafts` serves /drafts, a side without `:/` the scenario's path. */
+function pathOf(named, scenario) {
+  const at = named.indexOf(":/");
+  return at === -1 ? { side: named, path: scenario.path } : { side: named.slice(0, at), path: named.slice(at + 1) };
 }
 
 /** The totals of a cachegrind run, by event (`Ir`, and with --cache `I1mr`, `D1mr`, `Bcm`, …). */
@@ -271,32 +291,40 @@ function byFunctionOf(file) {
  */
 async function cookieFromFw(scenario, database) {
   const port = await freePort();
-  const script = database === undefined ? scriptOf("fw") : DB_APP_MAIN;
+  const script = database === undefined ? scriptOf("fw") : database.policy ? POLICY_APP_MAIN : DB_APP_MAIN;
   const helper = await startServer({ name: "sign-in", script, env: { ...scenario.env, ...database?.env, PORT: String(port) }, ...(database === undefined ? {} : { cwd: database.cwd, timeoutMs: 60_000 }) });
   try {
-    return await signIn(`http://127.0.0.1:${port}`);
+    // The policy app's pages need a user signed in through its form; the db app's take fw's bench cookie.
+    return database?.policy ? await policySignIn(`http://127.0.0.1:${port}`) : await signIn(`http://127.0.0.1:${port}`);
   } finally {
     await helper.stop();
   }
 }
 
-/** The server script of a side in a db scenario: the peer, fw's db app as built, or a copy's main.js. */
-function dbScriptOf(side) {
-  if (side === "fastify") return join(ROOT, "bench", "servers", "db-fastify.mjs");
-  if (side === "fw") return DB_APP_MAIN;
+/** The server script of a side in a db scenario: the peer, fw's db app (or policy app) as built, a snapshot's policy app, or a copy's main.js. */
+function dbScriptOf(side, policy) {
+  if (side === "fastify" && !policy) return join(ROOT, "bench", "servers", "db-fastify.mjs");
+  if (side === "fw") return policy ? POLICY_APP_MAIN : DB_APP_MAIN;
+  const snapshot = /^fw@(.+)$/.exec(side)?.[1];
+  if (policy && snapshot !== undefined) {
+    const main = join(SNAPSHOTS, snapshot, "bench", ".work", "policy-app", "dist", "main.js");
+    if (!existsSync(main)) throw new Error(`the snapshot ${snapshot} has no copy of the policy app (${main}): snapshot after the policy app was built`);
+    return main;
+  }
   // The server runs in the app's working directory: a copy's path is read from the checkout's root.
   if (/\.[cm]?js$/.test(side)) return resolve(ROOT, side);
   throw new Error(`unknown side ${JSON.stringify(side)} for a db scenario: fastify, fw or the path of a built db app's main.js`);
 }
 
-/** The db app built, a throwaway PostgreSQL cluster, the app's tables migrated and seeded by its own commands. */
-async function dbDatabase() {
+/** The db app built, a throwaway PostgreSQL cluster, the app's (or the policy app's) tables migrated and seeded by its own commands. */
+async function dbDatabase(policy) {
   buildDbApp();
   const support = await postgresSupport();
   const bin = support.postgresBin();
   if (bin === undefined) throw new Error("PostgreSQL not found (no /usr/lib/postgresql/*/bin/initdb, PG_BIN unset)");
   const cluster = await support.startCluster(bin);
   const env = { DATABASE_URL: cluster.url };
+  if (policy) return { cluster, env, policy, cwd: await prepareApp("instructions-policy", env, POLICY_APP_MAIN) };
   return { cluster, env, cwd: await prepareApp("instructions-postgres", env) };
 }
 
@@ -363,7 +391,7 @@ try {
   // The example sends mail (fw/mail): links on FW_ORIGIN, messages into a folder instead of SMTP.
   process.env.FW_ORIGIN ??= "http://localhost";
   process.env.FW_MAILBOX ??= ".fw/bench-mail";
-  if (scenario.db) database = await dbDatabase();
+  if (scenario.db) database = await dbDatabase(scenario.policy === true);
   const cookie = scenario.cookie ? await cookieFromFw(scenario, database) : undefined;
   // The mix sends raw's page a session cookie even where the scenario sends none.
   const mixCookie = mixed ? (cookie ?? (await cookieFromFw(scenario))) : undefined;

@@ -8,16 +8,18 @@
 //   node bench/profile.mjs text-fw-api --seconds=8 --top=40
 //   node bench/profile.mjs page-fw --script=bench/.work/exp/fw-patched.mjs
 //   node bench/profile.mjs upload-fw          the files part's 100 MiB uploads (bench/files-client.mjs, not wrk): per upload
+//   node bench/profile.mjs db-drafts-fw       the policy rows' page (bench/db-policy.mjs): its app on a throwaway PostgreSQL, signed in
 import { readFileSync, readdirSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { buildBenchPages } from "./lib/bench-pages.mjs";
 import { freePort, pinned, ROOT, sleep, startServer, WORK } from "./lib/util.mjs";
-import { buildDbApp, DB_APP_MAIN } from "./lib/db-app.mjs";
+import { buildDbApp, DB_APP_MAIN, POLICY_APP_MAIN } from "./lib/db-app.mjs";
 import { postgresSupport } from "./lib/postgres.mjs";
 import { prepareApp } from "./db.mjs";
 import { filesServer, prepareFiles, sweepStores, UPLOAD_FILE } from "./files.mjs";
 import { signIn } from "./lib/sides.mjs";
+import { policySignIn } from "./db-policy.mjs";
 import { otlpSink } from "./ops.mjs";
 import { cookiesScript } from "./lib/wrk.mjs";
 import { spawn } from "node:child_process";
@@ -59,6 +61,9 @@ const SCENARIOS = {
   "db-post-fastify": { db: "fastify", path: "/posts/7", cookie: true },
   "db-posts-fw": { db: "fw", path: "/posts", cookie: true },
   "db-posts-fastify": { db: "fastify", path: "/posts", cookie: true },
+  // the policy rows (bench/db-policy.mjs, issue 41): the policy app's Index under `owned` and under its policy, ada signed in
+  "db-memos-fw": { db: "policy", path: "/memos", cookie: true },
+  "db-drafts-fw": { db: "policy", path: "/drafts", cookie: true },
   // the files part's sides (bench/files.mjs): 100 MiB uploads one after another, and the stored 5 MiB file served
   "upload-fw": { files: "fw", upload: true, path: "/upload" },
   "upload-fastify": { files: "fastify", upload: true, path: "/upload" },
@@ -119,6 +124,7 @@ async function dbScenario(side) {
   if (bin === undefined) throw new Error("PostgreSQL not found (no /usr/lib/postgresql/*/bin/initdb, PG_BIN unset): only db-show-fw-pglite and db-index-fw-pglite run here");
   const cluster = await support.startCluster(bin);
   const env = { DATABASE_URL: cluster.url };
+  if (side === "policy") return { cluster, env, cwd: await prepareApp("profile-policy", env, POLICY_APP_MAIN), script: POLICY_APP_MAIN };
   const cwd = await prepareApp("profile-postgres", env);
   return { cluster, env, cwd, script: side === "fw" ? DB_APP_MAIN : join(ROOT, "bench", "servers", "db-fastify.mjs") };
 }
@@ -162,7 +168,8 @@ if (scenario.cookie) {
   // a session signed by fw: from a fw server if this is one, else from a helper fw server
   const helper = scenario.script === "fw.mjs" || (scenario.db !== undefined && scenario.db !== "fastify") ? undefined : await startServer({ name: "helper", script: "bench/servers/fw.mjs", env: { PORT: String(await freePort()) }, core: 1 });
   const base = helper === undefined ? `http://127.0.0.1:${port}` : /on (http:\/\/[^\s"]+)/.exec(helper.output())[1];
-  headers = [`Cookie: ${await signIn(base)}`];
+  // the policy app signs in through fw/auth's form (its pages need a user), the others' sessions are fw's bench cookie
+  headers = [`Cookie: ${scenario.db === "policy" ? await policySignIn(base) : await signIn(base)}`];
   if (scenario.many !== undefined) {
     const cookies = [];
     for (let i = 0; i < scenario.many; i++) cookies.push(await signIn(base));

@@ -197,6 +197,10 @@ export class FormSignIn<U extends UserFields = UserFields, S extends string = ne
     const who = (request: Request): Viewer | Promise<Viewer> => {
       // An API call carries no session: nobody.
       if ((request as { session?: unknown }).session === undefined) return viewerOf(undefined);
+      // On a guarded page the guard's read of this request's user has settled: the same user, answered
+      // at once (no promise, no turn before the page's statement: bench/FINDINGS.md 48).
+      const known = this.rules.reads.known(request);
+      if (known !== undefined) return viewerOf(known.user, request.session);
       return this.rules.reads.of(request).then((user) => viewerOf(user, request.session));
     };
     const whoNow = (request: Request): Viewer | undefined => {

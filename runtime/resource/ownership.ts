@@ -5,6 +5,7 @@ import type { FieldSpec } from "./model.js";
 import type { OwnedDeclaration } from "./owned-declaration.js";
 import { readableRows } from "./read-scope.js";
 import { isPolicy, PolicyAccess } from "./policy.js";
+import { EVERY_ROW, NO_ROW, type ShownRows } from "./shown-rows.js";
 import { ScopedStore } from "./scoped-store.js";
 import type { Draft, Store } from "./store.js";
 
@@ -24,8 +25,11 @@ export interface Access<A> {
   creating(request: Request | undefined): Store<A> | Promise<Store<A>>;
   /** Refuses (403) a change to `row` the viewer may not make by `role`. */
   checkWrite(request: Request | undefined, role: Action, row: A): void | Promise<void>;
-  /** Whether a page shows the control for `role` on `row` (display only). */
-  shows(request: Request, role: Action, row: A): boolean;
+  /**
+   * Which rows a page shows the control for `role` on (display only), as a test asked once for a
+   * page or a table and then of each row: who is looking is worked out once, not once a row.
+   */
+  showing(request: Request, role: Action): ShownRows<A>;
   /** A change's draft with what fw keeps of `row` whatever a form says (a policy's team field); the draft itself when nothing. */
   kept?(row: A, draft: Draft<A>): Draft<A>;
 }
@@ -116,14 +120,16 @@ export class Ownership<A> implements Access<A> {
   }
 
   /**
-   * Whether a page shows the control for `role` on `row`: not to someone the covered role would
+   * Which rows a page shows the control for `role` on: not to someone the covered role would
    * refuse. Display only, never access: on a public page (which reads nobody as its user) the
    * declaration's `identify` tells who is looking, so an owner still sees their Edit link.
    */
-  shows(request: Request, role: Action, row: A): boolean {
-    if (this.scoped === undefined || this.owned === undefined || !this.covered(role)) return true;
+  showing(request: Request, role: Action): ShownRows<A> {
+    if (this.scoped === undefined || this.owned === undefined || !this.covered(role)) return EVERY_ROW;
     const viewer = request.currentUser ?? viewerOf(this.owned, request);
-    return viewer !== undefined && this.scoped.ownerOf(row) === viewer;
+    if (viewer === undefined) return NO_ROW;
+    const scoped = this.scoped;
+    return { has: (row) => scoped.ownerOf(row) === viewer };
   }
 
   /**

@@ -6,6 +6,7 @@ import { ControlGate } from "./control-gate.js";
 import { Form, type Field } from "./form.js";
 import { CELL_LENGTH, oneLineHtml } from "./one-line.js";
 import type { Access } from "./ownership.js";
+import { NO_ROW, type ShownRows } from "./shown-rows.js";
 import type { Order } from "./query.js";
 import type { ReferenceLabels } from "./reference-view.js";
 import type { ModelSpec } from "./model.js";
@@ -56,7 +57,12 @@ export class RowsTable<A> {
 
   /** A control for `role` is shown when the role is mounted and would not refuse this viewer. */
   offers(request: Request, role: "Edit" | "Destroy", row: A): boolean {
-    return this.actions.has(role) && this.gate.lets(request, role) && this.own.shows(request, role, row);
+    return this.offering(request, role).has(row);
+  }
+
+  /** Which rows `offers` shows the control for `role` on, as a test asked once for a table (who is looking is worked out once). */
+  private offering(request: Request, role: "Edit" | "Destroy"): ShownRows<A> {
+    return this.actions.has(role) && this.gate.lets(request, role) ? this.own.showing(request, role) : NO_ROW;
   }
 
   /**
@@ -95,6 +101,7 @@ export class RowsTable<A> {
     const model = this.model as ModelSpec<unknown>;
     const showHref = hrefWriter(request, modelRowFiller(model, "Show"));
     const editHref = hrefWriter(request, modelRowFiller(model, "Edit"));
+    const edits = links ? this.offering(request, "Edit") : NO_ROW;
     let html = "";
     for (const row of rows) {
       html += "<tr>";
@@ -102,11 +109,11 @@ export class RowsTable<A> {
       const marked = snippets?.get(row);
       for (const field of columns) html += `<td>${marked?.[field.name] ?? this.cellHtml(request, row, field, labels)}</td>`;
       if (links) {
-        // Once per row: the row's path and whether this user may edit it (an ownership check).
-        const edits = this.offers(request, "Edit", row);
+        // Once per row: the row's path and whether this user may edit it (an ownership or policy check, its viewer read once above).
+        const editable = edits.has(row);
         const show = shows ? `<a href="${showHref(key)}">Show</a>` : "";
-        const edit = edits ? `<a href="${editHref(key)}">Edit</a>` : "";
-        html += `<td>${show}${shows && edits ? " " : ""}${edit}</td>`;
+        const edit = editable ? `<a href="${editHref(key)}">Edit</a>` : "";
+        html += `<td>${show}${shows && editable ? " " : ""}${edit}</td>`;
       }
       html += "</tr>";
     }

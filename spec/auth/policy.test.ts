@@ -91,6 +91,14 @@ function scenarios(name: string, start: () => Promise<TestApp>, stop: () => Prom
       const editor = await staff(app, "editor");
       expect((await editor.submit(`${at}/edit`, { title: "Edited" })).status).toBe(303);
       expect((await ann.get(at)).text).toContain("Edited");
+      // The Index shows Edit on the rows the viewer may change alone (each row asked): the author on theirs,
+      // not on another's published post; an editor (a role, every row) on both; nobody signed in on none.
+      const theirs = (await bob.submit("/posts/new", { title: "Bob's", published: "true" })).location as string;
+      const edits = async (client: TestClient): Promise<string[]> => [...(await client.get("/posts?size=100")).text.matchAll(/<a href="(\/posts\/\d+)\/edit">Edit<\/a>/g)].map((m) => m[1] as string).filter((one) => one === at || one === theirs).sort();
+      expect(await edits(ann)).toEqual([at]);
+      expect(await edits(bob)).toEqual([theirs]);
+      expect(await edits(editor)).toEqual([at, theirs].sort());
+      expect(await edits(app.client())).toEqual([]);
       // Destroy is the admins': the author sees no Delete and is refused.
       expect((await ann.get(at)).text).not.toContain('class="fw-destroy"');
       expect((await ann.get(`${at}/delete`)).status).toBe(403);

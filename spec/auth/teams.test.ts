@@ -187,6 +187,10 @@ describe("41.4 Teams (PGlite)", () => {
     expect((await amy.client.get(`${mine}/edit`)).status).toBe(403);
     expect((await amy.client.get(mine)).text).toContain(`lead ${n}`);
     expect((await ben.client.submit(`${draft}/edit`, { title: `tidied ${n}` })).status).toBe(303);
+    // The Index shows Edit on the rows the viewer may change alone: amy her own, ben (the team's admin) both, each asked of every row.
+    const edits = async (client: TestClient): Promise<string[]> => [...(await client.get("/drafts?size=100")).text.matchAll(/<a href="(\/drafts\/\d+)\/edit">Edit<\/a>/g)].map((m) => m[1] as string).filter((at) => at === draft || at === mine).sort();
+    expect(await edits(amy.client)).toEqual([draft]);
+    expect(await edits(ben.client)).toEqual([draft, mine].sort());
     const refused = await amy.client.post(mine, { _method: "DELETE", _csrf: csrfOf((await amy.client.get("/drafts/new")).text) });
     expect(refused.status).toBe(403);
     expect((await ben.client.submit(`${mine}/delete`, {})).status).toBe(303);
