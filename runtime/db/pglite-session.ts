@@ -1,4 +1,5 @@
 import type { QueryResult, Row } from "./database.js";
+import { RESULT_TYPE_CHANGED } from "./statement-names.js";
 import { bindMessage, closeStatement, describeStatement, EXECUTE, parseMessage, readResponse, simpleQuery, SYNC, type WireField, type WireResponse } from "./pglite-wire.js";
 
 /** The slice of a PGlite instance the session drives: its raw protocol entry and its type codecs. */
@@ -23,8 +24,6 @@ interface Prepared {
 
 /** Statements kept prepared at once; the least recently used is closed beyond it. */
 const MAX_PREPARED = 200;
-/** SQLSTATE of "cached plan must not change result type": a table changed under a prepared statement. */
-const RESULT_TYPE_CHANGED = "0A000";
 /** The commands whose tag counts the rows they wrote (as PGlite counts `affectedRows`). */
 const WRITES: ReadonlySet<string> = new Set(["INSERT", "UPDATE", "DELETE", "COPY", "MERGE"]);
 
