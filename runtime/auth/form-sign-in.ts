@@ -194,18 +194,16 @@ export class FormSignIn<U extends UserFields = UserFields, S extends string = ne
       throw new TypeError(`fw/auth: the policy names the team field "${init.team}", but this sign-in keeps no teams: formSignIn({ users, mailer, teams: true }).`);
     }
     const made = policyRules<M, RoleOf<U2>>(init.owner, rules, init.team);
+    const whoNow = (request: Request): Viewer | undefined => {
+      const known = this.rules.reads.known(request);
+      return known === undefined ? undefined : viewerOf(known.user, request.session);
+    };
     const who = (request: Request): Viewer | Promise<Viewer> => {
       // An API call carries no session: nobody.
       if ((request as { session?: unknown }).session === undefined) return viewerOf(undefined);
       // On a guarded page the guard's read of this request's user has settled: the same user, answered
       // at once (no promise, no turn before the page's statement: bench/FINDINGS.md 48).
-      const known = this.rules.reads.known(request);
-      if (known !== undefined) return viewerOf(known.user, request.session);
-      return this.rules.reads.of(request).then((user) => viewerOf(user, request.session));
-    };
-    const whoNow = (request: Request): Viewer | undefined => {
-      const known = this.rules.reads.known(request);
-      return known === undefined ? undefined : viewerOf(known.user, request.session);
+      return whoNow(request) ?? this.rules.reads.of(request).then((user) => viewerOf(user, request.session));
     };
     return new Policy<M, U2>({ ...this.declaration(), models: this.ownedModels }, { owner: init.owner, team: init.team }, made, { who, whoNow });
   }
